@@ -1,0 +1,82 @@
+"""retrograd: PyTorch's autograd and training stack, in Python on NumPy.
+
+``import retrograd as torch`` and gradient code written for PyTorch runs unchanged.
+
+Example:
+    >>> import retrograd as torch
+    >>> x = torch.tensor([2.0], requires_grad=True)
+    >>> y = torch.tensor([3.0], requires_grad=True)
+    >>> z = x**2 + y**3
+    >>> z.backward()
+    >>> x.grad, y.grad
+    (tensor([4.]), tensor([27.]))
+"""
+
+from __future__ import annotations
+
+from . import _dtype
+from ._device import device, get_default_device, set_default_device
+from ._dtype import (bfloat16, bool, double, dtype, float, float16, float32, float64,  # noqa: A004
+                     get_default_dtype, half, int, int8, int16, int32, int64, long,
+                     promote_types, result_type, set_default_dtype, short, uint8)
+from ._grad_mode import (enable_grad, inference_mode, is_grad_enabled,
+                         is_inference_mode_enabled, no_grad, set_grad_enabled)
+from ._printing import get_printoptions, set_printoptions
+from ._random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
+                      seed, set_rng_state)
+from ._size import Size
+from ._tensor import Tensor
+from .ops import methods as _methods
+from .ops.creation import *  # noqa: F403
+from .ops.functions import *  # noqa: F403
+from .ops.functions import (abs, all, any, max, min, pow, round, sum)  # noqa: A004
+from .ops.methods import addcdiv, addcmul
+
+_methods.install()
+
+from . import autograd, cuda, linalg  # noqa: E402
+from . import _random as random  # noqa: E402
+
+__version__ = "0.1.0"
+strided = "torch.strided"
+contiguous_format = preserve_format = channels_last = None
+import builtins as _builtins  # noqa: E402
+
+inf = _builtins.float("inf")
+nan = _builtins.float("nan")
+pi = 3.141592653589793
+e = 2.718281828459045
+
+
+def is_tensor(obj) -> bool:
+    """True for retrograd tensors.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.is_tensor(torch.ones(1)), torch.is_tensor([1])
+        (True, False)
+    """
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(t: Tensor) -> bool:
+    return t.is_floating_point()
+
+
+def numel(t: Tensor) -> int:
+    return t.numel()
+
+
+def get_num_threads() -> int:
+    return 1
+
+
+def set_num_threads(n: int) -> None:
+    """Accepted for compatibility; NumPy's BLAS threads are set by OPENBLAS_NUM_THREADS."""
+
+
+def compile(model=None, **kwargs):  # noqa: A001
+    """No compiler here: returns the model (or a decorator) unchanged."""
+    if model is None:
+        return lambda m: m
+    return model

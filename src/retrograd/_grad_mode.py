@@ -1,0 +1,205 @@
+"""Grad mode: no_grad, enable_grad, set_grad_enabled, inference_mode (thread-local).
+
+Example:
+    >>> import retrograd as torch
+    >>> x = torch.tensor([2.0], requires_grad=True)
+    >>> with torch.no_grad():
+    ...     y = x * 3
+    >>> y.requires_grad
+    False
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+           "is_grad_enabled", "is_inference_mode_enabled"]
+
+
+class _State(threading.local):
+    """Per-thread modes read on every op call (Note [Thread-local modes])."""
+
+    def __init__(self):
+        self.enabled = True
+        self.inference = False
+        self.anomaly = False
+        self.anomaly_check_nan = True
+
+
+# Note [Thread-local modes]
+# Grad mode is the only mutable global the hot path reads. It lives in one
+# threading.local so a DataLoader worker thread or a user thread sees its own mode,
+# as in PyTorch. Every op reads STATE.enabled once.
+STATE = _State()
+
+
+def is_grad_enabled() -> bool:
+    """True when operations are recorded for backward.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.is_grad_enabled()
+        True
+    """
+    return STATE.enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    """True inside ``inference_mode()``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.is_inference_mode_enabled()
+        False
+    """
+    return STATE.inference
+
+
+class _DecoratorContextManager:
+    """Context manager usable as a decorator (``@no_grad()`` and ``@no_grad``)."""
+
+    def __call__(self, func=None):
+        if func is None:
+            return self
+        if isinstance(func, type):
+            raise TypeError("retrograd grad-mode decorators apply to functions, not classes")
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+
+        return wrapper
+
+    def clone(self):
+        return self.__class__()
+
+
+class no_grad(_DecoratorContextManager):
+    """Disable gradient recording inside the block (or the decorated function).
+
+    Example:
+        >>> import retrograd as torch
+        >>> @torch.no_grad()
+        ... def f(x):
+        ...     return x * 2
+        >>> f(torch.ones(1, requires_grad=True)).requires_grad
+        False
+    """
+
+    def __new__(cls, func=None):
+        self = super().__new__(cls)
+        if func is not None and callable(func):
+            self.__init__()
+            return self(func)
+        return self
+
+    def __init__(self, func=None):
+        self.prev = False
+
+    def __enter__(self):
+        self.prev = STATE.enabled
+        STATE.enabled = False
+
+    def __exit__(self, *exc):
+        STATE.enabled = self.prev
+        return False
+
+
+class enable_grad(_DecoratorContextManager):
+    """Enable gradient recording inside the block, even within ``no_grad``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> with torch.no_grad():
+        ...     with torch.enable_grad():
+        ...         y = torch.ones(1, requires_grad=True) * 2
+        >>> y.requires_grad
+        True
+    """
+
+    def __new__(cls, func=None):
+        self = super().__new__(cls)
+        if func is not None and callable(func):
+            self.__init__()
+            return self(func)
+        return self
+
+    def __init__(self, func=None):
+        self.prev = False
+
+    def __enter__(self):
+        self.prev = STATE.enabled
+        STATE.enabled = True
+
+    def __exit__(self, *exc):
+        STATE.enabled = self.prev
+        return False
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Set grad mode on or off; works as a function call, context manager or decorator.
+
+    Example:
+        >>> import retrograd as torch
+        >>> with torch.set_grad_enabled(False):
+        ...     torch.is_grad_enabled()
+        False
+    """
+
+    def __init__(self, mode: bool):
+        self.prev = STATE.enabled
+        self.mode = bool(mode)
+        STATE.enabled = self.mode
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        STATE.enabled = self.prev
+        return False
+
+    def clone(self):
+        return set_grad_enabled(self.mode)
+
+    def __call__(self, func):
+        STATE.enabled = self.prev
+        return super().__call__(func)
+
+
+class inference_mode(_DecoratorContextManager):
+    """Like ``no_grad``, and tensors made inside are marked as inference tensors.
+
+    Example:
+        >>> import retrograd as torch
+        >>> with torch.inference_mode():
+        ...     y = torch.ones(2, requires_grad=True) * 2
+        >>> y.requires_grad, torch.is_inference_mode_enabled()
+        (False, False)
+    """
+
+    def __new__(cls, mode=True):
+        self = super().__new__(cls)
+        if callable(mode) and not isinstance(mode, bool):
+            self.__init__(True)
+            return self(mode)
+        return self
+
+    def __init__(self, mode: bool = True):
+        self.mode = bool(mode)
+        self.prev = (True, False)
+
+    def __enter__(self):
+        self.prev = (STATE.enabled, STATE.inference)
+        if self.mode:
+            STATE.enabled = False
+            STATE.inference = True
+
+    def __exit__(self, *exc):
+        STATE.enabled, STATE.inference = self.prev
+        return False
+
+    def clone(self):
+        return inference_mode(self.mode)

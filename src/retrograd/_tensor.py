@@ -1,0 +1,500 @@
+"""The Tensor: a NumPy array plus what autograd needs (front door of retrograd).
+
+Example:
+    >>> import retrograd as torch
+    >>> x = torch.tensor([2.0], requires_grad=True)
+    >>> y = x * 3
+    >>> y
+    tensor([6.], grad_fn=<MulBackward0>)
+    >>> y.backward(); x.grad
+    tensor([3.])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dtype as D
+from ._device import CPU, check_device
+from ._grad_mode import STATE
+from ._size import Size
+from .autograd.node import AccumulateGrad, RemovableHandle
+
+_new = object.__new__
+_ndarray = np.ndarray
+_FROM_NP = D.FROM_NP
+
+
+class Tensor:
+    """A multi-dimensional array that can record the operations applied to it.
+
+    ``Tensor(data)`` is the legacy constructor: it always gives the default float
+    dtype, as ``torch.Tensor([1, 2])`` does.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.Tensor([1, 2])
+        tensor([1., 2.])
+    """
+
+    # Note [Tensor fields]
+    # Hot fields live in slots: the array, whether it requires grad, its node and
+    # output number, the version counter (a one-element list shared with views and
+    # detach()), and for views the base tensor and the recipe that re-creates the
+    # view from it. Rare fields (.grad, hooks, retain_grad, the leaf's gradient
+    # accumulator) live in __dict__ with class-level defaults, so making a tensor
+    # sets six slots and nothing else.
+    __slots__ = ("_data", "_rg", "grad_fn", "_vc", "_base", "_vfn", "_out_nr",
+                 "__dict__", "__weakref__")
+    _grad = None
+    _acc = None
+    _retains = False
+    _is_param = False
+    __array_priority__ = 1000  # NumPy defers to our operators
+
+    def __new__(cls, *args, **kwargs):
+        if cls is Tensor or not cls._is_param:
+            return _legacy_new(cls, args, kwargs)
+        return _new(cls)
+
+    # -- identity and metadata ----------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None):
+        """The shape, or its length along ``dim``.
+
+        Example:
+            >>> import retrograd as torch
+            >>> torch.zeros(2, 3).size(1)
+            3
+        """
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    @property
+    def dtype(self) -> D.dtype:
+        return _FROM_NP[self._data.dtype]
+
+    @property
+    def device(self):
+        return CPU
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    @property
+    def layout(self) -> str:
+        return "torch.strided"
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    def stride(self, dim: int | None = None):
+        """Strides in elements, as PyTorch reports them.
+
+        Example:
+            >>> import retrograd as torch
+            >>> torch.zeros(2, 3).stride()
+            (3, 1)
+        """
+        st = tuple(s // self._data.itemsize for s in self._data.strides)
+        return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        return bool(self._data.flags.c_contiguous)
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype in _FLOAT_NP
+
+    def is_complex(self) -> bool:
+        return False
+
+    def data_ptr(self) -> int:
+        return self._data.__array_interface__["data"][0]
+
+    def untyped_storage(self):
+        return _Storage(self)
+
+    @property
+    def _version(self) -> int:
+        return self._vc[0]
+
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def output_nr(self) -> int:
+        return self._out_nr
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._rg
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        """Set ``requires_grad`` on a leaf (floating dtypes only), in place.
+
+        Example:
+            >>> import retrograd as torch
+            >>> torch.zeros(2).requires_grad_().requires_grad
+            True
+        """
+        if self.grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to "
+                    "use a computed variable in a subgraph that doesn't require differentiation "
+                    "use var_no_grad = var.detach().")
+            return self
+        if requires_grad and self._data.dtype not in _FLOAT_NP:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients "
+                               f"(this one is {self.dtype}); convert it first, e.g. x.float()")
+        self._rg = bool(requires_grad)
+        return self
+
+    @property
+    def grad(self):
+        if self.grad_fn is not None and not self._retains and STATE.enabled:
+            _warn_nonleaf_grad(self)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(f"assigned grad has data of a different size: grad is "
+                                   f"{value.shape}, tensor is {self.shape}")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(f"assigned grad has data of a different type: grad is "
+                                   f"{value.dtype}, tensor is {self.dtype}")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` for this non-leaf tensor after backward.
+
+        Example:
+            >>> import retrograd as torch
+            >>> x = torch.ones(2, requires_grad=True); y = x * 2; y.retain_grad()
+            >>> y.sum().backward(); y.grad
+            tensor([1., 1.])
+        """
+        if not self._rg:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains:
+            return
+        import weakref
+
+        node = self.grad_fn
+        if node._retain is None:
+            node._retain = {}
+        node._retain[self._out_nr] = weakref.ref(self)
+        self._retains = True
+
+    def _grad_accumulator(self) -> AccumulateGrad:
+        acc = self._acc
+        if acc is None:
+            acc = self._acc = AccumulateGrad(self)
+        return acc
+
+    # -- hooks ----------------------------------------------------------------------
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a
+        replacement gradient. Returns a handle with ``remove()``.
+
+        Example:
+            >>> import retrograd as torch
+            >>> x = torch.ones(2, requires_grad=True)
+            >>> h = x.register_hook(lambda g: g * 10)
+            >>> (x * 1).sum().backward(); x.grad
+            tensor([10., 10.])
+        """
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        node = self.grad_fn if self.grad_fn is not None else self._grad_accumulator()
+        return node._add_tensor_hook(self._out_nr, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(tensor)`` after ``.grad`` of this leaf has been accumulated.
+
+        Example:
+            >>> import retrograd as torch
+            >>> x = torch.ones(2, requires_grad=True)
+            >>> seen = []
+            >>> h = x.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.sum().item()))
+            >>> (x * 3).sum().backward(); seen
+            [6.0]
+        """
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        acc = self._grad_accumulator()
+        if acc._post_acc_hooks is None:
+            acc._post_acc_hooks = {}
+        h = RemovableHandle(acc._post_acc_hooks)
+        acc._post_acc_hooks[h.id] = hook
+        return h
+
+    # -- autograd entry points --------------------------------------------------------
+    def backward(self, gradient=None, retain_graph=None, create_graph: bool = False,
+                 inputs=None) -> None:
+        """Accumulate d(self)/d(leaf), times ``gradient`` (the v of vᵀJ), into leaves' .grad.
+
+        Example:
+            >>> import retrograd as torch
+            >>> x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+            >>> (x ** 2).backward(torch.ones(2, 2)); x.grad
+            tensor([[2., 4.],
+                    [6., 8.]])
+        """
+        from .autograd import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self) -> "Tensor":
+        """A tensor sharing data (and version counter) with this one, outside the graph.
+
+        Example:
+            >>> import retrograd as torch
+            >>> torch.ones(1, requires_grad=True).detach().requires_grad
+            False
+        """
+        t = _make(self._data)
+        t._vc = self._vc
+        return t
+
+    def detach_(self) -> "Tensor":
+        if self._base is not None and self._base._rg:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self.grad_fn = None
+        self._rg = False
+        return self
+
+    @property
+    def data(self) -> "Tensor":
+        t = _make(self._data)
+        return t
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError("Tensor.data must be set to a Tensor")
+        self._data = value._data
+
+    # -- conversion -----------------------------------------------------------------
+    def item(self):
+        """The value of a one-element tensor as a Python number.
+
+        Example:
+            >>> import retrograd as torch
+            >>> torch.tensor([2.5]).item()
+            2.5
+        """
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
+                               "to Scalar")
+        return self._data.reshape(()).item() if self._data.dtype != D.bfloat16.np else \
+            float(self._data.reshape(()))
+
+    def tolist(self):
+        if self._data.dtype == D.bfloat16.np:
+            return self._data.astype(np.float32).tolist()
+        return self._data.tolist()
+
+    def numpy(self, force: bool = False) -> np.ndarray:
+        """The NumPy array behind this tensor (shares memory).
+
+        Example:
+            >>> import retrograd as torch
+            >>> torch.ones(2).numpy()
+            array([1., 1.], dtype=float32)
+        """
+        if self._rg and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        if dtype is not None:
+            return self._data.astype(dtype)
+        return self._data
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous "
+                               f"(shape {tuple(self.shape)}); use .any() or .all()")
+        return bool(self._data.reshape(()))
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return int(self._data.reshape(()))
+
+    def __complex__(self):
+        return complex(self.item())
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        from ._printing import tensor_repr
+
+        return tensor_repr(self)
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0 and spec:
+            return self.item().__format__(spec)
+        return repr(self)
+
+    def __reduce_ex__(self, proto):
+        return (_rebuild, (self._data.copy(), self._rg))
+
+    def __deepcopy__(self, memo):
+        if self.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment.")
+        t = _make(self._data.copy())
+        t.__class__ = self.__class__
+        t._rg = self._rg
+        if self._grad is not None:
+            t._grad = self._grad.detach().clone()
+        memo[id(self)] = t
+        return t
+
+    def __dir__(self):
+        return sorted(set(object.__dir__(self)))
+
+
+def _rebuild(data, rg):
+    t = _make(data)
+    if rg:
+        t._rg = True
+    return t
+
+
+class _Storage:
+    """The bit of ``untyped_storage()`` users reach for: identity of the memory."""
+
+    def __init__(self, t):
+        self._t = t
+
+    def data_ptr(self) -> int:
+        base = self._t._data
+        while isinstance(base.base, np.ndarray):
+            base = base.base
+        return base.__array_interface__["data"][0]
+
+    def nbytes(self) -> int:
+        return self._t._data.nbytes
+
+
+_FLOAT_NP = frozenset(d.np for d in D.ALL if d.is_floating_point)
+
+
+def _make(arr) -> Tensor:
+    """Wrap an ndarray (taken as is, never copied) in a Tensor that needs no grad."""
+    t = _new(Tensor)
+    t._data = arr
+    t._rg = False
+    t.grad_fn = None
+    t._vc = [0]
+    t._base = None
+    t._vfn = None
+    t._out_nr = 0
+    return t
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    n = ndim if ndim > 0 else 1
+    if dim < -n or dim >= n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return dim + n if dim < 0 else dim
+
+
+def _warn_nonleaf_grad(t) -> None:
+    import warnings
+
+    warnings.warn(
+        "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+        "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+        "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+        "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+        "instead. (retrograd.explain_grad(t) says why a grad is None.)", UserWarning,
+        stacklevel=3)
+
+
+def _legacy_new(cls, args, kwargs):
+    from .ops.creation import tensor
+
+    device = kwargs.pop("device", None)
+    check_device(device)
+    if len(args) == 1 and not isinstance(args[0], int) and not (
+            isinstance(args[0], (tuple, list)) and args[0] and all(
+                isinstance(a, int) for a in args[0]) and False):
+        src = args[0]
+        if isinstance(src, Tensor):
+            t = _make(src._data)
+            t._vc = src._vc
+        else:
+            t = tensor(src, dtype=D.DEFAULTS.float)
+    else:
+        shape = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+        t = _make(np.empty(tuple(shape), dtype=D.DEFAULTS.float.np))
+        t._data[...] = 0
+    if cls is not Tensor:
+        t.__class__ = cls
+    return t

@@ -1,0 +1,305 @@
+"""The backward engine: a small iterative scheduler over the grad_fn graph.
+
+Example:
+    >>> import retrograd as torch
+    >>> x = torch.tensor([2.0, 3.0], requires_grad=True)
+    >>> (x * x).sum().backward()
+    >>> x.grad
+    tensor([4., 6.])
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from .._grad_mode import STATE
+from .node import AccumulateGrad, format_site
+
+__all__ = ["run_backward", "make_grads"]
+
+
+def make_grads(outputs: list, grads: list, create_graph: bool) -> list:
+    """Check user-given output gradients; make the implicit ones for 1-element outputs."""
+    from .._tensor import Tensor
+    from ..ops.creation import ones_like, tensor
+
+    out = []
+    for i, (o, g) in enumerate(zip(outputs, grads)):
+        if g is None:
+            if o._rg:
+                if o._data.size != 1:
+                    raise RuntimeError(
+                        "grad can be implicitly created only for scalar outputs. The output "
+                        f"has shape {tuple(o.shape)} ({o._data.size} elements), so backward() "
+                        "needs the vector v of the vector-Jacobian product: pass gradient= a "
+                        f"tensor of shape {tuple(o.shape)} (for example "
+                        f"torch.ones_like(out)), or reduce the output first (out.sum()).")
+                if not o.dtype.is_floating_point:
+                    raise RuntimeError("grad can be implicitly created only for real scalar "
+                                       f"outputs but got {o.dtype}")
+                g = ones_like(o)
+            out.append(g)
+            continue
+        if not isinstance(g, Tensor):
+            g = tensor(g, dtype=o.dtype)
+        if g._data.shape != o._data.shape:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
+                f"has a shape of {o.shape}. The gradient= tensor is the v in the "
+                "vector-Jacobian product vᵀJ and must have the output's shape; pass a tensor of "
+                f"shape {tuple(o.shape)} (or reduce the output to a scalar first).")
+        if g.dtype.is_floating_point != o.dtype.is_floating_point:
+            raise TypeError(f"For output {i}: expected a floating point gradient of dtype "
+                            f"{o.dtype}, got {g.dtype}")
+        out.append(g)
+    return out
+
+
+def _root_edge(t):
+    if t.grad_fn is not None:
+        return t.grad_fn, t._out_nr
+    return t._grad_accumulator(), 0
+
+
+def _collect(roots: list) -> dict:
+    """Dependency count of every node reachable from the roots (iterative)."""
+    deps: dict = {}
+    seen = set()
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        for e in node._edges:
+            if e is not None:
+                child = e[0]
+                deps[child] = deps.get(child, 0) + 1
+                if child not in seen:
+                    stack.append(child)
+    for r in roots:
+        deps.setdefault(r, 0)
+    return deps
+
+
+def _reaching(deps: dict, targets: set) -> set:
+    """Nodes from which some target is reachable (reverse propagation, no recursion)."""
+    parents: dict = {}
+    for node in deps:
+        for e in node._edges:
+            if e is not None:
+                parents.setdefault(e[0], []).append(node)
+    out = set()
+    stack = [t for t in targets if t in deps]
+    while stack:
+        n = stack.pop()
+        if n in out:
+            continue
+        out.add(n)
+        stack.extend(parents.get(n, ()))
+    return out
+
+
+# Note [Engine order]
+# A node runs once every node that feeds it a gradient has run: dependencies are
+# counted from the roots, and ready nodes are taken newest-first (a heap on the
+# creation sequence number), as PyTorch's CPU engine does, so gradients reach a
+# node only after they are fully summed. Only nodes on a path to what was asked
+# are run; each rule is told which of its inputs need a gradient ("needs").
+def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
+                 inputs=None, allow_unused: bool = True, accumulate: bool = True,
+                 materialize: bool = False):
+    """Run the graph from ``outputs``; accumulate into leaves or return grads of ``inputs``."""
+    from .._tensor import _make
+    from ..ops.functions import sum_to
+    from numpy import zeros as np_zeros
+
+    for i, o in enumerate(outputs):
+        if not o._rg:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn. "
+                "Nothing on the path to this output requires grad: it was computed under "
+                "no_grad(), from a .detach()ed tensor, or from tensors made without "
+                "requires_grad=True. Set requires_grad=True on the leaves you want gradients "
+                "for (retrograd.explain_grad(t) shows where the path was cut).")
+    grad_outputs = make_grads(outputs, grad_outputs, create_graph)
+
+    root_user_grads = {id(g) for g in grad_outputs}
+    buffers: dict = {}
+    roots = []
+    for o, g in zip(outputs, grad_outputs):
+        node, nr = _root_edge(o)
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * node._nout
+            roots.append(node)
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+
+    # What to capture (autograd.grad) or where to accumulate (backward(inputs=...)).
+    captures: dict = {}  # (node, out_nr) -> index in inputs
+    leaf_caps: dict = {}  # AccumulateGrad node -> index
+    if inputs is not None:
+        for k, t in enumerate(inputs):
+            if not t._rg:
+                raise RuntimeError(
+                    f"One of the differentiated Tensors (input {k}, shape {tuple(t.shape)}) does "
+                    "not require grad. Set requires_grad=True on it before the forward pass.")
+            if t.grad_fn is None:
+                leaf_caps[t._grad_accumulator()] = k
+            else:
+                captures[(t.grad_fn, t._out_nr)] = k
+    deps = _collect(roots)
+    if inputs is not None:
+        targets = set(leaf_caps) | {n for (n, _) in captures}
+        needed = _reaching(deps, targets)
+    else:
+        needed = None
+    results = [None] * (len(inputs) if inputs is not None else 0)
+
+    prev_mode = STATE.enabled
+    STATE.enabled = create_graph
+    try:
+        heap = [(-n._seq, id(n), n) for n in roots if deps.get(n, 0) == 0]
+        heapq.heapify(heap)
+        while heap:
+            _, _, node = heapq.heappop(heap)
+            grads = buffers.pop(node, None)
+            if grads is not None and node._tensor_hooks:
+                for out_nr, fn in list(node._tensor_hooks.values()):
+                    g = grads[out_nr]
+                    if g is not None:
+                        r = fn(g)
+                        if r is not None:
+                            grads[out_nr] = r
+            if grads is not None and node._retain:
+                for out_nr, ref in node._retain.items():
+                    t = ref()
+                    g = grads[out_nr]
+                    if t is not None and g is not None:
+                        _retain_into(t, g, create_graph)
+            if grads is not None and node._pre_hooks:
+                for fn in list(node._pre_hooks.values()):
+                    r = fn(tuple(grads))
+                    if r is not None:
+                        grads = list(r)
+            if grads is not None and captures:
+                for nr in range(node._nout):
+                    k = captures.get((node, nr))
+                    if k is not None and grads[nr] is not None:
+                        if accumulate:
+                            _accumulate(inputs[k], grads[nr], create_graph, root_user_grads)
+                        else:
+                            results[k] = grads[nr]
+            edges = node._edges
+            if node.__class__ is AccumulateGrad:
+                if grads is not None and grads[0] is not None:
+                    k = leaf_caps.get(node)
+                    if k is not None and not accumulate:
+                        results[k] = grads[0]
+                    elif inputs is None or k is not None:
+                        var = node._var()
+                        if var is not None:
+                            _accumulate(var, grads[0], create_graph, root_user_grads,
+                                        leaf_node=node)
+                continue
+            if needed is None:
+                needs = tuple(e is not None for e in edges)
+            else:
+                needs = tuple(e is not None and e[0] in needed for e in edges)
+            if grads is None or not any(needs) or all(g is None for g in grads):
+                in_grads = None
+            else:
+                if node._saved is None and node._op.node_name != "AccumulateGrad":
+                    node._unpack()  # raises the "backward a second time" error
+                in_grads = node.apply(grads, needs)
+                if node._post_hooks:
+                    for fn in list(node._post_hooks.values()):
+                        r = fn(tuple(in_grads), tuple(grads))
+                        if r is not None:
+                            in_grads = list(r)
+                if STATE.anomaly:
+                    _check_nan(node, in_grads)
+            if not retain_graph:
+                node._release()
+            for i, e in enumerate(edges):
+                if e is None or not needs[i]:
+                    continue
+                child, nr, shape, npdt = e
+                g = None if in_grads is None else in_grads[i]
+                if g is not None:
+                    if g._data.shape != shape:
+                        g = sum_to(g, shape, node, i)
+                    if g._data.dtype != npdt:
+                        g = g.to(npdt)
+                    buf = buffers.get(child)
+                    if buf is None:
+                        buf = buffers[child] = [None] * child._nout
+                    old = buf[nr]
+                    buf[nr] = g if old is None else old + g
+                d = deps[child] - 1
+                deps[child] = d
+                if d == 0:
+                    heapq.heappush(heap, (-child._seq, id(child), child))
+    finally:
+        STATE.enabled = prev_mode
+
+    if inputs is not None and not accumulate:
+        for k, t in enumerate(inputs):
+            if results[k] is None:
+                if materialize:
+                    results[k] = _make(np_zeros(t._data.shape, t._data.dtype))
+                elif not allow_unused:
+                    raise RuntimeError(
+                        f"One of the differentiated Tensors (input {k}, shape "
+                        f"{tuple(t.shape)}) appears to not have been used in the graph. Set "
+                        "allow_unused=True if this is the desired behavior (its gradient is then "
+                        "None), or materialize_grads=True for zeros.")
+        return tuple(results)
+    return None
+
+
+def _retain_into(t, g, create_graph: bool) -> None:
+    if not create_graph:
+        g = g.detach()
+    if t._grad is None:
+        t._grad = g.clone() if not create_graph else g
+    else:
+        t._grad = t._grad + g
+
+
+def _accumulate(var, g, create_graph: bool, user_grads: set, leaf_node=None) -> None:
+    """Add ``g`` into ``var.grad`` (Note [Gradient accumulation])."""
+    # Note [Gradient accumulation]
+    # The first gradient is stored without a copy when the engine made it; a tensor
+    # the user passed in (or a view of one) is copied so that later in-place
+    # accumulation never writes into user memory. Later gradients are added in place
+    # (the .grad object keeps its identity, as in PyTorch) unless create_graph, where
+    # the sum must stay differentiable.
+    old = var._grad
+    if old is None:
+        if create_graph:
+            var._grad = g
+        else:
+            if id(g) in user_grads or g._base is not None or g._rg:
+                g = g.detach().clone()
+            var._grad = g
+    elif create_graph or old._rg:
+        var._grad = old + g
+    else:
+        old._data += g._data
+        old._vc[0] += 1
+    if leaf_node is not None and leaf_node._post_acc_hooks:
+        for fn in list(leaf_node._post_acc_hooks.values()):
+            fn(var)
+
+
+def _check_nan(node, in_grads) -> None:
+    import numpy as np
+
+    for i, g in enumerate(in_grads):
+        if g is not None and g.dtype.is_floating_point and np.isnan(g._data).any():
+            msg = f"Function '{node.name()}' returned nan values in its {i}th output."
+            msg += ("\nThe node was created at " + format_site(node._site))
+            if node._trace:
+                msg += "\nTraceback of forward call that caused the error:\n" + node._trace
+            raise RuntimeError(msg)

@@ -1,0 +1,289 @@
+"""Backward-graph nodes: one class for built-in ops and custom Functions.
+
+A node is what ``tensor.grad_fn`` returns. It knows its op (which names it and
+holds its derivative rules), the edges to the nodes of its inputs, the tensors its
+rules need (saved, version-checked), and its hooks.
+
+Example:
+    >>> import retrograd as torch
+    >>> x = torch.tensor([2.0], requires_grad=True)
+    >>> y = x * 3
+    >>> y.grad_fn.name(), y.grad_fn.next_functions[0][0].name()
+    ('MulBackward0', 'AccumulateGrad')
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+import weakref
+
+__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "user_site", "format_site"]
+
+_SEQ = itertools.count()
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_IS_OURS: dict = {}
+
+
+# Note [User sites]
+# Errors and the graph tools name the line of *user* code that created a node. At
+# record time we walk up from the op to the first frame outside the retrograd
+# package and keep only (code object, line number): code objects hold no locals, so
+# nothing the user made is kept alive. A per-filename dict makes the walk cheap.
+def user_site():
+    f = sys._getframe(2)
+    ours = _IS_OURS
+    while f is not None:
+        fn = f.f_code.co_filename
+        r = ours.get(fn)
+        if r is None:
+            r = ours[fn] = fn.startswith(_PKG_DIR) and "/tests/" not in fn
+        if not r:
+            return (f.f_code, f.f_lineno)
+        f = f.f_back
+    return None
+
+
+def format_site(site) -> str:
+    if site is None:
+        return "an unknown location"
+    code, line = site
+    return f'File "{code.co_filename}", line {line}, in {code.co_name}'
+
+
+class RemovableHandle:
+    """Returned by every ``register_*hook``; ``remove()`` unregisters the hook.
+
+    Example:
+        >>> import retrograd as torch
+        >>> x = torch.ones(2, requires_grad=True)
+        >>> h = x.register_hook(lambda g: g * 2)
+        >>> h.remove()
+    """
+
+    _ids = itertools.count()
+
+    def __init__(self, store: dict):
+        self.id = next(RemovableHandle._ids)
+        self._store = weakref.ref(store)
+
+    def remove(self) -> None:
+        store = self._store()
+        if store is not None:
+            store.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class _OutputSlot:
+    """Marker inside ``Node._saved`` for "this node's own output number k"."""
+
+    __slots__ = ("k",)
+
+    def __init__(self, k: int):
+        self.k = k
+
+
+OUT0 = _OutputSlot(0)
+_FREED = ("Trying to backward through the graph a second time (or directly access saved "
+          "tensors after they have already been freed). Saved intermediate values of the graph "
+          "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
+          "you need to backward through the graph a second time or if you need to access saved "
+          "tensors after calling backward.")
+
+
+class Node:
+    """A node of the backward graph (PyTorch's ``torch.autograd.graph.Node``).
+
+    Example:
+        >>> import retrograd as torch
+        >>> y = torch.ones(2, requires_grad=True).exp()
+        >>> y.grad_fn
+        <ExpBackward0 object>
+    """
+
+    __slots__ = ("_op", "_edges", "_saved", "_ver", "_out", "_p", "_seq", "_site",
+                 "_pre_hooks", "_post_hooks", "_tensor_hooks", "_retain", "_nout",
+                 "_trace", "metadata_", "__weakref__", "__dict__")
+
+    def name(self) -> str:
+        """The class-like name PyTorch uses, e.g. ``'MulBackward0'``."""
+        return self._op.node_name
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object>"
+
+    @property
+    def next_functions(self) -> tuple:
+        """((node, input_nr), ...) for each input; (None, 0) where no gradient flows."""
+        return tuple((None, 0) if e is None else (e[0], e[1]) for e in self._edges)
+
+    @property
+    def metadata(self) -> dict:
+        if self.metadata_ is None:
+            self.metadata_ = {}
+        return self.metadata_
+
+    @property
+    def site(self):
+        """(code, line) of the user code that created this node, or None."""
+        return self._site
+
+    def _unpack(self) -> tuple:
+        """Saved values for the rules, each tensor checked against its saved version."""
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(f"{_FREED}\n  node: {self.name()}, created at "
+                               f"{format_site(self._site)}")
+        vers = self._ver
+        if vers is None:
+            return saved
+        out = list(saved)
+        for i, v in enumerate(vers):
+            if v is None:
+                continue
+            t = saved[i]
+            if t.__class__ is _OutputSlot:
+                t = self._out_tensor(t.k)
+            elif hasattr(t, "unpack"):
+                t = t.unpack(self)
+                out[i] = t
+                continue
+            cur = t._vc[0]
+            if cur != v:
+                raise _version_error(self, t, i, cur, v)
+            out[i] = t
+        return tuple(out)
+
+    def _out_tensor(self, k: int):
+        from .._tensor import _make
+
+        data, vc, ver = self._out[k]
+        if vc[0] != ver:
+            t = _make(data)
+            raise _version_error(self, t, "output", vc[0], ver)
+        t = _make(data)
+        t._vc = vc
+        t._rg = True
+        t.grad_fn = self
+        t._out_nr = k
+        return t
+
+    def _release(self) -> None:
+        if self._saved:  # nodes that saved nothing may run again, as in PyTorch
+            self._saved = None
+            self._out = None
+
+    # hooks --------------------------------------------------------------------
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs.
+
+        Example:
+            >>> import retrograd as torch
+            >>> y = torch.ones(2, requires_grad=True) * 2
+            >>> h = y.grad_fn.register_hook(lambda gi, go: None)
+        """
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        h = RemovableHandle(self._post_hooks)
+        self._post_hooks[h.id] = fn
+        return h
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` runs before this node; may return new grad_outputs.
+
+        Example:
+            >>> import retrograd as torch
+            >>> y = torch.ones(2, requires_grad=True) * 2
+            >>> h = y.grad_fn.register_prehook(lambda go: None)
+        """
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        h = RemovableHandle(self._pre_hooks)
+        self._pre_hooks[h.id] = fn
+        return h
+
+    def _add_tensor_hook(self, out_nr: int, fn):
+        if self._tensor_hooks is None:
+            self._tensor_hooks = {}
+        h = RemovableHandle(self._tensor_hooks)
+        self._tensor_hooks[h.id] = (out_nr, fn)
+        return h
+
+    # the rule -----------------------------------------------------------------
+    def apply(self, grads: list, needs: tuple) -> list:
+        """Input gradients for output gradients ``grads``; only where ``needs[i]``."""
+        return self._op.backward(self, grads, needs)
+
+    def __call__(self, *grads):
+        needs = tuple(e is not None for e in self._edges)
+        r = self.apply(list(grads), needs)
+        return r[0] if len(r) == 1 else tuple(r)
+
+
+_LEGACY = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+           "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+           "bool": "Bool"}
+
+
+def legacy_type_name(t) -> str:
+    """'torch.FloatTensor' and friends, as PyTorch names tensors in messages."""
+    return f"torch.{_LEGACY[t.dtype.name]}Tensor"
+
+
+def _version_error(node, t, idx, cur, expected) -> RuntimeError:
+    shape = ", ".join(str(s) for s in t._data.shape)
+    made_by = "" if t.grad_fn is None else f", which is output {t._out_nr} of {t.grad_fn.name()}"
+    which = "its output" if idx == "output" else f"its input {idx}"
+    return RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [{legacy_type_name(t)} [{shape}]]{made_by}, is at version {cur}; expected "
+        f"version {expected} instead. Hint: {node.name()} (created at {format_site(node._site)}) "
+        f"saved {which} for backward, and an in-place op changed it afterwards. Use the "
+        "out-of-place form (x = x.mul(2) instead of x.mul_(2)) or .clone() the tensor before "
+        "modifying it.")
+
+
+class _AccumulateOp:
+    node_name = "AccumulateGrad"
+
+
+class AccumulateGrad(Node):
+    """The node that adds an incoming gradient into a leaf's ``.grad``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> x = torch.ones(1, requires_grad=True)
+        >>> (x * 2).grad_fn.next_functions[0][0].variable is x
+        True
+    """
+
+    __slots__ = ("_var", "_post_acc_hooks")
+
+    def __init__(self, var):
+        self._op = _AccumulateOp
+        self._edges = ()
+        self._saved = ()
+        self._ver = None
+        self._out = None
+        self._p = None
+        self._seq = sys.maxsize  # runs as soon as it is ready, as in PyTorch
+        self._site = None
+        self._pre_hooks = None
+        self._post_hooks = None
+        self._tensor_hooks = None
+        self._retain = None
+        self._nout = 1
+        self._trace = None
+        self.metadata_ = None
+        self._var = weakref.ref(var)
+        self._post_acc_hooks = None
+
+    @property
+    def variable(self):
+        return self._var()

@@ -1,0 +1,166 @@
+"""Saved-tensor hooks: every tensor a node saves for backward can pass through them.
+
+Example:
+    >>> import retrograd as torch
+    >>> packed = []
+    >>> def pack(t):
+    ...     packed.append(t.shape)
+    ...     return t
+    >>> x = torch.ones(3, requires_grad=True)
+    >>> with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+    ...     y = (x * x).sum()
+    >>> len(packed)
+    2
+"""
+
+from __future__ import annotations
+
+import threading
+
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "HOOKS"]
+
+
+class _Packed:
+    """A saved value that went through a pack hook; ``unpack`` runs the paired hook."""
+
+    __slots__ = ("packed", "unpack_fn", "is_output", "k")
+
+    def __init__(self, packed, unpack_fn, is_output: bool, k: int):
+        self.packed = packed
+        self.unpack_fn = unpack_fn
+        self.is_output = is_output
+        self.k = k
+
+    def unpack(self, node):
+        from .._tensor import Tensor
+
+        t = self.unpack_fn(self.packed)
+        if not isinstance(t, Tensor):
+            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
+                            f"result of type {type(t).__name__}")
+        if self.is_output and t.grad_fn is None and node is not None:
+            # Note [Saved outputs]: an output is saved without its grad_fn (no cycle);
+            # on unpack it is re-attached to the node that made it.
+            from .._tensor import _make
+
+            r = _make(t._data)
+            r._vc = t._vc
+            r._rg = True
+            r.grad_fn = node
+            r._out_nr = self.k
+            return r
+        return t
+
+
+class _Hooks(threading.local):
+    def __init__(self):
+        self.stack = []
+        self.disabled_msg = None
+
+    def pack_all(self, node, outs) -> None:
+        """Send each saved tensor of ``node`` through the innermost pack hook."""
+        from .._tensor import Tensor
+        from .node import _OutputSlot
+
+        if self.disabled_msg is not None:
+            raise RuntimeError(self.disabled_msg)
+        pack, unpack = self.stack[-1]
+        new = []
+        for s in node._saved:
+            if s.__class__ is _OutputSlot:
+                o = outs if node._nout == 1 else outs[s.k]
+                t = _detached_view(o)
+                new.append(_Packed(pack(t), unpack, True, s.k))
+            elif isinstance(s, Tensor):
+                new.append(_Packed(pack(s), unpack, False, 0))
+            else:
+                new.append(s)
+        node._saved = tuple(new)
+        node._ver = tuple(0 if isinstance(x, _Packed) else None for x in new)
+        node._out = None
+
+
+def _detached_view(o):
+    from .._tensor import _make
+
+    t = _make(o._data)
+    t._vc = o._vc
+    return t
+
+
+HOOKS = _Hooks()
+
+
+class saved_tensors_hooks:
+    """Context manager: ``pack_hook(tensor) -> obj`` when saved, ``unpack_hook(obj) -> tensor``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> x = torch.ones(2, requires_grad=True)
+        >>> with torch.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda t: t):
+        ...     y = x.pow(2).sum()
+        >>> y.backward(); x.grad
+        tensor([2., 2.])
+    """
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        if HOOKS.disabled_msg is not None:
+            raise RuntimeError(HOOKS.disabled_msg)
+        HOOKS.stack.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc):
+        HOOKS.stack.pop()
+        return False
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Save tensors "on the CPU": a copy through the hooks (retrograd is CPU-only already).
+
+    Example:
+        >>> import retrograd as torch
+        >>> x = torch.ones(2, requires_grad=True)
+        >>> with torch.autograd.graph.save_on_cpu(pin_memory=False):
+        ...     y = (x * x).sum()
+        >>> y.backward(); x.grad
+        tensor([2., 2.])
+    """
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cpu"):
+        def pack(t):
+            from .._tensor import _make
+
+            c = _make(t._data.copy())
+            return (t, c) if t._rg else (None, c)
+
+        def unpack(p):
+            orig, c = p
+            return c if orig is None else orig
+
+        super().__init__(pack, unpack)
+
+
+class disable_saved_tensors_hooks:
+    """Within this block, registering or using saved-tensor hooks raises ``error_message``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> with torch.autograd.graph.disable_saved_tensors_hooks("not here"):
+        ...     pass
+    """
+
+    def __init__(self, error_message: str):
+        self.msg = error_message
+        self.prev = None
+
+    def __enter__(self):
+        self.prev = HOOKS.disabled_msg
+        HOOKS.disabled_msg = self.msg
+
+    def __exit__(self, *exc):
+        HOOKS.disabled_msg = self.prev
+        return False

@@ -1,0 +1,59 @@
+"""retrograd.linalg: norms and products.
+
+Example:
+    >>> import retrograd as torch
+    >>> torch.linalg.norm(torch.tensor([3., 4.]))
+    tensor(5.)
+"""
+
+from __future__ import annotations
+
+from .ops.functions import matmul, vector_norm
+from .ops.functions import norm as _norm
+
+__all__ = ["vector_norm", "norm", "matrix_norm", "matmul", "vecdot"]
+
+
+def norm(A, ord=None, dim=None, keepdim: bool = False, *, dtype=None):  # noqa: A002
+    """Vector 2-norm by default; Frobenius for 2-D input with ``ord='fro'`` or None.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.linalg.norm(torch.ones(2, 2))
+        tensor(2.)
+    """
+    if ord is None or ord == "fro":
+        return vector_norm(A, 2, dim, keepdim, dtype=dtype)
+    if isinstance(ord, str):
+        raise NotImplementedError(f"retrograd.linalg.norm: ord={ord!r} is not supported")
+    if A.ndim == 2 and dim is None:
+        raise NotImplementedError("retrograd.linalg.norm: matrix norms other than 'fro' are not "
+                                  "supported; use vector_norm on the flattened matrix")
+    return _norm(A, ord, dim, keepdim)
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim: bool = False):
+    """Frobenius norm over the last two dims.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.linalg.matrix_norm(torch.ones(2, 2))
+        tensor(2.)
+    """
+    if ord != "fro":
+        raise NotImplementedError(f"retrograd.linalg.matrix_norm: ord={ord!r} is not supported")
+    return vector_norm(A, 2, dim, keepdim)
+
+
+def vecdot(x, y, *, dim: int = -1):
+    """Dot product along ``dim``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.linalg.vecdot(torch.ones(3), torch.ones(3))
+        tensor(3.)
+    """
+    return (x * y).sum(dim)
+
+
+matmul = matmul

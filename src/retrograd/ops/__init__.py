@@ -1,0 +1,1 @@
+"""The op table (``table``), its machinery (``_core``, ``dispatch``) and the public functions."""

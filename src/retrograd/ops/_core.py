@@ -1,0 +1,187 @@
+"""The op machinery: an ``Op`` (table entry) and the calls that run and record one.
+
+Every differentiable primitive is an ``Op`` in ``ops/table.py``: a NumPy forward
+kernel, one vector-Jacobian rule per input written with retrograd Tensor ops, and a
+forward-mode (JVP) rule. ``unary``/``binary``/``apply`` run the kernel and, when grad
+mode is on and an input requires grad, record a ``Node``.
+
+Example:
+    >>> import retrograd as torch
+    >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+    >>> torch.exp(x).grad_fn.name()
+    'ExpBackward0'
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from .._dtype import DEFAULTS, FROM_NP, float32
+from .._grad_mode import STATE
+from ..autograd.node import OUT0, Node, _OutputSlot, user_site
+from ..autograd.saved_hooks import HOOKS
+
+_SEQ = itertools.count()
+_next_seq = _SEQ.__next__
+_new_node = Node.__new__
+
+#: NumPy dtypes of floating tensors (the only ones that may require grad).
+FLOAT_NP = frozenset(d.np for d in FROM_NP.values() if d.is_floating_point)
+_LOW = frozenset(d.np for d in FROM_NP.values() if d.name in ("float16", "bfloat16"))
+_F32 = float32.np
+
+
+class Op:
+    """One entry of the derivative table.
+
+    ``vjp`` is a tuple with one rule per input, ``rule(g, saved, node) -> Tensor``,
+    or a single callable ``rule(g, saved, node, needs) -> list`` for ops with a
+    variable number of inputs. ``save`` names what the rules read: input indices
+    and/or ``"out"``. ``jvp(tangents, saved, node, out) -> Tensor`` is the forward
+    rule (tangents of inputs, None where zero).
+    """
+
+    __slots__ = ("name", "node_name", "fwd", "vjp", "jvp", "save", "view", "per_input", "kind")
+
+    def __init__(self, name, fwd, vjp=None, save=(), jvp=None, node_name=None, view=False,
+                 kind=None):
+        self.name = name
+        self.kind = kind  # None: result has the promoted dtype; "float": ints become float;
+        # "bool": comparisons
+        self.node_name = node_name or (
+            "".join(p.capitalize() for p in name.split("_")) + "Backward0")
+        self.fwd = fwd
+        self.vjp = vjp
+        self.per_input = isinstance(vjp, tuple)
+        self.jvp = jvp
+        self.save = tuple(save)
+        self.view = view
+
+    def __repr__(self) -> str:
+        return f"Op({self.name})"
+
+    def backward(self, node, grads, needs):
+        s = node._unpack()
+        g = grads[0] if node._nout == 1 else grads
+        if self.per_input:
+            return [rule(g, s, node) if need else None for rule, need in zip(self.vjp, needs)]
+        return self.vjp(g, s, node, needs)
+
+
+def _edge(t):
+    """(node, input_nr, shape, dtype) of where a gradient for ``t`` must go."""
+    fn = t.grad_fn
+    if fn is None:
+        return (t._grad_accumulator(), 0, t._data.shape, t._data.dtype)
+    return (fn, t._out_nr, t._data.shape, t._data.dtype)
+
+
+def record(op: Op, outs, inputs, p=None, nout: int = 1):
+    """Make the node for ``outs`` (a Tensor or a tuple) computed by ``op`` from ``inputs``."""
+    from .._tensor import Tensor
+
+    node = _new_node(Node)
+    node._op = op
+    node._edges = tuple(_edge(x) if isinstance(x, Tensor) and x._rg else None for x in inputs)
+    node._p = p
+    node._seq = _next_seq()
+    node._site = user_site()
+    node._pre_hooks = node._post_hooks = node._tensor_hooks = node._retain = None
+    node._trace = _anomaly_trace() if STATE.anomaly else None
+    node.metadata_ = None
+    node._nout = nout
+    save = op.save
+    if save:
+        saved = []
+        vers = []
+        has_out = False
+        for s in save:
+            if s.__class__ is str:  # "out", or "out1", "out2", ... for multi-output ops
+                k = 0 if s == "out" else int(s[3:])
+                o = outs if nout == 1 else outs[k]
+                saved.append(OUT0 if k == 0 else _OutputSlot(k))
+                vers.append(o._vc[0])
+                has_out = True
+            else:
+                x = inputs[s]
+                saved.append(x)
+                vers.append(x._vc[0] if isinstance(x, Tensor) else None)
+        node._saved = tuple(saved)
+        node._ver = tuple(vers)
+        if has_out:
+            seq = outs if nout > 1 else (outs,)
+            node._out = [None if o is None else (o._data, o._vc, o._vc[0]) for o in seq]
+        else:
+            node._out = None
+        if HOOKS.stack:
+            HOOKS.pack_all(node, outs)
+    else:
+        node._saved = ()
+        node._ver = None
+        node._out = None
+    if nout == 1:
+        outs._rg = True
+        outs.grad_fn = node
+        outs._out_nr = 0
+    else:
+        for k, o in enumerate(outs):
+            if o is not None and o._data.dtype in FLOAT_NP:
+                o._rg = True
+                o.grad_fn = node
+                o._out_nr = k
+    return node
+
+
+def _anomaly_trace() -> str:
+    import traceback
+
+    return "".join(traceback.format_stack()[:-3])
+
+
+def needs_grad(inputs) -> bool:
+    """True when grad mode is on and some Tensor input requires grad."""
+    if not STATE.enabled:
+        return False
+    from .._tensor import Tensor
+
+    for x in inputs:
+        if isinstance(x, Tensor) and x._rg:
+            return True
+    return False
+
+
+# ----------------------------------------------------------------------------------
+# dtype handling on the hot path (Note [Type promotion] in _dtype.py)
+
+_BIN_CACHE: dict = {}
+
+
+def binary_dtype(ad, bd, a0: bool, b0: bool):
+    """Result NumPy dtype of two tensors' NumPy dtypes and whether each is 0-d."""
+    key = (ad, bd, a0, b0)
+    r = _BIN_CACHE.get(key)
+    if r is None:
+        from .._dtype import result_type_of
+
+        da, db = FROM_NP[ad], FROM_NP[bd]
+        dims = [d for d, z in ((da, a0), (db, b0)) if not z]
+        zero = [d for d, z in ((da, a0), (db, b0)) if z]
+        r = _BIN_CACHE[key] = result_type_of(dims, zero, []).np
+    return r
+
+
+_SCALAR_CACHE: dict = {}
+
+
+def scalar_dtype(ad, s):
+    """Result NumPy dtype of a tensor dtype with a Python scalar."""
+    cls = s.__class__
+    key = (ad, cls, DEFAULTS.float)
+    r = _SCALAR_CACHE.get(key)
+    if r is None:
+        from .._dtype import result_type_of
+
+        r = _SCALAR_CACHE[key] = result_type_of([FROM_NP[ad]], [], [s]).np
+    return r

@@ -1,0 +1,468 @@
+"""Creating tensors: tensor, zeros, ones, arange, rand, ... (NumPy allocates).
+
+Example:
+    >>> import retrograd as torch
+    >>> torch.zeros(2, 3).shape, torch.arange(5).dtype
+    (torch.Size([2, 3]), torch.int64)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as D
+from .._device import check_device
+from .._random import gen
+from .._tensor import Tensor, _make
+
+__all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange",
+           "linspace", "logspace", "eye", "zeros_like", "ones_like", "full_like", "empty_like",
+           "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
+           "normal", "scalar_tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor",
+           "BoolTensor", "HalfTensor", "ByteTensor", "BFloat16Tensor"]
+
+
+def _finish(arr, requires_grad: bool, device) -> Tensor:
+    check_device(device)
+    t = _make(arr)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _shape(size) -> tuple:
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = size[0]
+    out = []
+    for s in size:
+        if isinstance(s, Tensor):
+            s = int(s.item())
+        if not isinstance(s, (int, np.integer)):
+            raise TypeError(f"size must be a sequence of ints, got {size!r}")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+        out.append(int(s))
+    return tuple(out)
+
+
+def _np_dtype(dtype, default=None):
+    if dtype is None:
+        return (default or D.DEFAULTS.float).np
+    return D.as_dtype(dtype).np
+
+
+def _infer(data):
+    """NumPy array of Python data with PyTorch's dtype inference."""
+    if isinstance(data, Tensor):
+        return data._data.copy()
+    if isinstance(data, np.ndarray):
+        return data.copy()
+    if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
+        data = _tensors_to_values(data)
+    arr = np.array(data)
+    k = arr.dtype.kind
+    if k == "f":
+        if isinstance(data, np.floating):
+            return arr
+        return arr.astype(D.DEFAULTS.float.np)
+    if k in "iu":
+        if isinstance(data, np.integer):
+            return arr
+        return arr.astype(np.int64)
+    if k == "b":
+        return arr
+    if k == "O" or k == "U":
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}: retrograd.tensor takes "
+                        "numbers, (nested) lists of numbers, NumPy arrays or Tensors")
+    if k == "c":
+        raise TypeError("retrograd does not support complex numbers")
+    return arr
+
+
+def _flat(data):
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        else:
+            yield x
+
+
+def _tensors_to_values(data):
+    if isinstance(data, Tensor):
+        if data._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return data._data.reshape(()).item()
+    if isinstance(data, (list, tuple)):
+        return [_tensors_to_values(x) for x in data]
+    return data
+
+
+def tensor(data, dtype=None, device=None, requires_grad: bool = False,
+           pin_memory: bool = False) -> Tensor:
+    """A new tensor holding a copy of ``data`` (dtype inferred as PyTorch does).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.tensor([1.0, 2.0], requires_grad=True)
+        tensor([1., 2.], requires_grad=True)
+    """
+    arr = _infer(data)
+    if dtype is not None:
+        arr = arr.astype(D.as_dtype(dtype).np, copy=False)
+    return _finish(arr, requires_grad, device)
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """Like ``tensor`` but shares memory with a NumPy array or Tensor when it can.
+
+    Example:
+        >>> import numpy as np, retrograd as torch
+        >>> a = np.zeros(2, dtype=np.float32); t = torch.as_tensor(a); a[0] = 5; t
+        tensor([5., 0.])
+    """
+    check_device(device)
+    if isinstance(data, Tensor):
+        return data if dtype is None or data.dtype == D.as_dtype(dtype) else data.to(dtype)
+    if isinstance(data, np.ndarray):
+        arr = data if dtype is None else data.astype(D.as_dtype(dtype).np, copy=False)
+        if arr.dtype not in D.FROM_NP:
+            arr = _infer(arr)
+        return _make(arr)
+    return tensor(data, dtype=dtype)
+
+
+def from_numpy(a: np.ndarray) -> Tensor:
+    """A tensor sharing memory with a NumPy array.
+
+    Example:
+        >>> import numpy as np, retrograd as torch
+        >>> torch.from_numpy(np.arange(3)).dtype
+        torch.int64
+    """
+    if not isinstance(a, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(a).__name__})")
+    if a.dtype not in D.FROM_NP:
+        raise TypeError(f"can't convert np.ndarray of type {a.dtype}. The only supported types "
+                        "are: float64, float32, float16, bfloat16, int64, int32, int16, int8, "
+                        "uint8, and bool.")
+    return _make(a)
+
+
+def _filled(size, value, dtype, requires_grad, device, out=None):
+    shape = _shape(size)
+    if dtype is None and value is not None and not isinstance(value, float):
+        dt = D.result_type_of([], [], [value])
+    else:
+        dt = D.as_dtype(dtype) if dtype is not None else D.DEFAULTS.float
+    if value is None:
+        arr = np.zeros(shape, dt.np)
+    else:
+        arr = np.full(shape, value, dtype=dt.np)
+    return _finish(arr, requires_grad, device)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad: bool = False, out=None,
+          layout=None) -> Tensor:
+    """A tensor of zeros.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.zeros(2)
+        tensor([0., 0.])
+    """
+    return _filled(size, None, dtype or D.DEFAULTS.float, requires_grad, device)
+
+
+def ones(*size, dtype=None, device=None, requires_grad: bool = False, out=None,
+         layout=None) -> Tensor:
+    """A tensor of ones.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.ones(2, dtype=torch.int64)
+        tensor([1, 1])
+    """
+    return _filled(size, 1, dtype or D.DEFAULTS.float, requires_grad, device)
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A tensor filled with ``fill_value`` (dtype inferred from it, as PyTorch).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.full((2,), 7)
+        tensor([7, 7])
+    """
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    return _filled((size,) if isinstance(size, int) else tuple(size), fill_value, dtype,
+                   requires_grad, device)
+
+
+def empty(*size, dtype=None, device=None, requires_grad: bool = False,
+          memory_format=None) -> Tensor:
+    """An uninitialised tensor (zeros here, so results never depend on garbage).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.empty(2, 3).shape
+        torch.Size([2, 3])
+    """
+    return _filled(size, None, dtype or D.DEFAULTS.float, requires_grad, device)
+
+
+def scalar_tensor(s, dtype=None, device=None) -> Tensor:
+    return _finish(np.array(s, dtype=_np_dtype(dtype)), False, device)
+
+
+def _like(t: Tensor, dtype):
+    return t._data.dtype if dtype is None else D.as_dtype(dtype).np
+
+
+def zeros_like(input: Tensor, dtype=None, device=None, requires_grad: bool = False,  # noqa: A002
+               memory_format=None) -> Tensor:
+    """Zeros with the shape and dtype of ``input``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.zeros_like(torch.ones(2, dtype=torch.float64))
+        tensor([0., 0.], dtype=torch.float64)
+    """
+    return _finish(np.zeros(input._data.shape, _like(input, dtype)), requires_grad, device)
+
+
+def ones_like(input: Tensor, dtype=None, device=None, requires_grad: bool = False,  # noqa: A002
+              memory_format=None) -> Tensor:
+    """Ones with the shape and dtype of ``input``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.ones_like(torch.zeros(2))
+        tensor([1., 1.])
+    """
+    return _finish(np.ones(input._data.shape, _like(input, dtype)), requires_grad, device)
+
+
+def full_like(input: Tensor, fill_value, dtype=None, device=None,  # noqa: A002
+              requires_grad: bool = False, memory_format=None) -> Tensor:
+    """``fill_value`` with the shape and dtype of ``input``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.full_like(torch.zeros(2), 3)
+        tensor([3., 3.])
+    """
+    return _finish(np.full(input._data.shape, fill_value, _like(input, dtype)), requires_grad,
+                   device)
+
+
+def empty_like(input: Tensor, dtype=None, device=None, requires_grad: bool = False,  # noqa: A002
+               memory_format=None) -> Tensor:
+    """Like ``zeros_like`` (retrograd never hands out uninitialised memory).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.empty_like(torch.ones(2)).shape
+        torch.Size([2])
+    """
+    return zeros_like(input, dtype=dtype, requires_grad=requires_grad, device=device)
+
+
+def arange(start, end=None, step=1, dtype=None, device=None,
+           requires_grad: bool = False) -> Tensor:
+    """Values from ``start`` to ``end`` (exclusive) by ``step``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.arange(0, 1, 0.25)
+        tensor([0.0000, 0.2500, 0.5000, 0.7500])
+    """
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    start, end, step = vals
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        is_float = any(isinstance(v, float) for v in (start, end, step))
+        dt = D.DEFAULTS.float if is_float else D.int64
+    else:
+        dt = D.as_dtype(dtype)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    n = int(np.ceil((end - start) / step))
+    arr = (start + np.arange(max(n, 0), dtype=np.float64) * step)
+    if not dt.is_floating_point:
+        arr = np.arange(start, end, step, dtype=np.int64)
+    return _finish(arr.astype(dt.np), requires_grad, device)
+
+
+def linspace(start, end, steps: int, dtype=None, device=None,
+             requires_grad: bool = False) -> Tensor:
+    """``steps`` values evenly spaced from ``start`` to ``end`` inclusive.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.linspace(0, 1, 5)
+        tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])
+    """
+    dt = D.as_dtype(dtype) if dtype is not None else D.DEFAULTS.float
+    # PyTorch fills the first half from start and the second half from end
+    steps = int(steps)
+    if steps == 1:
+        arr = np.array([start], dtype=np.float64)
+    else:
+        step = (end - start) / (steps - 1)
+        i = np.arange(steps, dtype=np.float64)
+        half = steps // 2
+        arr = np.where(i < half, start + step * i, end - step * (steps - 1 - i))
+    return _finish(arr.astype(dt.np), requires_grad, device)
+
+
+def logspace(start, end, steps: int, base: float = 10.0, dtype=None, device=None,
+             requires_grad: bool = False) -> Tensor:
+    """``base ** linspace(start, end, steps)``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.logspace(0, 2, 3)
+        tensor([  1.,  10., 100.])
+    """
+    lin = linspace(start, end, steps, dtype=D.float64)._data
+    dt = D.as_dtype(dtype) if dtype is not None else D.DEFAULTS.float
+    return _finish(np.power(base, lin).astype(dt.np), requires_grad, device)
+
+
+def eye(n: int, m: int | None = None, dtype=None, device=None,
+        requires_grad: bool = False) -> Tensor:
+    """The identity matrix (``n`` x ``m``).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.eye(2)
+        tensor([[1., 0.],
+                [0., 1.]])
+    """
+    return _finish(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad, device)
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Uniform samples in [0, 1).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.rand(2, 3).shape
+        torch.Size([2, 3])
+    """
+    dt = _np_dtype(dtype)
+    shape = _shape(size)
+    g = gen(generator)
+    if dt in (np.float32, np.float64):
+        arr = g.random(shape, dtype=dt)
+    else:
+        arr = g.random(shape, dtype=np.float32).astype(dt)
+    return _finish(arr, requires_grad, device)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Standard normal samples.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.randn(4).dtype
+        torch.float32
+    """
+    dt = _np_dtype(dtype)
+    shape = _shape(size)
+    g = gen(generator)
+    if dt in (np.float32, np.float64):
+        arr = g.standard_normal(shape, dtype=dt)
+    else:
+        arr = g.standard_normal(shape, dtype=np.float32).astype(dt)
+    return _finish(arr, requires_grad, device)
+
+
+def randint(low, high=None, size=None, generator=None, dtype=None, device=None,
+            requires_grad: bool = False) -> Tensor:
+    """Integers uniformly drawn from [low, high).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.randint(0, 10, (3,)).dtype
+        torch.int64
+    """
+    if size is None:
+        if isinstance(high, (tuple, list)):
+            low, high, size = 0, low, high
+        else:
+            raise TypeError("randint() missing required argument 'size'")
+    if high is None:
+        low, high = 0, low
+    arr = gen(generator).integers(low, high, size=_shape((size,)) if isinstance(size, int)
+                                  else tuple(size), dtype=np.int64)
+    dt = _np_dtype(dtype, D.int64)
+    return _finish(arr.astype(dt), requires_grad, device)
+
+
+def randperm(n: int, generator=None, dtype=None, device=None,
+             requires_grad: bool = False) -> Tensor:
+    """A random permutation of 0..n-1.
+
+    Example:
+        >>> import retrograd as torch
+        >>> sorted(torch.randperm(4).tolist())
+        [0, 1, 2, 3]
+    """
+    arr = gen(generator).permutation(int(n)).astype(_np_dtype(dtype, D.int64))
+    return _finish(arr, requires_grad, device)
+
+
+def rand_like(input: Tensor, dtype=None, generator=None, **kw) -> Tensor:  # noqa: A002
+    return rand(*input.shape, dtype=dtype or input.dtype, generator=generator, **kw)
+
+
+def randn_like(input: Tensor, dtype=None, generator=None, **kw) -> Tensor:  # noqa: A002
+    return randn(*input.shape, dtype=dtype or input.dtype, generator=generator, **kw)
+
+
+def randint_like(input: Tensor, low, high=None, dtype=None, **kw) -> Tensor:  # noqa: A002
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, **kw)
+
+
+def normal(mean=0.0, std=1.0, size=None, generator=None, dtype=None) -> Tensor:
+    """Normal samples with the given mean and std (numbers or tensors).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.normal(0.0, 1.0, size=(2,)).shape
+        torch.Size([2])
+    """
+    m = mean._data if isinstance(mean, Tensor) else mean
+    s = std._data if isinstance(std, Tensor) else std
+    shape = tuple(size) if size is not None else np.broadcast_shapes(np.shape(m), np.shape(s))
+    dt = (mean.dtype if isinstance(mean, Tensor) else
+          std.dtype if isinstance(std, Tensor) else D.as_dtype(dtype or D.DEFAULTS.float)).np
+    z = gen(generator).standard_normal(shape, dtype=np.float64)
+    return _make((m + s * z).astype(dt))
+
+
+def _legacy(dt):
+    def make(*args):
+        if len(args) == 1 and not isinstance(args[0], int):
+            return tensor(args[0], dtype=dt)
+        return zeros(*args, dtype=dt)
+    make.__name__ = f"{dt.name}_tensor"
+    make.__doc__ = f"Legacy constructor: a {dt} tensor from data or a shape."
+    return make
+
+
+FloatTensor = _legacy(D.float32)
+DoubleTensor = _legacy(D.float64)
+HalfTensor = _legacy(D.float16)
+BFloat16Tensor = _legacy(D.bfloat16)
+LongTensor = _legacy(D.int64)
+IntTensor = _legacy(D.int32)
+BoolTensor = _legacy(D.bool)
+ByteTensor = _legacy(D.uint8)

@@ -1,0 +1,2433 @@
+"""Public tensor functions (``retrograd.add``, ``Tensor.sum``, ...), built on the table.
+
+Each function normalises PyTorch's arguments and calls one primitive, or composes
+several (softmax, var, lerp-free composites...). The same function serves as the
+``retrograd.name`` function and the ``Tensor.name`` method (see ``install_methods``).
+
+Example:
+    >>> import retrograd as torch
+    >>> x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+    >>> x.sum(dim=1)
+    tensor([3., 7.], grad_fn=<SumBackward1>)
+"""
+
+from __future__ import annotations
+
+import builtins
+import collections
+import math
+
+import numpy as np
+
+from .. import _dtype as D
+from .._grad_mode import STATE
+from .._size import Size
+from .._tensor import Tensor, _make, _wrap_dim
+from ..autograd.node import _LEGACY
+from . import table as T
+from .creation import ones_like, tensor, zeros, zeros_like
+from ._core import _LOW, FLOAT_NP, Op, record
+from .dispatch import apply, binary, replay_view, unary, view_apply
+
+
+__all__ = ["add", "sub", "mul", "div", "floor_divide", "remainder", "fmod", "pow", "float_power", "atan2", "maximum", "minimum", "neg", "round", "square", "frac", "clamp", "clamp_min", "clamp_max", "where", "lerp", "logical_not", "bitwise_not", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "nan_to_num", "allclose", "isclose", "equal", "sum", "mean", "nansum", "nanmean", "prod", "max", "min", "amax", "amin", "aminmax", "argmax", "argmin", "all", "any", "count_nonzero", "var", "std", "var_mean", "std_mean", "logsumexp", "cumsum", "cumprod", "vector_norm", "norm", "dist", "matmul", "mm", "bmm", "mv", "dot", "outer", "addmm", "einsum", "tensordot", "view", "reshape", "view_as", "reshape_as", "flatten", "unflatten", "squeeze", "unsqueeze", "permute", "transpose", "t", "movedim", "expand", "expand_as", "broadcast_to", "broadcast_tensors", "broadcast_shapes", "sum_to_size", "repeat", "tile", "repeat_interleave", "flip", "fliplr", "flipud", "roll", "cat", "stack", "hstack", "vstack", "split", "tensor_split", "chunk", "unbind", "narrow", "select", "diagonal", "diag", "trace", "tril", "triu", "index_put", "gather", "scatter", "scatter_add", "index_select", "index_add", "masked_fill", "masked_select", "take_along_dim", "take", "nonzero", "argwhere", "sort", "argsort", "topk", "kthvalue", "median", "clone", "bernoulli", "multinomial", "subtract", "multiply", "divide", "arctan2", "fmax", "fmin", "negative", "absolute", "arcsin", "arccos", "arctan", "clip", "greater", "greater_equal", "less", "less_equal", "not_equal", "inner", "ger", "swapaxes", "moveaxis", "concat"]
+
+_py_sum = builtins.sum
+_py_max = builtins.max
+_py_min = builtins.min
+_py_abs = builtins.abs
+_py_round = builtins.round
+
+
+def _t(x, like=None) -> Tensor:
+    """A Tensor for ``x`` (numbers become 0-d tensors of the promoted dtype)."""
+    if isinstance(x, Tensor):
+        return x
+    if like is not None and isinstance(x, (int, float, bool)):
+        dt = D.result_type(like, x)
+        return _make(np.asarray(x, dtype=dt.np))
+    return tensor(x)
+
+
+def _dims(dim, ndim: int):
+    """Normalise a ``dim`` argument to a sorted tuple of non-negative axes or None."""
+    if dim is None:
+        return None
+    if isinstance(dim, (int, np.integer)):
+        return (_wrap_dim(int(dim), ndim),)
+    dims = tuple(_wrap_dim(int(d), ndim) for d in dim)
+    if not dims:
+        return None
+    if len(set(dims)) != len(dims):
+        raise RuntimeError(f"dim {dims} appears multiple times in the list of dims")
+    return tuple(sorted(dims))
+
+
+# ----------------------------------------------------------------------------------
+# arithmetic
+
+
+def add(input, other, *, alpha=1, out=None) -> Tensor:  # noqa: A002
+    """``input + alpha * other`` with broadcasting and type promotion.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.add(torch.ones(2), torch.ones(2), alpha=3)
+        tensor([4., 4.])
+    """
+    if alpha != 1:
+        other = mul(other, alpha)
+    return binary(T.add, input, other)
+
+
+def sub(input, other, *, alpha=1, out=None) -> Tensor:  # noqa: A002
+    """``input - alpha * other``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.sub(torch.ones(2), 1)
+        tensor([0., 0.])
+    """
+    if alpha != 1:
+        other = mul(other, alpha)
+    return binary(T.sub, input, other)
+
+
+subtract = sub
+
+
+def mul(input, other, *, out=None) -> Tensor:  # noqa: A002
+    """Elementwise product.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.mul(torch.tensor([2.]), 3)
+        tensor([6.])
+    """
+    return binary(T.mul, input, other)
+
+
+multiply = mul
+
+
+def div(input, other, *, rounding_mode=None, out=None) -> Tensor:  # noqa: A002
+    """True division (ints give floats), or ``rounding_mode='floor'``/``'trunc'``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.div(torch.tensor([7, -7]), 2, rounding_mode='floor')
+        tensor([ 3, -4])
+    """
+    if rounding_mode is None:
+        return binary(T.div, input, other)
+    if rounding_mode == "floor":
+        return floor_divide(input, other)
+    if rounding_mode == "trunc":
+        return binary(T.trunc_divide, input, other)
+    raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                     f"found '{rounding_mode}'")
+
+
+divide = true_divide = div
+
+
+def floor_divide(input, other) -> Tensor:  # noqa: A002
+    """Division rounded toward negative infinity (no gradient, as in PyTorch).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.floor_divide(torch.tensor([7.]), 2)
+        tensor([3.])
+    """
+    return binary(T.floor_divide, input, other)
+
+
+def remainder(input, other) -> Tensor:  # noqa: A002
+    """Python-style modulus (sign of the divisor).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.remainder(torch.tensor([-3.]), 2)
+        tensor([1.])
+    """
+    return binary(T.remainder, input, other)
+
+
+def fmod(input, other) -> Tensor:  # noqa: A002
+    """C-style modulus (sign of the dividend).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.fmod(torch.tensor([-3.]), 2)
+        tensor([-1.])
+    """
+    return binary(T.fmod, input, other)
+
+
+def pow(input, exponent) -> Tensor:  # noqa: A001,A002
+    """``input ** exponent`` (either may be a number).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.pow(torch.tensor([3.]), 2)
+        tensor([9.])
+    """
+    return binary(T.pow, input, exponent)
+
+
+def float_power(input, exponent) -> Tensor:  # noqa: A002
+    a = input.double() if isinstance(input, Tensor) else input
+    b = exponent.double() if isinstance(exponent, Tensor) else exponent
+    return pow(a, b)
+
+
+def atan2(input, other) -> Tensor:  # noqa: A002
+    """Angle of (other, input), elementwise.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.atan2(torch.tensor([1.]), torch.tensor([1.]))
+        tensor([0.7854])
+    """
+    return binary(T.atan2, input, other)
+
+
+arctan2 = atan2
+
+
+def maximum(input, other) -> Tensor:  # noqa: A002
+    """Elementwise maximum (ties share the gradient, as PyTorch).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.maximum(torch.tensor([1., 5.]), torch.tensor([3., 2.]))
+        tensor([3., 5.])
+    """
+    return binary(T.maximum, input, _t(other))
+
+
+def minimum(input, other) -> Tensor:  # noqa: A002
+    """Elementwise minimum.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.minimum(torch.tensor([1., 5.]), torch.tensor([3., 2.]))
+        tensor([1., 2.])
+    """
+    return binary(T.minimum, input, _t(other))
+
+
+fmax, fmin = maximum, minimum
+
+
+def neg(input) -> Tensor:  # noqa: A002
+    """``-input``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.neg(torch.tensor([1.]))
+        tensor([-1.])
+    """
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+    return unary(T.neg, input)
+
+
+negative = neg
+
+
+def _unary_fn(op, doc_example: str):
+    def fn(input, *, out=None) -> Tensor:  # noqa: A002
+        return unary(op, input)
+    fn.__name__ = op.name
+    fn.__qualname__ = op.name
+    fn.__doc__ = (f"Elementwise ``{op.name}``.\n\n    Example:\n        >>> import retrograd as "
+                  f"torch\n        >>> {doc_example}\n")
+    return fn
+
+
+_UNARY_EXAMPLES = {
+    "abs": "torch.abs(torch.tensor([-2.]))\n        tensor([2.])",
+    "sign": "torch.sign(torch.tensor([-2.]))\n        tensor([-1.])",
+    "floor": "torch.floor(torch.tensor([1.5]))\n        tensor([1.])",
+    "ceil": "torch.ceil(torch.tensor([1.5]))\n        tensor([2.])",
+    "trunc": "torch.trunc(torch.tensor([-1.5]))\n        tensor([-1.])",
+    "exp": "torch.exp(torch.tensor([0.]))\n        tensor([1.])",
+    "exp2": "torch.exp2(torch.tensor([3.]))\n        tensor([8.])",
+    "expm1": "torch.expm1(torch.tensor([0.]))\n        tensor([0.])",
+    "log": "torch.log(torch.tensor([1.]))\n        tensor([0.])",
+    "log2": "torch.log2(torch.tensor([8.]))\n        tensor([3.])",
+    "log10": "torch.log10(torch.tensor([100.]))\n        tensor([2.])",
+    "log1p": "torch.log1p(torch.tensor([0.]))\n        tensor([0.])",
+    "sqrt": "torch.sqrt(torch.tensor([4.]))\n        tensor([2.])",
+    "rsqrt": "torch.rsqrt(torch.tensor([4.]))\n        tensor([0.5000])",
+    "reciprocal": "torch.reciprocal(torch.tensor([4.]))\n        tensor([0.2500])",
+    "sin": "torch.sin(torch.tensor([0.]))\n        tensor([0.])",
+    "cos": "torch.cos(torch.tensor([0.]))\n        tensor([1.])",
+    "tan": "torch.tan(torch.tensor([0.]))\n        tensor([0.])",
+    "asin": "torch.asin(torch.tensor([0.]))\n        tensor([0.])",
+    "acos": "torch.acos(torch.tensor([1.]))\n        tensor([0.])",
+    "atan": "torch.atan(torch.tensor([0.]))\n        tensor([0.])",
+    "sinh": "torch.sinh(torch.tensor([0.]))\n        tensor([0.])",
+    "cosh": "torch.cosh(torch.tensor([0.]))\n        tensor([1.])",
+    "tanh": "torch.tanh(torch.tensor([0.]))\n        tensor([0.])",
+    "sigmoid": "torch.sigmoid(torch.tensor([0.]))\n        tensor([0.5000])",
+    "relu": "torch.relu(torch.tensor([-1., 2.]))\n        tensor([0., 2.])",
+    "erf": "torch.erf(torch.tensor([0.]))\n        tensor([0.])",
+}
+_g = globals()
+for _name, _ex in _UNARY_EXAMPLES.items():
+    _g[_name] = _unary_fn(getattr(T, _name), _ex)
+absolute = _g["abs"]
+arcsin, arccos, arctan = _g["asin"], _g["acos"], _g["atan"]
+
+
+def round(input, *, decimals: int = 0) -> Tensor:  # noqa: A001,A002
+    """Round half to even (``decimals`` digits).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.round(torch.tensor([0.5, 1.5, 2.567]))
+        tensor([0., 2., 3.])
+    """
+    if decimals == 0:
+        return unary(T.round, input)
+    scale = 10.0 ** decimals
+    return unary(T.round, input * scale) / scale
+
+
+def square(input) -> Tensor:  # noqa: A002
+    """``input ** 2``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.square(torch.tensor([3.]))
+        tensor([9.])
+    """
+    return binary(T.pow, input, 2)
+
+
+def frac(input) -> Tensor:  # noqa: A002
+    return input - trunc(input)  # noqa: F821
+
+
+def clamp(input, min=None, max=None) -> Tensor:  # noqa: A001,A002
+    """Limit values to [min, max]; bounds may be numbers or tensors.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.clamp(torch.tensor([-2., 0.5, 3.]), min=-1, max=1)
+        tensor([-1.0000,  0.5000,  1.0000])
+    """
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        lo = _t(min, input) if min is not None else None
+        hi = _t(max, input) if max is not None else None
+        dts = [x for x in (input, lo, hi) if x is not None]
+        rdt = D.result_type(*dts)
+        ins = [x if x is None or x.dtype == rdt else x.to(rdt) for x in (input, lo, hi)]
+        return apply(T.clamp_tensor, ins)
+    rdt = D.result_type(input, *(v for v in (min, max) if v is not None))
+    x = input if input.dtype == rdt else input.to(rdt)
+    return unary(T.clamp, x, (min, max))
+
+
+clip = clamp
+
+
+def clamp_min(input, min) -> Tensor:  # noqa: A001,A002
+    return clamp(input, min=min)
+
+
+def clamp_max(input, max) -> Tensor:  # noqa: A001,A002
+    return clamp(input, max=max)
+
+
+def where(condition, input=None, other=None) -> Tensor:  # noqa: A002
+    """Elementwise ``input if condition else other`` (numbers allowed).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.where(torch.tensor([True, False]), torch.ones(2), 0.0)
+        tensor([1., 0.])
+    """
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    cond = condition if isinstance(condition, Tensor) else tensor(condition)
+    if cond._data.dtype != np.bool_:
+        if cond._data.dtype == np.uint8:
+            cond = _make(cond._data.astype(np.bool_))
+        else:
+            raise RuntimeError(f"where expected condition to be a boolean tensor, but got a "
+                               f"tensor with dtype {cond.dtype}")
+    ti, to = isinstance(input, Tensor), isinstance(other, Tensor)
+    if ti and to:
+        rdt = D.result_type(input, other)
+    elif ti:
+        rdt = D.result_type(input, other)
+    elif to:
+        rdt = D.result_type(input, other)
+    else:
+        rdt = D.result_type_of([], [], [input, other])
+    a = input.to(rdt) if ti else _make(np.asarray(input, dtype=rdt.np))
+    b = other.to(rdt) if to else _make(np.asarray(other, dtype=rdt.np))
+    return apply(T.where, (cond, a, b))
+
+
+def lerp(input, end, weight) -> Tensor:  # noqa: A002
+    """``input + weight * (end - input)``, computed as PyTorch does.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.lerp(torch.zeros(2), torch.ones(2), 0.25)
+        tensor([0.2500, 0.2500])
+    """
+    w = weight if isinstance(weight, Tensor) else _t(weight, input)
+    return apply(T.lerp, (input, end, w))
+
+
+def _cmp(name):
+    op = T._CMP[name]
+
+    def fn(input, other) -> Tensor:  # noqa: A002
+        return binary(op, input, other)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"Elementwise ``{name}`` (a bool tensor, no gradient).\n\n    Example:\n"
+                  f"        >>> import retrograd as torch\n        >>> torch.{name}(torch.tensor"
+                  f"([1, 2]), 2).dtype\n        torch.bool\n")
+    if name.startswith("bitwise"):
+        fn.__doc__ = f"Elementwise ``{name}`` of integer or bool tensors."
+    return fn
+
+
+for _name in T._CMP:
+    _g[_name] = _cmp(_name)
+greater, greater_equal, less, less_equal, not_equal = (_g["gt"], _g["ge"], _g["lt"], _g["le"],
+                                                      _g["ne"])
+
+
+def logical_not(input) -> Tensor:  # noqa: A002
+    """Elementwise not (bool result).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.logical_not(torch.tensor([True, False]))
+        tensor([False,  True])
+    """
+    return _make(np.logical_not(input._data))
+
+
+def bitwise_not(input) -> Tensor:  # noqa: A002
+    """``~input`` for bool and integer tensors.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.bitwise_not(torch.tensor([True]))
+        tensor([False])
+    """
+    if input._data.dtype in FLOAT_NP:
+        raise TypeError("bitwise_not is only supported for integer and boolean tensors, got "
+                        f"{input.dtype}")
+    return _make(np.asarray(np.invert(input._data)))
+
+
+def isnan(input) -> Tensor:  # noqa: A002
+    """Elementwise NaN test.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.isnan(torch.tensor([float('nan'), 1.]))
+        tensor([ True, False])
+    """
+    return _make(np.asarray(np.isnan(input._data)))
+
+
+def isinf(input) -> Tensor:  # noqa: A002
+    return _make(np.asarray(np.isinf(input._data)))
+
+
+def isfinite(input) -> Tensor:  # noqa: A002
+    return _make(np.asarray(np.isfinite(input._data)))
+
+
+def isposinf(input) -> Tensor:  # noqa: A002
+    return _make(np.asarray(np.isposinf(input._data)))
+
+
+def isneginf(input) -> Tensor:  # noqa: A002
+    return _make(np.asarray(np.isneginf(input._data)))
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None) -> Tensor:  # noqa: A002
+    """Replace NaN and infinities (gradient flows where values are kept).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nan_to_num(torch.tensor([float('nan'), 2.]))
+        tensor([0., 2.])
+    """
+    fi = np.finfo(np.float32 if input._data.dtype.itemsize <= 4 else np.float64)
+    x = where(isnan(input), nan, input)
+    x = where(isposinf(x), fi.max if posinf is None else posinf, x)
+    return where(isneginf(x), fi.min if neginf is None else neginf, x)
+
+
+def allclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
+             equal_nan: bool = False) -> bool:
+    """True when all elements are close: |input - other| <= atol + rtol * |other|.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.allclose(torch.tensor([1.0]), torch.tensor([1.0 + 1e-9]))
+        True
+    """
+    return bool(np.allclose(_np(input), _np(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
+            equal_nan: bool = False) -> Tensor:
+    """Elementwise closeness test.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.isclose(torch.tensor([1., 2.]), torch.tensor([1., 2.1]))
+        tensor([ True, False])
+    """
+    return _make(np.asarray(np.isclose(_np(input), _np(other), rtol=rtol, atol=atol,
+                                       equal_nan=equal_nan)))
+
+
+def equal(input, other) -> bool:  # noqa: A002
+    """True when both have the same shape and elements.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.equal(torch.ones(2), torch.ones(2))
+        True
+    """
+    return input._data.shape == other._data.shape and bool(np.array_equal(input._data,
+                                                                           other._data))
+
+
+def _np(x):
+    if isinstance(x, Tensor):
+        d = x._data
+        return d.astype(np.float32) if d.dtype == D.bfloat16.np else d
+    return np.asarray(x)
+
+
+# ----------------------------------------------------------------------------------
+# reductions
+
+ReturnTypes = {}
+
+
+def _rt(name):
+    if name not in ReturnTypes:
+        ReturnTypes[name] = collections.namedtuple(name, ["values", "indices"])
+    return ReturnTypes[name]
+
+
+def _sum_dtype(x, dtype):
+    if dtype is not None:
+        return D.as_dtype(dtype).np
+    if x._data.dtype.kind in "biu":
+        return np.dtype(np.int64)
+    return None
+
+
+def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A001,A002
+    """Sum over all elements or over ``dim`` (ints and bools sum to int64).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.tensor([[1., 2.], [3., 4.]]).sum(0)
+        tensor([4., 6.])
+    """
+    axes = _dims(dim, input._data.ndim)
+    x = input
+    dt = _sum_dtype(x, dtype)
+    if dt is not None and dt in FLOAT_NP and x._data.dtype != dt:
+        x, dt = x.to(dt), None
+    op = T.sum if axes is None and not keepdim and dim is None else _SUM1
+    return apply(op, (x,), (axes, keepdim, dt))
+
+
+_SUM1 = Op("sum", T._sum_fwd, T.sum.vjp, node_name="SumBackward1")
+
+
+def mean(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+    """Mean over all elements or over ``dim``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.tensor([1., 2., 3., 4.]).mean()
+        tensor(2.5000)
+    """
+    x = input if dtype is None else input.to(dtype)
+    if x._data.dtype not in FLOAT_NP:
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point "
+            f"or complex dtype. Got: {_legacy_name(x.dtype)}. Convert first: x.float().mean()")
+    axes = _dims(dim, x._data.ndim)
+    op = T.mean if dim is None else _MEAN1
+    if x._data.dtype in _LOW:
+        r = apply(op, (x,), (axes, keepdim, np.float32))
+        return r.to(x.dtype) if not r._rg else _cast_keep(r, x.dtype)
+    return apply(op, (x,), (axes, keepdim, None))
+
+
+_MEAN1 = Op("mean", T._mean_fwd, T.mean.vjp, node_name="MeanBackward1")
+
+
+def _cast_keep(r, dt):
+    return r.to(dt)
+
+
+def _legacy_name(dt) -> str:
+    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+            "bool": "Bool"}.get(dt.name, dt.name)
+
+
+def nansum(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A002
+    return sum(where(isnan(input), 0.0, input), dim, keepdim)
+
+
+def nanmean(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A002
+    keep = logical_not(isnan(input))
+    return nansum(input, dim, keepdim) / keep.sum(dim, keepdim)
+
+
+def prod(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+    """Product over all elements or over one ``dim``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.tensor([1., 2., 3.]).prod()
+        tensor(6.)
+    """
+    x = input if dtype is None else input.to(dtype)
+    dt = _sum_dtype(x, None)
+    if dim is not None and not isinstance(dim, (int, np.integer)):
+        raise TypeError("prod(): dim must be a single int")
+    axes = _dims(dim, x._data.ndim)
+    return apply(T.prod, (x,), (axes, keepdim, dt))
+
+
+def _reduce_minmax(input, dim, keepdim, which, fn_name, other=None):
+    if other is not None:
+        return maximum(input, other) if which == "max" else minimum(input, other)
+    x = input
+    if x._data.size == 0 and dim is None:
+        raise RuntimeError(f"{fn_name}(): Expected reduction dim to be specified for "
+                           "input.numel() == 0. Specify the reduction dim with the 'dim' argument.")
+    if dim is None:
+        return apply(T.max_all if which == "max" else T.min_all, (x,), (None, False))
+    d = _wrap_dim(dim, x._data.ndim)
+    data = x._data
+    if data.ndim == 0:
+        idx = np.zeros((), np.int64)
+    else:
+        # first occurrence of the extreme value; NaN propagates as in PyTorch
+        idx = (np.nanargmax if False else np.argmax)(data, axis=d) if which == "max" else \
+            np.argmin(data, axis=d)
+        nanmask = np.isnan(data).any(axis=d) if data.dtype in FLOAT_NP else None
+        if nanmask is not None and nanmask.any():
+            idx = np.where(nanmask, np.argmax(np.isnan(data), axis=d), idx)
+        if keepdim:
+            idx = np.expand_dims(idx, d)
+    it = _make(np.asarray(idx, dtype=np.int64))
+    vals = apply(T.take_ops[which], (x, it), (d, keepdim))
+    return _rt(which)(vals, it)
+
+
+def max(input, dim=None, keepdim: bool = False, *, other=None):  # noqa: A001,A002
+    """Largest element; with ``dim``, (values, indices); with a tensor, elementwise maximum.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.tensor([[1., 5.], [7., 2.]]).max(dim=1)
+        torch.return_types.max(
+        values=tensor([5., 7.]),
+        indices=tensor([1, 0]))
+    """
+    if isinstance(dim, Tensor):
+        return maximum(input, dim)
+    return _reduce_minmax(input, dim, keepdim, "max", "max", other)
+
+
+def min(input, dim=None, keepdim: bool = False, *, other=None):  # noqa: A001,A002
+    """Smallest element; with ``dim``, (values, indices); with a tensor, elementwise minimum.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.tensor([3., 1., 2.]).min()
+        tensor(1.)
+    """
+    if isinstance(dim, Tensor):
+        return minimum(input, dim)
+    return _reduce_minmax(input, dim, keepdim, "min", "min", other)
+
+
+def amax(input, dim=(), keepdim: bool = False) -> Tensor:  # noqa: A002
+    """Maximum over ``dim`` (all dims by default); ties share the gradient.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.amax(torch.tensor([[1., 5.], [7., 2.]]), dim=0)
+        tensor([7., 5.])
+    """
+    return apply(T.amax, (input,), (_dims(dim, input._data.ndim), keepdim))
+
+
+def amin(input, dim=(), keepdim: bool = False) -> Tensor:  # noqa: A002
+    """Minimum over ``dim`` (all dims by default).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.amin(torch.tensor([[1., 5.], [7., 2.]]), dim=1)
+        tensor([1., 2.])
+    """
+    return apply(T.amin, (input,), (_dims(dim, input._data.ndim), keepdim))
+
+
+def aminmax(input, *, dim=None, keepdim: bool = False):  # noqa: A002
+    return collections.namedtuple("aminmax", ["min", "max"])(
+        amin(input, () if dim is None else dim, keepdim),
+        amax(input, () if dim is None else dim, keepdim))
+
+
+def argmax(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A002
+    """Index of the largest element (flattened when ``dim`` is None).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.argmax(torch.tensor([1., 9., 3.]))
+        tensor(1)
+    """
+    return _argext(input, dim, keepdim, np.argmax)
+
+
+def argmin(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A002
+    """Index of the smallest element.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.argmin(torch.tensor([4., 1., 3.]))
+        tensor(1)
+    """
+    return _argext(input, dim, keepdim, np.argmin)
+
+
+def _argext(x, dim, keepdim, fn):
+    data = x._data
+    if dim is None:
+        r = fn(data.reshape(-1))
+        if keepdim:
+            r = np.reshape(r, (1,) * data.ndim)
+    else:
+        r = fn(data, axis=_wrap_dim(dim, data.ndim), keepdims=keepdim)
+    return _make(np.asarray(r, dtype=np.int64))
+
+
+def all(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001,A002
+    """True where all elements are non-zero.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.all(torch.tensor([True, False]))
+        tensor(False)
+    """
+    axes = _dims(dim, input._data.ndim)
+    r = np.all(input._data, axis=axes, keepdims=keepdim)
+    return _make(np.asarray(r if input._data.dtype != np.uint8 else r.astype(np.uint8)))
+
+
+def any(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001,A002
+    """True where any element is non-zero.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.any(torch.tensor([True, False]))
+        tensor(True)
+    """
+    axes = _dims(dim, input._data.ndim)
+    r = np.any(input._data, axis=axes, keepdims=keepdim)
+    return _make(np.asarray(r if input._data.dtype != np.uint8 else r.astype(np.uint8)))
+
+
+def count_nonzero(input, dim=None) -> Tensor:  # noqa: A002
+    return _make(np.asarray(np.count_nonzero(input._data, axis=_dims(dim, input.ndim)),
+                            dtype=np.int64))
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    if unbiased is None:
+        return 1
+    return 1 if unbiased else 0
+
+
+def var(input, dim=None, unbiased=None, keepdim: bool = False, *,  # noqa: A002
+        correction=None) -> Tensor:
+    """Variance with Bessel's ``correction`` (1 by default).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.tensor([1., 2., 3., 4.]).var()
+        tensor(1.6667)
+    """
+    if isinstance(unbiased, (int, tuple, list)) and not isinstance(unbiased, bool):
+        dim, unbiased = unbiased, None
+    c = _correction(unbiased, correction)
+    axes = _dims(dim, input._data.ndim)
+    n = T._count(input._data.shape, axes)
+    mu = mean(input, dim=axes, keepdim=True) if axes is not None else mean(input)
+    d = input - mu
+    ss = sum(d * d, dim=axes, keepdim=keepdim) if axes is not None else sum(d * d)
+    if keepdim and axes is None:
+        ss = ss.reshape((1,) * input._data.ndim)
+    return ss / _py_max(n - c, 0)
+
+
+def std(input, dim=None, unbiased=None, keepdim: bool = False, *,  # noqa: A002
+        correction=None) -> Tensor:
+    """Standard deviation (square root of ``var``).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.tensor([1., 2., 3., 4.]).std()
+        tensor(1.2910)
+    """
+    return sqrt(var(input, dim, unbiased, keepdim, correction=correction))  # noqa: F821
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim: bool = False, *,  # noqa: A002
+             correction=None):
+    return (var(input, dim, unbiased, keepdim, correction=correction),
+            mean(input, dim, keepdim) if dim is not None else mean(input))
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim: bool = False, *,  # noqa: A002
+             correction=None):
+    return (std(input, dim, unbiased, keepdim, correction=correction),
+            mean(input, dim, keepdim) if dim is not None else mean(input))
+
+
+def logsumexp(input, dim, keepdim: bool = False) -> Tensor:  # noqa: A002
+    """``log(sum(exp(input)))`` over ``dim``, computed without overflow.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.logsumexp(torch.tensor([1000., 1000.]), dim=0)
+        tensor(1000.6931)
+    """
+    x = input if input._data.dtype in FLOAT_NP else input.float()
+    return apply(T.logsumexp, (x,), (_dims(dim, x._data.ndim), keepdim))
+
+
+def cumsum(input, dim: int, *, dtype=None) -> Tensor:  # noqa: A002
+    """Cumulative sum along ``dim``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.cumsum(torch.tensor([1., 2., 3.]), dim=0)
+        tensor([1., 3., 6.])
+    """
+    d = _wrap_dim(dim, input._data.ndim)
+    x = input.reshape(1) if input._data.ndim == 0 else input
+    r = apply(T.cumsum, (x,), (d if input._data.ndim else 0, _sum_dtype(x, dtype)))
+    return r.reshape(()) if input._data.ndim == 0 else r
+
+
+def cumprod(input, dim: int, *, dtype=None) -> Tensor:  # noqa: A002
+    """Cumulative product along ``dim`` (zeros handled in the gradient).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.cumprod(torch.tensor([1., 2., 3.]), dim=0)
+        tensor([1., 2., 6.])
+    """
+    d = _wrap_dim(dim, input._data.ndim)
+    x = input.reshape(1) if input._data.ndim == 0 else input
+    r = apply(T.cumprod, (x,), (d if input._data.ndim else 0, _sum_dtype(x, dtype)))
+    return r.reshape(()) if input._data.ndim == 0 else r
+
+
+def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+    """The vector ``ord``-norm over ``dim`` (all elements by default).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.linalg.vector_norm(torch.tensor([3., 4.]))
+        tensor(5.)
+    """
+    if x._data.dtype not in FLOAT_NP:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {_legacy_name(x.dtype)}")
+    ordv = float(ord)
+    dt = None if dtype is None else D.as_dtype(dtype).np
+    return apply(T.vector_norm, (x,), (_dims(dim, x._data.ndim), keepdim, ordv, dt))
+
+
+def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:  # noqa: A002
+    """Vector norm (``p``: a number, 'fro' or inf) over ``dim`` or all elements.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.tensor([[3., 4.]]).norm()
+        tensor(5.)
+    """
+    if p == "fro" or p is None:
+        p = 2
+    if p == "nuc":
+        raise NotImplementedError("retrograd: the nuclear norm is not supported (no SVD rule)")
+    return vector_norm(input, p, dim, keepdim, dtype=dtype)
+
+
+def dist(input, other, p=2) -> Tensor:  # noqa: A002
+    return vector_norm(input - other, p)
+
+
+# ----------------------------------------------------------------------------------
+# matrix products
+
+
+def _mm_error(a, b):
+    sa, sb = tuple(a.shape), tuple(b.shape)
+    if a.ndim == 2 and b.ndim == 2:
+        return RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({sa[0]}x{sa[1]} and {sb[0]}x{sb[1]}): "
+            f"the inner sizes {sa[1]} and {sb[0]} must be equal (transpose one operand or fix "
+            "the layer size)")
+    return RuntimeError(f"matmul: shapes {sa} and {sb} cannot be multiplied: the last dim of "
+                        f"the first ({sa[-1] if sa else '-'}) must equal the "
+                        f"{'only' if len(sb) == 1 else 'second-to-last'} dim of the second")
+
+
+def matmul(input, other) -> Tensor:  # noqa: A002
+    """Matrix product with NumPy/PyTorch broadcasting of batch dims; 1-D operands allowed.
+
+    Example:
+        >>> import retrograd as torch
+        >>> (torch.ones(2, 3) @ torch.ones(3)).shape
+        torch.Size([2])
+    """
+    a, b = input, other
+    if not isinstance(b, Tensor) or not isinstance(a, Tensor):
+        raise TypeError("matmul expects two tensors")
+    if a._data.ndim == 0 or b._data.ndim == 0:
+        raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
+                           f"{a.ndim}D and {b.ndim}D")
+    if a._data.dtype != b._data.dtype:
+        rdt = D.promote_types(a.dtype, b.dtype)
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{_dt_name(a.dtype)} != {_dt_name(b.dtype)} (convert one, e.g. "
+                           f"b.to({rdt}))")
+    na, nb = a._data.ndim, b._data.ndim
+    if na == 2 and nb == 2:
+        op = T.mm_ops["mm"]
+    elif na == 1 and nb == 1:
+        op = T.mm_ops["dot"]
+    elif na == 2 and nb == 1:
+        op = T.mm_ops["mv"]
+    elif na == 3 and nb == 3 and a._data.shape[0] == b._data.shape[0]:
+        op = T.mm_ops["bmm"]
+    else:
+        op = T.mm_ops["matmul"]
+    try:
+        return apply(op, (a, b))
+    except ValueError:
+        raise _mm_error(a, b) from None
+
+
+def _dt_name(dt) -> str:
+    return {"float32": "float", "float64": "double", "float16": "c10::Half",
+            "bfloat16": "c10::BFloat16", "int64": "long int"}.get(dt.name, dt.name)
+
+
+def mm(input, mat2) -> Tensor:  # noqa: A002
+    """Product of two 2-D tensors.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.mm(torch.eye(2), torch.ones(2, 3)).shape
+        torch.Size([2, 3])
+    """
+    if input.ndim != 2 or mat2.ndim != 2:
+        raise RuntimeError(f"self must be a matrix (mm got {input.ndim}-D and {mat2.ndim}-D)")
+    return matmul(input, mat2)
+
+
+def bmm(input, mat2) -> Tensor:  # noqa: A002
+    """Batched product of two 3-D tensors.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.bmm(torch.ones(4, 2, 3), torch.ones(4, 3, 5)).shape
+        torch.Size([4, 2, 5])
+    """
+    if input.ndim != 3 or mat2.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor (bmm got {input.ndim}-D and "
+                           f"{mat2.ndim}-D)")
+    return matmul(input, mat2)
+
+
+def mv(input, vec) -> Tensor:  # noqa: A002
+    """Matrix-vector product.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.mv(torch.eye(2), torch.tensor([1., 2.]))
+        tensor([1., 2.])
+    """
+    return matmul(input, vec)
+
+
+def dot(input, other) -> Tensor:  # noqa: A002
+    """Dot product of two 1-D tensors.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.dot(torch.tensor([1., 2.]), torch.tensor([3., 4.]))
+        tensor(11.)
+    """
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D "
+                           "tensors")
+    return matmul(input, other)
+
+
+inner = dot
+
+
+def outer(input, vec2) -> Tensor:  # noqa: A002
+    """Outer product of two vectors.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.outer(torch.tensor([1., 2.]), torch.tensor([3., 4.]))
+        tensor([[3., 4.],
+                [6., 8.]])
+    """
+    return input.reshape(-1, 1) * vec2.reshape(1, -1)
+
+
+ger = outer
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
+    """``beta * input + alpha * (mat1 @ mat2)``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.addmm(torch.zeros(2, 2), torch.eye(2), torch.eye(2))
+        tensor([[1., 0.],
+                [0., 1.]])
+    """
+    prod_ = mm(mat1, mat2)
+    if alpha != 1:
+        prod_ = prod_ * alpha
+    return prod_ + (input if beta == 1 else input * beta)
+
+
+def _einsum_parse(eq: str, shapes):
+    eq = eq.replace(" ", "")
+    if "->" in eq:
+        lhs, rhs = eq.split("->")
+    else:
+        lhs, rhs = eq, None
+    ins = lhs.split(",")
+    if len(ins) != len(shapes):
+        raise RuntimeError(f"einsum(): {len(ins)} operand subscripts for {len(shapes)} operands")
+    used = set(c for c in eq if c.isalpha())
+    free = [c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in used]
+    ell_n = 0
+    for sub, shape in zip(ins, shapes):
+        if "..." in sub:
+            ell_n = _py_max(ell_n, len(shape) - (len(sub) - 3))
+    ell = "".join(free[:ell_n])
+    new_ins = []
+    for sub, shape in zip(ins, shapes):
+        if "..." in sub:
+            k = len(shape) - (len(sub) - 3)
+            sub = sub.replace("...", ell[ell_n - k:] if k else "")
+        if len(sub) != len(shape):
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation "
+                               f"({len(sub)}) does not match the number of dimensions "
+                               f"({len(shape)}) for operand")
+        new_ins.append(sub)
+    if rhs is None:
+        counts = collections.Counter("".join(new_ins))
+        rhs = ell + "".join(sorted(c for c, k in counts.items() if k == 1 and c not in ell))
+    else:
+        rhs = rhs.replace("...", ell)
+    return new_ins, rhs
+
+
+def einsum(equation: str, *operands) -> Tensor:
+    """Einstein summation, differentiable in every operand (ellipsis supported).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.einsum('ij,jk->ik', torch.eye(2), torch.ones(2, 3)).shape
+        torch.Size([2, 3])
+    """
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    ins, out = _einsum_parse(equation, [o.shape for o in operands])
+    spec = ",".join(ins) + "->" + out
+    rdt = D.result_type(*operands)
+    ops_ = tuple(o if o.dtype == rdt else o.to(rdt) for o in operands)
+    return apply(T.einsum, ops_, (ins, out, spec))
+
+
+def tensordot(a, b, dims=2) -> Tensor:
+    """Contract ``dims`` dimensions of ``a`` with ``b`` (an int or two lists of dims).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.tensordot(torch.ones(2, 3), torch.ones(3, 4), dims=1).shape
+        torch.Size([2, 4])
+    """
+    if isinstance(dims, int):
+        da = list(range(a.ndim - dims, a.ndim))
+        db = list(range(dims))
+    else:
+        da, db = ([d] if isinstance(d, int) else list(d) for d in dims)
+    da = [_wrap_dim(d, a.ndim) for d in da]
+    db = [_wrap_dim(d, b.ndim) for d in db]
+    fa = [d for d in range(a.ndim) if d not in da]
+    fb = [d for d in range(b.ndim) if d not in db]
+    k = int(np.prod([a.shape[d] for d in da], dtype=np.int64))
+    am = a.permute(*(fa + da)).reshape(-1, k)
+    bm = b.permute(*(db + fb)).reshape(k, -1)
+    return (am @ bm).reshape([a.shape[d] for d in fa] + [b.shape[d] for d in fb])
+
+
+# ----------------------------------------------------------------------------------
+# shape and view ops
+
+
+def _shape_arg(shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
+        shape = shape[0]
+    return tuple(int(s) for s in shape)
+
+
+def _infer_shape(shape, numel: int, orig):
+    shape = list(shape)
+    neg = [i for i, s in enumerate(shape) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+    if neg:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape[neg[0]] = numel // known
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel} "
+                           f"(input shape {list(orig)})")
+    return tuple(shape)
+
+
+def view(input, *shape) -> Tensor:  # noqa: A002
+    """The same data seen with a new shape (no copy; see ``reshape`` otherwise).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.arange(6.).view(2, 3).shape
+        torch.Size([2, 3])
+    """
+    if len(shape) == 1 and isinstance(shape[0], D.dtype):
+        return _make(input._data.view(shape[0].np))
+    shp = _infer_shape(_shape_arg(shape), input._data.size, input._data.shape)
+    try:
+        return view_apply(T.view, input, shp)
+    except (ValueError, AttributeError):
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead. "
+            f"(input shape {list(input.shape)}, stride {list(input.stride())}, asked for "
+            f"{list(shp)})") from None
+
+
+def reshape(input, *shape) -> Tensor:  # noqa: A002
+    """A tensor with the same data and a new shape (a view when possible).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.arange(6).reshape(3, -1).shape
+        torch.Size([3, 2])
+    """
+    shp = _infer_shape(_shape_arg(shape), input._data.size, input._data.shape)
+    if shp == input._data.shape and False:
+        return input
+    try:
+        return view_apply(T.view, input, shp)
+    except (ValueError, AttributeError):
+        return apply(T.unsafe_view, (input,), shp)
+
+
+def view_as(input, other) -> Tensor:  # noqa: A002
+    return view(input, other.shape)
+
+
+def reshape_as(input, other) -> Tensor:  # noqa: A002
+    return reshape(input, other.shape)
+
+
+def flatten(input, start_dim: int = 0, end_dim: int = -1) -> Tensor:  # noqa: A002
+    """Merge dims ``start_dim..end_dim`` into one.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.zeros(2, 3, 4).flatten(1).shape
+        torch.Size([2, 12])
+    """
+    nd = input._data.ndim
+    if nd == 0:
+        return reshape(input, 1)
+    s = _wrap_dim(start_dim, nd)
+    e = _wrap_dim(end_dim, nd)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    shp = input._data.shape
+    new = shp[:s] + (int(np.prod(shp[s:e + 1], dtype=np.int64)),) + shp[e + 1:]
+    return reshape(input, new)
+
+
+def unflatten(input, dim: int, sizes) -> Tensor:  # noqa: A002
+    """Split dim ``dim`` into ``sizes``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.zeros(2, 12).unflatten(1, (3, 4)).shape
+        torch.Size([2, 3, 4])
+    """
+    d = _wrap_dim(dim, input._data.ndim)
+    shp = input._data.shape
+    sizes = _infer_shape(tuple(sizes), shp[d], shp[d:d + 1])
+    return reshape(input, shp[:d] + tuple(sizes) + shp[d + 1:])
+
+
+def squeeze(input, dim=None) -> Tensor:  # noqa: A002
+    """Remove dims of size 1 (all, or those in ``dim``).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.zeros(1, 2, 1).squeeze().shape
+        torch.Size([2])
+    """
+    shp = input._data.shape
+    if dim is None:
+        axes = tuple(i for i, s in enumerate(shp) if s == 1)
+    else:
+        axes = tuple(d for d in (_dims(dim, len(shp)) or ()) if shp[d] == 1) if shp else ()
+    return view_apply(T.squeeze, input, axes)
+
+
+def unsqueeze(input, dim: int) -> Tensor:  # noqa: A002
+    """Insert a dim of size 1 at ``dim``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.zeros(3).unsqueeze(0).shape
+        torch.Size([1, 3])
+    """
+    return view_apply(T.unsqueeze, input, _wrap_dim(dim, input._data.ndim + 1))
+
+
+def permute(input, *dims) -> Tensor:  # noqa: A002
+    """Reorder dims.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.zeros(2, 3, 4).permute(2, 0, 1).shape
+        torch.Size([4, 2, 3])
+    """
+    dims = _shape_arg(dims)
+    nd = input._data.ndim
+    if len(dims) != nd:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
+                           f"not match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {nd} is not equal to len(dims) = {len(dims)}")
+    return view_apply(T.permute, input, tuple(_wrap_dim(d, nd) for d in dims))
+
+
+def transpose(input, dim0: int, dim1: int) -> Tensor:  # noqa: A002
+    """Swap two dims.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.zeros(2, 3).transpose(0, 1).shape
+        torch.Size([3, 2])
+    """
+    nd = input._data.ndim
+    if nd == 0:
+        return view_apply(T.alias, input, None)
+    return view_apply(T.transpose, input, (_wrap_dim(dim0, nd), _wrap_dim(dim1, nd)))
+
+
+swapaxes = swapdims = transpose
+
+
+def t(input) -> Tensor:  # noqa: A002
+    """Transpose of a tensor with at most 2 dims.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.zeros(2, 3).t().shape
+        torch.Size([3, 2])
+    """
+    if input._data.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                           f"{input._data.ndim}D")
+    return view_apply(T.t_op, input, None)
+
+
+def movedim(input, source, destination) -> Tensor:  # noqa: A002
+    """Move dims from ``source`` positions to ``destination`` positions.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.zeros(2, 3, 4).movedim(0, -1).shape
+        torch.Size([3, 4, 2])
+    """
+    nd = input._data.ndim
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    src = [_wrap_dim(s, nd) for s in src]
+    dst = [_wrap_dim(d, nd) for d in dst]
+    order = [i for i in range(nd) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return permute(input, order)
+
+
+moveaxis = movedim
+
+
+def expand(input, *sizes) -> Tensor:  # noqa: A002
+    """A broadcast view with ``sizes`` (-1 keeps a dim); no copy.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.tensor([[1.], [2.]]).expand(2, 3)
+        tensor([[1., 1., 1.],
+                [2., 2., 2.]])
+    """
+    sizes = _shape_arg(sizes)
+    shp = input._data.shape
+    if len(sizes) < len(shp):
+        raise RuntimeError(f"expand(torch.FloatTensor{{{list(shp)}}}, size={list(sizes)}): the "
+                           "number of sizes provided ({}) must be greater or equal to the number "
+                           "of dimensions in the tensor ({})".format(len(sizes), len(shp)))
+    lead = len(sizes) - len(shp)
+    target = []
+    for i, s in enumerate(sizes):
+        if i >= lead:
+            cur = shp[i - lead]
+            if s == -1:
+                s = cur
+            elif cur != 1 and cur != s:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({s}) must match the existing size ({cur}) "
+                    f"at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor "
+                    f"sizes: {list(shp)}")
+        elif s == -1:
+            raise RuntimeError("The expanded size of the tensor (-1) isn't allowed in a leading, "
+                               "non-existing dimension 0")
+        target.append(s)
+    target = tuple(target)
+    if target == shp:
+        return view_apply(T.expand, input, target)
+    return view_apply(T.expand, input, target)
+
+
+def expand_as(input, other) -> Tensor:  # noqa: A002
+    return expand(input, other.shape)
+
+
+def broadcast_to(input, size) -> Tensor:  # noqa: A002
+    """``input`` broadcast to ``size`` (a view).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.broadcast_to(torch.tensor([1., 2.]), (3, 2)).shape
+        torch.Size([3, 2])
+    """
+    return expand(input, tuple(size))
+
+
+def broadcast_tensors(*tensors):
+    shape = np.broadcast_shapes(*(t._data.shape for t in tensors))
+    return tuple(expand(t, shape) for t in tensors)
+
+
+def broadcast_shapes(*shapes):
+    return Size(np.broadcast_shapes(*shapes))
+
+
+def sum_to_size(input, *size) -> Tensor:  # noqa: A002
+    """Sum ``input`` down to ``size`` (undoes broadcasting).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.ones(2, 3).sum_to_size(1, 3)
+        tensor([[2., 2., 2.]])
+    """
+    size = _shape_arg(size)
+    return sum_to(input, size)
+
+
+def sum_to(g: Tensor, shape, node=None, i: int = 0) -> Tensor:
+    """Sum a gradient back to an input's shape (the engine's one place for broadcasting)."""
+    gs = g._data.shape
+    shape = tuple(shape)
+    lead = len(gs) - len(shape)
+    ok = lead >= 0 and builtins.all(s == 1 or s == gs[lead + k] for k, s in enumerate(shape))
+    if not ok:
+        who = f"Function {node.name()}" if node is not None else "sum_to_size"
+        raise RuntimeError(
+            f"{who} returned an invalid gradient at index {i} - got {list(gs)} but expected "
+            f"shape compatible with {list(shape)}. A backward must return one gradient per "
+            "input, each with that input's shape.")
+    axes = tuple(range(lead)) + tuple(lead + k for k, s in enumerate(shape)
+                                      if s == 1 and gs[lead + k] != 1)
+    r = sum(g, dim=axes, keepdim=True) if axes else g
+    if r._data.shape != shape:
+        r = reshape(r, shape)
+    return r
+
+
+def repeat(input, *sizes) -> Tensor:  # noqa: A002
+    """Tile the tensor ``sizes`` times along each dim (a copy).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.tensor([1., 2.]).repeat(2)
+        tensor([1., 2., 1., 2.])
+    """
+    sizes = _shape_arg(sizes)
+    if len(sizes) < input._data.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
+                           "of dimensions of tensor")
+    return apply(T.repeat, (input,), sizes)
+
+
+def tile(input, dims) -> Tensor:  # noqa: A002
+    """Like ``repeat``; missing leading dims count as 1.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.tensor([[1., 2.]]).tile((2,)).shape
+        torch.Size([1, 4])
+    """
+    dims = tuple(dims)
+    if len(dims) < input._data.ndim:
+        dims = (1,) * (input._data.ndim - len(dims)) + dims
+    return repeat(input, dims)
+
+
+def repeat_interleave(input, repeats, dim=None) -> Tensor:  # noqa: A002
+    if dim is None:
+        input, dim = input.reshape(-1), 0
+    reps = repeats._data if isinstance(repeats, Tensor) else repeats
+    idx = np.repeat(np.arange(input.shape[dim]), reps)
+    return index_select(input, dim, _make(idx.astype(np.int64)))
+
+
+def flip(input, dims) -> Tensor:  # noqa: A002
+    """Reverse the order of elements along ``dims``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.tensor([1., 2., 3.]).flip(0)
+        tensor([3., 2., 1.])
+    """
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    return apply(T.flip, (input,), tuple(_wrap_dim(d, input._data.ndim) for d in dims))
+
+
+def fliplr(input) -> Tensor:  # noqa: A002
+    return flip(input, 1)
+
+
+def flipud(input) -> Tensor:  # noqa: A002
+    return flip(input, 0)
+
+
+def roll(input, shifts, dims=None) -> Tensor:  # noqa: A002
+    """Rotate elements along ``dims`` by ``shifts``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.tensor([1., 2., 3.]).roll(1)
+        tensor([3., 1., 2.])
+    """
+    if dims is None:
+        return roll(input.reshape(-1), shifts, 0).reshape(input.shape)
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    return apply(T.roll, (input,), (shifts, tuple(_wrap_dim(d, input.ndim) for d in dims)))
+
+
+def _promote_list(tensors, fn_name):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError(f"{fn_name}(): expected a non-empty list of Tensors")
+    for i, x in enumerate(tensors):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{fn_name}(): argument 'tensors' must be a sequence of Tensors, but "
+                            f"element {i} is {type(x).__name__}")
+    rdt = D.result_type(*tensors) if len(tensors) > 1 else tensors[0].dtype
+    return [x if x.dtype == rdt else x.to(rdt) for x in tensors]
+
+
+def cat(tensors, dim: int = 0) -> Tensor:
+    """Join tensors along an existing dim.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.cat([torch.zeros(2, 1), torch.ones(2, 2)], dim=1).shape
+        torch.Size([2, 3])
+    """
+    ts = _promote_list(tensors, "cat")
+    ts = [x for x in ts if not (x._data.ndim == 1 and x._data.size == 0)] or ts[:1]
+    nd = ts[0]._data.ndim
+    if nd == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = _wrap_dim(dim, nd)
+    ref = ts[0]._data.shape
+    for k, x in enumerate(ts):
+        s = x._data.shape
+        if len(s) != nd:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {nd} and "
+                               f"{len(s)}")
+        for j in range(nd):
+            if j != d and s[j] != ref[j]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size "
+                    f"{ref[j]} but got size {s[j]} for tensor number {k} in the list.")
+    sizes = tuple(x._data.shape[d] for x in ts)
+    return apply(T.cat, ts, (d, sizes))
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim: int = 0) -> Tensor:
+    """Join tensors along a new dim.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.stack([torch.zeros(3), torch.ones(3)]).shape
+        torch.Size([2, 3])
+    """
+    ts = _promote_list(tensors, "stack")
+    ref = ts[0]._data.shape
+    for k, x in enumerate(ts):
+        if x._data.shape != ref:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(ref)} "
+                               f"at entry 0 and {list(x._data.shape)} at entry {k}")
+    d = _wrap_dim(dim, len(ref) + 1)
+    return apply(T.stack, ts, d)
+
+
+def hstack(tensors) -> Tensor:
+    ts = list(tensors)
+    return cat(ts, 0 if ts[0].ndim == 1 else 1)
+
+
+def vstack(tensors) -> Tensor:
+    return cat([x.reshape(1, -1) if x.ndim == 1 else x for x in tensors], 0)
+
+
+def _pieces(input, d, bounds, kind, sizes):
+    """Multi-output view op (split/unbind): pieces share memory with ``input``."""
+    outs = []
+    for lo, hi in bounds:
+        key = (slice(None),) * d + ((lo if kind == "unbind" else slice(lo, hi)),)
+        arr = input._data[key]
+        t = _make(arr)
+        t._vc = input._vc
+        t._base = input._base if input._base is not None else input
+        t._vfn = (input._vfn, T.slice_op if kind != "unbind" else T.select, key)
+        outs.append(t)
+    if STATE.enabled and input._rg:
+        op = T.unbind if kind == "unbind" else T.split
+        record(op, tuple(outs), (input,), (kind, d, sizes), nout=len(outs))
+    return tuple(outs)
+
+
+def split(tensor, split_size_or_sections, dim: int = 0):
+    """Split into pieces of a given size (an int) or sizes (a list); views.
+
+    Example:
+        >>> import retrograd as torch
+        >>> [p.shape[0] for p in torch.arange(5).split(2)]
+        [2, 2, 1]
+    """
+    d = _wrap_dim(dim, tensor._data.ndim)
+    n = tensor._data.shape[d]
+    if isinstance(split_size_or_sections, (int, np.integer)):
+        s = int(split_size_or_sections)
+        if s <= 0 and n > 0:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
+                               f"dimension size of {n}")
+        sizes = [s] * (n // s) + ([n % s] if n % s else []) if s else [0]
+    else:
+        sizes = [int(x) for x in split_size_or_sections]
+        if _py_sum(sizes) != n:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} "
+                               f"(input tensor's size at dimension {d}), but got split_sizes="
+                               f"{sizes}")
+    bounds, off = [], 0
+    for s in sizes:
+        bounds.append((off, off + s))
+        off += s
+    return _pieces(tensor, d, bounds, "split", tuple(sizes))
+
+
+def tensor_split(input, indices_or_sections, dim: int = 0):  # noqa: A002
+    n = input.shape[dim]
+    if isinstance(indices_or_sections, int):
+        k = indices_or_sections
+        sizes = [n // k + 1] * (n % k) + [n // k] * (k - n % k)
+    else:
+        idx = [0] + list(indices_or_sections) + [n]
+        sizes = [_py_max(0, idx[i + 1] - idx[i]) for i in range(len(idx) - 1)]
+    return split(input, sizes, dim)
+
+
+def chunk(input, chunks: int, dim: int = 0):  # noqa: A002
+    """Split into ``chunks`` pieces (the last may be smaller).
+
+    Example:
+        >>> import retrograd as torch
+        >>> len(torch.arange(6).chunk(3))
+        3
+    """
+    n = input._data.shape[_wrap_dim(dim, input._data.ndim)]
+    size = -(-n // chunks) if n else 1
+    return split(input, _py_max(size, 1), dim)
+
+
+def unbind(input, dim: int = 0):  # noqa: A002
+    """Slices along ``dim`` as a tuple of views.
+
+    Example:
+        >>> import retrograd as torch
+        >>> a, b = torch.tensor([[1., 2.], [3., 4.]]).unbind(0); b
+        tensor([3., 4.])
+    """
+    d = _wrap_dim(dim, input._data.ndim)
+    n = input._data.shape[d]
+    return _pieces(input, d, [(i, i + 1) for i in range(n)], "unbind", None)
+
+
+def narrow(input, dim: int, start, length: int) -> Tensor:  # noqa: A002
+    """A view of ``length`` elements from ``start`` along ``dim``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.arange(5).narrow(0, 1, 2)
+        tensor([1, 2])
+    """
+    d = _wrap_dim(dim, input._data.ndim)
+    start = int(start)
+    n = input._data.shape[d]
+    if start < 0:
+        start += n
+    if start < 0 or start + length > n or length < 0:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    key = (slice(None),) * d + (slice(start, start + length),)
+    return view_apply(T.slice_op, input, key)
+
+
+def select(input, dim: int, index: int) -> Tensor:  # noqa: A002
+    """The slice at ``index`` along ``dim`` (a view, one dim fewer).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.tensor([[1, 2], [3, 4]]).select(1, 0)
+        tensor([1, 3])
+    """
+    d = _wrap_dim(dim, input._data.ndim)
+    n = input._data.shape[d]
+    index = int(index)
+    if index < -n or index >= n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(input.shape)} at dimension {d}")
+    key = (slice(None),) * d + (index,)
+    return view_apply(T.select, input, key)
+
+
+def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:  # noqa: A002
+    nd = input.ndim
+    d1, d2 = _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)
+    n1, n2 = input.shape[d1], input.shape[d2]
+    i = np.arange(_py_max(0, _py_min(n1 - _py_max(0, -offset), n2 - _py_max(0, offset))))
+    rows, cols = i + _py_max(0, -offset), i + _py_max(0, offset)
+    x = movedim(input, (d1, d2), (-2, -1))
+    return x[..., _make(rows), _make(cols)]
+
+
+def diag(input, diagonal_: int = 0) -> Tensor:  # noqa: A002
+    if input.ndim == 1:
+        n = input.shape[0] + _py_abs(diagonal_)
+        z = zeros(n, n, dtype=input.dtype)
+        i = np.arange(input.shape[0])
+        r, c = i + _py_max(0, -diagonal_), i + _py_max(0, diagonal_)
+        return z.index_put((_make(r), _make(c)), input)
+    return diagonal(input, diagonal_)
+
+
+def trace(input) -> Tensor:  # noqa: A002
+    return diagonal(input).sum()
+
+
+def tril(input, diagonal: int = 0) -> Tensor:  # noqa: A002
+    mask = np.tril(np.ones(input.shape[-2:], dtype=bool), diagonal)
+    return where(_make(mask), input, 0.0 if input.is_floating_point() else 0)
+
+
+def triu(input, diagonal: int = 0) -> Tensor:  # noqa: A002
+    mask = np.triu(np.ones(input.shape[-2:], dtype=bool), diagonal)
+    return where(_make(mask), input, 0.0 if input.is_floating_point() else 0)
+
+
+# ----------------------------------------------------------------------------------
+# indexing
+
+
+def _norm_index(k, nd_hint=None):
+    if isinstance(k, Tensor):
+        d = k._data
+        if d.dtype == np.bool_ or d.dtype == np.uint8 and False:
+            return d
+        if d.dtype.kind not in "iub":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        return d.astype(np.intp, copy=False) if d.dtype != np.bool_ else d
+    if isinstance(k, (list, tuple)):
+        arr = np.array([_norm_index(x) if isinstance(x, Tensor) else x for x in k])
+        if arr.dtype.kind == "f":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        return arr
+    if isinstance(k, np.ndarray):
+        return k
+    if k is None or k is Ellipsis or isinstance(k, (slice, int, np.integer)):
+        if isinstance(k, slice) and k.step is not None and k.step <= 0:
+            raise ValueError("step must be greater than zero")
+        return k
+    if isinstance(k, bool):
+        return k
+    raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                     f"Variables are valid indices (got {type(k).__name__})")
+
+
+def norm_key(key):
+    """A NumPy-ready indexing key (tensors become integer or bool arrays)."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    return tuple(_norm_index(k) for k in key)
+
+
+def _basic(key) -> bool:
+    for k in key:
+        if not (k is None or k is Ellipsis or k.__class__ is slice or k.__class__ is int
+                or isinstance(k, np.integer)):
+            return False
+    return True
+
+
+def getitem(self, key) -> Tensor:
+    """``tensor[key]``: basic indexing gives a view, advanced indexing a copy.
+
+    Example:
+        >>> import retrograd as torch
+        >>> x = torch.arange(6.).reshape(2, 3)
+        >>> x[1], x[:, ::2].shape, x[x > 3]
+        (tensor([3., 4., 5.]), torch.Size([2, 2]), tensor([4., 5.]))
+    """
+    key = norm_key(key)
+    if _basic(key):
+        ints = builtins.all(k.__class__ is int or isinstance(k, np.integer) for k in key)
+        op = T.select if ints else T.slice_op
+        try:
+            return view_apply(op, self, key)
+        except IndexError as e:
+            raise IndexError(f"{e} (tensor of shape {list(self.shape)})") from None
+    try:
+        return apply(T.index, (self,), key)
+    except IndexError as e:
+        raise IndexError(f"{e} (tensor of shape {list(self.shape)}, index {key})") from None
+
+
+def index_put(input, indices, values, accumulate: bool = False) -> Tensor:  # noqa: A002
+    """Out-of-place ``input[indices] = values`` (or ``+=`` with ``accumulate``).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.zeros(3).index_put((torch.tensor([0, 0]),), torch.tensor(1.), accumulate=True)
+        tensor([2., 0., 0.])
+    """
+    key = norm_key(tuple(indices) if isinstance(indices, list) else indices)
+    if not isinstance(values, Tensor):
+        values = _make(np.asarray(values, dtype=input._data.dtype))
+    elif values._data.dtype != input._data.dtype:
+        values = values.to(input.dtype)
+    return apply(T.index_put, (input, values), (key, bool(accumulate)))
+
+
+def setitem(self, key, value) -> None:
+    """``tensor[key] = value`` as an in-place op (differentiable in both).
+
+    Example:
+        >>> import retrograd as torch
+        >>> x = torch.zeros(3); x[1] = 5; x
+        tensor([0., 5., 0.])
+    """
+    key = norm_key(key)
+    vt = isinstance(value, Tensor)
+    if not STATE.enabled or not (self._rg or (vt and value._rg)):
+        _check_inplace_leaf(self)
+        self._data[key] = value._data if vt else value
+        self._vc[0] += 1
+        return
+    _inplace(self, index_put(self, key, value))
+
+
+def gather(input, dim: int, index) -> Tensor:  # noqa: A002
+    """``out[i][j] = input[i][index[i][j]]`` along ``dim``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.gather(torch.tensor([[1., 2.], [3., 4.]]), 1, torch.tensor([[1], [0]]))
+        tensor([[2.],
+                [3.]])
+    """
+    d = _wrap_dim(dim, input._data.ndim)
+    _check_index(index, "gather")
+    idx = index._data
+    return apply(T.gather, (input, index), d) if idx.size else _make(
+        np.zeros(idx.shape, input._data.dtype))
+
+
+def _check_index(index, fn):
+    if not isinstance(index, Tensor) or index._data.dtype != np.int64:
+        raise RuntimeError(f"{fn}(): Expected dtype int64 for index")
+
+
+def scatter(input, dim: int, index, src=None, *, value=None, reduce=None) -> Tensor:  # noqa: A002
+    """Out-of-place scatter: ``out[index[i][j]][j] = src[i][j]`` along ``dim``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.zeros(3).scatter(0, torch.tensor([2]), torch.tensor([5.]))
+        tensor([0., 0., 5.])
+    """
+    if src is None:
+        src = value
+    d = _wrap_dim(dim, input._data.ndim)
+    _check_index(index, "scatter")
+    if reduce is not None and reduce not in ("add",):
+        raise NotImplementedError(f"retrograd: scatter reduce={reduce!r} is not supported; use "
+                                  "scatter_add or scatter_reduce")
+    s = src if isinstance(src, Tensor) else _make(np.asarray(src, dtype=input._data.dtype))
+    op = T.scatter_add if reduce == "add" else T.scatter
+    return apply(op, (input, index, s), (d, reduce))
+
+
+def scatter_add(input, dim: int, index, src) -> Tensor:  # noqa: A002
+    """Out-of-place scatter that adds: ``out[index[i][j]][j] += src[i][j]``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.zeros(3).scatter_add(0, torch.tensor([1, 1]), torch.tensor([1., 2.]))
+        tensor([0., 3., 0.])
+    """
+    d = _wrap_dim(dim, input._data.ndim)
+    _check_index(index, "scatter_add")
+    return apply(T.scatter_add, (input, index, src), (d, "add"))
+
+
+def index_select(input, dim: int, index) -> Tensor:  # noqa: A002
+    """Rows (or slices along ``dim``) picked by ``index``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.tensor([[1., 2.], [3., 4.]]).index_select(0, torch.tensor([1]))
+        tensor([[3., 4.]])
+    """
+    d = _wrap_dim(dim, input._data.ndim)
+    if index._data.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    return apply(T.index_select, (input, index), d)
+
+
+def index_add(input, dim: int, index, source, *, alpha=1) -> Tensor:  # noqa: A002
+    """Out-of-place ``input[index] += alpha * source`` along ``dim``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.zeros(3).index_add(0, torch.tensor([0, 0]), torch.ones(2))
+        tensor([2., 0., 0.])
+    """
+    d = _wrap_dim(dim, input._data.ndim)
+    return apply(T.index_add, (input, index, source), (d, alpha))
+
+
+def masked_fill(input, mask, value) -> Tensor:  # noqa: A002
+    """``value`` where ``mask`` is True, ``input`` elsewhere.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.ones(3).masked_fill(torch.tensor([True, False, True]), 0.)
+        tensor([0., 1., 0.])
+    """
+    if mask._data.dtype != np.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{_legacy_name(mask.dtype).lower()}")
+    if isinstance(value, Tensor):
+        if value._data.ndim != 0:
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
+                               f"tensor with {value._data.ndim} dimension(s).")
+        value = value.to(input.dtype)
+    else:
+        value = _make(np.asarray(value, dtype=input._data.dtype))
+    return where(mask, value, input)
+
+
+def masked_select(input, mask) -> Tensor:  # noqa: A002
+    """The elements where ``mask`` is True, as a 1-D tensor.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.tensor([1., 2., 3.]).masked_select(torch.tensor([True, False, True]))
+        tensor([1., 3.])
+    """
+    shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
+    x = expand(input, shape) if input._data.shape != shape else input
+    m = np.broadcast_to(mask._data, shape)
+    return getitem(x, _make(np.ascontiguousarray(m)))
+
+
+def take_along_dim(input, indices, dim=None) -> Tensor:  # noqa: A002
+    """Values of ``input`` at ``indices`` along ``dim`` (broadcasting the other dims).
+
+    Example:
+        >>> import retrograd as torch
+        >>> x = torch.tensor([[10., 30.], [40., 20.]])
+        >>> torch.take_along_dim(x, x.argmax(1, keepdim=True), dim=1)
+        tensor([[30.],
+                [40.]])
+    """
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    d = _wrap_dim(dim, input.ndim)
+    si, sx = list(indices.shape), list(input.shape)
+    si[d] = sx[d] = 1
+    b = np.broadcast_shapes(tuple(si), tuple(sx))
+    xs = list(b)
+    xs[d] = input.shape[d]
+    ishp = list(b)
+    ishp[d] = indices.shape[d]
+    return gather(expand(input, xs), d, _make(np.ascontiguousarray(
+        np.broadcast_to(indices._data, ishp))))
+
+
+def take(input, index) -> Tensor:  # noqa: A002
+    return input.reshape(-1)[index]
+
+
+def nonzero(input, *, as_tuple: bool = False):  # noqa: A002
+    """Indices of non-zero elements.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nonzero(torch.tensor([0, 3, 0, 4]))
+        tensor([[1],
+                [3]])
+    """
+    nz = np.nonzero(input._data)
+    if as_tuple:
+        return tuple(_make(a.astype(np.int64)) for a in nz)
+    return _make(np.stack(nz, axis=1).astype(np.int64) if nz else np.zeros((0, 0), np.int64))
+
+
+def argwhere(input) -> Tensor:  # noqa: A002
+    return nonzero(input)
+
+
+def _take_values(input, idx_arr, dim, which, keepdim=True):
+    it = _make(np.ascontiguousarray(idx_arr).astype(np.int64))
+    vals = apply(T.take_ops[which], (input, it), (dim, keepdim))
+    return vals, it
+
+
+def sort(input, dim: int = -1, descending: bool = False, stable: bool = False):  # noqa: A002
+    """Sorted values and the indices that sort them (values carry the gradient).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.sort(torch.tensor([3., 1., 2.])).values
+        tensor([1., 2., 3.])
+    """
+    if input._data.ndim == 0:
+        return _rt("sort")(input.clone(), _make(np.zeros((), np.int64)))
+    d = _wrap_dim(dim, input._data.ndim)
+    data = input._data
+    if descending:
+        idx = np.argsort(_desc_key(data), axis=d, kind="stable")
+    else:
+        idx = np.argsort(data, axis=d, kind="stable")
+    vals, it = _take_values(input, idx, d, "sort")
+    return _rt("sort")(vals, it)
+
+
+def _desc_key(data):
+    if data.dtype.kind == "b":
+        return ~data
+    if data.dtype.kind == "u":
+        return -(data.astype(np.int64))
+    k = -data.astype(np.float64) if data.dtype.kind == "f" or data.dtype == D.bfloat16.np \
+        else -data.astype(np.int64)
+    if data.dtype.kind == "f":
+        k = np.where(np.isnan(data), -np.inf, k)
+    return k
+
+
+def argsort(input, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:  # noqa: A002
+    """Indices that sort ``input`` along ``dim``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.argsort(torch.tensor([3., 1., 2.]))
+        tensor([1, 2, 0])
+    """
+    return sort(input, dim, descending, stable).indices
+
+
+def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):  # noqa: A002
+    """The ``k`` largest (or smallest) values along ``dim`` and their indices.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.topk(torch.tensor([1., 5., 3.]), 2).values
+        tensor([5., 3.])
+    """
+    d = _wrap_dim(dim, input._data.ndim)
+    n = input._data.shape[d] if input._data.ndim else 1
+    if k > n or k < 0:
+        raise RuntimeError("selected index k out of range")
+    data = input._data
+    key = _desc_key(data) if largest else data
+    idx = np.argsort(key, axis=d, kind="stable")
+    idx = np.take(idx, np.arange(k), axis=d)
+    vals, it = _take_values(input, idx, d, "topk")
+    return _rt("topk")(vals, it)
+
+
+def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):  # noqa: A002
+    d = _wrap_dim(dim, input.ndim)
+    idx = np.take(np.argsort(input._data, axis=d, kind="stable"), [k - 1], axis=d)
+    vals, it = _take_values(input, idx, d, "kthvalue")
+    if not keepdim:
+        vals, it = vals.squeeze(d), it.squeeze(d)
+    return _rt("kthvalue")(vals, it)
+
+
+def median(input, dim=None, keepdim: bool = False):  # noqa: A002
+    if dim is None:
+        flat = input.reshape(-1)
+        k = (flat.shape[0] - 1) // 2
+        idx = np.argsort(flat._data, kind="stable")[k:k + 1]
+        vals, _ = _take_values(flat, idx, 0, "median")
+        return vals.reshape(())
+    n = input.shape[dim]
+    return kthvalue(input, (n - 1) // 2 + 1, dim, keepdim)
+
+
+# ----------------------------------------------------------------------------------
+# conversions and copies
+
+
+def to(self, *args, **kwargs) -> Tensor:
+    """Convert dtype (and accept a device, which must be the CPU).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.ones(2).to(torch.float64).dtype
+        torch.float64
+    """
+    from .._device import check_device, device as _device
+
+    dtype = kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    dev = kwargs.pop("device", None)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    for a in args:
+        if isinstance(a, D.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype = a.dtype
+        elif isinstance(a, (str, _device, int)):
+            dev = a
+        elif isinstance(a, bool):
+            copy = a
+        elif a is not None:
+            dtype = D.as_dtype(a)
+    check_device(dev)
+    if dtype is None:
+        return clone(self) if copy else self
+    dt = D.as_dtype(dtype).np
+    if dt == self._data.dtype and not copy:
+        return self
+    return apply(T.to_copy, (self,), dt)
+
+
+def _caster(dt):
+    def fn(self, memory_format=None) -> Tensor:
+        return to(self, dt)
+    fn.__name__ = dt.name
+    fn.__doc__ = f"``self.to({dt!r})``."
+    return fn
+
+
+def type_as(self, other) -> Tensor:
+    return to(self, other.dtype)
+
+
+def type_(self, dtype=None, non_blocking: bool = False):
+    if dtype is None:
+        return _legacy_type_str(self)
+    if isinstance(dtype, str):
+        names = {"torch.FloatTensor": D.float32, "torch.DoubleTensor": D.float64,
+                 "torch.LongTensor": D.int64, "torch.IntTensor": D.int32,
+                 "torch.HalfTensor": D.float16, "torch.BoolTensor": D.bool,
+                 "torch.ByteTensor": D.uint8}
+        dtype = names[dtype]
+    return to(self, dtype)
+
+
+def _legacy_type_str(t) -> str:
+    from ..autograd.node import legacy_type_name
+
+    return legacy_type_name(t)
+
+
+def clone(input, *, memory_format=None) -> Tensor:  # noqa: A002
+    """A copy in the graph (its gradient flows back to ``input``).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.ones(1, requires_grad=True).clone()
+        tensor([1.], grad_fn=<CloneBackward0>)
+    """
+    return apply(T.clone, (input,))
+
+
+def contiguous(input, memory_format=None) -> Tensor:  # noqa: A002
+    """``input`` itself when contiguous, otherwise a contiguous copy.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.zeros(2, 3).t().contiguous().is_contiguous()
+        True
+    """
+    if input._data.flags.c_contiguous:
+        return input
+    out = apply(T.clone, (input,))
+    out._data = np.ascontiguousarray(out._data)
+    return out
+
+
+# ----------------------------------------------------------------------------------
+# in-place ops (Note [In-place ops])
+
+
+def _check_inplace_leaf(self) -> None:
+    if not STATE.enabled:
+        return
+    if self.grad_fn is None and self._rg:
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation. Leaves "
+            "that require grad (parameters, tensors made with requires_grad=True) must keep "
+            "their value for backward: update them inside `with torch.no_grad():` (as optimizers "
+            "do), or use an out-of-place op (x = x + 1).")
+    base = self._base
+    if base is not None and base.grad_fn is None and base._rg:
+        raise RuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place "
+            "operation. Clone the leaf first (x = leaf.clone(); x[...] = ...), or modify it "
+            "under torch.no_grad().")
+
+
+_CAN_CAST_CACHE: dict = {}
+
+
+def _can_cast(src, dst) -> bool:
+    key = (src, dst)
+    r = _CAN_CAST_CACHE.get(key)
+    if r is None:
+        s, d = D.FROM_NP[src], D.FROM_NP[dst]
+        r = _CAN_CAST_CACHE[key] = s.category <= d.category
+    return r
+
+
+# Note [In-place ops]
+# An in-place op is its out-of-place op followed by a write into the tensor's
+# memory: the value is computed (and, in grad mode, recorded against the tensor's
+# *old* history), written with np.copyto so views see it, and the version counter
+# is bumped so saved copies of the old value are detected. The tensor then takes
+# the new node as its grad_fn ("rebase"). For a view, the base's history is
+# rewritten instead (Note [Views and in-place]).
+def _inplace(self: Tensor, res: Tensor) -> Tensor:
+    _check_inplace_leaf(self)
+    sd = self._data.dtype
+    rd = res._data.dtype
+    if sd != rd and not _can_cast(rd, sd):
+        raise RuntimeError(f"result type {_LEGACY[res.dtype.name]} can't be cast to the desired "
+                           f"output type {_LEGACY[self.dtype.name]}. The in-place op would "
+                           "truncate its result; use the out-of-place op, or convert the tensor "
+                           "first (x = x.float()).")
+    if res._data.shape != self._data.shape:
+        bshape = np.broadcast_shapes(res._data.shape, self._data.shape)
+        if bshape != self._data.shape:
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
+                               f"broadcast shape {list(bshape)}")
+    np.copyto(self._data, res._data, casting="unsafe")
+    self._vc[0] += 1
+    if not (res._rg and STATE.enabled):
+        if self._rg and self.grad_fn is not None and STATE.enabled:
+            raise RuntimeError("the derivative of this in-place op is not implemented: it was "
+                               "applied to a tensor that requires grad. Use it under no_grad() "
+                               "or on a detached tensor.")
+        return self
+    if res._data.shape != self._data.shape:
+        res = expand(res, self._data.shape)
+    if rd != sd:
+        res = to(res, D.FROM_NP[sd])
+    if self._base is not None:
+        _rebase_view(self, res)
+    else:
+        node = res.grad_fn
+        self.grad_fn = node
+        self._out_nr = res._out_nr
+        self._rg = True
+        if node._out is not None:
+            node._out[res._out_nr] = (self._data, self._vc, self._vc[0])
+    return self
+
+
+def _copy_slices_vjp(g, s, n, needs):
+    recipe = n._p
+    out = [None, None]
+    if needs[0]:
+        mask = _make(np.ones(g._data.shape, dtype=np.bool_))
+        replay_view(recipe, mask)._data[...] = False
+        out[0] = where(mask, g, 0.0)
+    if needs[1]:
+        out[1] = replay_view(recipe, g)
+    return out
+
+
+_COPY_SLICES = Op("copy_slices", None, _copy_slices_vjp, node_name="CopySlices")
+
+
+def _rebase_view(view_t: Tensor, res: Tensor) -> None:
+    base = view_t._base
+    old = _make(base._data)
+    old._rg = base._rg
+    old.grad_fn = base.grad_fn
+    old._out_nr = base._out_nr
+    old._acc = base._acc
+    if base._rg and base.grad_fn is None:
+        old.grad_fn = None
+    record(_COPY_SLICES, base, (old, res), view_t._vfn)
+    fresh = replay_view(view_t._vfn, base)
+    view_t.grad_fn = fresh.grad_fn
+    view_t._out_nr = 0
+    view_t._rg = True
+
+
+def _make_inplace(fn, name):
+    def method(self, *args, **kwargs):
+        if not STATE.enabled or not (self._rg or _any_rg(args) or _any_rg(kwargs.values())):
+            return _write_plain(self, fn(self, *args, **kwargs))
+        return _inplace(self, fn(self, *args, **kwargs))
+    method.__name__ = name
+    method.__doc__ = f"In-place ``{fn.__name__}`` (bumps the version counter)."
+    return method
+
+
+def _any_rg(args) -> bool:
+    for a in args:
+        if isinstance(a, Tensor) and a._rg:
+            return True
+    return False
+
+
+def _write_plain(self, res):
+    """In-place write outside any graph (no_grad updates, optimizers)."""
+    _check_inplace_leaf(self)
+    sd = self._data.dtype
+    if res._data.dtype != sd and not _can_cast(res._data.dtype, sd):
+        return _inplace(self, res)
+    if res._data.shape != self._data.shape:
+        return _inplace(self, res)
+    np.copyto(self._data, res._data, casting="unsafe")
+    self._vc[0] += 1
+    return self
+
+
+def fill_(self, value) -> Tensor:
+    """Fill with ``value`` in place.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.zeros(2).fill_(3)
+        tensor([3., 3.])
+    """
+    if isinstance(value, Tensor):
+        if value._data.ndim != 0:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value._data.ndim} dimensions.")
+        if STATE.enabled and (self._rg or value._rg):
+            return _inplace(self, apply(T.fill, (self, value.to(self.dtype))))
+        value = value.item()
+    if STATE.enabled and self._rg:
+        return _inplace(self, apply(T.fill, (self, value)))
+    _check_inplace_leaf(self)
+    self._data[...] = value
+    self._vc[0] += 1
+    return self
+
+
+def zero_(self) -> Tensor:
+    """Set every element to zero in place.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.ones(2).zero_()
+        tensor([0., 0.])
+    """
+    if STATE.enabled and self._rg:
+        return _inplace(self, apply(T.zero, (self,)))
+    _check_inplace_leaf(self)
+    self._data[...] = 0
+    self._vc[0] += 1
+    return self
+
+
+def copy_(self, src, non_blocking: bool = False) -> Tensor:
+    """Copy ``src`` (broadcast and cast) into this tensor in place.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.zeros(2, 2).copy_(torch.tensor([1., 2.]))
+        tensor([[1., 2.],
+                [1., 2.]])
+    """
+    if not isinstance(src, Tensor):
+        src = tensor(src)
+    if STATE.enabled and (self._rg or src._rg):
+        return _inplace(self, apply(T.copy_from, (self, src)))
+    _check_inplace_leaf(self)
+    try:
+        np.copyto(self._data, np.broadcast_to(src._data, self._data.shape), casting="unsafe")
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a ({self.shape[-1] if self.ndim else 1}) must "
+                           f"match the size of tensor b ({src.shape[-1] if src.ndim else 1}): "
+                           f"copy_ from {list(src.shape)} into {list(self.shape)}") from None
+    self._vc[0] += 1
+    return self
+
+
+def _rand_inplace(self, arr):
+    _check_inplace_leaf(self)
+    self._data[...] = arr
+    self._vc[0] += 1
+    return self
+
+
+def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
+    """Fill with uniform samples from [a, b) in place.
+
+    Example:
+        >>> import retrograd as torch
+        >>> bool((torch.zeros(100).uniform_(2, 3) >= 2).all())
+        True
+    """
+    from .._random import gen
+
+    return _rand_inplace(self, gen(generator).uniform(a, b, self._data.shape))
+
+
+def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
+    """Fill with normal samples in place.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.zeros(3).normal_().shape
+        torch.Size([3])
+    """
+    from .._random import gen
+
+    return _rand_inplace(self, gen(generator).normal(mean, std, self._data.shape))
+
+
+def bernoulli_(self, p: float = 0.5, *, generator=None) -> Tensor:
+    from .._random import gen
+
+    pp = p._data if isinstance(p, Tensor) else p
+    return _rand_inplace(self, gen(generator).random(self._data.shape) < pp)
+
+
+def bernoulli(input, p=None, *, generator=None) -> Tensor:  # noqa: A002
+    from .._random import gen
+
+    probs = input._data if p is None else p
+    return _make((gen(generator).random(input._data.shape) < probs).astype(input._data.dtype))
+
+
+def exponential_(self, lambd: float = 1.0, *, generator=None) -> Tensor:
+    from .._random import gen
+
+    return _rand_inplace(self, gen(generator).exponential(1.0 / lambd, self._data.shape))
+
+
+def random_(self, low: int = 0, high=None, *, generator=None) -> Tensor:
+    from .._random import gen
+
+    if high is None:
+        low, high = 0, low if low else 2 ** 24
+    return _rand_inplace(self, gen(generator).integers(low, high, self._data.shape))
+
+
+def multinomial(input, num_samples: int, replacement: bool = False, *,  # noqa: A002
+                generator=None) -> Tensor:
+    from .._random import gen
+
+    g = gen(generator)
+    p = np.asarray(input._data, dtype=np.float64)
+    rows = p.reshape(-1, p.shape[-1])
+    out = []
+    for r in rows:
+        out.append(g.choice(len(r), num_samples, replace=replacement, p=r / r.sum()))
+    res = np.array(out, dtype=np.int64)
+    return _make(res.reshape(p.shape[:-1] + (num_samples,)))
+
+
+def detach_copy(input) -> Tensor:  # noqa: A002
+    return _make(input._data.copy())
+
+
+__all__ += list(_UNARY_EXAMPLES) + list(T._CMP)

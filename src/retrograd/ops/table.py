@@ -1,0 +1,779 @@
+"""The table of primitives: NumPy forward kernels and derivative rules in Tensor ops.
+
+Note [One table]
+Every differentiable primitive is one ``Op`` below. Its rules are written with
+retrograd's own Tensor operations, never raw NumPy, so the engine can run them under
+``no_grad`` for a plain backward and with grad mode on for ``create_graph=True``:
+derivatives of any order come from the same rules. Rules never mention broadcasting:
+the engine sums a gradient back to its input's shape (Note [Engine order]).
+Composites (softmax, var, lerp, ...) live in ``functions.py`` and have no entry here
+unless numerical stability or memory asks for one (each says which).
+
+Rule signature: ``rule(g, s, n)`` with ``g`` the output gradient, ``s`` the saved
+values (in the order of ``save``), ``n`` the node (``n._p`` holds the op's
+non-tensor arguments, ``n._edges[i][2]`` the shape of input i).
+
+Example:
+    >>> import retrograd as torch
+    >>> x = torch.tensor([0.5], requires_grad=True)
+    >>> g, = torch.autograd.grad(x.sin(), x, create_graph=True)
+    >>> g2, = torch.autograd.grad(g, x)
+    >>> bool(torch.allclose(g2, -x.sin()))
+    True
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import retrograd as R
+
+from ._core import Op
+
+LN2 = math.log(2.0)
+LN10 = math.log(10.0)
+
+
+def _zeros_rule(g, s, n):
+    return R.zeros_like(g)
+
+
+def _where0(cond, g):
+    """g where cond, else 0 (a masked gradient that never turns inf*0 into nan)."""
+    return R.where(cond, g, 0.0)
+
+
+# ---------------------------------------------------------------------------------
+# elementwise, one input.  "float" kind: integer inputs are computed in the default
+# float dtype, as in PyTorch (torch.exp(int tensor) is float32).
+def _u(name, fwd, rule=None, save=(), kind="float", node_name=None):
+    op = Op(name, fwd, None if rule is None else (rule,), save, node_name=node_name)
+    op.kind = kind
+    return op
+
+
+neg = _u("neg", np.negative, lambda g, s, n: -g, kind=None)
+abs = _u("abs", np.absolute, lambda g, s, n: g * s[0].sign(), (0,), kind=None)  # noqa: A001
+sign = _u("sign", np.sign, _zeros_rule, kind=None)
+floor = _u("floor", np.floor, _zeros_rule, kind=None)
+ceil = _u("ceil", np.ceil, _zeros_rule, kind=None)
+round = _u("round", np.round, _zeros_rule, kind=None)  # noqa: A001 - half to even, as torch
+trunc = _u("trunc", np.trunc, _zeros_rule, kind=None)
+exp = _u("exp", np.exp, lambda g, s, n: g * s[0], ("out",))
+exp2 = _u("exp2", np.exp2, lambda g, s, n: g * s[0] * LN2, ("out",))
+expm1 = _u("expm1", np.expm1, lambda g, s, n: g * (s[0] + 1), ("out",))
+log = _u("log", np.log, lambda g, s, n: g / s[0], (0,))
+log2 = _u("log2", np.log2, lambda g, s, n: g / (s[0] * LN2), (0,))
+log10 = _u("log10", np.log10, lambda g, s, n: g / (s[0] * LN10), (0,))
+log1p = _u("log1p", np.log1p, lambda g, s, n: g / (s[0] + 1), (0,))
+sqrt = _u("sqrt", np.sqrt, lambda g, s, n: g / (2 * s[0]), ("out",))
+rsqrt = _u("rsqrt", lambda a: np.reciprocal(np.sqrt(a)),
+           lambda g, s, n: -0.5 * g * s[0].pow(3), ("out",))
+reciprocal = _u("reciprocal", lambda a: np.reciprocal(a),
+                lambda g, s, n: -g * (s[0] * s[0]), ("out",))
+sin = _u("sin", np.sin, lambda g, s, n: g * s[0].cos(), (0,))
+cos = _u("cos", np.cos, lambda g, s, n: g * -s[0].sin(), (0,))
+tan = _u("tan", np.tan, lambda g, s, n: g * (1 + s[0] * s[0]), ("out",))
+asin = _u("asin", np.arcsin, lambda g, s, n: g * (-s[0] * s[0] + 1).rsqrt(), (0,))
+acos = _u("acos", np.arccos, lambda g, s, n: g * -((-s[0] * s[0] + 1).rsqrt()), (0,))
+atan = _u("atan", np.arctan, lambda g, s, n: g / (s[0] * s[0] + 1), (0,))
+sinh = _u("sinh", np.sinh, lambda g, s, n: g * s[0].cosh(), (0,))
+cosh = _u("cosh", np.cosh, lambda g, s, n: g * s[0].sinh(), (0,))
+tanh = _u("tanh", np.tanh, lambda g, s, n: g * (1 - s[0] * s[0]), ("out",))
+
+
+def _sigmoid_fwd(a):
+    # stable for large |a|: exp of a non-positive number only
+    e = np.exp(-np.abs(a))
+    return np.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
+
+
+sigmoid = _u("sigmoid", _sigmoid_fwd, lambda g, s, n: g * (1 - s[0]) * s[0], ("out",))
+relu = _u("relu", lambda a: np.maximum(a, 0).astype(a.dtype, copy=False),
+          lambda g, s, n: _where0(s[0] > 0, g), ("out",), kind=None)
+
+_erf_vec = np.frompyfunc(math.erf, 1, 1)
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+
+def _erf_fwd(a):
+    # float64 through math.erf (correctly rounded libm), then back to the tensor dtype
+    return _erf_vec(a.astype(np.float64)).astype(a.dtype)
+
+
+erf = _u("erf", _erf_fwd, lambda g, s, n: g * _TWO_OVER_SQRT_PI * (-(s[0] * s[0])).exp(), (0,))
+
+# ---------------------------------------------------------------------------------
+# elementwise, two inputs (either may be a Python scalar; see binary() in _core)
+
+
+def _b(name, fwd, rules, save=(), kind=None, node_name=None):
+    op = Op(name, fwd, rules, save, node_name=node_name)
+    op.kind = kind
+    return op
+
+
+add = _b("add", np.add, (lambda g, s, n: g, lambda g, s, n: g))
+sub = _b("sub", np.subtract, (lambda g, s, n: g, lambda g, s, n: -g))
+mul = _b("mul", np.multiply, (lambda g, s, n: g * s[1], lambda g, s, n: g * s[0]), (0, 1))
+div = _b("div", np.true_divide,
+         (lambda g, s, n: g / s[1], lambda g, s, n: -g * ((s[0] / s[1]) / s[1])), (0, 1),
+         kind="float")
+
+
+def _pow_self(g, s, n):
+    a, b = s[0], s[1]
+    if isinstance(b, R.Tensor):
+        return R.where(b == 0, 0.0, g * (b * a.pow(b - 1)))
+    if b == 0:
+        return R.zeros_like(g)
+    return g * (b * a.pow(b - 1))
+
+
+def _pow_exp(g, s, n):
+    a, b, out = s
+    if isinstance(a, R.Tensor):
+        return g * R.where((a == 0) & (b >= 0), 0.0, out * a.log())
+    if a == 0:
+        return g * R.where(b >= 0, 0.0, out * float("-inf"))
+    return g * (out * math.log(a))
+
+
+def _pow_fwd(a, b):
+    return np.power(a, b)
+
+
+pow = _b("pow", _pow_fwd, (_pow_self, _pow_exp), (0, 1, "out"))  # noqa: A001
+
+
+def _atan2_rule(which):
+    def rule(g, s, n):
+        a, b = s
+        recip = (a * a + b * b).reciprocal()
+        return g * b * recip if which == 0 else g * -a * recip
+    return rule
+
+
+atan2 = _b("atan2", np.arctan2, (_atan2_rule(0), _atan2_rule(1)), (0, 1), kind="float")
+
+
+def _minmax_rule(which, loses):
+    def rule(g, s, n):
+        a, b = s
+        half = R.where(a == b, g / 2, g)
+        lose = (a < b) if loses == "lt" else (a > b)
+        return R.where(lose, 0.0, half)
+    return rule
+
+
+maximum = _b("maximum", np.maximum, (_minmax_rule(0, "lt"), _minmax_rule(1, "gt")), (0, 1))
+minimum = _b("minimum", np.minimum, (_minmax_rule(0, "gt"), _minmax_rule(1, "lt")), (0, 1))
+
+
+def _floor_div_fwd(a, b):
+    return np.floor_divide(a, b)
+
+
+def _remainder_fwd(a, b):
+    return np.remainder(a, b)
+
+
+def _fmod_fwd(a, b):
+    return np.fmod(a, b)
+
+
+remainder = _b("remainder", _remainder_fwd,
+               (lambda g, s, n: g, lambda g, s, n: -g * R.floor_divide(s[0], s[1])), (0, 1))
+fmod = _b("fmod", _fmod_fwd,
+          (lambda g, s, n: g, lambda g, s, n: -g * R.div(s[0], s[1], rounding_mode="trunc")),
+          (0, 1))
+floor_divide = _b("floor_divide", _floor_div_fwd, None)
+trunc_divide = _b("trunc_divide", lambda a, b: np.trunc(np.true_divide(a, b)), None)
+floor_divide.kind = trunc_divide.kind = None
+
+# comparisons and logic: no gradient, bool results
+_CMP = {}
+for _name, _f in (("eq", np.equal), ("ne", np.not_equal), ("lt", np.less),
+                  ("le", np.less_equal), ("gt", np.greater), ("ge", np.greater_equal),
+                  ("logical_and", np.logical_and), ("logical_or", np.logical_or),
+                  ("logical_xor", np.logical_xor)):
+    _CMP[_name] = _b(_name, _f, None, kind="bool")
+for _name, _f in (("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or),
+                  ("bitwise_xor", np.bitwise_xor)):
+    _CMP[_name] = _b(_name, _f, None, kind=None)
+
+
+# where(cond, a, b): cond is not differentiable
+where = Op("where", lambda c, a, b: np.where(c, a, b),
+           (None, lambda g, s, n: _where0(s[0], g), lambda g, s, n: R.where(s[0], 0.0, g)),
+           (0,))
+
+
+def _clamp_rule(g, s, n):
+    a = s[0]
+    lo, hi = n._p
+    if lo is not None and hi is not None:
+        return _where0((a >= lo) & (a <= hi), g)
+    return _where0(a >= lo, g) if lo is not None else _where0(a <= hi, g)
+
+
+def _clamp_fwd(a, p):
+    lo, hi = p
+    out = a
+    if lo is not None:
+        out = np.maximum(out, lo)
+    if hi is not None:
+        out = np.minimum(out, hi)
+    return out.astype(a.dtype, copy=False)
+
+
+clamp = Op("clamp", _clamp_fwd, (_clamp_rule,), (0,))
+
+
+def _clamp_t_fwd(a, lo, hi):
+    if lo is not None:
+        a = np.maximum(a, lo)
+    if hi is not None:
+        a = np.minimum(a, hi)
+    return a
+
+
+def _clamp_t_vjp(g, s, n, needs):
+    a, lo, hi = s
+    out = [None, None, None]
+    if needs[0]:
+        m = None
+        if lo is not None:
+            m = a >= lo
+        if hi is not None:
+            m = (a <= hi) if m is None else m & (a <= hi)
+        out[0] = _where0(m, g)
+    if needs[1]:
+        m = a < lo
+        if hi is not None:
+            m = m & (lo < hi)
+        out[1] = _where0(m, g)
+    if needs[2]:
+        m = a > hi
+        if lo is not None:
+            m = m | (hi < lo)
+        out[2] = _where0(m, g)
+    return out
+
+
+clamp_tensor = Op("clamp_tensor", _clamp_t_fwd, _clamp_t_vjp, (0, 1, 2), node_name="ClampBackward0")
+
+
+def _lerp_fwd(a, b, w):
+    # PyTorch's formula: exact at both ends of the interpolation
+    d = b - a
+    return np.where(np.abs(w) < 0.5, a + w * d, b - d * (1 - w)).astype(np.result_type(a, b))
+
+
+lerp = Op("lerp", _lerp_fwd, (lambda g, s, n: g * (1 - s[2]), lambda g, s, n: g * s[2],
+                              lambda g, s, n: g * (s[1] - s[0])), (0, 1, 2))
+
+
+# ---------------------------------------------------------------------------------
+# type conversion and copies
+to_copy = Op("to_copy", lambda a, p: a.astype(p), (lambda g, s, n: g,), node_name="ToCopyBackward0")
+clone = Op("clone", lambda a: a.copy(), (lambda g, s, n: g,))
+# in-place building blocks: the value an in-place op writes, as an out-of-place op
+copy_from = Op("copy_from", lambda a, b: np.broadcast_to(b, a.shape).astype(a.dtype),
+               (_zeros_rule, lambda g, s, n: g), node_name="CopyBackwards")
+fill = Op("fill", lambda a, v: np.full_like(a, v), (_zeros_rule, lambda g, s, n: g.sum()),
+          node_name="FillBackward0")
+zero = Op("zero", lambda a: np.zeros_like(a), (_zeros_rule,), node_name="ZeroBackward0")
+
+
+# ---------------------------------------------------------------------------------
+# reductions.  p = (axes or None, keepdim)
+
+def _restore(g, n, i=0):
+    """Reshape a reduced gradient so it broadcasts against input i (keepdim shape)."""
+    axes, keepdim = n._p[0], n._p[1]
+    shape = n._edges[i][2]
+    if keepdim or axes is None and g.ndim == len(shape):
+        return g
+    if axes is None:
+        return g.reshape((1,) * len(shape))
+    ks = list(shape)
+    for ax in axes:
+        ks[ax] = 1
+    return g.reshape(ks)
+
+
+def _sum_fwd(a, p):
+    axes, keepdim, dt = p
+    return np.sum(a, axis=axes, keepdims=keepdim, dtype=dt)
+
+
+sum = Op("sum", _sum_fwd, (lambda g, s, n: _restore(g, n).expand(n._edges[0][2]),))  # noqa: A001
+
+
+def _count(shape, axes):
+    if axes is None:
+        return int(np.prod(shape, dtype=np.int64))
+    c = 1
+    for ax in axes:
+        c *= shape[ax]
+    return c
+
+
+def _mean_fwd(a, p):
+    axes, keepdim, dt = p
+    return np.mean(a, axis=axes, keepdims=keepdim, dtype=dt)
+
+
+mean = Op("mean", _mean_fwd, (lambda g, s, n: _restore(g, n).expand(n._edges[0][2])
+                              / _count(n._edges[0][2], n._p[0]),))
+
+
+def _prod_rule(g, s, n):
+    a, out = s
+    axes, keepdim = n._p[0], n._p[1]
+    gk, ok = _restore(g, n), _restore(out, n)
+    if not bool((a == 0).any()):
+        return gk * ok / a
+    # zeros present: product of the others, by exclusive cumulative products per axis
+    if axes is None:
+        flat = a.reshape(-1)
+        others = _prod_others(flat, 0).reshape(a.shape)
+    else:
+        (ax,) = axes
+        others = _prod_others(a, ax)
+    return gk * others
+
+
+def _prod_others(a, dim):
+    n = a.shape[dim]
+    ones = R.ones_like(a.narrow(dim, 0, 1))
+    left = R.cat([ones, a.narrow(dim, 0, n - 1)], dim).cumprod(dim)
+    right = R.cat([a.narrow(dim, 1, n - 1), ones], dim).flip(dim).cumprod(dim).flip(dim)
+    return left * right
+
+
+def _prod_fwd(a, p):
+    axes, keepdim, dt = p
+    return np.prod(a, axis=axes, keepdims=keepdim, dtype=dt)
+
+
+prod = Op("prod", _prod_fwd, (_prod_rule,), (0, "out"))
+
+
+def _amax_rule(g, s, n):
+    a, out = s
+    mask = a == _restore(out, n)
+    cnt = mask.sum(dim=n._p[0], keepdim=True) if n._p[0] is not None else mask.sum()
+    return (_restore(g, n) / cnt) * mask
+
+
+def _amax_fwd(a, p):
+    return np.amax(a, axis=p[0], keepdims=p[1])
+
+
+def _amin_fwd(a, p):
+    return np.amin(a, axis=p[0], keepdims=p[1])
+
+
+amax = Op("amax", _amax_fwd, (_amax_rule,), (0, "out"))
+amin = Op("amin", _amin_fwd, (_amax_rule,), (0, "out"))
+max_all = Op("max_all", _amax_fwd, (_amax_rule,), (0, "out"), node_name="MaxBackward1")
+min_all = Op("min_all", _amin_fwd, (_amax_rule,), (0, "out"), node_name="MinBackward1")
+
+
+def _logsumexp_fwd(a, p):
+    axes, keepdim = p[0], p[1]
+    m = np.amax(a, axis=axes, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    r = np.log(np.sum(np.exp(a - m), axis=axes, keepdims=True)) + m
+    if not keepdim:
+        r = np.squeeze(r, axis=axes)
+    return r.astype(a.dtype, copy=False)
+
+
+# own entry for numerical stability (max-shifted), see Note [One table]
+logsumexp = Op("logsumexp", _logsumexp_fwd,
+               (lambda g, s, n: _restore(g, n) * (s[0] - _restore(s[1], n)).exp(),), (0, "out"))
+
+
+def _cumsum_fwd(a, p):
+    return np.cumsum(a, axis=p[0], dtype=p[1])
+
+
+cumsum = Op("cumsum", _cumsum_fwd, (lambda g, s, n: g.flip(n._p[0]).cumsum(n._p[0])
+                                    .flip(n._p[0]),))
+
+
+def _cumprod_rule(g, s, n):
+    a, out = s
+    dim = n._p[0]
+    if not bool((a == 0).any()):
+        return (g * out).flip(dim).cumsum(dim).flip(dim) / a
+    # zeros present: sum_{j>=i} g_j * prod_{k<=j, k!=i} a_k, one position at a time
+    size = a.shape[dim]
+    cols = []
+    for i in range(size):
+        left = out.narrow(dim, i - 1, 1) if i > 0 else R.ones_like(a.narrow(dim, 0, 1))
+        rest = a.narrow(dim, i + 1, size - i - 1)
+        tail = R.cat([R.ones_like(left), rest.cumprod(dim)], dim)
+        cols.append(left * (g.narrow(dim, i, size - i) * tail).sum(dim, keepdim=True))
+    return R.cat(cols, dim)
+
+
+def _cumprod_fwd(a, p):
+    return np.cumprod(a, axis=p[0], dtype=p[1])
+
+
+cumprod = Op("cumprod", _cumprod_fwd, (_cumprod_rule,), (0, "out"))
+
+
+def _norm_rule(g, s, n):
+    a, out = s
+    ordv = n._p[2]
+    gk, ok = _restore(g, n), _restore(out, n)
+    if ordv == 2:
+        return a * _where0(ok != 0, gk / ok)
+    if ordv == 1:
+        return gk * a.sign()
+    if ordv == 0:
+        return R.zeros_like(a)
+    if ordv == float("inf") or ordv == float("-inf"):
+        mask = a.abs() == ok
+        cnt = mask.sum(dim=n._p[0], keepdim=True) if n._p[0] is not None else mask.sum()
+        return a.sign() * (gk / cnt) * mask
+    return a * a.abs().pow(ordv - 2) * _where0(ok != 0, gk / ok.pow(ordv - 1))
+
+
+def _norm_fwd(a, p):
+    axes, keepdim, ordv, dt = p
+    x = np.abs(a) if dt is None else np.abs(a).astype(dt)
+    if ordv == 2:
+        r = np.sqrt(np.sum(x * x, axis=axes, keepdims=keepdim))
+    elif ordv == float("inf"):
+        r = np.amax(x, axis=axes, keepdims=keepdim)
+    elif ordv == float("-inf"):
+        r = np.amin(x, axis=axes, keepdims=keepdim)
+    elif ordv == 0:
+        r = np.sum(x != 0, axis=axes, keepdims=keepdim).astype(x.dtype)
+    elif ordv == 1:
+        r = np.sum(x, axis=axes, keepdims=keepdim)
+    else:
+        r = np.power(np.sum(np.power(x, ordv), axis=axes, keepdims=keepdim), 1.0 / ordv)
+    return np.asarray(r).astype(x.dtype, copy=False)
+
+
+# own entry: the p=2 rule masks norm == 0 to a zero gradient instead of 0/0 (PyTorch)
+vector_norm = Op("vector_norm", _norm_fwd, (_norm_rule,), (0, "out"),
+                 node_name="LinalgVectorNormBackward0")
+
+
+# ---------------------------------------------------------------------------------
+# matrix products (1-D operands handled as numpy.matmul does)
+
+def _mm_rule_a(g, s, n):
+    a, b = s
+    if b.ndim == 1:
+        gg = g.unsqueeze(-1)
+        r = gg * b if a.ndim > 1 else g.unsqueeze(-1) * b
+        return r if a.ndim > 1 else r.reshape(a.shape)
+    if a.ndim == 1:
+        return (g.unsqueeze(-2) @ b.mT).squeeze(-2)
+    return g @ b.mT
+
+
+def _mm_rule_b(g, s, n):
+    a, b = s
+    if a.ndim == 1:
+        if b.ndim == 1:
+            return g * a
+        return a.unsqueeze(-1) * g.unsqueeze(-2)
+    if b.ndim == 1:
+        return (a.mT @ g.unsqueeze(-1)).squeeze(-1)
+    return a.mT @ g
+
+
+def _matmul_fwd(a, b):
+    return np.matmul(a, b)
+
+
+_MM_RULES = (_mm_rule_a, _mm_rule_b)
+matmul = Op("matmul", _matmul_fwd, _MM_RULES, (0, 1), node_name="MmBackward0")
+mm_ops = {k: Op(k, _matmul_fwd, _MM_RULES, (0, 1)) for k in ("mm", "bmm", "mv", "dot")}
+mm_ops["matmul"] = Op("matmul", _matmul_fwd, _MM_RULES, (0, 1), node_name="UnsafeViewBackward0")
+
+
+def _einsum_vjp(g, s, n, needs):
+    ins, out_sub = n._p
+    ops = s
+    res = []
+    for i, need in enumerate(needs):
+        if not need:
+            res.append(None)
+            continue
+        sub = ins[i]
+        others = [o for j, o in enumerate(ops) if j != i]
+        others_sub = [x for j, x in enumerate(ins) if j != i]
+        avail = set(out_sub).union(*others_sub) if others_sub else set(out_sub)
+        if len(set(sub)) != len(sub):
+            raise NotImplementedError(
+                f"retrograd: the gradient of einsum with a repeated index in one operand "
+                f"('{sub}') is not supported; take the diagonal with torch.diagonal first")
+        kept = "".join(c for c in sub if c in avail)
+        spec = ",".join([out_sub] + others_sub) + "->" + kept
+        r = R.einsum(spec, g, *others)
+        if kept != sub:
+            shape = ops[i].shape
+            view = [shape[k] if c in avail else 1 for k, c in enumerate(sub)]
+            r = r.reshape(view).expand(shape)
+        res.append(r)
+    return res
+
+
+einsum = Op("einsum", lambda *a: np.einsum(a[-1][2], *a[:-1], optimize=True), _einsum_vjp)
+
+
+# ---------------------------------------------------------------------------------
+# views and shape ops.  A view op's output shares memory and version counter with
+# its input (Note [Views and in-place] in _tensor.py).
+
+def _back_to_input_shape(g, s, n):
+    return g.reshape(n._edges[0][2])
+
+
+def _view_op(name, fwd, rule=_back_to_input_shape, node_name=None):
+    return Op(name, fwd, (rule,), node_name=node_name, view=True)
+
+
+view = _view_op("view", lambda a, shape: a.reshape(shape, copy=False))
+unsafe_view = Op("unsafe_view", lambda a, shape: a.reshape(shape), (_back_to_input_shape,))
+squeeze = _view_op("squeeze", lambda a, ax: np.squeeze(a, axis=ax),
+                   node_name="SqueezeBackward1")
+unsqueeze = _view_op("unsqueeze", lambda a, ax: np.expand_dims(a, ax))
+expand = _view_op("expand", lambda a, shape: np.broadcast_to(a, shape),
+                  lambda g, s, n: g.sum_to_size(n._edges[0][2]))
+permute = _view_op("permute", lambda a, dims: np.transpose(a, dims),
+                   lambda g, s, n: g.permute(tuple(np.argsort(n._p))))
+transpose = _view_op("transpose", lambda a, p: np.swapaxes(a, p[0], p[1]),
+                     lambda g, s, n: g.transpose(n._p[0], n._p[1]))
+t_op = _view_op("t", lambda a, p: a.T, lambda g, s, n: g.t(), node_name="TBackward0")
+alias = _view_op("alias", lambda a, p: a.view(), lambda g, s, n: g)
+
+
+def _index_rule(g, s, n):
+    shape, dt = n._edges[0][2], n._edges[0][3]
+    return R.zeros(shape, dtype=R._dtype.FROM_NP[dt]).index_put(n._p, g, accumulate=True)
+
+
+def _index_fwd(a, key):
+    return a[key]
+
+
+select = _view_op("select", _index_fwd, _index_rule)
+slice_op = _view_op("slice", _index_fwd, _index_rule)
+index = Op("index", _index_fwd, (_index_rule,))  # advanced indexing: a copy
+
+
+def _is_basic(key) -> bool:
+    return all(k is None or k is Ellipsis or isinstance(k, (slice, int, np.integer))
+               for k in key)
+
+
+def _index_put_fwd(a, v, p):
+    key, acc = p
+    out = a.copy()
+    if acc and not _is_basic(key):
+        np.add.at(out, key, v)
+    elif acc:
+        out[key] += v
+    else:
+        out[key] = v
+    return out
+
+
+def _index_put_vjp(g, s, n, needs):
+    key, acc = n._p
+    r = [None, None]
+    if needs[0]:
+        r[0] = g if acc else g.index_put(key, 0.0)
+    if needs[1]:
+        r[1] = g[key]
+    return r
+
+
+index_put = Op("index_put", _index_put_fwd, _index_put_vjp, node_name="IndexPutBackward0")
+
+
+def _gather_grid(index, dim):
+    grid = list(np.indices(index.shape, sparse=True))
+    grid[dim] = index
+    return tuple(grid)
+
+
+def _gather_fwd(a, idx, dim):
+    return a[_gather_grid(idx, dim)]
+
+
+gather = Op("gather", _gather_fwd,
+            (lambda g, s, n: R.zeros(n._edges[0][2], dtype=g.dtype)
+             .scatter_add(n._p, s[0], g), None), (1,))
+
+
+def _scatter_fwd(a, idx, src, p):
+    dim, reduce = p
+    out = a.copy()
+    grid = _gather_grid(idx, dim)
+    if np.ndim(src) > 0:
+        src = src[tuple(slice(0, k) for k in idx.shape)]
+    if reduce == "add":
+        np.add.at(out, grid, src)
+    else:
+        out[grid] = src
+    return out
+
+
+def _scatter_vjp(g, s, n, needs):
+    idx = s[0]
+    dim, reduce = n._p
+    r = [None, None, None]
+    if needs[0]:
+        r[0] = g if reduce == "add" else g.scatter(dim, idx, 0.0)
+    if needs[2]:
+        r[2] = _pad_to(g.gather(dim, idx), n._edges[2][2])
+    return r
+
+
+def _pad_to(t, shape):
+    """Zero-pad ``t`` at the end of each dim up to ``shape`` (scatter's src may be larger)."""
+    if tuple(t.shape) == tuple(shape):
+        return t
+    z = R.zeros(shape, dtype=t.dtype)
+    return z.index_put(tuple(slice(0, k) for k in t.shape), t)
+
+
+scatter = Op("scatter", _scatter_fwd, _scatter_vjp, (1,))
+scatter_add = Op("scatter_add", _scatter_fwd, _scatter_vjp, (1,))
+
+
+def _index_select_fwd(a, idx, dim):
+    return np.take(a, idx, axis=dim)
+
+
+index_select = Op("index_select", _index_select_fwd,
+                  (lambda g, s, n: R.zeros(n._edges[0][2], dtype=g.dtype)
+                   .index_add(n._p, s[0], g), None), (1,))
+
+
+def _index_add_fwd(a, idx, src, p):
+    dim, alpha = p
+    out = a.copy()
+    key = (slice(None),) * dim + (idx,)
+    np.add.at(out, key, src * alpha if alpha != 1 else src)
+    return out
+
+
+index_add = Op("index_add", _index_add_fwd,
+               (lambda g, s, n: g, None,
+                lambda g, s, n: g.index_select(n._p[0], s[0]) * n._p[1]), (1,))
+
+
+def _value_at_index_rule(g, s, n):
+    """Gradient of values picked by indices along a dim (max/min(dim), sort, topk)."""
+    idx = s[0]
+    dim, keepdim = n._p
+    shape = n._edges[0][2]
+    if not keepdim and len(shape) > 0 and idx.ndim < len(shape):
+        g = g.unsqueeze(dim)
+        idx = idx.unsqueeze(dim)
+    if len(shape) == 0:
+        return g.reshape(())
+    return R.zeros(shape, dtype=g.dtype).scatter(dim, idx, g)
+
+
+def _take_fwd(a, idx, p):
+    dim, keepdim = p
+    if a.ndim == 0:
+        return a.copy()
+    i = idx if (keepdim or idx.ndim == a.ndim) else np.expand_dims(idx, dim)
+    r = np.take_along_axis(a, i, axis=dim)
+    return r if (keepdim or idx.ndim == a.ndim) else np.squeeze(r, dim)
+
+
+take_ops = {k: Op(k, _take_fwd, (_value_at_index_rule, None), (1,),
+                  node_name=f"{k.capitalize()}Backward0")
+            for k in ("max", "min", "sort", "topk", "kthvalue", "median", "mode")}
+
+
+def _cat_vjp(g, s, n, needs):
+    dim, sizes = n._p
+    out = []
+    off = 0
+    for i in range(len(n._edges)):
+        size = sizes[i]
+        out.append(g.narrow(dim, off, size) if needs[i] else None)
+        off += size
+    return out
+
+
+cat = Op("cat", lambda *a: np.concatenate(a[:-1], axis=a[-1][0]), _cat_vjp)
+stack = Op("stack", lambda *a: np.stack(a[:-1], axis=a[-1]),
+           lambda g, s, n, needs: [g.select(n._p, i) if need else None
+                                   for i, need in enumerate(needs)])
+
+
+def _multi_out_vjp(g, s, n, needs):
+    """split/unbind: put the pieces back together, zeros where a piece had no grad."""
+    kind, dim, sizes = n._p
+    shape = n._edges[0][2]
+    parts = []
+    for k, gk in enumerate(g):
+        if gk is None:
+            pshape = list(shape)
+            if kind == "unbind":
+                del pshape[dim]
+            else:
+                pshape[dim] = sizes[k]
+            dt = R._dtype.FROM_NP[n._edges[0][3]]
+            gk = R.zeros(pshape, dtype=dt)
+        parts.append(gk)
+    return [R.stack(parts, dim) if kind == "unbind" else R.cat(parts, dim)]
+
+
+split = Op("split", None, _multi_out_vjp, node_name="SplitWithSizesBackward0", view=True)
+unbind = Op("unbind", None, _multi_out_vjp, node_name="UnbindBackward0", view=True)
+
+flip = Op("flip", lambda a, dims: np.flip(a, dims).copy(), (lambda g, s, n: g.flip(n._p),))
+roll = Op("roll", lambda a, p: np.roll(a, p[0], p[1]),
+          (lambda g, s, n: g.roll(tuple(-x for x in n._p[0]), n._p[1]),))
+
+
+def _repeat_rule(g, s, n):
+    reps = n._p
+    shape = n._edges[0][2]
+    padded = (1,) * (len(reps) - len(shape)) + tuple(shape)
+    inter = []
+    for r, d in zip(reps, padded):
+        inter += [r, d]
+    gs = g.reshape(inter).sum(dim=tuple(range(0, 2 * len(reps), 2)))
+    return gs.reshape(shape)
+
+
+repeat = Op("repeat", lambda a, reps: np.tile(a, reps), (_repeat_rule,))
+
+
+def _pad_fwd(a, p):
+    pads, value = p
+    return np.pad(a, pads, constant_values=value)
+
+
+def _pad_rule(g, s, n):
+    pads, _ = n._p
+    key = tuple(slice(lo, g.shape[i] - hi) for i, (lo, hi) in enumerate(pads))
+    return g[key]
+
+
+constant_pad = Op("constant_pad", _pad_fwd, (_pad_rule,), node_name="ConstantPadNdBackward0")
+
+ALL_OPS = {k: v for k, v in dict(globals()).items() if isinstance(v, Op)}
