@@ -116,6 +116,12 @@ def set_default_dtype(d: dtype) -> None:
     if not d.is_floating_point:
         raise TypeError(f"only floating-point types are supported as the default type, got {d}")
     DEFAULTS.float = d
+    for cache in CACHES:
+        cache.clear()
+
+
+#: dispatch caches whose entries depend on the default dtype (cleared when it changes)
+CACHES: list = []
 
 
 def as_dtype(d) -> dtype:

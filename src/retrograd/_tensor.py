@@ -38,14 +38,15 @@ class Tensor:
     """
 
     # Note [Tensor fields]
-    # Hot fields live in slots: the array, whether it requires grad, its node and
-    # output number, the version counter (a one-element list shared with views and
-    # detach()), and for views the base tensor and the recipe that re-creates the
-    # view from it. Rare fields (.grad, hooks, retain_grad, the leaf's gradient
-    # accumulator) live in __dict__ with class-level defaults, so making a tensor
-    # sets six slots and nothing else.
-    __slots__ = ("_data", "_rg", "grad_fn", "_vc", "_base", "_vfn", "_out_nr",
-                 "__dict__", "__weakref__")
+    # Hot fields live in slots: the array, whether it requires grad, its node, and
+    # the version counter (a one-element list shared with views and detach()). The
+    # rest (output number, view base and recipe, .grad, hooks, retain_grad, the
+    # leaf's gradient accumulator) live in __dict__ with class-level defaults, so
+    # making a tensor sets four slots and nothing else.
+    __slots__ = ("_data", "_rg", "grad_fn", "_vc", "__dict__", "__weakref__")
+    _base = None  # views: the tensor owning the memory (Note [Views and in-place])
+    _vfn = None  # views: the recipe re-creating this view from _base
+    _out_nr = 0
     _grad = None
     _acc = None
     _retains = False
@@ -221,6 +222,7 @@ class Tensor:
         import weakref
 
         node = self.grad_fn
+        node._hooked = True
         if node._retain is None:
             node._retain = {}
         node._retain[self._out_nr] = weakref.ref(self)
@@ -451,9 +453,6 @@ def _make(arr) -> Tensor:
     t._rg = False
     t.grad_fn = None
     t._vc = [0]
-    t._base = None
-    t._vfn = None
-    t._out_nr = 0
     return t
 
 

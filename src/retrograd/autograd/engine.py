@@ -161,35 +161,22 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
     try:
         heap = [(-n._seq, id(n), n) for n in roots if deps.get(n, 0) == 0]
         heapq.heapify(heap)
+        pop, push = heapq.heappop, heapq.heappush
+        anomaly = STATE.anomaly
         while heap:
-            _, _, node = heapq.heappop(heap)
+            node = pop(heap)[2]
             grads = buffers.pop(node, None)
-            if grads is not None and node._tensor_hooks:
-                for out_nr, fn in list(node._tensor_hooks.values()):
-                    g = grads[out_nr]
-                    if g is not None:
-                        r = fn(g)
-                        if r is not None:
-                            grads[out_nr] = r
-            if grads is not None and node._retain:
-                for out_nr, ref in node._retain.items():
-                    t = ref()
-                    g = grads[out_nr]
-                    if t is not None and g is not None:
-                        _retain_into(t, g, create_graph)
-            if grads is not None and node._pre_hooks:
-                for fn in list(node._pre_hooks.values()):
-                    r = fn(tuple(grads))
-                    if r is not None:
-                        grads = list(r)
-            if grads is not None and captures:
-                for nr in range(node._nout):
-                    k = captures.get((node, nr))
-                    if k is not None and grads[nr] is not None:
-                        if accumulate:
-                            _accumulate(inputs[k], grads[nr], create_graph, root_user_grads)
-                        else:
-                            results[k] = grads[nr]
+            if grads is not None:
+                if node._hooked:
+                    grads = _run_pre_hooks(node, grads, create_graph)
+                if captures:
+                    for nr in range(node._nout):
+                        k = captures.get((node, nr))
+                        if k is not None and grads[nr] is not None:
+                            if accumulate:
+                                _accumulate(inputs[k], grads[nr], create_graph, root_user_grads)
+                            else:
+                                results[k] = grads[nr]
             edges = node._edges
             if node.__class__ is AccumulateGrad:
                 if grads is not None and grads[0] is not None:
@@ -203,13 +190,14 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                                         leaf_node=node)
                 continue
             if needed is None:
-                needs = tuple(e is not None for e in edges)
+                needs = None
             else:
-                needs = tuple(e is not None and e[0] in needed for e in edges)
-            if grads is None or not any(needs) or all(g is None for g in grads):
+                needs = [e is not None and e[0] in needed for e in edges]
+            if grads is None or (needs is not None and not any(needs)) or (
+                    node._nout > 1 and all(g is None for g in grads)):
                 in_grads = None
             else:
-                if node._saved is None and node._op.node_name != "AccumulateGrad":
+                if node._saved is None:
                     node._unpack()  # raises the "backward a second time" error
                 in_grads = node.apply(grads, needs)
                 if node._post_hooks:
@@ -217,29 +205,35 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                         r = fn(tuple(in_grads), tuple(grads))
                         if r is not None:
                             in_grads = list(r)
-                if STATE.anomaly:
+                if anomaly:
                     _check_nan(node, in_grads)
             if not retain_graph:
                 node._release()
             for i, e in enumerate(edges):
-                if e is None or not needs[i]:
+                if e is None or (needs is not None and not needs[i]):
                     continue
-                child, nr, shape, npdt = e
+                child = e[0]
                 g = None if in_grads is None else in_grads[i]
                 if g is not None:
-                    if g._data.shape != shape:
-                        g = sum_to(g, shape, node, i)
-                    if g._data.dtype != npdt:
-                        g = g.to(npdt)
+                    if g._data.shape != e[2]:
+                        g = sum_to(g, e[2], node, i)
+                    if g._data.dtype != e[3]:
+                        g = g.to(e[3])
                     buf = buffers.get(child)
                     if buf is None:
-                        buf = buffers[child] = [None] * child._nout
-                    old = buf[nr]
-                    buf[nr] = g if old is None else old + g
+                        if child._nout == 1:
+                            buffers[child] = [g]
+                        else:
+                            buf = buffers[child] = [None] * child._nout
+                            buf[e[1]] = g
+                    else:
+                        nr = e[1]
+                        old = buf[nr]
+                        buf[nr] = g if old is None else old + g
                 d = deps[child] - 1
                 deps[child] = d
                 if d == 0:
-                    heapq.heappush(heap, (-child._seq, id(child), child))
+                    push(heap, (-child._seq, id(child), child))
     finally:
         STATE.enabled = prev_mode
 
@@ -256,6 +250,29 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                         "None), or materialize_grads=True for zeros.")
         return tuple(results)
     return None
+
+
+def _run_pre_hooks(node, grads: list, create_graph: bool) -> list:
+    """Tensor hooks, then retain_grad, then node pre-hooks (PyTorch's order)."""
+    if node._tensor_hooks:
+        for out_nr, fn in list(node._tensor_hooks.values()):
+            g = grads[out_nr]
+            if g is not None:
+                r = fn(g)
+                if r is not None:
+                    grads[out_nr] = r
+    if node._retain:
+        for out_nr, ref in node._retain.items():
+            t = ref()
+            g = grads[out_nr]
+            if t is not None and g is not None:
+                _retain_into(t, g, create_graph)
+    if node._pre_hooks:
+        for fn in list(node._pre_hooks.values()):
+            r = fn(tuple(grads))
+            if r is not None:
+                grads = list(r)
+    return grads
 
 
 def _retain_into(t, g, create_graph: bool) -> None:

@@ -80,6 +80,10 @@ class RemovableHandle:
         self.remove()
 
 
+class _Packed:
+    """Placeholder; the real class is bound from saved_hooks at import (no cycle)."""
+
+
 class _OutputSlot:
     """Marker inside ``Node._saved`` for "this node's own output number k"."""
 
@@ -108,8 +112,13 @@ class Node:
     """
 
     __slots__ = ("_op", "_edges", "_saved", "_ver", "_out", "_p", "_seq", "_site",
-                 "_pre_hooks", "_post_hooks", "_tensor_hooks", "_retain", "_nout",
-                 "_trace", "metadata_", "__weakref__", "__dict__")
+                 "__weakref__", "__dict__")
+    # Rare fields default at class level (Note [Tensor fields] in _tensor.py explains why):
+    # ``_hooked`` is True once any hook or retain_grad is attached, so the engine checks
+    # one flag per node.
+    _pre_hooks = _post_hooks = _tensor_hooks = _retain = _trace = metadata_ = None
+    _nout = 1
+    _hooked = False
 
     def name(self) -> str:
         """The class-like name PyTorch uses, e.g. ``'MulBackward0'``."""
@@ -148,17 +157,14 @@ class Node:
             if v is None:
                 continue
             t = saved[i]
-            if t.__class__ is _OutputSlot:
-                t = self._out_tensor(t.k)
-            elif hasattr(t, "unpack"):
-                t = t.unpack(self)
-                out[i] = t
-                continue
-            cur = t._vc[0]
-            if cur != v:
-                raise _version_error(self, t, i, cur, v)
-            out[i] = t
-        return tuple(out)
+            cls = t.__class__
+            if cls is _OutputSlot:
+                out[i] = self._out_tensor(t.k)
+            elif cls is _Packed:
+                out[i] = t.unpack(self)
+            elif t._vc[0] != v:
+                raise _version_error(self, t, i, t._vc[0], v)
+        return out
 
     def _out_tensor(self, k: int):
         from .._tensor import _make
@@ -188,6 +194,7 @@ class Node:
             >>> y = torch.ones(2, requires_grad=True) * 2
             >>> h = y.grad_fn.register_hook(lambda gi, go: None)
         """
+        self._hooked = True
         if self._post_hooks is None:
             self._post_hooks = {}
         h = RemovableHandle(self._post_hooks)
@@ -202,6 +209,7 @@ class Node:
             >>> y = torch.ones(2, requires_grad=True) * 2
             >>> h = y.grad_fn.register_prehook(lambda go: None)
         """
+        self._hooked = True
         if self._pre_hooks is None:
             self._pre_hooks = {}
         h = RemovableHandle(self._pre_hooks)
@@ -209,6 +217,7 @@ class Node:
         return h
 
     def _add_tensor_hook(self, out_nr: int, fn):
+        self._hooked = True
         if self._tensor_hooks is None:
             self._tensor_hooks = {}
         h = RemovableHandle(self._tensor_hooks)
@@ -221,14 +230,18 @@ class Node:
         return self._op.backward(self, grads, needs)
 
     def __call__(self, *grads):
-        needs = tuple(e is not None for e in self._edges)
-        r = self.apply(list(grads), needs)
+        r = self.apply(list(grads), None)
         return r[0] if len(r) == 1 else tuple(r)
 
 
 _LEGACY = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
            "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
            "bool": "Bool"}
+
+
+def _bind_packed(cls) -> None:
+    global _Packed
+    _Packed = cls
 
 
 def legacy_type_name(t) -> str:
@@ -274,13 +287,6 @@ class AccumulateGrad(Node):
         self._p = None
         self._seq = sys.maxsize  # runs as soon as it is ready, as in PyTorch
         self._site = None
-        self._pre_hooks = None
-        self._post_hooks = None
-        self._tensor_hooks = None
-        self._retain = None
-        self._nout = 1
-        self._trace = None
-        self.metadata_ = None
         self._var = weakref.ref(var)
         self._post_acc_hooks = None
 

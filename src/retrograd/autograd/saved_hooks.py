@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import threading
 
+from .node import _bind_packed
+
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "HOOKS"]
 
 
@@ -89,6 +91,7 @@ def _detached_view(o):
 
 
 HOOKS = _Hooks()
+_bind_packed(_Packed)
 
 
 class saved_tensors_hooks:

@@ -18,10 +18,11 @@ import itertools
 
 import numpy as np
 
-from .._dtype import DEFAULTS, FROM_NP, float32
+from .._dtype import CACHES, DEFAULTS, FROM_NP, float32
 from .._grad_mode import STATE
 from ..autograd.node import OUT0, Node, _OutputSlot, user_site
 from ..autograd.saved_hooks import HOOKS
+from .._tensor import Tensor
 
 _SEQ = itertools.count()
 _next_seq = _SEQ.__next__
@@ -31,6 +32,10 @@ _new_node = Node.__new__
 FLOAT_NP = frozenset(d.np for d in FROM_NP.values() if d.is_floating_point)
 _LOW = frozenset(d.np for d in FROM_NP.values() if d.name in ("float16", "bfloat16"))
 _F32 = float32.np
+
+
+#: every Op ever defined (the op database's meta-test checks each has an entry)
+REGISTRY: list = []
 
 
 class Op:
@@ -43,10 +48,14 @@ class Op:
     rule (tangents of inputs, None where zero).
     """
 
-    __slots__ = ("name", "node_name", "fwd", "vjp", "jvp", "save", "view", "per_input", "kind")
+    __slots__ = ("name", "node_name", "fwd", "vjp", "jvp", "save", "view", "per_input", "kind",
+                 "save_if")
 
     def __init__(self, name, fwd, vjp=None, save=(), jvp=None, node_name=None, view=False,
-                 kind=None):
+                 kind=None, save_if=None):
+        # save_if[j]: input indices; save entry j only if one of them requires grad
+        # (x.mul_(2) must not save x, or the in-place write would invalidate it)
+        self.save_if = save_if
         self.name = name
         self.kind = kind  # None: result has the promoted dtype; "float": ints become float;
         # "bool": comparisons
@@ -58,13 +67,17 @@ class Op:
         self.jvp = jvp
         self.save = tuple(save)
         self.view = view
+        REGISTRY.append(self)
 
     def __repr__(self) -> str:
         return f"Op({self.name})"
 
     def backward(self, node, grads, needs):
+        """Input gradients; ``needs`` None means "every input with an edge"."""
         s = node._unpack()
         g = grads[0] if node._nout == 1 else grads
+        if needs is None:
+            needs = [e is not None for e in node._edges]
         if self.per_input:
             return [rule(g, s, node) if need else None for rule, need in zip(self.vjp, needs)]
         return self.vjp(g, s, node, needs)
@@ -80,25 +93,38 @@ def _edge(t):
 
 def record(op: Op, outs, inputs, p=None, nout: int = 1):
     """Make the node for ``outs`` (a Tensor or a tuple) computed by ``op`` from ``inputs``."""
-    from .._tensor import Tensor
-
     node = _new_node(Node)
     node._op = op
-    node._edges = tuple(_edge(x) if isinstance(x, Tensor) and x._rg else None for x in inputs)
+    edges = []
+    for x in inputs:
+        if x.__class__ is Tensor or isinstance(x, Tensor):
+            if x._rg:
+                fn = x.grad_fn
+                if fn is None:
+                    edges.append((x._grad_accumulator(), 0, x._data.shape, x._data.dtype))
+                else:
+                    edges.append((fn, x._out_nr, x._data.shape, x._data.dtype))
+                continue
+        edges.append(None)
+    node._edges = edges
     node._p = p
     node._seq = _next_seq()
     node._site = user_site()
-    node._pre_hooks = node._post_hooks = node._tensor_hooks = node._retain = None
-    node._trace = _anomaly_trace() if STATE.anomaly else None
-    node.metadata_ = None
-    node._nout = nout
+    if STATE.anomaly:
+        node._trace = _anomaly_trace()
+    if nout != 1:
+        node._nout = nout
     save = op.save
     if save:
         saved = []
         vers = []
         has_out = False
-        for s in save:
-            if s.__class__ is str:  # "out", or "out1", "out2", ... for multi-output ops
+        save_if = op.save_if
+        for j, s in enumerate(save):
+            if save_if is not None and not _any_rg(inputs, save_if[j]):
+                saved.append(None)
+                vers.append(None)
+            elif s.__class__ is str:  # "out", or "out1", "out2", ... for multi-output ops
                 k = 0 if s == "out" else int(s[3:])
                 o = outs if nout == 1 else outs[k]
                 saved.append(OUT0 if k == 0 else _OutputSlot(k))
@@ -108,8 +134,8 @@ def record(op: Op, outs, inputs, p=None, nout: int = 1):
                 x = inputs[s]
                 saved.append(x)
                 vers.append(x._vc[0] if isinstance(x, Tensor) else None)
-        node._saved = tuple(saved)
-        node._ver = tuple(vers)
+        node._saved = saved
+        node._ver = vers
         if has_out:
             seq = outs if nout > 1 else (outs,)
             node._out = [None if o is None else (o._data, o._vc, o._vc[0]) for o in seq]
@@ -124,7 +150,6 @@ def record(op: Op, outs, inputs, p=None, nout: int = 1):
     if nout == 1:
         outs._rg = True
         outs.grad_fn = node
-        outs._out_nr = 0
     else:
         for k, o in enumerate(outs):
             if o is not None and o._data.dtype in FLOAT_NP:
@@ -132,6 +157,14 @@ def record(op: Op, outs, inputs, p=None, nout: int = 1):
                 o.grad_fn = node
                 o._out_nr = k
     return node
+
+
+def _any_rg(inputs, idx) -> bool:
+    for k in idx:
+        x = inputs[k]
+        if isinstance(x, Tensor) and x._rg:
+            return True
+    return False
 
 
 def _anomaly_trace() -> str:
@@ -156,6 +189,8 @@ def needs_grad(inputs) -> bool:
 # dtype handling on the hot path (Note [Type promotion] in _dtype.py)
 
 _BIN_CACHE: dict = {}
+_SCALAR_CACHE: dict = {}
+CACHES.extend((_BIN_CACHE, _SCALAR_CACHE))
 
 
 def binary_dtype(ad, bd, a0: bool, b0: bool):
@@ -170,9 +205,6 @@ def binary_dtype(ad, bd, a0: bool, b0: bool):
         zero = [d for d, z in ((da, a0), (db, b0)) if z]
         r = _BIN_CACHE[key] = result_type_of(dims, zero, []).np
     return r
-
-
-_SCALAR_CACHE: dict = {}
 
 
 def scalar_dtype(ad, s):

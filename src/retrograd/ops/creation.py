@@ -108,6 +108,15 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False,
         >>> torch.tensor([1.0, 2.0], requires_grad=True)
         tensor([1., 2.], requires_grad=True)
     """
+    if dtype is not None and not isinstance(data, (Tensor, np.ndarray)):
+        dt = D.as_dtype(dtype).np
+        if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
+            data = _tensors_to_values(data)
+        try:
+            arr = np.array(data, dtype=dt)
+        except (TypeError, ValueError):
+            arr = _infer(data).astype(dt)
+        return _finish(arr, requires_grad, device)
     arr = _infer(data)
     if dtype is not None:
         arr = arr.astype(D.as_dtype(dtype).np, copy=False)

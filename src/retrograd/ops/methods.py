@@ -9,10 +9,6 @@ Example:
 
 from __future__ import annotations
 
-import numbers
-
-import numpy as np
-
 from .. import _dtype as D
 from .._tensor import Tensor
 from . import functions as F
@@ -52,10 +48,6 @@ def _cast_methods():
             "bool": D.bool}
 
 
-def _is_operand(x) -> bool:
-    return isinstance(x, (Tensor, numbers.Number, np.generic))
-
-
 def install() -> None:
     """Attach methods and operators to ``Tensor`` (called once at import)."""
     for name in _METHODS:
@@ -78,13 +70,9 @@ def install() -> None:
     def op(opdef, reflected=False):
         if reflected:
             def fn(self, other):
-                if not _is_operand(other):
-                    return NotImplemented
                 return binary(opdef, other, self)
         else:
             def fn(self, other):
-                if not _is_operand(other):
-                    return NotImplemented
                 return binary(opdef, self, other)
         return fn
 

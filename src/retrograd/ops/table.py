@@ -81,7 +81,38 @@ acos = _u("acos", np.arccos, lambda g, s, n: g * -((-s[0] * s[0] + 1).rsqrt()), 
 atan = _u("atan", np.arctan, lambda g, s, n: g / (s[0] * s[0] + 1), (0,))
 sinh = _u("sinh", np.sinh, lambda g, s, n: g * s[0].cosh(), (0,))
 cosh = _u("cosh", np.cosh, lambda g, s, n: g * s[0].sinh(), (0,))
-tanh = _u("tanh", np.tanh, lambda g, s, n: g * (1 - s[0] * s[0]), ("out",))
+
+
+# Note [Fused backward ops]
+# PyTorch's derivative table calls fused kernels (tanh_backward, sigmoid_backward)
+# rather than composing three ops; a backward step then costs one dispatch, not
+# three. They are primitives like any other, with their own rules in Tensor ops,
+# so double backward goes through them too.
+def _tanh_bwd_fwd(g, y):
+    return g * (1 - y * y)
+
+
+def _sigmoid_bwd_fwd(g, y):
+    return g * (1 - y) * y
+
+
+tanh_backward = Op("tanh_backward", _tanh_bwd_fwd,
+                   (lambda gg, s, n: R.ops.dispatch.binary(tanh_backward, gg, s[1]),
+                    lambda gg, s, n: -2 * gg * s[0] * s[1]), (0, 1), save_if=((1,), (0, 1)))
+sigmoid_backward = Op("sigmoid_backward", _sigmoid_bwd_fwd,
+                      (lambda gg, s, n: R.ops.dispatch.binary(sigmoid_backward, gg, s[1]),
+                       lambda gg, s, n: gg * s[0] * (1 - 2 * s[1])), (0, 1),
+                      save_if=((1,), (0, 1)))
+tanh_backward.kind = sigmoid_backward.kind = None
+
+
+def _fused(op):
+    def rule(g, s, n):
+        return R.ops.dispatch.binary(op, g, s[0])
+    return rule
+
+
+tanh = _u("tanh", np.tanh, _fused(tanh_backward), ("out",))
 
 
 def _sigmoid_fwd(a):
@@ -90,7 +121,7 @@ def _sigmoid_fwd(a):
     return np.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
 
 
-sigmoid = _u("sigmoid", _sigmoid_fwd, lambda g, s, n: g * (1 - s[0]) * s[0], ("out",))
+sigmoid = _u("sigmoid", _sigmoid_fwd, _fused(sigmoid_backward), ("out",))
 relu = _u("relu", lambda a: np.maximum(a, 0).astype(a.dtype, copy=False),
           lambda g, s, n: _where0(s[0] > 0, g), ("out",), kind=None)
 
@@ -118,9 +149,11 @@ def _b(name, fwd, rules, save=(), kind=None, node_name=None):
 add = _b("add", np.add, (lambda g, s, n: g, lambda g, s, n: g))
 sub = _b("sub", np.subtract, (lambda g, s, n: g, lambda g, s, n: -g))
 mul = _b("mul", np.multiply, (lambda g, s, n: g * s[1], lambda g, s, n: g * s[0]), (0, 1))
+mul.save_if = ((1,), (0,))
 div = _b("div", np.true_divide,
          (lambda g, s, n: g / s[1], lambda g, s, n: -g * ((s[0] / s[1]) / s[1])), (0, 1),
          kind="float")
+div.save_if = ((1,), (0, 1))
 
 
 def _pow_self(g, s, n):
