@@ -35,7 +35,6 @@ def _child(workload: str, framework: str, size: str, threads: int, repeats: int,
            min_time: float) -> dict:
     sys.path.insert(0, HERE)
     import numpy as np
-
     from workloads import WORKLOADS
 
     if framework == "torch":

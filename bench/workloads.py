@@ -32,7 +32,7 @@ def w1_elementwise_chain(m, size):
     def step():
         x.grad = None
         y = x
-        for i in range(n_ops // 5):
+        for _ in range(n_ops // 5):
             y = y * 1.01
             y = y + 0.1
             y = y.sin()

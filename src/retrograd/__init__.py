@@ -16,26 +16,59 @@ from __future__ import annotations
 
 from . import _dtype
 from ._device import device, get_default_device, set_default_device
-from ._dtype import (bfloat16, bool, double, dtype, float, float16, float32, float64,  # noqa: A004
-                     get_default_dtype, half, int, int8, int16, int32, int64, long,
-                     promote_types, result_type, set_default_dtype, short, uint8)
-from ._grad_mode import (enable_grad, inference_mode, is_grad_enabled,
-                         is_inference_mode_enabled, no_grad, set_grad_enabled)
+from ._dtype import (  # noqa: A004
+    bfloat16,
+    bool,
+    double,
+    dtype,
+    float,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    promote_types,
+    result_type,
+    set_default_dtype,
+    short,
+    uint8,
+)
+from ._grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from ._printing import get_printoptions, set_printoptions
-from ._random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
-                      seed, set_rng_state)
+from ._random import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
 from ._size import Size
 from ._tensor import Tensor
 from .ops import methods as _methods
 from .ops.creation import *  # noqa: F403
 from .ops.functions import *  # noqa: F403
-from .ops.functions import (abs, all, any, max, min, pow, round, sum)  # noqa: A004
+from .ops.functions import abs, all, any, max, min, pow, round, sum  # noqa: A004
 from .ops.methods import addcdiv, addcmul
 
 _methods.install()
 
-from . import autograd, cuda, linalg  # noqa: E402
 from . import _random as random  # noqa: E402
+from . import autograd, cuda, linalg  # noqa: E402
 
 __version__ = "0.1.0"
 strided = "torch.strided"

@@ -53,7 +53,7 @@ class dtype:
     def __reduce__(self):
         return (_dtype_by_name, (self.name,))
 
-    def to_real(self) -> "dtype":
+    def to_real(self) -> dtype:
         return self
 
 

@@ -18,7 +18,7 @@ from . import _dtype as D
 from ._device import CPU, check_device
 from ._grad_mode import STATE
 from ._size import Size
-from .autograd.node import AccumulateGrad, RemovableHandle
+from .autograd.node import AccumulateGrad, HookDict, RemovableHandle
 
 _new = object.__new__
 _ndarray = np.ndarray
@@ -157,7 +157,7 @@ class Tensor:
     def requires_grad(self, value: bool) -> None:
         self.requires_grad_(value)
 
-    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` on a leaf (floating dtypes only), in place.
 
         Example:
@@ -269,7 +269,7 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         acc = self._grad_accumulator()
         if acc._post_acc_hooks is None:
-            acc._post_acc_hooks = {}
+            acc._post_acc_hooks = HookDict()
         h = RemovableHandle(acc._post_acc_hooks)
         acc._post_acc_hooks[h.id] = hook
         return h
@@ -290,7 +290,7 @@ class Tensor:
 
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
-    def detach(self) -> "Tensor":
+    def detach(self) -> Tensor:
         """A tensor sharing data (and version counter) with this one, outside the graph.
 
         Example:
@@ -302,7 +302,7 @@ class Tensor:
         t._vc = self._vc
         return t
 
-    def detach_(self) -> "Tensor":
+    def detach_(self) -> Tensor:
         if self._base is not None and self._base._rg:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self.grad_fn = None
@@ -310,12 +310,12 @@ class Tensor:
         return self
 
     @property
-    def data(self) -> "Tensor":
+    def data(self) -> Tensor:
         t = _make(self._data)
         return t
 
     @data.setter
-    def data(self, value: "Tensor") -> None:
+    def data(self, value: Tensor) -> None:
         if not isinstance(value, Tensor):
             raise TypeError("Tensor.data must be set to a Tensor")
         self._data = value._data

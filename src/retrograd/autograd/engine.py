@@ -63,22 +63,18 @@ def _root_edge(t):
 
 def _collect(roots: list) -> dict:
     """Dependency count of every node reachable from the roots (iterative)."""
-    deps: dict = {}
-    seen = set()
+    deps: dict = {r: 0 for r in roots}
+    seen = set(roots)
     stack = list(roots)
+    pop, push, add, get = stack.pop, stack.append, seen.add, deps.get
     while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        for e in node._edges:
+        for e in pop()._edges:
             if e is not None:
                 child = e[0]
-                deps[child] = deps.get(child, 0) + 1
+                deps[child] = get(child, 0) + 1
                 if child not in seen:
-                    stack.append(child)
-    for r in roots:
-        deps.setdefault(r, 0)
+                    add(child)
+                    push(child)
     return deps
 
 
@@ -110,9 +106,10 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                  inputs=None, allow_unused: bool = True, accumulate: bool = True,
                  materialize: bool = False):
     """Run the graph from ``outputs``; accumulate into leaves or return grads of ``inputs``."""
+    from numpy import zeros as np_zeros
+
     from .._tensor import _make
     from ..ops.functions import sum_to
-    from numpy import zeros as np_zeros
 
     for i, o in enumerate(outputs):
         if not o._rg:
@@ -199,7 +196,7 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
             else:
                 if node._saved is None:
                     node._unpack()  # raises the "backward a second time" error
-                in_grads = node.apply(grads, needs)
+                in_grads = node._op.backward(node, grads, needs)
                 if node._post_hooks:
                     for fn in list(node._post_hooks.values()):
                         r = fn(tuple(in_grads), tuple(grads))
@@ -207,7 +204,7 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                             in_grads = list(r)
                 if anomaly:
                     _check_nan(node, in_grads)
-            if not retain_graph:
+            if not retain_graph and node._saved:
                 node._release()
             for i, e in enumerate(edges):
                 if e is None or (needs is not None and not needs[i]):

@@ -52,6 +52,12 @@ def format_site(site) -> str:
     return f'File "{code.co_filename}", line {line}, in {code.co_name}'
 
 
+class HookDict(dict):
+    """A dict of hooks by handle id (a dict subclass, so handles can hold a weakref)."""
+
+    __slots__ = ("__weakref__",)
+
+
 class RemovableHandle:
     """Returned by every ``register_*hook``; ``remove()`` unregisters the hook.
 
@@ -196,7 +202,7 @@ class Node:
         """
         self._hooked = True
         if self._post_hooks is None:
-            self._post_hooks = {}
+            self._post_hooks = HookDict()
         h = RemovableHandle(self._post_hooks)
         self._post_hooks[h.id] = fn
         return h
@@ -211,7 +217,7 @@ class Node:
         """
         self._hooked = True
         if self._pre_hooks is None:
-            self._pre_hooks = {}
+            self._pre_hooks = HookDict()
         h = RemovableHandle(self._pre_hooks)
         self._pre_hooks[h.id] = fn
         return h
@@ -219,7 +225,7 @@ class Node:
     def _add_tensor_hook(self, out_nr: int, fn):
         self._hooked = True
         if self._tensor_hooks is None:
-            self._tensor_hooks = {}
+            self._tensor_hooks = HookDict()
         h = RemovableHandle(self._tensor_hooks)
         self._tensor_hooks[h.id] = (out_nr, fn)
         return h

@@ -16,13 +16,11 @@ from __future__ import annotations
 
 import itertools
 
-import numpy as np
-
 from .._dtype import CACHES, DEFAULTS, FROM_NP, float32
 from .._grad_mode import STATE
+from .._tensor import Tensor
 from ..autograd.node import OUT0, Node, _OutputSlot, user_site
 from ..autograd.saved_hooks import HOOKS
-from .._tensor import Tensor
 
 _SEQ = itertools.count()
 _next_seq = _SEQ.__next__
@@ -76,10 +74,16 @@ class Op:
         """Input gradients; ``needs`` None means "every input with an edge"."""
         s = node._unpack()
         g = grads[0] if node._nout == 1 else grads
+        if self.per_input:
+            vjp = self.vjp
+            if needs is None:
+                if len(vjp) == 1:  # one input: it has an edge, or there'd be no node
+                    return [vjp[0](g, s, node)]
+                return [r(g, s, node) if e is not None else None
+                        for r, e in zip(vjp, node._edges)]
+            return [rule(g, s, node) if need else None for rule, need in zip(vjp, needs)]
         if needs is None:
             needs = [e is not None for e in node._edges]
-        if self.per_input:
-            return [rule(g, s, node) if need else None for rule, need in zip(self.vjp, needs)]
         return self.vjp(g, s, node, needs)
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import builtins
 import collections
-import math
 
 import numpy as np
 
@@ -25,12 +24,30 @@ from .._size import Size
 from .._tensor import Tensor, _make, _wrap_dim
 from ..autograd.node import _LEGACY
 from . import table as T
-from .creation import ones_like, tensor, zeros, zeros_like
 from ._core import _LOW, FLOAT_NP, Op, record
+from .creation import tensor, zeros
 from .dispatch import apply, binary, replay_view, unary, view_apply
 
-
-__all__ = ["add", "sub", "mul", "div", "floor_divide", "remainder", "fmod", "pow", "float_power", "atan2", "maximum", "minimum", "neg", "round", "square", "frac", "clamp", "clamp_min", "clamp_max", "where", "lerp", "logical_not", "bitwise_not", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "nan_to_num", "allclose", "isclose", "equal", "sum", "mean", "nansum", "nanmean", "prod", "max", "min", "amax", "amin", "aminmax", "argmax", "argmin", "all", "any", "count_nonzero", "var", "std", "var_mean", "std_mean", "logsumexp", "cumsum", "cumprod", "vector_norm", "norm", "dist", "matmul", "mm", "bmm", "mv", "dot", "outer", "addmm", "einsum", "tensordot", "view", "reshape", "view_as", "reshape_as", "flatten", "unflatten", "squeeze", "unsqueeze", "permute", "transpose", "t", "movedim", "expand", "expand_as", "broadcast_to", "broadcast_tensors", "broadcast_shapes", "sum_to_size", "repeat", "tile", "repeat_interleave", "flip", "fliplr", "flipud", "roll", "cat", "stack", "hstack", "vstack", "split", "tensor_split", "chunk", "unbind", "narrow", "select", "diagonal", "diag", "trace", "tril", "triu", "index_put", "gather", "scatter", "scatter_add", "index_select", "index_add", "masked_fill", "masked_select", "take_along_dim", "take", "nonzero", "argwhere", "sort", "argsort", "topk", "kthvalue", "median", "clone", "bernoulli", "multinomial", "subtract", "multiply", "divide", "arctan2", "fmax", "fmin", "negative", "absolute", "arcsin", "arccos", "arctan", "clip", "greater", "greater_equal", "less", "less_equal", "not_equal", "inner", "ger", "swapaxes", "moveaxis", "concat"]
+__all__ = [
+    "add", "sub", "mul", "div", "floor_divide", "remainder", "fmod", "pow", "float_power", "atan2",
+    "maximum", "minimum", "neg", "round", "square", "frac", "clamp", "clamp_min", "clamp_max",
+    "where", "lerp", "logical_not", "bitwise_not", "isnan", "isinf", "isfinite", "isposinf",
+    "isneginf", "nan_to_num", "allclose", "isclose", "equal", "sum", "mean", "nansum", "nanmean",
+    "prod", "max", "min", "amax", "amin", "aminmax", "argmax", "argmin", "all", "any",
+    "count_nonzero", "var", "std", "var_mean", "std_mean", "logsumexp", "cumsum", "cumprod",
+    "vector_norm", "norm", "dist", "matmul", "mm", "bmm", "mv", "dot", "outer", "addmm", "einsum",
+    "tensordot", "view", "reshape", "view_as", "reshape_as", "flatten", "unflatten", "squeeze",
+    "unsqueeze", "permute", "transpose", "t", "movedim", "expand", "expand_as", "broadcast_to",
+    "broadcast_tensors", "broadcast_shapes", "sum_to_size", "repeat", "tile", "repeat_interleave",
+    "flip", "fliplr", "flipud", "roll", "cat", "stack", "hstack", "vstack", "split",
+    "tensor_split", "chunk", "unbind", "narrow", "select", "diagonal", "diag", "trace", "tril",
+    "triu", "index_put", "gather", "scatter", "scatter_add", "index_select", "index_add",
+    "masked_fill", "masked_select", "take_along_dim", "take", "nonzero", "argwhere", "sort",
+    "argsort", "topk", "kthvalue", "median", "clone", "bernoulli", "multinomial", "subtract",
+    "multiply", "divide", "arctan2", "fmax", "fmin", "negative", "absolute", "arcsin", "arccos",
+    "arctan", "clip", "greater", "greater_equal", "less", "less_equal", "not_equal", "inner",
+    "ger", "swapaxes", "moveaxis", "concat"
+]
 
 _py_sum = builtins.sum
 _py_max = builtins.max
@@ -526,8 +543,14 @@ ReturnTypes = {}
 
 
 def _rt(name):
+    """PyTorch's ``torch.return_types.<name>`` (values, indices) named tuple."""
     if name not in ReturnTypes:
-        ReturnTypes[name] = collections.namedtuple(name, ["values", "indices"])
+        base = collections.namedtuple(name, ["values", "indices"])
+
+        def __repr__(self):
+            return (f"torch.return_types.{name}(\nvalues={self.values!r},\n"
+                    f"indices={self.indices!r})")
+        ReturnTypes[name] = type(name, (base,), {"__repr__": __repr__, "__slots__": ()})
     return ReturnTypes[name]
 
 
@@ -824,7 +847,7 @@ def logsumexp(input, dim, keepdim: bool = False) -> Tensor:  # noqa: A002
     Example:
         >>> import retrograd as torch
         >>> torch.logsumexp(torch.tensor([1000., 1000.]), dim=0)
-        tensor(1000.6931)
+        tensor(1000.6932)
     """
     x = input if input._data.dtype in FLOAT_NP else input.float()
     return apply(T.logsumexp, (x,), (_dims(dim, x._data.ndim), keepdim))
@@ -2066,7 +2089,8 @@ def to(self, *args, **kwargs) -> Tensor:
         >>> torch.ones(2).to(torch.float64).dtype
         torch.float64
     """
-    from .._device import check_device, device as _device
+    from .._device import check_device
+    from .._device import device as _device
 
     dtype = kwargs.pop("dtype", None)
     copy = kwargs.pop("copy", False)
