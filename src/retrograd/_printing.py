@@ -288,7 +288,8 @@ def _dtype_name(dt: np.dtype, dtypes: Any) -> str:
 
 def _grad_fn_name(grad_fn: Any) -> str:
     name = getattr(grad_fn, "name", None)
-    return name() if callable(name) else type(grad_fn).__name__
+    # PyTorch prints the node's class name: CopySlices, not torch::autograd::CopySlices
+    return (name() if callable(name) else type(grad_fn).__name__).rpartition('::')[2]
 
 
 def tensor_repr(t: Any) -> str:

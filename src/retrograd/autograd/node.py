@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import itertools
+import re
 import os
 import sys
 import weakref
@@ -131,7 +132,7 @@ class Node:
         return self._op.node_name
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object>"
+        return f"<{self.name().rpartition('::')[2]} object>"
 
     @property
     def next_functions(self) -> tuple:
@@ -178,6 +179,8 @@ class Node:
         data, vc, ver = self._out[k]
         if vc[0] != ver:
             t = _make(data)
+            t.grad_fn = self
+            t._out_nr = k
             raise _version_error(self, t, "output", vc[0], ver)
         t = _make(data)
         t._vc = vc
@@ -257,7 +260,10 @@ def legacy_type_name(t) -> str:
 
 def _version_error(node, t, idx, cur, expected) -> RuntimeError:
     shape = ", ".join(str(s) for s in t._data.shape)
-    made_by = "" if t.grad_fn is None else f", which is output {t._out_nr} of {t.grad_fn.name()}"
+    made_by = ""
+    if t.grad_fn is not None:  # PyTorch names the forward op: "output 0 of Exp"
+        fwd_name = re.sub(r"Backward\d*$", "", t.grad_fn.name())
+        made_by = f", which is output {t._out_nr} of {fwd_name}"
     which = "its output" if idx == "output" else f"its input {idx}"
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "

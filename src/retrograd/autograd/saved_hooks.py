@@ -77,8 +77,8 @@ class _Hooks(threading.local):
                 new.append(_Packed(pack(s), unpack, False, 0))
             else:
                 new.append(s)
-        node._saved = tuple(new)
-        node._ver = tuple(0 if isinstance(x, _Packed) else None for x in new)
+        node._saved = new
+        node._ver = [0 if isinstance(x, _Packed) else None for x in new]
         node._out = None
 
 

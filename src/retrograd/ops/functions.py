@@ -1823,7 +1823,10 @@ def setitem(self, key, value) -> None:
         self._data[key] = value._data if vt else value
         self._vc[0] += 1
         return
-    _inplace(self, index_put(self, key, value))
+    v = value if vt else _make(np.asarray(value, dtype=self._data.dtype))
+    if v._data.dtype != self._data.dtype:
+        v = to(v, self.dtype)
+    _inplace(self, apply(T.index_put_setitem, (self, v), (key, False)))
 
 
 def gather(input, dim: int, index) -> Tensor:  # noqa: A002
@@ -2227,6 +2230,8 @@ def _inplace(self: Tensor, res: Tensor) -> Tensor:
         if bshape != self._data.shape:
             raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
                                f"broadcast shape {list(bshape)}")
+    if res._rg:
+        _snapshot_saved_self(self, res.grad_fn)
     np.copyto(self._data, res._data, casting="unsafe")
     self._vc[0] += 1
     if not (res._rg and STATE.enabled):
@@ -2251,6 +2256,26 @@ def _inplace(self: Tensor, res: Tensor) -> Tensor:
     return self
 
 
+def _snapshot_saved_self(self: Tensor, node) -> None:
+    """If the op being applied in place saved ``self`` (its rule needs the value from
+    before the write, e.g. the other operand's gradient of ``x.mul_(w)``), save a copy
+    instead, keeping self's old history so double backward still reaches it. PyTorch
+    does the same ("original self")."""
+    saved = node._saved if node is not None else None
+    if not saved:
+        return
+    save = node._op.save
+    for i, x in enumerate(saved):
+        if x is self and save[i] == 0:  # only the self operand (PyTorch: original self)
+            snap = _make(self._data.copy())
+            if self._rg:
+                snap._rg = True
+                snap.grad_fn = self.grad_fn
+                snap._out_nr = self._out_nr
+            saved[i] = snap
+            node._ver[i] = 0
+
+
 def _copy_slices_vjp(g, s, n, needs):
     recipe = n._p
     out = [None, None]
@@ -2263,7 +2288,7 @@ def _copy_slices_vjp(g, s, n, needs):
     return out
 
 
-_COPY_SLICES = Op("copy_slices", None, _copy_slices_vjp, node_name="CopySlices")
+_COPY_SLICES = Op("copy_slices", None, _copy_slices_vjp, node_name="torch::autograd::CopySlices")
 
 
 def _rebase_view(view_t: Tensor, res: Tensor) -> None:

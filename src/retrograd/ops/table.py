@@ -759,6 +759,9 @@ def _index_put_vjp(g, s, n, needs):
 
 
 index_put = Op("index_put", _index_put_fwd, _index_put_vjp, node_name="IndexPutBackward0")
+# ``x[key] = v``: the same kernel; PyTorch names this node CopySlices
+index_put_setitem = Op("index_put_setitem", _index_put_fwd, _index_put_vjp,
+                       node_name="torch::autograd::CopySlices")
 
 
 def _gather_grid(index, dim):
