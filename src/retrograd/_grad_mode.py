@@ -25,7 +25,9 @@ class _State(threading.local):
         self.enabled = True
         self.inference = False
         self.anomaly = False
+        self.batch = 0  # leading batch dims of gradients (Note [Batched rules])
         self.anomaly_check_nan = True
+        self.cut_watch = False  # a user's no_grad block: mark cut paths (Note [Cut markers])
 
 
 # Note [Thread-local modes]
@@ -98,13 +100,17 @@ class no_grad(_DecoratorContextManager):
 
     def __init__(self, func=None):
         self.prev = False
+        self.prev_watch = False
 
     def __enter__(self):
         self.prev = STATE.enabled
+        self.prev_watch = STATE.cut_watch
         STATE.enabled = False
+        STATE.cut_watch = True
 
     def __exit__(self, *exc):
         STATE.enabled = self.prev
+        STATE.cut_watch = self.prev_watch
         return False
 
 
@@ -151,14 +157,17 @@ class set_grad_enabled(_DecoratorContextManager):
 
     def __init__(self, mode: bool):
         self.prev = STATE.enabled
+        self.prev_watch = STATE.cut_watch
         self.mode = bool(mode)
         STATE.enabled = self.mode
+        STATE.cut_watch = self.prev_watch or not self.mode
 
     def __enter__(self):
         pass
 
     def __exit__(self, *exc):
         STATE.enabled = self.prev
+        STATE.cut_watch = self.prev_watch
         return False
 
     def clone(self):
@@ -166,6 +175,7 @@ class set_grad_enabled(_DecoratorContextManager):
 
     def __call__(self, func):
         STATE.enabled = self.prev
+        STATE.cut_watch = self.prev_watch
         return super().__call__(func)
 
 
@@ -189,16 +199,17 @@ class inference_mode(_DecoratorContextManager):
 
     def __init__(self, mode: bool = True):
         self.mode = bool(mode)
-        self.prev = (True, False)
+        self.prev = (True, False, False)
 
     def __enter__(self):
-        self.prev = (STATE.enabled, STATE.inference)
+        self.prev = (STATE.enabled, STATE.inference, STATE.cut_watch)
         if self.mode:
             STATE.enabled = False
             STATE.inference = True
+            STATE.cut_watch = True
 
     def __exit__(self, *exc):
-        STATE.enabled, STATE.inference = self.prev
+        STATE.enabled, STATE.inference, STATE.cut_watch = self.prev
         return False
 
     def clone(self):

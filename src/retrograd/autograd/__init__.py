@@ -83,14 +83,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
         allow_unused = materialize_grads
     if retain_graph is None:
         retain_graph = create_graph
-    if is_grads_batched:
-        from .functional import _batched_grad
-
-        return _batched_grad(outs, ins, grads, retain_graph, create_graph, allow_unused)
-    res = run_backward(outs, grads, retain_graph, create_graph, inputs=ins,
-                       allow_unused=allow_unused, accumulate=False,
-                       materialize=materialize_grads)
-    return res
+    return run_backward(outs, grads, retain_graph, create_graph, inputs=ins,
+                        allow_unused=allow_unused, accumulate=False,
+                        materialize=materialize_grads, batched=is_grads_batched)
 
 
 def Variable(data, requires_grad: bool = False, volatile: bool = False):  # noqa: N802

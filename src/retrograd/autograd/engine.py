@@ -104,7 +104,7 @@ def _reaching(deps: dict, targets: set) -> set:
 # are run; each rule is told which of its inputs need a gradient ("needs").
 def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                  inputs=None, allow_unused: bool = True, accumulate: bool = True,
-                 materialize: bool = False):
+                 materialize: bool = False, batched: bool = False):
     """Run the graph from ``outputs``; accumulate into leaves or return grads of ``inputs``."""
     from numpy import zeros as np_zeros
 
@@ -119,7 +119,10 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                 "no_grad(), from a .detach()ed tensor, or from tensors made without "
                 "requires_grad=True. Set requires_grad=True on the leaves you want gradients "
                 "for (retrograd.explain_grad(t) shows where the path was cut).")
-    grad_outputs = make_grads(outputs, grad_outputs, create_graph)
+    if batched:
+        grad_outputs, nbatch = _batched_grads(outputs, grad_outputs)
+    else:
+        grad_outputs = make_grads(outputs, grad_outputs, create_graph)
 
     root_user_grads = {id(g) for g in grad_outputs}
     buffers: dict = {}
@@ -153,8 +156,9 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
         needed = None
     results = [None] * (len(inputs) if inputs is not None else 0)
 
-    prev_mode = STATE.enabled
+    prev_mode, prev_batch = STATE.enabled, STATE.batch
     STATE.enabled = create_graph
+    STATE.batch = 1 if batched else 0
     try:
         heap = [(-n._seq, id(n), n) for n in roots if deps.get(n, 0) == 0]
         heapq.heapify(heap)
@@ -196,7 +200,10 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
             else:
                 if node._saved is None:
                     node._unpack()  # raises the "backward a second time" error
-                in_grads = node._op.backward(node, grads, needs)
+                if batched and not getattr(node._op, "batch_ok", False):
+                    in_grads = _per_row(node, grads, needs, nbatch)
+                else:
+                    in_grads = node._op.backward(node, grads, needs)
                 if node._post_hooks:
                     for fn in list(node._post_hooks.values()):
                         r = fn(tuple(in_grads), tuple(grads))
@@ -212,7 +219,10 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                 child = e[0]
                 g = None if in_grads is None else in_grads[i]
                 if g is not None:
-                    if g._data.shape != e[2]:
+                    if batched:
+                        if g._data.shape != (nbatch,) + e[2]:
+                            g = sum_to(g, e[2], node, i, batch=1)
+                    elif g._data.shape != e[2]:
                         g = sum_to(g, e[2], node, i)
                     if g._data.dtype != e[3]:
                         g = g.to(e[3])
@@ -233,12 +243,14 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                     push(heap, (-child._seq, id(child), child))
     finally:
         STATE.enabled = prev_mode
+        STATE.batch = prev_batch
 
     if inputs is not None and not accumulate:
         for k, t in enumerate(inputs):
             if results[k] is None:
                 if materialize:
-                    results[k] = _make(np_zeros(t._data.shape, t._data.dtype))
+                    shape = ((nbatch,) if batched else ()) + t._data.shape
+                    results[k] = _make(np_zeros(shape, t._data.dtype))
                 elif not allow_unused:
                     raise RuntimeError(
                         f"One of the differentiated Tensors (input {k}, shape "
@@ -247,6 +259,45 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                         "None), or materialize_grads=True for zeros.")
         return tuple(results)
     return None
+
+
+def _batched_grads(outputs, grads):
+    """Check the stacked output gradients of ``is_grads_batched=True``."""
+    if any(g is None for g in grads):
+        raise RuntimeError("is_grads_batched=True needs grad_outputs for every output, each "
+                           "with a leading batch dimension")
+    n = grads[0]._data.shape[0] if grads[0]._data.ndim else None
+    for i, (o, g) in enumerate(zip(outputs, grads)):
+        if g._data.shape[1:] != o._data.shape or g._data.shape[0] != n:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
+                f"has a shape of {o.shape}. With is_grads_batched=True each grad_output is a "
+                f"stack of gradients: shape (batch, *output.shape), the same batch for all.")
+    return list(grads), n
+
+
+def _per_row(node, grads, needs, nbatch):
+    """Run a rule that is not batch-agnostic once per row and stack the results."""
+    from ..ops.functions import stack, zeros
+
+    STATE.batch = 0
+    try:
+        rows = []
+        for b in range(nbatch):
+            gb = [None if g is None else g[b] for g in grads]
+            rows.append(node._op.backward(node, gb, needs))
+    finally:
+        STATE.batch = 1
+    out = []
+    for i in range(len(rows[0])):
+        col = [r[i] for r in rows]
+        if all(c is None for c in col):
+            out.append(None)
+            continue
+        ref = next(c for c in col if c is not None)
+        col = [zeros(ref.shape, dtype=ref.dtype) if c is None else c for c in col]
+        out.append(stack(col, 0))
+    return out
 
 
 def _run_pre_hooks(node, grads: list, create_graph: bool) -> list:

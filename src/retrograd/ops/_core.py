@@ -47,13 +47,14 @@ class Op:
     """
 
     __slots__ = ("name", "node_name", "fwd", "vjp", "jvp", "save", "view", "per_input", "kind",
-                 "save_if")
+                 "save_if", "batch_ok")
 
     def __init__(self, name, fwd, vjp=None, save=(), jvp=None, node_name=None, view=False,
                  kind=None, save_if=None):
         # save_if[j]: input indices; save entry j only if one of them requires grad
         # (x.mul_(2) must not save x, or the in-place write would invalidate it)
         self.save_if = save_if
+        self.batch_ok = False  # Note [Batched rules] in table.py
         self.name = name
         self.kind = kind  # None: result has the promoted dtype; "float": ints become float;
         # "bool": comparisons

@@ -124,7 +124,11 @@ def binary(op, a, b) -> Tensor:
     try:
         out = op.fwd(ad, bd)
     except ValueError as e:
-        raise _shape_error(op, a, b, e) from None
+        try:
+            np.broadcast_shapes(a._data.shape if ta else (), b._data.shape if tb else ())
+        except ValueError:
+            raise _shape_error(op, a, b, e) from None
+        raise
     if out.__class__ is not _ndarray:
         out = _asarray(out)
     if out.dtype is not rdt and kind != "bool" and out.dtype != rdt:

@@ -26,7 +26,7 @@ from ..autograd.node import _LEGACY
 from . import table as T
 from ._core import _LOW, FLOAT_NP, Op, record
 from .creation import tensor, zeros
-from .dispatch import apply, binary, replay_view, unary, view_apply
+from .dispatch import _mismatch, apply, binary, replay_view, unary, view_apply
 
 __all__ = [
     "add", "sub", "mul", "div", "floor_divide", "remainder", "fmod", "pow", "float_power", "atan2",
@@ -71,9 +71,10 @@ def _dims(dim, ndim: int):
     if dim is None:
         return None
     if isinstance(dim, (int, np.integer)):
-        return (_wrap_dim(int(dim), ndim),)
+        d = _wrap_dim(int(dim), ndim)
+        return None if ndim == 0 else (d,)  # dim 0/-1 of a 0-d tensor: all of it
     dims = tuple(_wrap_dim(int(d), ndim) for d in dim)
-    if not dims:
+    if not dims or ndim == 0:
         return None
     if len(set(dims)) != len(dims):
         raise RuntimeError(f"dim {dims} appears multiple times in the list of dims")
@@ -138,7 +139,7 @@ def div(input, other, *, rounding_mode=None, out=None) -> Tensor:  # noqa: A002
     if rounding_mode is None:
         return binary(T.div, input, other)
     if rounding_mode == "floor":
-        return floor_divide(input, other)
+        return binary(T.div_floor, input, other)
     if rounding_mode == "trunc":
         return binary(T.trunc_divide, input, other)
     raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
@@ -340,6 +341,11 @@ def clamp(input, min=None, max=None) -> Tensor:  # noqa: A001,A002
     """
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if (isinstance(min, Tensor) and not isinstance(max, (Tensor, type(None)))) or (
+            isinstance(max, Tensor) and not isinstance(min, (Tensor, type(None)))):
+        raise TypeError(f"clamp() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(min).__name__}, {type(max).__name__}): the bounds must both be "
+                        "tensors or both be numbers (use torch.full_like(x, v) for a number)")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         lo = _t(min, input) if min is not None else None
         hi = _t(max, input) if max is not None else None
@@ -637,7 +643,10 @@ def prod(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # no
     if dim is not None and not isinstance(dim, (int, np.integer)):
         raise TypeError("prod(): dim must be a single int")
     axes = _dims(dim, x._data.ndim)
-    return apply(T.prod, (x,), (axes, keepdim, dt))
+    return apply(T.prod if dim is None else _PROD1, (x,), (axes, keepdim, dt))
+
+
+_PROD1 = Op("prod", T._prod_fwd, T.prod.vjp, T.prod.save, node_name="ProdBackward1")
 
 
 def _reduce_minmax(input, dim, keepdim, which, fn_name, other=None):
@@ -1106,7 +1115,7 @@ def einsum(equation: str, *operands) -> Tensor:
     spec = ",".join(ins) + "->" + out
     rdt = D.result_type(*operands)
     ops_ = tuple(o if o.dtype == rdt else o.to(rdt) for o in operands)
-    return apply(T.einsum, ops_, (ins, out, spec))
+    return apply(T.einsum_op(len(ops_)), ops_, (ins, out, spec))
 
 
 def tensordot(a, b, dims=2) -> Tensor:
@@ -1273,6 +1282,10 @@ def permute(input, *dims) -> Tensor:  # noqa: A002
         >>> torch.zeros(2, 3, 4).permute(2, 0, 1).shape
         torch.Size([4, 2, 3])
     """
+    if not dims:
+        raise TypeError('permute() missing 1 required positional arguments: "dims" (pass '
+                        'the new order of the dims, e.g. x.permute(1, 0), or () for a 0-d '
+                        'tensor)')
     dims = _shape_arg(dims)
     nd = input._data.ndim
     if len(dims) != nd:
@@ -1408,23 +1421,28 @@ def sum_to_size(input, *size) -> Tensor:  # noqa: A002
     return sum_to(input, size)
 
 
-def sum_to(g: Tensor, shape, node=None, i: int = 0) -> Tensor:
-    """Sum a gradient back to an input's shape (the engine's one place for broadcasting)."""
+def sum_to(g: Tensor, shape, node=None, i: int = 0, batch: int = 0) -> Tensor:
+    """Sum a gradient back to an input's shape (the engine's one place for broadcasting).
+
+    ``batch`` leading dims of ``g`` are kept as they are (Note [Batched rules]).
+    """
     gs = g._data.shape
     shape = tuple(shape)
-    lead = len(gs) - len(shape)
-    ok = lead >= 0 and builtins.all(s == 1 or s == gs[lead + k] for k, s in enumerate(shape))
+    lead = len(gs) - len(shape) - batch
+    ok = lead >= 0 and builtins.all(s == 1 or s == gs[batch + lead + k]
+                                    for k, s in enumerate(shape))
     if not ok:
         who = f"Function {node.name()}" if node is not None else "sum_to_size"
         raise RuntimeError(
-            f"{who} returned an invalid gradient at index {i} - got {list(gs)} but expected "
-            f"shape compatible with {list(shape)}. A backward must return one gradient per "
-            "input, each with that input's shape.")
-    axes = tuple(range(lead)) + tuple(lead + k for k, s in enumerate(shape)
-                                      if s == 1 and gs[lead + k] != 1)
+            f"{who} returned an invalid gradient at index {i} - got {list(gs[batch:])} but "
+            f"expected shape compatible with {list(shape)}. A backward must return one gradient "
+            "per input, each with that input's shape.")
+    axes = tuple(range(batch, batch + lead)) + tuple(
+        batch + lead + k for k, s in enumerate(shape) if s == 1 and gs[batch + lead + k] != 1)
     r = sum(g, dim=axes, keepdim=True) if axes else g
-    if r._data.shape != shape:
-        r = reshape(r, shape)
+    target = gs[:batch] + shape
+    if r._data.shape != target:
+        r = reshape(r, target)
     return r
 
 
@@ -1521,13 +1539,19 @@ def cat(tensors, dim: int = 0) -> Tensor:
         torch.Size([2, 3])
     """
     ts = _promote_list(tensors, "cat")
-    ts = [x for x in ts if not (x._data.ndim == 1 and x._data.size == 0)] or ts[:1]
-    nd = ts[0]._data.ndim
+    # legacy empty 1-D tensors are skipped (and get an empty gradient), as in PyTorch
+    legacy = [x._data.ndim == 1 and x._data.size == 0 for x in ts]
+    if builtins.all(legacy):
+        legacy[0] = False
+    first = ts[legacy.index(False)]
+    nd = first._data.ndim
     if nd == 0:
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
     d = _wrap_dim(dim, nd)
-    ref = ts[0]._data.shape
+    ref = first._data.shape
     for k, x in enumerate(ts):
+        if legacy[k]:
+            continue
         s = x._data.shape
         if len(s) != nd:
             raise RuntimeError(f"Tensors must have same number of dimensions: got {nd} and "
@@ -1537,7 +1561,7 @@ def cat(tensors, dim: int = 0) -> Tensor:
                 raise RuntimeError(
                     f"Sizes of tensors must match except in dimension {d}. Expected size "
                     f"{ref[j]} but got size {s[j]} for tensor number {k} in the list.")
-    sizes = tuple(x._data.shape[d] for x in ts)
+    sizes = tuple(None if e else x._data.shape[d] for x, e in zip(ts, legacy))
     return apply(T.cat, ts, (d, sizes))
 
 
@@ -1840,9 +1864,7 @@ def gather(input, dim: int, index) -> Tensor:  # noqa: A002
     """
     d = _wrap_dim(dim, input._data.ndim)
     _check_index(index, "gather")
-    idx = index._data
-    return apply(T.gather, (input, index), d) if idx.size else _make(
-        np.zeros(idx.shape, input._data.dtype))
+    return apply(T.gather, (input, index), d)
 
 
 def _check_index(index, fn):
@@ -2350,7 +2372,7 @@ def fill_(self, value) -> Tensor:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._data.ndim} dimensions.")
         if STATE.enabled and (self._rg or value._rg):
-            return _inplace(self, apply(T.fill, (self, value.to(self.dtype))))
+            return _inplace(self, apply(T.fill_tensor, (self, value.to(self.dtype))))
         value = value.item()
     if STATE.enabled and self._rg:
         return _inplace(self, apply(T.fill, (self, value)))
@@ -2387,6 +2409,18 @@ def copy_(self, src, non_blocking: bool = False) -> Tensor:
     """
     if not isinstance(src, Tensor):
         src = tensor(src)
+    ds, ss = self._data.shape, src._data.shape
+    if ds != ss:
+        try:
+            bshape = np.broadcast_shapes(ds, ss)
+        except ValueError:
+            a, b, i = _mismatch(ds, ss)
+            raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b ({b}) "
+                               f"at non-singleton dimension {i}: copy_ from {list(ss)} into "
+                               f"{list(ds)} (src must broadcast to the destination)") from None
+        if bshape != ds:
+            raise RuntimeError(f"output with shape {list(ds)} doesn't match the broadcast shape "
+                               f"{list(bshape)}")
     if STATE.enabled and (self._rg or src._rg):
         return _inplace(self, apply(T.copy_from, (self, src)))
     _check_inplace_leaf(self)

@@ -30,6 +30,7 @@ import numpy as np
 
 import retrograd as R
 
+from .._grad_mode import STATE
 from ._core import Op
 
 LN2 = math.log(2.0)
@@ -73,7 +74,7 @@ def _log10_fwd(a):
 
 
 log10 = _u("log10", _log10_fwd, lambda g, s, n: g / (s[0] * LN10), (0,))
-log1p = _u("log1p", np.log1p, lambda g, s, n: g / (s[0] + 1), (0,))
+log1p = _u("log1p", np.log1p, lambda g, s, n: g / (s[0] + 1), (0,), node_name="Log1PBackward0")
 sqrt = _u("sqrt", np.sqrt, lambda g, s, n: g / (2 * s[0]), ("out",))
 rsqrt = _u("rsqrt", lambda a: np.reciprocal(np.sqrt(a)),
            lambda g, s, n: -0.5 * g * s[0].pow(3), ("out",))
@@ -95,14 +96,18 @@ cosh = _u("cosh", np.cosh, lambda g, s, n: g * s[0].sinh(), (0,))
 # three. They are primitives like any other, with their own rules in Tensor ops,
 # so double backward goes through them too.
 def _tanh_bwd_fwd(g, y):
-    t = np.multiply(y, y)  # one temporary, updated in place: g * (1 - y*y)
-    np.subtract(1, t, out=t)
-    t *= g
-    return t
+    t = np.asarray(np.multiply(y, y))  # one temporary, updated in place: g * (1 - y*y)
+    np.subtract(1, t, out=t)  # (asarray: NumPy gives a scalar for 0-d inputs)
+    if t.shape == np.broadcast_shapes(t.shape, g.shape):
+        t *= g
+        return t
+    return g * t  # g broadcasts y up (a batched gradient, Note [Batched rules])
 
 
 def _sigmoid_bwd_fwd(g, y):
-    t = np.subtract(1, y)  # g * (1 - y) * y, in PyTorch's order
+    t = np.asarray(np.subtract(1, y))  # g * (1 - y) * y, in PyTorch's order
+    if t.shape != np.broadcast_shapes(t.shape, g.shape):
+        return g * t * y  # g broadcasts y up (a batched gradient, Note [Batched rules])
     np.multiply(g, t, out=t)
     t *= y
     return t
@@ -131,11 +136,11 @@ def _sigmoid_fwd(a):
     # Stable for large |a| (exp of non-positive numbers only): 1/(1+e^-a) for a >= 0
     # and e^a/(1+e^a) below, written as exp(min(a, 0)) / (1 + exp(-|a|)) so no
     # np.where is needed (a where over a random mask is ~15x slower than arithmetic).
-    den = np.abs(a)
+    den = np.asarray(np.abs(a))  # asarray: NumPy gives a scalar for 0-d inputs
     np.negative(den, out=den)
     np.exp(den, out=den)
     den += 1
-    num = np.minimum(a, 0)
+    num = np.asarray(np.minimum(a, 0))
     np.exp(num, out=num)
     num /= den
     return num
@@ -323,13 +328,32 @@ def _fmod_fwd(a, b):
 
 
 remainder = _b("remainder", _remainder_fwd,
-               (lambda g, s, n: g, lambda g, s, n: -g * R.floor_divide(s[0], s[1])), (0, 1))
+               (lambda g, s, n: g,
+                lambda g, s, n: -g * R.div(s[0], s[1], rounding_mode="floor")), (0, 1))
 fmod = _b("fmod", _fmod_fwd,
           (lambda g, s, n: g, lambda g, s, n: -g * R.div(s[0], s[1], rounding_mode="trunc")),
           (0, 1))
-floor_divide = _b("floor_divide", _floor_div_fwd, None)
-trunc_divide = _b("trunc_divide", lambda a, b: np.trunc(np.true_divide(a, b)), None)
-floor_divide.kind = trunc_divide.kind = None
+
+
+def _no_derivative(name):
+    def rule(g, s, n):
+        raise RuntimeError(
+            f"derivative for aten::{name} is not implemented (as in PyTorch). The `//` operator "
+            "and torch.floor_divide have no gradient; use torch.div(a, b, rounding_mode='floor')"
+            ", whose gradient is zero, or detach() the operands.")
+    return rule
+
+
+# PyTorch: `//` (floor_divide) records a node whose backward raises; div with a
+# rounding mode has a zero gradient, computed as grad * 0 (so inf/nan propagate).
+floor_divide = _b("floor_divide", _floor_div_fwd,
+                  (_no_derivative("floor_divide"), _no_derivative("floor_divide")),
+                  node_name="torch::autograd::NotImplemented")
+_times_zero = (lambda g, s, n: g * 0, lambda g, s, n: g * 0)
+div_floor = _b("div_floor", _floor_div_fwd, _times_zero, node_name="DivBackward2")
+trunc_divide = _b("trunc_divide", lambda a, b: np.trunc(np.true_divide(a, b)), _times_zero,
+                  node_name="DivBackward2")
+floor_divide.kind = trunc_divide.kind = div_floor.kind = None
 
 # comparisons and logic: no gradient, bool results
 _CMP = {}
@@ -384,7 +408,7 @@ def _clamp_fwd(a, p):
     return out.astype(a.dtype, copy=False)
 
 
-clamp = Op("clamp", _clamp_fwd, (_clamp_rule,), (0,))
+clamp = Op("clamp", _clamp_fwd, (_clamp_rule,), (0,), node_name="ClampBackward1")
 
 
 def _clamp_t_fwd(a, lo, hi):
@@ -437,27 +461,46 @@ to_copy = Op("to_copy", lambda a, p: a.astype(p), (lambda g, s, n: g,), node_nam
 clone = Op("clone", lambda a: a.copy(), (lambda g, s, n: g,))
 # in-place building blocks: the value an in-place op writes, as an out-of-place op
 copy_from = Op("copy_from", lambda a, b: np.broadcast_to(b, a.shape).astype(a.dtype),
-               (_zeros_rule, lambda g, s, n: g), node_name="CopyBackwards")
+               (_zeros_rule, lambda g, s, n: g), node_name="torch::autograd::CopyBackwards")
 fill = Op("fill", lambda a, v: np.full_like(a, v), (_zeros_rule, lambda g, s, n: g.sum()),
-          node_name="FillBackward0")
+          node_name="FillBackward2")
+fill_tensor = Op("fill_tensor", fill.fwd, fill.vjp, node_name="FillBackward3")  # fill_(0-d)
 zero = Op("zero", lambda a: np.zeros_like(a), (_zeros_rule,), node_name="ZeroBackward0")
 
 
 # ---------------------------------------------------------------------------------
 # reductions.  p = (axes or None, keepdim)
 
-def _restore(g, n, i=0):
-    """Reshape a reduced gradient so it broadcasts against input i (keepdim shape)."""
+# Note [Batched rules]
+# autograd.grad(..., is_grads_batched=True) runs the graph once with output
+# gradients that carry one extra leading dim (STATE.batch == 1). Rules marked
+# ``batch_ok`` address dims from the right or offset them by STATE.batch, so the
+# same rule serves both; the engine runs any other rule once per row.
+
+
+def _bdims(g):
+    """The leading batch dims of ``g`` (empty outside a batched backward)."""
+    return g.shape[:STATE.batch] if STATE.batch else ()
+
+
+def _restore(g, n, i=0, saved=False):
+    """Reshape a reduced gradient (or a ``saved`` reduced output, which never has batch
+    dims) so it broadcasts against input i (keepdim shape)."""
     axes, keepdim = n._p[0], n._p[1]
     shape = n._edges[i][2]
-    if keepdim or axes is None and g.ndim == len(shape):
+    b = () if saved else _bdims(g)
+    if keepdim or axes is None and g.ndim == len(shape) + len(b):
         return g
     if axes is None:
-        return g.reshape((1,) * len(shape))
+        return g.reshape(b + (1,) * len(shape))
     ks = list(shape)
     for ax in axes:
         ks[ax] = 1
-    return g.reshape(ks)
+    return g.reshape(b + tuple(ks))
+
+
+def _expand_back(g, s, n):
+    return _restore(g, n).expand(_bdims(g) + tuple(n._edges[0][2]))
 
 
 def _sum_fwd(a, p):
@@ -465,7 +508,7 @@ def _sum_fwd(a, p):
     return np.sum(a, axis=axes, keepdims=keepdim, dtype=dt)
 
 
-sum = Op("sum", _sum_fwd, (lambda g, s, n: _restore(g, n).expand(n._edges[0][2]),))  # noqa: A001
+sum = Op("sum", _sum_fwd, (_expand_back,))  # noqa: A001
 
 
 def _count(shape, axes):
@@ -482,14 +525,14 @@ def _mean_fwd(a, p):
     return np.mean(a, axis=axes, keepdims=keepdim, dtype=dt)
 
 
-mean = Op("mean", _mean_fwd, (lambda g, s, n: _restore(g, n).expand(n._edges[0][2])
+mean = Op("mean", _mean_fwd, (lambda g, s, n: _expand_back(g, s, n)
                               / _count(n._edges[0][2], n._p[0]),))
 
 
 def _prod_rule(g, s, n):
     a, out = s
     axes = n._p[0]
-    gk, ok = _restore(g, n), _restore(out, n)
+    gk, ok = _restore(g, n), _restore(out, n, saved=True)
     if not bool((a == 0).any()):
         return gk * ok / a
     # zeros present: product of the others, by exclusive cumulative products per axis
@@ -520,7 +563,7 @@ prod = Op("prod", _prod_fwd, (_prod_rule,), (0, "out"))
 
 def _amax_rule(g, s, n):
     a, out = s
-    mask = a == _restore(out, n)
+    mask = a == _restore(out, n, saved=True)
     cnt = mask.sum(dim=n._p[0], keepdim=True) if n._p[0] is not None else mask.sum()
     return (_restore(g, n) / cnt) * mask
 
@@ -551,7 +594,7 @@ def _logsumexp_fwd(a, p):
 
 # own entry for numerical stability (max-shifted), see Note [One table]
 logsumexp = Op("logsumexp", _logsumexp_fwd,
-               (lambda g, s, n: _restore(g, n) * (s[0] - _restore(s[1], n)).exp(),), (0, "out"))
+               (lambda g, s, n: _restore(g, n) * (s[0] - _restore(s[1], n, saved=True)).exp(),), (0, "out"))
 
 
 def _cumsum_fwd(a, p):
@@ -588,13 +631,13 @@ cumprod = Op("cumprod", _cumprod_fwd, (_cumprod_rule,), (0, "out"))
 def _norm_rule(g, s, n):
     a, out = s
     ordv = n._p[2]
-    gk, ok = _restore(g, n), _restore(out, n)
+    gk, ok = _restore(g, n), _restore(out, n, saved=True)
     if ordv == 2:
         return a * _where0(ok != 0, gk / ok)
     if ordv == 1:
         return gk * a.sign()
     if ordv == 0:
-        return R.zeros_like(a)
+        return None  # PyTorch leaves it undefined (grad None), not zeros
     if ordv == float("inf") or ordv == float("-inf"):
         mask = a.abs() == ok
         cnt = mask.sum(dim=n._p[0], keepdim=True) if n._p[0] is not None else mask.sum()
@@ -629,11 +672,10 @@ vector_norm = Op("vector_norm", _norm_fwd, (_norm_rule,), (0, "out"),
 # matrix products (1-D operands handled as numpy.matmul does)
 
 def _mm_rule_a(g, s, n):
+    # written from the right so a batched g (Note [Batched rules]) broadcasts through
     a, b = s
     if b.ndim == 1:
-        gg = g.unsqueeze(-1)
-        r = gg * b if a.ndim > 1 else g.unsqueeze(-1) * b
-        return r if a.ndim > 1 else r.reshape(a.shape)
+        return g.unsqueeze(-1) * b
     if a.ndim == 1:
         return (g.unsqueeze(-2) @ b.mT).squeeze(-2)
     return g @ b.mT
@@ -643,7 +685,7 @@ def _mm_rule_b(g, s, n):
     a, b = s
     if a.ndim == 1:
         if b.ndim == 1:
-            return g * a
+            return g.unsqueeze(-1) * a
         return a.unsqueeze(-1) * g.unsqueeze(-2)
     if b.ndim == 1:
         return (a.mT @ g.unsqueeze(-1)).squeeze(-1)
@@ -661,7 +703,7 @@ mm_ops["matmul"] = Op("matmul", _matmul_fwd, _MM_RULES, (0, 1), node_name="Unsaf
 
 
 def _einsum_vjp(g, s, n, needs):
-    ins, out_sub = n._p
+    ins, out_sub = n._p[0], n._p[1]
     ops = s
     res = []
     for i, need in enumerate(needs):
@@ -687,7 +729,23 @@ def _einsum_vjp(g, s, n, needs):
     return res
 
 
-einsum = Op("einsum", lambda *a: np.einsum(a[-1][2], *a[:-1], optimize=True), _einsum_vjp)
+def _einsum_fwd(*a):
+    return np.einsum(a[-1][2], *a[:-1], optimize=True)
+
+
+_EINSUM_OPS: dict = {}
+
+
+def einsum_op(n_operands: int) -> Op:
+    """The einsum entry for ``n_operands`` operands (its rules read them all back)."""
+    op = _EINSUM_OPS.get(n_operands)
+    if op is None:
+        op = _EINSUM_OPS[n_operands] = Op("einsum", _einsum_fwd, _einsum_vjp,
+                                          tuple(range(n_operands)))
+    return op
+
+
+einsum = einsum_op(2)
 
 
 # ---------------------------------------------------------------------------------
@@ -695,7 +753,7 @@ einsum = Op("einsum", lambda *a: np.einsum(a[-1][2], *a[:-1], optimize=True), _e
 # its input (Note [Views and in-place] in _tensor.py).
 
 def _back_to_input_shape(g, s, n):
-    return g.reshape(n._edges[0][2])
+    return g.reshape(_bdims(g) + tuple(n._edges[0][2]))
 
 
 def _view_op(name, fwd, rule=_back_to_input_shape, node_name=None):
@@ -708,12 +766,15 @@ squeeze = _view_op("squeeze", lambda a, ax: np.squeeze(a, axis=ax),
                    node_name="SqueezeBackward1")
 unsqueeze = _view_op("unsqueeze", lambda a, ax: np.expand_dims(a, ax))
 expand = _view_op("expand", lambda a, shape: np.broadcast_to(a, shape),
-                  lambda g, s, n: g.sum_to_size(n._edges[0][2]))
+                  lambda g, s, n: R.ops.functions.sum_to(g, n._edges[0][2], batch=STATE.batch))
 permute = _view_op("permute", lambda a, dims: np.transpose(a, dims),
-                   lambda g, s, n: g.permute(tuple(np.argsort(n._p))))
+                   lambda g, s, n: g.permute(tuple(range(STATE.batch)) + tuple(
+                       STATE.batch + int(d) for d in np.argsort(n._p))))
 transpose = _view_op("transpose", lambda a, p: np.swapaxes(a, p[0], p[1]),
-                     lambda g, s, n: g.transpose(n._p[0], n._p[1]))
-t_op = _view_op("t", lambda a, p: a.T, lambda g, s, n: g.t(), node_name="TBackward0")
+                     lambda g, s, n: g.transpose(STATE.batch + n._p[0], STATE.batch + n._p[1]))
+t_op = _view_op("t", lambda a, p: a.T,
+                lambda g, s, n: g.transpose(-2, -1) if len(n._edges[0][2]) == 2 else g,
+                node_name="TBackward0")
 alias = _view_op("alias", lambda a, p: a.view(), lambda g, s, n: g)
 
 
@@ -870,12 +931,20 @@ def _cat_vjp(g, s, n, needs):
     off = 0
     for i in range(len(n._edges)):
         size = sizes[i]
+        if size is None:  # a legacy empty 1-D input: an empty gradient, as in PyTorch
+            out.append(R.zeros((0,), dtype=g.dtype) if needs[i] else None)
+            continue
         out.append(g.narrow(dim, off, size) if needs[i] else None)
         off += size
     return out
 
 
-cat = Op("cat", lambda *a: np.concatenate(a[:-1], axis=a[-1][0]), _cat_vjp)
+def _cat_fwd(*a):
+    dim, sizes = a[-1]
+    return np.concatenate([x for x, size in zip(a[:-1], sizes) if size is not None], axis=dim)
+
+
+cat = Op("cat", _cat_fwd, _cat_vjp)
 stack = Op("stack", lambda *a: np.stack(a[:-1], axis=a[-1]),
            lambda g, s, n, needs: [g.select(n._p, i) if need else None
                                    for i, need in enumerate(needs)])
@@ -935,3 +1004,19 @@ def _pad_rule(g, s, n):
 constant_pad = Op("constant_pad", _pad_fwd, (_pad_rule,), node_name="ConstantPadNdBackward0")
 
 ALL_OPS = {k: v for k, v in dict(globals()).items() if isinstance(v, Op)}
+
+
+# Note [Batched rules]: the entries whose rules are batch-agnostic.
+_BATCH_OK = {"neg", "abs", "sign", "floor", "ceil", "round", "trunc", "exp", "exp2", "expm1",
+             "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan",
+             "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "relu", "erf",
+             "tanh_backward", "sigmoid_backward", "add", "sub", "mul", "div", "pow", "atan2",
+             "maximum", "minimum", "remainder", "fmod", "where", "clamp", "clamp_tensor", "lerp",
+             "to_copy", "clone", "sum", "mean", "prod", "amax", "amin", "max_all", "min_all",
+             "logsumexp", "vector_norm", "matmul", "mm", "bmm", "mv", "dot", "view",
+             "unsafe_view", "squeeze", "unsqueeze", "expand", "permute", "transpose", "t",
+             "alias"}
+for _op in ALL_OPS.values():
+    _op.batch_ok = _op.name in _BATCH_OK
+for _op in mm_ops.values():
+    _op.batch_ok = True
