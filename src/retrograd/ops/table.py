@@ -594,7 +594,8 @@ def _logsumexp_fwd(a, p):
 
 # own entry for numerical stability (max-shifted), see Note [One table]
 logsumexp = Op("logsumexp", _logsumexp_fwd,
-               (lambda g, s, n: _restore(g, n) * (s[0] - _restore(s[1], n, saved=True)).exp(),), (0, "out"))
+               (lambda g, s, n: _restore(g, n) * (s[0] - _restore(s[1], n, saved=True)).exp(),),
+               (0, "out"))
 
 
 def _cumsum_fwd(a, p):
