@@ -69,6 +69,8 @@ _methods.install()
 
 from . import _random as random  # noqa: E402
 from . import autograd, cuda, linalg  # noqa: E402
+from . import optim, utils  # noqa: E402
+from .serialization import load, save  # noqa: E402
 
 __version__ = "0.1.0"
 strided = "torch.strided"

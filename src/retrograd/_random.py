@@ -11,6 +11,7 @@ Example:
 from __future__ import annotations
 
 import json
+import os
 import time
 
 import numpy as np
@@ -39,14 +40,19 @@ class Generator:
 
         return CPU
 
-    def manual_seed(self, seed: int) -> "Generator":
+    def manual_seed(self, seed: int) -> Generator:
         seed = int(seed)
+        # PyTorch keeps seeds as uint64: negative seeds wrap, larger ones are refused
+        if not -(1 << 63) <= seed < (1 << 64):
+            raise ValueError("Overflow when unpacking long long")
+        seed &= 0xFFFFFFFFFFFFFFFF
         self._seed = seed
-        self.np = np.random.Generator(np.random.PCG64(seed & 0xFFFFFFFFFFFFFFFF))
+        self.np = np.random.Generator(np.random.PCG64(seed))
         return self
 
     def seed(self) -> int:
-        s = time.time_ns() & 0xFFFFFFFFFFFFFFFF
+        s = int.from_bytes(os.urandom(8), "little") ^ time.time_ns()
+        s &= 0xFFFFFFFFFFFFFFFF
         self.manual_seed(s)
         return s
 
@@ -60,9 +66,11 @@ class Generator:
         raw = json.dumps({"seed": self._seed, "state": self.np.bit_generator.state}).encode()
         return _make(np.frombuffer(raw, dtype=np.uint8).copy())
 
-    def set_state(self, state) -> "Generator":
-        raw = bytes(np.asarray(state._data if hasattr(state, "_data") else state,
-                               dtype=np.uint8))
+    def set_state(self, state) -> Generator:
+        if not (hasattr(state, "_data") and state._data.dtype == np.uint8):
+            raise TypeError("RNG state must be a torch.ByteTensor (pass what get_rng_state() "
+                            "returned)")
+        raw = bytes(state._data)
         try:
             d = json.loads(raw.decode())
             self._seed = d["seed"]

@@ -22,11 +22,15 @@ from .. import _dtype as D
 from .._grad_mode import STATE
 from .._size import Size
 from .._tensor import Tensor, _make, _wrap_dim
+from ..autograd.forward_ad import FW as _FW
+from ..autograd.forward_ad import inplace_tangent as _inplace_tangent
 from ..autograd.node import _LEGACY
+from ..autograd.provenance import mark as _cut_mark
 from . import table as T
 from ._core import _LOW, FLOAT_NP, Op, record
 from .creation import tensor, zeros
 from .dispatch import _mismatch, apply, binary, replay_view, unary, view_apply
+from .dispatch import scalar_array as _scalar_array
 
 __all__ = [
     "add", "sub", "mul", "div", "floor_divide", "remainder", "fmod", "pow", "float_power", "atan2",
@@ -1608,7 +1612,13 @@ def _pieces(input, d, bounds, kind, sizes):
         outs.append(t)
     if STATE.enabled and input._rg:
         op = T.unbind if kind == "unbind" else T.split
-        record(op, tuple(outs), (input,), (kind, d, sizes), nout=len(outs))
+        record(op, outs[0] if len(outs) == 1 else tuple(outs), (input,), (kind, d, sizes),
+               nout=len(outs))
+    if _FW.active:  # forward-mode AD: the pieces' tangents are the same pieces of the tangent
+        from ..autograd.forward_ad import fw_op
+
+        fw_op(T.unbind if kind == "unbind" else T.split, (input,), tuple(outs),
+              (kind, d, sizes), 0)
     return tuple(outs)
 
 
@@ -1842,10 +1852,17 @@ def setitem(self, key, value) -> None:
     """
     key = norm_key(key)
     vt = isinstance(value, Tensor)
-    if not STATE.enabled or not (self._rg or (vt and value._rg)):
+    if STATE.enabled and self._rg and self.grad_fn is None and _basic(key):
+        # PyTorch writes through a view here (x[0].copy_(v)), hence its message
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation. Clone the leaf first (x = leaf.clone(); "
+                           "x[...] = ...), or modify it under torch.no_grad().")
+    if (not STATE.enabled or not (self._rg or (vt and value._rg))) and not _FW.active:
         _check_inplace_leaf(self)
         self._data[key] = value._data if vt else value
         self._vc[0] += 1
+        if vt and value._rg and not self._rg and STATE.cut_watch:
+            _cut_mark("inplace", "__setitem__ under no_grad", value, self)
         return
     v = value if vt else _make(np.asarray(value, dtype=self._data.dtype))
     if v._data.dtype != self._data.dtype:
@@ -2256,6 +2273,8 @@ def _inplace(self: Tensor, res: Tensor) -> Tensor:
         _snapshot_saved_self(self, res.grad_fn)
     np.copyto(self._data, res._data, casting="unsafe")
     self._vc[0] += 1
+    if _FW.active:
+        _inplace_tangent(self, res)
     if not (res._rg and STATE.enabled):
         if self._rg and self.grad_fn is not None and STATE.enabled:
             raise RuntimeError("the derivative of this in-place op is not implemented: it was "
@@ -2330,13 +2349,107 @@ def _rebase_view(view_t: Tensor, res: Tensor) -> None:
 
 
 def _make_inplace(fn, name):
+    fast = _FAST_INPLACE.get(name)
+
     def method(self, *args, **kwargs):
         if not STATE.enabled or not (self._rg or _any_rg(args) or _any_rg(kwargs.values())):
+            if fast is not None and fast(self, *args, **kwargs):
+                self._vc[0] += 1
+                return self
             return _write_plain(self, fn(self, *args, **kwargs))
         return _inplace(self, fn(self, *args, **kwargs))
     method.__name__ = name
     method.__doc__ = f"In-place ``{fn.__name__}`` (bumps the version counter)."
     return method
+
+
+# Note [Direct in-place kernels]
+# Outside any graph (optimizer steps under no_grad), the arithmetic in-place ops write
+# straight into the tensor's array with ``out=``: computing a full-size result and
+# copying it back costs two large temporaries per call, which glibc returns to the OS
+# and faults back in every step. Each fast path applies only when the result dtype is
+# the tensor's own floating dtype and the operands broadcast to its shape; otherwise
+# it returns False and the general path runs. The operation order is the general
+# path's, so results are identical.
+_F32_64 = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _operand(self, other):
+    """``other`` as an array that can be written into ``self`` in place, or None."""
+    d = self._data
+    if isinstance(other, Tensor):
+        od = other._data
+        if od.dtype != d.dtype or (od.shape != d.shape and
+                                   np.broadcast_shapes(od.shape, d.shape) != d.shape):
+            return None
+        return od
+    if other.__class__ in (int, float):
+        return _scalar_array(other, d.dtype)
+    return None
+
+
+def _fast_arith(ufunc):
+    def fast(self, other, *, alpha=1, rounding_mode=None):
+        d = self._data
+        if d.dtype not in _F32_64 or rounding_mode is not None or _fw_active():
+            return False
+        od = _operand(self, other)
+        if od is None or (alpha != 1 and alpha.__class__ not in (int, float)):
+            return False
+        if alpha != 1:
+            od = np.multiply(od, _scalar_array(alpha, d.dtype))
+        ufunc(d, od, out=d)
+        return True
+    return fast
+
+
+def _fast_addc(ufunc):
+    def fast(self, tensor1, tensor2, *, value=1):
+        d = self._data
+        if d.dtype not in _F32_64 or _fw_active():
+            return False
+        a, b = _operand(self, tensor1), _operand(self, tensor2)
+        if a is None or b is None or value.__class__ not in (int, float):
+            return False
+        t = np.multiply(a, _scalar_array(value, d.dtype)) if value != 1 else a.copy()
+        if t.shape != np.broadcast_shapes(t.shape, b.shape):
+            return False
+        ufunc(t, b, out=t)  # (value * t1) op t2, then added: PyTorch's kernel order
+        np.add(d, t, out=d)
+        return True
+    return fast
+
+
+def _fast_lerp(self, end, weight):
+    d = self._data
+    if d.dtype not in _F32_64 or _fw_active() or weight.__class__ not in (int, float):
+        return False
+    e = _operand(self, end)
+    if e is None:
+        return False
+    t = np.subtract(e, d)
+    if _py_abs(weight) < 0.5:  # PyTorch's two-sided formula, as in the lerp kernel
+        t *= _scalar_array(weight, d.dtype)
+        np.add(d, t, out=d)
+    else:
+        t *= _scalar_array(1 - weight, d.dtype)
+        np.subtract(e, t, out=d)
+    return True
+
+
+def _fw_active() -> bool:
+    """True while a forward-AD dual level is open (tangents must be tracked)."""
+    from ..autograd.forward_ad import FW
+
+    return bool(FW.active)
+
+
+_FAST_INPLACE = {
+    "add_": _fast_arith(np.add), "sub_": _fast_arith(np.subtract),
+    "mul_": _fast_arith(np.multiply), "div_": _fast_arith(np.true_divide),
+    "addcmul_": _fast_addc(np.multiply), "addcdiv_": _fast_addc(np.true_divide),
+    "lerp_": _fast_lerp,
+}
 
 
 def _any_rg(args) -> bool:
@@ -2356,6 +2469,8 @@ def _write_plain(self, res):
         return _inplace(self, res)
     np.copyto(self._data, res._data, casting="unsafe")
     self._vc[0] += 1
+    if _FW.active:
+        _inplace_tangent(self, res)
     return self
 
 
@@ -2367,7 +2482,8 @@ def fill_(self, value) -> Tensor:
         >>> torch.zeros(2).fill_(3)
         tensor([3., 3.])
     """
-    if isinstance(value, Tensor):
+    vt = value if isinstance(value, Tensor) else None
+    if vt is not None:
         if value._data.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._data.ndim} dimensions.")
@@ -2379,6 +2495,8 @@ def fill_(self, value) -> Tensor:
     _check_inplace_leaf(self)
     self._data[...] = value
     self._vc[0] += 1
+    if _FW.active:
+        _inplace_tangent(self, vt if vt is not None else _make(self._data))
     return self
 
 
@@ -2395,6 +2513,8 @@ def zero_(self) -> Tensor:
     _check_inplace_leaf(self)
     self._data[...] = 0
     self._vc[0] += 1
+    if _FW.active:
+        _inplace_tangent(self, _make(self._data))
     return self
 
 
@@ -2424,6 +2544,8 @@ def copy_(self, src, non_blocking: bool = False) -> Tensor:
     if STATE.enabled and (self._rg or src._rg):
         return _inplace(self, apply(T.copy_from, (self, src)))
     _check_inplace_leaf(self)
+    if src._rg and not self._rg and STATE.cut_watch:
+        _cut_mark("inplace", "copy_ under no_grad", src, self)
     try:
         np.copyto(self._data, np.broadcast_to(src._data, self._data.shape), casting="unsafe")
     except ValueError:
@@ -2431,6 +2553,8 @@ def copy_(self, src, non_blocking: bool = False) -> Tensor:
                            f"match the size of tensor b ({src.shape[-1] if src.ndim else 1}): "
                            f"copy_ from {list(src.shape)} into {list(self.shape)}") from None
     self._vc[0] += 1
+    if _FW.active:
+        _inplace_tangent(self, src)
     return self
 
 

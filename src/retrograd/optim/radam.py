@@ -1,0 +1,122 @@
+"""RAdam: Adam with a rectified (variance-corrected) adaptive learning rate.
+
+Example:
+    >>> import retrograd as torch
+    >>> w = torch.tensor([1.0], requires_grad=True); w.grad = torch.tensor([1.0])
+    >>> torch.optim.RAdam([w], lr=0.1).step(); w
+    tensor([0.9000], requires_grad=True)
+"""
+
+from __future__ import annotations
+
+from .._tensor import Tensor
+from ..ops.creation import tensor, zeros_like
+from .adam import _check_betas, _check_nonneg, _tensor_steps
+from .optimizer import (
+    Optimizer,
+    _call_closure,
+    _check_lr,
+    _check_unsupported,
+    _get_value,
+    _scalar_dtype,
+    _to_scalar,
+    _use_grad,
+)
+
+__all__ = ["RAdam"]
+
+
+class RAdam(Optimizer):
+    r"""RAdam (Liu et al.), following PyTorch's single-tensor update step by step.
+
+    ``rho_inf = 2 / (1 - beta2) - 1``; ``rho_t = rho_inf - 2 t beta2^t / (1 - beta2^t)``.
+    While ``rho_t <= 5`` the step is SGD with momentum on the bias-corrected ``m``;
+    after that it is Adam's step scaled by the rectification term ``r_t``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> w = torch.ones(1, requires_grad=True); w.grad = torch.ones(1)
+        >>> opt = torch.optim.RAdam([w]); opt.step(); sorted(opt.state[w])
+        ['exp_avg', 'exp_avg_sq', 'step']
+    """
+
+    def __init__(self, params, lr: float | Tensor = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
+                 foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False) -> None:
+        _check_lr(lr)
+        _check_nonneg("epsilon", eps)
+        _check_betas(betas)
+        _check_nonneg("weight_decay", weight_decay)
+        _check_unsupported("RAdam", foreach, None, capturable, differentiable)
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
+                    "maximize": maximize, "foreach": foreach, "capturable": capturable,
+                    "decoupled_weight_decay": decoupled_weight_decay,
+                    "differentiable": differentiable}
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("decoupled_weight_decay", False)
+            group.setdefault("capturable", False)
+        _tensor_steps(self)
+
+    @_use_grad
+    def step(self, closure=None):
+        """One RAdam update of every parameter that has a gradient.
+
+        Example:
+            >>> import retrograd as torch
+            >>> w = torch.zeros(1, requires_grad=True); w.grad = torch.ones(1)
+            >>> opt = torch.optim.RAdam([w]); opt.step(); opt.state[w]['step']
+            tensor(1.)
+        """
+        loss = _call_closure(closure)
+        state = self.state
+        for group in self.param_groups:
+            beta1, beta2 = group["betas"]
+            lr = _to_scalar(group["lr"])
+            eps = group["eps"]
+            weight_decay = group["weight_decay"]
+            decoupled = group["decoupled_weight_decay"]
+            maximize = group["maximize"]
+            rho_inf = 2 / (1 - beta2) - 1
+            for p in group["params"]:
+                grad = p._grad
+                if grad is None:
+                    continue
+                st = state[p]
+                if len(st) == 0:
+                    st["step"] = tensor(0.0, dtype=_scalar_dtype())
+                    st["exp_avg"] = zeros_like(p)
+                    st["exp_avg_sq"] = zeros_like(p)
+                if maximize:
+                    grad = -grad
+                exp_avg = st["exp_avg"]
+                exp_avg_sq = st["exp_avg_sq"]
+                step_t = st["step"]
+                step_t += 1
+                step = _get_value(step_t)
+                if weight_decay != 0:
+                    if decoupled:
+                        p.mul_(1 - lr * weight_decay)
+                    else:
+                        grad = grad.add(p, alpha=weight_decay)
+                exp_avg.lerp_(grad, 1 - beta1)
+                exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+                bias_correction1 = 1 - beta1 ** step
+                bias_correction2 = 1 - beta2 ** step
+                bias_corrected_exp_avg = exp_avg / bias_correction1
+                rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+                if rho_t > 5.0:
+                    rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
+                            / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+                    adaptive_lr = (bias_correction2 ** 0.5) / exp_avg_sq.sqrt().add_(eps)
+                    p.add_(bias_corrected_exp_avg * lr * adaptive_lr * rect, alpha=-1.0)
+                else:
+                    p.add_(bias_corrected_exp_avg * lr, alpha=-1.0)
+        return loss

@@ -1,0 +1,500 @@
+"""``retrograd.save`` / ``retrograd.load``: checkpoints in a format that holds no code.
+
+Example:
+    >>> import io
+    >>> import retrograd as torch
+    >>> buf = io.BytesIO()
+    >>> torch.save({'w': torch.ones(2), 'epoch': 3, 'name': 'run1'}, buf)
+    >>> _ = buf.seek(0)
+    >>> torch.load(buf)
+    {'w': tensor([1., 1.]), 'epoch': 3, 'name': 'run1'}
+"""
+
+from __future__ import annotations
+
+import base64
+import collections
+import json
+import math
+import os
+import struct
+import sys
+import tempfile
+import zlib
+from typing import Any
+
+import numpy as np
+
+from . import _dtype as D
+from ._size import Size
+from ._tensor import Tensor, _make
+
+__all__ = ["save", "load"]
+
+# Note [Checkpoint format]
+# PyTorch checkpoints are pickles, and unpickling runs whatever code the file names,
+# so loading a file from someone else is running their program. retrograd's format
+# holds data only, and ``load`` never calls anything the file names:
+#
+#   offset 0   8 bytes  magic b"\x89RGRD\r\n\x1a" (PNG-style: catches text-mode mangling)
+#          8   4        format version (uint32, little-endian)
+#         12   4        CRC-32 of the header
+#         16   8        header length H (uint64)
+#         24   8        data length N (uint64)
+#         32   H        header: UTF-8 JSON (the structure, and a table of arrays)
+#                       zero padding to a multiple of 64
+#              N        data: raw little-endian array bytes, each at a 64-aligned offset
+#              8        end marker b"RGRDEND\x00"
+#
+# The header is {"format": ..., "version": 1, "arrays": [...], "root": value}. Each
+# array entry has dtype, shape, offset, nbytes, crc32 (of its bytes), kind ("tensor"
+# or "ndarray"), requires_grad and parameter. A value is JSON null/bool/int/float/
+# string/array (a list) or an object with exactly one "$tag" key: $tensor/$ndarray
+# (an index into the array table; a tensor saved twice is stored once and loads as
+# one object), $tuple, $dict/$odict (a list of [key, value] pairs, so keys keep their
+# types), $float ("inf", "-inf", "nan"), $bytes (base64), $size, $dtype. Any other
+# tag, a wrong length, a bad checksum or an out-of-range offset is an error that says
+# what is wrong. Writing to a path goes to a temporary file in the same directory that
+# replaces the target only once complete (os.replace), so a crash mid-save leaves the
+# old file intact.
+
+MAGIC = b"\x89RGRD\r\n\x1a"
+END = b"RGRDEND\x00"
+VERSION = 1
+_ALIGN = 64
+_PRE = struct.Struct("<8sIIQQ")
+_MAX_HEADER = 1 << 30
+
+_DTYPES = {d.name: d for d in D.ALL}
+_TAGS = ("$tensor", "$ndarray", "$tuple", "$dict", "$odict", "$float", "$bytes", "$size",
+         "$dtype")
+
+
+def _pad(n: int) -> int:
+    return (-n) % _ALIGN
+
+
+class _Encoder:
+    """Turns a Python object into the header value and a list of arrays to write."""
+
+    def __init__(self) -> None:
+        self.arrays: list[dict] = []
+        self.blobs: list[np.ndarray] = []
+        self.seen: dict[int, int] = {}
+        self.keep: list = []  # keeps saved objects alive, so ids stay unique
+        self.offset = 0
+        self.active: set[int] = set()
+
+    def _array(self, obj, arr: np.ndarray, kind: str) -> dict:
+        key = id(obj)
+        if key in self.seen:
+            return {f"${kind}": self.seen[key]}
+        if arr.dtype not in D.FROM_NP:
+            raise TypeError(f"can't save a {kind} of dtype {arr.dtype}: the format stores "
+                            f"{', '.join(_DTYPES)}")
+        arr = arr if arr.flags.c_contiguous else arr.copy(order="C")  # keeps 0-d shapes
+        if sys.byteorder != "little" or arr.dtype.byteorder == ">":
+            arr = arr.astype(arr.dtype.newbyteorder("<"))
+        raw = arr.reshape(-1).view(np.uint8)
+        entry = {"dtype": D.FROM_NP[arr.dtype.newbyteorder("=")].name,
+                 "shape": list(arr.shape), "offset": self.offset, "nbytes": int(raw.nbytes),
+                 "crc32": zlib.crc32(raw), "kind": kind}
+        if kind == "tensor":
+            entry["requires_grad"] = bool(obj._rg)
+            entry["parameter"] = bool(getattr(type(obj), "_is_param", False))
+        self.offset += raw.nbytes + _pad(raw.nbytes)
+        index = len(self.arrays)
+        self.arrays.append(entry)
+        self.blobs.append(raw)
+        self.seen[key] = index
+        self.keep.append(obj)
+        return {f"${kind}": index}
+
+    def encode(self, obj, where: str):
+        if obj is None or obj is True or obj is False:
+            return obj
+        if isinstance(obj, str):
+            return str(obj)
+        if isinstance(obj, Tensor):
+            return self._array(obj, obj._data, "tensor")
+        if isinstance(obj, (bool, np.bool_)):
+            return bool(obj)
+        if isinstance(obj, (int, np.integer)):
+            return int(obj)
+        if isinstance(obj, (float, np.floating)):
+            v = float(obj)
+            if math.isfinite(v):
+                return v
+            return {"$float": "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")}
+        if isinstance(obj, np.ndarray):
+            return self._array(obj, obj, "ndarray")
+        if isinstance(obj, (bytes, bytearray)):
+            return {"$bytes": base64.b64encode(bytes(obj)).decode("ascii")}
+        if isinstance(obj, D.dtype):
+            return {"$dtype": obj.name}
+        if id(obj) in self.active:
+            raise ValueError(f"retrograd.save: {where} contains itself (a reference cycle); "
+                             "the format stores trees of values")
+        if isinstance(obj, Size):
+            return {"$size": [int(s) for s in obj]}
+        self.active.add(id(obj))
+        try:
+            if isinstance(obj, dict):
+                tag = "$odict" if isinstance(obj, collections.OrderedDict) else "$dict"
+                pairs = []
+                for k, v in obj.items():
+                    if not isinstance(k, (str, int, float, bool, tuple, type(None))):
+                        raise TypeError(f"retrograd.save can't save a dict key of type "
+                                        f"{type(k).__name__} at {where}: keys must be "
+                                        "strings, numbers, None or tuples of them")
+                    pairs.append([self.encode(k, f"{where} (a key)"),
+                                  self.encode(v, f"{where}[{k!r}]")])
+                return {tag: pairs}
+            if isinstance(obj, list):
+                return [self.encode(v, f"{where}[{i}]") for i, v in enumerate(obj)]
+            if isinstance(obj, tuple):
+                return {"$tuple": [self.encode(v, f"{where}[{i}]") for i, v in enumerate(obj)]}
+        finally:
+            self.active.discard(id(obj))
+        hint = (" Save model.state_dict() and rebuild the model in code instead."
+                if hasattr(obj, "state_dict") else "")
+        raise TypeError(f"retrograd.save can't save an object of type {type(obj).__name__} at "
+                        f"{where}: the format stores only tensors, NumPy arrays, numbers, "
+                        f"strings, bytes, None and dicts/lists/tuples of them, never code."
+                        f"{hint}")
+
+
+def _encode_file(obj) -> tuple[bytes, list[np.ndarray], int]:
+    enc = _Encoder()
+    try:
+        root = enc.encode(obj, "root")
+    except RecursionError:
+        raise ValueError("retrograd.save: the object nests too deeply to save") from None
+    header = json.dumps({"format": "retrograd.save", "version": VERSION, "byteorder": "little",
+                         "arrays": enc.arrays, "root": root}, allow_nan=False,
+                        separators=(",", ":")).encode("utf-8")
+    return header, enc.blobs, enc.offset
+
+
+def _write(f, header: bytes, blobs: list[np.ndarray], data_len: int) -> None:
+    f.write(_PRE.pack(MAGIC, VERSION, zlib.crc32(header), len(header), data_len))
+    f.write(header)
+    f.write(b"\0" * _pad(_PRE.size + len(header)))
+    for raw in blobs:
+        f.write(memoryview(raw))
+        f.write(b"\0" * _pad(raw.nbytes))
+    f.write(END)
+
+
+def _file_mode(path: str) -> int:
+    try:
+        return os.stat(path).st_mode & 0o777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def atomic_write(path, write) -> None:
+    """Call ``write(file)`` on a temporary file next to ``path``, then move it into place.
+
+    A crash or an exception mid-write leaves any existing file at ``path`` untouched.
+    """
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    mode = _file_mode(path)
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.",
+                               suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            write(out)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:  # make the rename itself durable
+        dfd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:
+        pass
+
+
+def save(obj: Any, f, pickle_module=None, pickle_protocol: int = 2,
+         _use_new_zipfile_serialization: bool = True) -> None:
+    """Save tensors, NumPy arrays, numbers, strings, bytes and None, in any nesting of
+    dicts, lists and tuples (state dicts of modules and optimizers), to a path or a
+    binary file object. The file holds no code (see Note [Checkpoint format]); writing
+    to a path is atomic. ``pickle_module``/``pickle_protocol`` are accepted for
+    compatibility and unused: nothing is pickled.
+
+    Example:
+        >>> import os, tempfile
+        >>> import retrograd as torch
+        >>> path = os.path.join(tempfile.mkdtemp(), 'ckpt.pt')
+        >>> torch.save({'step': 10, 'w': torch.arange(3)}, path)
+        >>> torch.load(path)['w']
+        tensor([0, 1, 2])
+    """
+    header, blobs, data_len = _encode_file(obj)
+    if isinstance(f, (str, os.PathLike)):
+        atomic_write(f, lambda out: _write(out, header, blobs, data_len))
+        return
+    if not hasattr(f, "write"):
+        raise TypeError(f"retrograd.save expects a path or a binary file object, got "
+                        f"{type(f).__name__}")
+    _write(f, header, blobs, data_len)
+
+
+# ----------------------------------------------------------------------------------
+# loading
+
+
+class _Corrupt(RuntimeError):
+    pass
+
+
+def _describe_foreign(head: bytes) -> str:
+    if head[:2] == b"PK":
+        return ("it is a zip archive, e.g. a checkpoint written by torch.save (those are "
+                "pickles, which run code when loaded, so retrograd does not read them). In "
+                "PyTorch, convert it with safetensors.torch.save_file(state_dict, path) and "
+                "read it with retrograd.safetensors.load_file")
+    if head[:1] == b"\x80":
+        return ("it is a Python pickle; retrograd never unpickles (unpickling runs code the "
+                "file names). Re-save the data with retrograd.save or as safetensors")
+    if len(head) >= 8 and struct.unpack("<Q", head[:8])[0] < (1 << 32) and head[8:9] == b"{":
+        return "it is a safetensors file: read it with retrograd.safetensors.load_file"
+    return "it does not start with retrograd's magic bytes"
+
+
+def _read_all(f) -> bytearray:
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as fh:
+            return _read_all(fh)
+    if isinstance(f, (bytes, bytearray, memoryview)):
+        return bytearray(f)
+    if not hasattr(f, "read"):
+        raise TypeError(f"retrograd.load expects a path or a binary file object, got "
+                        f"{type(f).__name__}")
+    data = f.read()
+    if isinstance(data, str):
+        raise TypeError("retrograd.load needs a file opened in binary mode ('rb')")
+    return bytearray(data)
+
+
+def _check(cond: bool, msg: str) -> None:
+    if not cond:
+        raise _Corrupt(msg)
+
+
+def _parse(buf) -> tuple[dict, int]:
+    n = len(buf)
+    _check(n >= _PRE.size, f"the file is too short ({n} bytes) to be a retrograd checkpoint "
+           f"(at least {_PRE.size + len(END)} bytes); it is empty or truncated")
+    magic, version, hcrc, hlen, dlen = _PRE.unpack_from(buf, 0)
+    if magic != MAGIC:
+        raise _Corrupt("this is not a retrograd checkpoint: "
+                       + _describe_foreign(bytes(buf[:16])))
+    _check(version == VERSION, f"the file has format version {version}; this retrograd reads "
+           f"version {VERSION} (upgrade retrograd to read it)")
+    _check(hlen <= _MAX_HEADER, f"the header length field says {hlen} bytes, which is not "
+           "plausible: the file is corrupted")
+    data_start = _PRE.size + hlen + _pad(_PRE.size + hlen)
+    expected = data_start + dlen + len(END)
+    _check(n >= expected, f"the file is truncated: it has {n} bytes, its header says "
+           f"{expected} (it was probably cut off while being written or copied)")
+    _check(n == expected, f"the file has {n - expected} unexpected bytes after its end "
+           "(it is corrupted or two files were concatenated)")
+    _check(bytes(buf[n - len(END):]) == END, "the end marker is missing: the file is "
+           "corrupted")
+    header_bytes = bytes(buf[_PRE.size:_PRE.size + hlen])
+    _check(zlib.crc32(header_bytes) == hcrc, "the header checksum does not match: the header "
+           "(which describes the saved structure) is corrupted")
+    try:
+        header = json.loads(header_bytes.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise _Corrupt(f"the header is not valid JSON ({e}): the file is corrupted") from None
+    _check(isinstance(header, dict) and header.get("format") == "retrograd.save"
+           and isinstance(header.get("arrays"), list) and "root" in header,
+           "the header does not describe a retrograd checkpoint")
+    return header, data_start
+
+
+def _load_arrays(buf, header: dict, data_start: int, data_len: int) -> list[np.ndarray]:
+    out = []
+    for i, e in enumerate(header["arrays"]):
+        _check(isinstance(e, dict), f"array {i}: entry is not an object")
+        name = e.get("dtype")
+        _check(name in _DTYPES, f"array {i}: unknown dtype {name!r}")
+        dt = np.dtype(_DTYPES[name].np).newbyteorder("<")
+        shape = e.get("shape")
+        _check(isinstance(shape, list) and all(isinstance(s, int) and not isinstance(s, bool)
+                                               and s >= 0 for s in shape),
+               f"array {i}: bad shape {shape!r}")
+        offset, nbytes = e.get("offset"), e.get("nbytes")
+        _check(isinstance(offset, int) and isinstance(nbytes, int) and offset >= 0
+               and nbytes >= 0, f"array {i}: bad offset/nbytes")
+        count = math.prod(shape)
+        _check(nbytes == count * dt.itemsize, f"array {i}: {nbytes} bytes do not hold "
+               f"{count} elements of {name}")
+        _check(offset + nbytes <= data_len, f"array {i} lies outside the data section (the "
+               "file is corrupted)")
+        start = data_start + offset
+        view = memoryview(buf)[start:start + nbytes]
+        _check(zlib.crc32(view) == e.get("crc32"), f"array {i} ({name}, shape {tuple(shape)}) "
+               "fails its checksum: its bytes are corrupted")
+        arr = np.frombuffer(buf, dtype=dt, count=count, offset=start).reshape(shape)
+        if dt.byteorder == "<" and sys.byteorder != "little":
+            arr = arr.astype(dt.newbyteorder("="))
+        out.append(arr)
+    return out
+
+
+class _Decoder:
+    def __init__(self, header: dict, arrays: list[np.ndarray], map_location) -> None:
+        self.entries = header["arrays"]
+        self.arrays = arrays
+        self.made: dict[int, Any] = {}
+        self.map_location = map_location
+
+    def _tensor(self, i):
+        _check(isinstance(i, int) and 0 <= i < len(self.arrays), f"bad array reference {i!r}")
+        if i in self.made:
+            return self.made[i]
+        e = self.entries[i]
+        arr = self.arrays[i]
+        if e.get("kind") == "ndarray":
+            obj: Any = arr
+        else:
+            t = _make(arr)
+            if e.get("parameter"):
+                t = _as_parameter(t, bool(e.get("requires_grad")))
+            elif e.get("requires_grad") and _is_float_name(e.get("dtype")):
+                t._rg = True
+            obj = _apply_map_location(t, self.map_location)
+        self.made[i] = obj
+        return obj
+
+    def decode(self, v):
+        if v is None or isinstance(v, (bool, int, float, str)):
+            return v
+        if isinstance(v, list):
+            return [self.decode(x) for x in v]
+        _check(isinstance(v, dict) and len(v) == 1, f"unexpected value {_short(v)} in header")
+        (tag, x), = v.items()
+        if tag == "$tensor" or tag == "$ndarray":
+            return self._tensor(x)
+        if tag == "$tuple":
+            _check(isinstance(x, list), "bad $tuple")
+            return tuple(self.decode(y) for y in x)
+        if tag == "$dict" or tag == "$odict":
+            _check(isinstance(x, list) and all(isinstance(p, list) and len(p) == 2 for p in x),
+                   f"bad {tag}")
+            d = collections.OrderedDict() if tag == "$odict" else {}
+            for k, val in x:
+                key = self.decode(k)
+                try:
+                    hash(key)
+                except TypeError:
+                    raise _Corrupt(f"a dict key is not hashable: {_short(k)}") from None
+                d[key] = self.decode(val)
+            return d
+        if tag == "$float":
+            _check(x in ("inf", "-inf", "nan"), f"bad $float {_short(x)}")
+            return float(x)
+        if tag == "$bytes":
+            _check(isinstance(x, str), "bad $bytes")
+            try:
+                return base64.b64decode(x.encode("ascii"), validate=True)
+            except (ValueError, UnicodeEncodeError):
+                raise _Corrupt("bad base64 in $bytes") from None
+        if tag == "$size":
+            _check(isinstance(x, list) and all(isinstance(s, int) for s in x), "bad $size")
+            return Size(x)
+        if tag == "$dtype":
+            _check(x in _DTYPES, f"unknown dtype {_short(x)}")
+            return _DTYPES[x]
+        raise _Corrupt(f"unknown tag {_short(tag)} in header (known tags: {', '.join(_TAGS)}); "
+                       "retrograd.load creates only data, never objects named by the file")
+
+
+def _is_float_name(name) -> bool:
+    return name in _DTYPES and _DTYPES[name].is_floating_point
+
+
+def _short(v) -> str:
+    s = repr(v)
+    return s if len(s) <= 60 else s[:57] + "..."
+
+
+def _as_parameter(t: Tensor, requires_grad: bool) -> Tensor:
+    try:
+        from .nn import Parameter
+    except ImportError:
+        t._rg = requires_grad and t.is_floating_point()
+        return t
+    return Parameter(t, requires_grad=requires_grad)
+
+
+def _apply_map_location(t: Tensor, map_location):
+    from ._device import check_device, device
+
+    if map_location is None:
+        return t
+    if callable(map_location) and not isinstance(map_location, (str, device)):
+        result = map_location(t, "cpu")
+        return t if result is None else result
+    if isinstance(map_location, dict):
+        target = map_location.get("cpu", "cpu")
+        check_device(target if not isinstance(target, str) else device(target))
+        return t
+    check_device(map_location if not isinstance(map_location, str) else device(map_location))
+    return t
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None = None,
+         mmap: bool | None = None, **pickle_load_args) -> Any:
+    """Load what ``retrograd.save`` wrote, from a path or a binary file object.
+
+    Loading only ever creates tensors, arrays, numbers, strings, bytes, None, dicts,
+    lists and tuples; it never runs anything named by the file (unlike pickle-based
+    formats), and a damaged file raises ``RuntimeError`` saying what is wrong.
+    ``map_location`` may be None, ``'cpu'``, a CPU device, a dict or a callable
+    ``fn(tensor, 'cpu')``; ``weights_only`` and ``pickle_module`` are accepted for
+    compatibility (every load is weights-only); ``mmap=True`` maps the file instead of
+    reading it (tensors are copy-on-write).
+
+    Example:
+        >>> import io
+        >>> import retrograd as torch
+        >>> buf = io.BytesIO(); torch.save([torch.zeros(1), (1, 2.5)], buf)
+        >>> torch.load(io.BytesIO(buf.getvalue()), map_location='cpu', weights_only=True)
+        [tensor([0.]), (1, 2.5)]
+    """
+    name = os.fspath(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", None)
+    where = f"retrograd.load({name!r})" if isinstance(name, str) else "retrograd.load"
+    try:
+        if mmap and isinstance(f, (str, os.PathLike)):
+            import mmap as _mmap
+
+            with open(f, "rb") as fh:
+                size = os.fstat(fh.fileno()).st_size
+                buf: Any = (_mmap.mmap(fh.fileno(), 0, access=_mmap.ACCESS_COPY) if size
+                            else bytearray())
+        else:
+            buf = _read_all(f)
+        header, data_start = _parse(buf)
+        _, _, _, _, dlen = _PRE.unpack_from(buf, 0)
+        arrays = _load_arrays(buf, header, data_start, dlen)
+        return _Decoder(header, arrays, map_location).decode(header["root"])
+    except _Corrupt as e:
+        raise RuntimeError(f"{where}: {e}") from None

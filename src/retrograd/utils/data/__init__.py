@@ -1,0 +1,40 @@
+"""Datasets, samplers and the DataLoader (PyTorch's ``torch.utils.data``).
+
+Example:
+    >>> import retrograd as torch
+    >>> from retrograd.utils.data import DataLoader, TensorDataset
+    >>> x, y = torch.arange(8.0).reshape(4, 2), torch.tensor([0, 1, 0, 1])
+    >>> for xb, yb in DataLoader(TensorDataset(x, y), batch_size=2):
+    ...     print(xb.shape, yb.tolist())
+    torch.Size([2, 2]) [0, 1]
+    torch.Size([2, 2]) [0, 1]
+"""
+
+from __future__ import annotations
+
+from ._collate import default_collate, default_convert
+from .dataloader import DataLoader, WorkerInfo, get_worker_info
+from .dataset import (
+    ChainDataset,
+    ConcatDataset,
+    Dataset,
+    IterableDataset,
+    StackDataset,
+    Subset,
+    TensorDataset,
+    random_split,
+)
+from .sampler import (
+    BatchSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    WeightedRandomSampler,
+)
+
+__all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset",
+           "IterableDataset", "RandomSampler", "Sampler", "SequentialSampler", "StackDataset",
+           "Subset", "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler",
+           "WorkerInfo", "default_collate", "default_convert", "get_worker_info",
+           "random_split"]
