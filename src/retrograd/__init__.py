@@ -69,10 +69,22 @@ _methods.install()
 
 from . import _random as random  # noqa: E402
 from . import autograd, cuda, linalg  # noqa: E402
+from . import nn  # noqa: E402
+from . import amp, cpu  # noqa: E402
+from .amp import autocast  # noqa: E402
+from .amp.state import (clear_autocast_cache, get_autocast_dtype,  # noqa: E402
+                        is_autocast_cache_enabled, is_autocast_enabled,
+                        set_autocast_cache_enabled, set_autocast_dtype, set_autocast_enabled)
 from . import optim, utils  # noqa: E402
 from .serialization import load, save  # noqa: E402
+from . import viz  # noqa: E402
+from .viz import explain_grad  # noqa: E402
 
 __version__ = "0.1.0"
+
+from . import func  # noqa: E402
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: E402
+
 strided = "torch.strided"
 contiguous_format = preserve_format = channels_last = None
 import builtins as _builtins  # noqa: E402
@@ -115,3 +127,6 @@ def compile(model=None, **kwargs):  # noqa: A001
     if model is None:
         return lambda m: m
     return model
+
+
+amp.policy.install()  # Note [Autocast dispatch]: entry checks for the listed public functions

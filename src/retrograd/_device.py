@@ -25,7 +25,7 @@ class device:
 
     __slots__ = ("type", "index")
 
-    def __init__(self, type: "str | device" = "cpu", index: int | None = None):  # noqa: A002
+    def __init__(self, type: str | device = "cpu", index: int | None = None):  # noqa: A002
         if isinstance(type, device):
             type, index = type.type, type.index
         if not isinstance(type, str):

@@ -19,6 +19,7 @@ from ._device import CPU, check_device
 from ._grad_mode import STATE
 from ._size import Size
 from .autograd.node import AccumulateGrad, HookDict, RemovableHandle
+from .autograd.provenance import mark as _cut_mark
 
 _new = object.__new__
 _ndarray = np.ndarray
@@ -51,6 +52,7 @@ class Tensor:
     _acc = None
     _retains = False
     _is_param = False
+    _cut = None  # where this tensor's gradient path was cut (Note [Cut markers])
     __array_priority__ = 1000  # NumPy defers to our operators
 
     def __new__(cls, *args, **kwargs):
@@ -175,12 +177,15 @@ class Tensor:
         if requires_grad and self._data.dtype not in _FLOAT_NP:
             raise RuntimeError("only Tensors of floating point dtype can require gradients "
                                f"(this one is {self.dtype}); convert it first, e.g. x.float()")
+        if self._rg and not requires_grad:
+            _cut_mark("requires_grad_false", "requires_grad_(False)", self, self)
         self._rg = bool(requires_grad)
         return self
 
     @property
     def grad(self):
-        if self.grad_fn is not None and not self._retains and STATE.enabled:
+        if self.grad_fn is not None and not self._retains and self._grad is None and \
+                STATE.enabled:  # as PyTorch: no warning once backward(inputs=[t]) filled it
             _warn_nonleaf_grad(self)
         return self._grad
 
@@ -191,11 +196,16 @@ class Tensor:
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
                                 f"type {type(value).__name__}")
             if value._data.shape != self._data.shape:
-                raise RuntimeError(f"assigned grad has data of a different size: grad is "
-                                   f"{value.shape}, tensor is {self.shape}")
+                raise RuntimeError(f"attempting to assign a gradient of size "
+                                   f"'{list(value.shape)}' to a tensor of size "
+                                   f"'{list(self.shape)}'. Please ensure that the gradient and "
+                                   "the tensor are the same size")
             if value._data.dtype != self._data.dtype:
-                raise RuntimeError(f"assigned grad has data of a different type: grad is "
-                                   f"{value.dtype}, tensor is {self.dtype}")
+                raise RuntimeError(f"attempting to assign a gradient with dtype "
+                                   f"'{_C_NAMES.get(value.dtype.name, value.dtype.name)}' to a "
+                                   f"tensor with grad_dtype '{_LEGACY_NAMES[self.dtype.name]}'. "
+                                   "The gradient must match the tensor's dtype (convert it: "
+                                   "g.to(t.dtype))")
         self._grad = value
 
     @grad.deleter
@@ -300,11 +310,15 @@ class Tensor:
         """
         t = _make(self._data)
         t._vc = self._vc
+        if self._rg:
+            _cut_mark("detach", "detach()", self, t)
         return t
 
     def detach_(self) -> Tensor:
         if self._base is not None and self._base._rg:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        if self._rg:
+            _cut_mark("detach_", "detach_()", self, self)
         self.grad_fn = None
         self._rg = False
         return self
@@ -312,6 +326,8 @@ class Tensor:
     @property
     def data(self) -> Tensor:
         t = _make(self._data)
+        if self._rg:
+            _cut_mark("data", ".data", self, t)
         return t
 
     @data.setter
@@ -332,10 +348,14 @@ class Tensor:
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
                                "to Scalar")
+        if self._rg:
+            _cut_mark("item", "item()", self)
         return self._data.reshape(()).item() if self._data.dtype != D.bfloat16.np else \
             float(self._data.reshape(()))
 
     def tolist(self):
+        if self._rg:
+            _cut_mark("tolist", "tolist()", self)
         if self._data.dtype == D.bfloat16.np:
             return self._data.astype(np.float32).tolist()
         return self._data.tolist()
@@ -351,9 +371,13 @@ class Tensor:
         if self._rg and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
+        if self._rg:
+            _cut_mark("numpy", "numpy(force=True)", self)
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        if self._rg:
+            _cut_mark("numpy", "numpy.asarray()", self)
         if dtype is not None:
             return self._data.astype(dtype)
         return self._data
@@ -397,9 +421,11 @@ class Tensor:
         return tensor_repr(self)
 
     def __format__(self, spec: str) -> str:
-        if self._data.ndim == 0 and spec:
+        # as PyTorch: a 0-d plain tensor formats as its Python number (f"{t}" gives "23.0"),
+        # anything else as its repr (a non-empty spec is then a TypeError)
+        if self._data.ndim == 0 and type(self) is Tensor:
             return self.item().__format__(spec)
-        return repr(self)
+        return object.__format__(self, spec)
 
     def __reduce_ex__(self, proto):
         return (_rebuild, (self._data.copy(), self._rg))
@@ -456,6 +482,15 @@ def _make(arr) -> Tensor:
     return t
 
 
+#: C++ type names PyTorch uses in messages ("float", "double", "long int")
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+            "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
+            "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+_LEGACY_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+                 "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+                 "bool": "Bool"}
+
+
 def _wrap_dim(dim: int, ndim: int) -> int:
     n = ndim if ndim > 0 else 1
     if dim < -n or dim >= n:
@@ -492,6 +527,8 @@ def _legacy_new(cls, args, kwargs):
             t = tensor(src, dtype=D.DEFAULTS.float)
     else:
         shape = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+        if not args:
+            shape = (0,)  # torch.Tensor() is an empty 1-D tensor
         t = _make(np.empty(tuple(shape), dtype=D.DEFAULTS.float.np))
         t._data[...] = 0
     if cls is not Tensor:

@@ -9,13 +9,17 @@ Example:
 
 from __future__ import annotations
 
-from .._grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_grad,
-                          set_grad_enabled)
-from . import graph
+from .._grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from . import anomaly_mode, forward_ad, function, functional, graph
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .engine import run_backward
+from .function import Function
+from .gradcheck import gradcheck, gradgradcheck
 
 __all__ = ["backward", "grad", "Variable", "graph", "no_grad", "enable_grad",
-           "set_grad_enabled", "inference_mode", "is_grad_enabled"]
+           "set_grad_enabled", "inference_mode", "is_grad_enabled", "Function",
+           "gradcheck", "gradgradcheck", "detect_anomaly", "set_detect_anomaly",
+           "forward_ad", "function", "functional", "anomaly_mode"]
 
 
 def _as_seq(x) -> list:
@@ -49,7 +53,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
         retain_graph = create_graph
     ins = _as_seq(inputs) if inputs is not None else None
     if ins is not None and not ins:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty. Pass the "
+                           "tensors to accumulate into, or None for all leaves.")
     run_backward(outs, grads, retain_graph, create_graph, inputs=ins, accumulate=True)
 
 

@@ -11,11 +11,53 @@ Example:
 from __future__ import annotations
 
 import heapq
+import threading
+
+import numpy as np
 
 from .._grad_mode import STATE
-from .node import AccumulateGrad, format_site
+from .node import AccumulateGrad
+
+
+class _Late:
+    """A module bound on first use (it imports this module's package, so it can't be
+    imported at the top): ``ops.functions`` and ``_tensor``."""
+
+    def __init__(self, name: str, module: str):
+        self._name, self._module = name, module
+
+    def __getattr__(self, attr):
+        import importlib
+
+        mod = importlib.import_module(self._module, __package__)
+        globals()[self._name] = mod
+        return getattr(mod, attr)
+
+
+_F = _Late("_F", "..ops.functions")
+_T = _Late("_T", ".._tensor")
 
 __all__ = ["run_backward", "make_grads"]
+
+
+class _GraphTasks(threading.local):
+    """Per thread, one entry per running backward: True when it has no ``inputs=``."""
+
+    def __init__(self):
+        self.stack = []
+
+
+# Note [Graph tasks]: reentrant checkpointing reruns a forward and calls backward()
+# from inside a backward; PyTorch allows that only when the outer backward computes
+# every leaf's gradient (no ``inputs=``, not ``autograd.grad``). TASKS records that for
+# each running backward; ``is_checkpoint_valid()`` reads the innermost.
+TASKS = _GraphTasks()
+
+
+def is_checkpoint_valid() -> bool:
+    """False while running a backward that was given ``inputs`` (``autograd.grad`` too)."""
+    stack = TASKS.stack
+    return not stack or stack[-1]
 
 
 def make_grads(outputs: list, grads: list, create_graph: bool) -> list:
@@ -106,11 +148,7 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                  inputs=None, allow_unused: bool = True, accumulate: bool = True,
                  materialize: bool = False, batched: bool = False):
     """Run the graph from ``outputs``; accumulate into leaves or return grads of ``inputs``."""
-    from numpy import zeros as np_zeros
-
-    from .._tensor import _make
-    from ..ops.functions import sum_to
-
+    sum_to = _F.sum_to
     for i, o in enumerate(outputs):
         if not o._rg:
             raise RuntimeError(
@@ -142,8 +180,8 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
         for k, t in enumerate(inputs):
             if not t._rg:
                 raise RuntimeError(
-                    f"One of the differentiated Tensors (input {k}, shape {tuple(t.shape)}) does "
-                    "not require grad. Set requires_grad=True on it before the forward pass.")
+                    f"One of the differentiated Tensors does not require grad (input {k}, shape "
+                    f"{tuple(t.shape)}). Set requires_grad=True on it before the forward pass.")
             if t.grad_fn is None:
                 leaf_caps[t._grad_accumulator()] = k
             else:
@@ -159,6 +197,7 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
     prev_mode, prev_batch = STATE.enabled, STATE.batch
     STATE.enabled = create_graph
     STATE.batch = 1 if batched else 0
+    TASKS.stack.append(inputs is None)  # Note [Graph tasks]
     try:
         heap = [(-n._seq, id(n), n) for n in roots if deps.get(n, 0) == 0]
         heapq.heapify(heap)
@@ -198,19 +237,22 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                     node._nout > 1 and all(g is None for g in grads)):
                 in_grads = None
             else:
-                if node._saved is None:
-                    node._unpack()  # raises the "backward a second time" error
-                if batched and not getattr(node._op, "batch_ok", False):
-                    in_grads = _per_row(node, grads, needs, nbatch)
+                if anomaly:
+                    in_grads = _apply_traced(node, grads, needs, nbatch if batched else None)
                 else:
-                    in_grads = node._op.backward(node, grads, needs)
+                    if node._saved is None:
+                        node._unpack()  # raises the "backward a second time" error
+                    if batched and not getattr(node._op, "batch_ok", False):
+                        in_grads = _per_row(node, grads, needs, nbatch)
+                    else:
+                        in_grads = node._op.backward(node, grads, needs)
                 if node._post_hooks:
                     for fn in list(node._post_hooks.values()):
                         r = fn(tuple(in_grads), tuple(grads))
                         if r is not None:
                             in_grads = list(r)
-                if anomaly:
-                    _check_nan(node, in_grads)
+                if anomaly and STATE.anomaly_check_nan:
+                    _check_nan(node, in_grads, grads)
             if not retain_graph and node._saved:
                 node._release()
             for i, e in enumerate(edges):
@@ -244,19 +286,20 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
     finally:
         STATE.enabled = prev_mode
         STATE.batch = prev_batch
+        TASKS.stack.pop()
 
     if inputs is not None and not accumulate:
         for k, t in enumerate(inputs):
             if results[k] is None:
                 if materialize:
                     shape = ((nbatch,) if batched else ()) + t._data.shape
-                    results[k] = _make(np_zeros(shape, t._data.dtype))
+                    results[k] = _T._make(np.zeros(shape, t._data.dtype))
                 elif not allow_unused:
                     raise RuntimeError(
-                        f"One of the differentiated Tensors (input {k}, shape "
-                        f"{tuple(t.shape)}) appears to not have been used in the graph. Set "
-                        "allow_unused=True if this is the desired behavior (its gradient is then "
-                        "None), or materialize_grads=True for zeros.")
+                        f"The differentiated Tensor at index {k} appears to not have been used "
+                        "in the graph. Set allow_unused=True if this is the desired behavior "
+                        f"(its gradient is then None), or materialize_grads=True for zeros. "
+                        f"(input shape {tuple(t.shape)})")
         return tuple(results)
     return None
 
@@ -358,13 +401,32 @@ def _accumulate(var, g, create_graph: bool, user_grads: set, leaf_node=None) -> 
             fn(var)
 
 
-def _check_nan(node, in_grads) -> None:
+def _apply_traced(node, grads, needs, nbatch):
+    """Anomaly mode: run ``node``; if it raises, warn with the forward traceback of the op
+    that made it (as PyTorch does) before the error propagates."""
+    from .anomaly_mode import warn_forward_trace
+
+    try:
+        if node._saved is None:
+            node._unpack()  # raises the "backward a second time" error
+        if nbatch is not None and not getattr(node._op, "batch_ok", False):
+            return _per_row(node, grads, needs, nbatch)
+        return node._op.backward(node, grads, needs)
+    except Exception:
+        warn_forward_trace(node)
+        raise
+
+
+def _check_nan(node, in_grads, grads=()) -> None:
+    """Anomaly mode: the first node whose rule returns NaN raises (autograd/anomaly_mode.py)."""
     import numpy as np
 
+    from .anomaly_mode import nan_error, warn_forward_trace
+
+    def has_nan(g):
+        return g is not None and g.dtype.is_floating_point and bool(np.isnan(g._data).any())
+
     for i, g in enumerate(in_grads):
-        if g is not None and g.dtype.is_floating_point and np.isnan(g._data).any():
-            msg = f"Function '{node.name()}' returned nan values in its {i}th output."
-            msg += ("\nThe node was created at " + format_site(node._site))
-            if node._trace:
-                msg += "\nTraceback of forward call that caused the error:\n" + node._trace
-            raise RuntimeError(msg)
+        if has_nan(g):
+            warn_forward_trace(node)
+            raise nan_error(node, i, any(has_nan(x) for x in grads))

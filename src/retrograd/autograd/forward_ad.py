@@ -480,8 +480,8 @@ def jvp_by_double_vjp(t, s, n, out):
 def inplace_tangent(self, res) -> None:
     """``self`` was just overwritten in place with ``res``: its tangent becomes ``res``'s,
     written into the existing tangent memory so views of it (and their bases) see it."""
-    from ..ops.dispatch import replay_view
     from ..ops.creation import zeros_like
+    from ..ops.dispatch import replay_view
 
     tr = get_tangent(res)
     ts = get_tangent(self)

@@ -9,7 +9,7 @@ Example:
     >>> x = torch.tensor([2.0], requires_grad=True)
     >>> y = x * 3
     >>> y.grad_fn.name(), y.grad_fn.next_functions[0][0].name()
-    ('MulBackward0', 'AccumulateGrad')
+    ('MulBackward0', 'torch::autograd::AccumulateGrad')
 """
 
 from __future__ import annotations
@@ -187,6 +187,8 @@ class Node:
         t._rg = True
         t.grad_fn = self
         t._out_nr = k
+        if "_fw_out" in self.__dict__:  # Note [Forward grads of saved outputs] (forward_ad.py)
+            t.__dict__["_fw_grad"] = self.__dict__["_fw_out"].get(k)
         return t
 
     def _release(self) -> None:
@@ -275,7 +277,7 @@ def _version_error(node, t, idx, cur, expected) -> RuntimeError:
 
 
 class _AccumulateOp:
-    node_name = "AccumulateGrad"
+    node_name = "torch::autograd::AccumulateGrad"  # PyTorch's name(); repr drops the prefix
 
 
 class AccumulateGrad(Node):

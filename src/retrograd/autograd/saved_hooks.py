@@ -25,13 +25,14 @@ __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", 
 class _Packed:
     """A saved value that went through a pack hook; ``unpack`` runs the paired hook."""
 
-    __slots__ = ("packed", "unpack_fn", "is_output", "k")
+    __slots__ = ("packed", "unpack_fn", "is_output", "k", "src")
 
-    def __init__(self, packed, unpack_fn, is_output: bool, k: int):
+    def __init__(self, packed, unpack_fn, is_output: bool, k: int, src=None):
         self.packed = packed
         self.unpack_fn = unpack_fn
         self.is_output = is_output
         self.k = k
+        self.src = src  # (grad_fn, output_nr, accumulator) of a saved input that requires grad
 
     def unpack(self, node):
         from .._tensor import Tensor
@@ -50,6 +51,22 @@ class _Packed:
             r._rg = True
             r.grad_fn = node
             r._out_nr = self.k
+            return r
+        src = self.src
+        if src is not None and (t.grad_fn is not src[0] or not t._rg):
+            # Note [Saved inputs through hooks]: as PyTorch's SavedVariable does, the
+            # unpacked data gets the saved input's place in the graph back (its grad_fn,
+            # or the leaf's accumulator), so create_graph through the rule still reaches
+            # the original graph (non-reentrant checkpoint hands back recomputed data).
+            from .._tensor import _make
+
+            r = _make(t._data)
+            r._vc = t._vc
+            r._rg = True
+            r.grad_fn = src[0]
+            r._out_nr = src[1]
+            if src[0] is None:
+                r._acc = src[2]
             return r
         return t
 
@@ -74,7 +91,11 @@ class _Hooks(threading.local):
                 t = _detached_view(o)
                 new.append(_Packed(pack(t), unpack, True, s.k))
             elif isinstance(s, Tensor):
-                new.append(_Packed(pack(s), unpack, False, 0))
+                src = None
+                if s._rg:
+                    fn = s.grad_fn
+                    src = (fn, s._out_nr, s._grad_accumulator() if fn is None else None)
+                new.append(_Packed(pack(s), unpack, False, 0, src))
             else:
                 new.append(s)
         node._saved = new

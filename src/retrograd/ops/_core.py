@@ -20,6 +20,7 @@ from .._dtype import CACHES, DEFAULTS, FROM_NP, float32
 from .._grad_mode import STATE
 from .._tensor import Tensor
 from ..autograd.node import OUT0, Node, _OutputSlot, user_site
+from ..autograd.provenance import FORWARD_WATCHERS
 from ..autograd.saved_hooks import HOOKS
 
 _SEQ = itertools.count()
@@ -110,6 +111,8 @@ def record(op: Op, outs, inputs, p=None, nout: int = 1):
                 else:
                     edges.append((fn, x._out_nr, x._data.shape, x._data.dtype))
                 continue
+            if x._cut is not None:  # Note [Cut markers] (autograd/provenance.py)
+                node.__dict__.setdefault("_cut_in", []).append((len(edges), x._cut))
         edges.append(None)
     node._edges = edges
     node._p = p
@@ -117,6 +120,8 @@ def record(op: Op, outs, inputs, p=None, nout: int = 1):
     node._site = user_site()
     if STATE.anomaly:
         node._trace = _anomaly_trace()
+        if FORWARD_WATCHERS:  # viz.nan_provenance (Note [Non-finite provenance])
+            FORWARD_WATCHERS[-1](node, outs, inputs)
     if nout != 1:
         node._nout = nout
     save = op.save

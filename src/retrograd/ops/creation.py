@@ -26,6 +26,10 @@ def _finish(arr, requires_grad: bool, device) -> Tensor:
     check_device(device)
     t = _make(arr)
     if requires_grad:
+        if arr.dtype.kind not in "fV":  # V: bfloat16
+            raise RuntimeError(f"Only Tensors of floating point and complex dtype can require "
+                               f"gradients (this one is {t.dtype}); pass a float dtype, e.g. "
+                               "dtype=torch.float32")
         t.requires_grad_(True)
     return t
 

@@ -22,6 +22,10 @@ import numpy as np
 from .. import _dtype as D
 from .._grad_mode import STATE
 from .._tensor import Tensor, _make
+from ..amp.state import AMP as _AMP
+from ..autograd.forward_ad import FW as _FW
+from ..autograd.forward_ad import fw_op as _fw_op
+from ..autograd.provenance import mark as _cut_mark
 from ._core import _LOW, FLOAT_NP, binary_dtype, record, scalar_dtype
 
 _ndarray = np.ndarray
@@ -71,8 +75,14 @@ def unary(op, a: Tensor, p=None) -> Tensor:
     if out.__class__ is not _ndarray:
         out = _asarray(out)
     t = _make(out)
-    if a._rg and STATE.enabled and op.vjp is not None:
-        record(op, t, (a,), p)
+    if a._rg:
+        if STATE.enabled:
+            if op.vjp is not None:
+                record(op, t, (a,), p)
+        elif STATE.cut_watch:
+            _cut_mark("no_grad", op.name, a, t)
+    if _FW.active:  # forward-mode AD (Note [Forward AD state] in autograd/forward_ad.py)
+        _fw_op(op, (a,), t, p, 1)
     return t
 
 
@@ -129,13 +139,27 @@ def binary(op, a, b) -> Tensor:
         except ValueError:
             raise _shape_error(op, a, b, e) from None
         raise
+    except TypeError:
+        if op.name == "sub" and rdt == _BOOL:
+            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                               "supported. Use the `^` or `logical_xor()` operator instead.") \
+                from None
+        raise
     if out.__class__ is not _ndarray:
         out = _asarray(out)
     if out.dtype is not rdt and kind != "bool" and out.dtype != rdt:
         out = out.astype(rdt)
     t = _make(out)
-    if STATE.enabled and ((ta and a._rg) or (tb and b._rg)) and op.vjp is not None:
-        record(op, t, (a, b))
+    if STATE.enabled:
+        if (ta and a._rg) or (tb and b._rg):
+            if op.vjp is not None:
+                record(op, t, (a, b))
+            elif kind == "bool":
+                _cut_mark("comparison", op.name, a if ta and a._rg else b, t)
+    elif STATE.cut_watch and ((ta and a._rg) or (tb and b._rg)):
+        _cut_mark("no_grad", op.name, a if ta and a._rg else b, t)
+    if _FW.active:
+        _fw_op(op, (a, b), t, None, 1)
     return t
 
 
@@ -185,6 +209,10 @@ def _mismatch(sa, sb):
 
 def apply(op, inputs, p=None, nout: int = 1, differentiable: bool = True):
     """Run any table op on ``inputs`` (tensors or other values) and record it."""
+    if _AMP.on:  # Note [Autocast dispatch] (amp/policy.py): one thread-local read when off
+        from ..amp.policy import autocast_apply
+
+        return autocast_apply(op, inputs, p, nout, differentiable)
     datas = [x._data if isinstance(x, Tensor) else x for x in inputs]
     out = op.fwd(*datas) if p is None else op.fwd(*datas, p)
     if nout == 1:
@@ -193,11 +221,33 @@ def apply(op, inputs, p=None, nout: int = 1, differentiable: bool = True):
         t = _make(out)
         if differentiable and op.vjp is not None and out.dtype in FLOAT_NP and _needs(inputs):
             record(op, t, inputs, p)
+        elif STATE.cut_watch if not STATE.enabled else (
+                differentiable and op.vjp is not None and out.dtype not in FLOAT_NP):
+            _mark_apply_cut(op, t, inputs, p)
+        if _FW.active and differentiable:
+            _fw_op(op, inputs, t, p, 0)
         return t
     ts = tuple(_make(o if o.__class__ is _ndarray else _asarray(o)) for o in out)
     if differentiable and op.vjp is not None and _needs(inputs):
         record(op, ts, inputs, p, nout=nout)
+    elif STATE.cut_watch and not STATE.enabled:
+        for o in ts:
+            _mark_apply_cut(op, o, inputs, p)
+    if _FW.active and differentiable:
+        _fw_op(op, inputs, ts, p, 0)
     return ts
+
+
+def _mark_apply_cut(op, t: Tensor, inputs, p) -> None:
+    """Note [Cut markers] (autograd/provenance.py): an op under no_grad, or a
+    differentiable op whose result is an integer, took a tensor that requires grad."""
+    for x in inputs:
+        if isinstance(x, Tensor) and x._rg:
+            name = op.name
+            if name == "to_copy":
+                name = f"to({D.FROM_NP[t._data.dtype]})"
+            _cut_mark("no_grad" if not STATE.enabled else "integer", name, x, t)
+            return
 
 
 def _needs(inputs) -> bool:
@@ -231,8 +281,13 @@ def view_apply(op, a: Tensor, p):
     else:
         t._base = base
         t._vfn = (a._vfn, op, p)
-    if a._rg and STATE.enabled:
-        record(op, t, (a,), p)
+    if a._rg:
+        if STATE.enabled:
+            record(op, t, (a,), p)
+        elif STATE.cut_watch:
+            _cut_mark("no_grad", op.name, a, t)
+    if _FW.active:
+        _fw_op(op, (a,), t, p, 2)
     return t
 
 

@@ -1150,25 +1150,32 @@ def tensordot(a, b, dims=2) -> Tensor:
 
 
 def _shape_arg(shape):
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
+    if len(shape) == 1 and shape[0].__class__ in (tuple, list, Size):
         shape = shape[0]
-    return tuple(int(s) for s in shape)
+    for s in shape:
+        if s.__class__ is not int:
+            return tuple(int(s) for s in shape)
+    return tuple(shape)
 
 
 def _infer_shape(shape, numel: int, orig):
-    shape = list(shape)
-    neg = [i for i, s in enumerate(shape) if s == -1]
-    if len(neg) > 1:
-        raise RuntimeError("only one dimension can be inferred")
-    known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
-    if neg:
+    known = 1
+    neg = -1
+    for i, s in enumerate(shape):
+        if s == -1:
+            if neg >= 0:
+                raise RuntimeError("only one dimension can be inferred")
+            neg = i
+        else:
+            known *= s
+    if neg >= 0:
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
-        shape[neg[0]] = numel // known
+        shape = shape[:neg] + (numel // known,) + shape[neg + 1:]
     elif known != numel:
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel} "
                            f"(input shape {list(orig)})")
-    return tuple(shape)
+    return shape
 
 
 def view(input, *shape) -> Tensor:  # noqa: A002

@@ -20,7 +20,7 @@ add sub subtract mul multiply div divide true_divide floor_divide remainder fmod
 float_power atan2 arctan2 maximum minimum fmax fmin neg negative abs absolute sign floor ceil
 round trunc frac exp exp2 expm1 log log2 log10 log1p sqrt rsqrt reciprocal sin cos tan asin
 acos atan arcsin arccos arctan sinh cosh tanh sigmoid relu erf square clamp clip clamp_min
-clamp_max where lerp eq ne lt le gt ge greater greater_equal less less_equal not_equal
+clamp_max lerp eq ne lt le gt ge greater greater_equal less less_equal not_equal
 logical_and logical_or logical_xor logical_not bitwise_and bitwise_or bitwise_xor bitwise_not
 isnan isinf isfinite isposinf isneginf nan_to_num allclose isclose equal sum mean nansum nanmean
 prod max min amax amin aminmax argmax argmin all any count_nonzero var std logsumexp cumsum
@@ -37,7 +37,7 @@ multinomial
 _INPLACE = """
 add sub mul div pow clamp clamp_min clamp_max neg abs exp log sqrt sin cos tanh sigmoid relu
 floor ceil round trunc sign reciprocal rsqrt square lerp masked_fill index_put scatter
-scatter_add index_add remainder fmod atan2 log1p expm1 exp2 log2 log10 erf frac where nan_to_num
+scatter_add index_add remainder fmod atan2 log1p expm1 exp2 log2 log10 erf frac nan_to_num
 tan asin acos atan sinh cosh clip
 """.split()
 
@@ -61,8 +61,9 @@ def install() -> None:
     Tensor.addcmul_ = F._make_inplace(addcmul, "addcmul_")
     Tensor.addcdiv = addcdiv
     Tensor.addcdiv_ = F._make_inplace(addcdiv, "addcdiv_")
-    Tensor.T = property(lambda self: self.permute(*reversed(range(self.ndim))),
+    Tensor.T = property(lambda self: self.permute(tuple(reversed(range(self.ndim)))),
                         doc="All dims reversed.")
+    Tensor.where = where
     Tensor.mT = property(lambda self: self.transpose(-2, -1), doc="Last two dims swapped.")
     Tensor.H = Tensor.T
     Tensor.mH = Tensor.mT
@@ -122,3 +123,15 @@ def addcdiv(input, tensor1, tensor2, *, value=1) -> Tensor:  # noqa: A002
         tensor([0.2500, 0.2500])
     """
     return input + ((tensor1 * value) / tensor2 if value != 1 else tensor1 / tensor2)
+
+
+def where(self, condition, y) -> Tensor:
+    """``self`` where ``condition``, else ``y`` (the method form of ``torch.where``).
+
+    Example:
+        >>> import retrograd as torch
+        >>> x = torch.tensor([1., -2.])
+        >>> x.where(x > 0, 0.)
+        tensor([1., 0.])
+    """
+    return F.where(condition, self, y)

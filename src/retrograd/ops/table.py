@@ -31,6 +31,13 @@ import numpy as np
 import retrograd as R
 
 from .._grad_mode import STATE
+from ..autograd.forward_ad import (
+    jvp_elementwise,
+    jvp_linear,
+    jvp_multilinear,
+    jvp_reduction,
+    jvp_view,
+)
 from ._core import Op
 
 LN2 = math.log(2.0)
@@ -503,9 +510,12 @@ def _expand_back(g, s, n):
     return _restore(g, n).expand(_bdims(g) + tuple(n._edges[0][2]))
 
 
+_add_reduce = np.add.reduce  # the ufunc method: np.sum's wrapper costs ~1 us per call
+
+
 def _sum_fwd(a, p):
     axes, keepdim, dt = p
-    return np.sum(a, axis=axes, keepdims=keepdim, dtype=dt)
+    return _add_reduce(a, axis=axes, keepdims=keepdim, dtype=dt)
 
 
 sum = Op("sum", _sum_fwd, (_expand_back,))  # noqa: A001
@@ -693,7 +703,16 @@ def _mm_rule_b(g, s, n):
     return a.mT @ g
 
 
+_F32 = np.dtype(np.float32)
+_LOW_MM = frozenset((np.dtype(np.float16), R._dtype.bfloat16.np))
+
+
 def _matmul_fwd(a, b):
+    # float16/bfloat16: accumulate in float32 and round the product once, as PyTorch's CPU
+    # kernels do (NumPy's bfloat16 matmul returns float32, its float16 one is slow and
+    # accumulates in float16)
+    if a.dtype in _LOW_MM:
+        return np.matmul(a.astype(_F32), b.astype(_F32)).astype(a.dtype)
     return np.matmul(a, b)
 
 
@@ -731,7 +750,11 @@ def _einsum_vjp(g, s, n, needs):
 
 
 def _einsum_fwd(*a):
-    return np.einsum(a[-1][2], *a[:-1], optimize=True)
+    ops = a[:-1]
+    if ops and ops[0].dtype in _LOW_MM:  # float32 accumulation, as _matmul_fwd
+        dt = ops[0].dtype
+        return np.einsum(a[-1][2], *(x.astype(_F32) for x in ops), optimize=True).astype(dt)
+    return np.einsum(a[-1][2], *ops, optimize=True)
 
 
 _EINSUM_OPS: dict = {}
@@ -742,7 +765,7 @@ def einsum_op(n_operands: int) -> Op:
     op = _EINSUM_OPS.get(n_operands)
     if op is None:
         op = _EINSUM_OPS[n_operands] = Op("einsum", _einsum_fwd, _einsum_vjp,
-                                          tuple(range(n_operands)))
+                                          tuple(range(n_operands)), jvp=jvp_multilinear)
     return op
 
 
@@ -955,6 +978,8 @@ def _multi_out_vjp(g, s, n, needs):
     """split/unbind: put the pieces back together, zeros where a piece had no grad."""
     kind, dim, sizes = n._p
     shape = n._edges[0][2]
+    if n._nout == 1:  # a single piece: the engine hands over the gradient itself
+        g = [g]
     parts = []
     for k, gk in enumerate(g):
         if gk is None:
@@ -1021,3 +1046,56 @@ for _op in ALL_OPS.values():
     _op.batch_ok = _op.name in _BATCH_OK
 for _op in mm_ops.values():
     _op.batch_ok = True
+
+
+# ---------------------------------------------------------------------------------
+# Forward-mode (JVP) rules, one per entry (Note [JVP rules] in autograd/forward_ad.py):
+# elementwise entries apply their vjp rule to the tangent, linear ones apply
+# themselves to it, reductions contract D = vjp(ones) with it, products take one
+# term per operand; the others are written out here.
+
+def _cumprod_jvp(t, s, n, out):
+    a = s[0]
+    ta = t[0].to(out.dtype) if t[0].dtype != out.dtype else t[0]
+    if a.ndim == 0:
+        return ta
+    dim = n._p[0]
+    if not bool((a == 0).any()):
+        return out * (ta / a).cumsum(dim)
+    # zeros present: out'_i = sum_{j <= i} t_j prod_{k <= i, k != j} a_k, one cumprod per j
+    size = a.shape[dim]
+    pos = R.arange(size).reshape([size if d == dim else 1 for d in range(a.ndim)])
+    res = None
+    for j in range(size):
+        term = R.where(pos >= j, R.where(pos == j, ta, a).cumprod(dim), 0.0)
+        res = term if res is None else res + term
+    return res
+
+
+def _pad_jvp(t, s, n, out):
+    # constant padding is affine: the tangent is padded with zeros, not with the value
+    return R.ops.dispatch.apply(constant_pad, (t[0],), (n._p[0], 0.0))
+
+
+def _split_jvp(t, s, n, out):
+    kind, dim, sizes = n._p
+    return t[0].unbind(dim) if kind == "unbind" else t[0].split(list(sizes), dim)
+
+
+_JVP_KINDS = (
+    (jvp_elementwise, """neg abs sign floor ceil round trunc exp exp2 expm1 log log2 log10 log1p
+     sqrt rsqrt reciprocal sin cos tan asin acos atan sinh cosh tanh sigmoid relu erf
+     tanh_backward sigmoid_backward add sub mul div pow atan2 maximum minimum remainder fmod
+     floor_divide div_floor trunc_divide clamp clamp_tensor lerp"""),
+    (jvp_linear, """where to_copy clone copy_from fill fill_tensor zero sum mean cumsum
+     unsafe_view index index_put index_put_setitem gather scatter scatter_add index_select
+     index_add cat stack flip roll repeat max min sort topk kthvalue median mode"""),
+    (jvp_reduction, "prod amax amin max_all min_all logsumexp vector_norm"),
+    (jvp_multilinear, "matmul mm bmm mv dot einsum"),
+    (jvp_view, "view squeeze unsqueeze expand permute transpose t alias select slice"),
+    (_cumprod_jvp, "cumprod"), (_pad_jvp, "constant_pad"), (_split_jvp, "split unbind"),
+)
+_JVP_BY_NAME = {name: rule for rule, names in _JVP_KINDS for name in names.split()}
+for _op in [*ALL_OPS.values(), *mm_ops.values(), *take_ops.values(), *_EINSUM_OPS.values()]:
+    if _op.vjp is not None and _op.jvp is None:
+        _op.jvp = _JVP_BY_NAME.get(_op.name)

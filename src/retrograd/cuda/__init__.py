@@ -42,3 +42,6 @@ def empty_cache() -> None:
 def current_device() -> int:
     raise RuntimeError("retrograd runs on the CPU only; there is no current CUDA device. "
                        "Check torch.cuda.is_available() before using CUDA.")
+
+
+from . import amp  # noqa: E402,F401  (torch.cuda.amp: deprecated names that warn, no GPU)

@@ -1,0 +1,18 @@
+"""Test-suite setup shared by every test module.
+
+Note [One BLAS thread in tests]
+torch (imported by most tests as the oracle) starts its own OpenMP threads; with
+NumPy's OpenBLAS also starting one thread per core, the two pools fight over this
+machine's 2 cores and a small NumPy matmul can take ~1000x longer. Pinning BLAS to
+one thread before NumPy loads keeps test times honest. (pytest-xdist's workers
+inherit it; the benchmark sets the same variables for its own runs.)
+"""
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import torch  # noqa: E402
+
+torch.set_num_threads(1)

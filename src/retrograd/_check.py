@@ -1,0 +1,153 @@
+"""``retrograd check FILE.py``: run a PyTorch script with ``torch`` mapped to retrograd.
+
+While the script runs, ``import torch`` (and ``import torch.nn``, ``from torch.optim
+import SGD``, ``torch.utils.data``, ...) gives retrograd's modules, so a script written
+for PyTorch runs unchanged. A part of PyTorch retrograd does not have fails with a
+clear ``ModuleNotFoundError`` naming it.
+
+Example:
+    >>> import sys
+    >>> from retrograd._check import torch_alias
+    >>> with torch_alias():
+    ...     import torch.nn.functional as F
+    ...     print(F.__name__, sys.modules["torch"].__name__)
+    retrograd.nn.functional retrograd
+    >>> "torch" in sys.modules
+    False
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.util
+import os
+import runpy
+import sys
+import time
+import traceback
+
+__all__ = ["torch_alias", "run_check"]
+
+
+class _AliasLoader(importlib.abc.Loader):
+    def __init__(self, target: str):
+        self.target = target
+
+    def create_module(self, spec):
+        return importlib.import_module(self.target)
+
+    def exec_module(self, module) -> None:  # already executed as the retrograd module
+        return None
+
+
+class _TorchFinder(importlib.abc.MetaPathFinder):
+    """Finds ``torch`` and ``torch.*`` as ``retrograd`` and ``retrograd.*``."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "torch" and not fullname.startswith("torch."):
+            return None
+        real = "retrograd" + fullname[len("torch"):]
+        try:
+            found = importlib.util.find_spec(real)
+        except (ImportError, ValueError):
+            found = None
+        if found is None:
+            parent, _, attr = real.rpartition(".")
+            mod = sys.modules.get(parent)
+            if mod is not None and hasattr(mod, attr) and isinstance(
+                    getattr(mod, attr), type(sys)):
+                real = getattr(mod, attr).__name__
+            else:
+                raise ModuleNotFoundError(
+                    f"No module named '{fullname}': retrograd has no {real} (the part of "
+                    f"PyTorch this script imports). retrograd covers autograd and the "
+                    "training stack: torch, torch.nn, torch.optim, torch.utils.data, "
+                    "torch.autograd, torch.amp, torch.utils.checkpoint.", name=fullname)
+        return importlib.util.spec_from_loader(fullname, _AliasLoader(real))
+
+
+class torch_alias:
+    """Context manager: ``import torch`` gives retrograd inside the block.
+
+    ``sys.modules`` entries for ``torch`` and ``torch.*`` are added on import and
+    removed (with the finder) on exit, so a real PyTorch is untouched afterwards.
+
+    Example:
+        >>> from retrograd._check import torch_alias
+        >>> with torch_alias():
+        ...     import torch
+        ...     print(torch.tensor([1.0, 2.0]).sum())
+        tensor(3.)
+    """
+
+    def __init__(self):
+        self._finder = _TorchFinder()
+        self._saved: dict = {}
+
+    def __enter__(self):
+        for name in list(sys.modules):
+            if name == "torch" or name.startswith("torch."):
+                self._saved[name] = sys.modules.pop(name)
+        sys.meta_path.insert(0, self._finder)
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        if self._finder in sys.meta_path:
+            sys.meta_path.remove(self._finder)
+        for name in list(sys.modules):
+            if name == "torch" or name.startswith("torch."):
+                del sys.modules[name]
+        sys.modules.update(self._saved)
+        return False
+
+
+def run_check(path: str, args: list | None = None) -> int:
+    """Run the script at ``path`` (with ``args`` as its argv) under ``torch_alias``.
+
+    Returns the exit status: 0 when the script finished, 1 when it raised (the
+    traceback is printed with a hint when the cause is a missing PyTorch feature).
+    """
+    if not os.path.isfile(path):
+        print(f"retrograd check: no such file: {path}", file=sys.stderr)
+        return 2
+    args = list(args or [])
+    if args and args[0] == "--":
+        args = args[1:]
+    old_argv, old_path = sys.argv, list(sys.path)
+    sys.argv = [path] + args
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    t = time.perf_counter()
+    status = 0
+    try:
+        with torch_alias():
+            runpy.run_path(path, run_name="__main__")
+    except SystemExit as e:
+        status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    except Exception as e:
+        traceback.print_exc()
+        hint = _hint(e)
+        if hint:
+            print(f"\nretrograd check: {hint}", file=sys.stderr)
+        status = 1
+    finally:
+        sys.argv = old_argv
+        sys.path[:] = old_path
+    took = time.perf_counter() - t
+    verdict = "ran to the end" if status == 0 else f"stopped (exit status {status})"
+    print(f"\nretrograd check: {os.path.basename(path)} {verdict} with torch = retrograd "
+          f"in {took:.1f} s", file=sys.stderr)
+    return status
+
+
+def _hint(e: Exception) -> str:
+    msg = str(e)
+    if isinstance(e, AttributeError) and "retrograd" in msg:
+        return ("the script uses a part of PyTorch that retrograd does not provide "
+                f"({msg}). See docs/compatibility.md for what is covered.")
+    if isinstance(e, ModuleNotFoundError) and (e.name or "").startswith("torch"):
+        return msg
+    if "cuda" in msg.lower():
+        return "retrograd runs on the CPU only: use device='cpu' (torch.cuda.is_available() " \
+               "is False)."
+    return ""

@@ -1,0 +1,420 @@
+"""Autocast's policy table (which ops run in which dtype) and the casts it makes.
+
+Note [Autocast policy table]
+PyTorch's CPU autocast registers a kernel for a fixed list of ops; each op is in one
+of three categories (torch 2.13, checked op by op against the AutocastCPU dispatch
+key and the output dtypes real torch gives under ``torch.autocast('cpu')``):
+
+* ``lower_precision_fp``: floating inputs (not float64) are cast to the autocast
+  dtype (bfloat16 or float16): the matrix products and convolutions.
+* ``fp32``: floating inputs (not float64) are cast to float32: losses, reductions
+  that overflow easily (prod), linear algebra, 3-d pooling, some paddings.
+* ``promote``: floating inputs are cast to the widest floating type among them,
+  float64 ignored (cat, stack, index_copy); float16 meeting bfloat16 is an error.
+
+Every other op runs in the dtype of its inputs, with the usual type promotion.
+The table is keyed by PyTorch's op names; ``ALIASES`` maps retrograd's public names
+(``F.cross_entropy``, ``linalg.vecdot``, ``x @ y``) and op-table names to them, and
+``_CONDITIONAL`` holds the two entries whose category depends on the arguments
+(``F.pad``: reflect/replicate modes are fp32 ops; ``einsum``: PyTorch runs a
+contraction through bmm, which is autocast).
+
+Note [Autocast dispatch]
+An op's category is applied where PyTorch's Autocast dispatch key acts: at the op the
+program called, before that op checks its arguments (``F.linear`` refuses a bfloat16
+input with a float32 weight unless autocast cast them first). retrograd has two
+doors into an op, and both consult the one table:
+
+1. ``ops/dispatch.py: apply()`` checks ``AMP.on`` (one thread-local read) and sends
+   the call to ``autocast_apply`` while autocast is on: table primitives are
+   identified by ``Op.name`` (``mm``, ``bmm``, ``matmul``, ``prod``, ``cat``,
+   ``stack``, ``linear``, ``conv``...). ``unary``/``binary`` (elementwise ops, none
+   of which is on a list) have no check at all.
+2. Public functions that are compositions (``addmm``, ``F.linear``'s checks, the
+   losses, ``matmul``'s choice among mm/mv/dot) get an entry check when ``install()``
+   runs (at the end of ``import retrograd``, and again on entering autocast while a
+   namespace such as ``nn.functional`` was not yet covered): the attribute
+   ``retrograd.addmm`` (and ``Tensor.addmm``, ``F.mse_loss``...) becomes a thin
+   function that calls the original at once when ``AMP.on`` is False (``x @ y`` gets
+   a two-argument one, as cheap as the operator was). Only the names in this table get
+   one; calls between retrograd's own modules use the originals (module globals), so
+   ``torch.mv`` stays float32 as in PyTorch while ``torch.matmul(matrix, vector)``
+   runs in bfloat16. (A name imported with ``from retrograd.nn.functional import
+   linear`` before ``install()`` ran keeps the unchecked function.)
+   ``F.multi_head_attention_forward`` is treated as PyTorch's fused
+   ``_native_multi_head_attention`` (all inputs cast, then run in the lower
+   precision), because its inner ``linear`` calls are module-internal.
+
+While an autocast-handled op runs, ``AMP.on`` is False, so its inner ops are not
+cast again (PyTorch excludes the Autocast key in the same way). Inner ops of
+composites that are *not* on a list stay autocast, as in PyTorch, where such ops
+decompose above the Autocast key.
+
+Note [Autocast weight cache]
+As in PyTorch, a float32 leaf that requires grad (a weight) is cast to the
+lower-precision dtype once per autocast region: the cast (a ``ToCopyBackward0``
+node) is cached by tensor identity and reused by every later op in the region, so
+the graph holds one cast per weight. The cache keeps a weak reference to the weight
+(a dead or recycled id is a miss) and is cleared when the outermost region exits.
+Views, non-leaves, and tensors that do not require grad are cast every time.
+
+Example:
+    >>> import retrograd as torch
+    >>> from retrograd.amp.policy import category
+    >>> category("mm"), category("mse_loss"), category("cat"), category("relu")
+    ('lower_precision_fp', 'fp32', 'promote', None)
+    >>> a = torch.ones(2, 2)
+    >>> with torch.autocast("cpu", dtype=torch.bfloat16):
+    ...     (a @ a).dtype, torch.prod(a.bfloat16()).dtype, (a + 1).dtype
+    (torch.bfloat16, torch.float32, torch.float32)
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import weakref
+
+import numpy as np
+
+from .. import _dtype as D
+from .state import AMP
+
+__all__ = ["LOWER_PRECISION_FP", "FP32", "PROMOTE", "LOWER_PRECISION_FP_OPS", "FP32_OPS",
+           "PROMOTE_OPS", "POLICY", "ALIASES", "category", "cast_arguments", "autocast_apply",
+           "install", "installed_everywhere"]
+
+LOWER_PRECISION_FP = "lower_precision_fp"
+FP32 = "fp32"
+PROMOTE = "promote"
+
+#: CPU ops that autocast to the lower-precision dtype (torch 2.13)
+LOWER_PRECISION_FP_OPS = (
+    "conv1d", "conv2d", "conv3d", "bmm", "mm", "linalg_vecdot", "baddbmm", "addmm", "addbmm",
+    "linear", "_convolution", "matmul", "conv_tbc", "mkldnn_rnn_layer", "conv_transpose1d",
+    "conv_transpose2d", "conv_transpose3d", "prelu", "scaled_dot_product_attention",
+    "_native_multi_head_attention", "_addmm_activation",
+)
+
+#: CPU ops that autocast to float32 (torch 2.13)
+FP32_OPS = (
+    "avg_pool3d", "binary_cross_entropy", "grid_sampler", "grid_sampler_2d",
+    "grid_sampler_3d", "_grid_sampler_2d_cpu_fallback", "polar", "prod", "quantile",
+    "nanquantile", "stft", "cdist", "trace", "view_as_complex", "cholesky", "cholesky_inverse",
+    "cholesky_solve", "inverse", "lu_solve", "orgqr", "ormqr", "pinverse", "max_pool3d",
+    "max_unpool2d", "max_unpool3d", "adaptive_avg_pool3d", "reflection_pad1d",
+    "reflection_pad2d", "replication_pad1d", "replication_pad2d", "replication_pad3d",
+    "mse_loss", "cosine_embedding_loss", "nll_loss", "nll_loss2d", "hinge_embedding_loss",
+    "poisson_nll_loss", "smooth_l1_loss", "cross_entropy_loss", "l1_loss", "huber_loss",
+    "margin_ranking_loss", "soft_margin_loss", "triplet_margin_loss", "multi_margin_loss",
+    "ctc_loss", "kl_div", "multilabel_margin_loss", "multilabel_margin_loss_forward",
+    "binary_cross_entropy_with_logits", "fft_fft", "fft_ifft", "fft_fft2", "fft_ifft2",
+    "fft_fftn", "fft_ifftn", "fft_rfft", "fft_irfft", "fft_rfft2", "fft_irfft2", "fft_rfftn",
+    "fft_irfftn", "fft_hfft", "fft_ihfft", "linalg_cond", "linalg_matrix_rank",
+    "linalg_solve", "linalg_cholesky", "linalg_cholesky_ex", "linalg_svdvals",
+    "linalg_eigvals", "linalg_eigvalsh", "linalg_inv", "linalg_inv_ex",
+    "linalg_householder_product", "linalg_tensorinv", "linalg_tensorsolve",
+    "fake_quantize_per_tensor_affine", "geqrf", "_lu_with_info", "qr", "svd",
+    "triangular_solve", "fractional_max_pool2d", "fractional_max_pool3d",
+    "adaptive_max_pool3d", "linalg_qr", "linalg_svd", "linalg_eig", "linalg_eigh",
+    "linalg_lstsq",
+)
+
+#: CPU ops that promote their floating inputs to the widest one (torch 2.13)
+PROMOTE_OPS = ("stack", "cat", "index_copy")
+
+#: PyTorch op name -> category: the one policy table
+POLICY: dict = {**{k: LOWER_PRECISION_FP for k in LOWER_PRECISION_FP_OPS},
+                **{k: FP32 for k in FP32_OPS},
+                **{k: PROMOTE for k in PROMOTE_OPS}}
+
+#: retrograd public names and op-table names -> PyTorch op names
+ALIASES: dict = {
+    "concat": "cat", "concatenate": "cat", "cross_entropy": "cross_entropy_loss",
+    "grid_sample": "grid_sampler", "__matmul__": "matmul", "__rmatmul__": "matmul",
+    "conv": "_convolution", "conv_transpose": "_convolution",
+    "multi_head_attention_forward": "_native_multi_head_attention",
+}
+
+
+def _pad_category(args, kwargs):
+    x = args[0] if args else kwargs.get("input")
+    mode = args[2] if len(args) > 2 else kwargs.get("mode", "constant")
+    nd = x.ndim if hasattr(x, "ndim") else 0
+    if mode == "reflect" and nd in (2, 3, 4):  # reflection_pad1d/2d; 3d is not listed
+        return FP32
+    if mode == "replicate" and nd in (2, 3, 4, 5):  # replication_pad1d/2d/3d
+        return FP32
+    return None
+
+
+def _einsum_category(args, kwargs):
+    """Lower precision when some index is summed between two operands (torch uses bmm)."""
+    if not args or not isinstance(args[0], str):
+        return None
+    eq = args[0].replace(" ", "")
+    lhs, _, out = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) < 2 and not (len(args) == 2 and isinstance(args[1], (list, tuple))):
+        return None
+    if "->" not in eq:
+        letters = [c for c in lhs if c.isalpha()]
+        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    seen = {}
+    for term in terms:
+        for c in set(term):
+            if c.isalpha():
+                seen[c] = seen.get(c, 0) + 1
+    return LOWER_PRECISION_FP if any(n > 1 and c not in out for c, n in seen.items()) else None
+
+
+_CONDITIONAL = {"pad": _pad_category, "einsum": _einsum_category}
+
+
+def category(name: str):
+    """The autocast category of an op or public function name (None: not on a list).
+
+    Example:
+        >>> from retrograd.amp.policy import category
+        >>> category("linear"), category("cross_entropy"), category("softmax")
+        ('lower_precision_fp', 'fp32', None)
+    """
+    return POLICY.get(ALIASES.get(name, name))
+
+
+# -------------------------------------------------------------------------------
+# casting
+
+_F64 = np.dtype(np.float64)
+_F32 = np.dtype(np.float32)
+_FLOAT_NP = frozenset(d.np for d in D.ALL if d.is_floating_point)
+
+
+def _to(t, dt):
+    from ..ops.functions import to
+
+    return to(t, dt)
+
+
+def _cast(t, dt):
+    """``t`` in ``dt`` if it is an eligible floating tensor (not float64), else ``t``."""
+    nd = t._data.dtype
+    if nd is dt.np or nd == dt.np or nd not in _FLOAT_NP or nd == _F64:
+        return t
+    if (AMP.cache_enabled and nd == _F32 and t._rg and t.grad_fn is None and t._base is None
+            and dt is AMP.dtype["cpu"]):
+        key = id(t)
+        hit = AMP.cache.get(key)
+        if hit is not None and hit[0]() is t:
+            return hit[1]
+        c = _to(t, dt)
+        AMP.cache[key] = (weakref.ref(t), c)
+        return c
+    return _to(t, dt)
+
+
+def _is_tensor(x) -> bool:
+    from .._tensor import Tensor
+
+    return isinstance(x, Tensor)
+
+
+def _tensors(args, kwargs):
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, (list, tuple)):
+            for b in a:
+                if _is_tensor(b):
+                    yield b
+        elif _is_tensor(a):
+            yield a
+
+
+def _promote_dtype(args, kwargs):
+    """PyTorch's ``at::autocast::prioritize`` over the floating tensor arguments."""
+    low = AMP.dtype["cpu"]
+    cur = low
+    for t in _tensors(args, kwargs):
+        nd = t._data.dtype
+        if nd not in _FLOAT_NP or nd == _F64:
+            continue
+        if cur is D.float32 or nd == _F32:
+            cur = D.float32
+        elif nd == low.np:
+            cur = low
+        else:
+            raise RuntimeError(
+                "Unexpected floating ScalarType in at::autocast::prioritize: a "
+                f"{D.FROM_NP[nd]} tensor meets {low} autocast in an op that promotes its "
+                f"inputs (cat/stack/index_copy). Convert it first (x.to({low})) or use "
+                f"autocast(dtype={D.FROM_NP[nd]}).")
+    return cur
+
+
+def _cast_value(v, dt):
+    if isinstance(v, (list, tuple)):
+        if any(_is_tensor(b) for b in v):
+            return type(v)(_cast(b, dt) if _is_tensor(b) else b for b in v)
+        return v
+    return _cast(v, dt) if _is_tensor(v) else v
+
+
+def cast_arguments(cat: str, args: tuple, kwargs: dict):
+    """Cast the tensor arguments of an op of category ``cat``; returns (args, kwargs).
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.amp.policy import cast_arguments
+        >>> (a,), _ = cast_arguments("fp32", (torch.ones(1, dtype=torch.bfloat16),), {})
+        >>> a.dtype
+        torch.float32
+    """
+    if cat == LOWER_PRECISION_FP:
+        dt = AMP.dtype["cpu"]
+    elif cat == FP32:
+        dt = D.float32
+    else:
+        dt = _promote_dtype(args, kwargs)
+    args = tuple(_cast_value(a, dt) for a in args)
+    if kwargs:
+        kwargs = {k: _cast_value(v, dt) for k, v in kwargs.items()}
+    return args, kwargs
+
+
+# -------------------------------------------------------------------------------
+# door 1: table ops (Note [Autocast dispatch])
+
+
+def autocast_apply(op, inputs, p, nout, differentiable):
+    """``dispatch.apply`` while autocast is on: cast per the table, run with AMP.on off.
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.ops import table
+        >>> from retrograd.amp.policy import autocast_apply
+        >>> with torch.autocast("cpu"):
+        ...     out = autocast_apply(table.mm_ops["mm"], (torch.ones(2, 2),) * 2, None, 1, True)
+        >>> out.dtype
+        torch.bfloat16
+    """
+    from ..ops.dispatch import apply
+
+    name = op.name
+    cat = POLICY.get(ALIASES.get(name, name))
+    AMP.on = False
+    try:
+        if cat is not None:
+            inputs, _ = cast_arguments(cat, tuple(inputs), {})
+        return apply(op, inputs, p, nout, differentiable)
+    finally:
+        AMP.on = True
+
+
+# -------------------------------------------------------------------------------
+# door 2: public composite functions (Note [Autocast dispatch])
+
+
+def _entry(fn, name: str):
+    cat = _CONDITIONAL.get(name) or category(name)
+
+    def autocast_entry(*args, **kwargs):
+        if not AMP.on:
+            return fn(*args, **kwargs)
+        c = cat if cat.__class__ is str else cat(args, kwargs)
+        if c is None:
+            return fn(*args, **kwargs)
+        AMP.on = False
+        try:
+            args, kwargs = cast_arguments(c, args, kwargs)
+            return fn(*args, **kwargs)
+        finally:
+            AMP.on = True
+
+    functools.update_wrapper(autocast_entry, fn)
+    autocast_entry._autocast_op = name
+    return autocast_entry
+
+
+def _public_names(prefix: str = "") -> set:
+    names = set(_CONDITIONAL) if not prefix else set()
+    for k in (*POLICY, *ALIASES):
+        if prefix:
+            if k.startswith(prefix):
+                names.add(k[len(prefix):])
+        elif not k.startswith(("linalg_", "fft_")):
+            names.add(k)
+    return names
+
+
+def _matmul_operators() -> dict:
+    # ``x @ y``: a two-argument entry (cheaper than *args) around F.matmul itself
+    from ..ops.functions import matmul
+
+    full = _entry(matmul, "matmul")
+
+    def __matmul__(self, other):  # noqa: N807
+        if not AMP.on:
+            return matmul(self, other)
+        return full(self, other)
+
+    def __rmatmul__(self, other):  # noqa: N807
+        if not AMP.on:
+            return matmul(other, self)
+        return full(other, self)
+
+    for f in (__matmul__, __rmatmul__):
+        f._autocast_op = "matmul"
+    return {"__matmul__": __matmul__, "__rmatmul__": __rmatmul__}
+
+
+def _wrap_namespace(ns, prefix: str = "") -> None:
+    d = ns.__dict__ if isinstance(ns, type) else vars(ns)
+    special = _matmul_operators() if isinstance(ns, type) else {}
+    for name in _public_names(prefix):
+        fn = d.get(name)
+        if fn is not None and name in special and getattr(fn, "_autocast_op", None) is None:
+            setattr(ns, name, special[name])
+            continue
+        if fn is None or not callable(fn) or isinstance(fn, (type, property)):
+            continue
+        if getattr(fn, "_autocast_op", None) is not None:
+            continue
+        setattr(ns, name, _entry(fn, prefix + name if prefix else name))
+
+
+_INSTALLED: set = set()  # names of the namespaces that have their entry checks
+
+
+def install() -> None:
+    """Give the public functions in the table their autocast entry check (idempotent).
+
+    Runs at import and on entering autocast (cheap once everything is installed), so a
+    namespace imported later (``retrograd.nn.functional``) is covered too.
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.amp.policy import install
+        >>> install(); torch.addmm._autocast_op
+        'addmm'
+    """
+    from .._tensor import Tensor
+
+    mods = sys.modules
+    for key, ns, prefix in (("retrograd", mods.get("retrograd"), ""), ("Tensor", Tensor, ""),
+                            ("linalg", mods.get("retrograd.linalg"), "linalg_"),
+                            ("fft", mods.get("retrograd.fft"), "fft_"),
+                            ("nn.functional", mods.get("retrograd.nn.functional"), "")):
+        if ns is not None:  # already-wrapped functions are skipped
+            _wrap_namespace(ns, prefix)
+            _INSTALLED.add(key)
+
+
+def installed_everywhere() -> bool:
+    """True once the namespaces that hold listed ops all have their entry checks.
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.amp.policy import installed_everywhere
+        >>> installed_everywhere()
+        True
+    """
+    return "nn.functional" in _INSTALLED

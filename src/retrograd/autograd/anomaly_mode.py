@@ -1,0 +1,166 @@
+"""Anomaly mode: record where each node was created, and stop at the first NaN gradient.
+
+Inside ``detect_anomaly()`` (or after ``set_detect_anomaly(True)``) every node keeps
+the forward traceback of the op that made it. During backward, a node whose rule
+returns NaN raises PyTorch's "Function 'XBackward0' returned nan values in its 0th
+output." and the message shows where that op ran in the forward pass, and whether
+the node *created* the NaN (its incoming gradient was finite) or only *passed on* a
+NaN it received. Any other error raised while running a node also reports the
+node's forward traceback (as a warning, like PyTorch).
+
+Example:
+    >>> import warnings
+    >>> import retrograd as torch
+    >>> x = torch.tensor([0.0], requires_grad=True)
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     with torch.autograd.detect_anomaly():
+    ...         y = x.sqrt() * 0.0
+    ...         try:
+    ...             y.backward()
+    ...         except RuntimeError as e:
+    ...             print(str(e).splitlines()[0])
+    Function 'SqrtBackward0' returned nan values in its 0th output.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from .._grad_mode import STATE
+
+__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
+           "is_anomaly_check_nan_enabled"]
+
+
+def is_anomaly_enabled() -> bool:
+    """True while anomaly detection is on.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.is_anomaly_enabled()
+        False
+    """
+    return STATE.anomaly
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    """True while anomaly detection also checks backward outputs for NaN.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.is_anomaly_check_nan_enabled()
+        True
+    """
+    return STATE.anomaly_check_nan
+
+
+def _set(mode: bool, check_nan: bool) -> None:
+    STATE.anomaly = bool(mode)
+    STATE.anomaly_check_nan = bool(check_nan)
+
+
+class detect_anomaly:
+    """Context manager turning anomaly detection on for its block (not a decorator,
+    as in PyTorch).
+
+    Example:
+        >>> import warnings
+        >>> import retrograd as torch
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     with torch.autograd.detect_anomaly():
+        ...         print(torch.is_anomaly_enabled())
+        True
+    """
+
+    def __init__(self, check_nan: bool = True) -> None:
+        self.prev = STATE.anomaly
+        self.check_nan = check_nan
+        self.prev_check_nan = STATE.anomaly_check_nan
+        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
+                      "and should only be enabled for debugging.", stacklevel=2)
+
+    def __enter__(self) -> None:
+        self.prev = STATE.anomaly
+        self.prev_check_nan = STATE.anomaly_check_nan
+        _set(True, self.check_nan)
+
+    def __exit__(self, *exc) -> bool:
+        _set(self.prev, self.prev_check_nan)
+        return False
+
+
+class set_detect_anomaly:
+    """Turn anomaly detection on or off: as a call, or as a context manager that restores.
+
+    Example:
+        >>> import retrograd as torch
+        >>> with torch.autograd.set_detect_anomaly(True):
+        ...     print(torch.is_anomaly_enabled())
+        True
+        >>> torch.is_anomaly_enabled()
+        False
+    """
+
+    def __init__(self, mode: bool, check_nan: bool = True) -> None:
+        self.prev = STATE.anomaly
+        self.prev_check_nan = STATE.anomaly_check_nan
+        _set(mode, check_nan)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc) -> bool:
+        _set(self.prev, self.prev_check_nan)
+        return False
+
+
+def nan_error(node, i: int, in_grads_had_nan: bool) -> RuntimeError:
+    """PyTorch's NaN message, plus where the node was made and who made the NaN."""
+    from .node import format_site
+
+    msg = f"Function '{node.name()}' returned nan values in its {i}th output."
+    if in_grads_had_nan:
+        msg += ("\nThis node only passed the NaN on: the gradient it received was already NaN "
+                "(from the gradient given to backward(), or a hook), so look upstream of it.")
+    else:
+        msg += ("\nThis node created the NaN: the gradient it received was finite, so its "
+                "derivative rule produced NaN for this input (typically 0 * inf, inf - inf, "
+                "sqrt/log/pow at 0, or a NaN already present in the forward values it saved).")
+    msg += f"\nThe node was created at {format_site(node._site)}"
+    trace = user_trace(node._trace)
+    if trace:
+        msg += "\nTraceback of forward call that caused the error:\n" + trace
+    return RuntimeError(msg)
+
+
+def user_trace(trace) -> str:
+    """The recorded forward traceback without retrograd's own frames."""
+    import os
+
+    if not trace:
+        return ""
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    entries, cur = [], []
+    for line in trace.splitlines(keepends=True):
+        if line.startswith('  File "') and cur:
+            entries.append("".join(cur))
+            cur = []
+        cur.append(line)
+    if cur:
+        entries.append("".join(cur))
+    keep = []
+    for e in entries:
+        path = e[len('  File "'):].split('"', 1)[0]
+        if not path.startswith(pkg) or "/tests/" in path:
+            keep.append(e)
+    return "".join(keep).rstrip() + "\n" if keep else ""
+
+
+def warn_forward_trace(node) -> None:
+    """The warning PyTorch gives when a node fails in anomaly mode: where its op ran."""
+    trace = user_trace(node._trace)
+    if trace:
+        warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused "
+                      f"the error:\n{trace}", stacklevel=4)

@@ -1,0 +1,638 @@
+"""Function transforms in the style of torch.func / JAX: grad, vjp, jvp, jacrev, jacfwd, hessian.
+
+Each transform takes a function of tensors (or of tuples, lists and dicts of tensors)
+and returns a new function; transforms compose (``grad(grad(f))``, ``jacrev(jacfwd(f))``).
+
+Example:
+    >>> import retrograd as torch
+    >>> from retrograd.func import grad
+    >>> x = torch.tensor(2.0)
+    >>> grad(lambda x: x ** 3)(x), grad(grad(lambda x: x ** 3))(x)
+    (tensor(12.), tensor(12.))
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+from ._grad_mode import enable_grad
+
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian"]
+
+
+# Note [Transforms on the tape]
+# retrograd has one autograd tape, so a transform is a reverse-mode (or forward-mode)
+# computation on it, run with create_graph=True so that an enclosing transform can
+# differentiate the result again. Each transform differentiates with respect to a
+# fresh alias of its arguments (a view of an argument that already requires grad,
+# so outer transforms still reach it; a new leaf otherwise), and gradients are
+# taken with respect to those aliases only, so nested transforms do not confuse
+# each other's perturbations. When a result depends on nothing but the transform's
+# own aliases, its graph is dropped (as torch.func returns plain tensors); when it
+# also depends on anything else that requires grad (an outer transform's alias, a
+# parameter closed over), the graph is kept so that outer derivatives are right.
+# Tangents of an open forward-AD level are kept throughout, so forward-mode
+# transforms compose with reverse-mode ones (jacfwd(jacrev(f))). Forward-AD levels
+# do not nest, so an inner jvp/jacfwd inside an open level uses reverse mode (the
+# double-backward trick) instead; the numbers are the same.
+
+
+def _tensor_cls():
+    from ._tensor import Tensor
+
+    return Tensor
+
+
+# -- pytrees (tuples, lists, dicts of tensors) -------------------------------------
+
+def _flatten(tree) -> tuple:
+    """(leaves, spec) of a nest of tuples, lists and dicts."""
+    if isinstance(tree, (tuple, list)):
+        leaves, specs = [], []
+        for x in tree:
+            lv, sp = _flatten(x)
+            leaves.extend(lv)
+            specs.append(sp)
+        return leaves, (type(tree), specs)
+    if isinstance(tree, dict):
+        leaves, specs = [], []
+        keys = list(tree.keys())
+        for k in keys:
+            lv, sp = _flatten(tree[k])
+            leaves.extend(lv)
+            specs.append(sp)
+        return leaves, (dict, keys, specs)
+    return [tree], None
+
+
+def _unflatten(leaves, spec):
+    it = iter(leaves)
+
+    def build(sp):
+        if sp is None:
+            return next(it)
+        if sp[0] is dict:
+            return {k: build(s) for k, s in zip(sp[1], sp[2])}
+        return sp[0](build(s) for s in sp[1])
+
+    return build(spec)
+
+
+def _spec_str(spec) -> str:
+    if spec is None:
+        return "*"
+    if spec[0] is dict:
+        return "{" + ", ".join(f"{k!r}: {_spec_str(s)}" for k, s in zip(spec[1], spec[2])) + "}"
+    inner = ", ".join(_spec_str(s) for s in spec[1])
+    return f"({inner})" if spec[0] is tuple else f"[{inner}]"
+
+
+# -- aliases, tangents, and graph pruning (Note [Transforms on the tape]) ----------
+
+def _check_tensor(t, api: str):
+    if not isinstance(t, _tensor_cls()):
+        raise ValueError(f"Thing passed to transform API must be Tensor, got {type(t)}")
+    return t
+
+
+def _fresh(t):
+    """The alias a transform differentiates with respect to (keeps forward-AD tangents)."""
+    from .autograd.forward_ad import get_tangent, set_tangent
+
+    if t._rg:
+        return t.view_as(t)
+    a = t.detach()
+    tan = get_tangent(t)
+    if tan is not None:
+        set_tangent(a, tan)
+    return a.requires_grad_()
+
+
+def _strip(t):
+    """``t`` without its graph, keeping its forward-AD tangent (itself without graph)."""
+    from .autograd.forward_ad import get_tangent, set_tangent
+
+    if t is None or not isinstance(t, _tensor_cls()):
+        return t
+    tan = get_tangent(t)
+    if not t._rg and (tan is None or not tan._rg):
+        return t
+    d = t.detach()
+    if tan is not None:
+        set_tangent(d, tan.detach() if tan._rg else tan)
+    return d
+
+
+def _depends_on_others(tensors, own) -> bool:
+    """True if a graph from ``tensors`` reaches a leaf that is not one of ``own``."""
+    from .autograd.node import AccumulateGrad
+
+    own_ids = {id(t) for t in own}
+    stack = [t.grad_fn for t in tensors
+             if isinstance(t, _tensor_cls()) and t._rg and t.grad_fn is not None]
+    for t in tensors:
+        if isinstance(t, _tensor_cls()) and t._rg and t.grad_fn is None and id(t) not in own_ids:
+            return True
+    seen = set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.__class__ is AccumulateGrad:
+            var = node.variable
+            if var is not None and id(var) not in own_ids:
+                return True
+            continue
+        for e in node._edges:
+            if e is not None:
+                stack.append(e[0])
+    return False
+
+
+def _finish(results, own):
+    """Drop the graphs of ``results`` (a flat list) and of their tangents, unless they
+    reach outside ``own``."""
+    from .autograd.forward_ad import get_tangent
+
+    T = _tensor_cls()
+    tans = [get_tangent(r) for r in results if isinstance(r, T)]
+    if _depends_on_others(results + [t for t in tans if t is not None], own):
+        return results
+    return [_strip(r) for r in results]
+
+
+def _argnums(argnums, nargs: int) -> tuple:
+    idx = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    if not idx:
+        raise RuntimeError("argnums must be non-empty")
+    for a in idx:
+        if not isinstance(a, int):
+            raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(a)}")
+        if not -nargs <= a < nargs:
+            raise RuntimeError(f"Got argnum={a}, but only {nargs} positional inputs")
+    return tuple(a % nargs for a in idx)
+
+
+def _prepare_args(args, argnums):
+    """Replace the differentiated arguments by fresh aliases; return the new args, the
+    flat aliases, and how to rebuild the per-argnum structure."""
+    args = list(args)
+    idx = _argnums(argnums, len(args))
+    flats, specs = [], []
+    for i in idx:
+        leaves, spec = _flatten(args[i])
+        for t in leaves:
+            _check_tensor(t, "grad")
+        fresh = [_fresh(t) for t in leaves]
+        args[i] = _unflatten(fresh, spec)
+        flats.append(fresh)
+        specs.append(spec)
+    return args, flats, specs
+
+
+# -- grad / grad_and_value -------------------------------------------------------
+
+def grad_and_value(func: Callable, argnums=0, has_aux: bool = False) -> Callable:
+    """A function returning ``(gradient, value)`` of the scalar function ``func``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.func import grad_and_value
+        >>> grad_and_value(lambda x: (x * x).sum())(torch.tensor([1.0, 2.0]))
+        (tensor([2., 4.]), tensor(5.))
+    """
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        from . import autograd
+        from .ops.creation import zeros_like
+
+        T = _tensor_cls()
+        with enable_grad():
+            new_args, flats, specs = _prepare_args(args, argnums)
+            output = func(*new_args, **kwargs)
+            aux = None
+            if has_aux:
+                if not (isinstance(output, tuple) and len(output) == 2):
+                    raise RuntimeError("grad_and_value(f)(*args): output of function f should be "
+                                       "a tuple: (output, aux) if has_aux is True")
+                output, aux = output
+            if not isinstance(output, T):
+                raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a "
+                                   f"Tensor, got {type(output)}")
+            if output.dim() != 0:
+                raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a "
+                                   f"scalar Tensor, got tensor with {output.dim()} dims. Maybe "
+                                   "you wanted to use the vjp or jacrev APIs instead?")
+            flat_in = [t for f in flats for t in f]
+            if output._rg:
+                gs = autograd.grad(output, flat_in, create_graph=True, allow_unused=True)
+            else:
+                gs = [None] * len(flat_in)
+            gs = [zeros_like(t) if g is None else g for g, t in zip(gs, flat_in)]
+        aux_leaves, aux_spec = _flatten(aux)
+        done = _finish([output, *gs, *aux_leaves], flat_in)
+        output, gs, aux_leaves = done[0], done[1:1 + len(gs)], done[1 + len(gs):]
+        out_grads, k = [], 0
+        for f, spec in zip(flats, specs):
+            out_grads.append(_unflatten(gs[k:k + len(f)], spec))
+            k += len(f)
+        g = out_grads[0] if isinstance(argnums, int) else tuple(out_grads)
+        if has_aux:
+            return g, (output, _unflatten(aux_leaves, aux_spec))
+        return g, output
+
+    return wrapper
+
+
+def grad(func: Callable, argnums=0, has_aux: bool = False) -> Callable:
+    """The gradient of a scalar function, as a function (``grad(grad(f))`` works).
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.func import grad
+        >>> grad(lambda x, y: (x * y).sum(), argnums=(0, 1))(torch.ones(2), torch.ones(2) * 3)
+        (tensor([3., 3.]), tensor([1., 1.]))
+    """
+    gv = grad_and_value(func, argnums, has_aux)
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        g, value = gv(*args, **kwargs)
+        if has_aux:
+            return g, value[1]
+        return g
+
+    return wrapper
+
+
+# -- vjp ---------------------------------------------------------------------------
+
+def vjp(func: Callable, *primals, has_aux: bool = False):
+    """``(func(*primals), vjp_fn)``; ``vjp_fn(cotangents)`` gives one vector-Jacobian
+    product per primal (same structure as ``primals``).
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.func import vjp
+        >>> out, vjp_fn = vjp(torch.sin, torch.tensor([0.0, 1.0]))
+        >>> vjp_fn(torch.ones(2))
+        (tensor([1.0000, 0.5403]),)
+    """
+    from . import autograd
+    from .ops.creation import zeros_like
+
+    T = _tensor_cls()
+    with enable_grad():
+        new_args, flats, specs = _prepare_args(primals, tuple(range(len(primals)))) \
+            if primals else ([], [], [])
+        output = func(*new_args)
+        aux = None
+        if has_aux:
+            if not (isinstance(output, tuple) and len(output) == 2):
+                raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: "
+                                   "(output, aux) if has_aux is True")
+            output, aux = output
+    out_leaves, out_spec = _flatten(output)
+    for o in out_leaves:
+        if not isinstance(o, T):
+            raise RuntimeError("vjp(f, *primals): Expected f(*primals) to return only tensors, "
+                               f"got unsupported type {type(o)}")
+    flat_in = [t for f in flats for t in f]
+
+    def vjp_fn(*cotangents):
+        if len(cotangents) == 1:
+            cotangents = cotangents[0]
+        ct_leaves, ct_spec = _flatten(cotangents)
+        if ct_spec != out_spec and not (out_spec is None and len(ct_leaves) == 1):
+            raise RuntimeError("Expected pytree structure of cotangents to be the same as "
+                               "pytree structure of outputs to the function. cotangents: "
+                               f"{_spec_str(ct_spec)}, primal output: {_spec_str(out_spec)}")
+        for c, o in zip(ct_leaves, out_leaves):
+            if c.shape != o.shape:
+                raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of {c.shape} "
+                                   f"and output[0] has a shape of {o.shape}.")
+        pairs = [(o, c) for o, c in zip(out_leaves, ct_leaves) if o._rg]
+        with enable_grad():
+            if pairs:
+                gs = autograd.grad([o for o, _ in pairs], flat_in, [c for _, c in pairs],
+                                   retain_graph=True, create_graph=True, allow_unused=True)
+            else:
+                gs = [None] * len(flat_in)
+            gs = [zeros_like(t) if g is None else g for g, t in zip(gs, flat_in)]
+        gs = _finish(list(gs), flat_in)
+        res, k = [], 0
+        for f, spec in zip(flats, specs):
+            res.append(_unflatten(gs[k:k + len(f)], spec))
+            k += len(f)
+        return tuple(res)
+
+    aux_leaves, aux_spec = _flatten(aux)
+    shown = _finish([*out_leaves, *aux_leaves], flat_in)
+    out = _unflatten(shown[:len(out_leaves)], out_spec)
+    if has_aux:
+        return out, vjp_fn, _unflatten(shown[len(out_leaves):], aux_spec)
+    return out, vjp_fn
+
+
+# -- jvp ---------------------------------------------------------------------------
+
+def jvp(func: Callable, primals, tangents, *, strict: bool = False, has_aux: bool = False):
+    """``(func(*primals), J @ tangents)`` by forward-mode AD (Note [Transforms on the tape]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.func import jvp
+        >>> jvp(lambda x: x ** 2, (torch.tensor([1.0, 2.0]),), (torch.ones(2),))
+        (tensor([1., 4.]), tensor([2., 4.]))
+    """
+    from .autograd import forward_ad as fwAD
+    from .ops.creation import zeros_like
+
+    if not isinstance(primals, tuple):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it "
+                           "should be valid to call f(*primals).")
+    if not isinstance(tangents, tuple):
+        raise RuntimeError("jvp(f, primals, tangents): Expected tangents to be a tuple. E.g. it "
+                           "should be valid to call f(*primals).")
+    p_leaves, p_spec = _flatten(primals)
+    t_leaves, t_spec = _flatten(tangents)
+    if p_spec != t_spec:
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the "
+                           f"same python structure. For example, if primals is a tuple of 3 "
+                           f"tensors, tangents also must be. Got primals with structure "
+                           f"{_spec_str(p_spec)} and tangents with structure {_spec_str(t_spec)}")
+    for p, t in zip(p_leaves, t_leaves):
+        _check_tensor(p, "jvp")
+        _check_tensor(t, "jvp")
+        if p.shape != t.shape:  # PyTorch's message (from make_dual)
+            raise RuntimeError(
+                "Trying to set a forward gradient that has a different size than that of the "
+                f"original Tensor, this is not supported. Tensor is of size {list(p.shape)} "
+                f"while the given forward gradient is of size {list(t.shape)}.")
+    if fwAD.FW.level >= 0:
+        return _jvp_by_reverse(func, p_leaves, p_spec, t_leaves, has_aux)
+    with fwAD.dual_level():
+        duals = [fwAD.make_dual(p, t) for p, t in zip(p_leaves, t_leaves)]
+        output = func(*_unflatten(duals, p_spec))
+        aux = None
+        if has_aux:
+            if not (isinstance(output, tuple) and len(output) == 2):
+                raise RuntimeError("jvp(f, primals, tangents): output of function f should be a "
+                                   "tuple: (output, aux) if has_aux is True")
+            output, aux = output
+        out_leaves, out_spec = _flatten(output)
+        outs, tans = [], []
+        for o in out_leaves:
+            if not isinstance(o, _tensor_cls()):
+                raise RuntimeError("jvp(f, primals, tangents): Expected f(*primals) to return "
+                                   f"only tensors, got unsupported type {type(o)}")
+            prim, tan = fwAD.unpack_dual(o)
+            outs.append(prim)
+            tans.append(zeros_like(prim) if tan is None else tan)
+        aux_leaves, aux_spec = _flatten(aux)
+        aux_leaves = [fwAD.unpack_dual(a).primal if isinstance(a, _tensor_cls()) else a
+                      for a in aux_leaves]
+    n = len(outs)
+    done = _finish(outs + tans + aux_leaves, [])
+    res = (_unflatten(done[:n], out_spec), _unflatten(done[n:2 * n], out_spec))
+    if has_aux:
+        return res + (_unflatten(done[2 * n:], aux_spec),)
+    return res
+
+
+def _jvp_by_reverse(func, p_leaves, p_spec, t_leaves, has_aux):
+    """J t = d/du <uᵀJ, t>: the double-backward trick, for a jvp inside an open dual level."""
+    from . import autograd
+    from .ops.creation import zeros_like
+
+    with enable_grad():
+        xs = [_fresh(p) for p in p_leaves]
+        output = func(*_unflatten(xs, p_spec))
+        aux = None
+        if has_aux:
+            output, aux = output
+        out_leaves, out_spec = _flatten(output)
+        us = [zeros_like(o).requires_grad_() for o in out_leaves]
+        diff = [(o, u) for o, u in zip(out_leaves, us) if o._rg]
+        if diff:
+            gs = autograd.grad([o for o, _ in diff], xs, [u for _, u in diff],
+                               create_graph=True, allow_unused=True)
+            pairs = [(g, t) for g, t in zip(gs, t_leaves) if g is not None and g._rg]
+        else:
+            pairs = []
+        if pairs:
+            jt = autograd.grad([g for g, _ in pairs], us, [t for _, t in pairs],
+                               create_graph=True, allow_unused=True)
+        else:
+            jt = [None] * len(us)
+        jt = [zeros_like(o) if j is None else j for j, o in zip(jt, out_leaves)]
+    aux_leaves, aux_spec = _flatten(aux)
+    done = _finish([*out_leaves, *jt, *aux_leaves], xs + us)
+    n = len(out_leaves)
+    res = (_unflatten(done[:n], out_spec), _unflatten(done[n:2 * n], out_spec))
+    if has_aux:
+        return res + (_unflatten(done[2 * n:], aux_spec),)
+    return res
+
+
+# -- Jacobians ---------------------------------------------------------------------
+
+def _jac_structure(out_leaves, out_spec, flats, specs, blocks, argnums):
+    """blocks[o][i]: Jacobian of output leaf o w.r.t. input leaf i (flat over argnums)."""
+    per_out = []
+    for o in range(len(out_leaves)):
+        res, k = [], 0
+        for f, spec in zip(flats, specs):
+            res.append(_unflatten(blocks[o][k:k + len(f)], spec))
+            k += len(f)
+        per_out.append(res[0] if isinstance(argnums, int) else tuple(res))
+    return _unflatten(per_out, out_spec)
+
+
+def jacrev(func: Callable, argnums=0, *, has_aux: bool = False, chunk_size=None,
+           _preallocate_and_copy: bool = False) -> Callable:
+    """The Jacobian by reverse mode: all rows in one batched backward pass (or in
+    batches of ``chunk_size`` rows).
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.func import jacrev
+        >>> jacrev(lambda x: x ** 2)(torch.tensor([1.0, 2.0]))
+        tensor([[2., 0.],
+                [0., 4.]])
+    """
+    if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size <= 0):
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        from . import autograd
+        from .ops.creation import zeros
+        from .ops.functions import cat
+
+        with enable_grad():
+            new_args, flats, specs = _prepare_args(args, argnums)
+            output = func(*new_args, **kwargs)
+            aux = None
+            if has_aux:
+                if not (isinstance(output, tuple) and len(output) == 2):
+                    raise RuntimeError("jacrev(f, ...)(*args): output of function f should be a "
+                                       "tuple: (output, aux) if has_aux is True")
+                output, aux = output
+            out_leaves, out_spec = _flatten(output)
+            for o in out_leaves:
+                if not isinstance(o, _tensor_cls()):
+                    raise RuntimeError("jacrev(f, ...)(*args): Expected f(*args) to return only "
+                                       f"tensors, got unsupported type {type(o)}")
+            flat_in = [t for f in flats for t in f]
+            numels = [o.numel() for o in out_leaves]
+            total = sum(numels)
+            diff = [k for k, o in enumerate(out_leaves) if o._rg]
+            rows = [[] for _ in flat_in]  # per input: chunks of (rows, *input.shape)
+            step = total if chunk_size is None else chunk_size
+            for start in range(0, total, max(step, 1)):
+                stop = min(total, start + step)
+                gos, outs = [], []
+                off = 0
+                for k, o in enumerate(out_leaves):
+                    n = numels[k]
+                    if k in diff:
+                        e = zeros((stop - start, n), dtype=o.dtype)
+                        lo, hi = max(start, off), min(stop, off + n)
+                        for r in range(lo, hi):
+                            e._data[r - start, r - off] = 1
+                        outs.append(o.reshape(-1))
+                        gos.append(e)
+                    off += n
+                gs = autograd.grad(outs, flat_in, gos, retain_graph=True, create_graph=True,
+                                   allow_unused=True, is_grads_batched=True) if outs else \
+                    [None] * len(flat_in)
+                for i, (g, t) in enumerate(zip(gs, flat_in)):
+                    rows[i].append(zeros((stop - start,) + tuple(t.shape), dtype=t.dtype)
+                                   if g is None else g)
+            full = [cat(r, 0) if len(r) > 1 else (r[0] if r else
+                                                    zeros((0,) + tuple(t.shape), dtype=t.dtype))
+                    for r, t in zip(rows, flat_in)]
+        blocks = []
+        off = 0
+        for o, n in zip(out_leaves, numels):
+            blocks.append([f.narrow(0, off, n).reshape(tuple(o.shape) + tuple(t.shape))
+                           for f, t in zip(full, flat_in)])
+            off += n
+        aux_leaves, aux_spec = _flatten(aux)
+        flat_blocks = [b for row in blocks for b in row]
+        done = _finish(flat_blocks + aux_leaves, flat_in)
+        m = len(flat_in)
+        blocks = [done[k * m:(k + 1) * m] for k in range(len(out_leaves))]
+        jac = _jac_structure(out_leaves, out_spec, flats, specs, blocks, argnums)
+        if has_aux:
+            return jac, _unflatten(done[len(flat_blocks):], aux_spec)
+        return jac
+
+    return wrapper
+
+
+def jacfwd(func: Callable, argnums=0, has_aux: bool = False, *,
+           randomness: str = "error") -> Callable:
+    """The Jacobian by forward mode: one basis tangent per input element (reverse mode
+    inside an already open forward-AD level; Note [Transforms on the tape]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.func import jacfwd
+        >>> jacfwd(lambda x: x.sin())(torch.tensor([0.0, 0.0]))
+        tensor([[1., 0.],
+                [0., 1.]])
+    """
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or "
+                           f"'same'. Got {randomness}")
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        from .autograd import forward_ad as fwAD
+        from .ops.creation import zeros, zeros_like
+        from .ops.functions import stack
+
+        if fwAD.FW.level >= 0:
+            return jacrev(func, argnums, has_aux=has_aux)(*args, **kwargs)
+        args = list(args)
+        idx = _argnums(argnums, len(args))
+        flats, specs = [], []
+        for i in idx:
+            leaves, spec = _flatten(args[i])
+            for t in leaves:
+                _check_tensor(t, "jacfwd")
+            flats.append(leaves)
+            specs.append(spec)
+        flat_in = [t for f in flats for t in f]
+        cols = [[] for _ in flat_in]
+        out_leaves = out_spec = aux = None
+        with fwAD.dual_level():
+            for j, x in enumerate(flat_in):
+                for c in range(max(x.numel(), 0)):
+                    duals = []
+                    for k, xk in enumerate(flat_in):
+                        t = zeros_like(xk)
+                        if k == j:
+                            t._data.reshape(-1)[c] = 1
+                        duals.append(fwAD.make_dual(xk, t))
+                    call = list(args)
+                    k = 0
+                    for i, f, spec in zip(idx, flats, specs):
+                        call[i] = _unflatten(duals[k:k + len(f)], spec)
+                        k += len(f)
+                    output = func(*call, **kwargs)
+                    if has_aux:
+                        if not (isinstance(output, tuple) and len(output) == 2):
+                            raise RuntimeError("jacfwd(f, ...)(*args): output of function f "
+                                               "should be a tuple: (output, aux) if has_aux is "
+                                               "True")
+                        output, aux = output
+                        aux = _unflatten([fwAD.unpack_dual(a).primal if isinstance(
+                            a, _tensor_cls()) else a for a in _flatten(aux)[0]],
+                            _flatten(aux)[1])
+                    out_leaves, out_spec = _flatten(output)
+                    unpacked = [fwAD.unpack_dual(o) for o in out_leaves]
+                    out_leaves = [u.primal for u in unpacked]
+                    cols[j].append([zeros_like(u.primal) if u.tangent is None else u.tangent
+                                    for u in unpacked])
+        if out_leaves is None:  # every input is empty
+            output = func(*args, **kwargs)
+            if has_aux:
+                output, aux = output
+            out_leaves, out_spec = _flatten(output)
+        blocks = []
+        for o_i, o in enumerate(out_leaves):
+            row = []
+            for j, x in enumerate(flat_in):
+                shape = tuple(o.shape) + tuple(x.shape)
+                if cols[j]:
+                    row.append(stack([c[o_i] for c in cols[j]], -1).reshape(shape))
+                else:
+                    row.append(zeros(shape, dtype=o.dtype))
+            blocks.append(row)
+        flat_blocks = _finish([b for row in blocks for b in row], [])
+        m = len(flat_in)
+        blocks = [flat_blocks[k * m:(k + 1) * m] for k in range(len(out_leaves))]
+        jac = _jac_structure(out_leaves, out_spec, flats, specs, blocks, argnums)
+        return (jac, aux) if has_aux else jac
+
+    return wrapper
+
+
+def hessian(func: Callable, argnums=0) -> Callable:
+    """The Hessian of a scalar function. torch.func builds it as jacfwd(jacrev(f));
+    here it is jacrev(jacrev(f)), two batched backward passes (same numbers, faster
+    without vmap).
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.func import hessian
+        >>> hessian(lambda x: (x ** 3).sum())(torch.tensor([1.0, 2.0]))
+        tensor([[ 6.,  0.],
+                [ 0., 12.]])
+    """
+    return jacrev(jacrev(func, argnums), argnums)

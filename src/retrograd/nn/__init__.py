@@ -1,0 +1,21 @@
+"""``retrograd.nn``: modules, parameters, layers, losses, functional, init and utils.
+
+Example:
+    >>> import retrograd as torch
+    >>> import retrograd.nn as nn
+    >>> model = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+    >>> loss = nn.MSELoss()(model(torch.ones(4, 2)), torch.zeros(4, 1))
+    >>> loss.backward()
+    >>> [tuple(p.grad.shape) for p in model.parameters()]
+    [(3, 2), (3,), (1, 3), (1,)]
+"""
+
+from __future__ import annotations
+
+from . import functional, init, utils
+from .modules import *  # noqa: F403
+from .modules import __all__ as _modules_all
+from .parameter import Buffer, Parameter, UninitializedParameter
+
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "functional", "init",
+           "utils"] + list(_modules_all)

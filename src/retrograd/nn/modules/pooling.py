@@ -1,0 +1,186 @@
+"""Pooling layers: MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d.
+
+Example:
+    >>> import retrograd as torch
+    >>> torch.nn.MaxPool2d(2)(torch.ones(1, 3, 4, 4)).shape
+    torch.Size([1, 3, 2, 2])
+"""
+
+from __future__ import annotations
+
+from .. import functional as F
+from .module import Module
+
+__all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
+           "AdaptiveAvgPool1d", "AdaptiveAvgPool2d"]
+
+
+class _MaxPoolNd(Module):
+    _fn = None
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1,
+                 return_indices: bool = False, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if (stride is not None) else kernel_size
+        self.padding = padding
+        self.dilation = dilation
+        self.return_indices = return_indices
+        self.ceil_mode = ceil_mode
+
+    def extra_repr(self) -> str:
+        return ("kernel_size={kernel_size}, stride={stride}, padding={padding}, "
+                "dilation={dilation}, ceil_mode={ceil_mode}".format(**self.__dict__))
+
+    def forward(self, input):  # noqa: A002
+        return type(self)._fn(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                              ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class MaxPool1d(_MaxPoolNd):
+    """Max over sliding windows of (N, C, L) input.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.MaxPool1d(2)(torch.tensor([[[1., 5., 2., 0.]]]))
+        tensor([[[5., 2.]]])
+    """
+
+    _fn = staticmethod(F.max_pool1d)
+
+
+class MaxPool2d(_MaxPoolNd):
+    """Max over sliding windows of (N, C, H, W) input; ``return_indices`` also gives the
+    flat argmax positions.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.MaxPool2d(2, return_indices=True)(torch.arange(4.).reshape(1, 1, 2, 2))
+        (tensor([[[[3.]]]]), tensor([[[[3]]]]))
+    """
+
+    _fn = staticmethod(F.max_pool2d)
+
+
+class MaxPool3d(_MaxPoolNd):
+    """Max over sliding windows of (N, C, D, H, W) input.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.MaxPool3d(2)(torch.ones(1, 1, 2, 2, 2)).shape
+        torch.Size([1, 1, 1, 1, 1])
+    """
+
+    _fn = staticmethod(F.max_pool3d)
+
+
+def _tuple(x, n):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,) * n
+
+
+class AvgPool1d(Module):
+    """Average over sliding windows of (N, C, L) input.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.AvgPool1d(2)
+        AvgPool1d(kernel_size=(2,), stride=(2,), padding=(0,))
+    """
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+                 count_include_pad: bool = True) -> None:
+        super().__init__()
+        self.kernel_size = _tuple(kernel_size, 1)
+        self.stride = _tuple(stride if (stride is not None) else kernel_size, 1)
+        self.padding = _tuple(padding, 1)
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+    def forward(self, input):  # noqa: A002
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
+
+
+class AvgPool2d(Module):
+    """Average over sliding windows of (N, C, H, W) input.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.AvgPool2d(2)(torch.ones(1, 1, 4, 4)).shape
+        torch.Size([1, 1, 2, 2])
+    """
+
+    _nsp = 2
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+                 count_include_pad: bool = True, divisor_override=None) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if (stride is not None) else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+    def forward(self, input):  # noqa: A002
+        fn = F.avg_pool2d if self._nsp == 2 else F.avg_pool3d
+        return fn(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                  self.count_include_pad, self.divisor_override)
+
+
+class AvgPool3d(AvgPool2d):
+    """Average over sliding windows of (N, C, D, H, W) input.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.AvgPool3d(2)(torch.ones(1, 1, 2, 2, 2)).shape
+        torch.Size([1, 1, 1, 1, 1])
+    """
+
+    _nsp = 3
+
+
+class AdaptiveAvgPool1d(Module):
+    """Average pooling to a fixed output length.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.AdaptiveAvgPool1d(1)(torch.tensor([[[1., 2., 3.]]]))
+        tensor([[[2.]]])
+    """
+
+    def __init__(self, output_size) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+    def forward(self, input):  # noqa: A002
+        return F.adaptive_avg_pool1d(input, self.output_size)
+
+
+class AdaptiveAvgPool2d(Module):
+    """Average pooling to a fixed output size (e.g. 1 for global average pooling).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.AdaptiveAvgPool2d((1, 1))(torch.ones(2, 3, 5, 5)).shape
+        torch.Size([2, 3, 1, 1])
+    """
+
+    def __init__(self, output_size) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+    def forward(self, input):  # noqa: A002
+        return F.adaptive_avg_pool2d(input, self.output_size)

@@ -1,0 +1,528 @@
+"""Primitives for ``retrograd.nn``: NumPy kernels and derivative rules in Tensor ops.
+
+Same contract as ``ops/table.py`` (Note [One table]): each entry is an ``Op`` with a
+forward kernel and rules written with retrograd Tensor ops, so ``create_graph`` and
+double backward work through every layer. An nn composite gets its own entry here only
+for memory or numerical stability; each entry says which.
+
+Note [Convolution as one matrix product]
+``conv`` reads the zero-padded input through a strided window view (``as_strided``:
+batch, channels, output positions, kernel offsets; no copy), turns it into columns with
+one reshape, and multiplies the columns by the weight in ONE matrix product (a batched
+one over groups). Three ops form a closed set, the three partial derivatives of the
+trilinear form T(x, w, g) = <conv(x, w), g>:
+  * ``conv(x, w)``            = dT/dg  (the forward),
+  * ``conv_transpose(g, w)``  = dT/dx  (columns by matmul, then col2im: one strided add
+                                        per kernel offset, never a loop over positions),
+  * ``conv_weight(x, g)``     = dT/dw  (columns times the output gradient, one matmul).
+The rules of each are written with the other two, so every derivative of any order is
+again a convolution. ``ConvTranspose`` layers are ``conv_transpose`` itself. ``p`` =
+(stride, ((lo, hi) padding per dim), dilation, groups, input spatial shape, kernel
+spatial shape) for all three.
+
+Example:
+    >>> import retrograd as torch
+    >>> import retrograd.nn.functional as F
+    >>> x = torch.ones(1, 1, 3, 3, requires_grad=True)
+    >>> y = F.conv2d(x, torch.ones(1, 1, 2, 2))
+    >>> y.tolist(), y.grad_fn.name()
+    ([[[[4.0, 4.0], [4.0, 4.0]]]], 'ConvolutionBackward0')
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+import retrograd as R
+
+from .._tensor import _make
+from ._core import _LOW, Op
+from .dispatch import apply
+
+_F32 = np.dtype(np.float32)
+
+
+def _low_in(*arrays):
+    """float16/bfloat16 kernels compute in float32 (NumPy has no fast low-precision BLAS)."""
+    dt = arrays[0].dtype
+    if dt in _LOW:
+        return dt, tuple(None if a is None else a.astype(_F32) for a in arrays)
+    return None, arrays
+
+
+def _low_out(dt, out):
+    return out if dt is None else out.astype(dt)
+
+
+# ---------------------------------------------------------------------------------
+# linear: x @ W.T + b in one node (as addmm): one saved pair, no transposed copy of W
+
+
+def _linear_fwd(x, w, b):
+    dt, (x, w, b) = _low_in(x, w, b)
+    out = np.matmul(x, w.T)
+    if b is not None:
+        out += b
+    return _low_out(dt, out)
+
+
+def _linear_vjp(g, s, n, needs):
+    x, w = s
+    r = [None, None, None]
+    if needs[0]:
+        r[0] = g.matmul(w)
+    if needs[1] or needs[2]:
+        out_f = w.shape[0]
+        g2 = g.reshape(-1, out_f)
+        if needs[1]:
+            r[1] = g2.t().matmul(x.reshape(-1, w.shape[1]))
+        if needs[2]:
+            r[2] = g2.sum(0)
+    return r
+
+
+linear = Op("linear", _linear_fwd, _linear_vjp, (0, 1), node_name="AddmmBackward0")
+
+
+# ---------------------------------------------------------------------------------
+# convolution (Note [Convolution as one matrix product])
+
+
+def _pad_zero(x, pads):
+    if all(lo == 0 and hi == 0 for lo, hi in pads):
+        return x
+    shape = x.shape[:2] + tuple(s + lo + hi for s, (lo, hi) in zip(x.shape[2:], pads))
+    out = np.zeros(shape, dtype=x.dtype)
+    out[(slice(None), slice(None)) + tuple(slice(lo, lo + s) for s, (lo, _) in
+                                           zip(x.shape[2:], pads))] = x
+    return out
+
+
+def _windows(xp, ksp, stride, dil, osp):
+    """(B, C, *out positions, *kernel offsets) view of a padded input (no copy)."""
+    st = xp.strides
+    nsp = len(ksp)
+    shape = xp.shape[:2] + tuple(osp) + tuple(ksp)
+    strides = (st[:2] + tuple(st[2 + i] * stride[i] for i in range(nsp))
+               + tuple(st[2 + i] * dil[i] for i in range(nsp)))
+    return as_strided(xp, shape, strides, writeable=False)
+
+
+def _out_shape(psp, ksp, stride, dil):
+    return tuple((psp[i] - dil[i] * (ksp[i] - 1) - 1) // stride[i] + 1 for i in range(len(ksp)))
+
+
+def _columns(x, ksp, p, osp):
+    """Columns of the padded input: (G, B*O, Cg*K) (a copy, the im2col)."""
+    stride, pads, dil, groups = p[0], p[1], p[2], p[3]
+    nsp = len(ksp)
+    xp = _pad_zero(x, pads)
+    win = _windows(xp, ksp, stride, dil, osp)
+    b, c = x.shape[:2]
+    cg = c // groups
+    win = win.reshape((b, groups, cg) + tuple(osp) + tuple(ksp))
+    perm = (1, 0) + tuple(range(3, 3 + nsp)) + (2,) + tuple(range(3 + nsp, 3 + 2 * nsp))
+    return win.transpose(perm).reshape(groups, b * math.prod(osp), cg * math.prod(ksp))
+
+
+def _conv_fwd(x, w, b, p):
+    dt, (x, w, b) = _low_in(x, w, b)
+    stride, pads, dil, groups = p[0], p[1], p[2], p[3]
+    ksp = w.shape[2:]
+    psp = tuple(s + lo + hi for s, (lo, hi) in zip(x.shape[2:], pads))
+    osp = _out_shape(psp, ksp, stride, dil)
+    bsz = x.shape[0]
+    cout = w.shape[0]
+    og = cout // groups
+    cols = _columns(x, ksp, p, osp)  # (G, B*O, Cg*K)
+    wm = w.reshape(groups, og, -1).transpose(0, 2, 1)  # (G, Cg*K, Og)
+    out = np.matmul(cols, wm)  # (G, B*O, Og)
+    nout = math.prod(osp)
+    out = out.reshape(groups, bsz, nout, og).transpose(1, 0, 3, 2).reshape(
+        (bsz, cout) + tuple(osp))
+    if b is not None:
+        out += b.reshape((cout,) + (1,) * len(osp))
+    return _low_out(dt, out)
+
+
+def _col2im(cols, xsp, ksp, p, osp, dtype):
+    """Sum columns (B, C, *K, *O) back into an input-shaped array (the adjoint of im2col)."""
+    stride, pads, dil = p[0], p[1], p[2]
+    bsz, c = cols.shape[:2]
+    psp = tuple(s + lo + hi for s, (lo, hi) in zip(xsp, pads))
+    out = np.zeros((bsz, c) + psp, dtype=dtype)
+    nsp = len(ksp)
+    for k in itertools.product(*(range(kk) for kk in ksp)):
+        key = (slice(None), slice(None)) + tuple(
+            slice(k[i] * dil[i], k[i] * dil[i] + stride[i] * (osp[i] - 1) + 1, stride[i])
+            for i in range(nsp))
+        out[key] += cols[(slice(None), slice(None)) + k]
+    crop = (slice(None), slice(None)) + tuple(slice(lo, lo + s) for s, (lo, _) in zip(xsp, pads))
+    return out[crop]
+
+
+def _conv_t_fwd(g, w, b, p):
+    dt, (g, w, b) = _low_in(g, w, b)
+    groups, xsp = p[3], p[4]
+    bsz, cout = g.shape[:2]
+    osp = g.shape[2:]
+    ksp = w.shape[2:]
+    cg = w.shape[1]
+    og = cout // groups
+    nout = math.prod(osp)
+    wm = w.reshape(groups, og, -1).transpose(0, 2, 1)  # (G, Cg*K, Og)
+    cols = np.matmul(wm, g.reshape(bsz, groups, og, nout))  # (B, G, Cg*K, O)
+    cols = cols.reshape((bsz, groups * cg) + tuple(ksp) + tuple(osp))
+    out = _col2im(cols, xsp, ksp, p, osp, g.dtype)
+    if b is not None:
+        out = out + b.reshape((-1,) + (1,) * len(xsp))
+    return _low_out(dt, np.ascontiguousarray(out))
+
+
+def _conv_w_fwd(x, g, p):
+    dt, (x, g) = _low_in(x, g)
+    groups, ksp = p[3], p[5]
+    bsz, cout = g.shape[:2]
+    osp = g.shape[2:]
+    og = cout // groups
+    cols = _columns(x, ksp, p, osp)  # (G, B*O, Cg*K)
+    g2 = g.reshape(bsz, groups, og, -1).transpose(1, 2, 0, 3).reshape(groups, og, -1)
+    dw = np.matmul(g2, cols)  # (G, Og, Cg*K)
+    return _low_out(dt, dw.reshape((cout, x.shape[1] // groups) + tuple(ksp)))
+
+
+def _bias_grad(g):
+    return g.sum(dim=(0,) + tuple(range(2, g.ndim)))
+
+
+def _conv_vjp(g, s, n, needs):
+    x, w = s
+    p = n._p
+    r = [None, None, None]
+    if needs[0]:
+        r[0] = apply(conv_transpose, (g, w, None), p)
+    if needs[1]:
+        r[1] = apply(conv_weight, (x, g), p)
+    if needs[2]:
+        r[2] = _bias_grad(g)
+    return r
+
+
+def _conv_t_vjp(h, s, n, needs):
+    g, w = s
+    p = n._p
+    r = [None, None, None]
+    if needs[0]:
+        r[0] = apply(conv, (h, w, None), p)
+    if needs[1]:
+        r[1] = apply(conv_weight, (h, g), p)
+    if needs[2]:
+        r[2] = _bias_grad(h)
+    return r
+
+
+def _conv_w_vjp(h, s, n, needs):
+    x, g = s
+    p = n._p
+    r = [None, None]
+    if needs[0]:
+        r[0] = apply(conv_transpose, (g, h, None), p)
+    if needs[1]:
+        r[1] = apply(conv, (x, h, None), p)
+    return r
+
+
+conv = Op("conv", _conv_fwd, _conv_vjp, (0, 1), node_name="ConvolutionBackward0")
+conv_transpose = Op("conv_transpose", _conv_t_fwd, _conv_t_vjp, (0, 1),
+                    node_name="ConvolutionBackward0")
+conv_weight = Op("conv_weight", _conv_w_fwd, _conv_w_vjp, (0, 1),
+                 node_name="ConvolutionBackwardBackward0")
+
+
+# ---------------------------------------------------------------------------------
+# max pooling: indices from a window view (argmax), values and gradients through a
+# gather/scatter pair over the flattened spatial dims (each the other's rule).
+# p = number of trailing spatial dims that the flat index addresses.
+
+
+def _flat2(a, nsp):
+    lead = a.shape[:a.ndim - nsp]
+    return a.reshape(math.prod(lead), -1), lead
+
+
+def _take_flat_fwd(x, idx, nsp):
+    x2, _ = _flat2(x, nsp)
+    i2, _ = _flat2(idx, nsp)
+    return np.take_along_axis(x2, i2, axis=1).reshape(idx.shape)
+
+
+def _scatter_flat_fwd(g, idx, p):
+    nsp, xsp = p
+    g2, lead = _flat2(g, nsp)
+    i2, _ = _flat2(idx, nsp)
+    size = math.prod(xsp)
+    rows = g2.shape[0]
+    flat = (i2 + (np.arange(rows, dtype=np.int64) * size)[:, None]).ravel()
+    out = np.bincount(flat, weights=g2.ravel().astype(np.float64), minlength=rows * size)
+    return out.astype(g.dtype, copy=False).reshape(lead + tuple(xsp))
+
+
+take_flat = Op("take_flat", _take_flat_fwd,
+               (lambda g, s, n: apply(scatter_flat, (g, s[0]),
+                                      (n._p, n._edges[0][2][-n._p:])), None),
+               (1,), node_name="MaxPool2DWithIndicesBackward0")
+scatter_flat = Op("scatter_flat", _scatter_flat_fwd,
+                  (lambda g, s, n: apply(take_flat, (g, s[0]), n._p[0]), None), (1,),
+                  node_name="MaxPool2DWithIndicesBackwardBackward0")
+
+
+def max_pool_indices(x, ksp, stride, pads, dil, osp):
+    """Flat indices (into the unpadded spatial dims) of each window's maximum.
+
+    NaN wins, as in PyTorch; ties go to the first element of the window.
+    """
+    nsp = len(ksp)
+    psp = tuple(s + lo + hi for s, (lo, hi) in zip(x.shape[2:], pads))
+    need = tuple((osp[i] - 1) * stride[i] + dil[i] * (ksp[i] - 1) + 1 for i in range(nsp))
+    full = tuple((lo, hi + max(0, need[i] - psp[i])) for i, (lo, hi) in enumerate(pads))
+    if x.dtype.kind == "f":
+        fill = -np.inf
+    else:
+        fill = np.iinfo(x.dtype).min
+    shape = x.shape[:2] + tuple(s + lo + hi for s, (lo, hi) in zip(x.shape[2:], full))
+    xp = np.full(shape, fill, dtype=x.dtype)
+    xp[(slice(None), slice(None)) + tuple(slice(lo, lo + s) for s, (lo, _) in
+                                          zip(x.shape[2:], full))] = x
+    win = _windows(xp, ksp, stride, dil, osp)
+    wflat = win.reshape(win.shape[:2 + nsp] + (-1,))
+    if x.dtype.kind == "f":
+        nanmask = np.isnan(wflat)
+        arg = np.where(nanmask.any(-1), nanmask.argmax(-1), wflat.argmax(-1))
+    else:
+        arg = wflat.argmax(-1)
+    # window-local offset -> position in the unpadded input
+    flat = np.zeros(arg.shape, dtype=np.int64)
+    rem = arg
+    kstrides = [math.prod(ksp[i + 1:]) for i in range(nsp)]
+    for i in range(nsp):
+        ki = rem // kstrides[i]
+        rem = rem - ki * kstrides[i]
+        oi = np.arange(osp[i]).reshape((osp[i],) + (1,) * (nsp - 1 - i))
+        pos = oi * stride[i] + ki * dil[i] - full[i][0]
+        flat = flat * x.shape[2 + i] + pos
+    return flat
+
+
+# ---------------------------------------------------------------------------------
+# average pooling (linear; avg_pool and avg_pool_t are each other's adjoint).
+# p = (ksp, stride, pads (lo, hi incl. ceil_mode's extra), divisor array, xsp)
+
+
+def _avg_pool_fwd(x, p):
+    ksp, stride, pads, div, _ = p
+    nsp = len(ksp)
+    osp = div.shape
+    xp = _pad_zero(x, pads)
+    win = _windows(xp, ksp, stride, (1,) * nsp, osp)
+    s = win.sum(axis=tuple(range(2 + nsp, 2 + 2 * nsp)))
+    return (s / div).astype(x.dtype, copy=False)
+
+
+def _avg_pool_t_fwd(g, p):
+    ksp, stride, pads, div, xsp = p
+    nsp = len(ksp)
+    gd = (g / div).astype(g.dtype, copy=False)
+    cols = np.broadcast_to(gd.reshape(gd.shape[:2] + (1,) * nsp + gd.shape[2:]),
+                           gd.shape[:2] + tuple(ksp) + gd.shape[2:])
+    return np.ascontiguousarray(_col2im(cols, xsp, ksp, (stride, pads, (1,) * nsp),
+                                        gd.shape[2:], g.dtype))
+
+
+avg_pool = Op("avg_pool", _avg_pool_fwd, (lambda g, s, n: apply(avg_pool_t, (g,), n._p),),
+              node_name="AvgPool2DBackward0")
+avg_pool_t = Op("avg_pool_t", _avg_pool_t_fwd, (lambda g, s, n: apply(avg_pool, (g,), n._p),),
+                node_name="AvgPool2DBackwardBackward0")
+
+
+# ---------------------------------------------------------------------------------
+# softmax and log_softmax: own entries for stability (max-shifted) and memory (each
+# saves only its output). p = dim.
+
+
+def _log_softmax_fwd(x, dim):
+    m = np.amax(x, axis=dim, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    sh = x - m
+    return (sh - np.log(np.sum(np.exp(sh), axis=dim, keepdims=True))).astype(x.dtype, copy=False)
+
+
+def _softmax_fwd(x, dim):
+    m = np.amax(x, axis=dim, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    e = np.exp(x - m)
+    e /= np.sum(e, axis=dim, keepdims=True)
+    return e.astype(x.dtype, copy=False)
+
+
+log_softmax = Op("log_softmax", _log_softmax_fwd,
+                 (lambda g, s, n: g - s[0].exp() * g.sum(n._p, keepdim=True),), ("out",),
+                 node_name="LogSoftmaxBackward0")
+softmax = Op("softmax", _softmax_fwd,
+             (lambda g, s, n: s[0] * (g - (g * s[0]).sum(n._p, keepdim=True)),), ("out",),
+             node_name="SoftmaxBackward0")
+
+
+# ---------------------------------------------------------------------------------
+# activations with their own entries
+
+
+_SQRT_HALF = math.sqrt(0.5)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+
+
+def _gelu_fwd(x, approximate):
+    if approximate == "tanh":
+        inner = _SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)
+        return (0.5 * x * (1.0 + np.tanh(inner))).astype(x.dtype, copy=False)
+    xd = x.astype(np.float64)
+    from .table import _erf_fwd
+
+    return (0.5 * xd * (1.0 + _erf_fwd(xd * _SQRT_HALF))).astype(x.dtype, copy=False)
+
+
+def _gelu_rule(g, s, n):
+    x = s[0]
+    if n._p == "tanh":
+        x3 = x * x * x
+        t = ((x + 0.044715 * x3) * _SQRT_2_OVER_PI).tanh()
+        dinner = (1.0 + 3 * 0.044715 * x * x) * _SQRT_2_OVER_PI
+        return g * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * dinner)
+    cdf = 0.5 * (1.0 + (x * _SQRT_HALF).erf())
+    pdf = (x * x * -0.5).exp() * _INV_SQRT_2PI
+    return g * (cdf + x * pdf)
+
+
+# own entry for memory: one saved input instead of the erf/tanh chain's intermediates
+gelu = Op("gelu", _gelu_fwd, (_gelu_rule,), (0,), node_name="GeluBackward0")
+
+
+def _softplus_fwd(x, p):
+    beta, threshold = p
+    bx = x * beta if beta != 1 else x
+    sp = (np.maximum(bx, 0) + np.log1p(np.exp(-np.abs(bx))))
+    if beta != 1:
+        sp = sp / beta
+    out = np.where(bx > threshold, x, sp)
+    return out.astype(x.dtype, copy=False)
+
+
+def _softplus_rule(g, s, n):
+    beta, threshold = n._p
+    bx = s[0] * beta if beta != 1 else s[0]
+    d = bx.sigmoid()
+    if threshold != math.inf:
+        d = R.where(bx > threshold, 1.0, d)
+    return g * d
+
+
+# own entry for stability: log1p(exp(x)) overflows for large x, and the derivative
+# sigmoid(beta * x) has no inf*0 in it
+softplus = Op("softplus", _softplus_fwd, (_softplus_rule,), (0,), node_name="SoftplusBackward0")
+
+
+# piecewise-linear activations: x * m + c with m, c constant arrays computed from the
+# input (p = (m, c)). Own entries for memory: the derivative g * m needs neither the input
+# nor the output, so an in-place form (F.leaky_relu(x, inplace=True)) stays differentiable;
+# hardtanh's mask excludes the limits, as PyTorch's gradient does.
+
+
+def _masked_affine_fwd(x, p):
+    m, c = p
+    out = x * m
+    if c is not None:
+        out = out + c
+    return out.astype(x.dtype, copy=False)
+
+
+def _masked_affine_rule(g, s, n):
+    return g * _make(n._p[0])
+
+
+leaky_relu = Op("leaky_relu", _masked_affine_fwd, (_masked_affine_rule,),
+                node_name="LeakyReluBackward0")
+hardtanh = Op("hardtanh", _masked_affine_fwd, (_masked_affine_rule,),
+              node_name="HardtanhBackward0")
+
+
+# ---------------------------------------------------------------------------------
+# embedding: rows of the weight; the gradient is a row scatter-add with the
+# padding_idx row kept at zero. p = padding_idx (or None)
+
+
+def _embedding_fwd(w, idx, pad=None):
+    return np.take(w, idx, axis=0)
+
+
+def _embedding_bwd_fwd(g, idx, p):
+    num, pad = p
+    dim = g.shape[-1]
+    flat = idx.reshape(-1)
+    g2 = g.reshape(-1, dim)
+    out = np.zeros((num, dim), dtype=g.dtype)
+    np.add.at(out, flat, g2)
+    if pad is not None:
+        out[pad] = 0
+    return out
+
+
+def _embedding_rule(g, s, n):
+    return apply(embedding_backward, (g, s[0]), (n._edges[0][2][0], n._p))
+
+
+def _embedding_bwd_rule(h, s, n):
+    idx = s[0]
+    r = apply(embedding, (h, idx), None)
+    pad = n._p[1]
+    if pad is not None:
+        r = R.where(_make(np.expand_dims(idx._data != pad, -1)), r, 0.0)
+    return r
+
+
+embedding = Op("embedding", _embedding_fwd, (_embedding_rule, None), (1,),
+               node_name="EmbeddingBackward0")
+embedding_backward = Op("embedding_backward", _embedding_bwd_fwd, (_embedding_bwd_rule, None),
+                        (1,), node_name="EmbeddingBackwardBackward0")
+
+
+# ---------------------------------------------------------------------------------
+# dropout: the mask (already scaled by 1/(1-p)) lives in p and is reused by the rule;
+# own entry for memory: the input is not saved
+
+
+def _dropout_fwd(x, mask):
+    return (x * mask).astype(x.dtype, copy=False)
+
+
+dropout = Op("dropout", _dropout_fwd, (lambda g, s, n: g * _make(n._p),),
+             node_name="NativeDropoutBackward0")
+
+
+# ---------------------------------------------------------------------------------
+# identity on several tensors: the node that module backward hooks attach to (recorded
+# directly by nn/modules/module.py, Note [Module backward hooks]; no forward kernel)
+
+
+def _identity_many_vjp(g, s, n, needs):
+    gs = g if isinstance(g, (list, tuple)) else [g]
+    return [gs[i] if need else None for i, need in enumerate(needs)]
+
+
+backward_hook = Op("backward_hook", None, _identity_many_vjp,
+                   node_name="BackwardHookFunctionBackward")
+
+ALL_NN_OPS = {k: v for k, v in dict(globals()).items() if isinstance(v, Op)}
