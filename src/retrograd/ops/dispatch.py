@@ -98,15 +98,15 @@ def binary(op, a, b) -> Tensor:
         bdt = bd.dtype
         if rdt is not bdt and rdt != bdt:
             rdt = binary_dtype(rdt, bdt, ad.ndim == 0, bd.ndim == 0)
-            if ad.dtype != rdt:
-                ad = ad.astype(rdt)
-            if bdt != rdt:
-                bd = bd.astype(rdt)
+            cdt = _F32 if rdt in _LOW else rdt  # float16/bfloat16 compute in float32, so a
+            if ad.dtype != cdt:  # float32 0-d operand is not rounded first (PyTorch)
+                ad = ad.astype(cdt)
+            if bdt != cdt:
+                bd = bd.astype(cdt)
         if kind is not None and kind == "float" and rdt not in FLOAT_NP:
             rdt = D.DEFAULTS.float.np
             ad = ad.astype(rdt)
             bd = bd.astype(rdt)
-        cdt = rdt
     else:
         if ta:
             ad = a._data

@@ -854,6 +854,32 @@ def std_mean(input, dim=None, unbiased=None, keepdim: bool = False, *,  # noqa: 
             mean(input, dim, keepdim) if dim is not None else mean(input))
 
 
+def softmax(input, dim: int, dtype=None) -> Tensor:  # noqa: A002
+    """``exp(x) / exp(x).sum(dim)``, computed stably (``torch.softmax``).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.tensor([1., 1.]).softmax(0)
+        tensor([0.5000, 0.5000])
+    """
+    from ..nn.functional import softmax as _softmax
+
+    return _softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim: int, dtype=None) -> Tensor:  # noqa: A002
+    """``log(softmax(x))``, computed stably (``torch.log_softmax``).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.tensor([0., 0.]).log_softmax(0)
+        tensor([-0.6931, -0.6931])
+    """
+    from ..nn.functional import log_softmax as _log_softmax
+
+    return _log_softmax(input, dim, dtype=dtype)
+
+
 def logsumexp(input, dim, keepdim: bool = False) -> Tensor:  # noqa: A002
     """``log(sum(exp(input)))`` over ``dim``, computed without overflow.
 
@@ -2644,4 +2670,4 @@ def detach_copy(input) -> Tensor:  # noqa: A002
     return _make(input._data.copy())
 
 
-__all__ += list(_UNARY_EXAMPLES) + list(T._CMP)
+__all__ += list(_UNARY_EXAMPLES) + list(T._CMP) + ["softmax", "log_softmax"]

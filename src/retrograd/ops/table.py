@@ -154,8 +154,21 @@ def _sigmoid_fwd(a):
 
 
 sigmoid = _u("sigmoid", _sigmoid_fwd, _fused(sigmoid_backward), ("out",))
+def _threshold_bwd_fwd(g, y):
+    # g where y > 0, else 0: the multiply form of Note [Masked gradients]
+    return _where_fwd(np.greater(y, 0), g, np.zeros((), g.dtype)) if g.shape == y.shape \
+        else np.where(y > 0, g, 0).astype(g.dtype, copy=False)
+
+
+# Note [Fused backward ops]: relu's rule is PyTorch's threshold_backward(g, out), a
+# primitive whose rule w.r.t. ``out`` is zero: the second derivative of relu is then
+# a tensor of zeros, as in PyTorch, not "does not require grad".
+threshold_backward = Op("threshold_backward", _threshold_bwd_fwd,
+                        (lambda gg, s, n: R.ops.dispatch.binary(threshold_backward, gg, s[1]),
+                         lambda gg, s, n: R.zeros_like(gg)), (0, 1), save_if=((1,), (0,)))
+threshold_backward.kind = None
 relu = _u("relu", lambda a: np.maximum(a, 0).astype(a.dtype, copy=False),
-          lambda g, s, n: _where0(s[0] > 0, g), ("out",), kind=None)
+          _fused(threshold_backward), ("out",), kind=None)
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
@@ -717,7 +730,6 @@ def _matmul_fwd(a, b):
 
 
 _MM_RULES = (_mm_rule_a, _mm_rule_b)
-matmul = Op("matmul", _matmul_fwd, _MM_RULES, (0, 1), node_name="MmBackward0")
 mm_ops = {k: Op(k, _matmul_fwd, _MM_RULES, (0, 1)) for k in ("mm", "bmm", "mv", "dot")}
 mm_ops["matmul"] = Op("matmul", _matmul_fwd, _MM_RULES, (0, 1), node_name="UnsafeViewBackward0")
 
@@ -1036,7 +1048,7 @@ ALL_OPS = {k: v for k, v in dict(globals()).items() if isinstance(v, Op)}
 _BATCH_OK = {"neg", "abs", "sign", "floor", "ceil", "round", "trunc", "exp", "exp2", "expm1",
              "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan",
              "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "relu", "erf",
-             "tanh_backward", "sigmoid_backward", "add", "sub", "mul", "div", "pow", "atan2",
+             "tanh_backward", "sigmoid_backward", "threshold_backward", "add", "sub", "mul", "div", "pow", "atan2",
              "maximum", "minimum", "remainder", "fmod", "where", "clamp", "clamp_tensor", "lerp",
              "to_copy", "clone", "sum", "mean", "prod", "amax", "amin", "max_all", "min_all",
              "logsumexp", "vector_norm", "matmul", "mm", "bmm", "mv", "dot", "view",
