@@ -24,7 +24,8 @@ clamp_max lerp eq ne lt le gt ge greater greater_equal less less_equal not_equal
 logical_and logical_or logical_xor logical_not bitwise_and bitwise_or bitwise_xor bitwise_not
 isnan isinf isfinite isposinf isneginf nan_to_num allclose isclose equal sum mean nansum nanmean
 prod max min amax amin aminmax argmax argmin all any count_nonzero var std logsumexp cumsum
-cumprod softmax log_softmax norm dist matmul mm bmm mv dot inner outer ger addmm tensordot view reshape view_as
+cumprod softmax log_softmax norm dist matmul mm bmm mv dot inner outer ger addmm tensordot
+view reshape view_as
 reshape_as flatten unflatten squeeze unsqueeze permute transpose swapaxes swapdims t movedim
 moveaxis expand expand_as broadcast_to sum_to_size repeat tile repeat_interleave flip fliplr
 flipud roll split tensor_split chunk unbind narrow select diagonal diag trace tril triu
