@@ -12,8 +12,9 @@ Example:
     ...     import torch.nn.functional as F
     ...     print(F.__name__, sys.modules["torch"].__name__)
     retrograd.nn.functional retrograd
-    >>> "torch" in sys.modules
-    False
+    >>> after = getattr(sys.modules.get("torch"), "__name__", "no torch")
+    >>> after in ("torch", "no torch")  # afterwards, torch is what it was before
+    True
 """
 
 from __future__ import annotations

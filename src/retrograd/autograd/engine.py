@@ -195,7 +195,9 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
     results = [None] * (len(inputs) if inputs is not None else 0)
 
     prev_mode, prev_batch = STATE.enabled, STATE.batch
+    prev_watch = STATE.cut_watch
     STATE.enabled = create_graph
+    STATE.cut_watch = None  # derivative rules leave no cut markers (autograd/provenance.py)
     STATE.batch = 1 if batched else 0
     TASKS.stack.append(inputs is None)  # Note [Graph tasks]
     try:
@@ -285,6 +287,7 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                     push(heap, (-child._seq, id(child), child))
     finally:
         STATE.enabled = prev_mode
+        STATE.cut_watch = prev_watch
         STATE.batch = prev_batch
         TASKS.stack.pop()
 

@@ -22,20 +22,22 @@ from typing import NamedTuple
 
 from .._grad_mode import _DecoratorContextManager
 
+# PyTorch's API; the rule helpers (jvp_*) and the dispatch hook (fw_op) are used by
+# ops/table.py and ops/dispatch.py.
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
-           "unpack_dual", "dual_level", "jvp_elementwise", "jvp_linear", "jvp_view",
-           "jvp_reduction", "jvp_multilinear", "jvp_by_double_vjp"]
+           "unpack_dual", "dual_level"]
 
 
 # Note [Forward AD state]
 # One thread-local flag, ``FW.active``, tells the dispatch path whether any dual
 # level is open; ops read it once and pay nothing else when it is off. A tangent
-# lives in the tensor's ``__dict__`` under ``_fw_grad`` (no new slot: tensors
-# without a tangent stay as small as before). Every tensor (and node, see Note
-# [Forward grads of saved outputs]) that gets a tangent is remembered weakly so
-# leaving the level can drop them all, as PyTorch does. Only one level at a time,
-# as in PyTorch ("Nested forward mode AD is not supported at the moment"); nested
-# transforms (``func.jvp`` of ``func.jvp``) are built on reverse mode instead.
+# lives in the tensor's ``__dict__`` under ``_fw_grad`` (a class-level default of
+# None, Note [Tensor fields]: tensors without a tangent stay as small as before).
+# Every tensor (and node, see Note [Forward grads of saved outputs]) that gets a
+# tangent is remembered weakly so leaving the level can drop them all, as PyTorch
+# does. Only one level at a time, as in PyTorch ("Nested forward mode AD is not
+# supported at the moment"); nested transforms (``func.jvp`` of ``func.jvp``) use
+# reverse mode instead.
 class _FwState(threading.local):
     def __init__(self):
         self.active = False
@@ -123,15 +125,14 @@ class dual_level(_DecoratorContextManager):
 
 def get_tangent(t):
     """The tangent of ``t`` at the open level, or None."""
-    return t.__dict__.get("_fw_grad")
+    return t._fw_grad
 
 
 def set_tangent(t, tangent) -> None:
     """Attach ``tangent`` to ``t`` (remembered so the level's exit can drop it)."""
-    d = t.__dict__
-    if "_fw_grad" not in d:
+    if t._fw_grad is None:
         FW.owners.append(weakref.ref(t))
-    d["_fw_grad"] = tangent
+    t._fw_grad = tangent
 
 
 def make_dual(tensor, tangent, *, level: int | None = None):
@@ -270,7 +271,7 @@ def fw_op(op, inputs, out, p, kind: int) -> None:
     tans = None
     for i, x in enumerate(inputs):
         if isinstance(x, Tensor):
-            tg = x.__dict__.get("_fw_grad")
+            tg = x._fw_grad
             if tg is not None:
                 if tans is None:
                     tans = [None] * len(inputs)
@@ -296,6 +297,14 @@ def fw_op(op, inputs, out, p, kind: int) -> None:
     attach(outs, res if multi else (res,), op.node_name)
 
 
+# Note [Forward grads of saved outputs]
+# A node keeps the outputs its rules need as raw arrays (``Node._out``: no reference
+# cycle through grad_fn) and makes a fresh tensor for them at backward time. For
+# forward-over-reverse (hvp) that fresh tensor must carry the output's tangent, or
+# the backward rules of exp, tanh, sqrt... would see a constant and the Hessian-vector
+# product would silently miss terms. So the tangent is also kept on the node, in its
+# ``__dict__`` under ``_fw_out`` (output number -> tangent), and ``Node._out_tensor``
+# re-attaches it; leaving the level drops it with the other tangents.
 def attach(outs, res, who: str) -> None:
     """Give each output its tangent (checked against the output's shape)."""
     for k, (o, r) in enumerate(zip(outs, res)):
@@ -308,20 +317,11 @@ def attach(outs, res, who: str) -> None:
                 "that output's shape.")
         set_tangent(o, r)
         fn = o.grad_fn
-        if fn is not None and fn._out is not None:
-            # Note [Forward grads of saved outputs]: a node keeps its saved outputs as raw
-            # arrays (no reference cycle); Node._out_tensor re-attaches this tangent.
-            d = fn.__dict__
-            if "_fw_out" not in d:
-                d["_fw_out"] = {}
+        if fn is not None and fn._out is not None:  # Note [Forward grads of saved outputs]
+            if fn._fw_out is None:
+                fn._fw_out = {}
                 FW.owners.append(weakref.ref(fn))
-            d["_fw_out"][o._out_nr] = r
-
-
-def saved_output_tangent(node, k: int):
-    """Tangent of saved output ``k`` of ``node`` at the open level (Node._out_tensor)."""
-    fw = node.__dict__.get("_fw_out")
-    return None if fw is None else fw.get(k)
+            fn._fw_out[o._out_nr] = r
 
 
 def _zeros_for(n, i):

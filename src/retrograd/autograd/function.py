@@ -195,22 +195,16 @@ class BackwardCFunction(FunctionCtx, Node):
     saved_variables = saved_tensors
 
     @property
-    def next_functions(self) -> tuple:
-        """One (node, input_nr) per *tensor* argument of forward, as in PyTorch."""
-        return tuple((None, 0) if e is None else (e[0], e[1])
-                     for e, is_t in zip(self._edges, self._in_is_tensor) if is_t)
-
-    @property
     def _forward_cls(self):
         return self._op.cls
 
 
-def _new_ctx(op, nargs: int) -> BackwardCFunction:
+def _new_ctx(op) -> BackwardCFunction:
     from ..ops._core import _anomaly_trace, _next_seq
 
     ctx = BackwardCFunction.__new__(BackwardCFunction)
     ctx._op = op
-    ctx._edges = (None,) * nargs
+    ctx._edges = ()
     ctx._saved = ()
     ctx._ver = None
     ctx._out = None
@@ -275,7 +269,7 @@ class _FunctionOp:
         if not isinstance(res, tuple):
             res = (res,)
         name = self.node_name
-        n_in = len(node._edges)
+        n_in = len(node._in_is_tensor)
         if len(res) != n_in:
             if len(res) > n_in and all(r is None for r in res[n_in:]):
                 res = res[:n_in]
@@ -287,10 +281,11 @@ class _FunctionOp:
                     f"{n_in} value{'s' if n_in != 1 else ''}: one gradient per input, in "
                     "order, with None for inputs that are not tensors or need no gradient.")
         go_rg = STATE.enabled and any(isinstance(g, Tensor) and g._rg for g in grads)
-        out = []
-        for i, r in enumerate(res):
+        out = []  # one entry per tensor argument (the node's edges)
+        for i, (r, is_t) in enumerate(zip(res, node._in_is_tensor)):
             if r is None:
-                out.append(None)
+                if is_t:
+                    out.append(None)
                 continue
             if not isinstance(r, Tensor):
                 tn = type(r)
@@ -302,15 +297,13 @@ class _FunctionOp:
                     "compute gradients with retrograd Tensor ops on grad_output and "
                     "ctx.saved_tensors (never NumPy), so that create_graph=True can "
                     "differentiate them again.")
-            if node._edges[i] is None:
-                if not node._in_is_tensor[i]:
-                    raise RuntimeError(
-                        f"function {name} returned a gradient different than None at position "
-                        f"{i + 1}, but the corresponding forward input was not a Variable. "
-                        f"Return None at position {i + 1} of {self.cls.__name__}.backward.")
-                out.append(None)
-                continue
-            if go_rg and not r._rg and r._data.size and r._data.any():
+            if not is_t:
+                raise RuntimeError(
+                    f"function {name} returned a gradient different than None at position "
+                    f"{i + 1}, but the corresponding forward input was not a Variable. "
+                    f"Return None at position {i + 1} of {self.cls.__name__}.backward.")
+            if go_rg and not r._rg and node._edges[len(out)] is not None and r._data.size \
+                    and r._data.any():
                 raise RuntimeError(
                     f"function {name} returned a gradient for input {i} that is not connected "
                     "to the graph, although create_graph=True and its grad_output requires "
@@ -319,7 +312,7 @@ class _FunctionOp:
                     "higher derivatives would be silently wrong. Write backward with Tensor "
                     "ops on grad_output and ctx.saved_tensors, or decorate it with "
                     "@once_differentiable so that double backward raises instead.")
-            out.append(r if needs is None or needs[i] else None)
+            out.append(r)  # the engine drops what is not needed (and sums/casts the rest)
         return out
 
 
@@ -343,12 +336,36 @@ def _function_op(cls) -> _FunctionOp:
 def _alias(t):
     """A new tensor object viewing ``t`` (same data and version counter), outside any graph."""
     from .._tensor import _make
+    from ..ops import table as T
 
     a = _make(t._data)
     a._vc = t._vc
     a._base = t._base if t._base is not None else t
-    a._vfn = t._vfn
+    a._vfn = (t._vfn, T.alias, None)  # Note [Views and in-place] (ops/dispatch.py)
     return a
+
+
+class FnView:
+    """Marks a Function's output that is a view: writing into it (or into a view of it) in
+    place is refused, since the CopySlices history would bypass the custom backward, as
+    in PyTorch."""
+
+    __slots__ = ()
+
+    def error(self, view) -> RuntimeError:
+        import re
+
+        fn = re.sub(r"Backward\d*$", "", view.grad_fn.name()) if view.grad_fn else "?"
+        return RuntimeError(
+            f"Output {view._out_nr} of {fn} is a view and is being modified inplace. This view "
+            "was created inside a custom Function (or because an input was returned as-is) "
+            "and the autograd logic to handle view+inplace would override the custom backward "
+            "associated with the custom Function, leading to incorrect gradients. This "
+            "behavior is forbidden. You can fix this by cloning the output of the custom "
+            "Function.")
+
+
+_FN_VIEW = FnView()
 
 
 def _apply(op: _FunctionOp, args: tuple, kwargs: dict):
@@ -357,14 +374,15 @@ def _apply(op: _FunctionOp, args: tuple, kwargs: dict):
     from .forward_ad import FW
 
     cls = op.cls
-    ctx = _new_ctx(op, len(args))
+    ctx = _new_ctx(op)
     is_t = tuple(isinstance(a, Tensor) for a in args)
     needs = tuple(t and a._rg for t, a in zip(is_t, args))
     ctx.needs_input_grad = needs
     ctx._in_is_tensor = is_t
     is_exec = STATE.enabled and any(needs)
-    if is_exec:
-        ctx._edges = tuple(_edge(a) if n else None for a, n in zip(args, needs))
+    # one edge per *tensor* argument, as in PyTorch (next_functions, hooks' grad_inputs)
+    ctx._edges = tuple(_edge(a) if n else None for a, n, t in zip(args, needs, is_t) if t) \
+        if is_exec else (None,) * sum(is_t)
     fw_on = FW.active
     prev = STATE.enabled
     STATE.enabled = False
@@ -422,6 +440,10 @@ def _wrap_outputs(ctx, args, outs, is_exec: bool) -> tuple:
                 o._rg = True
                 o.grad_fn = ctx
                 o._out_nr = k
+                if o._base is not None:  # an input returned as-is, or a view made in forward
+                    from ..ops import table as T
+
+                    o._vfn = (o._vfn, T.alias, _FN_VIEW)
             attached[oid] = k
         elif oid in nondiff and o.grad_fn is None and o._rg and oid not in input_ids:
             o._rg = False

@@ -126,6 +126,7 @@ class Node:
     _pre_hooks = _post_hooks = _tensor_hooks = _retain = _trace = metadata_ = None
     _nout = 1
     _hooked = False
+    _fw_out = None  # tangents of saved outputs (Note [Forward grads of saved outputs])
 
     def name(self) -> str:
         """The class-like name PyTorch uses, e.g. ``'MulBackward0'``."""
@@ -187,8 +188,8 @@ class Node:
         t._rg = True
         t.grad_fn = self
         t._out_nr = k
-        if "_fw_out" in self.__dict__:  # Note [Forward grads of saved outputs] (forward_ad.py)
-            t.__dict__["_fw_grad"] = self.__dict__["_fw_out"].get(k)
+        if self._fw_out is not None:  # Note [Forward grads of saved outputs] (forward_ad.py)
+            t._fw_grad = self._fw_out.get(k)
         return t
 
     def _release(self) -> None:

@@ -33,7 +33,9 @@ __all__ = ["Cut", "mark", "recent_cuts", "clear_cuts", "FORWARD_WATCHERS"]
 # references are kept: a detached tensor never keeps a graph alive.
 # Grad mode turned off by the optimizers and the engine (which set STATE.enabled
 # directly) makes no markers; only no_grad / set_grad_enabled(False) /
-# inference_mode blocks, which set STATE.cut_watch, do.
+# inference_mode blocks, which set STATE.cut_watch, do. While the engine runs
+# derivative rules it sets STATE.cut_watch to None, so the comparisons inside rules
+# (relu's mask) under create_graph=True leave no markers either.
 
 #: callbacks ``fn(node, outs, inputs)`` run by ``record()`` for every op recorded while
 #: anomaly mode is on (the innermost one only); retrograd.viz.nan_provenance pushes one.

@@ -24,6 +24,7 @@ import retrograd as R
 from .. import _dtype as D
 from .._grad_mode import no_grad
 from .._tensor import Tensor, _make
+from ..amp.state import AMP as _AMP
 from ..ops import table_nn as TN
 from ..ops._core import FLOAT_NP
 from ..ops.dispatch import apply
@@ -72,6 +73,8 @@ def _legacy(dt) -> str:
 
 
 def _same_dtype(fn: str, x: Tensor, *others) -> None:
+    if _AMP.on:  # under autocast the dispatcher casts input and weights to one dtype first
+        return
     for o in others:
         if o is not None and o._data.dtype != x._data.dtype:
             raise RuntimeError(

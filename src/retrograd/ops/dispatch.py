@@ -154,7 +154,7 @@ def binary(op, a, b) -> Tensor:
         if (ta and a._rg) or (tb and b._rg):
             if op.vjp is not None:
                 record(op, t, (a, b))
-            elif kind == "bool":
+            elif kind == "bool" and STATE.cut_watch is not None:  # None: inside backward
                 _cut_mark("comparison", op.name, a if ta and a._rg else b, t)
     elif STATE.cut_watch and ((ta and a._rg) or (tb and b._rg)):
         _cut_mark("no_grad", op.name, a if ta and a._rg else b, t)
@@ -241,6 +241,8 @@ def apply(op, inputs, p=None, nout: int = 1, differentiable: bool = True):
 def _mark_apply_cut(op, t: Tensor, inputs, p) -> None:
     """Note [Cut markers] (autograd/provenance.py): an op under no_grad, or a
     differentiable op whose result is an integer, took a tensor that requires grad."""
+    if STATE.cut_watch is None:  # inside backward: derivative rules leave no markers
+        return
     for x in inputs:
         if isinstance(x, Tensor) and x._rg:
             name = op.name

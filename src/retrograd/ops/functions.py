@@ -2366,6 +2366,11 @@ _COPY_SLICES = Op("copy_slices", None, _copy_slices_vjp, node_name="torch::autog
 
 
 def _rebase_view(view_t: Tensor, res: Tensor) -> None:
+    step = view_t._vfn
+    while step is not None:  # a view of a custom Function's output (autograd/function.py)
+        if step[2].__class__.__name__ == "FnView":
+            raise step[2].error(view_t)
+        step = step[0]
     base = view_t._base
     old = _make(base._data)
     old._rg = base._rg

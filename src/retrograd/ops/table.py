@@ -1098,8 +1098,8 @@ def _split_jvp(t, s, n, out):
 _JVP_KINDS = (
     (jvp_elementwise, """neg abs sign floor ceil round trunc exp exp2 expm1 log log2 log10 log1p
      sqrt rsqrt reciprocal sin cos tan asin acos atan sinh cosh tanh sigmoid relu erf
-     tanh_backward sigmoid_backward add sub mul div pow atan2 maximum minimum remainder fmod
-     floor_divide div_floor trunc_divide clamp clamp_tensor lerp"""),
+     tanh_backward sigmoid_backward threshold_backward add sub mul div pow atan2 maximum minimum
+     remainder fmod floor_divide div_floor trunc_divide clamp clamp_tensor lerp"""),
     (jvp_linear, """where to_copy clone copy_from fill fill_tensor zero sum mean cumsum
      unsafe_view index index_put index_put_setitem gather scatter scatter_add index_select
      index_add cat stack flip roll repeat max min sort topk kthvalue median mode"""),

@@ -289,7 +289,7 @@ def max_pool_indices(x, ksp, stride, pads, dil, osp):
     psp = tuple(s + lo + hi for s, (lo, hi) in zip(x.shape[2:], pads))
     need = tuple((osp[i] - 1) * stride[i] + dil[i] * (ksp[i] - 1) + 1 for i in range(nsp))
     full = tuple((lo, hi + max(0, need[i] - psp[i])) for i, (lo, hi) in enumerate(pads))
-    if x.dtype.kind == "f":
+    if x.dtype.kind == "f" or x.dtype.name == "bfloat16":  # bfloat16 (ml_dtypes) is kind "V"
         fill = -np.inf
     else:
         fill = np.iinfo(x.dtype).min

@@ -22,7 +22,6 @@ Example:
 
 from __future__ import annotations
 
-import csv
 import math
 
 import numpy as np
@@ -263,6 +262,8 @@ class GradFlowMonitor:
 
     def save_csv(self, path: str) -> str:
         """One row per (step, parameter): mean, max, norm. Returns ``path``."""
+        import csv
+
         self._flush_hooks()
         with open(path, "w", newline="") as f:
             w = csv.writer(f)

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import warnings
 
 from .._tensor import Tensor
@@ -77,6 +76,8 @@ def _render(source: str, fmt: str) -> bytes:
 
         return graphviz.Source(source).pipe(format=fmt)
     except ImportError:
+        import subprocess
+
         r = subprocess.run(["dot", f"-T{fmt}"], input=source.encode(), capture_output=True,
                            check=False, timeout=120)
         if r.returncode != 0:
@@ -278,7 +279,9 @@ def draw_graph(tensors, params=None, *, collapse_modules: bool = False,
             mid = f"m{len(out_lines)}_{abs(hash(mod)) % 10 ** 6}"
             total = sum(saved_by.get(n, 0) for n in members)
             head = f"{mod or '(root)'}" + (f" ({mtypes[mod]})" if mod in mtypes else "")
-            label = [head, ", ".join(dict.fromkeys(ops)) or "-"]
+            names_fwd = list(dict.fromkeys(reversed(ops)))  # in forward order
+            rows = [", ".join(names_fwd[i:i + 3]) for i in range(0, len(names_fwd), 3)]
+            label = [head] + (rows or ["-"])
             if leaves:
                 label.append("params: " + ", ".join(p.rsplit(".", 1)[-1] for p in leaves))
             if show_saved and total:
