@@ -24,12 +24,13 @@ __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
 
 # Note [Vectorized Jacobians]
-# ``jacobian(..., vectorize=True)`` (reverse mode) runs ONE backward pass over a stack
+# ``jacobian`` (reverse mode) runs ONE backward pass over a stack
 # of one-hot cotangents: ``autograd.grad(..., is_grads_batched=True)``, where the
 # engine runs each rule once on gradients with a leading batch dimension (rules are
 # batch-agnostic; the few that are not run once per row inside the engine, see
-# Note [Batched rules] in ops/table.py). ``vectorize=False`` runs one backward per
-# output element, as PyTorch does. ``hessian(..., vectorize=True)`` is the Jacobian
+# Note [Batched rules] in ops/table.py). The numbers are exactly those of one backward
+# per output element (PyTorch's ``vectorize=False`` loop), so retrograd uses the batched
+# pass by default; only ``strict=True``, which inspects each row's graph, keeps the loop. ``hessian(..., vectorize=True)`` is the Jacobian
 # of the gradient, so it is one batched backward through the first backward's graph.
 # Forward mode (``strategy="forward-mode"``, ``jvp``, ``hvp``) uses dual tensors
 # (autograd/forward_ad.py); retrograd has no vmap, so the forward-mode Jacobian
@@ -394,7 +395,10 @@ def jacobian(func: Callable, inputs, create_graph: bool = False, strict: bool = 
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
                                               "jacobian")
         _check_requires_grad(outputs, "outputs", strict=strict)
-        if vectorize:
+        # Note [Vectorized Jacobians]: the batched pass gives exactly the row loop's
+        # numbers, so it is used by default; only strict mode (which checks each row's
+        # graph) keeps PyTorch's loop.
+        if vectorize or not strict:
             if strict:
                 raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
                                    "`vectorized=True` are not supported together. Please either "
