@@ -36,6 +36,19 @@ _F32 = float32.np
 #: every Op ever defined (the op database's meta-test checks each has an entry)
 REGISTRY: list = []
 
+#: Note [Batched rules] (ops/table.py): ops whose rules are batch-agnostic
+BATCH_OK = frozenset({
+    "neg", "abs", "sign", "floor", "ceil", "round", "trunc", "exp", "exp2", "expm1",
+    "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan",
+    "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "relu", "erf",
+    "tanh_backward", "sigmoid_backward", "threshold_backward", "add", "sub", "mul",
+    "div", "pow", "atan2",
+    "maximum", "minimum", "remainder", "fmod", "where", "clamp", "clamp_tensor", "lerp",
+    "to_copy", "clone", "sum", "mean", "prod", "amax", "amin", "max_all", "min_all",
+    "logsumexp", "vector_norm", "matmul", "mm", "bmm", "mv", "dot", "view",
+    "unsafe_view", "squeeze", "unsqueeze", "expand", "permute", "transpose", "t",
+    "alias", "split", "unbind", "cat", "stack", "select", "slice"})
+
 
 class Op:
     """One entry of the derivative table.
@@ -55,7 +68,7 @@ class Op:
         # save_if[j]: input indices; save entry j only if one of them requires grad
         # (x.mul_(2) must not save x, or the in-place write would invalidate it)
         self.save_if = save_if
-        self.batch_ok = False  # Note [Batched rules] in table.py
+        self.batch_ok = name in BATCH_OK
         self.name = name
         self.kind = kind  # None: result has the promoted dtype; "float": ints become float;
         # "bool": comparisons

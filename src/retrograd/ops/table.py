@@ -816,7 +816,10 @@ alias = _view_op("alias", lambda a, p: a.view(), lambda g, s, n: g)
 
 def _index_rule(g, s, n):
     shape, dt = n._edges[0][2], n._edges[0][3]
-    return R.zeros(shape, dtype=R._dtype.FROM_NP[dt]).index_put(n._p, g, accumulate=True)
+    b = _bdims(g)  # basic keys only are batched (Note [Batched rules]): a leading full
+    key = (slice(None),) * len(b) + tuple(n._p) if b else n._p  # slice keeps their meaning
+    return R.zeros(b + tuple(shape), dtype=R._dtype.FROM_NP[dt]).index_put(key, g,
+                                                                          accumulate=True)
 
 
 def _index_fwd(a, key):
@@ -970,7 +973,7 @@ def _cat_vjp(g, s, n, needs):
         if size is None:  # a legacy empty 1-D input: an empty gradient, as in PyTorch
             out.append(R.zeros((0,), dtype=g.dtype) if needs[i] else None)
             continue
-        out.append(g.narrow(dim, off, size) if needs[i] else None)
+        out.append(g.narrow(dim + STATE.batch, off, size) if needs[i] else None)
         off += size
     return out
 
@@ -982,7 +985,7 @@ def _cat_fwd(*a):
 
 cat = Op("cat", _cat_fwd, _cat_vjp)
 stack = Op("stack", lambda *a: np.stack(a[:-1], axis=a[-1]),
-           lambda g, s, n, needs: [g.select(n._p, i) if need else None
+           lambda g, s, n, needs: [g.select(n._p + STATE.batch, i) if need else None
                                    for i, need in enumerate(needs)])
 
 
@@ -992,6 +995,7 @@ def _multi_out_vjp(g, s, n, needs):
     shape = n._edges[0][2]
     if n._nout == 1:  # a single piece: the engine hands over the gradient itself
         g = [g]
+    b = _bdims(next(gk for gk in g if gk is not None))  # Note [Batched rules]
     parts = []
     for k, gk in enumerate(g):
         if gk is None:
@@ -1001,9 +1005,10 @@ def _multi_out_vjp(g, s, n, needs):
             else:
                 pshape[dim] = sizes[k]
             dt = R._dtype.FROM_NP[n._edges[0][3]]
-            gk = R.zeros(pshape, dtype=dt)
+            gk = R.zeros(b + tuple(pshape), dtype=dt)
         parts.append(gk)
-    return [R.stack(parts, dim) if kind == "unbind" else R.cat(parts, dim)]
+    d = dim + len(b)
+    return [R.stack(parts, d) if kind == "unbind" else R.cat(parts, d)]
 
 
 split = Op("split", None, _multi_out_vjp, node_name="SplitWithSizesBackward0", view=True)
@@ -1042,23 +1047,6 @@ def _pad_rule(g, s, n):
 constant_pad = Op("constant_pad", _pad_fwd, (_pad_rule,), node_name="ConstantPadNdBackward0")
 
 ALL_OPS = {k: v for k, v in dict(globals()).items() if isinstance(v, Op)}
-
-
-# Note [Batched rules]: the entries whose rules are batch-agnostic.
-_BATCH_OK = {"neg", "abs", "sign", "floor", "ceil", "round", "trunc", "exp", "exp2", "expm1",
-             "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan",
-             "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "relu", "erf",
-             "tanh_backward", "sigmoid_backward", "threshold_backward", "add", "sub", "mul",
-             "div", "pow", "atan2",
-             "maximum", "minimum", "remainder", "fmod", "where", "clamp", "clamp_tensor", "lerp",
-             "to_copy", "clone", "sum", "mean", "prod", "amax", "amin", "max_all", "min_all",
-             "logsumexp", "vector_norm", "matmul", "mm", "bmm", "mv", "dot", "view",
-             "unsafe_view", "squeeze", "unsqueeze", "expand", "permute", "transpose", "t",
-             "alias"}
-for _op in ALL_OPS.values():
-    _op.batch_ok = _op.name in _BATCH_OK
-for _op in mm_ops.values():
-    _op.batch_ok = True
 
 
 # ---------------------------------------------------------------------------------
