@@ -14,6 +14,15 @@ Example:
 
 from __future__ import annotations
 
+import warnings as _warnings
+
+# Note [Silent kernels]
+# PyTorch computes log(0) = -inf, 0/0 = nan and sqrt(-1) = nan silently; NumPy warns.
+# The kernels run inside retrograd's modules, so one filter scoped to those modules
+# silences exactly these warnings (user code calling NumPy still warns), at no cost
+# per op (np.errstate around every kernel would cost ~1 us a call).
+_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"retrograd(\.|$)")
+
 from . import _dtype
 from ._device import device, get_default_device, set_default_device
 from ._dtype import (  # noqa: A004

@@ -201,12 +201,12 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
     STATE.batch = 1 if batched else 0
     TASKS.stack.append(inputs is None)  # Note [Graph tasks]
     try:
-        heap = [(-n._seq, id(n), n) for n in roots if deps.get(n, 0) == 0]
+        heap = [(-n._seq, n) for n in roots if deps.get(n, 0) == 0]  # seqs are unique
         heapq.heapify(heap)
         pop, push = heapq.heappop, heapq.heappush
         anomaly = STATE.anomaly
         while heap:
-            node = pop(heap)[2]
+            node = pop(heap)[1]
             grads = buffers.pop(node, None)
             if grads is not None:
                 if node._hooked:
@@ -260,31 +260,31 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
             for i, e in enumerate(edges):
                 if e is None or (needs is not None and not needs[i]):
                     continue
-                child = e[0]
+                child, nr, shape, dt = e
                 g = None if in_grads is None else in_grads[i]
                 if g is not None:
+                    gd = g._data
                     if batched:
-                        if g._data.shape != (nbatch,) + e[2]:
-                            g = sum_to(g, e[2], node, i, batch=1)
-                    elif g._data.shape != e[2]:
-                        g = sum_to(g, e[2], node, i)
-                    if g._data.dtype != e[3]:
-                        g = g.to(e[3])
+                        if gd.shape != (nbatch,) + shape:
+                            g = sum_to(g, shape, node, i, batch=1)
+                    elif gd.shape != shape:
+                        g = sum_to(g, shape, node, i)
+                    if gd.dtype is not dt and g._data.dtype != dt:
+                        g = g.to(dt)
                     buf = buffers.get(child)
                     if buf is None:
                         if child._nout == 1:
                             buffers[child] = [g]
                         else:
                             buf = buffers[child] = [None] * child._nout
-                            buf[e[1]] = g
+                            buf[nr] = g
                     else:
-                        nr = e[1]
                         old = buf[nr]
                         buf[nr] = g if old is None else old + g
                 d = deps[child] - 1
                 deps[child] = d
                 if d == 0:
-                    push(heap, (-child._seq, id(child), child))
+                    push(heap, (-child._seq, child))
     finally:
         STATE.enabled = prev_mode
         STATE.cut_watch = prev_watch

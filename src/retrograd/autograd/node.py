@@ -23,6 +23,7 @@ import weakref
 __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "user_site", "format_site"]
 
 _SEQ = itertools.count()
+_ACC_SEQ = itertools.count()
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _IS_OURS: dict = {}
 
@@ -118,12 +119,12 @@ class Node:
         <ExpBackward0 object>
     """
 
-    __slots__ = ("_op", "_edges", "_saved", "_ver", "_out", "_p", "_seq", "_site",
-                 "__weakref__", "__dict__")
+    __slots__ = ("_op", "_edges", "_saved", "_seq", "_site", "__weakref__", "__dict__")
     # Rare fields default at class level (Note [Tensor fields] in _tensor.py explains why):
     # ``_hooked`` is True once any hook or retain_grad is attached, so the engine checks
     # one flag per node.
     _pre_hooks = _post_hooks = _tensor_hooks = _retain = _trace = metadata_ = None
+    _p = _ver = _out = None  # params, saved versions, saved outputs: set when present
     _nout = 1
     _hooked = False
     _fw_out = None  # tangents of saved outputs (Note [Forward grads of saved outputs])
@@ -300,7 +301,8 @@ class AccumulateGrad(Node):
         self._ver = None
         self._out = None
         self._p = None
-        self._seq = sys.maxsize  # runs as soon as it is ready, as in PyTorch
+        # runs as soon as it is ready, as in PyTorch; unique, so heap entries never tie
+        self._seq = sys.maxsize - next(_ACC_SEQ)
         self._site = None
         self._var = weakref.ref(var)
         self._post_acc_hooks = None

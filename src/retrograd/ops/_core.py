@@ -128,7 +128,8 @@ def record(op: Op, outs, inputs, p=None, nout: int = 1):
                 node.__dict__.setdefault("_cut_in", []).append((len(edges), x._cut))
         edges.append(None)
     node._edges = edges
-    node._p = p
+    if p is not None:
+        node._p = p
     node._seq = _next_seq()
     node._site = user_site()
     if STATE.anomaly:
@@ -162,14 +163,10 @@ def record(op: Op, outs, inputs, p=None, nout: int = 1):
         if has_out:
             seq = outs if nout > 1 else (outs,)
             node._out = [None if o is None else (o._data, o._vc, o._vc[0]) for o in seq]
-        else:
-            node._out = None
         if HOOKS.stack:
             HOOKS.pack_all(node, outs)
     else:
         node._saved = ()
-        node._ver = None
-        node._out = None
     if nout == 1:
         outs._rg = True
         outs.grad_fn = node
