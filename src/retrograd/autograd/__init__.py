@@ -23,11 +23,11 @@ __all__ = ["backward", "grad", "Variable", "graph", "no_grad", "enable_grad",
 
 
 def _as_seq(x) -> list:
-    from .._tensor import Tensor
-
     if x is None:
         return []
-    if isinstance(x, Tensor):
+    if x.__class__ is list or x.__class__ is tuple:
+        return list(x)
+    if hasattr(x, "_data"):  # a Tensor (itself iterable, so checked before list(x))
         return [x]
     return list(x)
 

@@ -36,6 +36,7 @@ class _Late:
 
 _F = _Late("_F", "..ops.functions")
 _T = _Late("_T", ".._tensor")
+_C = _Late("_C", "..ops.creation")
 
 __all__ = ["run_backward", "make_grads"]
 
@@ -62,9 +63,7 @@ def is_checkpoint_valid() -> bool:
 
 def make_grads(outputs: list, grads: list, create_graph: bool) -> list:
     """Check user-given output gradients; make the implicit ones for 1-element outputs."""
-    from .._tensor import Tensor
-    from ..ops.creation import ones_like, tensor
-
+    Tensor = _T.Tensor
     out = []
     for i, (o, g) in enumerate(zip(outputs, grads)):
         if g is None:
@@ -79,11 +78,11 @@ def make_grads(outputs: list, grads: list, create_graph: bool) -> list:
                 if not o.dtype.is_floating_point:
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {o.dtype}")
-                g = ones_like(o)
+                g = _T._make(np.ones(o._data.shape, o._data.dtype))
             out.append(g)
             continue
         if not isinstance(g, Tensor):
-            g = tensor(g, dtype=o.dtype)
+            g = _C.tensor(g, dtype=o.dtype)
         if g._data.shape != o._data.shape:
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "

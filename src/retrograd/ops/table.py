@@ -520,6 +520,8 @@ def _restore(g, n, i=0, saved=False):
 
 
 def _expand_back(g, s, n):
+    if n._p[0] is None and not STATE.batch and not n._p[1]:  # a full reduction: g is 0-d
+        return g.expand(n._edges[0][2])
     return _restore(g, n).expand(_bdims(g) + tuple(n._edges[0][2]))
 
 
@@ -801,7 +803,22 @@ unsafe_view = Op("unsafe_view", lambda a, shape: a.reshape(shape), (_back_to_inp
 squeeze = _view_op("squeeze", lambda a, ax: np.squeeze(a, axis=ax),
                    node_name="SqueezeBackward1")
 unsqueeze = _view_op("unsqueeze", lambda a, ax: np.expand_dims(a, ax))
-expand = _view_op("expand", lambda a, shape: np.broadcast_to(a, shape),
+def _expand_fwd(a, shape):
+    # a read-only stride-0 view, as np.broadcast_to makes, built directly (half the cost)
+    lead = len(shape) - a.ndim
+    if lead < 0 or not a.flags.c_contiguous or a.size == 0:
+        return np.broadcast_to(a, shape)
+    strides = [0] * lead
+    for s, t, st in zip(a.shape, shape[lead:], a.strides):
+        if s != t and s != 1:
+            return np.broadcast_to(a, shape)  # let NumPy raise its error
+        strides.append(0 if s != t else st)
+    r = np.ndarray(shape, a.dtype, a, 0, strides)
+    r.flags.writeable = False
+    return r
+
+
+expand = _view_op("expand", _expand_fwd,
                   lambda g, s, n: R.ops.functions.sum_to(g, n._edges[0][2], batch=STATE.batch))
 permute = _view_op("permute", lambda a, dims: np.transpose(a, dims),
                    lambda g, s, n: g.permute(tuple(range(STATE.batch)) + tuple(
