@@ -19,6 +19,22 @@ def _weights(rng, shape, scale):
     return (rng.standard_normal(shape) * scale).astype(np.float32)
 
 
+def _mlp(m, rng, dims, activation):
+    """Linear layers of ``dims`` with ``activation`` between, weights drawn from ``rng``
+    (the same numbers in every framework)."""
+    nn = m.nn
+    layers = []
+    for i in range(len(dims) - 1):
+        lin = nn.Linear(dims[i], dims[i + 1])
+        with m.no_grad():
+            lin.weight.copy_(m.tensor(_weights(rng, (dims[i + 1], dims[i]), dims[i] ** -0.5)))
+            lin.bias.copy_(m.tensor(_weights(rng, (dims[i + 1],), 0.01)))
+        layers.append(lin)
+        if i < len(dims) - 2:
+            layers.append(activation())
+    return nn.Sequential(*layers)
+
+
 def w1_elementwise_chain(m, size):
     """W1: 200 elementwise ops on a 16-element tensor, forward + backward."""
     n_ops = 200 if size == "full" else 20
@@ -54,16 +70,7 @@ def w2_mlp(m, size, dims=(784, 512, 512, 10), batch=128):
         dims, batch = tuple(min(d, 16) for d in dims), 4
     rng = np.random.default_rng(1)
     nn = m.nn
-    layers = []
-    for i in range(len(dims) - 1):
-        lin = nn.Linear(dims[i], dims[i + 1])
-        with m.no_grad():
-            lin.weight.copy_(m.tensor(_weights(rng, (dims[i + 1], dims[i]), dims[i] ** -0.5)))
-            lin.bias.copy_(m.tensor(_weights(rng, (dims[i + 1],), 0.01)))
-        layers.append(lin)
-        if i < len(dims) - 2:
-            layers.append(nn.ReLU())
-    model = nn.Sequential(*layers)
+    model = _mlp(m, rng, dims, nn.ReLU)
     opt = m.optim.SGD(model.parameters(), lr=0.01)
     xb = m.tensor(rng.standard_normal((batch, dims[0])).astype(np.float32))
     yb = m.tensor(rng.integers(0, dims[-1], batch))
@@ -91,17 +98,7 @@ def w4_wgan_gp(m, size):
     """W4: WGAN-GP gradient penalty on a critic MLP 128-256-256-1, batch 64."""
     dims, batch = ((128, 256, 256, 1), 64) if size == "full" else ((8, 16, 16, 1), 4)
     rng = np.random.default_rng(2)
-    nn = m.nn
-    layers = []
-    for i in range(len(dims) - 1):
-        lin = nn.Linear(dims[i], dims[i + 1])
-        with m.no_grad():
-            lin.weight.copy_(m.tensor(_weights(rng, (dims[i + 1], dims[i]), dims[i] ** -0.5)))
-            lin.bias.copy_(m.tensor(_weights(rng, (dims[i + 1],), 0.01)))
-        layers.append(lin)
-        if i < len(dims) - 2:
-            layers.append(nn.Tanh())
-    critic = nn.Sequential(*layers)
+    critic = _mlp(m, rng, dims, m.nn.Tanh)
     real = m.tensor(rng.standard_normal((batch, dims[0])).astype(np.float32))
     fake = m.tensor(rng.standard_normal((batch, dims[0])).astype(np.float32))
     alpha = m.tensor(rng.random((batch, 1)).astype(np.float32))

@@ -2156,6 +2156,40 @@ def median(input, dim=None, keepdim: bool = False):  # noqa: A002
 # conversions and copies
 
 
+def parse_to_args(args, kwargs) -> tuple:
+    """(dtype or None, copy) from the arguments of ``Tensor.to``/``Module.to``, in any of
+    PyTorch's forms: ``to(dtype)``, ``to(device, dtype)``, ``to(other)``,
+    ``to(dtype, non_blocking, copy)``, keywords. The device must be the CPU."""
+    from .._device import check_device
+    from .._device import device as _device
+
+    kwargs = dict(kwargs)
+    dtype = kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    dev = kwargs.pop("device", None)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() received an invalid combination of arguments: unexpected "
+                        f"keyword {next(iter(kwargs))!r}")
+    flags = []
+    for a in args:
+        if isinstance(a, D.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype = a.dtype
+        elif isinstance(a, bool):  # positional non_blocking, then copy (PyTorch's order)
+            flags.append(a)
+        elif isinstance(a, (str, _device, int)):
+            dev = a
+        elif a is not None:
+            dtype = D.as_dtype(a)
+    if len(flags) > 1:
+        copy = flags[1]
+    check_device(dev)
+    return dtype, copy
+
+
 def to(self, *args, **kwargs) -> Tensor:
     """Convert dtype (and accept a device, which must be the CPU).
 
@@ -2164,26 +2198,7 @@ def to(self, *args, **kwargs) -> Tensor:
         >>> torch.ones(2).to(torch.float64).dtype
         torch.float64
     """
-    from .._device import check_device
-    from .._device import device as _device
-
-    dtype = kwargs.pop("dtype", None)
-    copy = kwargs.pop("copy", False)
-    dev = kwargs.pop("device", None)
-    kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
-    for a in args:
-        if isinstance(a, D.dtype):
-            dtype = a
-        elif isinstance(a, Tensor):
-            dtype = a.dtype
-        elif isinstance(a, (str, _device, int)):
-            dev = a
-        elif isinstance(a, bool):
-            copy = a
-        elif a is not None:
-            dtype = D.as_dtype(a)
-    check_device(dev)
+    dtype, copy = parse_to_args(args, kwargs)
     if dtype is None:
         return clone(self) if copy else self
     dt = D.as_dtype(dtype).np

@@ -26,7 +26,6 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from ... import _dtype as D
 from ..._grad_mode import STATE, no_grad
 from ..._tensor import Tensor, _make
 from ...autograd.node import RemovableHandle
@@ -672,21 +671,9 @@ class Module:
             >>> torch.nn.Linear(2, 1).to(torch.float64).weight.dtype
             torch.float64
         """
-        from ..._device import check_device
-        from ..._device import device as _device
+        from ...ops.functions import parse_to_args
 
-        dtype = kwargs.pop("dtype", None)
-        dev = kwargs.pop("device", None)
-        kwargs.pop("non_blocking", None)
-        kwargs.pop("memory_format", None)
-        for a in args:
-            if isinstance(a, D.dtype):
-                dtype = a
-            elif isinstance(a, Tensor):
-                dtype = a.dtype
-            elif isinstance(a, (str, _device, int)):
-                dev = a
-        check_device(dev)
+        dtype, _ = parse_to_args(args, kwargs)
         if dtype is not None and not (dtype.is_floating_point):
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but "
                             f"got desired dtype={dtype}")
