@@ -26,7 +26,7 @@ BF16 = np.dtype(ml_dtypes.bfloat16)
 
 
 def _load():
-    """``retrograd._printing`` and ``retrograd._dtype``, without ``retrograd/__init__`` if broken."""
+    """``retrograd._printing`` and ``_dtype``, without ``retrograd/__init__`` if broken."""
     try:
         return (importlib.import_module("retrograd._printing"),
                 importlib.import_module("retrograd._dtype"))

@@ -77,16 +77,28 @@ from .ops.methods import addcdiv, addcmul
 _methods.install()
 
 from . import _random as random  # noqa: E402
-from . import autograd, cuda, linalg  # noqa: E402
-from . import nn  # noqa: E402
-from . import amp, cpu  # noqa: E402
+from . import (  # noqa: E402  # noqa: E402  # noqa: E402
+    amp,
+    autograd,
+    cpu,
+    cuda,
+    linalg,
+    nn,  # noqa: E402
+    optim,
+    utils,
+    viz,  # noqa: E402
+)
 from .amp import autocast  # noqa: E402
-from .amp.state import (clear_autocast_cache, get_autocast_dtype,  # noqa: E402
-                        is_autocast_cache_enabled, is_autocast_enabled,
-                        set_autocast_cache_enabled, set_autocast_dtype, set_autocast_enabled)
-from . import optim, utils  # noqa: E402
+from .amp.state import (  # noqa: E402
+    clear_autocast_cache,
+    get_autocast_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+)
 from .serialization import load, save  # noqa: E402
-from . import viz  # noqa: E402
 from .viz import explain_grad  # noqa: E402
 
 __version__ = "0.1.0"

@@ -175,21 +175,70 @@ def _argnums(argnums, nargs: int) -> tuple:
     return tuple(a % nargs for a in idx)
 
 
-def _prepare_args(args, argnums):
-    """Replace the differentiated arguments by fresh aliases; return the new args, the
-    flat aliases, and how to rebuild the per-argnum structure."""
-    args = list(args)
+def _flatten_argnums(args: list, argnums, api: str, fresh: bool = False) -> tuple:
+    """``(indices, flats, specs)``: the tensor leaves of each differentiated argument and
+    how to rebuild its structure (every leaf checked to be a Tensor). With ``fresh`` the
+    leaves are fresh aliases, also put in place of the arguments in ``args``."""
     idx = _argnums(argnums, len(args))
     flats, specs = [], []
     for i in idx:
         leaves, spec = _flatten(args[i])
         for t in leaves:
-            _check_tensor(t, "grad")
-        fresh = [_fresh(t) for t in leaves]
-        args[i] = _unflatten(fresh, spec)
-        flats.append(fresh)
+            _check_tensor(t, api)
+        if fresh:
+            leaves = [_fresh(t) for t in leaves]
+            args[i] = _unflatten(leaves, spec)
+        flats.append(leaves)
         specs.append(spec)
+    return idx, flats, specs
+
+
+def _prepare_args(args, argnums):
+    """Replace the differentiated arguments by fresh aliases; return the new args, the
+    flat aliases, and how to rebuild the per-argnum structure."""
+    args = list(args)
+    _, flats, specs = _flatten_argnums(args, argnums, "grad", fresh=True)
     return args, flats, specs
+
+
+def _split_aux(output, has_aux: bool, api: str) -> tuple:
+    """``(output, aux)`` of ``f``'s result (aux None unless ``has_aux``)."""
+    if not has_aux:
+        return output, None
+    if not (isinstance(output, tuple) and len(output) == 2):
+        raise RuntimeError(f"{api}: output of function f should be a tuple: (output, aux) if "
+                           "has_aux is True")
+    return output
+
+
+def _check_only_tensors(leaves, api: str, call: str) -> None:
+    for o in leaves:
+        if not isinstance(o, _tensor_cls()):
+            raise RuntimeError(f"{api}: Expected {call} to return only tensors, got unsupported "
+                               f"type {type(o)}")
+
+
+def _regroup(leaves, flats, specs) -> list:
+    """Split flat ``leaves`` (one per input leaf) back into one structure per argnum."""
+    res, k = [], 0
+    for f, spec in zip(flats, specs):
+        res.append(_unflatten(leaves[k:k + len(f)], spec))
+        k += len(f)
+    return res
+
+
+def _zeros_for_none(grads, like) -> list:
+    from .ops.creation import zeros_like
+
+    return [zeros_like(t) if g is None else g for g, t in zip(grads, like)]
+
+
+def _jvp_result(done, n: int, out_spec, aux_spec, has_aux: bool) -> tuple:
+    """``(outputs, tangents[, aux])`` from ``done = outputs + tangents + aux leaves``."""
+    res = (_unflatten(done[:n], out_spec), _unflatten(done[n:2 * n], out_spec))
+    if has_aux:
+        return res + (_unflatten(done[2 * n:], aux_spec),)
+    return res
 
 
 # -- grad / grad_and_value -------------------------------------------------------
@@ -206,18 +255,11 @@ def grad_and_value(func: Callable, argnums=0, has_aux: bool = False) -> Callable
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         from . import autograd
-        from .ops.creation import zeros_like
 
         T = _tensor_cls()
         with enable_grad():
             new_args, flats, specs = _prepare_args(args, argnums)
-            output = func(*new_args, **kwargs)
-            aux = None
-            if has_aux:
-                if not (isinstance(output, tuple) and len(output) == 2):
-                    raise RuntimeError("grad_and_value(f)(*args): output of function f should be "
-                                       "a tuple: (output, aux) if has_aux is True")
-                output, aux = output
+            output, aux = _split_aux(func(*new_args, **kwargs), has_aux, "grad_and_value(f)(*args)")
             if not isinstance(output, T):
                 raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a "
                                    f"Tensor, got {type(output)}")
@@ -230,14 +272,11 @@ def grad_and_value(func: Callable, argnums=0, has_aux: bool = False) -> Callable
                 gs = autograd.grad(output, flat_in, create_graph=True, allow_unused=True)
             else:
                 gs = [None] * len(flat_in)
-            gs = [zeros_like(t) if g is None else g for g, t in zip(gs, flat_in)]
+            gs = _zeros_for_none(gs, flat_in)
         aux_leaves, aux_spec = _flatten(aux)
         done = _finish([output, *gs, *aux_leaves], flat_in)
         output, gs, aux_leaves = done[0], done[1:1 + len(gs)], done[1 + len(gs):]
-        out_grads, k = [], 0
-        for f, spec in zip(flats, specs):
-            out_grads.append(_unflatten(gs[k:k + len(f)], spec))
-            k += len(f)
+        out_grads = _regroup(gs, flats, specs)
         g = out_grads[0] if isinstance(argnums, int) else tuple(out_grads)
         if has_aux:
             return g, (output, _unflatten(aux_leaves, aux_spec))
@@ -281,24 +320,13 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
         (tensor([1.0000, 0.5403]),)
     """
     from . import autograd
-    from .ops.creation import zeros_like
 
-    T = _tensor_cls()
     with enable_grad():
         new_args, flats, specs = _prepare_args(primals, tuple(range(len(primals)))) \
             if primals else ([], [], [])
-        output = func(*new_args)
-        aux = None
-        if has_aux:
-            if not (isinstance(output, tuple) and len(output) == 2):
-                raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: "
-                                   "(output, aux) if has_aux is True")
-            output, aux = output
+        output, aux = _split_aux(func(*new_args), has_aux, "vjp(f, *primals)")
     out_leaves, out_spec = _flatten(output)
-    for o in out_leaves:
-        if not isinstance(o, T):
-            raise RuntimeError("vjp(f, *primals): Expected f(*primals) to return only tensors, "
-                               f"got unsupported type {type(o)}")
+    _check_only_tensors(out_leaves, "vjp(f, *primals)", "f(*primals)")
     flat_in = [t for f in flats for t in f]
 
     def vjp_fn(*cotangents):
@@ -320,13 +348,8 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
                                    retain_graph=True, create_graph=True, allow_unused=True)
             else:
                 gs = [None] * len(flat_in)
-            gs = [zeros_like(t) if g is None else g for g, t in zip(gs, flat_in)]
-        gs = _finish(list(gs), flat_in)
-        res, k = [], 0
-        for f, spec in zip(flats, specs):
-            res.append(_unflatten(gs[k:k + len(f)], spec))
-            k += len(f)
-        return tuple(res)
+            gs = _zeros_for_none(gs, flat_in)
+        return tuple(_regroup(_finish(list(gs), flat_in), flats, specs))
 
     aux_leaves, aux_spec = _flatten(aux)
     shown = _finish([*out_leaves, *aux_leaves], flat_in)
@@ -375,31 +398,20 @@ def jvp(func: Callable, primals, tangents, *, strict: bool = False, has_aux: boo
         return _jvp_by_reverse(func, p_leaves, p_spec, t_leaves, has_aux)
     with fwAD.dual_level():
         duals = [fwAD.make_dual(p, t) for p, t in zip(p_leaves, t_leaves)]
-        output = func(*_unflatten(duals, p_spec))
-        aux = None
-        if has_aux:
-            if not (isinstance(output, tuple) and len(output) == 2):
-                raise RuntimeError("jvp(f, primals, tangents): output of function f should be a "
-                                   "tuple: (output, aux) if has_aux is True")
-            output, aux = output
+        output, aux = _split_aux(func(*_unflatten(duals, p_spec)), has_aux,
+                                 "jvp(f, primals, tangents)")
         out_leaves, out_spec = _flatten(output)
+        _check_only_tensors(out_leaves, "jvp(f, primals, tangents)", "f(*primals)")
         outs, tans = [], []
         for o in out_leaves:
-            if not isinstance(o, _tensor_cls()):
-                raise RuntimeError("jvp(f, primals, tangents): Expected f(*primals) to return "
-                                   f"only tensors, got unsupported type {type(o)}")
             prim, tan = fwAD.unpack_dual(o)
             outs.append(prim)
             tans.append(zeros_like(prim) if tan is None else tan)
         aux_leaves, aux_spec = _flatten(aux)
         aux_leaves = [fwAD.unpack_dual(a).primal if isinstance(a, _tensor_cls()) else a
                       for a in aux_leaves]
-    n = len(outs)
     done = _finish(outs + tans + aux_leaves, [])
-    res = (_unflatten(done[:n], out_spec), _unflatten(done[n:2 * n], out_spec))
-    if has_aux:
-        return res + (_unflatten(done[2 * n:], aux_spec),)
-    return res
+    return _jvp_result(done, len(outs), out_spec, aux_spec, has_aux)
 
 
 def _jvp_by_reverse(func, p_leaves, p_spec, t_leaves, has_aux):
@@ -427,14 +439,10 @@ def _jvp_by_reverse(func, p_leaves, p_spec, t_leaves, has_aux):
                                create_graph=True, allow_unused=True)
         else:
             jt = [None] * len(us)
-        jt = [zeros_like(o) if j is None else j for j, o in zip(jt, out_leaves)]
+        jt = _zeros_for_none(jt, out_leaves)
     aux_leaves, aux_spec = _flatten(aux)
     done = _finish([*out_leaves, *jt, *aux_leaves], xs + us)
-    n = len(out_leaves)
-    res = (_unflatten(done[:n], out_spec), _unflatten(done[n:2 * n], out_spec))
-    if has_aux:
-        return res + (_unflatten(done[2 * n:], aux_spec),)
-    return res
+    return _jvp_result(done, len(out_leaves), out_spec, aux_spec, has_aux)
 
 
 # -- Jacobians ---------------------------------------------------------------------
@@ -443,10 +451,7 @@ def _jac_structure(out_leaves, out_spec, flats, specs, blocks, argnums):
     """blocks[o][i]: Jacobian of output leaf o w.r.t. input leaf i (flat over argnums)."""
     per_out = []
     for o in range(len(out_leaves)):
-        res, k = [], 0
-        for f, spec in zip(flats, specs):
-            res.append(_unflatten(blocks[o][k:k + len(f)], spec))
-            k += len(f)
+        res = _regroup(blocks[o], flats, specs)
         per_out.append(res[0] if isinstance(argnums, int) else tuple(res))
     return _unflatten(per_out, out_spec)
 
@@ -474,18 +479,9 @@ def jacrev(func: Callable, argnums=0, *, has_aux: bool = False, chunk_size=None,
 
         with enable_grad():
             new_args, flats, specs = _prepare_args(args, argnums)
-            output = func(*new_args, **kwargs)
-            aux = None
-            if has_aux:
-                if not (isinstance(output, tuple) and len(output) == 2):
-                    raise RuntimeError("jacrev(f, ...)(*args): output of function f should be a "
-                                       "tuple: (output, aux) if has_aux is True")
-                output, aux = output
+            output, aux = _split_aux(func(*new_args, **kwargs), has_aux, "jacrev(f, ...)(*args)")
             out_leaves, out_spec = _flatten(output)
-            for o in out_leaves:
-                if not isinstance(o, _tensor_cls()):
-                    raise RuntimeError("jacrev(f, ...)(*args): Expected f(*args) to return only "
-                                       f"tensors, got unsupported type {type(o)}")
+            _check_only_tensors(out_leaves, "jacrev(f, ...)(*args)", "f(*args)")
             flat_in = [t for f in flats for t in f]
             numels = [o.numel() for o in out_leaves]
             total = sum(numels)
@@ -559,14 +555,7 @@ def jacfwd(func: Callable, argnums=0, has_aux: bool = False, *,
         if fwAD.FW.level >= 0:
             return jacrev(func, argnums, has_aux=has_aux)(*args, **kwargs)
         args = list(args)
-        idx = _argnums(argnums, len(args))
-        flats, specs = [], []
-        for i in idx:
-            leaves, spec = _flatten(args[i])
-            for t in leaves:
-                _check_tensor(t, "jacfwd")
-            flats.append(leaves)
-            specs.append(spec)
+        idx, flats, specs = _flatten_argnums(args, argnums, "jacfwd")
         flat_in = [t for f in flats for t in f]
         cols = [[] for _ in flat_in]
         out_leaves = out_spec = aux = None
@@ -580,20 +569,14 @@ def jacfwd(func: Callable, argnums=0, has_aux: bool = False, *,
                             t._data.reshape(-1)[c] = 1
                         duals.append(fwAD.make_dual(xk, t))
                     call = list(args)
-                    k = 0
-                    for i, f, spec in zip(idx, flats, specs):
-                        call[i] = _unflatten(duals[k:k + len(f)], spec)
-                        k += len(f)
-                    output = func(*call, **kwargs)
+                    for i, arg in zip(idx, _regroup(duals, flats, specs)):
+                        call[i] = arg
+                    output, new_aux = _split_aux(func(*call, **kwargs), has_aux,
+                                                 "jacfwd(f, ...)(*args)")
                     if has_aux:
-                        if not (isinstance(output, tuple) and len(output) == 2):
-                            raise RuntimeError("jacfwd(f, ...)(*args): output of function f "
-                                               "should be a tuple: (output, aux) if has_aux is "
-                                               "True")
-                        output, aux = output
+                        aux_leaves, aux_spec = _flatten(new_aux)
                         aux = _unflatten([fwAD.unpack_dual(a).primal if isinstance(
-                            a, _tensor_cls()) else a for a in _flatten(aux)[0]],
-                            _flatten(aux)[1])
+                            a, _tensor_cls()) else a for a in aux_leaves], aux_spec)
                     out_leaves, out_spec = _flatten(output)
                     unpacked = [fwAD.unpack_dual(o) for o in out_leaves]
                     out_leaves = [u.primal for u in unpacked]

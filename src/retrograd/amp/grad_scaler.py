@@ -42,6 +42,7 @@ from typing import Any
 
 from .. import _dtype as D
 from .._grad_mode import no_grad
+from .state import _warn_deprecated
 
 __all__ = ["GradScaler", "OptState"]
 
@@ -476,3 +477,20 @@ class GradScaler:
 
     def _found_inf_per_device(self, optimizer) -> dict:
         return self._per_optimizer_states[id(optimizer)]["found_inf_per_device"]
+
+
+class _DeprecatedGradScaler(GradScaler):
+    """``torch.<device>.amp.GradScaler``: PyTorch's FutureWarning, then
+    ``GradScaler(<device>, ...)``; subclasses set ``_deprecated_device``."""
+
+    _deprecated_device = "cpu"
+
+    def __init__(self, init_scale: float = 2.0**16, growth_factor: float = 2.0,
+                 backoff_factor: float = 0.5, growth_interval: int = 2000,
+                 enabled: bool = True) -> None:
+        dev = self._deprecated_device
+        _warn_deprecated(f"torch.{dev}.amp.GradScaler(args...)",
+                         f"torch.amp.GradScaler('{dev}', args...)")
+        super().__init__(dev, init_scale=init_scale, growth_factor=growth_factor,
+                         backoff_factor=backoff_factor, growth_interval=growth_interval,
+                         enabled=enabled)

@@ -22,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import threading
+import warnings
 
 from .. import _dtype as D
 
@@ -174,3 +175,10 @@ def autocast_decrement_nesting() -> int:
     if AMP.nesting > 0:
         AMP.nesting -= 1
     return AMP.nesting
+
+
+def _warn_deprecated(old: str, new: str) -> None:
+    """PyTorch's FutureWarning for the ``torch.cpu.amp`` / ``torch.cuda.amp`` names, pointed
+    at the code that called the deprecated name (the caller's caller)."""
+    warnings.warn(f"`{old}` is deprecated. Please use `{new}` instead.", FutureWarning,
+                  stacklevel=3)

@@ -30,8 +30,9 @@ __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 # batch-agnostic; the few that are not run once per row inside the engine, see
 # Note [Batched rules] in ops/table.py). The numbers are exactly those of one backward
 # per output element (PyTorch's ``vectorize=False`` loop), so retrograd uses the batched
-# pass by default; only ``strict=True``, which inspects each row's graph, keeps the loop. ``hessian(..., vectorize=True)`` is the Jacobian
-# of the gradient, so it is one batched backward through the first backward's graph.
+# pass by default; only ``strict=True``, which inspects each row's graph, keeps the loop.
+# ``hessian(..., vectorize=True)`` is the Jacobian of the gradient, so it is one batched
+# backward through the first backward's graph.
 # Forward mode (``strategy="forward-mode"``, ``jvp``, ``hvp``) uses dual tensors
 # (autograd/forward_ad.py); retrograd has no vmap, so the forward-mode Jacobian
 # pushes one basis tangent at a time. Where a forward-AD level is already open (the
@@ -98,6 +99,37 @@ def _grad_postprocess(inputs, create_graph: bool):
     if isinstance(inputs[0], T):
         return inputs if create_graph else tuple(inp.detach() for inp in inputs)
     return tuple(_grad_postprocess(inp, create_graph) for inp in inputs)
+
+
+def _prepare_inputs(inputs, create_graph: bool, name: str) -> tuple:
+    """``(is_inputs_tuple, inputs)``, the inputs as fresh leaves that require grad."""
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", name)
+    return is_inputs_tuple, _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+
+
+def _prepare_v(v, other, is_other_tuple: bool, create_graph: bool, name: str) -> tuple:
+    """``v`` as a tuple of detached tensors matching ``other`` in number and sizes."""
+    _, v = _as_tuple(v, "v", name)
+    v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
+    _validate_v(v, other, is_other_tuple)
+    return v
+
+
+def _call_user_func(func, args, strict: bool, name: str) -> tuple:
+    """``(is_outputs_tuple, outputs)`` of ``func(*args)``, checked to be Tensors (and, when
+    ``strict``, to require grad)."""
+    is_outputs_tuple, outputs = _as_tuple(func(*args), "outputs of the user-provided function",
+                                          name)
+    _check_requires_grad(outputs, "outputs", strict=strict)
+    return is_outputs_tuple, outputs
+
+
+def _postprocess_pair(outputs, res, create_graph: bool, unpack_outputs, unpack_res) -> tuple:
+    """The ``(outputs, result)`` pair the API returns: detached unless ``create_graph``,
+    and unpacked from 1-tuples where the user passed no tuple."""
+    outputs = _grad_postprocess(outputs, create_graph)
+    res = _grad_postprocess(res, create_graph)
+    return _tuple_postprocess(outputs, unpack_outputs), _tuple_postprocess(res, unpack_res)
 
 
 def _validate_v(v, other, is_other_tuple: bool) -> None:
@@ -205,25 +237,17 @@ def vjp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
         (tensor([3., 3.]), tensor([3., 6.]))
     """
     with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
-                                              "vjp")
-        _check_requires_grad(outputs, "outputs", strict=strict)
+        is_inputs_tuple, inputs = _prepare_inputs(inputs, create_graph, "vjp")
+        is_outputs_tuple, outputs = _call_user_func(func, inputs, strict, "vjp")
         if v is not None:
-            _, v = _as_tuple(v, "v", "vjp")
-            v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
-            _validate_v(v, outputs, is_outputs_tuple)
+            v = _prepare_v(v, outputs, is_outputs_tuple, create_graph, "vjp")
         elif len(outputs) != 1 or outputs[0].nelement() != 1:
             raise RuntimeError("The vector v can only be None if the user-provided function "
                                "returns a single Tensor with a single element.")
     with set_grad_enabled(True if create_graph else STATE.enabled):
         grad_res = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
         res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "back")
-    outputs = _grad_postprocess(outputs, create_graph)
-    res = _grad_postprocess(res, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(res, is_inputs_tuple)
+    return _postprocess_pair(outputs, res, create_graph, is_outputs_tuple, is_inputs_tuple)
 
 
 def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
@@ -238,12 +262,9 @@ def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
     from . import forward_ad as fwAD
 
     with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+        is_inputs_tuple, inputs = _prepare_inputs(inputs, create_graph, "jvp")
         if v is not None:
-            _, v = _as_tuple(v, "v", "jvp")
-            v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
-            _validate_v(v, inputs, is_inputs_tuple)
+            v = _prepare_v(v, inputs, is_inputs_tuple, create_graph, "jvp")
         elif len(inputs) != 1 or inputs[0].nelement() != 1:
             raise RuntimeError("The vector v can only be None if the input to the user-provided "
                                "function is a single Tensor with a single element.")
@@ -255,17 +276,12 @@ def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
             return _jvp_double_backward(func, inputs, v, create_graph, strict, is_inputs_tuple)
         with fwAD.dual_level():
             duals = tuple(fwAD.make_dual(x, t) for x, t in zip(inputs, v))
-            outputs = func(*duals)
-            is_outputs_tuple, outputs = _as_tuple(
-                outputs, "outputs of the user-provided function", "jvp")
-            _check_requires_grad(outputs, "outputs", strict=strict)
+            is_outputs_tuple, outputs = _call_user_func(func, duals, strict, "jvp")
             unpacked = [fwAD.unpack_dual(o) for o in outputs]
         prim = tuple(u.primal for u in unpacked)
         tans = tuple(u.tangent for u in unpacked)
     res = _fill_in_zeros(tans, prim, strict, create_graph, "back_trick")
-    prim = _grad_postprocess(prim, create_graph)
-    res = _grad_postprocess(res, create_graph)
-    return _tuple_postprocess(prim, is_outputs_tuple), _tuple_postprocess(res, is_outputs_tuple)
+    return _postprocess_pair(prim, res, create_graph, is_outputs_tuple, is_outputs_tuple)
 
 
 def _jvp_double_backward(func, inputs, v, create_graph, strict, is_inputs_tuple):
@@ -273,19 +289,14 @@ def _jvp_double_backward(func, inputs, v, create_graph, strict, is_inputs_tuple)
     from ..ops.creation import zeros_like
 
     with enable_grad():
-        outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
-                                              "jvp")
-        _check_requires_grad(outputs, "outputs", strict=strict)
+        is_outputs_tuple, outputs = _call_user_func(func, inputs, strict, "jvp")
         grad_outputs = tuple(zeros_like(out, requires_grad=True) for out in outputs)
         grad_inputs = _autograd_grad(outputs, inputs, grad_outputs, create_graph=True)
         _check_requires_grad(grad_inputs, "grad_inputs", strict=strict)
     with set_grad_enabled(True if create_graph else STATE.enabled):
         grad_res = _autograd_grad(grad_inputs, grad_outputs, v, create_graph=create_graph)
         res = _fill_in_zeros(grad_res, outputs, strict, create_graph, "back_trick")
-    outputs = _grad_postprocess(outputs, create_graph)
-    res = _grad_postprocess(res, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(res, is_outputs_tuple)
+    return _postprocess_pair(outputs, res, create_graph, is_outputs_tuple, is_outputs_tuple)
 
 
 def _construct_standard_basis_for(tensors, numels) -> tuple:
@@ -389,12 +400,8 @@ def jacobian(func: Callable, inputs, create_graph: bool = False, strict: bool = 
     from ..ops.functions import stack
 
     with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
-                                              "jacobian")
-        _check_requires_grad(outputs, "outputs", strict=strict)
+        is_inputs_tuple, inputs = _prepare_inputs(inputs, create_graph, "jacobian")
+        is_outputs_tuple, outputs = _call_user_func(func, inputs, strict, "jacobian")
         # Note [Vectorized Jacobians]: the batched pass gives exactly the row loop's
         # numbers, so it is used by default; only strict mode (which checks each row's
         # graph) keeps PyTorch's loop.
@@ -465,18 +472,9 @@ def hessian(func: Callable, inputs, create_graph: bool = False, strict: bool = F
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
     if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
-    T = _tensor_cls()
 
     def ensure_single_output_function(*inp):
-        out = func(*inp)
-        is_out_tuple, t_out = _as_tuple(out, "outputs of the user-provided function", "hessian")
-        _check_requires_grad(t_out, "outputs", strict=strict)
-        if is_out_tuple or not isinstance(out, T):
-            raise RuntimeError("The function given to hessian should return a single Tensor")
-        if out.nelement() != 1:
-            raise RuntimeError("The Tensor returned by the function given to hessian should "
-                               "contain a single element")
-        return out.squeeze()
+        return _scalar_output(func, inp, strict, "hessian")[1][0].squeeze()
 
     def jac_func(*inp):
         if outer_jacobian_strategy == "forward-mode":
@@ -500,43 +498,44 @@ def vhp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
         (tensor(9.), tensor([ 6., 12.]))
     """
     with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vhp")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+        is_inputs_tuple, inputs = _prepare_inputs(inputs, create_graph, "vhp")
         v = _check_hvp_v(v, inputs, is_inputs_tuple, create_graph, "vhp")
-        outputs = func(*inputs)
-        is_outputs_tuple, outputs = _check_scalar_output(outputs, strict, "vhp")
-        jac = _autograd_grad(outputs, inputs, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict=strict)
+        is_outputs_tuple, outputs, jac = _scalar_output_and_grad(func, inputs, strict, "vhp",
+                                                                 create_graph=True)
     with set_grad_enabled(True if create_graph else STATE.enabled):
         grad_res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
         res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back")
-    outputs = _grad_postprocess(outputs, create_graph)
-    res = _grad_postprocess(res, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(res, is_inputs_tuple)
+    return _postprocess_pair(outputs, res, create_graph, is_outputs_tuple, is_inputs_tuple)
 
 
 def _check_hvp_v(v, inputs, is_inputs_tuple, create_graph, name):
     if v is not None:
-        _, v = _as_tuple(v, "v", name)
-        v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
-        _validate_v(v, inputs, is_inputs_tuple)
-        return v
+        return _prepare_v(v, inputs, is_inputs_tuple, create_graph, name)
     if len(inputs) != 1 or inputs[0].nelement() != 1:
         raise RuntimeError("The vector v can only be None if the input to the user-provided "
                            "function is a single Tensor with a single element.")
     return None
 
 
-def _check_scalar_output(outputs, strict, name):
+def _scalar_output(func, args, strict, name):
+    """``(is_outputs_tuple, outputs)`` of ``func(*args)``, which must be one single-element
+    Tensor."""
     T = _tensor_cls()
-    is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", name)
-    _check_requires_grad(outputs, "outputs", strict=strict)
+    is_outputs_tuple, outputs = _call_user_func(func, args, strict, name)
     if is_outputs_tuple or not isinstance(outputs[0], T):
         raise RuntimeError(f"The function given to {name} should return a single Tensor")
     if outputs[0].nelement() != 1:
         raise RuntimeError(f"The Tensor returned by the function given to {name} should contain "
                            "a single element")
     return is_outputs_tuple, outputs
+
+
+def _scalar_output_and_grad(func, args, strict, name, create_graph):
+    """``_scalar_output`` and its gradient with respect to ``args`` (the Jacobian)."""
+    is_outputs_tuple, outputs = _scalar_output(func, args, strict, name)
+    jac = _autograd_grad(outputs, args, create_graph=create_graph)
+    _check_requires_grad(jac, "jacobian", strict=strict)
+    return is_outputs_tuple, outputs, jac
 
 
 def hvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
@@ -553,16 +552,13 @@ def hvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
     from . import forward_ad as fwAD
 
     with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+        is_inputs_tuple, inputs = _prepare_inputs(inputs, create_graph, "hvp")
         v = _check_hvp_v(v, inputs, is_inputs_tuple, create_graph, "hvp")
         if v is None:
             v = (ones_like(inputs[0]),)
         if fwAD.FW.level >= 0:
-            outputs = func(*inputs)
-            is_outputs_tuple, outputs = _check_scalar_output(outputs, strict, "hvp")
-            jac = _autograd_grad(outputs, inputs, create_graph=True)
-            _check_requires_grad(jac, "jacobian", strict=strict)
+            is_outputs_tuple, outputs, jac = _scalar_output_and_grad(func, inputs, strict, "hvp",
+                                                                     create_graph=True)
             grad_jac = tuple(zeros_like(x, requires_grad=True) for x in inputs)
             double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
             _check_requires_grad(jac, "hessian", strict=strict)
@@ -573,15 +569,11 @@ def hvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
         else:
             with fwAD.dual_level():
                 duals = tuple(fwAD.make_dual(x, t) for x, t in zip(inputs, v))
-                outputs = func(*duals)
-                is_outputs_tuple, outputs = _check_scalar_output(outputs, strict, "hvp")
-                jac = _autograd_grad(outputs, duals, create_graph=create_graph or strict)
-                _check_requires_grad(jac, "jacobian", strict=strict)
+                is_outputs_tuple, outputs, jac = _scalar_output_and_grad(
+                    func, duals, strict, "hvp", create_graph=create_graph or strict)
                 tans = tuple(None if g is None else fwAD.unpack_dual(g).tangent for g in jac)
                 outputs = tuple(fwAD.unpack_dual(o).primal for o in outputs)
             if strict and create_graph:
                 _check_requires_grad(tans, "hessian", strict=strict)
             res = _fill_in_zeros(tans, inputs, strict, create_graph, "double_back_trick")
-    outputs = _grad_postprocess(outputs, create_graph)
-    res = _grad_postprocess(res, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(res, is_inputs_tuple)
+    return _postprocess_pair(outputs, res, create_graph, is_outputs_tuple, is_inputs_tuple)

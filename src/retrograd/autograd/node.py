@@ -15,8 +15,8 @@ Example:
 from __future__ import annotations
 
 import itertools
-import re
 import os
+import re
 import sys
 import weakref
 

@@ -13,11 +13,10 @@ Example:
 
 from __future__ import annotations
 
-import warnings
-
 from .. import _dtype as D
 from ..amp import autocast_mode as _ac
 from ..amp import grad_scaler as _gs
+from ..amp.state import _warn_deprecated
 
 __all__ = ["autocast", "GradScaler"]
 
@@ -37,13 +36,11 @@ class autocast(_ac.autocast):
 
     def __init__(self, enabled: bool = True, dtype: D.dtype = D.bfloat16,
                  cache_enabled: bool = True):
-        warnings.warn("`torch.cpu.amp.autocast(args...)` is deprecated. Please use "
-                      "`torch.amp.autocast('cpu', args...)` instead.", FutureWarning,
-                      stacklevel=2)
+        _warn_deprecated("torch.cpu.amp.autocast(args...)", "torch.amp.autocast('cpu', args...)")
         super().__init__("cpu", enabled=enabled, dtype=dtype, cache_enabled=cache_enabled)
 
 
-class GradScaler(_gs.GradScaler):
+class GradScaler(_gs._DeprecatedGradScaler):
     """Deprecated ``torch.cpu.amp.GradScaler``: ``torch.amp.GradScaler('cpu')`` after a warning.
 
     Example:
@@ -55,12 +52,4 @@ class GradScaler(_gs.GradScaler):
         True
     """
 
-    def __init__(self, init_scale: float = 2.0**16, growth_factor: float = 2.0,
-                 backoff_factor: float = 0.5, growth_interval: int = 2000,
-                 enabled: bool = True) -> None:
-        warnings.warn("`torch.cpu.amp.GradScaler(args...)` is deprecated. Please use "
-                      "`torch.amp.GradScaler('cpu', args...)` instead.", FutureWarning,
-                      stacklevel=2)
-        super().__init__("cpu", init_scale=init_scale, growth_factor=growth_factor,
-                         backoff_factor=backoff_factor, growth_interval=growth_interval,
-                         enabled=enabled)
+    _deprecated_device = "cpu"

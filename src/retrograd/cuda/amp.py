@@ -17,11 +17,11 @@ Example:
 from __future__ import annotations
 
 import functools
-import warnings
 
 from .. import _dtype as D
 from ..amp import autocast_mode as _ac
 from ..amp import grad_scaler as _gs
+from ..amp.state import _warn_deprecated
 
 __all__ = ["autocast", "GradScaler", "custom_fwd", "custom_bwd", "amp_definitely_not_available"]
 
@@ -54,13 +54,12 @@ class autocast(_ac.autocast):
 
     def __init__(self, enabled: bool = True, dtype: D.dtype = D.float16,
                  cache_enabled: bool = True):
-        warnings.warn("`torch.cuda.amp.autocast(args...)` is deprecated. Please use "
-                      "`torch.amp.autocast('cuda', args...)` instead.", FutureWarning,
-                      stacklevel=2)
+        _warn_deprecated("torch.cuda.amp.autocast(args...)",
+                         "torch.amp.autocast('cuda', args...)")
         super().__init__("cuda", enabled=enabled, dtype=dtype, cache_enabled=cache_enabled)
 
 
-class GradScaler(_gs.GradScaler):
+class GradScaler(_gs._DeprecatedGradScaler):
     """Deprecated ``torch.cuda.amp.GradScaler``: warns, then disables itself (no GPU).
 
     Example:
@@ -73,15 +72,7 @@ class GradScaler(_gs.GradScaler):
         (tensor(3.), 1.0)
     """
 
-    def __init__(self, init_scale: float = 2.0**16, growth_factor: float = 2.0,
-                 backoff_factor: float = 0.5, growth_interval: int = 2000,
-                 enabled: bool = True) -> None:
-        warnings.warn("`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
-                      "`torch.amp.GradScaler('cuda', args...)` instead.", FutureWarning,
-                      stacklevel=2)
-        super().__init__("cuda", init_scale=init_scale, growth_factor=growth_factor,
-                         backoff_factor=backoff_factor, growth_interval=growth_interval,
-                         enabled=enabled)
+    _deprecated_device = "cuda"
 
 
 def custom_fwd(fwd=None, *, cast_inputs=None):
@@ -96,9 +87,8 @@ def custom_fwd(fwd=None, *, cast_inputs=None):
         >>> callable(f)
         True
     """
-    warnings.warn("`torch.cuda.amp.custom_fwd(args...)` is deprecated. Please use "
-                  "`torch.amp.custom_fwd(args..., device_type='cuda')` instead.", FutureWarning,
-                  stacklevel=2)
+    _warn_deprecated("torch.cuda.amp.custom_fwd(args...)",
+                     "torch.amp.custom_fwd(args..., device_type='cuda')")
     return functools.partial(_ac.custom_fwd, device_type="cuda")(fwd=fwd,
                                                                   cast_inputs=cast_inputs)
 
@@ -115,7 +105,6 @@ def custom_bwd(bwd):
         >>> callable(f)
         True
     """
-    warnings.warn("`torch.cuda.amp.custom_bwd(args...)` is deprecated. Please use "
-                  "`torch.amp.custom_bwd(args..., device_type='cuda')` instead.", FutureWarning,
-                  stacklevel=2)
+    _warn_deprecated("torch.cuda.amp.custom_bwd(args...)",
+                     "torch.amp.custom_bwd(args..., device_type='cuda')")
     return functools.partial(_ac.custom_bwd, device_type="cuda")(bwd)

@@ -196,14 +196,20 @@ def _conv_params(nsp, x, weight, stride, padding, dilation, groups, name):
     return stride, pads, dilation, ksp
 
 
-def _convnd(nsp, input, weight, bias, stride, padding, dilation, groups, name):  # noqa: A002
+def _add_batch_dim(nsp, input, expected):  # noqa: A002
+    """``(input with a leading batch dim, whether it had none)``; raises ``"{expected}, but got
+    input of size: [...]"`` unless ``input`` has ``nsp + 1`` or ``nsp + 2`` dims."""
     unbatched = input._data.ndim == nsp + 1
     if unbatched:
         input = input.unsqueeze(0)  # noqa: A001
     if input._data.ndim != nsp + 2:
-        raise RuntimeError(
-            f"Expected {nsp + 1}D (unbatched) or {nsp + 2}D (batched) input to {name}, but got "
-            f"input of size: {list(input.shape)}")
+        raise RuntimeError(f"{expected}, but got input of size: {list(input.shape)}")
+    return input, unbatched
+
+
+def _convnd(nsp, input, weight, bias, stride, padding, dilation, groups, name):  # noqa: A002
+    input, unbatched = _add_batch_dim(  # noqa: A001
+        nsp, input, f"Expected {nsp + 1}D (unbatched) or {nsp + 2}D (batched) input to {name}")
     if weight._data.ndim != nsp + 2:
         raise RuntimeError(f"{name}: expected a weight of {nsp + 2} dims (out_channels, "
                            f"in_channels/groups, kernel...), got {list(weight.shape)}")
@@ -272,13 +278,8 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
 
 def _conv_transposend(nsp, input, weight, bias, stride, padding, output_padding,  # noqa: A002
                       groups, dilation, name, output_size=None):
-    unbatched = input._data.ndim == nsp + 1
-    if unbatched:
-        input = input.unsqueeze(0)  # noqa: A001
-    if input._data.ndim != nsp + 2:
-        raise RuntimeError(
-            f"Expected {nsp + 1}D (unbatched) or {nsp + 2}D (batched) input to {name}, but got "
-            f"input of size: {list(input.shape)}")
+    input, unbatched = _add_batch_dim(  # noqa: A001
+        nsp, input, f"Expected {nsp + 1}D (unbatched) or {nsp + 2}D (batched) input to {name}")
     _check_float(input, name)
     _same_dtype(name, input, weight, bias)
     stride = _ntuple(stride, nsp, "stride")
@@ -376,23 +377,27 @@ def _pool_out(size, k, s, lo, d, ceil_mode):
     return o
 
 
-def _max_poolnd(nsp, input, kernel_size, stride, padding, dilation, ceil_mode,  # noqa: A002
-                return_indices, name):
-    unbatched = input._data.ndim == nsp + 1
-    if unbatched:
-        input = input.unsqueeze(0)  # noqa: A001
-    if input._data.ndim != nsp + 2:
-        raise RuntimeError(f"{name}: Expected {nsp + 1}D or {nsp + 2}D input, but got input of "
-                           f"size: {list(input.shape)}")
+def _pool_window(nsp, kernel_size, stride, padding, dilation, name):
+    """Kernel, stride (default: the kernel), padding and dilation (None when the pooling
+    has none) as ``nsp``-tuples; padding may be at most half the kernel."""
     k = _ntuple(kernel_size, nsp, "kernel_size")
     s = _ntuple(stride if (stride is not None and stride != []) else kernel_size, nsp,
                 "stride")
     p = _ntuple(padding, nsp, "padding")
-    d = _ntuple(dilation, nsp, "dilation")
+    d = None if dilation is None else _ntuple(dilation, nsp, "dilation")
     for i in range(nsp):
         if p[i] > k[i] // 2:
+            also = "" if d is None else f" and dilation={d[i]}"
             raise RuntimeError(f"{name}: pad should be at most half of effective kernel size, "
-                               f"but got pad={p[i]}, kernel_size={k[i]} and dilation={d[i]}")
+                               f"but got pad={p[i]}, kernel_size={k[i]}{also}")
+    return k, s, p, d
+
+
+def _max_poolnd(nsp, input, kernel_size, stride, padding, dilation, ceil_mode,  # noqa: A002
+                return_indices, name):
+    input, unbatched = _add_batch_dim(  # noqa: A001
+        nsp, input, f"{name}: Expected {nsp + 1}D or {nsp + 2}D input")
+    k, s, p, d = _pool_window(nsp, kernel_size, stride, padding, dilation, name)
     xsp = tuple(input._data.shape[2:])
     osp = tuple(_pool_out(xsp[i], k[i], s[i], p[i], d[i], ceil_mode) for i in range(nsp))
     if any(o <= 0 for o in osp):
@@ -402,7 +407,8 @@ def _max_poolnd(nsp, input, kernel_size, stride, padding, dilation, ceil_mode,  
                            f"({calc}). Output size is too small")
     idx = TN.max_pool_indices(input._data, k, s, tuple((q, q) for q in p), d, osp)
     idx_t = _make(idx)
-    out = apply(TN.take_flat, (input, idx_t), nsp)
+    unique = all(s[i] >= d[i] * (k[i] - 1) + 1 for i in range(nsp))  # windows don't overlap
+    out = apply(TN.take_flat, (input, idx_t), (nsp, unique))
     if unbatched:
         out, idx_t = out.squeeze(0), idx_t.squeeze(0)
     return (out, idx_t) if return_indices else out
@@ -462,21 +468,10 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 def _avg_poolnd(nsp, input, kernel_size, stride, padding, ceil_mode,  # noqa: A002
                 count_include_pad, divisor_override, name):
-    unbatched = input._data.ndim == nsp + 1
-    if unbatched:
-        input = input.unsqueeze(0)  # noqa: A001
-    if input._data.ndim != nsp + 2:
-        raise RuntimeError(f"{name}: Expected {nsp + 1}D or {nsp + 2}D input, but got input of "
-                           f"size: {list(input.shape)}")
+    input, unbatched = _add_batch_dim(  # noqa: A001
+        nsp, input, f"{name}: Expected {nsp + 1}D or {nsp + 2}D input")
     _check_float(input, name)
-    k = _ntuple(kernel_size, nsp, "kernel_size")
-    s = _ntuple(stride if (stride is not None and stride != []) else kernel_size, nsp,
-                "stride")
-    p = _ntuple(padding, nsp, "padding")
-    for i in range(nsp):
-        if p[i] > k[i] // 2:
-            raise RuntimeError(f"{name}: pad should be at most half of effective kernel size, "
-                               f"but got pad={p[i]}, kernel_size={k[i]}")
+    k, s, p, _ = _pool_window(nsp, kernel_size, stride, padding, None, name)
     xsp = tuple(input._data.shape[2:])
     osp = tuple(_pool_out(xsp[i], k[i], s[i], p[i], 1, ceil_mode) for i in range(nsp))
     if any(o <= 0 for o in osp):
@@ -604,6 +599,28 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:  # noqa: A002
 # normalization
 
 
+def _update_running_stats(running_mean, running_var, mean, var, momentum, n) -> None:
+    """Blend the per-channel batch ``mean``/``var`` (biased, over ``n`` values) into the
+    running statistics that are given, with the unbiased variance, as PyTorch."""
+    if running_mean is None and running_var is None:
+        return
+    with no_grad():
+        if running_mean is not None:
+            running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)
+        if running_var is not None:
+            running_var.mul_(1 - momentum).add_(var.detach() * (momentum * n / (n - 1)))
+
+
+def _scale_shift(out, weight, bias, shape):
+    """``out * weight + bias`` with the per-channel affine parameters viewed as ``shape``
+    (either may be None)."""
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,  # noqa: A002
                weight: Tensor | None = None, bias: Tensor | None = None,
                training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
@@ -630,23 +647,14 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         mean = input.mean(dims)
         d = input - mean.reshape(shape)
         var = (d * d).mean(dims)
-        if running_mean is not None or running_var is not None:
-            with no_grad():
-                if running_mean is not None:
-                    running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)
-                if running_var is not None:
-                    running_var.mul_(1 - momentum).add_(var.detach() * (momentum * n / (n - 1)))
+        _update_running_stats(running_mean, running_var, mean, var, momentum, n)
         out = d * (var.reshape(shape) + eps).rsqrt()
     else:
         if running_mean is None or running_var is None:
             raise RuntimeError("batch_norm in evaluation mode needs running_mean and "
                                "running_var (or pass training=True to use batch statistics)")
         out = (input - running_mean.reshape(shape)) * (running_var.reshape(shape) + eps).rsqrt()
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+    return _scale_shift(out, weight, bias, shape)
 
 
 def instance_norm(input: Tensor, running_mean: Tensor | None = None,  # noqa: A002
@@ -674,21 +682,12 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,  # noqa: A0
         d = input - mean
         var = (d * d).mean(dims, keepdim=True)
         if running_mean is not None or running_var is not None:
-            with no_grad():
-                if running_mean is not None:
-                    running_mean.mul_(1 - momentum).add_(
-                        mean.detach().reshape(b, c).mean(0) * momentum)
-                if running_var is not None:
-                    running_var.mul_(1 - momentum).add_(
-                        var.detach().reshape(b, c).mean(0) * (momentum * n / (n - 1)))
+            _update_running_stats(running_mean, running_var, mean.detach().reshape(b, c).mean(0),
+                                  var.detach().reshape(b, c).mean(0), momentum, n)
         out = d * (var + eps).rsqrt()
     else:
         out = (input - running_mean.reshape(shape)) * (running_var.reshape(shape) + eps).rsqrt()
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+    return _scale_shift(out, weight, bias, shape)
 
 
 def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,  # noqa: A002
@@ -741,11 +740,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,  # 
     var = (d * d).mean(-1, keepdim=True)
     out = (d * (var + eps).rsqrt()).reshape(input.shape)
     shape = (1, c) + (1,) * (input._data.ndim - 2)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+    return _scale_shift(out, weight, bias, shape)
 
 
 # ---------------------------------------------------------------------------------

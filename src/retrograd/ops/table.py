@@ -102,6 +102,13 @@ cosh = _u("cosh", np.cosh, lambda g, s, n: g * s[0].sinh(), (0,))
 # rather than composing three ops; a backward step then costs one dispatch, not
 # three. They are primitives like any other, with their own rules in Tensor ops,
 # so double backward goes through them too.
+#
+# Note [Kernel passes]
+# On large arrays a kernel costs its passes over memory plus, for every fresh buffer, the
+# page faults that map it (a 4 MB boolean mask is ~1000 faults: more than the arithmetic).
+# So a kernel allocates its output once and updates it in place (ufunc ``out=``), makes
+# no boolean temporaries, and writes only into arrays it allocated itself: its inputs may
+# be saved for backward or held by the user.
 def _tanh_bwd_fwd(g, y):
     t = np.asarray(np.multiply(y, y))  # one temporary, updated in place: g * (1 - y*y)
     np.subtract(1, t, out=t)  # (asarray: NumPy gives a scalar for 0-d inputs)
@@ -140,24 +147,32 @@ tanh = _u("tanh", np.tanh, _fused(tanh_backward), ("out",))
 
 
 def _sigmoid_fwd(a):
-    # Stable for large |a| (exp of non-positive numbers only): 1/(1+e^-a) for a >= 0
-    # and e^a/(1+e^a) below, written as exp(min(a, 0)) / (1 + exp(-|a|)) so no
-    # np.where is needed (a where over a random mask is ~15x slower than arithmetic).
-    den = np.asarray(np.abs(a))  # asarray: NumPy gives a scalar for 0-d inputs
-    np.negative(den, out=den)
-    np.exp(den, out=den)
-    den += 1
-    num = np.asarray(np.minimum(a, 0))
-    np.exp(num, out=num)
-    num /= den
-    return num
+    # PyTorch's formula, 1 / (1 + exp(-a)), in one buffer updated in place (Note [Kernel
+    # passes]). It is stable: for a < -88.7 (float32) exp(-a) overflows to inf and the
+    # result is 0, as in PyTorch; for large a, exp(-a) underflows and the result is 1.
+    t = np.negative(a, out=np.empty_like(a))  # out=: a 0-d input stays an array
+    with np.errstate(over="ignore"):
+        np.exp(t, out=t)
+    t += 1
+    return np.reciprocal(t, out=t)
 
 
 sigmoid = _u("sigmoid", _sigmoid_fwd, _fused(sigmoid_backward), ("out",))
 def _threshold_bwd_fwd(g, y):
-    # g where y > 0, else 0: the multiply form of Note [Masked gradients]
-    return _where_fwd(np.greater(y, 0), g, np.zeros((), g.dtype)) if g.shape == y.shape \
-        else np.where(y > 0, g, 0).astype(g.dtype, copy=False)
+    # g where y > 0, else 0: the multiply form of Note [Masked gradients], with the mask
+    # written as 0.0/1.0 straight into the output buffer (no boolean temporaries: Note
+    # [Kernel passes]). ``+= 0`` turns the -0.0 of negative g times 0 into where's +0.0;
+    # a non-finite sum of squares means g held inf/nan (inf * 0 is nan, where gives 0), or
+    # a huge finite value: both go through np.where, which is exact.
+    if g.shape != y.shape or g.dtype.kind != "f" or g.size <= 8192:
+        return np.where(y > 0, g, 0).astype(g.dtype, copy=False)
+    r = np.greater(y, 0, out=np.empty(g.shape, g.dtype))
+    np.multiply(r, g, out=r)
+    r += 0
+    flat = r.reshape(-1)
+    if not np.isfinite(np.dot(flat, flat)):
+        return np.where(y > 0, g, 0).astype(g.dtype, copy=False)
+    return r
 
 
 # Note [Fused backward ops]: relu's rule is PyTorch's threshold_backward(g, out), a
@@ -278,7 +293,18 @@ def _b(name, fwd, rules, save=(), kind=None, node_name=None):
 
 add = _b("add", np.add, (lambda g, s, n: g, lambda g, s, n: g))
 sub = _b("sub", np.subtract, (lambda g, s, n: g, lambda g, s, n: -g))
-mul = _b("mul", np.multiply, (lambda g, s, n: g * s[1], lambda g, s, n: g * s[0]), (0, 1))
+def _mul_vjp(g, s, n, needs):
+    # x * x: both inputs are one saved tensor, so both gradients are the same product;
+    # it is computed once and given to both inputs (the engine sums the two, as it sums
+    # any fan-in), one multiply less per square (Note [Kernel passes]).
+    a, b = s[0], s[1]
+    ga = g * b if needs[0] else None
+    if not needs[1]:
+        return [ga, None]
+    return [ga, ga if ga is not None and a is b else g * a]
+
+
+mul = _b("mul", np.multiply, _mul_vjp, (0, 1))
 mul.save_if = ((1,), (0,))
 div = _b("div", np.true_divide,
          (lambda g, s, n: g / s[1], lambda g, s, n: -g * ((s[0] / s[1]) / s[1])), (0, 1),

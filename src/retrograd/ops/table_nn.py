@@ -129,16 +129,19 @@ def _out_shape(psp, ksp, stride, dil):
 
 
 def _columns(x, ksp, p, osp):
-    """Columns of the padded input: (G, B*O, Cg*K) (a copy, the im2col)."""
+    """Columns of the padded input: (B, G, Cg*K, O), C-contiguous (a copy, the im2col).
+
+    This layout makes the forward ``W @ cols`` land in (B, Cout, *O) order with no
+    transpose of the output (Note [Convolution as one matrix product]).
+    """
     stride, pads, dil, groups = p[0], p[1], p[2], p[3]
     nsp = len(ksp)
     xp = _pad_zero(x, pads)
-    win = _windows(xp, ksp, stride, dil, osp)
+    win = _windows(xp, ksp, stride, dil, osp)  # (B, C, *O, *K)
     b, c = x.shape[:2]
-    cg = c // groups
-    win = win.reshape((b, groups, cg) + tuple(osp) + tuple(ksp))
-    perm = (1, 0) + tuple(range(3, 3 + nsp)) + (2,) + tuple(range(3 + nsp, 3 + 2 * nsp))
-    return win.transpose(perm).reshape(groups, b * math.prod(osp), cg * math.prod(ksp))
+    perm = (0, 1) + tuple(range(2 + nsp, 2 + 2 * nsp)) + tuple(range(2, 2 + nsp))
+    return win.transpose(perm).reshape(b, groups, (c // groups) * math.prod(ksp),
+                                       math.prod(osp))
 
 
 def _conv_fwd(x, w, b, p):
@@ -149,13 +152,9 @@ def _conv_fwd(x, w, b, p):
     osp = _out_shape(psp, ksp, stride, dil)
     bsz = x.shape[0]
     cout = w.shape[0]
-    og = cout // groups
-    cols = _columns(x, ksp, p, osp)  # (G, B*O, Cg*K)
-    wm = w.reshape(groups, og, -1).transpose(0, 2, 1)  # (G, Cg*K, Og)
-    out = np.matmul(cols, wm)  # (G, B*O, Og)
-    nout = math.prod(osp)
-    out = out.reshape(groups, bsz, nout, og).transpose(1, 0, 3, 2).reshape(
-        (bsz, cout) + tuple(osp))
+    cols = _columns(x, ksp, p, osp)  # (B, G, Cg*K, O)
+    wm = w.reshape(groups, cout // groups, -1)  # (G, Og, Cg*K)
+    out = np.matmul(wm, cols).reshape((bsz, cout) + tuple(osp))  # (B, G, Og, O): no copy
     if b is not None:
         out += b.reshape((cout,) + (1,) * len(osp))
     return _low_out(dt, out)
@@ -179,20 +178,61 @@ def _col2im(cols, xsp, ksp, p, osp, dtype):
 
 def _conv_t_fwd(g, w, b, p):
     dt, (g, w, b) = _low_in(g, w, b)
-    groups, xsp = p[3], p[4]
+    stride, groups, xsp = p[0], p[3], p[4]
     bsz, cout = g.shape[:2]
     osp = g.shape[2:]
     ksp = w.shape[2:]
     cg = w.shape[1]
     og = cout // groups
-    nout = math.prod(osp)
     wm = w.reshape(groups, og, -1).transpose(0, 2, 1)  # (G, Cg*K, Og)
-    cols = np.matmul(wm, g.reshape(bsz, groups, og, nout))  # (B, G, Cg*K, O)
-    cols = cols.reshape((bsz, groups * cg) + tuple(ksp) + tuple(osp))
-    out = _col2im(cols, xsp, ksp, p, osp, g.dtype)
+    if len(osp) > 1 and all(s == 1 for s in stride) and np.isfinite(w).all():
+        out = _conv_t_rows(g, wm, xsp, ksp, p, groups * cg)
+    else:
+        nout = math.prod(osp)
+        cols = np.matmul(wm, g.reshape(bsz, groups, og, nout))  # (B, G, Cg*K, O)
+        cols = cols.reshape((bsz, groups * cg) + tuple(ksp) + tuple(osp))
+        out = _col2im(cols, xsp, ksp, p, osp, g.dtype)
     if b is not None:
         out = out + b.reshape((-1,) + (1,) * len(xsp))
     return _low_out(dt, np.ascontiguousarray(out))
+
+
+def _conv_t_rows(g, wm, xsp, ksp, p, c):
+    """conv_transpose for stride 1: col2im as one long-row add per kernel offset.
+
+    Note [col2im on padded rows]
+    With stride 1, output position o and kernel offset k meet at input position o + k*d
+    (padded coordinates). Lay g out on the padded input's row length (zeros after each
+    row's last output) and flatten the spatial dims: then ``o + k*d`` is the flat index of
+    o plus a constant per k, so the columns of offset k add into one contiguous run of
+    the flattened input, (B, C) runs of O_0 * P_1 * ... elements. The plain col2im adds
+    (B, C, O_0, ..., O_{n-2}) short rows of O_{n-1} elements each, and NumPy's per-row
+    overhead dominates. The zero columns of g give exactly zero columns (finite weights:
+    the caller checks), which add nothing wherever they land.
+    """
+    pads, dil = p[1], p[2]
+    bsz, cout = g.shape[:2]
+    osp = g.shape[2:]
+    nsp = len(osp)
+    groups, cgk, og = wm.shape
+    psp = tuple(s + lo + hi for s, (lo, hi) in zip(xsp, pads))
+    rows = (osp[0],) + psp[1:]
+    gw = np.zeros((bsz, cout) + rows, dtype=g.dtype)
+    gw[(slice(None), slice(None)) + tuple(slice(0, o) for o in osp)] = g
+    run = math.prod(rows)
+    cols = np.matmul(wm, gw.reshape(bsz, groups, og, run))  # (B, G, Cg*K, run)
+    cols = cols.reshape(bsz, c, math.prod(ksp), run)
+    pst = [math.prod(psp[i + 1:]) for i in range(nsp)]
+    starts = [sum(k[i] * dil[i] * pst[i] for i in range(nsp))
+              for k in itertools.product(*(range(kk) for kk in ksp))]
+    size = math.prod(psp)
+    out = np.zeros((bsz, c, max(size, starts[-1] + run)), dtype=g.dtype)
+    for j, st in enumerate(starts):
+        o = out[:, :, st:st + run]
+        np.add(o, cols[:, :, j], out=o)
+    out = out[:, :, :size].reshape((bsz, c) + psp)
+    return out[(slice(None), slice(None)) + tuple(slice(lo, lo + s) for s, (lo, _) in
+                                                  zip(xsp, pads))]
 
 
 def _conv_w_fwd(x, g, p):
@@ -201,9 +241,18 @@ def _conv_w_fwd(x, g, p):
     bsz, cout = g.shape[:2]
     osp = g.shape[2:]
     og = cout // groups
-    cols = _columns(x, ksp, p, osp)  # (G, B*O, Cg*K)
-    g2 = g.reshape(bsz, groups, og, -1).transpose(1, 2, 0, 3).reshape(groups, og, -1)
-    dw = np.matmul(g2, cols)  # (G, Og, Cg*K)
+    nout = math.prod(osp)
+    cols = _columns(x, ksp, p, osp)  # (B, G, Cg*K, O)
+    g4 = g.reshape(bsz, groups, og, nout)
+    if og <= nout:
+        # one matrix product per sample, then a sum over the batch: no transposed copy
+        # of the columns; the (B, G, Og, Cg*K) partials are no larger than the columns
+        dw = np.matmul(g4, cols.transpose(0, 1, 3, 2)).sum(0)
+    else:
+        # many output channels, few positions: one (Og, B*O) @ (B*O, Cg*K) per group
+        g2 = np.ascontiguousarray(g4.transpose(1, 2, 0, 3)).reshape(groups, og, bsz * nout)
+        c2 = np.ascontiguousarray(cols.transpose(1, 2, 0, 3)).reshape(groups, -1, bsz * nout)
+        dw = np.matmul(g2, c2.transpose(0, 2, 1))  # (G, Og, Cg*K)
     return _low_out(dt, dw.reshape((cout, x.shape[1] // groups) + tuple(ksp)))
 
 
@@ -256,9 +305,11 @@ conv_weight = Op("conv_weight", _conv_w_fwd, _conv_w_vjp, (0, 1),
 
 
 # ---------------------------------------------------------------------------------
-# max pooling: indices from a window view (argmax), values and gradients through a
+# max pooling: indices from a window view, values and gradients through a
 # gather/scatter pair over the flattened spatial dims (each the other's rule).
-# p = number of trailing spatial dims that the flat index addresses.
+# p = (nsp, unique) for take_flat and (nsp, xsp, unique) for scatter_flat: nsp trailing
+# spatial dims are addressed by the flat index; ``unique`` says no two windows share an
+# element (stride >= dilated kernel), so the scatter is a plain assignment.
 
 
 def _flat2(a, nsp):
@@ -266,66 +317,97 @@ def _flat2(a, nsp):
     return a.reshape(math.prod(lead), -1), lead
 
 
-def _take_flat_fwd(x, idx, nsp):
-    x2, _ = _flat2(x, nsp)
-    i2, _ = _flat2(idx, nsp)
-    return np.take_along_axis(x2, i2, axis=1).reshape(idx.shape)
+def _global_index(idx, nsp, size):
+    """Indices into the whole flattened input: each row's flat index plus its row offset."""
+    i2, lead = _flat2(idx, nsp)
+    return (i2 + (np.arange(i2.shape[0], dtype=np.int64) * size)[:, None]).ravel(), lead
+
+
+def _take_flat_fwd(x, idx, p):
+    flat, _ = _global_index(idx, p[0], math.prod(x.shape[x.ndim - p[0]:]))
+    return np.take(x.reshape(-1), flat).reshape(idx.shape)
 
 
 def _scatter_flat_fwd(g, idx, p):
-    nsp, xsp = p
-    g2, lead = _flat2(g, nsp)
-    i2, _ = _flat2(idx, nsp)
+    nsp, xsp, unique = p
     size = math.prod(xsp)
-    rows = g2.shape[0]
-    flat = (i2 + (np.arange(rows, dtype=np.int64) * size)[:, None]).ravel()
-    out = np.bincount(flat, weights=g2.ravel().astype(np.float64), minlength=rows * size)
+    flat, lead = _global_index(idx, nsp, size)
+    if unique:  # each input element receives at most one gradient
+        out = np.zeros(math.prod(lead) * size, dtype=g.dtype)
+        out[flat] = np.add(g.reshape(-1), 0, dtype=g.dtype)  # 0 + g, as the sum gives -0.0
+        return out.reshape(lead + tuple(xsp))
+    out = np.bincount(flat, weights=g.reshape(-1).astype(np.float64),
+                      minlength=math.prod(lead) * size)
     return out.astype(g.dtype, copy=False).reshape(lead + tuple(xsp))
 
 
 take_flat = Op("take_flat", _take_flat_fwd,
                (lambda g, s, n: apply(scatter_flat, (g, s[0]),
-                                      (n._p, n._edges[0][2][-n._p:])), None),
+                                      (n._p[0], n._edges[0][2][-n._p[0]:], n._p[1])), None),
                (1,), node_name="MaxPool2DWithIndicesBackward0")
 scatter_flat = Op("scatter_flat", _scatter_flat_fwd,
-                  (lambda g, s, n: apply(take_flat, (g, s[0]), n._p[0]), None), (1,),
-                  node_name="MaxPool2DWithIndicesBackwardBackward0")
+                  (lambda g, s, n: apply(take_flat, (g, s[0]), (n._p[0], n._p[2])), None),
+                  (1,), node_name="MaxPool2DWithIndicesBackwardBackward0")
 
 
 def max_pool_indices(x, ksp, stride, pads, dil, osp):
     """Flat indices (into the unpadded spatial dims) of each window's maximum.
 
     NaN wins, as in PyTorch; ties go to the first element of the window.
+
+    Note [Max pooling by kernel offsets]
+    A window view (B, C, *O, *K) is read one kernel offset at a time: each offset is a
+    strided (B, C, *O) view, so the maximum is K elementwise ``maximum`` passes (NaN
+    propagates) and the first offset that attains it comes from K ``!=`` passes folded
+    as arg = n0 * (1 + n1 * (1 + n2 * ...)), n_j = "offset j is not the max". An argmax
+    over the last axis of a (..., K) copy would call NumPy's argmax once per window.
     """
     nsp = len(ksp)
     psp = tuple(s + lo + hi for s, (lo, hi) in zip(x.shape[2:], pads))
     need = tuple((osp[i] - 1) * stride[i] + dil[i] * (ksp[i] - 1) + 1 for i in range(nsp))
     full = tuple((lo, hi + max(0, need[i] - psp[i])) for i, (lo, hi) in enumerate(pads))
-    if x.dtype.kind == "f" or x.dtype.name == "bfloat16":  # bfloat16 (ml_dtypes) is kind "V"
-        fill = -np.inf
+    if any(lo or hi for lo, hi in full):
+        if x.dtype.kind == "f" or x.dtype.name == "bfloat16":  # bfloat16 (ml_dtypes): "V"
+            fill = -np.inf
+        else:
+            fill = np.iinfo(x.dtype).min
+        shape = x.shape[:2] + tuple(s + lo + hi for s, (lo, hi) in zip(x.shape[2:], full))
+        xp = np.full(shape, fill, dtype=x.dtype)
+        xp[(slice(None), slice(None)) + tuple(slice(lo, lo + s) for s, (lo, _) in
+                                              zip(x.shape[2:], full))] = x
     else:
-        fill = np.iinfo(x.dtype).min
-    shape = x.shape[:2] + tuple(s + lo + hi for s, (lo, hi) in zip(x.shape[2:], full))
-    xp = np.full(shape, fill, dtype=x.dtype)
-    xp[(slice(None), slice(None)) + tuple(slice(lo, lo + s) for s, (lo, _) in
-                                          zip(x.shape[2:], full))] = x
+        xp = x
     win = _windows(xp, ksp, stride, dil, osp)
-    wflat = win.reshape(win.shape[:2 + nsp] + (-1,))
-    if x.dtype.kind == "f":
-        nanmask = np.isnan(wflat)
-        arg = np.where(nanmask.any(-1), nanmask.argmax(-1), wflat.argmax(-1))
+    offs = list(itertools.product(*(range(k) for k in ksp)))
+    if all(stride[i] >= dil[i] * (ksp[i] - 1) + 1 for i in range(nsp)):
+        # windows don't overlap: one copy puts each offset in a contiguous plane (no
+        # larger than the input), and the passes below then run at contiguous speed
+        perm = tuple(range(2 + nsp, 2 + 2 * nsp)) + tuple(range(2 + nsp))
+        planes = win.transpose(perm).reshape((len(offs),) + win.shape[:2 + nsp])
     else:
-        arg = wflat.argmax(-1)
+        planes = [win[(Ellipsis,) + off] for off in offs]
+    m = planes[0].copy()
+    for j in range(1, len(offs)):
+        np.maximum(m, planes[j], out=m)
+    floating = x.dtype.kind == "f" or x.dtype.name == "bfloat16"
+    nan = floating and m.size and np.isnan(np.add.reduce(m, axis=None))
+    acc = np.zeros(m.shape, np.uint8 if len(offs) <= 256 else np.int64)
+    ne = np.empty(m.shape, np.bool_)
+    for j in range(len(offs) - 2, -1, -1):
+        v = planes[j]
+        np.not_equal(v, m, out=ne)
+        if nan:  # where the max is NaN, the first NaN is it
+            ne &= ~np.isnan(v)
+        acc += 1
+        acc *= ne
     # window-local offset -> position in the unpadded input
-    flat = np.zeros(arg.shape, dtype=np.int64)
-    rem = arg
-    kstrides = [math.prod(ksp[i + 1:]) for i in range(nsp)]
+    xst = [math.prod(x.shape[3 + i:]) for i in range(nsp)]
+    table = np.array([sum(off[i] * dil[i] * xst[i] for i in range(nsp)) for off in offs],
+                     dtype=np.int64)
+    flat = np.take(table, acc)
     for i in range(nsp):
-        ki = rem // kstrides[i]
-        rem = rem - ki * kstrides[i]
-        oi = np.arange(osp[i]).reshape((osp[i],) + (1,) * (nsp - 1 - i))
-        pos = oi * stride[i] + ki * dil[i] - full[i][0]
-        flat = flat * x.shape[2 + i] + pos
+        oi = np.arange(osp[i], dtype=np.int64).reshape((osp[i],) + (1,) * (nsp - 1 - i))
+        flat += (oi * stride[i] - full[i][0]) * xst[i]
     return flat
 
 

@@ -10,18 +10,8 @@ Example:
 from __future__ import annotations
 
 from .._tensor import Tensor
-from ..ops.creation import full_like, tensor
-from .adam import _check_nonneg, _tensor_steps
-from .optimizer import (
-    Optimizer,
-    _call_closure,
-    _check_lr,
-    _check_unsupported,
-    _get_value,
-    _scalar_dtype,
-    _to_scalar,
-    _use_grad,
-)
+from ..ops.creation import full_like
+from .optimizer import Optimizer, _call_closure, _get_value, _to_scalar, _use_grad, _validate
 
 __all__ = ["Adagrad"]
 
@@ -40,34 +30,28 @@ class Adagrad(Optimizer):
         tensor([0.5000, 0.5000])
     """
 
+    _setstate_defaults = {"foreach": None, "maximize": False, "differentiable": False,
+                          "fused": None}
+    _scalar_state = ("step",)
+    _counts_steps = True
+
     def __init__(self, params, lr: float | Tensor = 1e-2, lr_decay: float = 0,
                  weight_decay: float = 0, initial_accumulator_value: float = 0,
                  eps: float = 1e-10, foreach: bool | None = None, *, maximize: bool = False,
                  differentiable: bool = False, fused: bool | None = None) -> None:
-        _check_lr(lr)
-        _check_nonneg("lr_decay", lr_decay)
-        _check_nonneg("weight_decay", weight_decay)
-        _check_nonneg("initial_accumulator_value", initial_accumulator_value)
-        _check_nonneg("epsilon", eps)
-        _check_unsupported("Adagrad", foreach, fused, False, differentiable)
+        _validate(lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                  initial_accumulator_value=initial_accumulator_value, epsilon=eps)
         defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
                     "initial_accumulator_value": initial_accumulator_value, "foreach": foreach,
                     "maximize": maximize, "differentiable": differentiable, "fused": fused}
         super().__init__(params, defaults)
+        # unlike the others, Adagrad creates its state eagerly (as PyTorch does)
         for group in self.param_groups:
             for p in group["params"]:
-                st = self.state[p]
-                st["step"] = tensor(0.0, dtype=_scalar_dtype())
-                st["sum"] = full_like(p, initial_accumulator_value)
+                self._create_state(p, self.state[p], group)
 
-    def __setstate__(self, state) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
-        _tensor_steps(self)
+    def _init_state(self, p: Tensor, st: dict, group: dict) -> None:
+        st["sum"] = full_like(p, self.defaults["initial_accumulator_value"])
 
     @_use_grad
     def step(self, closure=None):
@@ -80,30 +64,13 @@ class Adagrad(Optimizer):
             tensor([1.])
         """
         loss = _call_closure(closure)
-        state = self.state
         for group in self.param_groups:
             lr = _to_scalar(group["lr"])
             lr_decay = group["lr_decay"]
-            weight_decay = group["weight_decay"]
             eps = group["eps"]
-            maximize = group["maximize"]
-            for p in group["params"]:
-                grad = p._grad
-                if grad is None:
-                    continue
-                st = state[p]
-                if len(st) == 0:
-                    st["step"] = tensor(0.0, dtype=_scalar_dtype())
-                    st["sum"] = full_like(p, self.defaults["initial_accumulator_value"])
+            for p, grad, st in self._params_with_grads(group):
                 state_sum = st["sum"]
-                step_t = st["step"]
-                step_t += 1
-                step = _get_value(step_t)
-                if maximize:
-                    grad = -grad
-                if weight_decay != 0:
-                    grad = grad.add(p, alpha=weight_decay)
-                clr = lr / (1 + (step - 1) * lr_decay)
+                clr = lr / (1 + (_get_value(st["step"]) - 1) * lr_decay)
                 state_sum.addcmul_(grad, grad, value=1)
                 std = state_sum.sqrt().add_(eps)
                 p.addcdiv_(grad, std, value=-clr)

@@ -12,40 +12,10 @@ Example:
 from __future__ import annotations
 
 from .._tensor import Tensor
-from ..ops.creation import tensor, zeros_like
-from .optimizer import (
-    Optimizer,
-    _call_closure,
-    _check_lr,
-    _check_unsupported,
-    _get_value,
-    _scalar_dtype,
-    _to_scalar,
-    _use_grad,
-)
+from ..ops.creation import zeros_like
+from .optimizer import Optimizer, _call_closure, _get_value, _to_scalar, _use_grad, _validate
 
 __all__ = ["Adam"]
-
-
-def _check_betas(betas) -> None:
-    if not 0.0 <= betas[0] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-    if not 0.0 <= betas[1] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-
-
-def _check_nonneg(name: str, value) -> None:
-    if not 0.0 <= value:
-        raise ValueError(f"Invalid {name} value: {value}")
-
-
-def _tensor_steps(opt: Optimizer) -> None:
-    """Old state dicts stored ``step`` as a number: make it the 0-d tensor used now."""
-    for group in opt.param_groups:
-        for p in group["params"]:
-            st = opt.state.get(p, {})
-            if len(st) != 0 and "step" in st and not isinstance(st["step"], Tensor):
-                st["step"] = tensor(float(st["step"]), dtype=_scalar_dtype())
 
 
 class Adam(Optimizer):
@@ -65,15 +35,19 @@ class Adam(Optimizer):
         tensor([0.5000, 2.5000], requires_grad=True)
     """
 
+    _setstate_defaults = {"amsgrad": False, "maximize": False, "foreach": None,
+                          "capturable": False, "differentiable": False,
+                          "decoupled_weight_decay": False, "fused": None}
+    _scalar_state = ("step",)
+    _counts_steps = True
+    _zero_state = ("exp_avg", "exp_avg_sq")
+
     def __init__(self, params, lr: float | Tensor = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, amsgrad: bool = False, *,
                  foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False, fused: bool | None = None,
                  decoupled_weight_decay: bool = False) -> None:
-        _check_lr(lr)
-        _check_nonneg("epsilon", eps)
-        _check_betas(betas)
-        _check_nonneg("weight_decay", weight_decay)
+        _validate(lr, epsilon=eps, betas=betas, weight_decay=weight_decay)
         if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
                 or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
             raise ValueError("betas must be either both floats or both Tensors")
@@ -81,24 +55,16 @@ class Adam(Optimizer):
             if isinstance(b, Tensor) and b.numel() != 1:
                 raise ValueError(f"Tensor betas[{i}] must be 1-element")
         betas = tuple(map(_to_scalar, betas))
-        _check_unsupported(type(self).__name__, foreach, fused, capturable, differentiable)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach,
                     "capturable": capturable, "differentiable": differentiable, "fused": fused,
                     "decoupled_weight_decay": decoupled_weight_decay}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            group.setdefault("fused", None)
-        _tensor_steps(self)
+    def _init_state(self, p: Tensor, st: dict, group: dict) -> None:
+        super()._init_state(p, st, group)
+        if group["amsgrad"]:
+            st["max_exp_avg_sq"] = zeros_like(p)
 
     @_use_grad
     def step(self, closure=None):
@@ -112,43 +78,20 @@ class Adam(Optimizer):
             tensor(1.)
         """
         loss = _call_closure(closure)
-        state = self.state
         for group in self.param_groups:
             beta1, beta2 = group["betas"]
             beta1 = _to_scalar(beta1)
             beta2 = _to_scalar(beta2)
             lr = _to_scalar(group["lr"])
-            weight_decay = group["weight_decay"]
             eps = group["eps"]
             amsgrad = group["amsgrad"]
-            maximize = group["maximize"]
-            decoupled = group["decoupled_weight_decay"]
-            for p in group["params"]:
-                grad = p._grad
-                if grad is None:
-                    continue
-                st = state[p]
-                if len(st) == 0:
-                    st["step"] = tensor(0.0, dtype=_scalar_dtype())
-                    st["exp_avg"] = zeros_like(p)
-                    st["exp_avg_sq"] = zeros_like(p)
-                    if amsgrad:
-                        st["max_exp_avg_sq"] = zeros_like(p)
-                if maximize:
-                    grad = -grad
+            for p, grad, st in self._params_with_grads(group):
                 exp_avg = st["exp_avg"]
                 exp_avg_sq = st["exp_avg_sq"]
-                step_t = st["step"]
-                step_t += 1
-                if weight_decay != 0:
-                    if decoupled:
-                        p.mul_(1 - lr * weight_decay)
-                    else:
-                        grad = grad.add(p, alpha=weight_decay)
                 exp_avg.lerp_(grad, 1 - beta1)
                 exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
 
-                step = _get_value(step_t)
+                step = _get_value(st["step"])
                 bias_correction1 = 1 - beta1 ** step
                 bias_correction2 = 1 - beta2 ** step
                 step_size = lr / bias_correction1

@@ -10,17 +10,15 @@ Example:
 from __future__ import annotations
 
 from .._tensor import Tensor
-from ..ops.creation import tensor, zeros_like
-from .adam import _check_betas, _check_nonneg, _tensor_steps
+from ..ops.creation import tensor
 from .optimizer import (
     Optimizer,
     _call_closure,
-    _check_lr,
-    _check_unsupported,
     _get_value,
     _scalar_dtype,
     _to_scalar,
     _use_grad,
+    _validate,
 )
 
 __all__ = ["NAdam"]
@@ -41,17 +39,19 @@ class NAdam(Optimizer):
         ['exp_avg', 'exp_avg_sq', 'mu_product', 'step']
     """
 
+    _setstate_defaults = {"maximize": False, "foreach": None, "capturable": False,
+                          "differentiable": False, "decoupled_weight_decay": False}
+    _scalar_state = ("step", "mu_product")
+    _counts_steps = True
+    _zero_state = ("exp_avg", "exp_avg_sq")
+
     def __init__(self, params, lr: float | Tensor = 2e-3, betas=(0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, momentum_decay: float = 4e-3,
                  decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
                  maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False) -> None:
-        _check_lr(lr)
-        _check_nonneg("epsilon", eps)
-        _check_betas(betas)
-        _check_nonneg("weight_decay", weight_decay)
-        _check_nonneg("momentum_decay", momentum_decay)
-        _check_unsupported("NAdam", foreach, None, capturable, differentiable)
+        _validate(lr, epsilon=eps, betas=betas, weight_decay=weight_decay,
+                  momentum_decay=momentum_decay)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "momentum_decay": momentum_decay,
                     "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize,
@@ -59,19 +59,9 @@ class NAdam(Optimizer):
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            for p in group["params"]:
-                st = self.state.get(p, {})
-                if len(st) != 0 and not isinstance(st.get("mu_product"), Tensor):
-                    st["mu_product"] = tensor(st["mu_product"], dtype=_scalar_dtype())
-        _tensor_steps(self)
+    def _init_state(self, p: Tensor, st: dict, group: dict) -> None:
+        st["mu_product"] = tensor(1.0, dtype=_scalar_dtype())
+        super()._init_state(p, st, group)
 
     @_use_grad
     def step(self, closure=None):
@@ -80,43 +70,21 @@ class NAdam(Optimizer):
         Example:
             >>> import retrograd as torch
             >>> w = torch.zeros(1, requires_grad=True); w.grad = torch.ones(1)
-            >>> opt = torch.optim.NAdam([w]); opt.step(); opt.state[w]['step']
-            tensor(1.)
+            >>> opt = torch.optim.NAdam([w]); opt.step(); opt.state[w]['mu_product']
+            tensor(0.4501)
         """
         loss = _call_closure(closure)
-        state = self.state
         for group in self.param_groups:
             beta1, beta2 = group["betas"]
             lr = _to_scalar(group["lr"])
             eps = group["eps"]
-            weight_decay = group["weight_decay"]
             momentum_decay = group["momentum_decay"]
-            decoupled = group["decoupled_weight_decay"]
-            maximize = group["maximize"]
-            for p in group["params"]:
-                grad = p._grad
-                if grad is None:
-                    continue
-                st = state[p]
-                if len(st) == 0:
-                    st["step"] = tensor(0.0, dtype=_scalar_dtype())
-                    st["mu_product"] = tensor(1.0, dtype=_scalar_dtype())
-                    st["exp_avg"] = zeros_like(p)
-                    st["exp_avg_sq"] = zeros_like(p)
-                if maximize:
-                    grad = -grad
+            for p, grad, st in self._params_with_grads(group):
                 exp_avg = st["exp_avg"]
                 exp_avg_sq = st["exp_avg_sq"]
                 mu_product = st["mu_product"]
-                step_t = st["step"]
-                step_t += 1
-                step = _get_value(step_t)
+                step = _get_value(st["step"])
                 bias_correction2 = 1 - beta2 ** step
-                if weight_decay != 0:
-                    if decoupled:
-                        p.mul_(1 - lr * weight_decay)
-                    else:
-                        grad = grad.add(p, alpha=weight_decay)
                 mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
                 mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
                 mu_product *= mu

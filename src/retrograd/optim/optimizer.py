@@ -15,15 +15,16 @@ from __future__ import annotations
 import functools
 import warnings
 from collections import OrderedDict, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterator
 from copy import deepcopy
 from itertools import chain
-from typing import Any
+from typing import Any, ClassVar
 
 from .. import _dtype as D
 from .._grad_mode import STATE, enable_grad
 from .._tensor import Tensor
 from ..autograd.node import RemovableHandle
+from ..ops.creation import tensor, zeros, zeros_like
 
 __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
            "register_optimizer_step_post_hook"]
@@ -188,6 +189,33 @@ def _check_lr(lr) -> None:
         raise ValueError(f"Invalid learning rate: {lr}")
 
 
+def _validate(lr, **options) -> None:
+    """Check an optimizer's hyper-parameters in the given order, with PyTorch's messages.
+
+    ``lr`` first; then each keyword: ``betas`` must lie in ``[0, 1)``, ``rho`` in
+    ``[0, 1]``, anything else (named as in the message: ``epsilon``, ``weight_decay``,
+    ...) must be ``>= 0``.
+
+    Example:
+        >>> from retrograd.optim.optimizer import _validate
+        >>> _validate(0.1, epsilon=1e-8, betas=(0.9, 1.5))
+        Traceback (most recent call last):
+        ...
+        ValueError: Invalid beta parameter at index 1: 1.5
+    """
+    _check_lr(lr)
+    for name, value in options.items():
+        if name == "betas":
+            for i in (0, 1):
+                if not 0.0 <= value[i] < 1.0:
+                    raise ValueError(f"Invalid beta parameter at index {i}: {value[i]}")
+        elif name == "rho":
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"Invalid rho value: {value}")
+        elif not 0.0 <= value:
+            raise ValueError(f"Invalid {name} value: {value}")
+
+
 class Optimizer:
     """Base class for all optimizers.
 
@@ -203,7 +231,25 @@ class Optimizer:
         [0.1, 0.5]
     """
 
+    # Note [Shared optimizer skeleton]
+    # What every single-tensor optimizer repeats lives here, driven by class attributes:
+    # ``_setstate_defaults`` are the group options older state dicts may lack (set in
+    # ``__setstate__``); ``_scalar_state`` names the per-parameter state that older state
+    # dicts stored as Python numbers (made 0-d tensors again on load); ``_counts_steps``
+    # says that the state holds a ``step`` counter, created first (PyTorch's key order)
+    # and incremented before the update; ``_zero_state`` names the buffers ``_init_state``
+    # creates as zeros shaped like the parameter. ``__init__`` refuses the fused / capturable /
+    # differentiable switches found in ``defaults``. In ``step``, ``_params_with_grads``
+    # does the common preamble per parameter; each subclass keeps its update formula.
+    _setstate_defaults: ClassVar[dict[str, Any]] = {}
+    _scalar_state: ClassVar[tuple[str, ...]] = ()
+    _counts_steps: ClassVar[bool] = False
+    _zero_state: ClassVar[tuple[str, ...]] = ()
+
     def __init__(self, params, defaults: dict[str, Any]) -> None:
+        _check_unsupported(type(self).__name__, defaults.get("foreach"), defaults.get("fused"),
+                           defaults.get("capturable", False),
+                           defaults.get("differentiable", False))
         self.defaults = defaults
         self._optimizer_step_pre_hooks: OrderedDict = OrderedDict()
         self._optimizer_step_post_hooks: OrderedDict = OrderedDict()
@@ -249,6 +295,17 @@ class Optimizer:
                 setattr(self, name, OrderedDict())
         self._patch_step_function()
         self.defaults.setdefault("differentiable", False)
+        options = self._setstate_defaults
+        scalar_keys = self._scalar_state
+        for group in self.param_groups:
+            for name, default in options.items():
+                group.setdefault(name, default)
+            if scalar_keys:
+                for p in group["params"]:
+                    st = self.state.get(p, {})
+                    for key in scalar_keys:
+                        if key in st and not isinstance(st[key], Tensor):
+                            st[key] = tensor(float(st[key]), dtype=_scalar_dtype())
 
     def __repr__(self) -> str:
         s = self.__class__.__name__ + " ("
@@ -494,6 +551,63 @@ class Optimizer:
         """
         raise NotImplementedError
 
+    def _init_state(self, p: Tensor, st: dict[str, Any], group: dict[str, Any]) -> None:
+        """Fill the empty state ``st`` of ``p`` (after ``step``) with the zero buffers named
+        in ``_zero_state``; subclasses with other state extend this."""
+        for name in self._zero_state:
+            st[name] = zeros_like(p)
+
+    def _create_state(self, p: Tensor, st: dict[str, Any], group: dict[str, Any]) -> None:
+        """Initialise the state of ``p``: the ``step`` counter first, then ``_init_state``."""
+        if self._counts_steps:
+            st["step"] = zeros((), dtype=_scalar_dtype())
+        self._init_state(p, st, group)
+
+    def _params_with_grads(self, group: dict[str, Any], stateful: bool = True
+                           ) -> Iterator[tuple[Tensor, Tensor, dict[str, Any] | None]]:
+        """Yield ``(p, grad, state)`` for each parameter of ``group`` that has a gradient.
+
+        The common part of PyTorch's single-tensor step, in its order: the state is
+        created when empty and its ``step`` counter incremented; ``grad`` is negated under
+        ``maximize`` and gets ``weight_decay * p`` added (or, with
+        ``decoupled_weight_decay``, ``p`` is first scaled by ``1 - lr * weight_decay``).
+        With ``stateful=False`` the state is neither touched nor created (``None``).
+
+        Example:
+            >>> import retrograd as torch
+            >>> w = torch.ones(2, requires_grad=True); w.grad = torch.ones(2)
+            >>> opt = torch.optim.SGD([w, torch.ones(1, requires_grad=True)], maximize=True)
+            >>> [(tuple(p.shape), g) for p, g, _ in opt._params_with_grads(opt.param_groups[0])]
+            [((2,), tensor([-1., -1.]))]
+        """
+        state = self.state
+        create = self._create_state
+        counts_steps = self._counts_steps
+        maximize = group.get("maximize", False)
+        weight_decay = group.get("weight_decay", 0)
+        decoupled = weight_decay != 0 and group.get("decoupled_weight_decay", False)
+        if decoupled:
+            shrink = 1 - _to_scalar(group["lr"]) * weight_decay
+        st = None
+        for p in group["params"]:
+            grad = p._grad
+            if grad is None:
+                continue
+            if stateful:
+                st = state[p]
+                if len(st) == 0:
+                    create(p, st, group)
+                if counts_steps:
+                    st["step"] += 1
+            if maximize:
+                grad = -grad
+            if weight_decay != 0:
+                if decoupled:
+                    p.mul_(shrink)
+                else:
+                    grad = grad.add(p, alpha=weight_decay)
+            yield p, grad, st
+
     def add_param_group(self, param_group: dict[str, Any]) -> None:
         """Add a group of parameters (with its own options) to optimize from now on.
 
@@ -563,7 +677,3 @@ class Optimizer:
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(param_group)
 
-
-def _params_with_grad(group) -> Iterable[Tensor]:
-    """The parameters of ``group`` that have a gradient (the others are skipped)."""
-    return [p for p in group["params"] if p._grad is not None]

@@ -10,18 +10,7 @@ Example:
 from __future__ import annotations
 
 from .._tensor import Tensor
-from ..ops.creation import tensor, zeros_like
-from .adam import _check_betas, _check_nonneg, _tensor_steps
-from .optimizer import (
-    Optimizer,
-    _call_closure,
-    _check_lr,
-    _check_unsupported,
-    _get_value,
-    _scalar_dtype,
-    _to_scalar,
-    _use_grad,
-)
+from .optimizer import Optimizer, _call_closure, _get_value, _to_scalar, _use_grad, _validate
 
 __all__ = ["RAdam"]
 
@@ -40,30 +29,22 @@ class RAdam(Optimizer):
         ['exp_avg', 'exp_avg_sq', 'step']
     """
 
+    _setstate_defaults = {"foreach": None, "maximize": False, "differentiable": False,
+                          "decoupled_weight_decay": False, "capturable": False}
+    _scalar_state = ("step",)
+    _counts_steps = True
+    _zero_state = ("exp_avg", "exp_avg_sq")
+
     def __init__(self, params, lr: float | Tensor = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
                  foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False) -> None:
-        _check_lr(lr)
-        _check_nonneg("epsilon", eps)
-        _check_betas(betas)
-        _check_nonneg("weight_decay", weight_decay)
-        _check_unsupported("RAdam", foreach, None, capturable, differentiable)
+        _validate(lr, epsilon=eps, betas=betas, weight_decay=weight_decay)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "maximize": maximize, "foreach": foreach, "capturable": capturable,
                     "decoupled_weight_decay": decoupled_weight_decay,
                     "differentiable": differentiable}
         super().__init__(params, defaults)
-
-    def __setstate__(self, state) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            group.setdefault("capturable", False)
-        _tensor_steps(self)
 
     @_use_grad
     def step(self, closure=None):
@@ -72,40 +53,19 @@ class RAdam(Optimizer):
         Example:
             >>> import retrograd as torch
             >>> w = torch.zeros(1, requires_grad=True); w.grad = torch.ones(1)
-            >>> opt = torch.optim.RAdam([w]); opt.step(); opt.state[w]['step']
-            tensor(1.)
+            >>> torch.optim.RAdam([w], lr=0.1).step(); w  # rho_t <= 5: a momentum-SGD step
+            tensor([-0.1000], requires_grad=True)
         """
         loss = _call_closure(closure)
-        state = self.state
         for group in self.param_groups:
             beta1, beta2 = group["betas"]
             lr = _to_scalar(group["lr"])
             eps = group["eps"]
-            weight_decay = group["weight_decay"]
-            decoupled = group["decoupled_weight_decay"]
-            maximize = group["maximize"]
             rho_inf = 2 / (1 - beta2) - 1
-            for p in group["params"]:
-                grad = p._grad
-                if grad is None:
-                    continue
-                st = state[p]
-                if len(st) == 0:
-                    st["step"] = tensor(0.0, dtype=_scalar_dtype())
-                    st["exp_avg"] = zeros_like(p)
-                    st["exp_avg_sq"] = zeros_like(p)
-                if maximize:
-                    grad = -grad
+            for p, grad, st in self._params_with_grads(group):
                 exp_avg = st["exp_avg"]
                 exp_avg_sq = st["exp_avg_sq"]
-                step_t = st["step"]
-                step_t += 1
-                step = _get_value(step_t)
-                if weight_decay != 0:
-                    if decoupled:
-                        p.mul_(1 - lr * weight_decay)
-                    else:
-                        grad = grad.add(p, alpha=weight_decay)
+                step = _get_value(st["step"])
                 exp_avg.lerp_(grad, 1 - beta1)
                 exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
                 bias_correction1 = 1 - beta1 ** step

@@ -10,17 +10,8 @@ Example:
 from __future__ import annotations
 
 from .._tensor import Tensor
-from ..ops.creation import zeros, zeros_like
-from .adam import _check_nonneg, _tensor_steps
-from .optimizer import (
-    Optimizer,
-    _call_closure,
-    _check_lr,
-    _check_unsupported,
-    _scalar_dtype,
-    _to_scalar,
-    _use_grad,
-)
+from ..ops.creation import zeros_like
+from .optimizer import Optimizer, _call_closure, _to_scalar, _use_grad, _validate
 
 __all__ = ["RMSprop"]
 
@@ -41,31 +32,28 @@ class RMSprop(Optimizer):
         ['grad_avg', 'momentum_buffer', 'square_avg', 'step']
     """
 
+    _setstate_defaults = {"momentum": 0, "centered": False, "foreach": None,
+                          "maximize": False, "differentiable": False, "capturable": False}
+    _scalar_state = ("step",)
+    _counts_steps = True
+    _zero_state = ("square_avg",)
+
     def __init__(self, params, lr: float | Tensor = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
                  weight_decay: float = 0, momentum: float = 0, centered: bool = False,
                  capturable: bool = False, foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False) -> None:
-        _check_lr(lr)
-        _check_nonneg("epsilon", eps)
-        _check_nonneg("momentum", momentum)
-        _check_nonneg("weight_decay", weight_decay)
-        _check_nonneg("alpha", alpha)
-        _check_unsupported("RMSprop", foreach, None, capturable, differentiable)
+        _validate(lr, epsilon=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
         defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps,
                     "centered": centered, "weight_decay": weight_decay, "capturable": capturable,
                     "foreach": foreach, "maximize": maximize, "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("momentum", 0)
-            group.setdefault("centered", False)
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-        _tensor_steps(self)
+    def _init_state(self, p: Tensor, st: dict, group: dict) -> None:
+        super()._init_state(p, st, group)
+        if group["momentum"] > 0:
+            st["momentum_buffer"] = zeros_like(p)
+        if group["centered"]:
+            st["grad_avg"] = zeros_like(p)
 
     @_use_grad
     def step(self, closure=None):
@@ -73,38 +61,19 @@ class RMSprop(Optimizer):
 
         Example:
             >>> import retrograd as torch
-            >>> w = torch.zeros(1, requires_grad=True); w.grad = torch.ones(1)
-            >>> opt = torch.optim.RMSprop([w]); opt.step(); opt.state[w]['step']
-            tensor(1.)
+            >>> w = torch.zeros(1, requires_grad=True); w.grad = torch.tensor([2.0])
+            >>> opt = torch.optim.RMSprop([w], alpha=0.5); opt.step(); opt.state[w]['square_avg']
+            tensor([2.])
         """
         loss = _call_closure(closure)
-        state = self.state
         for group in self.param_groups:
             lr = _to_scalar(group["lr"])
             alpha = group["alpha"]
             eps = group["eps"]
-            weight_decay = group["weight_decay"]
             momentum = group["momentum"]
             centered = group["centered"]
-            maximize = group["maximize"]
-            for p in group["params"]:
-                grad = p._grad
-                if grad is None:
-                    continue
-                st = state[p]
-                if len(st) == 0:
-                    st["step"] = zeros((), dtype=_scalar_dtype())
-                    st["square_avg"] = zeros_like(p)
-                    if momentum > 0:
-                        st["momentum_buffer"] = zeros_like(p)
-                    if centered:
-                        st["grad_avg"] = zeros_like(p)
-                if maximize:
-                    grad = -grad
+            for p, grad, st in self._params_with_grads(group):
                 square_avg = st["square_avg"]
-                st["step"] += 1
-                if weight_decay != 0:
-                    grad = grad.add(p, alpha=weight_decay)
                 square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
                 if centered:
                     grad_avg = st["grad_avg"]

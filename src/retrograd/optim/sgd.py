@@ -13,7 +13,7 @@ Example:
 from __future__ import annotations
 
 from .._tensor import Tensor
-from .optimizer import Optimizer, _call_closure, _check_lr, _check_unsupported, _use_grad
+from .optimizer import Optimizer, _call_closure, _check_lr, _to_scalar, _use_grad
 
 __all__ = ["SGD"]
 
@@ -34,6 +34,9 @@ class SGD(Optimizer):
         tensor([ 0.8800, -1.0800], requires_grad=True)
     """
 
+    _setstate_defaults = {"nesterov": False, "maximize": False, "foreach": None,
+                          "differentiable": False, "fused": False}
+
     def __init__(self, params, lr: float | Tensor = 1e-3, momentum: float = 0,
                  dampening: float = 0, weight_decay: float = 0, nesterov: bool = False, *,
                  maximize: bool = False, foreach: bool | None = None,
@@ -43,22 +46,12 @@ class SGD(Optimizer):
             raise ValueError(f"Invalid momentum value: {momentum}")
         if weight_decay < 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        _check_unsupported("SGD", foreach, fused, False, differentiable)
         defaults = {"lr": lr, "momentum": momentum, "dampening": dampening,
                     "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
                     "foreach": foreach, "differentiable": differentiable, "fused": fused}
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
-
-    def __setstate__(self, state) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)
 
     @_use_grad
     def step(self, closure=None):
@@ -71,26 +64,14 @@ class SGD(Optimizer):
             tensor([0.5000], requires_grad=True)
         """
         loss = _call_closure(closure)
-        state = self.state
         for group in self.param_groups:
-            weight_decay = group["weight_decay"]
             momentum = group["momentum"]
             dampening = group["dampening"]
             nesterov = group["nesterov"]
-            maximize = group["maximize"]
-            lr = group["lr"]
-            if isinstance(lr, Tensor) and lr.dim() != 0:
-                lr = lr.squeeze()
-            for p in group["params"]:
-                grad = p._grad
-                if grad is None:
-                    continue
-                if maximize:
-                    grad = -grad
-                if weight_decay != 0:
-                    grad = grad.add(p, alpha=weight_decay)
+            lr = _to_scalar(group["lr"])
+            # SGD keeps no state unless it has momentum (its buffer starts as the gradient)
+            for p, grad, st in self._params_with_grads(group, stateful=momentum != 0):
                 if momentum != 0:
-                    st = state[p]
                     buf = st.get("momentum_buffer")
                     if buf is None:
                         buf = grad.detach().clone()

@@ -9,12 +9,8 @@ Example:
 
 from __future__ import annotations
 
-import math
-
 from .. import functional as F
-from .. import init
-from ..parameter import Parameter
-from .linear import _empty
+from .linear import _reset_kaiming, _weight_and_bias
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
@@ -85,21 +81,12 @@ class _ConvNd(Module):
             shape = (in_channels, out_channels // groups) + kernel_size
         else:
             shape = (out_channels, in_channels // groups) + kernel_size
-        self.weight = Parameter(_empty(shape, dtype))
-        if bias:
-            self.bias = Parameter(_empty((out_channels,), dtype))
-        else:
-            self.register_parameter("bias", None)
+        _weight_and_bias(self, shape, (out_channels,), bias, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """PyTorch's default: kaiming_uniform_(a=sqrt(5)); bias U(-1/sqrt(fan_in), ...)."""
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+        _reset_kaiming(self.weight, self.bias, draw_bias_without_fan_in=False)
 
     def extra_repr(self) -> str:
         s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"

@@ -25,6 +25,30 @@ def _empty(shape, dtype):
     return empty(*shape, dtype=dtype if dtype is not None else D.DEFAULTS.float)
 
 
+def _weight_and_bias(module: Module, weight_shape: tuple, bias_shape: tuple, bias: bool,
+                     dtype) -> None:
+    """Register ``module.weight`` (uninitialised) and ``module.bias`` (None unless ``bias``)."""
+    module.weight = Parameter(_empty(weight_shape, dtype))
+    if bias:
+        module.bias = Parameter(_empty(bias_shape, dtype))
+    else:
+        module.register_parameter("bias", None)
+
+
+def _reset_kaiming(weight, bias, *, draw_bias_without_fan_in: bool) -> None:
+    """PyTorch's default for Linear and ConvNd: weight ``kaiming_uniform_(a=sqrt(5))``,
+    bias ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))``. With no fan-in, Linear still draws the bias
+    from ``U(0, 0)`` (consuming random numbers) where ConvNd leaves it alone."""
+    init.kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is None:
+        return
+    fan_in, _ = init._calculate_fan_in_and_fan_out(weight)
+    if fan_in == 0 and not draw_bias_without_fan_in:
+        return
+    bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+    init.uniform_(bias, -bound, bound)
+
+
 class Identity(Module):
     """Returns its input unchanged (arguments are accepted and ignored).
 
@@ -58,20 +82,12 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(_empty((out_features, in_features), dtype))
-        if bias:
-            self.bias = Parameter(_empty((out_features,), dtype))
-        else:
-            self.register_parameter("bias", None)
+        _weight_and_bias(self, (out_features, in_features), (out_features,), bias, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """Re-draw the weights with PyTorch's default initialisation."""
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        _reset_kaiming(self.weight, self.bias, draw_bias_without_fan_in=True)
 
     def forward(self, input):  # noqa: A002
         return F.linear(input, self.weight, self.bias)
@@ -100,11 +116,8 @@ class Bilinear(Module):
         self.in1_features = in1_features
         self.in2_features = in2_features
         self.out_features = out_features
-        self.weight = Parameter(_empty((out_features, in1_features, in2_features), dtype))
-        if bias:
-            self.bias = Parameter(_empty((out_features,), dtype))
-        else:
-            self.register_parameter("bias", None)
+        _weight_and_bias(self, (out_features, in1_features, in2_features), (out_features,),
+                         bias, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:

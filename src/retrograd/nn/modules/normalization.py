@@ -13,10 +13,10 @@ from __future__ import annotations
 import warnings
 
 from ... import _dtype as D
-from ...ops.creation import empty, ones, tensor, zeros
+from ...ops.creation import ones, tensor, zeros
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from .linear import _weight_and_bias
 from .module import Module
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
@@ -25,6 +25,24 @@ __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "Insta
 
 def _dt(dtype):
     return dtype if dtype is not None else D.DEFAULTS.float
+
+
+def _affine_params(module: Module, affine: bool, shape: tuple, bias: bool, dtype) -> None:
+    """Register ``module.weight``/``module.bias`` of ``shape`` (None when not ``affine``;
+    bias None unless ``bias``)."""
+    if affine:
+        _weight_and_bias(module, shape, shape, bias, dtype)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+
+
+def _reset_affine(affine: bool, weight, bias) -> None:
+    """Weight 1 and bias 0 (where the module has them)."""
+    if affine:
+        init.ones_(weight)
+        if bias is not None:
+            init.zeros_(bias)
 
 
 class _NormBase(Module):
@@ -39,15 +57,7 @@ class _NormBase(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(empty(num_features, dtype=_dt(dtype)))
-            if bias:
-                self.bias = Parameter(empty(num_features, dtype=_dt(dtype)))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_params(self, affine, (num_features,), bias, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, dtype=_dt(dtype)))
             self.register_buffer("running_var", ones(num_features, dtype=_dt(dtype)))
@@ -68,10 +78,7 @@ class _NormBase(Module):
     def reset_parameters(self) -> None:
         """Running statistics reset; weight 1, bias 0."""
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self.affine, self.weight, self.bias)
 
     def _check_input_dim(self, input):  # noqa: A002
         raise NotImplementedError
@@ -236,23 +243,12 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(empty(*self.normalized_shape, dtype=_dt(dtype)))
-            if bias:
-                self.bias = Parameter(empty(*self.normalized_shape, dtype=_dt(dtype)))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_params(self, elementwise_affine, self.normalized_shape, bias, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """Weight 1, bias 0."""
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self.elementwise_affine, self.weight, self.bias)
 
     def forward(self, input):  # noqa: A002
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -280,23 +276,12 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(empty(num_channels, dtype=_dt(dtype)))
-            if bias:
-                self.bias = Parameter(empty(num_channels, dtype=_dt(dtype)))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_params(self, affine, (num_channels,), bias, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """Weight 1, bias 0."""
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self.affine, self.weight, self.bias)
 
     def forward(self, input):  # noqa: A002
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
