@@ -58,6 +58,8 @@ def install() -> None:
     for name, dt in _cast_methods().items():
         setattr(Tensor, name, F._caster(dt))
     Tensor.type = F.type_
+    Tensor.cpu = _cpu
+    Tensor.cuda = _cuda
     Tensor.addcmul = addcmul
     Tensor.addcmul_ = F._make_inplace(addcmul, "addcmul_")
     Tensor.addcdiv = addcdiv
@@ -101,6 +103,33 @@ def install() -> None:
     Tensor.__invert__ = F.bitwise_not
     Tensor.__getitem__ = F.getitem
     Tensor.__setitem__ = F.setitem
+
+
+def _cpu(self, memory_format=None) -> Tensor:
+    """The tensor itself: retrograd tensors always live on the CPU.
+
+    Example:
+        >>> import retrograd as torch
+        >>> x = torch.ones(2); x.cpu() is x
+        True
+    """
+    return self
+
+
+def _cuda(self, device=None, non_blocking: bool = False, memory_format=None) -> Tensor:
+    """Always raises: retrograd runs on the CPU (check ``torch.cuda.is_available()``).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.ones(1).cuda()  # doctest: +IGNORE_EXCEPTION_DETAIL
+        Traceback (most recent call last):
+        ...
+        RuntimeError: retrograd runs on the CPU only (NumPy kernels) ...
+    """
+    from .._device import check_device
+
+    check_device("cuda" if device is None else device)
+    return self
 
 
 def addcmul(input, tensor1, tensor2, *, value=1) -> Tensor:  # noqa: A002
