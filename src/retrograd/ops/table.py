@@ -154,7 +154,7 @@ def _sigmoid_fwd(a):
     with np.errstate(over="ignore"):
         np.exp(t, out=t)
     t += 1
-    return np.reciprocal(t, out=t)
+    return np.divide(1, t, out=t)  # np.reciprocal's float loop is ~2x slower than divide
 
 
 sigmoid = _u("sigmoid", _sigmoid_fwd, _fused(sigmoid_backward), ("out",))
@@ -167,7 +167,8 @@ def _threshold_bwd_fwd(g, y):
     if g.shape != y.shape or g.dtype.kind != "f" or g.size <= 8192:
         return np.where(y > 0, g, 0).astype(g.dtype, copy=False)
     r = np.greater(y, 0, out=np.empty(g.shape, g.dtype))
-    np.multiply(r, g, out=r)
+    with np.errstate(invalid="ignore"):  # inf * 0, repaired below
+        np.multiply(r, g, out=r)
     r += 0
     flat = r.reshape(-1)
     if not np.isfinite(np.dot(flat, flat)):
@@ -293,6 +294,8 @@ def _b(name, fwd, rules, save=(), kind=None, node_name=None):
 
 add = _b("add", np.add, (lambda g, s, n: g, lambda g, s, n: g))
 sub = _b("sub", np.subtract, (lambda g, s, n: g, lambda g, s, n: -g))
+
+
 def _mul_vjp(g, s, n, needs):
     # x * x: both inputs are one saved tensor, so both gradients are the same product;
     # it is computed once and given to both inputs (the engine sums the two, as it sums

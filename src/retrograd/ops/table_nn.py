@@ -9,8 +9,12 @@ Note [Convolution as one matrix product]
 ``conv`` reads the zero-padded input through a strided window view (``as_strided``:
 batch, channels, output positions, kernel offsets; no copy), turns it into columns with
 one reshape, and multiplies the columns by the weight in ONE matrix product (a batched
-one over groups). Three ops form a closed set, the three partial derivatives of the
-trilinear form T(x, w, g) = <conv(x, w), g>:
+one over samples and groups). The columns are made for a slice of the batch at a time,
+about 1 MB each (``_batch_slices``): a few matrix products instead of one, but the
+columns stay in cache between the copy and the product, and a small buffer that is
+freed and reused costs no fresh pages (Note [Kernel passes] in table.py). Three ops form
+a closed set, the three partial derivatives of the trilinear form
+T(x, w, g) = <conv(x, w), g>:
   * ``conv(x, w)``            = dT/dg  (the forward),
   * ``conv_transpose(g, w)``  = dT/dx  (columns by matmul, then col2im: one strided add
                                         per kernel offset, never a loop over positions),
@@ -144,6 +148,16 @@ def _columns(x, ksp, p, osp):
                                        math.prod(osp))
 
 
+_SLICE_BYTES = 1 << 20
+
+
+def _batch_slices(bsz, sample_bytes):
+    """Batch ranges of about 1 MB of columns each (Note [Convolution as one matrix
+    product])."""
+    step = max(1, _SLICE_BYTES // max(1, sample_bytes))
+    return [(b0, min(b0 + step, bsz)) for b0 in range(0, bsz, step)]
+
+
 def _conv_fwd(x, w, b, p):
     dt, (x, w, b) = _low_in(x, w, b)
     stride, pads, dil, groups = p[0], p[1], p[2], p[3]
@@ -152,9 +166,12 @@ def _conv_fwd(x, w, b, p):
     osp = _out_shape(psp, ksp, stride, dil)
     bsz = x.shape[0]
     cout = w.shape[0]
-    cols = _columns(x, ksp, p, osp)  # (B, G, Cg*K, O)
     wm = w.reshape(groups, cout // groups, -1)  # (G, Og, Cg*K)
-    out = np.matmul(wm, cols).reshape((bsz, cout) + tuple(osp))  # (B, G, Og, O): no copy
+    nout = math.prod(osp)
+    out = np.empty((bsz, groups, cout // groups, nout), dtype=np.result_type(x, w))
+    for b0, b1 in _batch_slices(bsz, x.shape[1] * math.prod(ksp) * nout * x.itemsize):
+        np.matmul(wm, _columns(x[b0:b1], ksp, p, osp), out=out[b0:b1])  # (b, G, Og, O)
+    out = out.reshape((bsz, cout) + tuple(osp))
     if b is not None:
         out += b.reshape((cout,) + (1,) * len(osp))
     return _low_out(dt, out)
@@ -217,19 +234,21 @@ def _conv_t_rows(g, wm, xsp, ksp, p, c):
     groups, cgk, og = wm.shape
     psp = tuple(s + lo + hi for s, (lo, hi) in zip(xsp, pads))
     rows = (osp[0],) + psp[1:]
-    gw = np.zeros((bsz, cout) + rows, dtype=g.dtype)
-    gw[(slice(None), slice(None)) + tuple(slice(0, o) for o in osp)] = g
     run = math.prod(rows)
-    cols = np.matmul(wm, gw.reshape(bsz, groups, og, run))  # (B, G, Cg*K, run)
-    cols = cols.reshape(bsz, c, math.prod(ksp), run)
     pst = [math.prod(psp[i + 1:]) for i in range(nsp)]
     starts = [sum(k[i] * dil[i] * pst[i] for i in range(nsp))
               for k in itertools.product(*(range(kk) for kk in ksp))]
     size = math.prod(psp)
     out = np.zeros((bsz, c, max(size, starts[-1] + run)), dtype=g.dtype)
-    for j, st in enumerate(starts):
-        o = out[:, :, st:st + run]
-        np.add(o, cols[:, :, j], out=o)
+    inside = (slice(None), slice(None)) + tuple(slice(0, o) for o in osp)
+    for b0, b1 in _batch_slices(bsz, cgk * groups * run * g.itemsize):
+        gw = np.zeros((b1 - b0, cout) + rows, dtype=g.dtype)
+        gw[inside] = g[b0:b1]
+        cols = np.matmul(wm, gw.reshape(b1 - b0, groups, og, run))  # (b, G, Cg*K, run)
+        cols = cols.reshape(b1 - b0, c, len(starts), run)
+        for j, st in enumerate(starts):
+            o = out[b0:b1, :, st:st + run]
+            np.add(o, cols[:, :, j], out=o)
     out = out[:, :, :size].reshape((bsz, c) + psp)
     return out[(slice(None), slice(None)) + tuple(slice(lo, lo + s) for s, (lo, _) in
                                                   zip(xsp, pads))]
@@ -242,17 +261,21 @@ def _conv_w_fwd(x, g, p):
     osp = g.shape[2:]
     og = cout // groups
     nout = math.prod(osp)
-    cols = _columns(x, ksp, p, osp)  # (B, G, Cg*K, O)
+    cgk = (x.shape[1] // groups) * math.prod(ksp)
     g4 = g.reshape(bsz, groups, og, nout)
-    if og <= nout:
-        # one matrix product per sample, then a sum over the batch: no transposed copy
-        # of the columns; the (B, G, Og, Cg*K) partials are no larger than the columns
-        dw = np.matmul(g4, cols.transpose(0, 1, 3, 2)).sum(0)
-    else:
-        # many output channels, few positions: one (Og, B*O) @ (B*O, Cg*K) per group
-        g2 = np.ascontiguousarray(g4.transpose(1, 2, 0, 3)).reshape(groups, og, bsz * nout)
-        c2 = np.ascontiguousarray(cols.transpose(1, 2, 0, 3)).reshape(groups, -1, bsz * nout)
-        dw = np.matmul(g2, c2.transpose(0, 2, 1))  # (G, Og, Cg*K)
+    dw = np.zeros((groups, og, cgk), dtype=np.result_type(x, g))
+    for b0, b1 in _batch_slices(bsz, groups * cgk * nout * x.itemsize):
+        cols = _columns(x[b0:b1], ksp, p, osp)  # (b, G, Cg*K, O)
+        if og <= nout:
+            # one matrix product per sample, then a sum over the samples: no transposed
+            # copy of the columns; the (b, G, Og, Cg*K) partials are no larger than them
+            dw += np.matmul(g4[b0:b1], cols.transpose(0, 1, 3, 2)).sum(0)
+        else:
+            # many output channels, few positions: one (Og, b*O) @ (b*O, Cg*K) per group
+            n = (b1 - b0) * nout
+            g2 = np.ascontiguousarray(g4[b0:b1].transpose(1, 2, 0, 3)).reshape(groups, og, n)
+            c2 = np.ascontiguousarray(cols.transpose(1, 2, 0, 3)).reshape(groups, cgk, n)
+            dw += np.matmul(g2, c2.transpose(0, 2, 1))  # (G, Og, Cg*K)
     return _low_out(dt, dw.reshape((cout, x.shape[1] // groups) + tuple(ksp)))
 
 
@@ -379,13 +402,7 @@ def max_pool_indices(x, ksp, stride, pads, dil, osp):
         xp = x
     win = _windows(xp, ksp, stride, dil, osp)
     offs = list(itertools.product(*(range(k) for k in ksp)))
-    if all(stride[i] >= dil[i] * (ksp[i] - 1) + 1 for i in range(nsp)):
-        # windows don't overlap: one copy puts each offset in a contiguous plane (no
-        # larger than the input), and the passes below then run at contiguous speed
-        perm = tuple(range(2 + nsp, 2 + 2 * nsp)) + tuple(range(2 + nsp))
-        planes = win.transpose(perm).reshape((len(offs),) + win.shape[:2 + nsp])
-    else:
-        planes = [win[(Ellipsis,) + off] for off in offs]
+    planes = [win[(Ellipsis,) + off] for off in offs]  # strided views, no copies
     m = planes[0].copy()
     for j in range(1, len(offs)):
         np.maximum(m, planes[j], out=m)
@@ -404,10 +421,12 @@ def max_pool_indices(x, ksp, stride, pads, dil, osp):
     xst = [math.prod(x.shape[3 + i:]) for i in range(nsp)]
     table = np.array([sum(off[i] * dil[i] * xst[i] for i in range(nsp)) for off in offs],
                      dtype=np.int64)
-    flat = np.take(table, acc)
+    base = np.zeros((), dtype=np.int64)  # each window's first position, shape osp
     for i in range(nsp):
         oi = np.arange(osp[i], dtype=np.int64).reshape((osp[i],) + (1,) * (nsp - 1 - i))
-        flat += (oi * stride[i] - full[i][0]) * xst[i]
+        base = base + (oi * stride[i] - full[i][0]) * xst[i]
+    flat = np.take(table, acc.astype(np.intp))  # take converts small ints ~10x slower
+    flat += base
     return flat
 
 
