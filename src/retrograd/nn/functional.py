@@ -1254,6 +1254,13 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
     if bad.any():
         raise IndexError(f"Target {int(t[bad].flat[0])} is out of bounds.")
     safe = np.where(valid, t, 0).astype(np.int64)
+    if input._data.ndim == 2 and reduction in ("none", "sum", "mean") and (
+            weight is None or not weight._rg):  # Note [Fused NLL] in ops/table_nn.py
+        if weight is None:
+            w = valid.astype(input._data.dtype)
+        else:
+            w = weight._data[safe] * valid.astype(weight._data.dtype)
+        return apply(TN.nll, (input, _make(w)), (safe, reduction))
     picked = input.gather(cdim, _make(np.expand_dims(safe, cdim))).squeeze(cdim)
     if weight is not None:
         w = weight.index_select(0, _make(safe.reshape(-1))).reshape(safe.shape)

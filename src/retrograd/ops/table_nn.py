@@ -639,3 +639,33 @@ backward_hook = Op("backward_hook", None, _identity_many_vjp,
                    node_name="BackwardHookFunctionBackward")
 
 ALL_NN_OPS = {k: v for k, v in dict(globals()).items() if isinstance(v, Op)}
+
+
+# ---------------------------------------------------------------------------------
+# Note [Fused NLL]: the negative log likelihood of (N, C) log-probabilities is one node
+# (PyTorch's NllLossBackward0) instead of gather, squeeze, neg, mul, sum and div: the
+# loss of a small network is then one step of the backward pass, not six. ``w`` is
+# the per-sample weight (class weight of the target, 0 where ignored), not
+# differentiable, as in PyTorch. p = (target indices, reduction).
+
+
+def _nll_fwd(logp, w, p):
+    idx, reduction = p
+    loss = -logp[np.arange(idx.shape[0]), idx] * w
+    if reduction == "none":
+        return loss
+    total = np.add.reduce(loss)
+    return total if reduction == "sum" else total / np.add.reduce(w)
+
+
+def _nll_vjp(g, s, n, needs):
+    w = s[0]
+    idx, reduction = n._p
+    coef = -(w * g) if reduction != "mean" else -(w * (g / w.sum()))
+    rows = _make(np.arange(idx.shape[0]))
+    shape, dt = n._edges[0][2], n._edges[0][3]
+    base = R.zeros(shape, dtype=R._dtype.FROM_NP[dt])
+    return [base.index_put((rows, _make(idx)), coef), None]
+
+
+nll = Op("nll", _nll_fwd, _nll_vjp, (1,), node_name="NllLossBackward0")
