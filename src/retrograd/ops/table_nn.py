@@ -638,7 +638,6 @@ def _identity_many_vjp(g, s, n, needs):
 backward_hook = Op("backward_hook", None, _identity_many_vjp,
                    node_name="BackwardHookFunctionBackward")
 
-ALL_NN_OPS = {k: v for k, v in dict(globals()).items() if isinstance(v, Op)}
 
 
 # ---------------------------------------------------------------------------------
@@ -669,3 +668,6 @@ def _nll_vjp(g, s, n, needs):
 
 
 nll = Op("nll", _nll_fwd, _nll_vjp, (1,), node_name="NllLossBackward0")
+
+
+ALL_NN_OPS = {k: v for k, v in dict(globals()).items() if isinstance(v, Op)}
