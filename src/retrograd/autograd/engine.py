@@ -254,8 +254,10 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                             in_grads = list(r)
                 if anomaly and STATE.anomaly_check_nan:
                     _check_nan(node, in_grads, grads)
-            if not retain_graph and node._saved:
-                node._release()
+            if not retain_graph and node._saved:  # Node._release, inlined
+                node._saved = None
+                if node._out is not None:
+                    node._out = None
             for i, e in enumerate(edges):
                 if e is None or (needs is not None and not needs[i]):
                     continue

@@ -87,7 +87,9 @@ class Op:
 
     def backward(self, node, grads, needs):
         """Input gradients; ``needs`` None means "every input with an edge"."""
-        s = node._unpack()
+        s = node._saved
+        if s is None or node._ver is not None:  # saved tensors to check (or freed)
+            s = node._unpack()
         g = grads[0] if node._nout == 1 else grads
         if self.per_input:
             vjp = self.vjp

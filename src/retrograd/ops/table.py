@@ -112,7 +112,7 @@ cosh = _u("cosh", np.cosh, lambda g, s, n: g * s[0].sinh(), (0,))
 def _tanh_bwd_fwd(g, y):
     t = np.asarray(np.multiply(y, y))  # one temporary, updated in place: g * (1 - y*y)
     np.subtract(1, t, out=t)  # (asarray: NumPy gives a scalar for 0-d inputs)
-    if t.shape == np.broadcast_shapes(t.shape, g.shape):
+    if t.shape == g.shape or t.shape == np.broadcast_shapes(t.shape, g.shape):
         t *= g
         return t
     return g * t  # g broadcasts y up (a batched gradient, Note [Batched rules])
@@ -120,7 +120,7 @@ def _tanh_bwd_fwd(g, y):
 
 def _sigmoid_bwd_fwd(g, y):
     t = np.asarray(np.subtract(1, y))  # g * (1 - y) * y, in PyTorch's order
-    if t.shape != np.broadcast_shapes(t.shape, g.shape):
+    if t.shape != g.shape and t.shape != np.broadcast_shapes(t.shape, g.shape):
         return g * t * y  # g broadcasts y up (a batched gradient, Note [Batched rules])
     np.multiply(g, t, out=t)
     t *= y
