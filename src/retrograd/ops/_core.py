@@ -61,7 +61,7 @@ class Op:
     """
 
     __slots__ = ("name", "node_name", "fwd", "vjp", "jvp", "save", "view", "per_input", "kind",
-                 "save_if", "batch_ok")
+                 "save_if", "batch_ok", "save_plan")
 
     def __init__(self, name, fwd, vjp=None, save=(), jvp=None, node_name=None, view=False,
                  kind=None, save_if=None):
@@ -79,6 +79,9 @@ class Op:
         self.per_input = isinstance(vjp, tuple)
         self.jvp = jvp
         self.save = tuple(save)
+        # the two commonest patterns get a straight path in record(): "out" alone, or
+        # input 0 alone (checked again there, since save_if may be set after creation)
+        self.save_plan = {("out",): 1, (0,): 2}.get(self.save, 0)
         self.view = view
         REGISTRY.append(self)
 
@@ -141,7 +144,21 @@ def record(op: Op, outs, inputs, p=None, nout: int = 1):
     if nout != 1:
         node._nout = nout
     save = op.save
-    if save:
+    plan = op.save_plan
+    if plan == 1 and nout == 1:  # the output alone (exp, tanh, sigmoid, relu, sqrt, ...)
+        vc = outs._vc
+        node._saved = [OUT0]
+        node._ver = [vc[0]]
+        node._out = [(outs._data, vc, vc[0])]
+        if HOOKS.stack:
+            HOOKS.pack_all(node, outs)
+    elif plan == 2 and op.save_if is None and inputs[0].__class__ is Tensor:  # input 0 alone
+        x = inputs[0]
+        node._saved = [x]
+        node._ver = [x._vc[0]]
+        if HOOKS.stack:
+            HOOKS.pack_all(node, outs)
+    elif save:
         saved = []
         vers = []
         has_out = False
