@@ -254,7 +254,8 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                             in_grads = list(r)
                 if anomaly and STATE.anomaly_check_nan:
                     _check_nan(node, in_grads, grads)
-            if not retain_graph and node._saved:  # Node._release, inlined
+            # free what the node saved; a node that saved nothing may run again (PyTorch)
+            if not retain_graph and node._saved:
                 node._saved = None
                 if node._out is not None:
                     node._out = None

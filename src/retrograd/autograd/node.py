@@ -193,11 +193,6 @@ class Node:
             t._fw_grad = self._fw_out.get(k)
         return t
 
-    def _release(self) -> None:
-        if self._saved:  # nodes that saved nothing may run again, as in PyTorch
-            self._saved = None
-            self._out = None
-
     # hooks --------------------------------------------------------------------
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs.
