@@ -517,9 +517,7 @@ def _legacy_new(cls, args, kwargs):
 
     device = kwargs.pop("device", None)
     check_device(device)
-    if len(args) == 1 and not isinstance(args[0], int) and not (
-            isinstance(args[0], (tuple, list)) and args[0] and all(
-                isinstance(a, int) for a in args[0]) and False):
+    if len(args) == 1 and not isinstance(args[0], (int, Size)):  # data; ints/Size: a shape
         src = args[0]
         if isinstance(src, Tensor):
             t = _make(src._data)

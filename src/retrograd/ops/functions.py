@@ -668,8 +668,7 @@ def _reduce_minmax(input, dim, keepdim, which, fn_name, other=None):
         idx = np.zeros((), np.int64)
     else:
         # first occurrence of the extreme value; NaN propagates as in PyTorch
-        idx = (np.nanargmax if False else np.argmax)(data, axis=d) if which == "max" else \
-            np.argmin(data, axis=d)
+        idx = np.argmax(data, axis=d) if which == "max" else np.argmin(data, axis=d)
         nanmask = np.isnan(data).any(axis=d) if data.dtype in FLOAT_NP else None
         if nanmask is not None and nanmask.any():
             idx = np.where(nanmask, np.argmax(np.isnan(data), axis=d), idx)
@@ -1234,8 +1233,6 @@ def reshape(input, *shape) -> Tensor:  # noqa: A002
         torch.Size([3, 2])
     """
     shp = _infer_shape(_shape_arg(shape), input._data.size, input._data.shape)
-    if shp == input._data.shape and False:
-        return input
     try:
         return view_apply(T.view, input, shp)
     except (ValueError, AttributeError):
@@ -1417,8 +1414,6 @@ def expand(input, *sizes) -> Tensor:  # noqa: A002
                                "non-existing dimension 0")
         target.append(s)
     target = tuple(target)
-    if target == shp:
-        return view_apply(T.expand, input, target)
     return view_apply(T.expand, input, target)
 
 
@@ -1796,10 +1791,10 @@ def triu(input, diagonal: int = 0) -> Tensor:  # noqa: A002
 # indexing
 
 
-def _norm_index(k, nd_hint=None):
+def _norm_index(k):
     if isinstance(k, Tensor):
         d = k._data
-        if d.dtype == np.bool_ or d.dtype == np.uint8 and False:
+        if d.dtype == np.bool_:
             return d
         if d.dtype.kind not in "iub":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
