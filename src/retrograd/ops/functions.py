@@ -2166,7 +2166,9 @@ def parse_to_args(args, kwargs) -> tuple:
     kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"to() received an invalid combination of arguments: unexpected "
-                        f"keyword {next(iter(kwargs))!r}")
+                        f"keyword {next(iter(kwargs))!r}. to() takes a dtype, a device (the "
+                        "CPU), another tensor, or the keywords dtype, device, copy, "
+                        "non_blocking and memory_format.")
     flags = []
     for a in args:
         if isinstance(a, D.dtype):
