@@ -18,7 +18,7 @@ from . import _dtype as D
 from ._device import CPU, check_device
 from ._grad_mode import STATE
 from ._size import Size
-from .autograd.node import AccumulateGrad, HookDict, RemovableHandle
+from .autograd.node import AccumulateGrad, HookDict, RemovableHandle, _bind_make
 from .autograd.provenance import mark as _cut_mark
 
 _new = object.__new__
@@ -297,9 +297,12 @@ class Tensor:
             tensor([[2., 4.],
                     [6., 8.]])
         """
-        from .autograd import backward
+        fn = _AUTOGRAD_BACKWARD[0]
+        if fn is None:  # bound on first use: retrograd.autograd imports this module
+            from .autograd import backward as fn
 
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+            _AUTOGRAD_BACKWARD[0] = fn
+        fn(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self) -> Tensor:
         """A tensor sharing data (and version counter) with this one, outside the graph.
@@ -482,6 +485,9 @@ def _make(arr) -> Tensor:
     t._vc = [0]
     return t
 
+
+_bind_make(_make)
+_AUTOGRAD_BACKWARD: list = [None]
 
 #: C++ type names PyTorch uses in messages ("float", "double", "long int")
 _C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",

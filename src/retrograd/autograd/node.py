@@ -176,8 +176,6 @@ class Node:
         return out
 
     def _out_tensor(self, k: int):
-        from .._tensor import _make
-
         data, vc, ver = self._out[k]
         if vc[0] != ver:
             t = _make(data)
@@ -250,6 +248,16 @@ _LEGACY = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16
 def _bind_packed(cls) -> None:
     global _Packed
     _Packed = cls
+
+
+def _make(data):
+    """Placeholder; ``_tensor`` binds its ``_make`` here at import (no import cycle)."""
+    raise RuntimeError("retrograd._tensor was not imported")
+
+
+def _bind_make(fn) -> None:
+    global _make
+    _make = fn
 
 
 def legacy_type_name(t) -> str:

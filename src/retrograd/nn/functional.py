@@ -29,6 +29,9 @@ from ..ops import table_nn as TN
 from ..ops._core import FLOAT_NP
 from ..ops.dispatch import apply
 
+_min_reduce = np.minimum.reduce
+_max_reduce = np.maximum.reduce
+
 __all__ = [
     "linear", "bilinear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
     "conv_transpose3d", "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
@@ -1249,18 +1252,26 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
         raise RuntimeError(f"expected scalar type Long but found {_legacy(target.dtype)}")
     nc = input._data.shape[cdim]
     t = target._data
-    valid = t != ignore_index
-    bad = valid & ((t < 0) | (t >= nc))
-    if bad.any():
-        raise IndexError(f"Target {int(t[bad].flat[0])} is out of bounds.")
-    safe = np.where(valid, t, 0).astype(np.int64)
+    if t.size and (ignore_index < 0 or ignore_index >= nc) and \
+            _min_reduce(t, axis=None) >= 0 and _max_reduce(t, axis=None) < nc:
+        valid = None  # the common case, checked with two reductions: nothing ignored
+        safe = t.astype(np.int64, copy=False)
+    else:
+        valid = t != ignore_index
+        bad = valid & ((t < 0) | (t >= nc))
+        if bad.any():
+            raise IndexError(f"Target {int(t[bad].flat[0])} is out of bounds.")
+        safe = np.where(valid, t, 0).astype(np.int64)
     if input._data.ndim == 2 and reduction in ("none", "sum", "mean") and (
             weight is None or not weight._rg):  # Note [Fused NLL] in ops/table_nn.py
         if weight is None:
-            w = valid.astype(input._data.dtype)
+            w = None if valid is None else _make(valid.astype(input._data.dtype))
         else:
-            w = weight._data[safe] * valid.astype(weight._data.dtype)
-        return apply(TN.nll, (input, _make(w)), (safe, reduction))
+            w = weight._data[safe]
+            w = _make(w if valid is None else w * valid.astype(weight._data.dtype))
+        return apply(TN.nll, (input, w), (safe, reduction))
+    if valid is None:
+        valid = np.ones(t.shape, bool)
     picked = input.gather(cdim, _make(np.expand_dims(safe, cdim))).squeeze(cdim)
     if weight is not None:
         w = weight.index_select(0, _make(safe.reshape(-1))).reshape(safe.shape)

@@ -2489,9 +2489,7 @@ def _fast_lerp(self, end, weight):
 
 def _fw_active() -> bool:
     """True while a forward-AD dual level is open (tangents must be tracked)."""
-    from ..autograd.forward_ad import FW
-
-    return bool(FW.active)
+    return bool(_FW.active)
 
 
 _FAST_INPLACE = {

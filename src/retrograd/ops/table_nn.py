@@ -466,23 +466,51 @@ avg_pool_t = Op("avg_pool_t", _avg_pool_t_fwd, (lambda g, s, n: apply(avg_pool, 
 # saves only its output). p = dim.
 
 
+_max_reduce = np.maximum.reduce
+_add_reduce = np.add.reduce
+
+
+def _row_max(x, dim):
+    """The max along ``dim`` (kept), with non-finite maxima replaced by 0 so that a row
+    of -inf (or an inf) does not turn the shift into nan. One reduce and one sum on the
+    common path: the sum of finite maxima is finite (or overflows, which only sends us to
+    the exact slow path)."""
+    m = _max_reduce(x, axis=dim, keepdims=True)
+    tot = _add_reduce(m, axis=None)
+    if not tot - tot == 0:
+        m = np.where(np.isfinite(m), m, 0)
+    return m
+
+
 def _log_softmax_fwd(x, dim):
-    m = np.amax(x, axis=dim, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0)
-    sh = x - m
-    return (sh - np.log(np.sum(np.exp(sh), axis=dim, keepdims=True))).astype(x.dtype, copy=False)
+    sh = np.subtract(x, _row_max(x, dim))
+    s = _add_reduce(np.exp(sh), axis=dim, keepdims=True)
+    np.subtract(sh, np.log(s, out=s), out=sh)
+    return sh if sh.dtype == x.dtype else sh.astype(x.dtype)
 
 
 def _softmax_fwd(x, dim):
-    m = np.amax(x, axis=dim, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0)
-    e = np.exp(x - m)
-    e /= np.sum(e, axis=dim, keepdims=True)
-    return e.astype(x.dtype, copy=False)
+    e = np.exp(np.subtract(x, _row_max(x, dim)))
+    e /= _add_reduce(e, axis=dim, keepdims=True)
+    return e if e.dtype == x.dtype else e.astype(x.dtype)
 
 
+# Note [Softmax backward ops]: as PyTorch's _log_softmax_backward_data, the backward of
+# log_softmax is one fused entry, g - exp(y) * sum(g), computed in one kernel (a small
+# network's loss is then cheap), with rules of its own for double backward. p = dim.
+def _log_softmax_bwd_fwd(g, y, dim):
+    e = np.exp(y)
+    e *= _add_reduce(g, axis=dim, keepdims=True)
+    return np.subtract(g, e, out=e)
+
+
+log_softmax_backward = Op(
+    "log_softmax_backward", _log_softmax_bwd_fwd,
+    (lambda gg, s, n: gg - (gg * s[1].exp()).sum(n._p, keepdim=True),
+     lambda gg, s, n: -gg * s[1].exp() * s[0].sum(n._p, keepdim=True)),
+    (0, 1), save_if=((1,), (0, 1)), node_name="LogSoftmaxBackwardDataBackward0")
 log_softmax = Op("log_softmax", _log_softmax_fwd,
-                 (lambda g, s, n: g - s[0].exp() * g.sum(n._p, keepdim=True),), ("out",),
+                 (lambda g, s, n: apply(log_softmax_backward, (g, s[0]), n._p),), ("out",),
                  node_name="LogSoftmaxBackward0")
 softmax = Op("softmax", _softmax_fwd,
              (lambda g, s, n: s[0] * (g - (g * s[0]).sum(n._p, keepdim=True)),), ("out",),
@@ -648,26 +676,53 @@ backward_hook = Op("backward_hook", None, _identity_many_vjp,
 # differentiable, as in PyTorch. p = (target indices, reduction).
 
 
+_ARANGE: dict = {}
+
+
+def _rows(n: int):
+    """np.arange(n), cached (read-only) for the batch sizes a training loop repeats."""
+    r = _ARANGE.get(n)
+    if r is None:
+        if len(_ARANGE) > 64:
+            _ARANGE.clear()
+        r = _ARANGE[n] = np.arange(n)
+        r.flags.writeable = False
+    return r
+
+
 def _nll_fwd(logp, w, p):
+    # w is None when no sample is ignored and there is no class weight (all ones)
     idx, reduction = p
-    loss = -logp[np.arange(idx.shape[0]), idx] * w
+    loss = np.negative(logp[_rows(idx.shape[0]), idx])
+    if w is not None:
+        loss *= w
     if reduction == "none":
         return loss
-    total = np.add.reduce(loss)
-    return total if reduction == "sum" else total / np.add.reduce(w)
+    total = _add_reduce(loss)
+    if reduction == "sum":
+        return total
+    return total / (_add_reduce(w) if w is not None else logp.dtype.type(idx.shape[0]))
 
 
-def _nll_vjp(g, s, n, needs):
-    w = s[0]
-    idx, reduction = n._p
-    coef = -(w * g) if reduction != "mean" else -(w * (g / w.sum()))
-    rows = _make(np.arange(idx.shape[0]))
-    shape, dt = n._edges[0][2], n._edges[0][3]
-    base = R.zeros(shape, dtype=R._dtype.FROM_NP[dt])
-    return [base.index_put((rows, _make(idx)), coef), None]
+def _nll_bwd_fwd(g, w, p):
+    # the gradient of _nll_fwd: -w * g (/ sum(w) for the mean) at each (row, target)
+    idx, reduction, shape, dt = p
+    if reduction == "mean":
+        g = g / (_add_reduce(w) if w is not None else g.dtype.type(idx.shape[0]))
+    coef = np.negative(g if w is None else w * g)
+    out = np.zeros(shape, dt)
+    out[_rows(idx.shape[0]), idx] = coef
+    return out
 
 
-nll = Op("nll", _nll_fwd, _nll_vjp, (1,), node_name="NllLossBackward0")
+# nll and nll_backward are linear in their first input and transposes of each other,
+# so each one's rule is the other one (w, the per-sample weight, is a constant).
+nll = Op("nll", _nll_fwd,
+         lambda g, s, n, needs: [apply(nll_backward, (g, s[0]), n._p + n._edges[0][2:4]), None],
+         (1,), node_name="NllLossBackward0")
+nll_backward = Op("nll_backward", _nll_bwd_fwd,
+                  lambda g, s, n, needs: [apply(nll, (g, s[0]), n._p[:2]), None],
+                  (1,), node_name="NllLossBackwardBackward0")
 
 
 ALL_NN_OPS = {k: v for k, v in dict(globals()).items() if isinstance(v, Op)}
