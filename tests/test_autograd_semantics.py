@@ -1012,3 +1012,32 @@ def test_floor_divide_has_no_derivative_but_div_modes_do():
          (x % y) + m.fmod(x, y)).sum().backward()
         return x.grad, y.grad
     both(f)
+
+
+def _line_of(marker: str) -> int:
+    import inspect
+
+    src, start = inspect.getsourcelines(test_node_site_is_the_users_line)
+    return start + next(i for i, s in enumerate(src) if marker in s)
+
+
+def test_node_site_is_the_users_line():
+    """Note [User sites]: every way of calling an op records the user's line (the line
+    number is worked out from the saved instruction offset only when shown)."""
+    x = R.ones(3, requires_grad=True)
+    lin = R.nn.Linear(3, 2)
+    a = x * 2  # site: operator
+    b = R.mul(x,  # site: function (a call over two lines: its first)
+              3)
+    c = x.sin()  # site: method
+    d = x.view(3, 1)  # site: view
+    e = lin(x)  # site: module
+    f = R.nn.functional.cross_entropy(e[None], R.tensor([1]))  # site: composite
+    for t, marker in ((a, "operator"), (b, "function"), (c, "method"), (d, "view"),
+                      (e, "module"), (f, "composite")):
+        code, line = t.grad_fn.site
+        assert code.co_name == "test_node_site_is_the_users_line"
+        assert line == _line_of(f"# site: {marker}"), marker
+    with pytest.raises(RuntimeError, match=f"line {_line_of('# site: function')}"):
+        b.sum().backward()
+        b.sum().backward()

@@ -209,6 +209,7 @@ def _new_ctx(op) -> BackwardCFunction:
     ctx._ver = None
     ctx._out = None
     ctx._p = None
+    ctx._nout = 1
     ctx._seq = _next_seq()
     ctx._site = user_site()
     if STATE.anomaly:

@@ -20,7 +20,7 @@ import re
 import sys
 import weakref
 
-__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "user_site", "format_site"]
+__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "user_site", "site_line", "format_site"]
 
 _SEQ = itertools.count()
 _ACC_SEQ = itertools.count()
@@ -31,10 +31,22 @@ _IS_OURS: dict = {}
 # Note [User sites]
 # Errors and the graph tools name the line of *user* code that created a node. At
 # record time we walk up from the op to the first frame outside the retrograd
-# package and keep only (code object, line number): code objects hold no locals, so
-# nothing the user made is kept alive. A per-filename dict makes the walk cheap.
-def user_site():
-    f = sys._getframe(2)
+# package and keep only (code object, instruction offset, _RAW): code objects hold no
+# locals, so nothing the user made is kept alive. The line number is worked out from
+# the offset only when a site is shown (``site_line``): reading ``f_lineno`` decodes the
+# code's line table, which costs more than the rest of the walk. Callers that know how
+# many of their own frames sit above the user's pass ``depth`` (each frame visited costs
+# a frame object), and a per-filename dict makes each check one lookup.
+_RAW = object()
+
+
+def user_site(depth: int = 2):
+    """(code, offset, _RAW) of the first frame outside retrograd, starting ``depth`` frames
+    up from the caller of this function; None when there is none."""
+    try:
+        f = sys._getframe(depth)
+    except ValueError:
+        return None
     ours = _IS_OURS
     while f is not None:
         fn = f.f_code.co_filename
@@ -42,15 +54,34 @@ def user_site():
         if r is None:
             r = ours[fn] = fn.startswith(_PKG_DIR) and "/tests/" not in fn
         if not r:
-            return (f.f_code, f.f_lineno)
+            return (f.f_code, f.f_lasti, _RAW)
         f = f.f_back
     return None
+
+
+def site_line(site):
+    """A site as (code, line number); None stays None.
+
+    Example:
+        >>> import retrograd as torch
+        >>> y = torch.ones(1, requires_grad=True) * 2
+        >>> code, line = site_line(y.grad_fn._site)
+        >>> line > 0
+        True
+    """
+    if site is None or len(site) == 2:
+        return site
+    code, lasti, _ = site
+    for start, end, line in code.co_lines():
+        if start <= lasti < end:
+            return (code, line if line is not None else code.co_firstlineno)
+    return (code, code.co_firstlineno)
 
 
 def format_site(site) -> str:
     if site is None:
         return "an unknown location"
-    code, line = site
+    code, line = site_line(site)
     return f'File "{code.co_filename}", line {line}, in {code.co_name}'
 
 
@@ -119,13 +150,14 @@ class Node:
         <ExpBackward0 object>
     """
 
-    __slots__ = ("_op", "_edges", "_saved", "_seq", "_site", "__weakref__", "__dict__")
+    # Every node sets all the slots when it is made (ops/_core.py ``record``): params,
+    # saved versions and saved outputs (None when absent), the number of outputs.
+    __slots__ = ("_op", "_edges", "_saved", "_seq", "_site", "_p", "_ver", "_out", "_nout",
+                 "__weakref__", "__dict__")
     # Rare fields default at class level (Note [Tensor fields] in _tensor.py explains why):
     # ``_hooked`` is True once any hook or retain_grad is attached, so the engine checks
     # one flag per node.
     _pre_hooks = _post_hooks = _tensor_hooks = _retain = _trace = metadata_ = None
-    _p = _ver = _out = None  # params, saved versions, saved outputs: set when present
-    _nout = 1
     _hooked = False
     _fw_out = None  # tangents of saved outputs (Note [Forward grads of saved outputs])
 
@@ -150,7 +182,7 @@ class Node:
     @property
     def site(self):
         """(code, line) of the user code that created this node, or None."""
-        return self._site
+        return site_line(self._site)
 
     def _unpack(self) -> tuple:
         """Saved values for the rules, each tensor checked against its saved version."""
@@ -304,6 +336,7 @@ class AccumulateGrad(Node):
         self._ver = None
         self._out = None
         self._p = None
+        self._nout = 1
         # runs as soon as it is ready, as in PyTorch; unique, so heap entries never tie
         self._seq = sys.maxsize - next(_ACC_SEQ)
         self._site = None

@@ -14,7 +14,7 @@ import itertools
 import weakref
 from collections import OrderedDict
 
-from .node import AccumulateGrad, user_site
+from .node import AccumulateGrad, site_line, user_site
 
 __all__ = ["Cut", "mark", "recent_cuts", "clear_cuts", "FORWARD_WATCHERS"]
 
@@ -138,7 +138,7 @@ def mark(reason: str, op: str, source, out=None) -> Cut:
     key = (reason, op, site)
     cut = _TABLE.get(key)
     if cut is None:
-        cut = Cut(reason, op, site, node.name(), node._site)
+        cut = Cut(reason, op, site_line(site), node.name(), site_line(node._site))
         _TABLE[key] = cut
         if len(_TABLE) > _MAX_TABLE:
             _TABLE.popitem(last=False)

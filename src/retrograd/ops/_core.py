@@ -61,13 +61,10 @@ class Op:
     """
 
     __slots__ = ("name", "node_name", "fwd", "vjp", "jvp", "save", "view", "per_input", "kind",
-                 "save_if", "batch_ok", "save_plan")
+                 "_save_if", "batch_ok", "save_plan")
 
     def __init__(self, name, fwd, vjp=None, save=(), jvp=None, node_name=None, view=False,
                  kind=None, save_if=None):
-        # save_if[j]: input indices; save entry j only if one of them requires grad
-        # (x.mul_(2) must not save x, or the in-place write would invalidate it)
-        self.save_if = save_if
         self.batch_ok = name in BATCH_OK
         self.name = name
         self.kind = kind  # None: result has the promoted dtype; "float": ints become float;
@@ -79,14 +76,31 @@ class Op:
         self.per_input = isinstance(vjp, tuple)
         self.jvp = jvp
         self.save = tuple(save)
-        # the two commonest patterns get a straight path in record(): "out" alone, or
-        # input 0 alone (checked again there, since save_if may be set after creation)
-        self.save_plan = {("out",): 1, (0,): 2}.get(self.save, 0)
+        self.save_if = save_if  # sets save_plan
         self.view = view
         REGISTRY.append(self)
 
     def __repr__(self) -> str:
         return f"Op({self.name})"
+
+    @property
+    def save_if(self):
+        """save_if[j]: input indices; save entry j only if one of them requires grad
+        (x.mul_(2) must not save x, or the in-place write would invalidate it)."""
+        return self._save_if
+
+    @save_if.setter
+    def save_if(self, value) -> None:
+        self._save_if = value
+        # Note [Recording]: the commonest save patterns get a straight path: nothing (0),
+        # the output alone (1), input 0 alone (2), each of two operands for the other (3)
+        save = self.save
+        if not save:
+            self.save_plan = 0
+        elif value is None:
+            self.save_plan = {("out",): 1, (0,): 2}.get(save, -1)
+        else:
+            self.save_plan = 3 if (save, value) == ((0, 1), ((1,), (0,))) else -1
 
     def backward(self, node, grads, needs):
         """Input gradients; ``needs`` None means "every input with an edge"."""
@@ -115,6 +129,110 @@ def _edge(t):
     return (fn, t._out_nr, t._data.shape, t._data.dtype)
 
 
+# Note [Recording]
+# Recording is most of what an op costs on small tensors, so it is written for the
+# common shapes of call: ``record1`` (one tensor input that requires grad: unary and
+# view ops) and ``record2`` (two operands, either possibly a Python number) build the
+# node directly; ``record`` serves every other op. All three set every slot of the
+# node (no instance dict is made) and share ``_finish`` for what is rare (anomaly
+# mode, saved-tensor hooks, multi-output).
+_OUT_ONLY = (OUT0,)  # the saved list of ops that save only their output (never mutated)
+
+
+def record1(op: Op, out, a, p=None):
+    """``record`` for one Tensor input ``a`` that requires grad and one output."""
+    node = _new_node(Node)
+    node._op = op
+    fn = a.grad_fn
+    d = a._data
+    node._edges = ((a._grad_accumulator() if fn is None else fn, a._out_nr, d.shape, d.dtype),)
+    node._p = p
+    node._nout = 1
+    node._seq = _next_seq()
+    node._site = user_site(4)  # user_site, record, unary/binary, wrapper: ours
+    plan = op.save_plan
+    if plan == 1:
+        vc = out._vc
+        v = vc[0]
+        node._saved = _OUT_ONLY
+        node._ver = [v]
+        node._out = [(out._data, vc, v)]
+    elif plan == 2:
+        node._saved = [a]
+        node._ver = [a._vc[0]]
+        node._out = None
+    elif plan == 0:
+        node._saved = ()
+        node._ver = node._out = None
+    else:
+        _save(node, op, out, (a,), 1)
+    out._rg = True
+    out.grad_fn = node
+    if STATE.anomaly or (HOOKS.stack and node._saved):
+        _finish(node, out, (a,))
+    return node
+
+
+def record2(op: Op, out, a, b):
+    """``record`` for two operands (Tensors or numbers), one of which requires grad."""
+    node = _new_node(Node)
+    node._op = op
+    ra = rb = False
+    if a.__class__ is Tensor or isinstance(a, Tensor):
+        if a._rg:
+            ra = True
+            fn = a.grad_fn
+            d = a._data
+            ea = (a._grad_accumulator() if fn is None else fn, a._out_nr, d.shape, d.dtype)
+        else:
+            ea = None
+            if a._cut is not None:
+                _cut_in(node, 0, a)
+    else:
+        ea = None
+    if b.__class__ is Tensor or isinstance(b, Tensor):
+        if b._rg:
+            rb = True
+            fn = b.grad_fn
+            d = b._data
+            eb = (b._grad_accumulator() if fn is None else fn, b._out_nr, d.shape, d.dtype)
+        else:
+            eb = None
+            if b._cut is not None:
+                _cut_in(node, 1, b)
+    else:
+        eb = None
+    node._edges = (ea, eb)
+    node._p = None
+    node._nout = 1
+    node._seq = _next_seq()
+    node._site = user_site(4)  # user_site, record, unary/binary, wrapper: ours
+    plan = op.save_plan
+    if plan == 0:
+        node._saved = ()
+        node._ver = node._out = None
+    elif plan == 3:  # mul: each operand is saved only for the other one's gradient
+        xa = a if rb else None
+        xb = b if ra else None
+        node._saved = [xa, xb]
+        node._ver = [xa._vc[0] if isinstance(xa, Tensor) else None,
+                     xb._vc[0] if isinstance(xb, Tensor) else None]
+        node._out = None
+    elif plan == 1:
+        vc = out._vc
+        v = vc[0]
+        node._saved = _OUT_ONLY
+        node._ver = [v]
+        node._out = [(out._data, vc, v)]
+    else:
+        _save(node, op, out, (a, b), 1)
+    out._rg = True
+    out.grad_fn = node
+    if STATE.anomaly or (HOOKS.stack and node._saved):
+        _finish(node, out, (a, b))
+    return node
+
+
 def record(op: Op, outs, inputs, p=None, nout: int = 1):
     """Make the node for ``outs`` (a Tensor or a tuple) computed by ``op`` from ``inputs``."""
     node = _new_node(Node)
@@ -130,62 +248,18 @@ def record(op: Op, outs, inputs, p=None, nout: int = 1):
                     edges.append((fn, x._out_nr, x._data.shape, x._data.dtype))
                 continue
             if x._cut is not None:  # Note [Cut markers] (autograd/provenance.py)
-                node.__dict__.setdefault("_cut_in", []).append((len(edges), x._cut))
+                _cut_in(node, len(edges), x)
         edges.append(None)
     node._edges = edges
-    if p is not None:
-        node._p = p
+    node._p = p
+    node._nout = nout
     node._seq = _next_seq()
     node._site = user_site()
-    if STATE.anomaly:
-        node._trace = _anomaly_trace()
-        if FORWARD_WATCHERS:  # viz.nan_provenance (Note [Non-finite provenance])
-            FORWARD_WATCHERS[-1](node, outs, inputs)
-    if nout != 1:
-        node._nout = nout
-    save = op.save
-    plan = op.save_plan
-    if plan == 1 and nout == 1:  # the output alone (exp, tanh, sigmoid, relu, sqrt, ...)
-        vc = outs._vc
-        node._saved = [OUT0]
-        node._ver = [vc[0]]
-        node._out = [(outs._data, vc, vc[0])]
-        if HOOKS.stack:
-            HOOKS.pack_all(node, outs)
-    elif plan == 2 and op.save_if is None and inputs[0].__class__ is Tensor:  # input 0 alone
-        x = inputs[0]
-        node._saved = [x]
-        node._ver = [x._vc[0]]
-        if HOOKS.stack:
-            HOOKS.pack_all(node, outs)
-    elif save:
-        saved = []
-        vers = []
-        has_out = False
-        save_if = op.save_if
-        for j, s in enumerate(save):
-            if save_if is not None and not _any_rg(inputs, save_if[j]):
-                saved.append(None)
-                vers.append(None)
-            elif s.__class__ is str:  # "out", or "out1", "out2", ... for multi-output ops
-                k = 0 if s == "out" else int(s[3:])
-                o = outs if nout == 1 else outs[k]
-                saved.append(OUT0 if k == 0 else _OutputSlot(k))
-                vers.append(o._vc[0])
-                has_out = True
-            else:
-                x = inputs[s]
-                saved.append(x)
-                vers.append(x._vc[0] if isinstance(x, Tensor) else None)
-        node._saved = saved
-        node._ver = vers
-        if has_out:
-            seq = outs if nout > 1 else (outs,)
-            node._out = [None if o is None else (o._data, o._vc, o._vc[0]) for o in seq]
-        if HOOKS.stack:
-            HOOKS.pack_all(node, outs)
+    if op.save:
+        _save(node, op, outs, inputs, nout)
     else:
         node._saved = ()
+        node._ver = node._out = None
     if nout == 1:
         outs._rg = True
         outs.grad_fn = node
@@ -195,7 +269,54 @@ def record(op: Op, outs, inputs, p=None, nout: int = 1):
                 o._rg = True
                 o.grad_fn = node
                 o._out_nr = k
+    if STATE.anomaly or (HOOKS.stack and node._saved):
+        _finish(node, outs, inputs)
     return node
+
+
+def _cut_in(node, i: int, x) -> None:
+    """Note [Cut markers] (autograd/provenance.py): input ``i`` carries a cut marker."""
+    node.__dict__.setdefault("_cut_in", []).append((i, x._cut))
+
+
+def _save(node, op: Op, outs, inputs, nout: int) -> None:
+    """Fill ``node._saved``/``_ver``/``_out`` from ``op.save`` (Note [Saved tensor versions])."""
+    saved = []
+    vers = []
+    has_out = False
+    save_if = op.save_if
+    for j, s in enumerate(op.save):
+        if save_if is not None and not _any_rg(inputs, save_if[j]):
+            saved.append(None)
+            vers.append(None)
+        elif s.__class__ is str:  # "out", or "out1", "out2", ... for multi-output ops
+            k = 0 if s == "out" else int(s[3:])
+            o = outs if nout == 1 else outs[k]
+            saved.append(OUT0 if k == 0 else _OutputSlot(k))
+            vers.append(o._vc[0])
+            has_out = True
+        else:
+            x = inputs[s]
+            saved.append(x)
+            vers.append(x._vc[0] if isinstance(x, Tensor) else None)
+    node._saved = saved
+    node._ver = vers
+    if has_out:
+        seq = outs if nout > 1 else (outs,)
+        node._out = [None if o is None else (o._data, o._vc, o._vc[0]) for o in seq]
+    else:
+        node._out = None
+
+
+def _finish(node, outs, inputs) -> None:
+    """The rare parts of recording: anomaly mode's trace and NaN watchers, and sending
+    the saved tensors through saved-tensor hooks."""
+    if STATE.anomaly:
+        node._trace = _anomaly_trace()
+        if FORWARD_WATCHERS:  # viz.nan_provenance (Note [Non-finite provenance])
+            FORWARD_WATCHERS[-1](node, outs, inputs)
+    if HOOKS.stack and node._saved:
+        HOOKS.pack_all(node, outs)
 
 
 def _any_rg(inputs, idx) -> bool:

@@ -26,7 +26,7 @@ from ..amp.state import AMP as _AMP
 from ..autograd.forward_ad import FW as _FW
 from ..autograd.forward_ad import fw_op as _fw_op
 from ..autograd.provenance import mark as _cut_mark
-from ._core import _LOW, FLOAT_NP, binary_dtype, record, scalar_dtype
+from ._core import _LOW, FLOAT_NP, binary_dtype, record, record1, record2, scalar_dtype
 
 _ndarray = np.ndarray
 _asarray = np.asarray
@@ -78,7 +78,7 @@ def unary(op, a: Tensor, p=None) -> Tensor:
     if a._rg:
         if STATE.enabled:
             if op.vjp is not None:
-                record(op, t, (a,), p)
+                record1(op, t, a, p)
         elif STATE.cut_watch:
             _cut_mark("no_grad", op.name, a, t)
     if _FW.active:  # forward-mode AD (Note [Forward AD state] in autograd/forward_ad.py)
@@ -153,7 +153,7 @@ def binary(op, a, b) -> Tensor:
     if STATE.enabled:
         if (ta and a._rg) or (tb and b._rg):
             if op.vjp is not None:
-                record(op, t, (a, b))
+                record2(op, t, a, b)
             elif kind == "bool" and STATE.cut_watch is not None:  # None: inside backward
                 _cut_mark("comparison", op.name, a if ta and a._rg else b, t)
     elif STATE.cut_watch and ((ta and a._rg) or (tb and b._rg)):
@@ -285,7 +285,7 @@ def view_apply(op, a: Tensor, p):
         t._vfn = (a._vfn, op, p)
     if a._rg:
         if STATE.enabled:
-            record(op, t, (a,), p)
+            record1(op, t, a, p)
         elif STATE.cut_watch:
             _cut_mark("no_grad", op.name, a, t)
     if _FW.active:

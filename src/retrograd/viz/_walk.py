@@ -18,7 +18,7 @@ import numpy as np
 
 from .._dtype import FROM_NP
 from .._tensor import Tensor
-from ..autograd.node import AccumulateGrad, _OutputSlot
+from ..autograd.node import AccumulateGrad, _OutputSlot, site_line
 
 __all__ = ["Graph", "walk", "site_text", "nbytes_str", "module_of", "param_names"]
 
@@ -149,7 +149,7 @@ def site_text(site, with_code: bool = True) -> str:
     """``'file.py:12  y = x * 2'`` for a node's (code, line), or ``''``."""
     if site is None:
         return ""
-    code, line = site
+    code, line = site_line(site)
     s = f"{os.path.basename(code.co_filename)}:{line}"
     if with_code:
         src = linecache.getline(code.co_filename, line).strip()

@@ -32,7 +32,7 @@ import linecache
 import os
 
 from .._tensor import Tensor
-from ..autograd.node import AccumulateGrad
+from ..autograd.node import AccumulateGrad, site_line
 from ..autograd.provenance import Cut, recent_cuts
 
 __all__ = ["explain_grad", "GradExplanation"]
@@ -79,7 +79,7 @@ def _where(site) -> tuple:
     """(``'file.py:12'``, line text) of a (code, line) site."""
     if site is None:
         return None, ""
-    code, line = site
+    code, line = site_line(site)
     return (f"{os.path.basename(code.co_filename)}:{line}",
             linecache.getline(code.co_filename, line).strip())
 
@@ -103,7 +103,7 @@ class GradExplanation:
         self.reason = reason
         self.op = op
         self.site, self.code = _where(site)
-        self.lineno = None if site is None else site[1]
+        self.lineno = None if site is None else site_line(site)[1]
         self.message = message
         self.fix = fix
         self.cuts = cuts or []
