@@ -204,8 +204,14 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
         heapq.heapify(heap)
         pop, push = heapq.heappop, heapq.heappush
         anomaly = STATE.anomaly
-        while heap:
-            node = pop(heap)[1]
+        node = None
+        while True:
+            # Note [Chain fast path]: when a node made exactly one node ready and no other
+            # is waiting, that node is next in the heap's order anyway: run it directly
+            if node is None:
+                if not heap:
+                    break
+                node = pop(heap)[1]
             grads = buffers.pop(node, None)
             if grads is not None:
                 if node._hooked:
@@ -229,6 +235,7 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                         if var is not None:
                             _accumulate(var, grads[0], create_graph, root_user_grads,
                                         leaf_node=node)
+                node = None
                 continue
             if needed is None:
                 needs = None
@@ -259,6 +266,7 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                 node._saved = None
                 if node._out is not None:
                     node._out = None
+            ready = None
             for i, e in enumerate(edges):
                 if e is None or (needs is not None and not needs[i]):
                     continue
@@ -286,7 +294,14 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                 d = deps[child] - 1
                 deps[child] = d
                 if d == 0:
-                    push(heap, (-child._seq, child))
+                    if ready is None:
+                        ready = child
+                    else:
+                        push(heap, (-child._seq, child))
+            if ready is not None and heap:
+                push(heap, (-ready._seq, ready))
+                ready = None
+            node = ready
     finally:
         STATE.enabled = prev_mode
         STATE.cut_watch = prev_watch

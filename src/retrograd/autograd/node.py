@@ -133,6 +133,7 @@ class _OutputSlot:
 
 
 OUT0 = _OutputSlot(0)
+_OUT_ONLY = (OUT0,)  # the saved list of ops that save only their output (never mutated)
 _FREED = ("Trying to backward through the graph a second time (or directly access saved "
           "tensors after they have already been freed). Saved intermediate values of the graph "
           "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
@@ -193,6 +194,8 @@ class Node:
         vers = self._ver
         if vers is None:
             return saved
+        if saved is _OUT_ONLY:  # the output alone (Note [Recording] in ops/_core.py)
+            return [self._out_tensor(0)]
         out = list(saved)
         for i, v in enumerate(vers):
             if v is None:

@@ -19,7 +19,7 @@ import itertools
 from .._dtype import CACHES, DEFAULTS, FROM_NP, float32
 from .._grad_mode import STATE
 from .._tensor import Tensor
-from ..autograd.node import OUT0, Node, _OutputSlot, user_site
+from ..autograd.node import _OUT_ONLY, OUT0, Node, _OutputSlot, user_site
 from ..autograd.provenance import FORWARD_WATCHERS
 from ..autograd.saved_hooks import HOOKS
 
@@ -136,7 +136,6 @@ def _edge(t):
 # node directly; ``record`` serves every other op. All three set every slot of the
 # node (no instance dict is made) and share ``_finish`` for what is rare (anomaly
 # mode, saved-tensor hooks, multi-output).
-_OUT_ONLY = (OUT0,)  # the saved list of ops that save only their output (never mutated)
 
 
 def record1(op: Op, out, a, p=None):
