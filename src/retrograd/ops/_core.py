@@ -93,12 +93,15 @@ class Op:
     def save_if(self, value) -> None:
         self._save_if = value
         # Note [Recording]: the commonest save patterns get a straight path: nothing (0),
-        # the output alone (1), input 0 alone (2), each of two operands for the other (3)
+        # the output alone (1), input 0 alone (2), each of two operands for the other (3),
+        # inputs by index (4)
         save = self.save
         if not save:
             self.save_plan = 0
         elif value is None:
             self.save_plan = {("out",): 1, (0,): 2}.get(save, -1)
+            if self.save_plan == -1 and all(s.__class__ is int for s in save):
+                self.save_plan = 4  # only inputs
         else:
             self.save_plan = 3 if (save, value) == ((0, 1), ((1,), (0,))) else -1
 
@@ -144,7 +147,8 @@ def record1(op: Op, out, a, p=None):
     node._op = op
     fn = a.grad_fn
     d = a._data
-    node._edges = ((a._grad_accumulator() if fn is None else fn, a._out_nr, d.shape, d.dtype),)
+    node._edges = ((a._grad_accumulator(), 0, d.shape, d.dtype) if fn is None else
+                   (fn, a._out_nr, d.shape, d.dtype),)
     node._p = p
     node._nout = 1
     node._seq = _next_seq()
@@ -182,7 +186,8 @@ def record2(op: Op, out, a, b):
             ra = True
             fn = a.grad_fn
             d = a._data
-            ea = (a._grad_accumulator() if fn is None else fn, a._out_nr, d.shape, d.dtype)
+            ea = ((a._grad_accumulator(), 0, d.shape, d.dtype) if fn is None else
+                  (fn, a._out_nr, d.shape, d.dtype))
         else:
             ea = None
             if a._cut is not None:
@@ -194,7 +199,8 @@ def record2(op: Op, out, a, b):
             rb = True
             fn = b.grad_fn
             d = b._data
-            eb = (b._grad_accumulator() if fn is None else fn, b._out_nr, d.shape, d.dtype)
+            eb = ((b._grad_accumulator(), 0, d.shape, d.dtype) if fn is None else
+                  (fn, b._out_nr, d.shape, d.dtype))
         else:
             eb = None
             if b._cut is not None:
@@ -232,8 +238,9 @@ def record2(op: Op, out, a, b):
     return node
 
 
-def record(op: Op, outs, inputs, p=None, nout: int = 1):
-    """Make the node for ``outs`` (a Tensor or a tuple) computed by ``op`` from ``inputs``."""
+def record(op: Op, outs, inputs, p=None, nout: int = 1, depth: int = 2):
+    """Make the node for ``outs`` (a Tensor or a tuple) computed by ``op`` from ``inputs``
+    (``depth``: see ``user_site``)."""
     node = _new_node(Node)
     node._op = op
     edges = []
@@ -241,10 +248,9 @@ def record(op: Op, outs, inputs, p=None, nout: int = 1):
         if x.__class__ is Tensor or isinstance(x, Tensor):
             if x._rg:
                 fn = x.grad_fn
-                if fn is None:
-                    edges.append((x._grad_accumulator(), 0, x._data.shape, x._data.dtype))
-                else:
-                    edges.append((fn, x._out_nr, x._data.shape, x._data.dtype))
+                d = x._data
+                edges.append((x._grad_accumulator(), 0, d.shape, d.dtype) if fn is None else
+                             (fn, x._out_nr, d.shape, d.dtype))
                 continue
             if x._cut is not None:  # Note [Cut markers] (autograd/provenance.py)
                 _cut_in(node, len(edges), x)
@@ -253,12 +259,29 @@ def record(op: Op, outs, inputs, p=None, nout: int = 1):
     node._p = p
     node._nout = nout
     node._seq = _next_seq()
-    node._site = user_site()
-    if op.save:
-        _save(node, op, outs, inputs, nout)
-    else:
+    node._site = user_site(depth)
+    plan = op.save_plan
+    if plan == 0:
         node._saved = ()
         node._ver = node._out = None
+    elif plan == 4 or plan == 2:  # inputs by index
+        saved = []
+        vers = []
+        for i in op.save:
+            x = inputs[i]
+            saved.append(x)
+            vers.append(x._vc[0] if x.__class__ is Tensor or isinstance(x, Tensor) else None)
+        node._saved = saved
+        node._ver = vers
+        node._out = None
+    elif plan == 1 and nout == 1:
+        vc = outs._vc
+        v = vc[0]
+        node._saved = _OUT_ONLY
+        node._ver = [v]
+        node._out = [(outs._data, vc, v)]
+    else:
+        _save(node, op, outs, inputs, nout)
     if nout == 1:
         outs._rg = True
         outs.grad_fn = node

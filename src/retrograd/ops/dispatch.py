@@ -220,7 +220,10 @@ def apply(op, inputs, p=None, nout: int = 1, differentiable: bool = True):
             out = _asarray(out)
         t = _make(out)
         if differentiable and op.vjp is not None and out.dtype in FLOAT_NP and _needs(inputs):
-            record(op, t, inputs, p)
+            if len(inputs) == 1:
+                record1(op, t, inputs[0], p)
+            else:  # user_site, record, apply, the op's function (ours): start above them
+                record(op, t, inputs, p, depth=4)
         elif STATE.cut_watch if not STATE.enabled else (
                 differentiable and op.vjp is not None and out.dtype not in FLOAT_NP):
             _mark_apply_cut(op, t, inputs, p)

@@ -158,6 +158,18 @@ def _sigmoid_fwd(a):
 
 
 sigmoid = _u("sigmoid", _sigmoid_fwd, _fused(sigmoid_backward), ("out",))
+_ZEROS: dict = {}
+
+
+def _zero(dt):
+    """A read-only 0-d zero of NumPy dtype ``dt`` (a Python 0 costs a conversion per call)."""
+    z = _ZEROS.get(dt)
+    if z is None:
+        z = _ZEROS[dt] = np.zeros((), dt)
+        z.flags.writeable = False
+    return z
+
+
 def _threshold_bwd_fwd(g, y):
     # g where y > 0, else 0: the multiply form of Note [Masked gradients], with the mask
     # written as 0.0/1.0 straight into the output buffer (no boolean temporaries: Note
@@ -165,7 +177,8 @@ def _threshold_bwd_fwd(g, y):
     # a non-finite sum of squares means g held inf/nan (inf * 0 is nan, where gives 0), or
     # a huge finite value: both go through np.where, which is exact.
     if g.shape != y.shape or g.dtype.kind != "f" or g.size <= 8192:
-        return np.where(y > 0, g, 0).astype(g.dtype, copy=False)
+        z = _zero(g.dtype)
+        return np.where(y > z, g, z)
     r = np.greater(y, 0, out=np.empty(g.shape, g.dtype))
     with np.errstate(invalid="ignore"):  # inf * 0, repaired below
         np.multiply(r, g, out=r)
@@ -183,7 +196,7 @@ threshold_backward = Op("threshold_backward", _threshold_bwd_fwd,
                         (lambda gg, s, n: R.ops.dispatch.binary(threshold_backward, gg, s[1]),
                          lambda gg, s, n: R.zeros_like(gg)), (0, 1), save_if=((1,), (0,)))
 threshold_backward.kind = None
-relu = _u("relu", lambda a: np.maximum(a, 0).astype(a.dtype, copy=False),
+relu = _u("relu", lambda a: np.maximum(a, _zero(a.dtype)),
           _fused(threshold_backward), ("out",), kind=None)
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)

@@ -87,7 +87,7 @@ def _linear_vjp(g, s, n, needs):
         if needs[1]:
             r[1] = apply(mm, (g.t(), x))
         if needs[2]:
-            r[2] = g.sum(0)
+            r[2] = apply(R.ops.functions._SUM1, (g,), ((0,), False, None))  # g.sum(0)
         return r
     if needs[0]:
         r[0] = g.matmul(w)
@@ -473,10 +473,10 @@ _add_reduce = np.add.reduce
 def _row_max(x, dim):
     """The max along ``dim`` (kept), with non-finite maxima replaced by 0 so that a row
     of -inf (or an inf) does not turn the shift into nan. One reduce and one sum on the
-    common path: the sum of finite maxima is finite (or overflows, which only sends us to
-    the exact slow path)."""
+    common path: the sum of squares of finite maxima is finite (or overflows, which only
+    sends us to the exact slow path)."""
     m = _max_reduce(x, axis=dim, keepdims=True)
-    tot = _add_reduce(m, axis=None)
+    tot = np.vdot(m, m)  # cheaper than a sum on small arrays
     if not tot - tot == 0:
         m = np.where(np.isfinite(m), m, 0)
     return m
