@@ -25,9 +25,11 @@ from .. import _dtype as D
 from .._grad_mode import no_grad
 from .._tensor import Tensor, _make
 from ..amp.state import AMP as _AMP
+from ..autograd.node import _LEGACY
 from ..ops import table_nn as TN
 from ..ops._core import FLOAT_NP
 from ..ops.dispatch import apply
+from ..ops.out_arg import write_out
 
 _min_reduce = np.minimum.reduce
 _max_reduce = np.maximum.reduce
@@ -64,11 +66,6 @@ def _check_float(x: Tensor, fn: str) -> None:
     if x._data.dtype not in FLOAT_NP:
         raise RuntimeError(f'"{fn}" not implemented for \'{_legacy(x.dtype)}\': convert the '
                            "input to a floating dtype first (x.float())")
-
-
-_LEGACY = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-           "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-           "bool": "Bool"}
 
 
 def _legacy(dt) -> str:
@@ -130,21 +127,23 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         >>> torch.nn.functional.linear(torch.ones(1, 2), torch.ones(3, 2), torch.zeros(3))
         tensor([[2., 2., 2.]])
     """
-    if input._data.ndim == 0 or weight._data.ndim not in (1, 2):
-        raise RuntimeError(f"linear: input must have at least 1 dim and weight 1 or 2 dims, got "
-                           f"input {tuple(input.shape)} and weight {tuple(weight.shape)}")
-    if weight._data.ndim == 1:
+    xd = input._data
+    wd = weight._data
+    if xd.ndim == 0 or wd.ndim != 2:
+        if xd.ndim == 0 or wd.ndim != 1:
+            raise RuntimeError(
+                f"linear: input must have at least 1 dim and weight 1 or 2 dims, got input "
+                f"{tuple(input.shape)} and weight {tuple(weight.shape)}")
         out = input.matmul(weight)
         return out + bias if bias is not None else out
-    if input._data.shape[-1] != weight._data.shape[1]:
+    if xd.shape[-1] != wd.shape[1]:
         lead = math.prod(input._data.shape[:-1]) if input._data.ndim > 1 else 1
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({lead}x{input._data.shape[-1]} and "
             f"{weight._data.shape[1]}x{weight._data.shape[0]}): the layer expects "
             f"{weight._data.shape[1]} input features but the input's last dim is "
             f"{input._data.shape[-1]}; reshape the input (x.flatten(1)) or change in_features")
-    if input._data.dtype != weight._data.dtype or (
-            bias is not None and bias._data.dtype != weight._data.dtype):
+    if xd.dtype != wd.dtype or (bias is not None and bias._data.dtype != wd.dtype):
         raise RuntimeError(
             f"mat1 and mat2 must have the same dtype, but got {_legacy(input.dtype)} and "
             f"{_legacy(weight.dtype)}: convert the input (x.to({weight.dtype})) or the "
@@ -1573,6 +1572,8 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,  
         >>> torch.nn.functional.normalize(torch.tensor([[3., 4.]]))
         tensor([[0.6000, 0.8000]])
     """
+    if out is not None:  # Note [out= arguments] (ops/out_arg.py)
+        return write_out("normalize", out, normalize(input, p, dim, eps), (input,))
     denom = R.vector_norm(input, p, dim, keepdim=True).clamp(min=eps).expand_as(input)
     return input / denom
 

@@ -14,6 +14,7 @@ from .. import _dtype as D
 from .._device import check_device
 from .._random import gen
 from .._tensor import Tensor, _make
+from ..autograd.node import _LEGACY
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange",
            "linspace", "logspace", "eye", "zeros_like", "ones_like", "full_like", "empty_like",
@@ -163,7 +164,7 @@ def from_numpy(a: np.ndarray) -> Tensor:
     return _make(a)
 
 
-def _filled(size, value, dtype, requires_grad, device, out=None):
+def _filled(size, value, dtype, requires_grad, device):
     shape = _shape(size)
     if dtype is None and value is not None and not isinstance(value, float):
         dt = D.result_type_of([], [], [value])
@@ -176,6 +177,22 @@ def _filled(size, value, dtype, requires_grad, device, out=None):
     return _finish(arr, requires_grad, device)
 
 
+def _fill_out(out, size, value, dtype, requires_grad: bool):
+    """zeros/ones with ``out=``: ``out`` (of its own dtype unless ``dtype`` is given and
+    differs, which PyTorch refuses) resized to ``size`` and filled."""
+    if dtype is not None and D.as_dtype(dtype).np != out._data.dtype:
+        raise RuntimeError(f"dtype {_LEGACY[D.as_dtype(dtype).np.name]} does not match dtype of "
+                           f"out parameter ({_LEGACY[out._data.dtype.name]})")
+    shape = _shape(size)
+    if out._data.shape != shape:
+        out._data = np.empty(shape, out._data.dtype)
+    out._data[...] = value
+    out._vc[0] += 1
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
 def zeros(*size, dtype=None, device=None, requires_grad: bool = False, out=None,
           layout=None) -> Tensor:
     """A tensor of zeros.
@@ -185,6 +202,8 @@ def zeros(*size, dtype=None, device=None, requires_grad: bool = False, out=None,
         >>> torch.zeros(2)
         tensor([0., 0.])
     """
+    if out is not None:
+        return _fill_out(out, size, 0, dtype, requires_grad)
     return _filled(size, None, dtype or D.DEFAULTS.float, requires_grad, device)
 
 
@@ -197,6 +216,8 @@ def ones(*size, dtype=None, device=None, requires_grad: bool = False, out=None,
         >>> torch.ones(2, dtype=torch.int64)
         tensor([1, 1])
     """
+    if out is not None:
+        return _fill_out(out, size, 1, dtype, requires_grad)
     return _filled(size, 1, dtype or D.DEFAULTS.float, requires_grad, device)
 
 

@@ -31,6 +31,7 @@ from ._core import _LOW, FLOAT_NP, Op, record
 from .creation import tensor, zeros
 from .dispatch import _mismatch, apply, binary, replay_view, unary, view_apply
 from .dispatch import scalar_array as _scalar_array
+from .out_arg import write_out
 
 __all__ = [
     "add", "sub", "mul", "div", "floor_divide", "remainder", "fmod", "pow", "float_power", "atan2",
@@ -97,6 +98,8 @@ def add(input, other, *, alpha=1, out=None) -> Tensor:  # noqa: A002
         >>> torch.add(torch.ones(2), torch.ones(2), alpha=3)
         tensor([4., 4.])
     """
+    if out is not None:
+        return write_out("add", out, add(input, other, alpha=alpha), (input, other))
     if alpha != 1:
         other = mul(other, alpha)
     return binary(T.add, input, other)
@@ -110,6 +113,8 @@ def sub(input, other, *, alpha=1, out=None) -> Tensor:  # noqa: A002
         >>> torch.sub(torch.ones(2), 1)
         tensor([0., 0.])
     """
+    if out is not None:
+        return write_out("sub", out, sub(input, other, alpha=alpha), (input, other))
     if alpha != 1:
         other = mul(other, alpha)
     return binary(T.sub, input, other)
@@ -126,6 +131,8 @@ def mul(input, other, *, out=None) -> Tensor:  # noqa: A002
         >>> torch.mul(torch.tensor([2.]), 3)
         tensor([6.])
     """
+    if out is not None:
+        return write_out("mul", out, binary(T.mul, input, other), (input, other))
     return binary(T.mul, input, other)
 
 
@@ -140,6 +147,9 @@ def div(input, other, *, rounding_mode=None, out=None) -> Tensor:  # noqa: A002
         >>> torch.div(torch.tensor([7, -7]), 2, rounding_mode='floor')
         tensor([ 3, -4])
     """
+    if out is not None:
+        return write_out("div", out, div(input, other, rounding_mode=rounding_mode),
+                         (input, other))
     if rounding_mode is None:
         return binary(T.div, input, other)
     if rounding_mode == "floor":
@@ -262,6 +272,8 @@ negative = neg
 
 def _unary_fn(op, doc_example: str):
     def fn(input, *, out=None) -> Tensor:  # noqa: A002
+        if out is not None:  # Note [out= arguments] (ops/out_arg.py)
+            return write_out(op.name, out, unary(op, input), (input,))
         return unary(op, input)
     fn.__name__ = op.name
     fn.__qualname__ = op.name
@@ -621,8 +633,10 @@ def _cast_keep(r, dt):
 
 
 def _legacy_name(dt) -> str:
-    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool"}.get(dt.name, dt.name)
+    return _LEGACY[dt.name] if dt.name in _INT_NAMES else dt.name
+
+
+_INT_NAMES = frozenset(("int64", "int32", "int16", "int8", "uint8", "bool"))
 
 
 def nansum(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A002

@@ -1,0 +1,68 @@
+"""The ``out=`` argument of functions: write a computed result into a given tensor.
+
+Note [out= arguments]
+PyTorch's ``torch.sin(x, out=y)`` writes the result into ``y`` and returns ``y``. We
+compute the result as usual and copy it in, with PyTorch's rules: no autograd through
+``out=`` (an input that requires grad in grad mode is an error), the result dtype must
+be castable to ``out``'s (no float into an integer tensor, nothing but bool into a bool
+one), and an ``out`` of another shape is resized (with PyTorch's deprecation warning
+when it had elements). ``out`` keeps its identity; its version counter is bumped.
+
+Example:
+    >>> import retrograd as torch
+    >>> y = torch.zeros(2)
+    >>> torch.add(torch.ones(2), 1, out=y) is y, y
+    (True, tensor([2., 2.]))
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .._grad_mode import STATE
+from .._tensor import Tensor
+from ..autograd.node import _LEGACY
+
+__all__ = ["write_out"]
+
+
+def write_out(name: str, out: Tensor, result: Tensor, inputs=()) -> Tensor:
+    """Copy ``result`` into ``out`` (Note [out= arguments]) and return ``out``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.ops.out_arg import write_out
+        >>> y = torch.zeros(2, dtype=torch.float64)
+        >>> write_out("sin", y, torch.tensor([1.0, 2.0])).dtype
+        torch.float64
+    """
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if STATE.enabled and (out._rg or any(isinstance(x, Tensor) and x._rg for x in inputs)):
+        raise RuntimeError(
+            f"{name}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad. Call it under "
+            "torch.no_grad(), or drop out= and assign the result instead.")
+    rk, ok = result._data.dtype.kind, out._data.dtype.kind
+    rk_name = result._data.dtype.name
+    if (rk == "f" and ok in "biu") or (ok == "b" and rk != "b"):
+        raise RuntimeError(
+            f"result type {_LEGACY[rk_name]} can't be cast to the desired output type "
+            f"{_LEGACY[out._data.dtype.name]}")
+    res = result._data
+    if out._data.shape == res.shape:
+        np.copyto(out._data, res, casting="unsafe")
+    else:
+        if out._data.size != 0:
+            warnings.warn(
+                f"An output with one or more elements was resized since it had shape "
+                f"{list(out._data.shape)}, which does not match the required output shape "
+                f"{list(res.shape)}. This behavior is deprecated, and in a future PyTorch "
+                "release outputs will not be resized unless they have zero elements. You can "
+                "explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
+                "with t.resize_(0).", UserWarning, stacklevel=3)
+        out._data = res.astype(out._data.dtype, copy=True)
+    out._vc[0] += 1
+    return out
