@@ -511,3 +511,25 @@ def test_erf_vectorized_accuracy():
     a = R.erf(R.tensor(x32)).numpy()
     b = torch.erf(torch.tensor(x32)).numpy()
     assert np.all(np.abs(a - b) <= np.spacing(np.abs(b)))
+
+
+@pytest.mark.parametrize("target,ignore", [([-1, 0], -100), ([0, 3], -100), ([2, -100], -100),
+                                           ([1, 1], 1), ([0, 2], 2), ([-100, 0], 0)])
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "float32"])
+def test_nll_target_checks_like_torch(target, ignore, dtype):
+    """Out-of-range targets raise as in torch; ignored ones drop out (the fast check views
+    the targets as unsigned, so negatives must still be caught)."""
+    import torch
+
+    x = np.linspace(-1, 1, 6).reshape(2, 3).astype(np.float32)
+    if dtype == "uint8" and min(target) < 0:
+        return  # not representable
+    res = []
+    for m in (R, torch):
+        try:
+            tgt = m.tensor(target, dtype=getattr(m, dtype))
+            out = m.nn.functional.cross_entropy(m.tensor(x), tgt, ignore_index=ignore)
+            res.append(("ok", repr(round(float(out), 5))))  # repr: nan == nan
+        except (IndexError, RuntimeError) as e:
+            res.append((type(e).__name__, str(e).split(":")[0]))
+    assert res[0] == res[1]

@@ -31,8 +31,9 @@ from ..ops._core import FLOAT_NP
 from ..ops.dispatch import apply
 from ..ops.out_arg import write_out
 
-_min_reduce = np.minimum.reduce
 _max_reduce = np.maximum.reduce
+_TARGET_DTYPES = frozenset((np.dtype(np.int64), np.dtype(np.uint8)))
+_UNSIGNED = {np.dtype(f"{k}{n}"): np.dtype(f"u{n}") for k in "iu" for n in (1, 2, 4, 8)}
 
 __all__ = [
     "linear", "bilinear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
@@ -1247,13 +1248,15 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
     expected = input._data.shape[:cdim] + input._data.shape[cdim + 1:]
     if tuple(target._data.shape) != tuple(expected):
         raise RuntimeError(f"Expected target size {list(expected)}, got {list(target.shape)}")
-    if target._data.dtype.kind not in "iu":
-        raise RuntimeError(f"expected scalar type Long but found {_legacy(target.dtype)}")
+    if target._data.dtype not in _TARGET_DTYPES:
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{_legacy(target.dtype)}: class indices are int64 (target.long())")
     nc = input._data.shape[cdim]
     t = target._data
     if t.size and (ignore_index < 0 or ignore_index >= nc) and \
-            _min_reduce(t, axis=None) >= 0 and _max_reduce(t, axis=None) < nc:
-        valid = None  # the common case, checked with two reductions: nothing ignored
+            _max_reduce(t.view(_UNSIGNED[t.dtype]), axis=None) < nc:
+        valid = None  # the common case: every target in [0, nc), checked with one reduction
+        # over the targets viewed as unsigned (negative ones become huge)
         safe = t.astype(np.int64, copy=False)
     else:
         valid = t != ignore_index
@@ -1306,12 +1309,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  
     nc = input._data.shape[cdim]
     wshape = [1] * input._data.ndim
     wshape[cdim] = nc
-    if target._data.dtype in FLOAT_NP:
-        if tuple(target.shape) != tuple(input.shape):
-            raise RuntimeError(
-                "Expected floating point type for target with class probabilities, and the "
-                f"same shape as the input: got target {list(target.shape)} for input "
-                f"{list(input.shape)}")
+    if target._data.dtype in FLOAT_NP and target._data.shape == input._data.shape:
         if label_smoothing > 0:
             target = target * (1 - label_smoothing) + label_smoothing / nc
         prod = logp * target
