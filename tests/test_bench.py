@@ -35,3 +35,26 @@ def test_checkpoint_bench_runs_on_a_small_model():
     assert p.returncode == 0, p.stderr[-2000:]
     assert "gradients identical: True" in p.stdout, p.stdout
     assert "graph after forward" in p.stdout
+
+
+def test_profile_aggregates_only_samples_inside_step():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "profile_workload", os.path.join(ROOT, "bench", "profile_workload.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    aggregate = mod.aggregate
+
+    raw = "\n".join([
+        "<module> (x.py:1);w1.<locals>.step (workloads.py:50);binary (dispatch.py:10) 6",
+        "<module> (x.py:1);w1.<locals>.step (workloads.py:51);binary (dispatch.py:12) 2",
+        "<module> (x.py:1);w1.<locals>.step (workloads.py:51);record (_core.py:3) 2",
+        "<module> (x.py:1);import_stuff (x.py:9) 40",
+    ])
+    total, own, incl = aggregate(raw)
+    assert total == 10
+    assert own["binary (dispatch.py)"] == 8 and own["record (_core.py)"] == 2
+    assert incl["w1.<locals>.step (workloads.py)"] == 10
+    total, own, _ = aggregate(raw, lines=True)
+    assert own["binary (dispatch.py:10)"] == 6
