@@ -38,6 +38,7 @@ from ..autograd.forward_ad import (
     jvp_reduction,
     jvp_view,
 )
+from . import buffers as _buffers
 from ._core import Op
 
 LN2 = math.log(2.0)
@@ -106,10 +107,51 @@ cosh = _u("cosh", np.cosh, lambda g, s, n: g * s[0].sinh(), (0,))
 # Note [Kernel passes]
 # On large arrays a kernel costs its passes over memory plus, for every fresh buffer, the
 # page faults that map it (a 4 MB boolean mask is ~1000 faults: more than the arithmetic).
-# So a kernel allocates its output once and updates it in place (ufunc ``out=``), makes
-# no boolean temporaries, and writes only into arrays it allocated itself: its inputs may
-# be saved for backward or held by the user.
+# So a kernel allocates its output once, from the buffer pool (Note [Buffer pool] in
+# buffers.py), and updates it in place (ufunc ``out=``), makes no boolean temporaries,
+# and writes only into arrays it allocated itself: its inputs may be saved for backward
+# or held by the user.
+#
+# Note [Blocked kernels]
+# A fused kernel makes two to four passes over its output. On arrays larger than the
+# cache each pass goes to memory; run block by block (256 KiB of each operand, which stays
+# in the L2 cache), only the first read and the last write of each element do. Every
+# element goes through the same ufuncs in the same order as unblocked, so the results are
+# bit-identical. Small, broadcast or non-contiguous operands take the unblocked path.
+_BLOCK_BYTES = 1 << 18
+
+
+def _blockable(*arrays) -> bool:
+    """All of ``arrays`` C-contiguous, of one shape, and at least four blocks long."""
+    a = arrays[0]
+    if a.nbytes < 4 * _BLOCK_BYTES:
+        return False
+    for x in arrays:
+        if x.shape != a.shape or not x.flags.c_contiguous:
+            return False
+    return True
+
+
+def _blocked(kernel, out, *ins):
+    """Run ``kernel(out_block, *in_blocks)`` block by block (Note [Blocked kernels])."""
+    o = out.reshape(-1)
+    xs = [x.reshape(-1) for x in ins]
+    step = _BLOCK_BYTES // o.itemsize
+    for i in range(0, o.size, step):
+        j = i + step
+        kernel(o[i:j], *[x[i:j] for x in xs])
+    return out
+
+
+def _tanh_bwd_block(t, g, y):
+    np.multiply(y, y, out=t)
+    np.subtract(1, t, out=t)
+    t *= g
+
+
 def _tanh_bwd_fwd(g, y):
+    if g.dtype is y.dtype and _blockable(g, y):
+        return _blocked(_tanh_bwd_block, _buffers.empty(g.shape, g.dtype), g, y)
     t = np.asarray(np.multiply(y, y))  # one temporary, updated in place: g * (1 - y*y)
     np.subtract(1, t, out=t)  # (asarray: NumPy gives a scalar for 0-d inputs)
     if t.shape == g.shape or t.shape == np.broadcast_shapes(t.shape, g.shape):
@@ -118,7 +160,15 @@ def _tanh_bwd_fwd(g, y):
     return g * t  # g broadcasts y up (a batched gradient, Note [Batched rules])
 
 
+def _sigmoid_bwd_block(t, g, y):
+    np.subtract(1, y, out=t)
+    np.multiply(g, t, out=t)
+    t *= y
+
+
 def _sigmoid_bwd_fwd(g, y):
+    if g.dtype is y.dtype and _blockable(g, y):
+        return _blocked(_sigmoid_bwd_block, _buffers.empty(g.shape, g.dtype), g, y)
     t = np.asarray(np.subtract(1, y))  # g * (1 - y) * y, in PyTorch's order
     if t.shape != g.shape and t.shape != np.broadcast_shapes(t.shape, g.shape):
         return g * t * y  # g broadcasts y up (a batched gradient, Note [Batched rules])
@@ -146,27 +196,52 @@ def _fused(op):
 tanh = _u("tanh", np.tanh, _fused(tanh_backward), ("out",))
 
 
+def _sigmoid_block(t, a):
+    np.negative(a, out=t)
+    np.exp(t, out=t)
+    t += 1
+    np.divide(1, t, out=t)  # np.reciprocal's float loop is ~2x slower than divide
+
+
 def _sigmoid_fwd(a):
     # PyTorch's formula, 1 / (1 + exp(-a)), in one buffer updated in place (Note [Kernel
     # passes]). It is stable: for a < -88.7 (float32) exp(-a) overflows to inf and the
     # result is 0, as in PyTorch; for large a, exp(-a) underflows and the result is 1.
-    t = np.negative(a, out=np.empty_like(a))  # out=: a 0-d input stays an array
+    # out=: a 0-d input stays an array; empty_like keeps a transposed input's memory order
+    t = _buffers.empty(a.shape, a.dtype) if a.flags.c_contiguous else np.empty_like(a)
     with np.errstate(over="ignore"):
-        np.exp(t, out=t)
-    t += 1
-    return np.divide(1, t, out=t)  # np.reciprocal's float loop is ~2x slower than divide
+        if _blockable(a):
+            return _blocked(_sigmoid_block, t, a)
+        _sigmoid_block(t, a)
+    return t
 
 
-sigmoid = _u("sigmoid", _sigmoid_fwd, _fused(sigmoid_backward), ("out",))
+def _threshold_bwd_block(r, g, y, mask, bits):
+    # r = g where y > 0 else +0.0, as bits: g's bits AND a mask of all ones or zeros
+    m = mask[:r.size]
+    b = bits[:r.size]
+    np.greater(y, 0, out=m)
+    np.negative(m.view(np.int8), out=b, casting="unsafe")  # True -> -1: all bits set
+    np.bitwise_and(g.view(b.dtype), b, out=r.view(b.dtype))
+
+
 def _threshold_bwd_fwd(g, y):
-    # g where y > 0, else 0: the multiply form of Note [Masked gradients], with the mask
-    # written as 0.0/1.0 straight into the output buffer (no boolean temporaries: Note
-    # [Kernel passes]). ``+= 0`` turns the -0.0 of negative g times 0 into where's +0.0;
-    # a non-finite sum of squares means g held inf/nan (inf * 0 is nan, where gives 0), or
-    # a huge finite value: both go through np.where, which is exact.
+    # g where y > 0, else 0 (Note [Masked gradients]) without boolean temporaries the size
+    # of g (Note [Kernel passes]). Large contiguous operands: block by block, g's bits
+    # masked by the comparison (exactly np.where's result, NaN payloads and +0.0 included).
+    # Otherwise the multiply form: the mask is written as 0.0/1.0 straight into the output
+    # buffer; ``+= 0`` turns the -0.0 of negative g times 0 into where's +0.0; a non-finite
+    # sum of squares means g held inf/nan (inf * 0 is nan, where gives 0), or a huge finite
+    # value: both go through np.where, which is exact.
     if g.shape != y.shape or g.dtype.kind != "f" or g.size <= 8192:
         return np.where(y > 0, g, 0).astype(g.dtype, copy=False)
-    r = np.greater(y, 0, out=np.empty(g.shape, g.dtype))
+    if g.dtype is y.dtype and g.dtype.itemsize in (4, 8) and _blockable(g, y):
+        n = _BLOCK_BYTES // g.itemsize
+        mask = np.empty(n, np.bool_)
+        bits = np.empty(n, np.int32 if g.itemsize == 4 else np.int64)
+        out = _buffers.empty(g.shape, g.dtype)
+        return _blocked(lambda r, gb, yb: _threshold_bwd_block(r, gb, yb, mask, bits), out, g, y)
+    r = np.greater(y, 0, out=_buffers.empty(g.shape, g.dtype))
     with np.errstate(invalid="ignore"):  # inf * 0, repaired below
         np.multiply(r, g, out=r)
     r += 0
@@ -176,6 +251,26 @@ def _threshold_bwd_fwd(g, y):
     return r
 
 
+def _relu_block(out, a, zeros):
+    np.maximum(a, zeros[:a.size], out=out)  # a zeros array: ~4x faster than a scalar 0
+
+
+def _relu_fwd(a):
+    if a.dtype.kind == "f" and _blockable(a):
+        z = _ZEROS.get(a.dtype)
+        if z is None:
+            z = _ZEROS[a.dtype] = np.zeros(_BLOCK_BYTES // a.itemsize, a.dtype)
+            z.flags.writeable = False
+        return _blocked(lambda o, x: _relu_block(o, x, z), _buffers.empty(a.shape, a.dtype), a)
+    return np.maximum(a, 0).astype(a.dtype, copy=False)
+
+
+_ZEROS: dict = {}  # dtype -> a read-only block of zeros for _relu_fwd
+
+
+sigmoid = _u("sigmoid", _sigmoid_fwd, _fused(sigmoid_backward), ("out",))
+
+
 # Note [Fused backward ops]: relu's rule is PyTorch's threshold_backward(g, out), a
 # primitive whose rule w.r.t. ``out`` is zero: the second derivative of relu is then
 # a tensor of zeros, as in PyTorch, not "does not require grad".
@@ -183,8 +278,7 @@ threshold_backward = Op("threshold_backward", _threshold_bwd_fwd,
                         (lambda gg, s, n: R.ops.dispatch.binary(threshold_backward, gg, s[1]),
                          lambda gg, s, n: R.zeros_like(gg)), (0, 1), save_if=((1,), (0,)))
 threshold_backward.kind = None
-relu = _u("relu", lambda a: np.maximum(a, 0).astype(a.dtype, copy=False),
-          _fused(threshold_backward), ("out",), kind=None)
+relu = _u("relu", _relu_fwd, _fused(threshold_backward), ("out",), kind=None)
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 

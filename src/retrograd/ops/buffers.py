@@ -1,0 +1,238 @@
+"""Result buffers for large kernels: a pool that reuses freed memory (Note [Buffer pool]).
+
+Example:
+    >>> import numpy as np
+    >>> from retrograd.ops import buffers
+    >>> a = buffers.empty((4,), np.float32)
+    >>> a.shape, a.dtype
+    ((4,), dtype('float32'))
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import weakref
+
+import numpy as np
+
+# Note [Buffer pool]
+# A kernel over a large array is a few passes over memory, and a fresh result array
+# costs one more: glibc hands blocks this big back to the OS when they are freed, so the
+# next 16 MB result is page-faulted in again, 4 KB at a time (W7, ten elementwise ops on
+# 4M float32 elements, spent a quarter of its time in those faults). PyTorch's CUDA
+# caching allocator solves the same problem; this is its CPU counterpart, kept small.
+#
+# * What is pooled: only results that the kernels write themselves (``empty`` is called
+#   by dispatch.unary/binary for NumPy ufuncs with ``out=``, by the fused kernels in
+#   table.py and by the engine's gradient sums), and only requests of at least
+#   ``threshold`` bytes (1 MiB): below it malloc's own free lists serve well and one
+#   size check is all the small-tensor path pays.
+# * How a block is known to be free: a block is an ``np.empty`` uint8 array (``mem``,
+#   owned by the pool). The array handed out is ``np.frombuffer(memoryview(mem))``,
+#   reshaped; its ``.base`` is a memoryview. NumPy collapses view chains only through
+#   arrays, so every view, reshape or ``.numpy()`` of the result keeps that flat array
+#   alive, and it keeps the memoryview alive. A weak reference on the memoryview calls
+#   ``_release`` when the last user is gone: the block goes back on the free list at the
+#   exact moment it becomes free, not at the next request. Anything holding the memory
+#   through Python references (a tensor, a view, a NumPy array from ``.numpy()``, a
+#   memoryview a user took) keeps it busy. As a last guard, ``_release`` drops (rather
+#   than reuses) a block that something other than the pool still references.
+#   (The alternative, polling ``sys.getrefcount`` of each block at every request, finds
+#   blocks free only when asked, so it can neither reuse the most recent one nor keep
+#   the free bytes under the cap between requests.)
+# * Reuse: most recently freed first, among blocks of the request's size class (sizes
+#   are rounded up to 1/8 of their power of two, so at most 12.5% is wasted and a
+#   smaller last batch still finds a block). A block freed a moment ago may still be in
+#   the L3 cache.
+# * Bounded: at most ``max_free`` bytes (256 MiB) are held while free; past that the
+#   oldest free blocks are dropped when a block is released. ``retrograd.cpu.empty_cache()``
+#   drops every free block (as torch.cuda.empty_cache does for CUDA).
+# * Off switch: ``RETROGRAD_CPU_POOL=0`` in the environment at import turns the pool
+#   off (``empty`` is then ``np.empty``). ``configure(...)`` changes the threshold, the
+#   cap or the switch at run time; tests use it to pool small arrays.
+# * Threads: one re-entrant lock (a release can run inside another pool call, from a
+#   garbage collection on the same thread). After ``fork`` (DataLoader workers) the
+#   child gets a fresh lock; blocks the parent had are the child's copy-on-write copies.
+# * Values: a pooled result is computed by the same ufunc, in the same order, as the
+#   ``np.empty`` result was, so results are bit-identical with the pool on or off.
+
+_MIB = 1 << 20
+_enabled = os.environ.get("RETROGRAD_CPU_POOL", "1") != "0"
+_threshold = _MIB
+_max_free = 256 * _MIB
+
+_lock = threading.RLock()
+_free: list = []  # [(size class in bytes, mem)], oldest first
+_free_bytes = 0
+_leases: dict = {}  # id(lease) -> lease, for every block handed out and not yet back
+
+
+class _Lease(weakref.ref):
+    """A weak reference to a handed-out block's memoryview; holds the block itself."""
+
+    __slots__ = ("mem",)
+
+
+def _size_class(nbytes: int) -> int:
+    step = 1 << max((nbytes - 1).bit_length() - 3, 12)
+    return -(-nbytes // step) * step
+
+
+def empty(shape, dtype) -> np.ndarray:
+    """An uninitialised C-contiguous array, from the pool when it is large.
+
+    Args:
+        shape: a tuple of ints.
+        dtype: a NumPy dtype.
+
+    Example:
+        >>> import numpy as np
+        >>> from retrograd.ops import buffers
+        >>> buffers.empty((2, 3), np.float64).shape
+        (2, 3)
+    """
+    dtype = np.dtype(dtype)
+    n = dtype.itemsize
+    for s in shape:
+        n *= s
+    if n < _threshold or not _enabled:
+        return np.empty(shape, dtype)
+    return _take(shape, dtype, n)
+
+
+def _take(shape, dtype, nbytes: int) -> np.ndarray:
+    global _free_bytes
+    cls = _size_class(nbytes)
+    mem = None
+    with _lock:
+        for i in range(len(_free) - 1, -1, -1):  # newest first
+            if _free[i][0] == cls:
+                mem = _free.pop(i)[1]
+                _free_bytes -= cls
+                break
+    if mem is None:
+        mem = np.empty(cls, np.uint8)
+    flat = np.frombuffer(memoryview(mem), dtype, nbytes // dtype.itemsize)
+    lease = _Lease(flat.base, _release)  # the memoryview NumPy made (Note [Buffer pool])
+    lease.mem = mem
+    with _lock:
+        _leases[id(lease)] = lease
+    return flat.reshape(shape)
+
+
+def _refs_when_free() -> int:
+    """sys.getrefcount(mem) inside _release when only the pool holds the block."""
+    mem = np.empty(1, np.uint8)
+    probe = _Lease(memoryview(np.empty(1)), None)
+    probe.mem = mem
+    del mem
+    return _count(probe)
+
+
+def _count(lease) -> int:
+    mem = lease.mem
+    return sys.getrefcount(mem)
+
+
+_FREE_REFS = _refs_when_free()
+
+
+def _release(lease) -> None:
+    global _free_bytes
+    with _lock:
+        _leases.pop(id(lease), None)
+        if not _enabled or _count(lease) != _FREE_REFS:
+            return  # pool off, or a memoryview derived from ours still exports the block
+        mem = lease.mem
+        _free.append((mem.nbytes, mem))
+        _free_bytes += mem.nbytes
+        while _free_bytes > _max_free and _free:
+            _free_bytes -= _free.pop(0)[0]
+
+
+def empty_cache() -> None:
+    """Drop every free block, handing its memory back to the system.
+
+    Example:
+        >>> from retrograd.ops import buffers
+        >>> buffers.empty_cache()
+        >>> buffers.stats()["free_bytes"]
+        0
+    """
+    global _free_bytes
+    with _lock:
+        _free.clear()
+        _free_bytes = 0
+
+
+def stats() -> dict:
+    """Counts for tests and tuning: blocks in use and free, and the bytes they hold.
+
+    Example:
+        >>> from retrograd.ops import buffers
+        >>> sorted(buffers.stats())
+        ['free_blocks', 'free_bytes', 'used_blocks', 'used_bytes']
+    """
+    with _lock:
+        return {"free_blocks": len(_free), "free_bytes": _free_bytes,
+                "used_blocks": len(_leases),
+                "used_bytes": sum(x.mem.nbytes for x in _leases.values())}
+
+
+def configure(enabled: bool | None = None, threshold: int | None = None,
+              max_free: int | None = None) -> dict:
+    """Change the pool's settings; returns the previous ones (pass them back to restore).
+
+    Args:
+        enabled: False turns the pool off (and drops its free blocks).
+        threshold: the smallest request, in bytes, served from the pool.
+        max_free: the most bytes held in free blocks.
+
+    Example:
+        >>> from retrograd.ops import buffers
+        >>> old = buffers.configure(threshold=4096)
+        >>> _ = buffers.configure(**old)
+    """
+    global _enabled, _threshold, _max_free, _free_bytes
+    with _lock:
+        old = {"enabled": _enabled, "threshold": _threshold, "max_free": _max_free}
+        if enabled is not None:
+            _enabled = bool(enabled)
+        if threshold is not None:
+            _threshold = int(threshold)
+        if max_free is not None:
+            _max_free = int(max_free)
+        limit = _max_free if _enabled else 0
+        while _free_bytes > limit and _free:
+            _free_bytes -= _free.pop(0)[0]
+        _publish()
+    return old
+
+
+def pool_min() -> int:
+    """The smallest request, in bytes, that the pool serves (huge when it is off).
+
+    Example:
+        >>> from retrograd.ops import buffers
+        >>> buffers.pool_min() >= 1
+        True
+    """
+    return _threshold if _enabled else sys.maxsize
+
+
+def _publish() -> None:
+    # dispatch keeps pool_min() in a module global: one int comparison on the hot path
+    m = sys.modules.get("retrograd.ops.dispatch")
+    if m is not None:
+        m._POOL_MIN = pool_min()
+
+
+def _after_fork() -> None:
+    global _lock
+    _lock = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
