@@ -61,13 +61,16 @@ class Op:
     """
 
     __slots__ = ("name", "node_name", "fwd", "vjp", "jvp", "save", "view", "per_input", "kind",
-                 "save_if", "batch_ok", "save_plan")
+                 "save_if", "batch_ok", "save_plan", "grad_once")
 
     def __init__(self, name, fwd, vjp=None, save=(), jvp=None, node_name=None, view=False,
                  kind=None, save_if=None):
         # save_if[j]: input indices; save entry j only if one of them requires grad
         # (x.mul_(2) must not save x, or the in-place write would invalidate it)
         self.save_if = save_if
+        # grad_once(node, needs): the rules about to run read g once in all (Note
+        # [Gradient donation] in buffers.py); None: never assumed
+        self.grad_once = None
         self.batch_ok = name in BATCH_OK
         self.name = name
         self.kind = kind  # None: result has the promoted dtype; "float": ints become float;

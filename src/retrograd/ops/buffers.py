@@ -17,6 +17,9 @@ import weakref
 
 import numpy as np
 
+from .._grad_mode import STATE
+from ..autograd.forward_ad import FW
+
 # Note [Buffer pool]
 # A kernel over a large array is a few passes over memory, and a fresh result array
 # costs one more: glibc hands blocks this big back to the OS when they are freed, so the
@@ -50,8 +53,10 @@ import numpy as np
 #   oldest free blocks are dropped when a block is released. ``retrograd.cpu.empty_cache()``
 #   drops every free block (as torch.cuda.empty_cache does for CUDA).
 # * Off switch: ``RETROGRAD_CPU_POOL=0`` in the environment at import turns the pool
-#   off (``empty`` is then ``np.empty``). ``configure(...)`` changes the threshold, the
-#   cap or the switch at run time; tests use it to pool small arrays.
+#   off (``empty`` is then ``np.empty``); ``RETROGRAD_CPU_POOL_MIN=<bytes>`` sets the
+#   threshold (``=1`` pools every array: the test suite runs that way too, to exercise
+#   the pool and Note [Gradient donation] on small tensors). ``configure(...)`` changes
+#   the threshold, the cap or the switch at run time.
 # * Threads: one re-entrant lock (a release can run inside another pool call, from a
 #   garbage collection on the same thread). After ``fork`` (DataLoader workers) the
 #   child gets a fresh lock; blocks the parent had are the child's copy-on-write copies.
@@ -60,19 +65,19 @@ import numpy as np
 
 _MIB = 1 << 20
 _enabled = os.environ.get("RETROGRAD_CPU_POOL", "1") != "0"
-_threshold = _MIB
+_threshold = int(os.environ.get("RETROGRAD_CPU_POOL_MIN", _MIB))
 _max_free = 256 * _MIB
 
 _lock = threading.RLock()
 _free: list = []  # [(size class in bytes, mem)], oldest first
 _free_bytes = 0
-_leases: dict = {}  # id(lease) -> lease, for every block handed out and not yet back
+_leases: dict = {}  # id(memoryview) -> lease, for every block handed out and not yet back
 
 
 class _Lease(weakref.ref):
     """A weak reference to a handed-out block's memoryview; holds the block itself."""
 
-    __slots__ = ("mem",)
+    __slots__ = ("mem", "key")
 
 
 def _size_class(nbytes: int) -> int:
@@ -115,10 +120,12 @@ def _take(shape, dtype, nbytes: int) -> np.ndarray:
     if mem is None:
         mem = np.empty(cls, np.uint8)
     flat = np.frombuffer(memoryview(mem), dtype, nbytes // dtype.itemsize)
-    lease = _Lease(flat.base, _release)  # the memoryview NumPy made (Note [Buffer pool])
+    view = flat.base  # the memoryview NumPy made (Note [Buffer pool])
+    lease = _Lease(view, _release)
     lease.mem = mem
+    lease.key = id(view)
     with _lock:
-        _leases[id(lease)] = lease
+        _leases[lease.key] = lease
     return flat.reshape(shape)
 
 
@@ -142,7 +149,7 @@ _FREE_REFS = _refs_when_free()
 def _release(lease) -> None:
     global _free_bytes
     with _lock:
-        _leases.pop(id(lease), None)
+        _leases.pop(lease.key, None)
         if not _enabled or _count(lease) != _FREE_REFS:
             return  # pool off, or a memoryview derived from ours still exports the block
         mem = lease.mem
@@ -227,6 +234,99 @@ def _publish() -> None:
     m = sys.modules.get("retrograd.ops.dispatch")
     if m is not None:
         m._POOL_MIN = pool_min()
+
+
+# Note [Gradient donation]
+# A backward pass (without create_graph) makes one gradient per node, hands it to the
+# node's rule and then drops it. When the rule's first use of that gradient ``g`` is an
+# elementwise kernel whose result has g's shape and dtype, the result may be written
+# into g's memory: an in-place pass reads and writes each element once, where a fresh
+# output must also be fetched into the cache before it is written (a third of the memory
+# traffic of a two-operand op). The engine offers g (``offer``) just before a rule runs
+# and withdraws it right after; dispatch and the fused kernels take it (``result_for``)
+# when one of their operands *is* the offered array. That is safe only if
+# * nothing else can read g afterwards: the engine holds g and nothing else does. This is
+#   checked by reference counts at the offer: the Tensor is referenced only by the
+#   engine's list, its array only by the Tensor, and each array or memoryview under it
+#   (a pool block) only by the one above (counts calibrated at import on the same call
+#   path, ``_DONATE_REFS``). A gradient a hook kept, a view of it, the user's
+#   ``grad_outputs``, a leaf's ``.grad`` all fail the check.
+# * no node records the kernel's inputs and no forward-mode tangent reads them after the
+#   kernel ran: grad mode is off and no dual level is open (hvp's forward-over-reverse
+#   runs backward with tangents); ``result_for`` checks both.
+# * the rule reads g once: ops whose every rule uses g at most once carry
+#   ``Op.grad_once``, and the engine offers only when one rule runs (one input needs a
+#   gradient); a node with post hooks (which see g after the rule) never offers.
+# The offer is thread-local (a rule runs on the thread of its backward pass); a nested
+# backward (checkpointing) replaces it and leaves none when it returns.
+class _Donation(threading.local):
+    array = None  # the array a rule may overwrite, or None
+
+
+_DONATION = _Donation()
+
+
+def _ref_counts(grads) -> list:
+    """Reference counts of grads[0], its array and each array or memoryview under it; the
+    last entry is the object the memory belongs to."""
+    t = grads[0]
+    counts = [sys.getrefcount(t)]
+    b = t._data
+    while True:
+        counts.append(sys.getrefcount(b))
+        if not isinstance(b, np.ndarray) or b.base is None:
+            counts.append(b)
+            return counts
+        b = b.base
+
+
+def _exclusive(grads) -> bool:
+    counts = _ref_counts(grads)
+    owner = counts.pop()
+    n = len(counts)
+    if n > len(_DONATE_REFS) or counts != _DONATE_REFS[:n]:
+        return False
+    if isinstance(owner, np.ndarray):  # memory NumPy allocated: base None
+        return owner.flags.owndata and grads[0]._data.flags.writeable
+    return id(owner) in _leases  # a pool block's memoryview
+
+
+def offer(grads) -> None:
+    """Engine: let the rule about to run write into ``grads[0]`` if nothing else sees it."""
+    _DONATION.array = grads[0]._data if _exclusive(grads) else None
+
+
+def withdraw() -> None:
+    """Engine: the rule has run; nothing is offered any more."""
+    _DONATION.array = None
+
+
+def result_for(x, y, shape, dtype):
+    """The output buffer for an elementwise kernel over ``x`` (and ``y``): the offered
+    gradient if it is one of them and has the result's shape and dtype, else ``empty``."""
+    d = _DONATION.array
+    if d is not None and (d is x or d is y) and d.shape == shape and d.dtype == dtype and \
+            not STATE.enabled and not FW.active:  # nothing reads the inputs after the kernel
+        _DONATION.array = None  # taken once
+        return d
+    return empty(shape, dtype)
+
+
+class _Probe:
+    __slots__ = ("_data",)
+
+
+def _donate_refs() -> list:
+    """The counts _ref_counts gives for a pooled gradient held only by the engine's list
+    (a Tensor, its reshaped array, the flat array, the memoryview)."""
+    p = _Probe()
+    p._data = np.frombuffer(memoryview(np.empty(8, np.uint8)), np.float32).reshape(2, 1)
+    grads = [p]
+    del p
+    return _ref_counts(grads)[:-1]
+
+
+_DONATE_REFS = _donate_refs()
 
 
 def _after_fork() -> None:

@@ -76,7 +76,9 @@ def unary(op, a: Tensor, p=None) -> Tensor:
         out = (op.fwd(ad.astype(_F32)) if p is None else op.fwd(ad.astype(_F32), p)).astype(dt)
     elif ad.nbytes >= _POOL_MIN and op.fwd.__class__ is _ufunc and dt.kind == "f" \
             and p is None and ad.flags.c_contiguous:  # a float ufunc writes into a pooled
-        out = op.fwd(ad, out=_buffers.empty(ad.shape, dt))  # buffer (Note [Buffer pool])
+        out = op.fwd(ad, out=_buffers.result_for(ad, None, ad.shape, dt))  # buffer (Note
+        # [Buffer pool]), or the gradient that the rule running now consumes (Note
+        # [Gradient donation])
     else:
         out = op.fwd(ad) if p is None else op.fwd(ad, p)
     if out.__class__ is not _ndarray:
@@ -143,7 +145,8 @@ def binary(op, a, b) -> Tensor:
                 op.fwd.__class__ is _ufunc and ad.dtype is rdt and bd.dtype is rdt and \
                 rdt.kind == "f" and kind != "bool" and ad.flags.c_contiguous and \
                 bd.flags.c_contiguous:  # Note [Buffer pool] (buffers.py)
-            out = op.fwd(ad, bd, out=_buffers.empty(_bshape(ad.shape, bd.shape), rdt))
+            out = op.fwd(ad, bd, out=_buffers.result_for(ad, bd, _bshape(ad.shape, bd.shape),
+                                                          rdt))  # Note [Gradient donation]
         else:
             out = op.fwd(ad, bd)
     except ValueError as e:

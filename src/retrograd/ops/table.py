@@ -113,45 +113,52 @@ cosh = _u("cosh", np.cosh, lambda g, s, n: g * s[0].sinh(), (0,))
 # or held by the user.
 #
 # Note [Blocked kernels]
-# A fused kernel makes two to four passes over its output. On arrays larger than the
-# cache each pass goes to memory; run block by block (256 KiB of each operand, which stays
-# in the L2 cache), only the first read and the last write of each element do. Every
-# element goes through the same ufuncs in the same order as unblocked, so the results are
-# bit-identical. Small, broadcast or non-contiguous operands take the unblocked path.
+# A fused kernel makes two to four passes. On arrays larger than the cache each pass goes
+# to memory; run block by block (256 KiB of each operand, which stays in the L2 cache),
+# with its temporaries in block-sized scratch arrays, only the first read and the last
+# write of each element go to memory. Every element goes through the same ufuncs in the
+# same order as unblocked, so the results are bit-identical. The output may be the
+# gradient operand itself (Note [Gradient donation] in buffers.py): each block reads its
+# gradient elements before it writes them. Small, broadcast or non-contiguous operands
+# take the unblocked path.
 _BLOCK_BYTES = 1 << 18
 
 
 def _blockable(*arrays) -> bool:
-    """All of ``arrays`` C-contiguous, of one shape, and at least four blocks long."""
+    """All of ``arrays`` C-contiguous, of one shape and dtype, and at least 4 blocks long."""
     a = arrays[0]
     if a.nbytes < 4 * _BLOCK_BYTES:
         return False
     for x in arrays:
-        if x.shape != a.shape or not x.flags.c_contiguous:
+        if x.shape != a.shape or x.dtype != a.dtype or not x.flags.c_contiguous:
             return False
     return True
 
 
-def _blocked(kernel, out, *ins):
-    """Run ``kernel(out_block, *in_blocks)`` block by block (Note [Blocked kernels])."""
+def _blocked(kernel, out, ins, scratch=()):
+    """Run ``kernel(out_block, *in_blocks, *scratch_blocks)`` block by block (Note
+    [Blocked kernels]); ``scratch`` lists the dtypes of block-sized temporaries."""
     o = out.reshape(-1)
     xs = [x.reshape(-1) for x in ins]
     step = _BLOCK_BYTES // o.itemsize
+    tmp = [np.empty(step, dt) for dt in scratch]
     for i in range(0, o.size, step):
         j = i + step
-        kernel(o[i:j], *[x[i:j] for x in xs])
+        ob = o[i:j]
+        kernel(ob, *[x[i:j] for x in xs], *[t[:ob.size] for t in tmp])
     return out
 
 
-def _tanh_bwd_block(t, g, y):
+def _tanh_bwd_block(o, g, y, t):
     np.multiply(y, y, out=t)
     np.subtract(1, t, out=t)
-    t *= g
+    np.multiply(t, g, out=o)
 
 
 def _tanh_bwd_fwd(g, y):
-    if g.dtype is y.dtype and _blockable(g, y):
-        return _blocked(_tanh_bwd_block, _buffers.empty(g.shape, g.dtype), g, y)
+    if _blockable(g, y):
+        out = _buffers.result_for(g, None, g.shape, g.dtype)
+        return _blocked(_tanh_bwd_block, out, (g, y), (g.dtype,))
     t = np.asarray(np.multiply(y, y))  # one temporary, updated in place: g * (1 - y*y)
     np.subtract(1, t, out=t)  # (asarray: NumPy gives a scalar for 0-d inputs)
     if t.shape == g.shape or t.shape == np.broadcast_shapes(t.shape, g.shape):
@@ -160,15 +167,16 @@ def _tanh_bwd_fwd(g, y):
     return g * t  # g broadcasts y up (a batched gradient, Note [Batched rules])
 
 
-def _sigmoid_bwd_block(t, g, y):
+def _sigmoid_bwd_block(o, g, y, t):
     np.subtract(1, y, out=t)
-    np.multiply(g, t, out=t)
-    t *= y
+    np.multiply(g, t, out=o)
+    o *= y
 
 
 def _sigmoid_bwd_fwd(g, y):
-    if g.dtype is y.dtype and _blockable(g, y):
-        return _blocked(_sigmoid_bwd_block, _buffers.empty(g.shape, g.dtype), g, y)
+    if _blockable(g, y):
+        out = _buffers.result_for(g, None, g.shape, g.dtype)
+        return _blocked(_sigmoid_bwd_block, out, (g, y), (g.dtype,))
     t = np.asarray(np.subtract(1, y))  # g * (1 - y) * y, in PyTorch's order
     if t.shape != g.shape and t.shape != np.broadcast_shapes(t.shape, g.shape):
         return g * t * y  # g broadcasts y up (a batched gradient, Note [Batched rules])
@@ -211,18 +219,16 @@ def _sigmoid_fwd(a):
     t = _buffers.empty(a.shape, a.dtype) if a.flags.c_contiguous else np.empty_like(a)
     with np.errstate(over="ignore"):
         if _blockable(a):
-            return _blocked(_sigmoid_block, t, a)
+            return _blocked(_sigmoid_block, t, (a,))
         _sigmoid_block(t, a)
     return t
 
 
-def _threshold_bwd_block(r, g, y, mask, bits):
-    # r = g where y > 0 else +0.0, as bits: g's bits AND a mask of all ones or zeros
-    m = mask[:r.size]
-    b = bits[:r.size]
-    np.greater(y, 0, out=m)
-    np.negative(m.view(np.int8), out=b, casting="unsafe")  # True -> -1: all bits set
-    np.bitwise_and(g.view(b.dtype), b, out=r.view(b.dtype))
+def _threshold_bwd_block(o, g, y, mask, bits):
+    # o = g where y > 0 else +0.0, as bits: g's bits AND a mask of all ones or all zeros
+    np.greater(y, 0, out=mask)
+    np.negative(mask.view(np.int8), out=bits, casting="unsafe")  # True -> -1: all bits set
+    np.bitwise_and(g.view(bits.dtype), bits, out=o.view(bits.dtype))
 
 
 def _threshold_bwd_fwd(g, y):
@@ -235,12 +241,10 @@ def _threshold_bwd_fwd(g, y):
     # value: both go through np.where, which is exact.
     if g.shape != y.shape or g.dtype.kind != "f" or g.size <= 8192:
         return np.where(y > 0, g, 0).astype(g.dtype, copy=False)
-    if g.dtype is y.dtype and g.dtype.itemsize in (4, 8) and _blockable(g, y):
-        n = _BLOCK_BYTES // g.itemsize
-        mask = np.empty(n, np.bool_)
-        bits = np.empty(n, np.int32 if g.itemsize == 4 else np.int64)
-        out = _buffers.empty(g.shape, g.dtype)
-        return _blocked(lambda r, gb, yb: _threshold_bwd_block(r, gb, yb, mask, bits), out, g, y)
+    if g.itemsize in (4, 8) and _blockable(g, y):
+        out = _buffers.result_for(g, None, g.shape, g.dtype)
+        bits = np.int32 if g.itemsize == 4 else np.int64
+        return _blocked(_threshold_bwd_block, out, (g, y), (np.bool_, bits))
     r = np.greater(y, 0, out=_buffers.empty(g.shape, g.dtype))
     with np.errstate(invalid="ignore"):  # inf * 0, repaired below
         np.multiply(r, g, out=r)
@@ -251,8 +255,8 @@ def _threshold_bwd_fwd(g, y):
     return r
 
 
-def _relu_block(out, a, zeros):
-    np.maximum(a, zeros[:a.size], out=out)  # a zeros array: ~4x faster than a scalar 0
+def _relu_block(o, a, zeros):
+    np.maximum(a, zeros[:a.size], out=o)  # a zeros array: ~4x faster than a scalar 0
 
 
 def _relu_fwd(a):
@@ -261,7 +265,8 @@ def _relu_fwd(a):
         if z is None:
             z = _ZEROS[a.dtype] = np.zeros(_BLOCK_BYTES // a.itemsize, a.dtype)
             z.flags.writeable = False
-        return _blocked(lambda o, x: _relu_block(o, x, z), _buffers.empty(a.shape, a.dtype), a)
+        out = _buffers.empty(a.shape, a.dtype)
+        return _blocked(lambda o, x: _relu_block(o, x, z), out, (a,))
     return np.maximum(a, 0).astype(a.dtype, copy=False)
 
 
@@ -497,6 +502,28 @@ div_floor = _b("div_floor", _floor_div_fwd, _times_zero, node_name="DivBackward2
 trunc_divide = _b("trunc_divide", lambda a, b: np.trunc(np.true_divide(a, b)), _times_zero,
                   node_name="DivBackward2")
 floor_divide.kind = trunc_divide.kind = div_floor.kind = None
+
+
+def _one_rule(node, needs) -> bool:
+    """One of ``node``'s inputs gets a gradient: one rule runs."""
+    flags = [e is not None for e in node._edges] if needs is None else needs
+    return flags.count(True) == 1
+
+
+def _mul_once(node, needs) -> bool:
+    """One rule runs, or x * x of a plain saved tensor: _mul_vjp then computes g * x once."""
+    s = node._saved
+    return _one_rule(node, needs) or (
+        s is not None and len(s) == 2 and s[0] is s[1] and s[0].__class__ is R.Tensor)
+
+
+# Note [Gradient donation] (buffers.py): every rule of these ops reads its gradient at most
+# once, so when one rule runs, a backward pass may let the op that reads the gradient
+# write its result into it.
+for _op in (neg, abs, exp, exp2, expm1, log, log2, log10, log1p, sqrt, rsqrt, reciprocal, sin,
+            cos, tan, asin, acos, atan, sinh, cosh, tanh, sigmoid, relu, add, sub, div):
+    _op.grad_once = _one_rule
+mul.grad_once = _mul_once
 
 # comparisons and logic: no gradient, bool results
 _CMP = {}
