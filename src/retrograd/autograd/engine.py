@@ -11,7 +11,6 @@ Example:
 from __future__ import annotations
 
 import heapq
-import sys
 import threading
 
 import numpy as np
@@ -206,8 +205,10 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
         heapq.heapify(heap)
         pop, push = heapq.heappop, heapq.heappush
         anomaly = STATE.anomaly
-        # Note [Gradient donation] (ops/buffers.py): gradients this big may be donated
-        donate_min = sys.maxsize if create_graph or batched else _buffers.pool_min()
+        # Note [Gradient donation] (ops/buffers.py): gradients this big may be donated; a
+        # pass that starts with no pooled array (small tensors) skips the check per node
+        donate = not create_graph and not batched and _buffers.in_use()
+        donate_min = _buffers.pool_min()
         while heap:
             node = pop(heap)[1]
             grads = buffers.pop(node, None)
@@ -249,8 +250,8 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                         node._unpack()  # raises the "backward a second time" error
                     if batched and not getattr(node._op, "batch_ok", False):
                         in_grads = _per_row(node, grads, needs, nbatch)
-                    elif grads[0] is not None and grads[0]._data.nbytes >= donate_min and \
-                            _donates(node, needs):
+                    elif donate and grads[0] is not None and \
+                            grads[0]._data.nbytes >= donate_min and _donates(node, needs):
                         g = gd = in_grads = None  # Note [Gradient donation] (ops/buffers.py)
                         _buffers.offer(grads)
                         try:

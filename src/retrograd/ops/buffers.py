@@ -118,7 +118,7 @@ def _take(shape, dtype, nbytes: int) -> np.ndarray:
                 _free_bytes -= cls
                 break
     if mem is None:
-        mem = np.empty(cls, np.uint8)
+        mem = _aligned(cls)
     flat = np.frombuffer(memoryview(mem), dtype, nbytes // dtype.itemsize)
     view = flat.base  # the memoryview NumPy made (Note [Buffer pool])
     lease = _Lease(view, _release)
@@ -127,6 +127,18 @@ def _take(shape, dtype, nbytes: int) -> np.ndarray:
     with _lock:
         _leases[lease.key] = lease
     return flat.reshape(shape)
+
+
+def _aligned(nbytes: int) -> np.ndarray:
+    """``nbytes`` uninitialised bytes starting on a cache line (64 bytes): malloc gives
+    large blocks 16 bytes past a page boundary, and SIMD loops store up to a third
+    faster into aligned memory."""
+    raw = np.empty(nbytes + _ALIGN, np.uint8)
+    off = -raw.ctypes.data % _ALIGN
+    return raw[off:off + nbytes]
+
+
+_ALIGN = 64
 
 
 def _refs_when_free() -> int:
@@ -216,6 +228,17 @@ def configure(enabled: bool | None = None, threshold: int | None = None,
             _free_bytes -= _free.pop(0)[0]
         _publish()
     return old
+
+
+def in_use() -> bool:
+    """Whether the pool is on and has handed out blocks that are still in use.
+
+    Example:
+        >>> from retrograd.ops import buffers
+        >>> isinstance(buffers.in_use(), bool)
+        True
+    """
+    return _enabled and len(_leases) > 0
 
 
 def pool_min() -> int:

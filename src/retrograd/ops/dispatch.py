@@ -141,7 +141,7 @@ def binary(op, a, b) -> Tensor:
             raise TypeError(f"{op.name}: expected at least one Tensor, got {type(a).__name__} "
                             f"and {type(b).__name__}")
     try:
-        if (ad.nbytes >= _POOL_MIN or bd.nbytes >= _POOL_MIN) and \
+        if (ad.nbytes >= _POOL_MIN or (tb and bd.nbytes >= _POOL_MIN)) and \
                 op.fwd.__class__ is _ufunc and ad.dtype is rdt and bd.dtype is rdt and \
                 rdt.kind == "f" and kind != "bool" and ad.flags.c_contiguous and \
                 bd.flags.c_contiguous:  # Note [Buffer pool] (buffers.py)

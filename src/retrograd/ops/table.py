@@ -122,13 +122,12 @@ cosh = _u("cosh", np.cosh, lambda g, s, n: g * s[0].sinh(), (0,))
 # gradient elements before it writes them. Small, broadcast or non-contiguous operands
 # take the unblocked path.
 _BLOCK_BYTES = 1 << 18
+_BLOCKED_MIN = 4 * _BLOCK_BYTES  # smaller arrays: one call per pass costs less
 
 
 def _blockable(*arrays) -> bool:
-    """All of ``arrays`` C-contiguous, of one shape and dtype, and at least 4 blocks long."""
+    """All of ``arrays`` C-contiguous and of one shape and dtype."""
     a = arrays[0]
-    if a.nbytes < 4 * _BLOCK_BYTES:
-        return False
     for x in arrays:
         if x.shape != a.shape or x.dtype != a.dtype or not x.flags.c_contiguous:
             return False
@@ -156,7 +155,7 @@ def _tanh_bwd_block(o, g, y, t):
 
 
 def _tanh_bwd_fwd(g, y):
-    if _blockable(g, y):
+    if g.nbytes >= _BLOCKED_MIN and _blockable(g, y):
         out = _buffers.result_for(g, None, g.shape, g.dtype)
         return _blocked(_tanh_bwd_block, out, (g, y), (g.dtype,))
     t = np.asarray(np.multiply(y, y))  # one temporary, updated in place: g * (1 - y*y)
@@ -174,7 +173,7 @@ def _sigmoid_bwd_block(o, g, y, t):
 
 
 def _sigmoid_bwd_fwd(g, y):
-    if _blockable(g, y):
+    if g.nbytes >= _BLOCKED_MIN and _blockable(g, y):
         out = _buffers.result_for(g, None, g.shape, g.dtype)
         return _blocked(_sigmoid_bwd_block, out, (g, y), (g.dtype,))
     t = np.asarray(np.subtract(1, y))  # g * (1 - y) * y, in PyTorch's order
@@ -215,13 +214,14 @@ def _sigmoid_fwd(a):
     # PyTorch's formula, 1 / (1 + exp(-a)), in one buffer updated in place (Note [Kernel
     # passes]). It is stable: for a < -88.7 (float32) exp(-a) overflows to inf and the
     # result is 0, as in PyTorch; for large a, exp(-a) underflows and the result is 1.
-    # out=: a 0-d input stays an array; empty_like keeps a transposed input's memory order
-    t = _buffers.empty(a.shape, a.dtype) if a.flags.c_contiguous else np.empty_like(a)
+    if a.nbytes >= _BLOCKED_MIN and _blockable(a):
+        with np.errstate(over="ignore"):
+            return _blocked(_sigmoid_block, _buffers.empty(a.shape, a.dtype), (a,))
+    t = np.negative(a, out=np.empty_like(a))  # out=: a 0-d input stays an array
     with np.errstate(over="ignore"):
-        if _blockable(a):
-            return _blocked(_sigmoid_block, t, (a,))
-        _sigmoid_block(t, a)
-    return t
+        np.exp(t, out=t)
+    t += 1
+    return np.divide(1, t, out=t)
 
 
 def _threshold_bwd_block(o, g, y, mask, bits):
@@ -241,7 +241,7 @@ def _threshold_bwd_fwd(g, y):
     # value: both go through np.where, which is exact.
     if g.shape != y.shape or g.dtype.kind != "f" or g.size <= 8192:
         return np.where(y > 0, g, 0).astype(g.dtype, copy=False)
-    if g.itemsize in (4, 8) and _blockable(g, y):
+    if g.nbytes >= _BLOCKED_MIN and g.itemsize in (4, 8) and _blockable(g, y):
         out = _buffers.result_for(g, None, g.shape, g.dtype)
         bits = np.int32 if g.itemsize == 4 else np.int64
         return _blocked(_threshold_bwd_block, out, (g, y), (np.bool_, bits))
@@ -260,7 +260,7 @@ def _relu_block(o, a, zeros):
 
 
 def _relu_fwd(a):
-    if a.dtype.kind == "f" and _blockable(a):
+    if a.nbytes >= _BLOCKED_MIN and a.dtype.kind == "f" and _blockable(a):
         z = _ZEROS.get(a.dtype)
         if z is None:
             z = _ZEROS[a.dtype] = np.zeros(_BLOCK_BYTES // a.itemsize, a.dtype)
