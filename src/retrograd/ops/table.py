@@ -262,7 +262,7 @@ def _relu_block(o, a, zeros):
 def _relu_fwd(a):
     if a.nbytes >= _BLOCKED_MIN and a.dtype.kind == "f" and _blockable(a):
         z = _ZEROS.get(a.dtype)
-        if z is None:
+        if z is None or z.size * a.itemsize < _BLOCK_BYTES:
             z = _ZEROS[a.dtype] = np.zeros(_BLOCK_BYTES // a.itemsize, a.dtype)
             z.flags.writeable = False
         out = _buffers.empty(a.shape, a.dtype)
