@@ -156,7 +156,7 @@ def test_environment_switches():
     env = dict(os.environ, RETROGRAD_CPU_POOL="0")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.stdout.split() == ["True", "True"], out.stderr
-    env = dict(os.environ, RETROGRAD_CPU_POOL_MIN="128")
+    env = dict(os.environ, RETROGRAD_CPU_POOL="1", RETROGRAD_CPU_POOL_MIN="128")
     code = "from retrograd.ops import buffers as B; print(B.pool_min())"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.stdout.strip() == "128", out.stderr

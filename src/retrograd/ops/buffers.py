@@ -28,10 +28,15 @@ from ..autograd.forward_ad import FW
 # caching allocator solves the same problem; this is its CPU counterpart, kept small.
 #
 # * What is pooled: only results that the kernels write themselves (``empty`` is called
-#   by dispatch.unary/binary for NumPy ufuncs with ``out=``, by the fused kernels in
-#   table.py and by the engine's gradient sums), and only requests of at least
-#   ``threshold`` bytes (1 MiB): below it malloc's own free lists serve well and one
-#   size check is all the small-tensor path pays.
+#   by dispatch.unary/binary for float NumPy ufuncs with ``out=``, so also for the
+#   engine's gradient sums, and by the fused kernels in table.py), and only requests of
+#   at least ``threshold`` bytes (1 MiB): below it malloc's own free lists serve well and
+#   one size check is all the small-tensor path pays. Dispatch pools only when the
+#   operands are C-contiguous: a ufunc gives a transposed input a Fortran-order result,
+#   and a later reduction over it adds in another order, so a pooled (C-order) result
+#   there would change the last bits of a sum.
+# * A block starts on a 64-byte cache line (malloc puts large blocks 16 bytes past a
+#   page); a SIMD loop over cache-resident data stores up to a third faster.
 # * How a block is known to be free: a block is an ``np.empty`` uint8 array (``mem``,
 #   owned by the pool). The array handed out is ``np.frombuffer(memoryview(mem))``,
 #   reshaped; its ``.base`` is a memoryview. NumPy collapses view chains only through
@@ -130,9 +135,7 @@ def _take(shape, dtype, nbytes: int) -> np.ndarray:
 
 
 def _aligned(nbytes: int) -> np.ndarray:
-    """``nbytes`` uninitialised bytes starting on a cache line (64 bytes): malloc gives
-    large blocks 16 bytes past a page boundary, and SIMD loops store up to a third
-    faster into aligned memory."""
+    """``nbytes`` uninitialised bytes starting on a cache line (Note [Buffer pool])."""
     raw = np.empty(nbytes + _ALIGN, np.uint8)
     off = -raw.ctypes.data % _ALIGN
     return raw[off:off + nbytes]
@@ -307,10 +310,11 @@ def _exclusive(grads) -> bool:
     counts = _ref_counts(grads)
     owner = counts.pop()
     n = len(counts)
-    if n > len(_DONATE_REFS) or counts != _DONATE_REFS[:n]:
+    if n > len(_DONATE_REFS) or counts != _DONATE_REFS[:n] or \
+            not grads[0]._data.flags.writeable:
         return False
     if isinstance(owner, np.ndarray):  # memory NumPy allocated: base None
-        return owner.flags.owndata and grads[0]._data.flags.writeable
+        return owner.flags.owndata
     return id(owner) in _leases  # a pool block's memoryview
 
 

@@ -75,10 +75,8 @@ def unary(op, a: Tensor, p=None) -> Tensor:
     if dt in _LOW:
         out = (op.fwd(ad.astype(_F32)) if p is None else op.fwd(ad.astype(_F32), p)).astype(dt)
     elif ad.nbytes >= _POOL_MIN and op.fwd.__class__ is _ufunc and dt.kind == "f" \
-            and p is None and ad.flags.c_contiguous:  # a float ufunc writes into a pooled
-        out = op.fwd(ad, out=_buffers.result_for(ad, None, ad.shape, dt))  # buffer (Note
-        # [Buffer pool]), or the gradient that the rule running now consumes (Note
-        # [Gradient donation])
+            and p is None and ad.flags.c_contiguous:  # Note [Buffer pool] (buffers.py)
+        out = op.fwd(ad, out=_buffers.result_for(ad, None, ad.shape, dt))
     else:
         out = op.fwd(ad) if p is None else op.fwd(ad, p)
     if out.__class__ is not _ndarray:
