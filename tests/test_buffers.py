@@ -100,6 +100,7 @@ def test_a_memoryview_derived_from_a_block_keeps_it_out_of_the_pool(pool):
     np.testing.assert_array_equal(u.numpy(), a.numpy() * np.float32(3))
 
 
+@pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")  # torch's
 def test_numpy_array_copy_true_copies():
     # np.array(t, copy=True) passes copy=True to __array__, which must then copy (NumPy 2)
     for m in (R, torch):
