@@ -384,7 +384,7 @@ class Tensor:
             _cut_mark("numpy", "numpy.asarray()", self)
         if dtype is not None:
             return self._data.astype(dtype)
-        return self._data
+        return self._data.copy() if copy else self._data  # np.array(t, copy=True) copies
 
     def __len__(self) -> int:
         if self._data.ndim == 0:

@@ -16,6 +16,7 @@ import threading
 import numpy as np
 
 from .._grad_mode import STATE
+from ..ops import buffers as _buffers
 from .node import AccumulateGrad
 
 
@@ -204,6 +205,10 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
         heapq.heapify(heap)
         pop, push = heapq.heappop, heapq.heappush
         anomaly = STATE.anomaly
+        # Note [Gradient donation] (ops/buffers.py): gradients this big may be donated; a
+        # pass that starts with no pooled array (small tensors) skips the check per node
+        donate = not create_graph and not batched and _buffers.in_use()
+        donate_min = _buffers.pool_min()
         node = None
         while True:
             # Note [Chain fast path]: when a node made exactly one node ready and no other
@@ -252,6 +257,14 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                         node._unpack()  # raises the "backward a second time" error
                     if batched and not getattr(node._op, "batch_ok", False):
                         in_grads = _per_row(node, grads, needs, nbatch)
+                    elif donate and grads[0] is not None and \
+                            grads[0]._data.nbytes >= donate_min and _donates(node, needs):
+                        g = gd = in_grads = None  # Note [Gradient donation] (ops/buffers.py)
+                        _buffers.offer(grads)
+                        try:
+                            in_grads = node._op.backward(node, grads, needs)
+                        finally:
+                            _buffers.withdraw()
                     else:
                         in_grads = node._op.backward(node, grads, needs)
                 if node._post_hooks:
@@ -322,6 +335,12 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                         f"(input shape {tuple(t.shape)})")
         return tuple(results)
     return None
+
+
+def _donates(node, needs) -> bool:
+    """The rules about to run read the gradient once, and no post hook sees it after."""
+    once = getattr(node._op, "grad_once", None)
+    return once is not None and node._nout == 1 and not node._post_hooks and once(node, needs)
 
 
 def _batched_grads(outputs, grads):

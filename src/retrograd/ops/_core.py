@@ -61,10 +61,13 @@ class Op:
     """
 
     __slots__ = ("name", "node_name", "fwd", "vjp", "jvp", "save", "view", "per_input", "kind",
-                 "_save_if", "batch_ok", "save_plan")
+                 "_save_if", "batch_ok", "save_plan", "grad_once")
 
     def __init__(self, name, fwd, vjp=None, save=(), jvp=None, node_name=None, view=False,
                  kind=None, save_if=None):
+        # grad_once(node, needs): the rules about to run read g once in all (Note
+        # [Gradient donation] in buffers.py); None: never assumed
+        self.grad_once = None
         self.batch_ok = name in BATCH_OK
         self.name = name
         self.kind = kind  # None: result has the promoted dtype; "float": ints become float;

@@ -26,9 +26,13 @@ from ..amp.state import AMP as _AMP
 from ..autograd.forward_ad import FW as _FW
 from ..autograd.forward_ad import fw_op as _fw_op
 from ..autograd.provenance import mark as _cut_mark
+from . import buffers as _buffers
 from ._core import _LOW, FLOAT_NP, binary_dtype, record, record1, record2, scalar_dtype
 
 _ndarray = np.ndarray
+_ufunc = np.ufunc
+_bshape = np.broadcast_shapes
+_POOL_MIN = _buffers.pool_min()  # kept current by buffers.configure (Note [Buffer pool])
 _asarray = np.asarray
 _F32 = np.dtype(np.float32)
 _BOOL = np.dtype(np.bool_)
@@ -70,6 +74,9 @@ def unary(op, a: Tensor, p=None) -> Tensor:
         dt = ad.dtype
     if dt in _LOW:
         out = (op.fwd(ad.astype(_F32)) if p is None else op.fwd(ad.astype(_F32), p)).astype(dt)
+    elif ad.nbytes >= _POOL_MIN and op.fwd.__class__ is _ufunc and dt.kind == "f" \
+            and p is None and ad.flags.c_contiguous:  # Note [Buffer pool] (buffers.py)
+        out = op.fwd(ad, out=_buffers.result_for(ad, None, ad.shape, dt))
     else:
         out = op.fwd(ad) if p is None else op.fwd(ad, p)
     if out.__class__ is not _ndarray:
@@ -132,7 +139,14 @@ def binary(op, a, b) -> Tensor:
             raise TypeError(f"{op.name}: expected at least one Tensor, got {type(a).__name__} "
                             f"and {type(b).__name__}")
     try:
-        out = op.fwd(ad, bd)
+        if (ad.nbytes >= _POOL_MIN or (tb and bd.nbytes >= _POOL_MIN)) and \
+                op.fwd.__class__ is _ufunc and ad.dtype is rdt and bd.dtype is rdt and \
+                rdt.kind == "f" and kind != "bool" and ad.flags.c_contiguous and \
+                bd.flags.c_contiguous:  # Note [Buffer pool] (buffers.py)
+            out = op.fwd(ad, bd, out=_buffers.result_for(ad, bd, _bshape(ad.shape, bd.shape),
+                                                          rdt))  # Note [Gradient donation]
+        else:
+            out = op.fwd(ad, bd)
     except ValueError as e:
         try:
             np.broadcast_shapes(a._data.shape if ta else (), b._data.shape if tb else ())
