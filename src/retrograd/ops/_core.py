@@ -26,6 +26,7 @@ from ..autograd.saved_hooks import HOOKS
 _SEQ = itertools.count()
 _next_seq = _SEQ.__next__
 _new_node = Node.__new__
+_new_tensor = object.__new__  # Tensor.__new__ is the legacy constructor
 
 #: NumPy dtypes of floating tensors (the only ones that may require grad).
 FLOAT_NP = frozenset(d.np for d in FROM_NP.values() if d.is_floating_point)
@@ -111,19 +112,39 @@ class Op:
     def backward(self, node, grads, needs):
         """Input gradients; ``needs`` None means "every input with an edge"."""
         s = node._saved
-        if s is None or node._ver is not None:  # saved tensors to check (or freed)
+        if s is _OUT_ONLY and node._fw_out is None:  # the output alone, inlined
+            data, vc, ver = node._out[0]
+            if vc[0] != ver:
+                s = node._unpack()  # raises the version error
+            else:
+                t = _new_tensor(Tensor)
+                t._data = data
+                t._vc = vc
+                t._rg = True
+                t.grad_fn = node
+                s = [t]
+        elif s is None or node._ver is not None:  # saved tensors to check (or freed)
             s = node._unpack()
         g = grads[0] if node._nout == 1 else grads
         if self.per_input:
             vjp = self.vjp
             if needs is None:
-                if len(vjp) == 1:  # one input: it has an edge, or there'd be no node
+                n = len(vjp)
+                if n == 1:  # one input: it has an edge, or there'd be no node
                     return [vjp[0](g, s, node)]
+                if n == 2:  # binary ops, written out (the commonest case after unary)
+                    e0, e1 = node._edges
+                    return [None if e0 is None else vjp[0](g, s, node),
+                            None if e1 is None else vjp[1](g, s, node)]
                 return [r(g, s, node) if e is not None else None
                         for r, e in zip(vjp, node._edges)]
             return [rule(g, s, node) if need else None for rule, need in zip(vjp, needs)]
         if needs is None:
-            needs = [e is not None for e in node._edges]
+            edges = node._edges
+            if len(edges) == 2:
+                needs = [edges[0] is not None, edges[1] is not None]
+            else:
+                needs = [e is not None for e in edges]
         return self.vjp(g, s, node, needs)
 
 

@@ -26,6 +26,7 @@ from ..autograd.forward_ad import FW as _FW
 from ..autograd.forward_ad import inplace_tangent as _inplace_tangent
 from ..autograd.node import _LEGACY
 from ..autograd.provenance import mark as _cut_mark
+from . import buffers as _buffers
 from . import table as T
 from ._core import _LOW, FLOAT_NP, Op, record
 from .creation import tensor, zeros
@@ -2460,8 +2461,9 @@ def _fast_arith(ufunc):
         od = _operand(self, other)
         if od is None or (alpha != 1 and alpha.__class__ not in (int, float)):
             return False
-        if alpha != 1:
-            od = np.multiply(od, _scalar_array(alpha, d.dtype))
+        if alpha != 1:  # the scaled operand is a temporary: a pooled one for large steps
+            od = np.multiply(od, _scalar_array(alpha, d.dtype),
+                             out=_buffers.empty(od.shape, d.dtype))
         ufunc(d, od, out=d)
         return True
     return fast

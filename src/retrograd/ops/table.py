@@ -158,8 +158,10 @@ def _tanh_bwd_fwd(g, y):
     if g.nbytes >= _BLOCKED_MIN and _blockable(g, y):
         out = _buffers.result_for(g, None, g.shape, g.dtype)
         return _blocked(_tanh_bwd_block, out, (g, y), (g.dtype,))
-    t = np.asarray(np.multiply(y, y))  # one temporary, updated in place: g * (1 - y*y)
-    np.subtract(1, t, out=t)  # (asarray: NumPy gives a scalar for 0-d inputs)
+    t = np.multiply(y, y)  # one temporary, updated in place: g * (1 - y*y)
+    if t.__class__ is not np.ndarray:  # NumPy gives a scalar for 0-d inputs
+        t = np.asarray(t)
+    np.subtract(_one(t.dtype), t, out=t)
     if t.shape == g.shape or t.shape == np.broadcast_shapes(t.shape, g.shape):
         t *= g
         return t
@@ -231,16 +233,26 @@ def _threshold_bwd_block(o, g, y, mask, bits):
     np.bitwise_and(g.view(bits.dtype), bits, out=o.view(bits.dtype))
 
 
-_SCALAR_ZEROS: dict = {}
+_SCALARS: dict = {}
+
+
+def _scalar(v, dt):
+    """A read-only 0-d array of ``v`` in NumPy dtype ``dt`` (a Python number costs a
+    conversion in every ufunc call)."""
+    key = (v, dt)
+    z = _SCALARS.get(key)
+    if z is None:
+        z = _SCALARS[key] = np.full((), v, dt)
+        z.flags.writeable = False
+    return z
 
 
 def _zero(dt):
-    """A read-only 0-d zero of NumPy dtype ``dt`` (a Python 0 costs a conversion per call)."""
-    z = _SCALAR_ZEROS.get(dt)
-    if z is None:
-        z = _SCALAR_ZEROS[dt] = np.zeros((), dt)
-        z.flags.writeable = False
-    return z
+    return _scalar(0, dt)
+
+
+def _one(dt):
+    return _scalar(1, dt)
 
 
 def _threshold_bwd_fwd(g, y):
