@@ -227,19 +227,35 @@ def apply(op, inputs, p=None, nout: int = 1, differentiable: bool = True):
         from ..amp.policy import autocast_apply
 
         return autocast_apply(op, inputs, p, nout, differentiable)
-    datas = [x._data if isinstance(x, Tensor) else x for x in inputs]
-    out = op.fwd(*datas) if p is None else op.fwd(*datas, p)
+    n = len(inputs)
+    if n == 2:  # the commonest arities written out (no list per call)
+        a, b = inputs
+        a = a._data if isinstance(a, Tensor) else a
+        b = b._data if isinstance(b, Tensor) else b
+        out = op.fwd(a, b) if p is None else op.fwd(a, b, p)
+    elif n == 1:
+        a = inputs[0]
+        a = a._data if isinstance(a, Tensor) else a
+        out = op.fwd(a) if p is None else op.fwd(a, p)
+    else:
+        datas = [x._data if isinstance(x, Tensor) else x for x in inputs]
+        out = op.fwd(*datas) if p is None else op.fwd(*datas, p)
     if nout == 1:
         if out.__class__ is not _ndarray:
             out = _asarray(out)
         t = _make(out)
-        if differentiable and op.vjp is not None and out.dtype in FLOAT_NP and _needs(inputs):
-            if len(inputs) == 1:
-                record1(op, t, inputs[0], p)
-            else:  # user_site, record, apply, the op's function (ours): start above them
-                record(op, t, inputs, p, depth=4)
-        elif STATE.cut_watch if not STATE.enabled else (
-                differentiable and op.vjp is not None and out.dtype not in FLOAT_NP):
+        if STATE.enabled:
+            if differentiable and op.vjp is not None:
+                if out.dtype not in FLOAT_NP:  # an integer result cuts the path
+                    _mark_apply_cut(op, t, inputs, p)
+                elif n == 1:
+                    if inputs[0].__class__ is Tensor or isinstance(inputs[0], Tensor):
+                        if inputs[0]._rg:
+                            record1(op, t, inputs[0], p)
+                elif _any_rg(inputs):
+                    # user_site, record, apply, the op's function (ours): start above them
+                    record(op, t, inputs, p, depth=4)
+        elif STATE.cut_watch:
             _mark_apply_cut(op, t, inputs, p)
         if _FW.active and differentiable:
             _fw_op(op, inputs, t, p, 0)
@@ -270,8 +286,10 @@ def _mark_apply_cut(op, t: Tensor, inputs, p) -> None:
 
 
 def _needs(inputs) -> bool:
-    if not STATE.enabled:
-        return False
+    return STATE.enabled and _any_rg(inputs)
+
+
+def _any_rg(inputs) -> bool:
     for x in inputs:
         if isinstance(x, Tensor) and x._rg:
             return True

@@ -136,7 +136,7 @@ class Module:
     # -- calling --------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         if not self._hook_count:
-            return self.forward(*args, **kwargs)
+            return self.forward(*args, **kwargs) if kwargs else self.forward(*args)
         return self._call_with_hooks(args, kwargs)
 
     def _call_with_hooks(self, args, kwargs):
