@@ -154,3 +154,14 @@ def test_square_gradient_is_shared_and_correct():
     assert ga.tolist() == gb.tolist() == [1.0, -2.0, 3.0]
     y.sum().backward()
     assert x.grad.tolist() == [2.0, -4.0, 6.0]
+
+
+@pytest.mark.parametrize("n", [6, 600_000])  # the small path and the blocked path
+def test_relu_keeps_negative_zero_like_torch(n):
+    import torch
+
+    a = np.resize(np.array([-0.0, 0.0, np.nan, -1.0, 2.0, -np.inf], np.float32), n)
+    r = R.relu(R.tensor(a)).numpy()
+    t = torch.relu(torch.tensor(a)).numpy()
+    np.testing.assert_array_equal(np.signbit(r), np.signbit(t))
+    np.testing.assert_array_equal(r, t)
