@@ -2462,8 +2462,9 @@ def _fast_arith(ufunc):
         if od is None or (alpha != 1 and alpha.__class__ not in (int, float)):
             return False
         if alpha != 1:  # the scaled operand is a temporary: a pooled one for large steps
-            od = np.multiply(od, _scalar_array(alpha, d.dtype),
-                             out=_buffers.empty(od.shape, d.dtype))
+            a = _scalar_array(alpha, d.dtype)
+            od = np.multiply(od, a) if od.nbytes < _buffers.pool_min() else \
+                np.multiply(od, a, out=_buffers.empty(od.shape, d.dtype))
         ufunc(d, od, out=d)
         return True
     return fast
