@@ -2436,7 +2436,7 @@ def _make_inplace(fn, name):
 # the tensor's own floating dtype and the operands broadcast to its shape; otherwise
 # it returns False and the general path runs. The operation order is the general
 # path's, so results are identical.
-_F32_64 = (np.dtype(np.float32), np.dtype(np.float64))
+_F32_64 = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
 
 
 def _operand(self, other):
@@ -2456,9 +2456,13 @@ def _operand(self, other):
 def _fast_arith(ufunc):
     def fast(self, other, *, alpha=1, rounding_mode=None):
         d = self._data
-        if d.dtype not in _F32_64 or rounding_mode is not None or _fw_active():
+        if d.dtype not in _F32_64 or rounding_mode is not None or _FW.active:
             return False
-        od = _operand(self, other)
+        if other.__class__ is Tensor and other._data.shape == d.shape and \
+                other._data.dtype == d.dtype:  # the optimizers' case, checked inline
+            od = other._data
+        else:
+            od = _operand(self, other)
         if od is None or (alpha != 1 and alpha.__class__ not in (int, float)):
             return False
         if alpha != 1:  # the scaled operand is a temporary: a pooled one for large steps
