@@ -332,7 +332,7 @@ def _save(node, op: Op, outs, inputs, nout: int) -> None:
     has_out = False
     save_if = op.save_if
     for j, s in enumerate(op.save):
-        if save_if is not None and not _any_rg(inputs, save_if[j]):
+        if save_if is not None and not _any_rg_at(inputs, save_if[j]):
             saved.append(None)
             vers.append(None)
         elif s.__class__ is str:  # "out", or "out1", "out2", ... for multi-output ops
@@ -365,7 +365,7 @@ def _finish(node, outs, inputs) -> None:
         HOOKS.pack_all(node, outs)
 
 
-def _any_rg(inputs, idx) -> bool:
+def _any_rg_at(inputs, idx) -> bool:
     for k in idx:
         x = inputs[k]
         if isinstance(x, Tensor) and x._rg:
@@ -379,10 +379,17 @@ def _anomaly_trace() -> str:
     return "".join(traceback.format_stack()[:-3])
 
 
+def any_requires_grad(values) -> bool:
+    """True when some value is a Tensor that requires grad (others are skipped)."""
+    for x in values:
+        if isinstance(x, Tensor) and x._rg:
+            return True
+    return False
+
+
 def needs_grad(inputs) -> bool:
     """True when grad mode is on and some Tensor input requires grad."""
-    if not STATE.enabled:
-        return False
+    return STATE.enabled and any_requires_grad(inputs)
     from .._tensor import Tensor
 
     for x in inputs:

@@ -27,7 +27,17 @@ from ..autograd.forward_ad import FW as _FW
 from ..autograd.forward_ad import fw_op as _fw_op
 from ..autograd.provenance import mark as _cut_mark
 from . import buffers as _buffers
-from ._core import _LOW, FLOAT_NP, binary_dtype, record, record1, record2, scalar_dtype
+from ._core import (
+    _LOW,
+    FLOAT_NP,
+    any_requires_grad,
+    binary_dtype,
+    needs_grad,
+    record,
+    record1,
+    record2,
+    scalar_dtype,
+)
 
 _ndarray = np.ndarray
 _ufunc = np.ufunc
@@ -252,7 +262,7 @@ def apply(op, inputs, p=None, nout: int = 1, differentiable: bool = True):
                     if inputs[0].__class__ is Tensor or isinstance(inputs[0], Tensor):
                         if inputs[0]._rg:
                             record1(op, t, inputs[0], p)
-                elif _any_rg(inputs):
+                elif any_requires_grad(inputs):
                     # user_site, record, apply, the op's function (ours): start above them
                     record(op, t, inputs, p, depth=4)
         elif STATE.cut_watch:
@@ -261,7 +271,7 @@ def apply(op, inputs, p=None, nout: int = 1, differentiable: bool = True):
             _fw_op(op, inputs, t, p, 0)
         return t
     ts = tuple(_make(o if o.__class__ is _ndarray else _asarray(o)) for o in out)
-    if differentiable and op.vjp is not None and _needs(inputs):
+    if differentiable and op.vjp is not None and needs_grad(inputs):
         record(op, ts, inputs, p, nout=nout)
     elif STATE.cut_watch and not STATE.enabled:
         for o in ts:
@@ -283,17 +293,6 @@ def _mark_apply_cut(op, t: Tensor, inputs, p) -> None:
                 name = f"to({D.FROM_NP[t._data.dtype]})"
             _cut_mark("no_grad" if not STATE.enabled else "integer", name, x, t)
             return
-
-
-def _needs(inputs) -> bool:
-    return STATE.enabled and _any_rg(inputs)
-
-
-def _any_rg(inputs) -> bool:
-    for x in inputs:
-        if isinstance(x, Tensor) and x._rg:
-            return True
-    return False
 
 
 def view_apply(op, a: Tensor, p):

@@ -29,6 +29,7 @@ from ..autograd.provenance import mark as _cut_mark
 from . import buffers as _buffers
 from . import table as T
 from ._core import _LOW, FLOAT_NP, Op, record
+from ._core import any_requires_grad as _any_rg
 from .creation import tensor, zeros
 from .dispatch import _mismatch, apply, binary, replay_view, unary, view_apply
 from .dispatch import scalar_array as _scalar_array
@@ -2519,13 +2520,6 @@ _FAST_INPLACE = {
     "addcmul_": _fast_addc(np.multiply), "addcdiv_": _fast_addc(np.true_divide),
     "lerp_": _fast_lerp,
 }
-
-
-def _any_rg(args) -> bool:
-    for a in args:
-        if isinstance(a, Tensor) and a._rg:
-            return True
-    return False
 
 
 def _write_plain(self, res):
