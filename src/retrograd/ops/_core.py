@@ -169,30 +169,16 @@ def record1(op: Op, out, a, p=None):
     """``record`` for one Tensor input ``a`` that requires grad and one output."""
     node = _new_node(Node)
     node._op = op
-    fn = a.grad_fn
-    d = a._data
-    node._edges = ((a._grad_accumulator(), 0, d.shape, d.dtype) if fn is None else
-                   (fn, a._out_nr, d.shape, d.dtype),)
+    node._edges = (_edge(a),)
     node._p = p
     node._nout = 1
     node._seq = _next_seq()
     node._site = user_site(4)  # user_site, record, unary/binary, wrapper: ours
-    plan = op.save_plan
-    if plan == 1:
-        vc = out._vc
-        v = vc[0]
-        node._saved = _OUT_ONLY
-        node._ver = [v]
-        node._out = [(out._data, vc, v)]
-    elif plan == 2:
-        node._saved = [a]
-        node._ver = [a._vc[0]]
-        node._out = None
-    elif plan == 0:
+    if op.save_plan:
+        _save(node, op, out, (a,), 1)
+    else:
         node._saved = ()
         node._ver = node._out = None
-    else:
-        _save(node, op, out, (a,), 1)
     out._rg = True
     out.grad_fn = node
     if STATE.anomaly or (HOOKS.stack and node._saved):
@@ -204,57 +190,16 @@ def record2(op: Op, out, a, b):
     """``record`` for two operands (Tensors or numbers), one of which requires grad."""
     node = _new_node(Node)
     node._op = op
-    ra = rb = False
-    if a.__class__ is Tensor or isinstance(a, Tensor):
-        if a._rg:
-            ra = True
-            fn = a.grad_fn
-            d = a._data
-            ea = ((a._grad_accumulator(), 0, d.shape, d.dtype) if fn is None else
-                  (fn, a._out_nr, d.shape, d.dtype))
-        else:
-            ea = None
-            if a._cut is not None:
-                _cut_in(node, 0, a)
-    else:
-        ea = None
-    if b.__class__ is Tensor or isinstance(b, Tensor):
-        if b._rg:
-            rb = True
-            fn = b.grad_fn
-            d = b._data
-            eb = ((b._grad_accumulator(), 0, d.shape, d.dtype) if fn is None else
-                  (fn, b._out_nr, d.shape, d.dtype))
-        else:
-            eb = None
-            if b._cut is not None:
-                _cut_in(node, 1, b)
-    else:
-        eb = None
-    node._edges = (ea, eb)
+    node._edges = (_operand_edge(node, 0, a), _operand_edge(node, 1, b))
     node._p = None
     node._nout = 1
     node._seq = _next_seq()
     node._site = user_site(4)  # user_site, record, unary/binary, wrapper: ours
-    plan = op.save_plan
-    if plan == 0:
+    if op.save_plan:
+        _save(node, op, out, (a, b), 1)
+    else:
         node._saved = ()
         node._ver = node._out = None
-    elif plan == 3:  # mul: each operand is saved only for the other one's gradient
-        xa = a if rb else None
-        xb = b if ra else None
-        node._saved = [xa, xb]
-        node._ver = [xa._vc[0] if isinstance(xa, Tensor) else None,
-                     xb._vc[0] if isinstance(xb, Tensor) else None]
-        node._out = None
-    elif plan == 1:
-        vc = out._vc
-        v = vc[0]
-        node._saved = _OUT_ONLY
-        node._ver = [v]
-        node._out = [(out._data, vc, v)]
-    else:
-        _save(node, op, out, (a, b), 1)
     out._rg = True
     out.grad_fn = node
     if STATE.anomaly or (HOOKS.stack and node._saved):
@@ -267,45 +212,16 @@ def record(op: Op, outs, inputs, p=None, nout: int = 1, depth: int = 2):
     (``depth``: see ``user_site``)."""
     node = _new_node(Node)
     node._op = op
-    edges = []
-    for x in inputs:
-        if x.__class__ is Tensor or isinstance(x, Tensor):
-            if x._rg:
-                fn = x.grad_fn
-                d = x._data
-                edges.append((x._grad_accumulator(), 0, d.shape, d.dtype) if fn is None else
-                             (fn, x._out_nr, d.shape, d.dtype))
-                continue
-            if x._cut is not None:  # Note [Cut markers] (autograd/provenance.py)
-                _cut_in(node, len(edges), x)
-        edges.append(None)
-    node._edges = edges
+    node._edges = [_operand_edge(node, i, x) for i, x in enumerate(inputs)]
     node._p = p
     node._nout = nout
     node._seq = _next_seq()
     node._site = user_site(depth)
-    plan = op.save_plan
-    if plan == 0:
+    if op.save_plan:
+        _save(node, op, outs, inputs, nout)
+    else:
         node._saved = ()
         node._ver = node._out = None
-    elif plan == 4 or plan == 2:  # inputs by index
-        saved = []
-        vers = []
-        for i in op.save:
-            x = inputs[i]
-            saved.append(x)
-            vers.append(x._vc[0] if x.__class__ is Tensor or isinstance(x, Tensor) else None)
-        node._saved = saved
-        node._ver = vers
-        node._out = None
-    elif plan == 1 and nout == 1:
-        vc = outs._vc
-        v = vc[0]
-        node._saved = _OUT_ONLY
-        node._ver = [v]
-        node._out = [(outs._data, vc, v)]
-    else:
-        _save(node, op, outs, inputs, nout)
     if nout == 1:
         outs._rg = True
         outs.grad_fn = node
@@ -320,13 +236,52 @@ def record(op: Op, outs, inputs, p=None, nout: int = 1, depth: int = 2):
     return node
 
 
+def _operand_edge(node, i: int, x):
+    """The edge of operand ``i`` (a Tensor or a number) of ``node``, or None."""
+    if x.__class__ is Tensor or isinstance(x, Tensor):
+        if x._rg:
+            return _edge(x)
+        if x._cut is not None:  # Note [Cut markers] (autograd/provenance.py)
+            _cut_in(node, i, x)
+    return None
+
+
 def _cut_in(node, i: int, x) -> None:
     """Note [Cut markers] (autograd/provenance.py): input ``i`` carries a cut marker."""
     node.__dict__.setdefault("_cut_in", []).append((i, x._cut))
 
 
 def _save(node, op: Op, outs, inputs, nout: int) -> None:
-    """Fill ``node._saved``/``_ver``/``_out`` from ``op.save`` (Note [Saved tensor versions])."""
+    """Fill ``node._saved``/``_ver``/``_out`` from ``op.save`` (Note [Saved tensor versions]);
+    the commonest plans (Note [Recording]) first."""
+    plan = op.save_plan
+    if plan == 1 and nout == 1:  # the output alone (exp, tanh, sigmoid, relu, ...)
+        vc = outs._vc
+        v = vc[0]
+        node._saved = _OUT_ONLY
+        node._ver = [v]
+        node._out = [(outs._data, vc, v)]
+        return
+    if plan == 3:  # mul: each operand is saved only for the other one's gradient
+        a, b = inputs
+        xa = a if isinstance(b, Tensor) and b._rg else None
+        xb = b if isinstance(a, Tensor) and a._rg else None
+        node._saved = [xa, xb]
+        node._ver = [xa._vc[0] if isinstance(xa, Tensor) else None,
+                     xb._vc[0] if isinstance(xb, Tensor) else None]
+        node._out = None
+        return
+    if plan == 2 or plan == 4:  # inputs by index
+        saved = []
+        vers = []
+        for i in op.save:
+            x = inputs[i]
+            saved.append(x)
+            vers.append(x._vc[0] if isinstance(x, Tensor) else None)
+        node._saved = saved
+        node._ver = vers
+        node._out = None
+        return
     saved = []
     vers = []
     has_out = False
@@ -390,12 +345,6 @@ def any_requires_grad(values) -> bool:
 def needs_grad(inputs) -> bool:
     """True when grad mode is on and some Tensor input requires grad."""
     return STATE.enabled and any_requires_grad(inputs)
-    from .._tensor import Tensor
-
-    for x in inputs:
-        if isinstance(x, Tensor) and x._rg:
-            return True
-    return False
 
 
 # ----------------------------------------------------------------------------------
