@@ -221,7 +221,8 @@ class Node:
         t._vc = vc
         t._rg = True
         t.grad_fn = self
-        t._out_nr = k
+        if k:  # 0 is the class default: no instance dict for the common case
+            t._out_nr = k
         if self._fw_out is not None:  # Note [Forward grads of saved outputs] (forward_ad.py)
             t._fw_grad = self._fw_out.get(k)
         return t

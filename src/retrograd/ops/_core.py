@@ -26,7 +26,6 @@ from ..autograd.saved_hooks import HOOKS
 _SEQ = itertools.count()
 _next_seq = _SEQ.__next__
 _new_node = Node.__new__
-_new_tensor = object.__new__  # Tensor.__new__ is the legacy constructor
 
 #: NumPy dtypes of floating tensors (the only ones that may require grad).
 FLOAT_NP = frozenset(d.np for d in FROM_NP.values() if d.is_floating_point)
@@ -112,18 +111,7 @@ class Op:
     def backward(self, node, grads, needs):
         """Input gradients; ``needs`` None means "every input with an edge"."""
         s = node._saved
-        if s is _OUT_ONLY and node._fw_out is None:  # the output alone, inlined
-            data, vc, ver = node._out[0]
-            if vc[0] != ver:
-                s = node._unpack()  # raises the version error
-            else:
-                t = _new_tensor(Tensor)
-                t._data = data
-                t._vc = vc
-                t._rg = True
-                t.grad_fn = node
-                s = [t]
-        elif s is None or node._ver is not None:  # saved tensors to check (or freed)
+        if s is None or node._ver is not None:  # saved tensors to check (or freed)
             s = node._unpack()
         g = grads[0] if node._nout == 1 else grads
         if self.per_input:
