@@ -2457,13 +2457,9 @@ def _operand(self, other):
 def _fast_arith(ufunc):
     def fast(self, other, *, alpha=1, rounding_mode=None):
         d = self._data
-        if d.dtype not in _F32_64 or rounding_mode is not None or _FW.active:
+        if d.dtype not in _F32_64 or rounding_mode is not None or _fw_active():
             return False
-        if other.__class__ is Tensor and other._data.shape == d.shape and \
-                other._data.dtype == d.dtype:  # the optimizers' case, checked inline
-            od = other._data
-        else:
-            od = _operand(self, other)
+        od = _operand(self, other)
         if od is None or (alpha != 1 and alpha.__class__ not in (int, float)):
             return False
         if alpha != 1:  # the scaled operand is a temporary: a pooled one for large steps

@@ -40,6 +40,7 @@ from ..autograd.forward_ad import (
 )
 from . import buffers as _buffers
 from ._core import Op
+from .dispatch import scalar_array
 
 LN2 = math.log(2.0)
 LN10 = math.log(10.0)
@@ -233,26 +234,14 @@ def _threshold_bwd_block(o, g, y, mask, bits):
     np.bitwise_and(g.view(bits.dtype), bits, out=o.view(bits.dtype))
 
 
-_SCALARS: dict = {}
-
-
-def _scalar(v, dt):
-    """A read-only 0-d array of ``v`` in NumPy dtype ``dt`` (a Python number costs a
-    conversion in every ufunc call)."""
-    key = (v, dt)
-    z = _SCALARS.get(key)
-    if z is None:
-        z = _SCALARS[key] = np.full((), v, dt)
-        z.flags.writeable = False
-    return z
-
-
 def _zero(dt):
-    return _scalar(0, dt)
+    """A read-only 0-d zero of NumPy dtype ``dt`` (a Python 0 costs a conversion in every
+    ufunc call)."""
+    return scalar_array(0, dt)
 
 
 def _one(dt):
-    return _scalar(1, dt)
+    return scalar_array(1, dt)
 
 
 def _threshold_bwd_fwd(g, y):
