@@ -19,7 +19,6 @@ import math
 import os
 import struct
 import sys
-import tempfile
 import zlib
 from typing import Any
 
@@ -64,6 +63,8 @@ VERSION = 1
 _ALIGN = 64
 _PRE = struct.Struct("<8sIIQQ")
 _MAX_HEADER = 1 << 30
+_MAX_NDIM = 64  # NumPy's (and PyTorch's) limit
+_MAX_BYTES = (1 << 63) - 1  # the most bytes one array can span, even with a zero dim
 
 _DTYPES = {d.name: d for d in D.ALL}
 _TAGS = ("$tensor", "$ndarray", "$tuple", "$dict", "$odict", "$float", "$bytes", "$size",
@@ -195,16 +196,72 @@ def _file_mode(path: str) -> int:
         return 0o666 & ~umask
 
 
+# Note [Temporary files]
+# A save writes ``.<name>.<host>.<pid>.<token>.retrograd-tmp`` next to the target and
+# renames it into place. A process killed mid-save (SIGKILL, a power cut) leaves its
+# temporary file behind; the next save to the same path removes the ones whose writer
+# is gone: same host (a hash of the hostname, so a shared file system never sees one
+# machine delete another's file in progress) and a pid that no longer runs. A live pid,
+# another host's file or anything unparsable is left alone.
+_TMP_SUFFIX = ".retrograd-tmp"
+
+
+def _host_tag() -> str:
+    import socket
+
+    return f"{zlib.crc32(socket.gethostname().encode('utf-8', 'replace')):08x}"
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return True  # not a pid we could have written: leave the file alone
+    if os.name == "nt":  # os.kill(pid, 0) is not a probe on Windows
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: alive, owned by someone else
+        return True
+    return True
+
+
+def _remove_stale_temps(directory: str, base: str, host: str) -> None:
+    """Delete temporary files of ``base`` left by dead writers on this host
+    (Note [Temporary files])."""
+    prefix = f".{base}.{host}."
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    for name in names:
+        if not (name.startswith(prefix) and name.endswith(_TMP_SUFFIX)):
+            continue
+        pid_text = name[len(prefix):-len(_TMP_SUFFIX)].partition(".")[0]
+        if not pid_text.isdigit() or _pid_alive(int(pid_text)):
+            continue
+        try:
+            os.unlink(os.path.join(directory, name))
+        except OSError:
+            pass
+
+
 def atomic_write(path, write) -> None:
     """Call ``write(file)`` on a temporary file next to ``path``, then move it into place.
 
-    A crash or an exception mid-write leaves any existing file at ``path`` untouched.
+    A crash or an exception mid-write leaves any existing file at ``path`` untouched;
+    temporary files left by writers that were killed are removed by the next write to
+    the same path (Note [Temporary files]).
     """
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
+    base = os.path.basename(path)
     mode = _file_mode(path)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.",
-                               suffix=".tmp")
+    host = _host_tag()
+    _remove_stale_temps(directory, base, host)
+    tmp = os.path.join(directory, f".{base}.{host}.{os.getpid()}.{os.urandom(4).hex()}"
+                                  f"{_TMP_SUFFIX}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
     try:
         with os.fdopen(fd, "wb") as out:
             write(out)
@@ -321,7 +378,11 @@ def _parse(buf) -> tuple[dict, int]:
            "(which describes the saved structure) is corrupted")
     try:
         header = json.loads(header_bytes.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+    except RecursionError:
+        raise _Corrupt("the header is not valid JSON: it nests deeper than any saved object "
+                       "can (retrograd.save refuses such objects): the file is corrupted") \
+            from None
+    except (UnicodeDecodeError, ValueError) as e:
         raise _Corrupt(f"the header is not valid JSON ({e}): the file is corrupted") from None
     _check(isinstance(header, dict) and header.get("format") == "retrograd.save"
            and isinstance(header.get("arrays"), list) and "root" in header,
@@ -334,12 +395,20 @@ def _load_arrays(buf, header: dict, data_start: int, data_len: int) -> list[np.n
     for i, e in enumerate(header["arrays"]):
         _check(isinstance(e, dict), f"array {i}: entry is not an object")
         name = e.get("dtype")
-        _check(name in _DTYPES, f"array {i}: unknown dtype {name!r}")
+        _check(isinstance(name, str) and name in _DTYPES, f"array {i}: unknown dtype "
+               f"{_short(name)}")
         dt = np.dtype(_DTYPES[name].np).newbyteorder("<")
         shape = e.get("shape")
         _check(isinstance(shape, list) and all(isinstance(s, int) and not isinstance(s, bool)
-                                               and s >= 0 for s in shape),
-               f"array {i}: bad shape {shape!r}")
+                                               for s in shape),
+               f"array {i}: bad shape {_short(shape)} (expected a list of integers)")
+        _check(len(shape) <= _MAX_NDIM, f"array {i}: its shape has {len(shape)} dimensions; "
+               f"at most {_MAX_NDIM} are possible (the file is corrupted)")
+        _check(all(s >= 0 for s in shape), f"array {i}: negative size in shape "
+               f"{_short(shape)} (the file is corrupted)")
+        _check(math.prod(max(s, 1) for s in shape) * dt.itemsize <= _MAX_BYTES,
+               f"array {i}: shape {_short(shape)} is too big for any array (the file is "
+               "corrupted)")
         offset, nbytes = e.get("offset"), e.get("nbytes")
         _check(isinstance(offset, int) and isinstance(nbytes, int) and offset >= 0
                and nbytes >= 0, f"array {i}: bad offset/nbytes")
@@ -367,7 +436,8 @@ class _Decoder:
         self.map_location = map_location
 
     def _tensor(self, i):
-        _check(isinstance(i, int) and 0 <= i < len(self.arrays), f"bad array reference {i!r}")
+        _check(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(self.arrays),
+               f"bad array reference {_short(i)}")
         if i in self.made:
             return self.made[i]
         e = self.entries[i]
@@ -380,34 +450,55 @@ class _Decoder:
                 t = _as_parameter(t, bool(e.get("requires_grad")))
             elif e.get("requires_grad") and _is_float_name(e.get("dtype")):
                 t._rg = True
-            obj = _apply_map_location(t, self.map_location)
+            try:
+                obj = _apply_map_location(t, self.map_location)
+            except Exception as exc:
+                raise _FromUser(exc) from None
         self.made[i] = obj
         return obj
 
-    def decode(self, v):
-        if v is None or isinstance(v, (bool, int, float, str)):
-            return v
-        if isinstance(v, list):
-            return [self.decode(x) for x in v]
-        _check(isinstance(v, dict) and len(v) == 1, f"unexpected value {_short(v)} in header")
-        (tag, x), = v.items()
-        if tag == "$tensor" or tag == "$ndarray":
-            return self._tensor(x)
-        if tag == "$tuple":
-            _check(isinstance(x, list), "bad $tuple")
-            return tuple(self.decode(y) for y in x)
-        if tag == "$dict" or tag == "$odict":
-            _check(isinstance(x, list) and all(isinstance(p, list) and len(p) == 2 for p in x),
-                   f"bad {tag}")
-            d = collections.OrderedDict() if tag == "$odict" else {}
-            for k, val in x:
-                key = self.decode(k)
-                try:
-                    hash(key)
-                except TypeError:
-                    raise _Corrupt(f"a dict key is not hashable: {_short(k)}") from None
-                d[key] = self.decode(val)
-            return d
+    def decode(self, root):
+        """The value ``root`` of the header stands for, built without recursion (a
+        deeply nested header is data like any other)."""
+        result: list = []
+        # tasks: (value, sink) to decode a value, or (None, finish) to build a container
+        # from the decoded children it collected; LIFO, children pushed in reverse
+        tasks: list = [(root, result.append)]
+        while tasks:
+            v, sink = tasks.pop()
+            if v is None and sink.__class__ is _Finish:
+                sink.done()
+                continue
+            if v is None or isinstance(v, (bool, int, float, str)):
+                sink(v)
+                continue
+            if isinstance(v, list):
+                self._push(tasks, v, list, sink)
+                continue
+            _check(isinstance(v, dict) and len(v) == 1, f"unexpected value {_short(v)} in "
+                   "header")
+            (tag, x), = v.items()
+            if tag == "$tensor" or tag == "$ndarray":
+                sink(self._tensor(x))
+            elif tag == "$tuple":
+                _check(isinstance(x, list), "bad $tuple")
+                self._push(tasks, x, tuple, sink)
+            elif tag == "$dict" or tag == "$odict":
+                _check(isinstance(x, list) and all(isinstance(p, list) and len(p) == 2
+                                                   for p in x), f"bad {tag}")
+                self._push(tasks, [y for p in x for y in p],
+                           collections.OrderedDict if tag == "$odict" else dict, sink)
+            else:
+                sink(self._leaf(tag, x))
+        return result[0]
+
+    @staticmethod
+    def _push(tasks: list, children: list, kind, sink) -> None:
+        fin = _Finish(kind, sink)
+        tasks.append((None, fin))
+        tasks.extend((c, fin.items.append) for c in reversed(children))
+
+    def _leaf(self, tag, x):
         if tag == "$float":
             _check(x in ("inf", "-inf", "nan"), f"bad $float {_short(x)}")
             return float(x)
@@ -418,13 +509,48 @@ class _Decoder:
             except (ValueError, UnicodeEncodeError):
                 raise _Corrupt("bad base64 in $bytes") from None
         if tag == "$size":
-            _check(isinstance(x, list) and all(isinstance(s, int) for s in x), "bad $size")
+            _check(isinstance(x, list) and all(isinstance(s, int) and not isinstance(s, bool)
+                                               for s in x), "bad $size")
             return Size(x)
         if tag == "$dtype":
-            _check(x in _DTYPES, f"unknown dtype {_short(x)}")
+            _check(isinstance(x, str) and x in _DTYPES, f"unknown dtype {_short(x)}")
             return _DTYPES[x]
         raise _Corrupt(f"unknown tag {_short(tag)} in header (known tags: {', '.join(_TAGS)}); "
                        "retrograd.load creates only data, never objects named by the file")
+
+
+class _Finish:
+    """A container being decoded: its children's values, then ``done`` builds it."""
+
+    __slots__ = ("kind", "sink", "items")
+
+    def __init__(self, kind, sink) -> None:
+        self.kind = kind
+        self.sink = sink
+        self.items: list = []
+
+    def done(self) -> None:
+        items = self.items
+        if self.kind is list or self.kind is tuple:
+            self.sink(self.kind(items))
+            return
+        d = self.kind()
+        for j in range(0, len(items), 2):
+            key = items[j]
+            try:
+                hash(key)
+            except TypeError:
+                raise _Corrupt(f"a dict key is not hashable: {_short(key)}") from None
+            d[key] = items[j + 1]
+        self.sink(d)
+
+
+class _FromUser(Exception):
+    """An exception raised by the caller's ``map_location``: passed on unchanged."""
+
+    def __init__(self, exc: BaseException) -> None:
+        super().__init__()
+        self.exc = exc
 
 
 def _is_float_name(name) -> bool:
@@ -482,19 +608,27 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
     """
     name = os.fspath(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", None)
     where = f"retrograd.load({name!r})" if isinstance(name, str) else "retrograd.load"
-    try:
-        if mmap and isinstance(f, (str, os.PathLike)):
-            import mmap as _mmap
+    if mmap and isinstance(f, (str, os.PathLike)):
+        import mmap as _mmap
 
-            with open(f, "rb") as fh:
-                size = os.fstat(fh.fileno()).st_size
-                buf: Any = (_mmap.mmap(fh.fileno(), 0, access=_mmap.ACCESS_COPY) if size
-                            else bytearray())
-        else:
-            buf = _read_all(f)
+        with open(f, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            buf: Any = (_mmap.mmap(fh.fileno(), 0, access=_mmap.ACCESS_COPY) if size
+                        else bytearray())
+    else:
+        buf = _read_all(f)
+    try:
         header, data_start = _parse(buf)
         _, _, _, _, dlen = _PRE.unpack_from(buf, 0)
         arrays = _load_arrays(buf, header, data_start, dlen)
         return _Decoder(header, arrays, map_location).decode(header["root"])
     except _Corrupt as e:
         raise RuntimeError(f"{where}: {e}") from None
+    except _FromUser as e:
+        raise e.exc from e.exc.__cause__
+    except (ValueError, TypeError, KeyError, IndexError, OverflowError, RecursionError,
+            MemoryError, struct.error) as e:
+        # a backstop: every check above names what is wrong; whatever slipped past them
+        # is still a damaged file, never a crash of another kind
+        raise RuntimeError(f"{where}: the file is corrupted ({type(e).__name__}: {e})") \
+            from None
