@@ -75,6 +75,7 @@ from .ops.functions import abs, all, any, max, min, pow, round, sum  # noqa: A00
 from .ops.methods import addcdiv, addcmul
 
 _methods.install()
+globals().update(_methods.inplace_functions())  # torch.sin_ & co (Note [In-place forms])
 
 from . import _random as random  # noqa: E402
 from . import (  # noqa: E402  # noqa: E402  # noqa: E402

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .. import _dtype as D
 from .._tensor import Tensor
+from ..autograd.node import _LEGACY
 from . import functions as F
 from . import table as T
 from .dispatch import binary
@@ -35,12 +36,35 @@ contiguous fill_ zero_ copy_ uniform_ normal_ bernoulli_ bernoulli exponential_ 
 multinomial
 """.split()
 
+# Note [In-place forms]
+# Every in-place form is generated here, in one place, from the out-of-place function of
+# the same name (``F._make_inplace``: compute, write, bump the version, rebase the
+# history). _INPLACE lists the ops with a ``Tensor.<name>_`` method, as in PyTorch
+# (ops whose result has the input's shape); an alias (``divide``, ``arcsin``, ``clip``)
+# gets the very method of the op it names. _INPLACE_FUNCTIONS lists the ones PyTorch
+# also exposes as functions, ``torch.<name>_(input, ...)``: the function is the method.
+# Not here: the shape-changing in-place methods (squeeze_, unsqueeze_, t_, transpose_,
+# swapaxes_, swapdims_), which rewrite metadata rather than values.
 _INPLACE = """
 add sub mul div pow clamp clamp_min clamp_max neg abs exp log sqrt sin cos tanh sigmoid relu
 floor ceil round trunc sign reciprocal rsqrt square lerp masked_fill index_put scatter
 scatter_add index_add remainder fmod atan2 log1p expm1 exp2 log2 log10 erf frac nan_to_num
-tan asin acos atan sinh cosh clip
+tan asin acos atan sinh cosh clip subtract multiply divide true_divide negative absolute
+arcsin arccos arctan arctan2 float_power cumsum cumprod tril triu addmm eq ne lt le gt ge
+greater greater_equal less less_equal not_equal logical_and logical_or logical_xor
+logical_not bitwise_and bitwise_or bitwise_xor bitwise_not
 """.split()
+
+_INPLACE_FUNCTIONS = """
+abs acos arccos arcsin arctan asin atan ceil clamp clamp_max clamp_min clip cos cosh erf exp2
+exp expm1 floor frac index_put log10 log1p log2 log nan_to_num neg negative reciprocal relu
+round rsqrt sigmoid sin sinh sqrt square tan tanh trunc fill zero detach
+""".split()
+
+# arguments for the doctest example of each generated function (none: one tensor)
+_EXAMPLE_ARGS = {"clamp": "0.0, 0.5", "clip": "0.0, 0.5", "clamp_min": "0.5",
+                 "clamp_max": "0.5", "index_put": "(torch.tensor([0]),), torch.tensor(2.)",
+                 "fill": "2.0"}
 
 
 def _cast_methods():
@@ -53,8 +77,8 @@ def install() -> None:
     """Attach methods and operators to ``Tensor`` (called once at import)."""
     for name in _METHODS:
         setattr(Tensor, name, getattr(F, name))
-    for name in _INPLACE:
-        setattr(Tensor, name + "_", F._make_inplace(getattr(F, name), name + "_"))
+    for name, method in inplace_methods().items():
+        setattr(Tensor, name, method)
     for name, dt in _cast_methods().items():
         setattr(Tensor, name, F._caster(dt))
     Tensor.type = F.type_
@@ -103,6 +127,78 @@ def install() -> None:
     Tensor.__invert__ = F.bitwise_not
     Tensor.__getitem__ = F.getitem
     Tensor.__setitem__ = F.setitem
+
+
+_MADE: dict = {}
+
+
+def inplace_methods() -> dict:
+    """``{'sin_': method, ...}``: the in-place methods generated from _INPLACE (Note
+    [In-place forms]); made once, aliases share their op's method.
+
+    Example:
+        >>> from retrograd.ops.methods import inplace_methods
+        >>> m = inplace_methods()
+        >>> m['divide_'] is m['div_'], m['sin_'].__name__
+        (True, 'sin_')
+    """
+    if not _MADE:
+        by_fn: dict = {}
+        for name in _INPLACE:
+            fn = _float_power_into_double if name == "float_power" else getattr(F, name)
+            method = by_fn.get(id(fn))
+            if method is None:
+                method = by_fn[id(fn)] = F._make_inplace(fn, name + "_")
+            _MADE[name + "_"] = method
+    return _MADE
+
+
+def inplace_functions() -> dict:
+    """``{'sin_': fn, ...}``: the in-place forms PyTorch exposes as functions of the
+    module (``torch.sin_(x)``); each is the Tensor method of that name.
+
+    Example:
+        >>> import retrograd as torch
+        >>> x = torch.tensor([0.0, 1.0])
+        >>> torch.exp_(x) is x, x
+        (True, tensor([1.0000, 2.7183]))
+    """
+    out = {}
+    for name in _INPLACE_FUNCTIONS:
+        fn = getattr(Tensor, name + "_")
+        out[name + "_"] = fn
+        if name + "_" in _MADE:  # a generated form: a doc with an example of its own
+            __test__[name + "_"] = _example_doc(name)
+    return out
+
+
+__test__: dict = {}
+
+
+def _example_doc(name: str) -> str:
+    args = _EXAMPLE_ARGS.get(name)
+    call = f"torch.{name}_(y{', ' + args if args else ''})"
+    ref = f"x.{name}({args or ''})" if name != "index_put" else f"x.{name}({args})"
+    return (f"``torch.{name}_(input, ...)``: ``input.{name}_(...)``, in place.\n\n"
+            f"Example:\n    >>> import retrograd as torch\n"
+            f"    >>> x = torch.tensor([0.25, 0.75])\n    >>> y = x.clone()\n"
+            f"    >>> {call} is y, torch.equal(y, {ref})\n    (True, True)\n")
+
+
+def _float_power_into_double(input, exponent) -> Tensor:  # noqa: A002
+    """``float_power`` for ``float_power_``: its result is float64, so (as in PyTorch)
+    only a float64 tensor can take it in place.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.ones(2, dtype=torch.float64).float_power_(2)
+        tensor([1., 1.], dtype=torch.float64)
+    """
+    if input.dtype is not D.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype "
+                           f"{_LEGACY[input.dtype.name]} but the operation's result requires "
+                           "dtype Double")
+    return F.float_power(input, exponent)
 
 
 def _cpu(self, memory_format=None) -> Tensor:
