@@ -12,6 +12,8 @@ Example:
 
 from __future__ import annotations
 
+from weakref import ref as _weakref
+
 import numpy as np
 
 from . import _dtype as D
@@ -39,14 +41,18 @@ class Tensor:
     """
 
     # Note [Tensor fields]
-    # Hot fields live in slots: the array, whether it requires grad, its node, and
-    # the version counter (a one-element list shared with views and detach()). The
-    # rest (output number, view base and recipe, .grad, hooks, retain_grad, the
-    # leaf's gradient accumulator) live in __dict__ with class-level defaults, so
-    # making a tensor sets four slots and nothing else.
-    __slots__ = ("_data", "_rg", "grad_fn", "_vc", "__dict__", "__weakref__")
+    # Hot fields live in slots: the array, whether it requires grad, its node (``_gfn``,
+    # read through the ``grad_fn`` property), and the version counter (a one-element
+    # list shared with views and detach()). The rest (output number, view base and
+    # recipe, .grad, hooks, retain_grad, the leaf's gradient accumulator) live in
+    # __dict__ with class-level defaults, so making a tensor sets four slots and
+    # nothing else.
+    __slots__ = ("_data", "_rg", "_gfn", "_vc", "__dict__", "__weakref__")
     _base = None  # views: the tensor owning the memory (Note [Views and in-place])
     _vfn = None  # views: the recipe re-creating this view from _base
+    _vver = 0  # views: the version at which _gfn was made (Note [View grad_fn regeneration])
+    _vmeta = None  # views: None, "no_grad" or "multi": how it was made (check_view_rebase)
+    _views = None  # bases: weakrefs to views made while nothing required grad
     _out_nr = 0
     _grad = None
     _acc = None
@@ -145,6 +151,25 @@ class Tensor:
         return self._base is not None
 
     @property
+    def grad_fn(self):
+        """The node that made this tensor (None for leaves).
+
+        Example:
+            >>> import retrograd as torch
+            >>> (torch.ones(1, requires_grad=True) * 2).grad_fn
+            <MulBackward0 object>
+        """
+        if self._base is not None and self._vc[0] != self._vver:
+            _VIEW_GRAD_FN[0](self)  # Note [View grad_fn regeneration]
+        return self._gfn
+
+    @grad_fn.setter
+    def grad_fn(self, node) -> None:
+        self._gfn = node
+        if self._base is not None:
+            self._vver = self._vc[0]
+
+    @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
 
@@ -154,6 +179,8 @@ class Tensor:
 
     @property
     def requires_grad(self) -> bool:
+        if self._base is not None and self._vc[0] != self._vver:
+            _VIEW_GRAD_FN[0](self)  # Note [View grad_fn regeneration]
         return self._rg
 
     @requires_grad.setter
@@ -181,6 +208,8 @@ class Tensor:
         if self._rg and not requires_grad:
             _cut_mark("requires_grad_false", "requires_grad_(False)", self, self)
         self._rg = bool(requires_grad)
+        if requires_grad and self._views is not None:
+            mark_views_requiring_grad(self)
         return self
 
     @property
@@ -481,13 +510,38 @@ def _make(arr) -> Tensor:
     t = _new(Tensor)
     t._data = arr
     t._rg = False
-    t.grad_fn = None
+    t._gfn = None
     t._vc = [0]
     return t
 
 
+def track_view(base: Tensor, view: Tensor) -> None:
+    """Remember ``view`` (made while nothing in its family required grad) on ``base``, so
+    that when the family comes to require grad (``requires_grad_()``, or an in-place op
+    with an operand that requires grad) the view does too, as in PyTorch."""
+    views = base._views
+    if views is None:
+        views = base._views = []
+    views.append(_weakref(view))
+    n = len(views)
+    if n >= 64 and not n & (n - 1):  # at powers of two: drop the dead ones
+        views[:] = [r for r in views if r() is not None]
+
+
+def mark_views_requiring_grad(base: Tensor) -> None:
+    """The family of ``base`` now requires grad: so do the views made before."""
+    views = base._views
+    base._views = None
+    for r in views or ():
+        v = r()
+        if v is not None:
+            v._rg = True
+
+
 _bind_make(_make)
 _AUTOGRAD_BACKWARD: list = [None]
+#: regenerates a stale view's grad_fn; bound by ops.views (Note [View grad_fn regeneration])
+_VIEW_GRAD_FN: list = [None]
 
 #: C++ type names PyTorch uses in messages ("float", "double", "long int")
 _C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",

@@ -90,9 +90,8 @@ def make_grads(outputs: list, grads: list, create_graph: bool) -> list:
                 f"has a shape of {o.shape}. The gradient= tensor is the v in the "
                 "vector-Jacobian product vᵀJ and must have the output's shape; pass a tensor of "
                 f"shape {tuple(o.shape)} (or reduce the output to a scalar first).")
-        if g.dtype.is_floating_point != o.dtype.is_floating_point:
-            raise TypeError(f"For output {i}: expected a floating point gradient of dtype "
-                            f"{o.dtype}, got {g.dtype}")
+        if g._data.dtype != o._data.dtype and o.dtype.is_floating_point:
+            g = g.to(o.dtype)  # as PyTorch's validate_outputs: cast to the output's dtype
         out.append(g)
     return out
 
@@ -162,7 +161,7 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
     else:
         grad_outputs = make_grads(outputs, grad_outputs, create_graph)
 
-    root_user_grads = {id(g) for g in grad_outputs}
+    taken = {memory_id(g._data) for g in grad_outputs}  # Note [Gradient accumulation]
     buffers: dict = {}
     roots = []
     for o, g in zip(outputs, grad_outputs):
@@ -220,13 +219,13 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
             grads = buffers.pop(node, None)
             if grads is not None:
                 if node._hooked:
-                    grads = _run_pre_hooks(node, grads, create_graph)
+                    grads = _run_pre_hooks(node, grads, create_graph, taken)
                 if captures:
                     for nr in range(node._nout):
                         k = captures.get((node, nr))
                         if k is not None and grads[nr] is not None:
                             if accumulate:
-                                _accumulate(inputs[k], grads[nr], create_graph, root_user_grads)
+                                _accumulate(inputs[k], grads[nr], create_graph, taken)
                             else:
                                 results[k] = grads[nr]
             edges = node._edges
@@ -238,7 +237,7 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                     elif inputs is None or k is not None:
                         var = node._var()
                         if var is not None:
-                            _accumulate(var, grads[0], create_graph, root_user_grads,
+                            _accumulate(var, grads[0], create_graph, taken,
                                         leaf_node=node)
                 node = None
                 continue
@@ -268,10 +267,13 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                     else:
                         in_grads = node._op.backward(node, grads, needs)
                 if node._post_hooks:
+                    _show(grads, taken)  # Note [Gradient accumulation]
                     for fn in list(node._post_hooks.values()):
+                        _show(in_grads, taken)
                         r = fn(tuple(in_grads), tuple(grads))
                         if r is not None:
                             in_grads = list(r)
+                    _show(in_grads, taken)
                 if anomaly and STATE.anomaly_check_nan:
                     _check_nan(node, in_grads, grads)
             # free what the node saved; a node that saved nothing may run again (PyTorch)
@@ -382,8 +384,10 @@ def _per_row(node, grads, needs, nbatch):
     return out
 
 
-def _run_pre_hooks(node, grads: list, create_graph: bool) -> list:
+def _run_pre_hooks(node, grads: list, create_graph: bool, taken: set) -> list:
     """Tensor hooks, then retain_grad, then node pre-hooks (PyTorch's order)."""
+    if node._tensor_hooks or node._pre_hooks:
+        _show(grads, taken)  # Note [Gradient accumulation]
     if node._tensor_hooks:
         for out_nr, fn in list(node._tensor_hooks.values()):
             g = grads[out_nr]
@@ -402,6 +406,8 @@ def _run_pre_hooks(node, grads: list, create_graph: bool) -> list:
             r = fn(tuple(grads))
             if r is not None:
                 grads = list(r)
+    if node._tensor_hooks or node._pre_hooks:
+        _show(grads, taken)  # what the hooks returned is theirs too
     return grads
 
 
@@ -414,21 +420,49 @@ def _retain_into(t, g, create_graph: bool) -> None:
         t._grad = t._grad + g
 
 
-def _accumulate(var, g, create_graph: bool, user_grads: set, leaf_node=None) -> None:
+def memory_id(arr) -> int:
+    """Identity of the memory under ``arr``: the object at the bottom of its view chain."""
+    while isinstance(arr, np.ndarray) and arr.base is not None:
+        arr = arr.base
+    return id(arr)
+
+
+def _show(grads, taken: set) -> None:
+    """Gradients a hook sees may be kept by it: no leaf may take them as its .grad."""
+    for g in grads:
+        if g is not None:
+            taken.add(memory_id(g._data))
+
+
+def _accumulate(var, g, create_graph: bool, taken: set, leaf_node=None) -> None:
     """Add ``g`` into ``var.grad`` (Note [Gradient accumulation])."""
     # Note [Gradient accumulation]
-    # The first gradient is stored without a copy when the engine made it; a tensor
-    # the user passed in (or a view of one) is copied so that later in-place
-    # accumulation never writes into user memory. Later gradients are added in place
-    # (the .grad object keeps its identity, as in PyTorch) unless create_graph, where
-    # the sum must stay differentiable.
+    # A leaf's .grad is a buffer that leaf alone owns, as in PyTorch. The first gradient
+    # is stored without a copy only when nothing else can see its memory. ``taken`` holds
+    # the identities of memory others can see (``memory_id``: the array or pool block at
+    # the bottom of a view chain): what the user passed in (gradient=), what a hook was
+    # shown or returned, and what a leaf took earlier in this pass. One rule may hand the
+    # same gradient to two inputs (add), and two leaves would then share one buffer, so
+    # that an in-place change to one .grad (clip_grad_norm_, zero_grad(set_to_none=False)
+    # + accumulation, a second backward) would corrupt the other; such a gradient is
+    # copied instead. Later gradients are added in place (the .grad object keeps its
+    # identity, as in PyTorch). Under create_graph the first gradient is copied with a
+    # differentiable copy (PyTorch's CopyBackwards) and later ones are summed out of
+    # place, so the sum stays differentiable.
     old = var._grad
     if old is None:
         if create_graph:
-            var._grad = g
+            new = _T._make(np.empty_like(g._data))
+            var._grad = new.copy_(g)
         else:
-            if id(g) in user_grads or g._base is not None or g._rg:
-                g = g.detach().clone()
+            d = g._data
+            key = memory_id(d)
+            if g._rg or key in taken or not d.flags.writeable or not d.flags.c_contiguous:
+                g = _T._make(d.copy())  # (a read-only broadcast, or a transposed layout)
+            else:
+                taken.add(key)
+                if g._base is not None or g._vc[0]:  # a fresh tensor object, unshared
+                    g = _T._make(d)
             var._grad = g
     elif create_graph or old._rg:
         var._grad = old + g

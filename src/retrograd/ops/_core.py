@@ -138,7 +138,9 @@ class Op:
 
 def _edge(t):
     """(node, input_nr, shape, dtype) of where a gradient for ``t`` must go."""
-    fn = t.grad_fn
+    fn = t._gfn
+    if t._base is not None:  # a view's node may be stale (Note [View grad_fn regeneration])
+        fn = t.grad_fn
     if fn is None:
         return (t._grad_accumulator(), 0, t._data.shape, t._data.dtype)
     return (fn, t._out_nr, t._data.shape, t._data.dtype)
@@ -168,7 +170,7 @@ def record1(op: Op, out, a, p=None):
         node._saved = ()
         node._ver = node._out = None
     out._rg = True
-    out.grad_fn = node
+    out._gfn = node
     if STATE.anomaly or (HOOKS.stack and node._saved):
         _finish(node, out, (a,))
     return node
@@ -189,7 +191,7 @@ def record2(op: Op, out, a, b):
         node._saved = ()
         node._ver = node._out = None
     out._rg = True
-    out.grad_fn = node
+    out._gfn = node
     if STATE.anomaly or (HOOKS.stack and node._saved):
         _finish(node, out, (a, b))
     return node
@@ -212,7 +214,7 @@ def record(op: Op, outs, inputs, p=None, nout: int = 1, depth: int = 2):
         node._ver = node._out = None
     if nout == 1:
         outs._rg = True
-        outs.grad_fn = node
+        outs.grad_fn = node  # the setter: outs may be a view (split into one piece)
     else:
         for k, o in enumerate(outs):
             if o is not None and o._data.dtype in FLOAT_NP:

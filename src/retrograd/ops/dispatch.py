@@ -16,12 +16,15 @@ Example:
 from __future__ import annotations
 
 import numbers
+import re
+from weakref import ref as _weakref
 
 import numpy as np
 
 from .. import _dtype as D
+from .. import _tensor as _Tensor_mod
 from .._grad_mode import STATE
-from .._tensor import Tensor, _make
+from .._tensor import Tensor, _make, track_view
 from ..amp.state import AMP as _AMP
 from ..autograd.forward_ad import FW as _FW
 from ..autograd.forward_ad import fw_op as _fw_op
@@ -46,6 +49,7 @@ _POOL_MIN = _buffers.pool_min()  # kept current by buffers.configure (Note [Buff
 _asarray = np.asarray
 _F32 = np.dtype(np.float32)
 _BOOL = np.dtype(np.bool_)
+_re_backward = re.compile(r"Backward\d*$")
 
 
 _SCALARS = frozenset((float, int, bool))
@@ -301,30 +305,132 @@ def view_apply(op, a: Tensor, p):
     Note [Views and in-place]
     A view remembers its base (the tensor that owns the memory) and a recipe,
     ``(parent_recipe, op, p)``, that re-creates it from the base. An in-place op on a
-    view whose graph matters rewrites the base's history (``CopySlices``) and then
-    re-derives the view from the new base, so gradients flow through both, as in
-    PyTorch.
+    view whose graph matters rewrites the base's history (``CopySlices``); every view
+    of that base, the written one included, then re-derives its grad_fn from the new
+    base when next used (Note [View grad_fn regeneration]), so gradients flow through
+    both, as in PyTorch.
     """
     out = op.fwd(a._data, p)
     if out.__class__ is not _ndarray:
         out = _asarray(out)
     t = _make(out)
-    t._vc = a._vc
+    vc = t._vc = a._vc
+    if vc[0]:
+        t._vver = vc[0]
     base = a._base
     if base is None:
-        t._base = a
+        base = t._base = a
         t._vfn = (None, op, p)
     else:
         t._base = base
         t._vfn = (a._vfn, op, p)
+        if a._vmeta is not None:  # a view of a no_grad/multi-output view inherits its kind
+            t._vmeta = a._vmeta
     if a._rg:
         if STATE.enabled:
             record1(op, t, a, p)
-        elif STATE.cut_watch:
-            _cut_mark("no_grad", op.name, a, t)
+        else:
+            t._rg = True  # as PyTorch: a view of a tensor that requires grad does too
+            t._vmeta = "no_grad"
+            if STATE.cut_watch:
+                _cut_mark("no_grad", op.name, a, t)
+    else:
+        if not STATE.enabled:
+            t._vmeta = "no_grad"
+        track_view(base, t)
     if _FW.active:
         _fw_op(op, (a,), t, p, 2)
     return t
+
+
+# Note [View grad_fn regeneration]
+# A view's grad_fn is valid for the version of the memory it was made at (``_vver``).
+# An in-place op on the base or on any view of it bumps the shared version counter, so
+# every other view's grad_fn is stale: it still points at the base's old history.
+# As in PyTorch, a stale view re-derives its grad_fn lazily, on the next read of
+# ``grad_fn`` or ``requires_grad`` or when it is used as an op's input (``_edge``): the
+# view's recipe is replayed, with grad mode on, from the base's current grad_fn. Views
+# PyTorch refuses to re-derive (made under no_grad from a tensor that requires grad,
+# outputs of a multi-output view op such as split/unbind, views made inside a custom
+# Function) raise PyTorch's error instead of silently keeping the old graph.
+def regenerate_view_grad_fn(view: Tensor) -> None:
+    """Re-derive a stale view's grad_fn from its base (Note [View grad_fn regeneration])."""
+    base = view._base
+    if view._gfn is None and not base._rg:
+        view._vver = view._vc[0]  # nothing requires grad: nothing to re-derive
+        return
+    check_view_rebase(view, indirect=True)
+    prev = STATE.enabled
+    STATE.enabled = True
+    try:
+        fresh = replay_view(view._vfn, base)
+    finally:
+        STATE.enabled = prev
+    old = view._gfn
+    view._gfn = fresh._gfn
+    view._rg = fresh._rg
+    if view._out_nr:
+        view._out_nr = 0
+    view._vver = view._vc[0]
+    if view._retains:
+        move_retain(view, old, fresh._gfn)
+
+
+def move_retain(t: Tensor, old, new) -> None:
+    """``retain_grad`` follows a tensor to its new grad_fn after an in-place op (as
+    PyTorch moves the retains-grad hook); hooks registered before stay on the old node."""
+    if old is not None and old._retain:
+        for nr, ref in list(old._retain.items()):
+            if ref() is t:
+                del old._retain[nr]
+    if new is None:
+        return
+    new._hooked = True
+    if new._retain is None:
+        new._retain = {}
+    new._retain[t._out_nr] = _weakref(t)
+
+
+def check_view_rebase(view: Tensor, indirect: bool) -> None:
+    """PyTorch's refusal to rewrite the history of a view made under no_grad, by a
+    multi-output view op, or inside a custom Function (``handle_view_on_rebase``)."""
+    kind = view._vmeta
+    step = view._vfn
+    while step is not None:  # made inside a custom Function: that is what counts
+        if step[2].__class__.__name__ == "FnView":
+            kind = "fn"
+            break
+        step = step[0]
+    if kind is None:
+        return
+    node = view._gfn
+    what = "its base or another view of its base has been" if indirect else "is being"
+    fn = _re_backward.sub("", node.name()) if node is not None else None
+    if kind == "no_grad" or node is None:
+        head = (f"Output {view._out_nr} of {fn} is a view of a view which was created in"
+                if node is not None else "A view was created in")
+        msg = f"{head} no_grad mode and {what} modified inplace with grad mode enabled."
+    else:
+        msg = f"Output {view._out_nr} of {fn} is a view and {what} modified inplace."
+    if kind == "multi":
+        msg += (" This view is the output of a function that returns multiple views. Such "
+                "functions do not allow the output views to be modified inplace. You should "
+                "replace the inplace operation by an out-of-place one.")
+    elif kind == "no_grad":
+        msg += (" Given that this use case is ambiguous and error-prone, it is forbidden. You "
+                "can clarify your code by moving both the view and the inplace either both "
+                "inside the no_grad block (if you don't want the inplace to be tracked) or both "
+                "outside (if you want the inplace to be tracked).")
+    else:
+        msg += (" This view was created inside a custom Function (or because an input was "
+                "returned as-is) and the autograd logic to handle view+inplace would override "
+                "the custom backward associated with the custom Function, leading to incorrect "
+                "gradients. This behavior is forbidden. You can fix this by cloning the output "
+                "of the custom Function.")
+    raise RuntimeError(msg)  # PyTorch's words, which name the fix already
+
+
+_Tensor_mod._VIEW_GRAD_FN[0] = regenerate_view_grad_fn
 
 
 def replay_view(recipe, t: Tensor) -> Tensor:

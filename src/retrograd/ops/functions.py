@@ -21,7 +21,7 @@ import numpy as np
 from .. import _dtype as D
 from .._grad_mode import STATE
 from .._size import Size
-from .._tensor import Tensor, _make, _wrap_dim
+from .._tensor import Tensor, _make, _wrap_dim, mark_views_requiring_grad, track_view
 from ..autograd.forward_ad import FW as _FW
 from ..autograd.forward_ad import inplace_tangent as _inplace_tangent
 from ..autograd.node import _LEGACY
@@ -31,7 +31,16 @@ from . import table as T
 from ._core import _LOW, FLOAT_NP, Op, record
 from ._core import any_requires_grad as _any_rg
 from .creation import tensor, zeros
-from .dispatch import _mismatch, apply, binary, replay_view, unary, view_apply
+from .dispatch import (
+    _mismatch,
+    apply,
+    binary,
+    check_view_rebase,
+    move_retain,
+    replay_view,
+    unary,
+    view_apply,
+)
 from .dispatch import scalar_array as _scalar_array
 from .out_arg import write_out
 
@@ -1646,13 +1655,23 @@ def vstack(tensors) -> Tensor:
 def _pieces(input, d, bounds, kind, sizes):
     """Multi-output view op (split/unbind): pieces share memory with ``input``."""
     outs = []
+    base = input._base if input._base is not None else input
+    ver = input._vc[0]
+    meta = "multi" if STATE.enabled else "no_grad"  # check_view_rebase (ops/dispatch.py)
     for lo, hi in bounds:
         key = (slice(None),) * d + ((lo if kind == "unbind" else slice(lo, hi)),)
         arr = input._data[key]
         t = _make(arr)
         t._vc = input._vc
-        t._base = input._base if input._base is not None else input
+        t._base = base
         t._vfn = (input._vfn, T.slice_op if kind != "unbind" else T.select, key)
+        t._vmeta = meta
+        if ver:
+            t._vver = ver
+        if not input._rg:
+            track_view(base, t)
+        elif not STATE.enabled:
+            t._rg = True  # as view_apply: a view of a tensor that requires grad does too
         outs.append(t)
     if STATE.enabled and input._rg:
         op = T.unbind if kind == "unbind" else T.split
@@ -2280,21 +2299,29 @@ def contiguous(input, memory_format=None) -> Tensor:  # noqa: A002
 # in-place ops (Note [In-place ops])
 
 
-def _check_inplace_leaf(self) -> None:
+def _check_inplace_leaf(self, grad: bool | None = None) -> None:
+    """PyTorch's ``check_inplace``: in grad mode, when the op involves a tensor that
+    requires grad (``grad``; default: ``self`` does), refuse to write into a leaf that
+    requires grad, a view of one, or a view whose history can't be rewritten."""
     if not STATE.enabled:
         return
-    if self.grad_fn is None and self._rg:
+    if grad is None:
+        grad = self._rg
+    base = self._base
+    if base is not None:
+        if grad:
+            check_view_rebase(self, indirect=False)
+        if base._rg and base._gfn is None:
+            raise RuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an in-place "
+                "operation. Clone the leaf first (x = leaf.clone(); x[...] = ...), or modify it "
+                "under torch.no_grad().")
+    elif self._rg and self._gfn is None:
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation. Leaves "
             "that require grad (parameters, tensors made with requires_grad=True) must keep "
             "their value for backward: update them inside `with torch.no_grad():` (as optimizers "
             "do), or use an out-of-place op (x = x + 1).")
-    base = self._base
-    if base is not None and base.grad_fn is None and base._rg:
-        raise RuntimeError(
-            "a view of a leaf Variable that requires grad is being used in an in-place "
-            "operation. Clone the leaf first (x = leaf.clone(); x[...] = ...), or modify it "
-            "under torch.no_grad().")
 
 
 _CAN_CAST_CACHE: dict = {}
@@ -2317,7 +2344,7 @@ def _can_cast(src, dst) -> bool:
 # the new node as its grad_fn ("rebase"). For a view, the base's history is
 # rewritten instead (Note [Views and in-place]).
 def _inplace(self: Tensor, res: Tensor) -> Tensor:
-    _check_inplace_leaf(self)
+    _check_inplace_leaf(self, res._rg)
     sd = self._data.dtype
     rd = res._data.dtype
     if sd != rd and not _can_cast(rd, sd):
@@ -2331,7 +2358,7 @@ def _inplace(self: Tensor, res: Tensor) -> Tensor:
             raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
                                f"broadcast shape {list(bshape)}")
     if res._rg:
-        _snapshot_saved_self(self, res.grad_fn)
+        _snapshot_saved_self(self, res._gfn)
     np.copyto(self._data, res._data, casting="unsafe")
     self._vc[0] += 1
     if _FW.active:
@@ -2346,15 +2373,23 @@ def _inplace(self: Tensor, res: Tensor) -> Tensor:
         res = expand(res, self._data.shape)
     if rd != sd:
         res = to(res, D.FROM_NP[sd])
-    if self._base is not None:
+    base = self._base
+    if base is not None:
         _rebase_view(self, res)
-    else:
-        node = res.grad_fn
-        self.grad_fn = node
-        self._out_nr = res._out_nr
+        return self
+    # Note [In-place ops]: the tensor takes the result's node as its grad_fn ("rebase")
+    old = self._gfn
+    node = res._gfn
+    self._gfn = node
+    self._out_nr = res._out_nr
+    if node._out is not None:
+        node._out[res._out_nr] = (self._data, self._vc, self._vc[0])
+    if not self._rg:
         self._rg = True
-        if node._out is not None:
-            node._out[res._out_nr] = (self._data, self._vc, self._vc[0])
+        if self._views is not None:
+            mark_views_requiring_grad(self)
+    if self._retains:
+        move_retain(self, old, node)
     return self
 
 
@@ -2394,24 +2429,26 @@ _COPY_SLICES = Op("copy_slices", None, _copy_slices_vjp, node_name="torch::autog
 
 
 def _rebase_view(view_t: Tensor, res: Tensor) -> None:
-    step = view_t._vfn
-    while step is not None:  # a view of a custom Function's output (autograd/function.py)
-        if step[2].__class__.__name__ == "FnView":
-            raise step[2].error(view_t)
-        step = step[0]
+    """An in-place op wrote ``res`` into the view ``view_t``: the base's new history is a
+    CopySlices node over its old history and ``res`` (Note [Views and in-place]); the view
+    itself, like every other view of the base, re-derives its grad_fn from it (Note [View
+    grad_fn regeneration])."""
+    check_view_rebase(view_t, indirect=False)
     base = view_t._base
+    old_node = base._gfn
     old = _make(base._data)
     old._rg = base._rg
-    old.grad_fn = base.grad_fn
+    old._gfn = old_node
     old._out_nr = base._out_nr
     old._acc = base._acc
-    if base._rg and base.grad_fn is None:
-        old.grad_fn = None
     record(_COPY_SLICES, base, (old, res), view_t._vfn)
-    fresh = replay_view(view_t._vfn, base)
-    view_t.grad_fn = fresh.grad_fn
-    view_t._out_nr = 0
-    view_t._rg = True
+    if base._out_nr:
+        base._out_nr = 0
+    if base._views is not None:
+        mark_views_requiring_grad(base)
+    if base._retains:
+        move_retain(base, old_node, base._gfn)
+    view_t._rg = True  # its grad_fn is re-derived on next use (its version is stale)
 
 
 def _make_inplace(fn, name):
