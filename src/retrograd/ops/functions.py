@@ -57,6 +57,7 @@ __all__ = [
     "broadcast_tensors", "broadcast_shapes", "sum_to_size", "repeat", "tile", "repeat_interleave",
     "flip", "fliplr", "flipud", "roll", "cat", "stack", "hstack", "vstack", "split",
     "tensor_split", "chunk", "unbind", "narrow", "select", "diagonal", "diag", "trace", "tril",
+    "as_strided",
     "triu", "index_put", "gather", "scatter", "scatter_add", "index_select", "index_add",
     "masked_fill", "masked_select", "take_along_dim", "take", "nonzero", "argwhere", "sort",
     "argsort", "topk", "kthvalue", "median", "clone", "bernoulli", "multinomial", "subtract",
@@ -863,7 +864,8 @@ def std(input, dim=None, unbiased=None, keepdim: bool = False, *,  # noqa: A002
         >>> torch.tensor([1., 2., 3., 4.]).std()
         tensor(1.2910)
     """
-    return sqrt(var(input, dim, unbiased, keepdim, correction=correction))  # noqa: F821
+    # T.std_sqrt: sqrt with PyTorch's std_backward (gradient 0 where std is 0)
+    return unary(T.std_sqrt, var(input, dim, unbiased, keepdim, correction=correction))
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim: bool = False, *,  # noqa: A002
@@ -1115,6 +1117,19 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
         tensor([[1., 0.],
                 [0., 1.]])
     """
+    a, b, c = input._data, mat1._data, mat2._data
+    if b.ndim == 2 and c.ndim == 2 and b.shape[1] == c.shape[0] and a.dtype == b.dtype == \
+            c.dtype and b.dtype in FLOAT_NP and a.ndim <= 2 and \
+            np.broadcast_shapes(a.shape, (b.shape[0], c.shape[1])) == (b.shape[0], c.shape[1]):
+        return apply(T.addmm, (input, mat1, mat2), (beta, alpha))  # one AddmmBackward0 node
+    low = mat1._data.dtype
+    if low in _LOW and mat2._data.dtype == low and input._data.dtype == low:
+        # torch forms beta * input + alpha * (mat1 @ mat2) in float32 and rounds once
+        # (Note [Low-precision accumulation] in table.py); the casts' rules round each
+        # gradient once too, as torch's low-precision AddmmBackward0 does
+        f32 = D.float32
+        return addmm(input.to(f32), mat1.to(f32), mat2.to(f32), beta=beta,
+                     alpha=alpha).to(D.FROM_NP[low])
     prod_ = mm(mat1, mat2)
     if alpha != 1:
         prod_ = prod_ * alpha
@@ -1789,13 +1804,78 @@ def select(input, dim: int, index: int) -> Tensor:  # noqa: A002
 
 
 def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:  # noqa: A002
-    nd = input.ndim
+    """The diagonal of the ``dim1``/``dim2`` planes, as a view (it shares memory).
+
+    Example:
+        >>> import retrograd as torch
+        >>> x = torch.arange(9.).reshape(3, 3)
+        >>> x.diagonal(), x.diagonal(1)
+        (tensor([0., 4., 8.]), tensor([1., 5.]))
+    """
+    nd = input._data.ndim
     d1, d2 = _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)
-    n1, n2 = input.shape[d1], input.shape[d2]
-    i = np.arange(_py_max(0, _py_min(n1 - _py_max(0, -offset), n2 - _py_max(0, offset))))
-    rows, cols = i + _py_max(0, -offset), i + _py_max(0, offset)
-    x = movedim(input, (d1, d2), (-2, -1))
-    return x[..., _make(rows), _make(cols)]
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2} (a tensor "
+                           f"of shape {list(input.shape)}: pick two different dims)")
+    return view_apply(T.diagonal, input, (int(offset), d1, d2))
+
+
+def unfold(input, dimension: int, size: int, step: int) -> Tensor:  # noqa: A002
+    """All slices of length ``size`` along ``dimension``, ``step`` apart, as a view with a new
+    last dim (``Tensor.unfold``).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.arange(5.).unfold(0, 2, 2)
+        tensor([[0., 1.],
+                [2., 3.]])
+    """
+    nd = input._data.ndim
+    d = _wrap_dim(dimension, nd)
+    n = input._data.shape[d] if nd else 1
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}"
+                           f" (unfold of a tensor of shape {list(input.shape)}: use size <= {n})")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    return view_apply(T.unfold, input, (d, int(size), int(step)))
+
+
+def as_strided(input, size, stride, storage_offset: int | None = None) -> Tensor:  # noqa: A002
+    """A view of the memory under ``input`` with the given sizes and element strides, from
+    element ``storage_offset`` of the storage on (default: where ``input`` starts).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.arange(6.).as_strided((2, 2), (1, 2))
+        tensor([[0., 2.],
+                [1., 3.]])
+    """
+    base = input._base if input._base is not None else input
+    storage = base._data
+    if not storage.flags.c_contiguous:
+        raise RuntimeError(f"as_strided: the memory under this tensor (shape "
+                           f"{list(base.shape)}) is not one contiguous block in retrograd; "
+                           "call .contiguous() first and take the view of that")
+    start = (input.data_ptr() - base.data_ptr()) // storage.itemsize
+    offset = start if storage_offset is None else int(storage_offset)
+    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape: {len(stride)} strides for "
+                           f"{len(size)} sizes")
+    if builtins.any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got "
+                           f"strides: {list(stride)}")
+    need = offset + builtins.sum((n - 1) * st for n, st in zip(size, stride)) + 1 \
+        if builtins.all(size) else 0
+    if need > storage.size or offset < 0:
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
+                           f"offset {offset}, and itemsize {storage.itemsize} requiring a "
+                           f"storage size of {need * storage.itemsize} are out of bounds for "
+                           f"storage of size {storage.size * storage.itemsize}")
+    return view_apply(T.as_strided, base, (size, stride, offset))
 
 
 def diag(input, diagonal_: int = 0) -> Tensor:  # noqa: A002

@@ -85,6 +85,10 @@ def _log10_fwd(a):
 log10 = _u("log10", _log10_fwd, lambda g, s, n: g / (s[0] * LN10), (0,))
 log1p = _u("log1p", np.log1p, lambda g, s, n: g / (s[0] + 1), (0,), node_name="Log1PBackward0")
 sqrt = _u("sqrt", np.sqrt, lambda g, s, n: g / (2 * s[0]), ("out",))
+# std = sqrt(var), with PyTorch's std_backward: g / (2 * std) masked to 0 where std is 0,
+# so a constant input has gradient 0 (not inf * 0 = nan); own entry for that singular point
+std_sqrt = _u("std_sqrt", np.sqrt, lambda g, s, n: R.where(s[0] == 0, 0.0, g / (2 * s[0])),
+              ("out",), node_name="StdBackward0")
 rsqrt = _u("rsqrt", lambda a: np.reciprocal(np.sqrt(a)),
            lambda g, s, n: -0.5 * g * s[0].pow(3), ("out",))
 reciprocal = _u("reciprocal", lambda a: np.reciprocal(a),
@@ -449,16 +453,54 @@ def _pow_exp(g, s, n):
 
 
 def _pow_fwd(a, b):
+    if b.ndim == 0 and a.dtype.kind == "f" and b.dtype.kind == "f":
+        # PyTorch computes x ** 0.5 as sqrt(x) and x ** -0.5 as rsqrt(x) (pow_tensor_scalar's
+        # special cases): (-0.0) ** 0.5 is -0.0 and (-0.0) ** -0.5 is -inf (NumPy: +0.0,
+        # +inf), (-inf) ** 0.5 is nan. The rule's a.pow(b - 1) inherits this, so the
+        # gradient of x ** 0.5 at -0.0 is -inf, as in PyTorch.
+        e = b.item()
+        if e == 0.5:
+            return np.sqrt(a)
+        if e == -0.5:
+            return np.reciprocal(np.sqrt(a))
+    elif a.dtype.kind in "iu" and b.dtype.kind in "iu" and (b < 0).any():
+        if b.ndim == 0 and not b.flags.writeable:
+            # a Python int exponent (dispatch passes numbers as cached read-only 0-d
+            # arrays): PyTorch refuses it; a tensor exponent is computed below
+            raise RuntimeError(
+                f"Integers to negative integer powers are not allowed. (an integer tensor "
+                f"of dtype {a.dtype} raised to {int(b)}: the result would not be an "
+                f"integer; use a float base, e.g. x.double() ** {int(b)} or "
+                f"x.float().pow({int(b)}))")
+        return _int_pow_negative(a, b)
     return np.power(a, b)
 
 
+def _int_pow_negative(a, b):
+    """Integer ``a ** b`` with some ``b < 0`` (a tensor exponent; PyTorch allows it):
+    1 for a == 1, +-1 for a == -1, 0 otherwise (a == 0 gives 0 where C++ would divide by
+    zero; PyTorch's kernel gives the same)."""
+    a, b = np.broadcast_arrays(a, b)
+    out = np.power(a, np.where(b < 0, 0, b))
+    neg = b < 0
+    odd = (b % 2) != 0
+    out[neg] = np.where(a[neg] == 1, 1, np.where(a[neg] == -1, np.where(odd[neg], -1, 1), 0))
+    return out
+
+
 pow = _b("pow", _pow_fwd, (_pow_self, _pow_exp), (0, 1, "out"))  # noqa: A001
+# the output is read only by the exponent's rule: saved only when the exponent requires
+# grad, so x.pow(2) followed by an in-place op on its result stays valid, as in PyTorch
+pow.save_if = ((0, 1), (0, 1), (1,))
 
 
 def _atan2_rule(which):
     def rule(g, s, n):
         a, b = s
-        recip = (a * a + b * b).reciprocal()
+        # PyTorch's atan2_backward: 1 / (a^2 + b^2), masked to 0 where it is 0, so the
+        # gradients at (0, 0) are 0 and -0 (not 0 * inf = nan)
+        denom = a * a + b * b
+        recip = R.where(denom == 0, 0.0, denom.reciprocal())
         return g * b * recip if which == 0 else g * -a * recip
     return rule
 
@@ -479,16 +521,35 @@ maximum = _b("maximum", np.maximum, (_minmax_rule(0, "lt"), _minmax_rule(1, "gt"
 minimum = _b("minimum", np.minimum, (_minmax_rule(0, "gt"), _minmax_rule(1, "lt")), (0, 1))
 
 
+def _check_int_divisor(b, name):
+    """Integer division by zero raises, as in PyTorch (NumPy returns 0 with a warning).
+    Only integer divisors are scanned: float division by zero is inf/nan, as in PyTorch."""
+    if b.dtype.kind in "iu" and not b.all():
+        raise RuntimeError(
+            f"ZeroDivisionError: integer division or modulo by zero in torch.{name} (the "
+            f"divisor of shape {tuple(b.shape)} holds zeros; PyTorch raises this for integer "
+            "tensors). Mask the zeros first, e.g. torch.where(b == 0, 1, b), or divide in "
+            "floating point (a.double() / b), where division by zero gives inf or nan.")
+
+
 def _floor_div_fwd(a, b):
+    _check_int_divisor(b, "floor_divide")
     return np.floor_divide(a, b)
 
 
 def _remainder_fwd(a, b):
+    _check_int_divisor(b, "remainder")
     return np.remainder(a, b)
 
 
 def _fmod_fwd(a, b):
+    _check_int_divisor(b, "fmod")
     return np.fmod(a, b)
+
+
+def _trunc_div_fwd(a, b):
+    _check_int_divisor(b, "div(rounding_mode='trunc')")
+    return np.trunc(np.true_divide(a, b))
 
 
 remainder = _b("remainder", _remainder_fwd,
@@ -515,7 +576,7 @@ floor_divide = _b("floor_divide", _floor_div_fwd,
                   node_name="torch::autograd::NotImplemented")
 _times_zero = (lambda g, s, n: g * 0, lambda g, s, n: g * 0)
 div_floor = _b("div_floor", _floor_div_fwd, _times_zero, node_name="DivBackward2")
-trunc_divide = _b("trunc_divide", lambda a, b: np.trunc(np.true_divide(a, b)), _times_zero,
+trunc_divide = _b("trunc_divide", _trunc_div_fwd, _times_zero,
                   node_name="DivBackward2")
 floor_divide.kind = trunc_divide.kind = div_floor.kind = None
 
@@ -696,6 +757,11 @@ _add_reduce = np.add.reduce  # the ufunc method: np.sum's wrapper costs ~1 us pe
 
 def _sum_fwd(a, p):
     axes, keepdim, dt = p
+    if dt is None and a.dtype in _LOW_MM:
+        # torch sums bfloat16/float16 in float32 and rounds once (NumPy's bfloat16 sum
+        # would round every partial sum); bias gradients of low-precision layers and
+        # linalg.vecdot depend on it (Note [Low-precision accumulation])
+        return _add_reduce(a, axis=axes, keepdims=keepdim, dtype=_F32).astype(a.dtype)
     return _add_reduce(a, axis=axes, keepdims=keepdim, dtype=dt)
 
 
@@ -775,7 +841,11 @@ min_all = Op("min_all", _amin_fwd, (_amax_rule,), (0, "out"), node_name="MinBack
 
 def _logsumexp_fwd(a, p):
     axes, keepdim = p[0], p[1]
-    m = np.amax(a, axis=axes, keepdims=True)
+    if a.size == 0:  # PyTorch: the log of an empty sum, -inf (NumPy's amax has no identity)
+        m = np.zeros([1 if axes is None or d in axes else k for d, k in enumerate(a.shape)],
+                     a.dtype)
+    else:
+        m = np.amax(a, axis=axes, keepdims=True)
     m = np.where(np.isfinite(m), m, 0)
     r = np.log(np.sum(np.exp(a - m), axis=axes, keepdims=True)) + m
     if not keepdim:
@@ -824,17 +894,24 @@ def _norm_rule(g, s, n):
     a, out = s
     ordv = n._p[2]
     gk, ok = _restore(g, n), _restore(out, n, saved=True)
+    # PyTorch's norm_backward, case by case: the masks sit where PyTorch puts them, so
+    # the first derivative at a zero norm is 0 and the second is nan (0/0 behind the mask)
     if ordv == 2:
-        return a * _where0(ok != 0, gk / ok)
+        return gk * R.where(ok == 0, 0.0, a / ok)
     if ordv == 1:
         return gk * a.sign()
     if ordv == 0:
         return None  # PyTorch leaves it undefined (grad None), not zeros
     if ordv == float("inf") or ordv == float("-inf"):
-        mask = a.abs() == ok
+        aa = a.abs()
+        mask = (aa == ok) | aa.isnan()
         cnt = mask.sum(dim=n._p[0], keepdim=True) if n._p[0] is not None else mask.sum()
-        return a.sign() * (gk / cnt) * mask
-    return a * a.abs().pow(ordv - 2) * _where0(ok != 0, gk / ok.pow(ordv - 1))
+        return a.sign() * ((gk / cnt) * mask)
+    if ordv < 1:
+        scaled = a.sign() * R.where(a == 0, 0.0, a.abs().pow(ordv - 1))
+        return scaled * gk * ok.pow(1 - ordv)
+    scaled = a.sign() * a.abs().pow(ordv - 1) if ordv < 2 else a * a.abs().pow(ordv - 2)
+    return scaled * R.where(ok == 0, 0.0, gk / ok.pow(ordv - 1))
 
 
 def _norm_fwd(a, p):
@@ -866,6 +943,11 @@ vector_norm = Op("vector_norm", _norm_fwd, (_norm_rule,), (0, "out"),
 def _mm_rule_a(g, s, n):
     # written from the right so a batched g (Note [Batched rules]) broadcasts through
     a, b = s
+    if a.ndim == 2 and b.ndim > 2 and g._data.dtype in _LOW_MM and g.shape[:-2] == b.shape[:-2]:
+        # torch folds the batch into one product: one rounding (Note [Low-precision
+        # accumulation]), where a batched product and a sum would round twice
+        return g.movedim(-2, 0).reshape(a.shape[0], -1) @ b.movedim(-2, 0).reshape(
+            a.shape[1], -1).mT
     if b.ndim == 1:
         return g.unsqueeze(-1) * b
     if a.ndim == 1:
@@ -875,6 +957,9 @@ def _mm_rule_a(g, s, n):
 
 def _mm_rule_b(g, s, n):
     a, b = s
+    if b.ndim == 2 and a.ndim > 2 and g._data.dtype in _LOW_MM and g.shape[:-2] == a.shape[:-2]:
+        # one folded product, as torch's matmul (see _mm_rule_a)
+        return a.reshape(-1, a.shape[-1]).mT @ g.reshape(-1, g.shape[-1])
     if a.ndim == 1:
         if b.ndim == 1:
             return g.unsqueeze(-1) * a
@@ -888,12 +973,92 @@ _F32 = np.dtype(np.float32)
 _LOW_MM = frozenset((np.dtype(np.float16), R._dtype.bfloat16.np))
 
 
+_F16 = np.dtype(np.float16)
+_LANE_BUDGET = 1 << 22  # float32 products held at once by low_matmul_f32 (16 MB)
+
+
+# Note [Low-precision accumulation]
+# PyTorch's CPU kernels never accumulate a bfloat16/float16 matrix product in the low
+# precision: the products of two such numbers are exact in float32, the sum is kept in
+# float32, and the result is rounded once (round to nearest even) to the low dtype. A
+# bias (linear, addmm's ``beta * input``, a convolution's bias) is added in float32
+# before that one rounding. Which float32 sum torch forms differs by dtype:
+#
+# * bfloat16 goes to oneDNN (mkldnn_bf16_gemm; its convolutions likewise). Its
+#   summation order depends on the CPU (avx512_bf16 pairs, AMX tiles, K blocking,
+#   threads), so retrograd sums with NumPy's float32 BLAS. The float32 sums then differ
+#   in their last bits, which survive the rounding to 8 bits of mantissa rarely: about
+#   1 element in 10^4 is 1 ULP off on random data (docs/compatibility.md); on data whose
+#   float32 sums are exact (any order gives them) the bits are identical.
+# * float16 has no oneDNN kernel on CPUs without AVX512-FP16/AMX-FP16, and torch runs
+#   its portable gemm (aten/src/ATen/native/cpu/BlasKernel.cpp): every output element
+#   is a dot product in four interleaved float32 partial sums (lane r takes k = r mod 4,
+#   in order; the last K mod 4 products go to lane 0), combined as
+#   ((p0 + p1) + p2) + p3. ``low_matmul_f32`` forms exactly these sums (a sequential
+#   np.add.reduce over the outer axis of the exact products), so float16 results are
+#   bit-identical; the cost is one pass over M*N*K products, no faster than torch's
+#   own scalar loop but no slower in kind.
+
+
+def low_matmul_f32(a, b, dtype):
+    """``a @ b`` (float32 arrays holding ``dtype`` values) summed as torch sums ``dtype``.
+
+    Returns float32; the caller adds a bias, if any, then rounds once
+    (Note [Low-precision accumulation]).
+
+    Example:
+        >>> import numpy as np
+        >>> from retrograd.ops.table import low_matmul_f32
+        >>> a = np.ones((2, 5), np.float32)
+        >>> low_matmul_f32(a, a.T, np.dtype(np.float16))
+        array([[5., 5.],
+               [5., 5.]], dtype=float32)
+    """
+    if dtype != _F16:
+        if a.ndim == 2 and b.ndim == 2:
+            return np.dot(a, b)
+        return np.matmul(a, b)
+    va, vb = a.ndim == 1, b.ndim == 1
+    a2 = a[None, :] if va else a
+    b2 = b[:, None] if vb else b
+    batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+    m, k = a2.shape[-2:]
+    n = b2.shape[-1]
+    a2 = np.broadcast_to(a2, batch + (m, k))
+    b2 = np.broadcast_to(b2, batch + (k, n))
+    out = np.empty(batch + (m, n), dtype=_F32)
+    k4 = k - k % 4
+    # rows and columns per block so that one block's k products fit the budget
+    nc = max(1, min(n, _LANE_BUDGET // max(1, k)))
+    mc = max(1, min(m, _LANE_BUDGET // max(1, k * nc)))
+    zero = np.float32(0)
+    for idx in np.ndindex(*batch):
+        ab, bb, ob = a2[idx], b2[idx], out[idx]
+        for i0 in range(0, m, mc):
+            at = ab[i0:i0 + mc].T  # (k, mc)
+            for j0 in range(0, n, nc):
+                bt = bb[:, j0:j0 + nc]
+                p = at[:, :, None] * bt[:, None, :]  # (k, mc, nc): exact products
+                lanes = np.add.reduce(p[:k4].reshape((k4 // 4, 4) + p.shape[1:]), axis=0,
+                                      initial=zero)  # sequential over the outer axis
+                p0 = lanes[0]
+                for t in range(k4, k):
+                    p0 = p0 + p[t]
+                ob[i0:i0 + mc, j0:j0 + nc] = ((p0 + lanes[1]) + lanes[2]) + lanes[3]
+    if va and vb:
+        return out[..., 0, 0]
+    if va:
+        return out[..., 0, :]
+    if vb:
+        return out[..., 0]
+    return out
+
+
 def _matmul_fwd(a, b):
-    # float16/bfloat16: accumulate in float32 and round the product once, as PyTorch's CPU
-    # kernels do (NumPy's bfloat16 matmul returns float32, its float16 one is slow and
-    # accumulates in float16)
+    # float16/bfloat16: accumulate in float32 and round the product once
+    # (Note [Low-precision accumulation])
     if a.dtype in _LOW_MM:
-        return np.matmul(a.astype(_F32), b.astype(_F32)).astype(a.dtype)
+        return low_matmul_f32(a.astype(_F32), b.astype(_F32), a.dtype).astype(a.dtype)
     if a.ndim == 2 and b.ndim == 2:  # the same BLAS call as matmul, less overhead per call
         return np.dot(a, b)
     return np.matmul(a, b)
@@ -902,6 +1067,52 @@ def _matmul_fwd(a, b):
 _MM_RULES = (_mm_rule_a, _mm_rule_b)
 mm_ops = {k: Op(k, _matmul_fwd, _MM_RULES, (0, 1)) for k in ("mm", "bmm", "mv", "dot")}
 mm_ops["matmul"] = Op("matmul", _matmul_fwd, _MM_RULES, (0, 1), node_name="UnsafeViewBackward0")
+
+
+# addmm: beta * input + alpha * (mat1 @ mat2) in one node, as PyTorch's AddmmBackward0
+# (inputs in its order: input, mat1, mat2; nn.functional.linear is addmm(b, x, W.t())).
+# One kernel call, no temporary for the product's sum with the bias; p = (beta, alpha).
+def _addmm_fwd(b, m1, m2, p):
+    beta, alpha = p
+    if m1.dtype in _LOW_MM:  # float32 sums, the bias added in float32, one rounding
+        dt = m1.dtype
+        out = low_matmul_f32(m1.astype(_F32), m2.astype(_F32), dt)
+        b = b.astype(_F32)
+    else:
+        # np.dot: the same BLAS call as np.matmul for 2-D operands, less overhead per call
+        out = np.dot(m1, m2)
+        dt = None
+    if alpha != 1:
+        out *= alpha
+    if beta != 0:  # beta == 0: input is ignored, its nan/inf do not propagate (PyTorch)
+        out += b if beta == 1 else b * beta
+    return out if dt is None else out.astype(dt)
+
+
+def _addmm_vjp(g, s, n, needs):
+    m1, m2 = s
+    beta, alpha = n._p
+    r = [None, None, None]
+    if needs[0]:
+        r[0] = g if beta == 1 else g * beta  # the engine sums it back to input's shape
+    if g.ndim == 2 and not STATE.batch and g.dtype == m1.dtype == m2.dtype:
+        mm = mm_ops["mm"]  # the common case, straight to the mm entry (no API checks)
+        if needs[1]:
+            r[1] = R.ops.dispatch.apply(mm, (g, m2.t()))
+        if needs[2]:
+            r[2] = R.ops.dispatch.apply(mm, (m1.t(), g))
+    else:
+        if needs[1]:
+            r[1] = g.matmul(m2.t())
+        if needs[2]:
+            r[2] = m1.t().matmul(g)
+    if alpha != 1:
+        r[1] = None if r[1] is None else r[1] * alpha
+        r[2] = None if r[2] is None else r[2] * alpha
+    return r
+
+
+addmm = Op("addmm", _addmm_fwd, _addmm_vjp, (1, 2))
 
 
 def _einsum_vjp(g, s, n, needs):
@@ -933,7 +1144,7 @@ def _einsum_vjp(g, s, n, needs):
 
 def _einsum_fwd(*a):
     ops = a[:-1]
-    if ops and ops[0].dtype in _LOW_MM:  # float32 accumulation, as _matmul_fwd
+    if ops and ops[0].dtype in _LOW_MM:  # float32 accumulation (see _matmul_fwd)
         dt = ops[0].dtype
         return np.einsum(a[-1][2], *(x.astype(_F32) for x in ops), optimize=True).astype(dt)
     return np.einsum(a[-1][2], *ops, optimize=True)
@@ -997,6 +1208,63 @@ t_op = _view_op("t", lambda a, p: a.T,
                 lambda g, s, n: g.transpose(-2, -1) if len(n._edges[0][2]) == 2 else g,
                 node_name="TBackward0")
 alias = _view_op("alias", lambda a, p: a.view(), lambda g, s, n: g)
+
+
+# Note [Views by index maps]
+# diagonal, unfold and as_strided are views whose elements are a strided pick of the
+# input's, some picked twice (overlapping unfold windows, as_strided with small
+# strides). One rule serves all three: run the view's own forward kernel on the flat
+# positions of the input (``arange(numel).reshape(shape)``) and the result says which
+# input element each output element is; the gradient is then a scatter-add of g into
+# those positions (``index_put(accumulate=True)``, itself differentiable, so double
+# backward works).
+def _index_map_rule(g, s, n):
+    shape = tuple(n._edges[0][2])
+    numel = int(np.prod(shape, dtype=np.int64))
+    where = n._op.fwd(np.arange(numel, dtype=np.int64).reshape(shape), n._p)
+    flat = R.zeros(numel, dtype=R._dtype.FROM_NP[n._edges[0][3]])
+    pos = R._tensor._make(np.ascontiguousarray(where).reshape(-1))
+    return flat.index_put((pos,), g.reshape(-1), accumulate=True).reshape(shape)
+
+
+def _strided_view(a, shape, strides, start=0):
+    """A writable view of ``a`` (the flat element ``start`` first) with element strides."""
+    item = a.itemsize
+    return np.lib.stride_tricks.as_strided(
+        a.reshape(-1)[start:] if start else a, shape, tuple(st * item for st in strides),
+        writeable=a.flags.writeable)
+
+
+def _diagonal_fwd(a, p):
+    offset, d1, d2 = p
+    x = np.moveaxis(a, (d1, d2), (-2, -1))
+    r0, c0 = max(0, -offset), max(0, offset)
+    n = max(0, min(x.shape[-2] - r0, x.shape[-1] - c0))
+    x = x[..., min(r0, x.shape[-2]):, min(c0, x.shape[-1]):]
+    st = x.strides
+    return np.lib.stride_tricks.as_strided(x, x.shape[:-2] + (n,), st[:-2] + (st[-2] + st[-1],),
+                                           writeable=a.flags.writeable)
+
+
+def _unfold_fwd(a, p):
+    dim, size, step = p
+    n = (a.shape[dim] - size) // step + 1 if a.ndim else 1
+    if a.ndim == 0:
+        return a.reshape(1)
+    st = a.strides
+    shape = a.shape[:dim] + (n,) + a.shape[dim + 1:] + (size,)
+    strides = st[:dim] + (st[dim] * step,) + st[dim + 1:] + (st[dim],)
+    return np.lib.stride_tricks.as_strided(a, shape, strides, writeable=a.flags.writeable)
+
+
+def _as_strided_fwd(a, p):
+    size, stride, offset = p
+    return _strided_view(np.ascontiguousarray(a), size, stride, offset)
+
+
+diagonal = _view_op("diagonal", _diagonal_fwd, _index_map_rule)
+unfold = _view_op("unfold", _unfold_fwd, _index_map_rule)
+as_strided = _view_op("as_strided", _as_strided_fwd, _index_map_rule)
 
 
 def _index_rule(g, s, n):
@@ -1270,7 +1538,7 @@ def _split_jvp(t, s, n, out):
 
 _JVP_KINDS = (
     (jvp_elementwise, """neg abs sign floor ceil round trunc exp exp2 expm1 log log2 log10 log1p
-     sqrt rsqrt reciprocal sin cos tan asin acos atan sinh cosh tanh sigmoid relu erf
+     sqrt std_sqrt rsqrt reciprocal sin cos tan asin acos atan sinh cosh tanh sigmoid relu erf
      tanh_backward sigmoid_backward threshold_backward add sub mul div pow atan2 maximum minimum
      remainder fmod floor_divide div_floor trunc_divide clamp clamp_tensor lerp"""),
     (jvp_linear, """where to_copy clone copy_from fill fill_tensor zero sum mean cumsum

@@ -70,8 +70,13 @@ def _low_out(dt, out):
 
 def _linear_fwd(x, w, b):
     if x.dtype in _LOW:
+        # float32 sums, the bias added in float32, one rounding (Note [Low-precision
+        # accumulation] in table.py)
         dt, (x, w, b) = _low_in(x, w, b)
-        return _low_out(dt, _linear_fwd(x, w, b))
+        out = T.low_matmul_f32(x, w.T, dt)
+        if b is not None:
+            out += b
+        return out.astype(dt)
     # np.dot: the same BLAS call as np.matmul for 2-D operands, with less overhead per call
     out = np.dot(x, w.T) if x.ndim == 2 else np.matmul(x, w.T)
     if b is not None:
@@ -173,7 +178,10 @@ def _conv_fwd(x, w, b, p):
     nout = math.prod(osp)
     out = np.empty((bsz, groups, cout // groups, nout), dtype=np.result_type(x, w))
     for b0, b1 in _batch_slices(bsz, x.shape[1] * math.prod(ksp) * nout * x.itemsize):
-        np.matmul(wm, _columns(x[b0:b1], ksp, p, osp), out=out[b0:b1])  # (b, G, Og, O)
+        if dt is None:
+            np.matmul(wm, _columns(x[b0:b1], ksp, p, osp), out=out[b0:b1])  # (b, G, Og, O)
+        else:  # float32 sums in torch's order (Note [Low-precision accumulation])
+            out[b0:b1] = T.low_matmul_f32(wm, _columns(x[b0:b1], ksp, p, osp), dt)
     out = out.reshape((bsz, cout) + tuple(osp))
     if b is not None:
         out += b.reshape((cout,) + (1,) * len(osp))
@@ -474,14 +482,22 @@ _add_reduce = np.add.reduce
 
 
 def _row_max(x, dim):
-    """The max along ``dim`` (kept), with non-finite maxima replaced by 0 so that a row
-    of -inf (or an inf) does not turn the shift into nan. One reduce and one sum on the
+    """The max along ``dim`` (kept), with -inf maxima replaced by 0 so that a row of -inf
+    does not turn the shift into nan. A +inf (or nan) maximum is kept, as PyTorch's kernel
+    keeps it: inf - inf is nan and the whole row is nan, forward and backward (a row
+    [inf, 1, 2] gives [nan, nan, nan], not [nan, 0, 0]). One reduce and one sum on the
     common path: the sum of squares of finite maxima is finite (or overflows, which only
-    sends us to the exact slow path)."""
-    m = _max_reduce(x, axis=dim, keepdims=True)
+    sends us to the exact slow path). An empty dim gives zeros (the rows are empty, or
+    their sum of exponentials is 0, as PyTorch: logsumexp of nothing is -inf)."""
+    try:
+        m = _max_reduce(x, axis=dim, keepdims=True)
+    except ValueError:  # zero-size reduction: no identity for maximum
+        shape = list(x.shape)
+        shape[dim] = 1
+        return np.zeros(shape, x.dtype)
     tot = np.vdot(m, m)  # cheaper than a sum on small arrays
     if not tot - tot == 0:
-        m = np.where(np.isfinite(m), m, 0)
+        m = np.where(m == -np.inf, 0, m)
     return m
 
 
@@ -577,6 +593,48 @@ def _softplus_rule(g, s, n):
 # own entry for stability: log1p(exp(x)) overflows for large x, and the derivative
 # sigmoid(beta * x) has no inf*0 in it
 softplus = Op("softplus", _softplus_fwd, (_softplus_rule,), (0,), node_name="SoftplusBackward0")
+
+
+# ELU, SELU and CELU: own entries for the kink at 0, where PyTorch's elu_backward takes the
+# negative branch (the first derivative at 0 is alpha * scale * input_scale) and its
+# elu_double_backward masks with x < 0 (the second derivative at 0 is 0); no composite of
+# where/clamp/expm1 gives both. p = (alpha, scale, input_scale, is_result): ``elu`` saves
+# its input, ``elu_result`` (the in-place forms, which overwrite the input) its output,
+# as PyTorch's elu_ does; elu_backward(g, y, p) reads y as that saved tensor.
+
+
+def _elu_fwd(x, p):
+    alpha, scale, iscale = p[0], p[1], p[2]
+    neg = np.expm1(np.minimum(x, 0) * iscale) * (alpha * scale)  # min: no overflow
+    return np.where(x <= 0, neg, x * scale).astype(x.dtype, copy=False)
+
+
+def _elu_bwd_fwd(g, y, p):
+    alpha, scale, iscale, is_result = p
+    if is_result:
+        neg = g * iscale * (y + alpha * scale)
+    else:
+        neg = g * iscale * (alpha * scale) * np.exp(np.minimum(y, 0) * iscale)
+    return np.where(y <= 0, neg, g * scale).astype(g.dtype, copy=False)
+
+
+def _elu_bwd_rule_y(gg, s, n):
+    g, y = s
+    iscale, is_result = n._p[2], n._p[3]
+    mask = (y < 0).to(gg.dtype)
+    if is_result:
+        return gg * g * iscale * mask
+    return apply(elu_backward, (gg * g * iscale, y), n._p) * mask
+
+
+elu_backward = Op("elu_backward", _elu_bwd_fwd,
+                  (lambda gg, s, n: apply(elu_backward, (gg, s[1]), n._p), _elu_bwd_rule_y),
+                  (0, 1), save_if=((1,), (0, 1)), node_name="EluBackwardBackward0")
+elu = Op("elu", _elu_fwd, (lambda g, s, n: apply(elu_backward, (g, s[0]), n._p + (False,)),),
+         (0,), node_name="EluBackward0")
+elu_result = Op("elu_result", _elu_fwd,
+                (lambda g, s, n: apply(elu_backward, (g, s[0]), n._p + (True,)),), ("out",),
+                node_name="EluBackward1")
 
 
 # piecewise-linear activations: x * m + c with m, c constant arrays computed from the
