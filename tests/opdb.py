@@ -904,6 +904,21 @@ op("narrow", lambda m, x, d, s, n: x.narrow(d, s, n),
    lambda rng: [S(A(vals(rng, (3, 4))), 1, 1, 2), S(A(vals(rng, (3, 4))), 0, -2, 2),
                 S(A(vals(rng, (2, 3, 4))), -1, 0, 0)], ("slice",))
 
+op("diagonal", lambda m, x, o, d1, d2: x.diagonal(o, d1, d2),
+   lambda rng: [S(A(vals(rng, (3, 4))), 0, 0, 1), S(A(vals(rng, (3, 4))), 1, 0, 1),
+                S(A(vals(rng, (3, 4))), -2, 1, 0), S(A(vals(rng, (2, 3, 4))), 0, -1, 0),
+                S(A(vals(rng, (3, 4)), layout="T"), 1, 0, 1), S(A(vals(rng, (2, 2))), 5, 0, 1)],
+   ("diagonal",))
+op("unfold", lambda m, x, d, size, step: x.unfold(d, size, step),
+   lambda rng: [S(A(vals(rng, (5,))), 0, 2, 1), S(A(vals(rng, (3, 4))), 1, 2, 2),
+                S(A(vals(rng, (3, 4))), 0, 3, 1), S(A(vals(rng, (2, 3, 4))), -1, 1, 3),
+                S(A(vals(rng, ()),), 0, 1, 1), S(A(vals(rng, (4, 3)), layout="T"), 0, 2, 1)],
+   ("unfold",))
+op("as_strided", lambda m, x, size, stride, off: x.as_strided(size, stride, off),
+   lambda rng: [S(A(vals(rng, (3, 4))), (2, 2), (1, 2), 1), S(A(vals(rng, (6,))), (3, 2), (1, 1), 0),
+                S(A(vals(rng, (2, 3))), (3,), (2,), None)],
+   ("as_strided",))
+
 # __getitem__: basic indexing is a view, advanced a copy
 
 

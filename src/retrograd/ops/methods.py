@@ -30,6 +30,7 @@ view reshape view_as
 reshape_as flatten unflatten squeeze unsqueeze permute transpose swapaxes swapdims t movedim
 moveaxis expand expand_as broadcast_to sum_to_size repeat tile repeat_interleave flip fliplr
 flipud roll split tensor_split chunk unbind narrow select diagonal diag trace tril triu
+unfold as_strided
 index_put gather scatter scatter_add index_select index_add masked_fill masked_select
 take_along_dim take nonzero argwhere sort argsort topk kthvalue median to type_as clone
 contiguous fill_ zero_ copy_ uniform_ normal_ bernoulli_ bernoulli exponential_ random_

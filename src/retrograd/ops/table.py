@@ -1546,7 +1546,8 @@ _JVP_KINDS = (
      index_add cat stack flip roll repeat max min sort topk kthvalue median mode"""),
     (jvp_reduction, "prod amax amin max_all min_all logsumexp vector_norm"),
     (jvp_multilinear, "matmul mm bmm mv dot einsum"),
-    (jvp_view, "view squeeze unsqueeze expand permute transpose t alias select slice"),
+    (jvp_view, """view squeeze unsqueeze expand permute transpose t alias select slice diagonal
+     unfold as_strided"""),
     (_cumprod_jvp, "cumprod"), (_pad_jvp, "constant_pad"), (_split_jvp, "split unbind"),
 )
 _JVP_BY_NAME = {name: rule for rule, names in _JVP_KINDS for name in names.split()}
