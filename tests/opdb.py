@@ -379,12 +379,18 @@ op("pow_fn", lambda m, x, y: m.pow(x, y),
        S(A(np.array([0.0, 1.0, 2.0, 0.0])), A(np.array([2.0, 0.0, 1.5, 0.0])),
          desc="zero base", check_grad=False),
        S(A(np.array([0.0, 1.5, 0.0])), 2, desc="zero base, scalar exponent"),
-       S(A(np.array([0.0, 1.5, 0.0])), 0.0, desc="exponent 0", check_grad=False)]),
+       S(A(np.array([0.0, 1.5, 0.0])), 0.0, desc="exponent 0", check_grad=False),
+       S(A(np.array([-0.0, 0.0, 4.0])), 0.5, desc="-0.0 ** 0.5: sqrt, gradient -inf",
+         check_grad=False),
+       S(A(np.array([-0.0, 0.0, 4.0])), -0.5, desc="-0.0 ** -0.5: rsqrt", check_grad=False),
+       S(A(np.array([-0.0, 0.0, 4.0])), 1.5, desc="-0.0 ** 1.5", check_grad=False)]),
    ("pow",))
 # (float64 samples: .double() is a no-op, so to_copy is not reached here)
 op("float_power", lambda m, x, y: m.float_power(x, y), binary("pos", "real", scalars=(2,)),
    ("pow",))
-op("atan2", lambda m, x, y: m.atan2(x, y), binary("nz", "nz", scalars=()), ("atan2",),
+op("atan2", lambda m, x, y: m.atan2(x, y), binary("nz", "nz", scalars=(), extra=lambda rng: [
+    S(A([0.0, -0.0, 1.0]), A([0.0, 0.0, -0.0]), check_grad=False,
+      desc="(0, 0): gradients 0 and -0 (atan2_backward's mask)")]), ("atan2",),
    inplace="atan2_", int_ok=True)
 op("maximum", lambda m, x, y: m.maximum(x, y),
    binary(scalars=(), extra=lambda rng: [S(A([1.0, 2.0, 3.0]), A([1.0, 0.0, 3.0]),
@@ -650,7 +656,10 @@ def _var_samples(rng):
 
 op("var", lambda m, x, *a, **k: m.var(x, *a, **k), _var_samples, ("mean", "sub", "mul", "sum",
                                                                    "div"))
-op("std", lambda m, x, *a, **k: x.std(*a, **k), _var_samples, ("sqrt",))
+op("std", lambda m, x, *a, **k: x.std(*a, **k), lambda rng: _var_samples(rng) + [
+    S(A(np.full((3, 4), 1.5)), check_grad=False, desc="constant: gradient 0 (std_backward)"),
+    S(A(np.array([[2.0, 2.0, 2.0], [1.0, 2.0, 4.0]])), 1, correction=0, check_grad=False,
+      desc="one constant row")], ("std_sqrt",))
 
 
 def _norm_samples(rng):
@@ -746,6 +755,16 @@ op("matmul_op", lambda m, x, y: x @ y, _mm_samples, ("mm",), int_ok=True)
 op("mm", lambda m, x, y: m.mm(x, y),
    lambda rng: [S(A(vals(rng, (3, 4))), A(vals(rng, (4, 2)))),
                 S(A(vals(rng, (3, 4)), layout="T"), A(vals(rng, (4, 2))))], ("mm",))
+op("addmm", lambda m, c, x, y, **kw: m.addmm(c, x, y, **kw),
+   lambda rng: [S(A(vals(rng, (3, 2))), A(vals(rng, (3, 4))), A(vals(rng, (4, 2)))),
+                S(A(vals(rng, (2,))), A(vals(rng, (3, 4))), A(vals(rng, (4, 2))),
+                  desc="broadcast input"),
+                S(A(vals(rng, ())), A(vals(rng, (3, 4))), A(vals(rng, (4, 2)))),
+                S(A(vals(rng, (3, 1))), A(vals(rng, (3, 4)), layout="T"), A(vals(rng, (4, 2))),
+                  beta=0.5, alpha=2.0),
+                S(A(vals(rng, (3, 2))), A(vals(rng, (3, 4))), A(vals(rng, (4, 2))), beta=0,
+                  desc="beta 0")],
+   ("addmm",), inplace="addmm_")
 op("bmm", lambda m, x, y: x.bmm(y),
    lambda rng: [S(A(vals(rng, (2, 3, 4))), A(vals(rng, (2, 4, 2)))),
                 S(A(vals(rng, (2, 3, 4)), layout="T"), A(vals(rng, (2, 4, 2))))], ("bmm",))
@@ -1113,8 +1132,10 @@ op("kthvalue", lambda m, x, k, *a, **kw: m.kthvalue(x, k, *a, **kw),
                 S(A(_distinct(rng, (2, 3, 5))), 3, 1, True)], ("kthvalue",))
 op("median", lambda m, x, *a, **k: x.median(*a, **k),
    lambda rng: [S(A(_distinct(rng, (3, 5)))), S(A(_distinct(rng, (3, 4)))),
-                S(A(_distinct(rng, (3, 4))), 1), S(A(_distinct(rng, (3, 5))), 0, True)],
-   ("median", "kthvalue"))
+                S(A(_distinct(rng, (3, 4))), 1), S(A(_distinct(rng, (3, 5))), 0, True),
+                S(A([[1.0, 2.0], [2.0, 3.0]]), check_grad=False,
+                  desc="ties share the gradient (evenly_distribute_backward)")],
+   ("median", "kthvalue", "median_all"))
 
 # ----------------------------------------------------------------------------------
 # in-place building blocks, copies, conversions
@@ -1168,8 +1189,7 @@ NAME_SKIPS = {
     "div": "scalar / tensor is a reciprocal-multiply (MulBackward0) in torch",
     "remainder": _OVERLOADS, "fmod": _OVERLOADS, "pow": _OVERLOADS, "pow_int": _OVERLOADS,
     "pow_fn": _OVERLOADS, "float_power": _OVERLOADS, "lerp": _OVERLOADS, "scatter": _OVERLOADS,
-    "clamp_min": "clamp_min/clamp_max are ClampMin/ClampMaxBackward0 in torch; one clamp here",
-    "clamp_max": "as clamp_min", "round_decimals": _COMPOSITE, "var": _COMPOSITE,
+    "round_decimals": _COMPOSITE, "var": _COMPOSITE,
     "std": _COMPOSITE, "einsum": "torch decomposes einsum into views/bmm; one primitive here",
     "masked_fill": _COMPOSITE + " (where)", "masked_select": _COMPOSITE + " (indexing)",
     "kthvalue": _COMPOSITE, "median": _COMPOSITE, "roll": "roll without dims: a composite",

@@ -64,8 +64,8 @@ _NO_GRAD = {"eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "les
 _TORCH_WRITES_LEAF = {"logical_and", "logical_or", "logical_xor", "logical_not"}
 # grad_fn names that still differ from PyTorch's (values and gradients match): see the
 # allow-list in test_grad_fn_structure.py
-_NAME_DIFFERS = {"addmm", "clamp_max", "clamp_min", "float_power", "fmod", "frac", "masked_fill",
-                 "nan_to_num", "pow", "remainder", "round", "tril", "triu"}
+_NAME_DIFFERS = {"float_power", "fmod", "frac", "masked_fill", "nan_to_num", "pow", "remainder",
+                 "round", "tril", "triu"}
 _INTEGER = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not"}
 
 METHODS = sorted(inplace_methods())

@@ -26,6 +26,7 @@ from .._grad_mode import no_grad
 from .._tensor import Tensor, _make
 from ..amp.state import AMP as _AMP
 from ..autograd.node import _LEGACY
+from ..ops import table as T
 from ..ops import table_nn as TN
 from ..ops._core import FLOAT_NP
 from ..ops.dispatch import apply
@@ -149,7 +150,15 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"mat1 and mat2 must have the same dtype, but got {_legacy(input.dtype)} and "
             f"{_legacy(weight.dtype)}: convert the input (x.to({weight.dtype})) or the "
             f"module (model.to({input.dtype}))")
-    return apply(TN.linear, (input, weight, bias))
+    # PyTorch's graph: addmm(b, x, W.t()) (AddmmBackward0 over TBackward0), inputs other
+    # than 2-D flattened to 2-D and the result viewed back; no bias: x.matmul(W.t())
+    wt = weight.t()
+    if bias is None:
+        return input.matmul(wt)
+    if xd.ndim == 2:
+        return apply(T.addmm, (bias, input, wt), (1, 1))
+    out = apply(T.addmm, (bias, input.reshape(-1, wd.shape[1]), wt), (1, 1))
+    return out.view(*xd.shape[:-1], wd.shape[0])
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
@@ -890,9 +899,19 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # 
         >>> torch.nn.functional.elu(torch.tensor([-1., 1.]))
         tensor([-0.6321,  1.0000])
     """
-    # expm1 of min(x, 0): the unused branch never overflows, so no inf * 0 in backward
-    out = R.where(input > 0, input, input.clamp(max=0).expm1() * alpha)
-    return _inplace_result(input, out, inplace)
+    return _elu(input, (alpha, 1.0, 1.0), inplace, "elu")
+
+
+def _elu(input: Tensor, p: tuple, inplace: bool, name: str) -> Tensor:  # noqa: A002
+    """ELU, SELU, CELU: PyTorch's elu(x, alpha, scale, input_scale), one table entry with
+    its own double backward (TN.elu: the second derivative at 0 is 0, as in PyTorch)."""
+    if input._data.dtype not in FLOAT_NP:
+        raise NotImplementedError(f'"{name}_cpu" not implemented for '
+                                  f"'{_legacy(input.dtype)}': convert the input to a floating "
+                                  "dtype first (x.float())")
+    if inplace:  # the input is overwritten: the rule reads the output (PyTorch's elu_)
+        return _inplace_result(input, apply(TN.elu_result, (input,), p), True)
+    return apply(TN.elu, (input,), p)
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
@@ -905,8 +924,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     """
     alpha = 1.6732632423543772848170429916717
     scale = 1.0507009873554804934193349852946
-    out = R.where(input > 0, input, input.clamp(max=0).expm1() * alpha) * scale
-    return _inplace_result(input, out, inplace)
+    return _elu(input, (alpha, scale, 1.0), inplace, "elu")
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
@@ -917,8 +935,11 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  #
         >>> torch.nn.functional.celu(torch.tensor([-1., 1.]))
         tensor([-0.6321,  1.0000])
     """
-    out = R.where(input > 0, input, (input.clamp(max=0) / alpha).expm1() * alpha)
-    return _inplace_result(input, out, inplace)
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU (celu computes "
+                           "exp(x / alpha); use a non-zero alpha, or relu for the alpha -> 0 "
+                           "limit)")
+    return _elu(input, (alpha, 1.0, 1.0 / alpha), inplace, "elu")
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002

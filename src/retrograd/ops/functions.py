@@ -380,7 +380,11 @@ def clamp(input, min=None, max=None) -> Tensor:  # noqa: A001,A002
         dts = [x for x in (input, lo, hi) if x is not None]
         rdt = D.result_type(*dts)
         ins = [x if x is None or x.dtype == rdt else x.to(rdt) for x in (input, lo, hi)]
-        return apply(T.clamp_tensor, ins)
+        try:
+            return apply(T.clamp_tensor, ins)
+        except ValueError:
+            _check_broadcast("clamp", ("input", "min", "max"), ins)
+            raise
     rdt = D.result_type(input, *(v for v in (min, max) if v is not None))
     x = input if input.dtype == rdt else input.to(rdt)
     return unary(T.clamp, x, (min, max))
@@ -390,10 +394,16 @@ clip = clamp
 
 
 def clamp_min(input, min) -> Tensor:  # noqa: A001,A002
+    if min.__class__ in (int, float) and isinstance(input, Tensor) and \
+            input._data.dtype in FLOAT_NP and min == min:
+        return unary(T.clamp_min, input, (min, None))  # ClampMinBackward0, as PyTorch
     return clamp(input, min=min)
 
 
 def clamp_max(input, max) -> Tensor:  # noqa: A001,A002
+    if max.__class__ in (int, float) and isinstance(input, Tensor) and \
+            input._data.dtype in FLOAT_NP and max == max:
+        return unary(T.clamp_max, input, (None, max))  # ClampMaxBackward0, as PyTorch
     return clamp(input, max=max)
 
 
@@ -425,7 +435,33 @@ def where(condition, input=None, other=None) -> Tensor:  # noqa: A002
         rdt = D.result_type_of([], [], [input, other])
     a = input.to(rdt) if ti else _make(np.asarray(input, dtype=rdt.np))
     b = other.to(rdt) if to else _make(np.asarray(other, dtype=rdt.np))
-    return apply(T.where, (cond, a, b))
+    try:
+        return apply(T.where, (cond, a, b))
+    except ValueError:
+        _check_broadcast("where", ("condition", "input", "other"), (cond, a, b))
+        raise
+
+
+def _check_broadcast(fn, names, tensors) -> None:
+    """Raise PyTorch's broadcasting error (RuntimeError, "The size of tensor a (m) must
+    match the size of tensor b (n) at non-singleton dimension k") for ``tensors`` that do
+    not broadcast, naming ``fn``, the arguments and their shapes."""
+    shape: tuple = ()
+    for t in tensors:
+        if t is None:
+            continue
+        ts = tuple(t._data.shape)
+        try:
+            shape = np.broadcast_shapes(shape, ts)
+        except ValueError:
+            a, b, k = _mismatch(shape, ts)
+            desc = ", ".join(f"{nm} {tuple(x._data.shape)}" for nm, x in zip(names, tensors)
+                             if x is not None)
+            raise RuntimeError(
+                f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                f"non-singleton dimension {k}. {fn} got shapes {desc}, which do not broadcast: "
+                "line the dimensions up from the right; each pair must be equal or one of them "
+                "1 (use unsqueeze/reshape/expand).") from None
 
 
 def lerp(input, end, weight) -> Tensor:  # noqa: A002
@@ -1118,8 +1154,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
                 [0., 1.]])
     """
     a, b, c = input._data, mat1._data, mat2._data
+    # (float16/bfloat16 take the float32 path below: it rounds each gradient as torch does)
     if b.ndim == 2 and c.ndim == 2 and b.shape[1] == c.shape[0] and a.dtype == b.dtype == \
-            c.dtype and b.dtype in FLOAT_NP and a.ndim <= 2 and \
+            c.dtype and b.dtype in FLOAT_NP and b.dtype not in _LOW and a.ndim <= 2 and \
             np.broadcast_shapes(a.shape, (b.shape[0], c.shape[1])) == (b.shape[0], c.shape[1]):
         return apply(T.addmm, (input, mat1, mat2), (beta, alpha))  # one AddmmBackward0 node
     low = mat1._data.dtype
@@ -1302,6 +1339,8 @@ def flatten(input, start_dim: int = 0, end_dim: int = -1) -> Tensor:  # noqa: A0
     e = _wrap_dim(end_dim, nd)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:  # nothing to merge: PyTorch returns the tensor itself (same object)
+        return input
     shp = input._data.shape
     new = shp[:s] + (int(np.prod(shp[s:e + 1], dtype=np.int64)),) + shp[e + 1:]
     return reshape(input, new)
@@ -1366,7 +1405,12 @@ def permute(input, *dims) -> Tensor:  # noqa: A002
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
                            f"not match the length of the desired ordering of dimensions i.e. "
                            f"input.dim() = {nd} is not equal to len(dims) = {len(dims)}")
-    return view_apply(T.permute, input, tuple(_wrap_dim(d, nd) for d in dims))
+    wrapped = tuple(_wrap_dim(d, nd) for d in dims)
+    if len(set(wrapped)) != nd:
+        raise RuntimeError(f"permute(): duplicate dims are not allowed. (got dims {tuple(dims)} "
+                           f"for a {nd}-d tensor, i.e. {wrapped} after wrapping negative dims; "
+                           f"name each dim 0..{nd - 1} exactly once)")
+    return view_apply(T.permute, input, wrapped)
 
 
 def transpose(input, dim0: int, dim1: int) -> Tensor:  # noqa: A002
@@ -1592,8 +1636,12 @@ def roll(input, shifts, dims=None) -> Tensor:  # noqa: A002
 
 def _promote_list(tensors, fn_name):
     tensors = list(tensors)
-    if not tensors:
-        raise RuntimeError(f"{fn_name}(): expected a non-empty list of Tensors")
+    if not tensors:  # PyTorch's types and wording differ between cat and stack
+        if fn_name == "stack":
+            raise RuntimeError("stack expects a non-empty TensorList (got an empty sequence; "
+                               "check that the list of tensors to stack was filled)")
+        raise ValueError(f"torch.{fn_name}(): expected a non-empty list of Tensors (got an "
+                         "empty sequence; check that the list of tensors was filled)")
     for i, x in enumerate(tensors):
         if not isinstance(x, Tensor):
             raise TypeError(f"{fn_name}(): argument 'tensors' must be a sequence of Tensors, but "
@@ -1715,7 +1763,8 @@ def split(tensor, split_size_or_sections, dim: int = 0):
         if s <= 0 and n > 0:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
                                f"dimension size of {n}")
-        sizes = [s] * (n // s) + ([n % s] if n % s else []) if s else [0]
+        # one empty piece of a size-0 dim, as PyTorch (max(ceil(n / s), 1) pieces)
+        sizes = [s] * (n // s) + ([n % s] if n % s else []) if s and n else [0]
     else:
         sizes = [int(x) for x in split_size_or_sections]
         if _py_sum(sizes) != n:
@@ -1748,9 +1797,12 @@ def chunk(input, chunks: int, dim: int = 0):  # noqa: A002
         >>> len(torch.arange(6).chunk(3))
         3
     """
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = input._data.shape[_wrap_dim(dim, input._data.ndim)]
-    size = -(-n // chunks) if n else 1
-    return split(input, _py_max(size, 1), dim)
+    if n == 0:  # PyTorch: ``chunks`` empty pieces of a size-0 dim
+        return split(input, [0] * chunks, dim)
+    return split(input, -(-n // chunks), dim)
 
 
 def unbind(input, dim: int = 0):  # noqa: A002
@@ -2023,13 +2075,23 @@ def gather(input, dim: int, index) -> Tensor:  # noqa: A002
                 [3.]])
     """
     d = _wrap_dim(dim, input._data.ndim)
-    _check_index(index, "gather")
+    _check_index(index, "gather", input, d)
     return apply(T.gather, (input, index), d)
 
 
-def _check_index(index, fn):
+def _check_index(index, fn, input=None, d=0):
     if not isinstance(index, Tensor) or index._data.dtype != np.int64:
         raise RuntimeError(f"{fn}(): Expected dtype int64 for index")
+    if input is None or not index._data.size:
+        return
+    idx = index._data
+    size = input._data.shape[d] if input._data.ndim else 1
+    if idx.min() < 0 or idx.max() >= size:  # PyTorch checks too (negative indices included)
+        bad = int(idx[(idx < 0) | (idx >= size)].flat[0])
+        raise RuntimeError(
+            f"index {bad} is out of bounds for dimension {d} with size {size} (in {fn}: "
+            f"every index along dim {d} must lie in [0, {size - 1}]; {fn} takes no negative "
+            "indices, so wrap them first, e.g. index % size)")
 
 
 def scatter(input, dim: int, index, src=None, *, value=None, reduce=None) -> Tensor:  # noqa: A002
@@ -2043,7 +2105,7 @@ def scatter(input, dim: int, index, src=None, *, value=None, reduce=None) -> Ten
     if src is None:
         src = value
     d = _wrap_dim(dim, input._data.ndim)
-    _check_index(index, "scatter")
+    _check_index(index, "scatter", input, d)
     if reduce is not None and reduce not in ("add",):
         raise NotImplementedError(f"retrograd: scatter reduce={reduce!r} is not supported; use "
                                   "scatter_add or scatter_reduce")
@@ -2061,7 +2123,7 @@ def scatter_add(input, dim: int, index, src) -> Tensor:  # noqa: A002
         tensor([0., 3., 0.])
     """
     d = _wrap_dim(dim, input._data.ndim)
-    _check_index(index, "scatter_add")
+    _check_index(index, "scatter_add", input, d)
     return apply(T.scatter_add, (input, index, src), (d, "add"))
 
 
@@ -2252,12 +2314,8 @@ def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):  # noqa: A002
 
 
 def median(input, dim=None, keepdim: bool = False):  # noqa: A002
-    if dim is None:
-        flat = input.reshape(-1)
-        k = (flat.shape[0] - 1) // 2
-        idx = np.argsort(flat._data, kind="stable")[k:k + 1]
-        vals, _ = _take_values(flat, idx, 0, "median")
-        return vals.reshape(())
+    if dim is None:  # of an empty tensor: nan, as in PyTorch
+        return apply(T.median_all, (input,), (None, False))
     n = input.shape[dim]
     return kthvalue(input, (n - 1) // 2 + 1, dim, keepdim)
 

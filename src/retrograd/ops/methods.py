@@ -108,7 +108,9 @@ def install() -> None:
     for name, opdef in (("add", T.add), ("sub", T.sub), ("mul", T.mul), ("truediv", T.div),
                         ("floordiv", T.floor_divide), ("mod", T.remainder), ("pow", T.pow)):
         setattr(Tensor, f"__{name}__", op(opdef))
-        setattr(Tensor, f"__r{name}__", op(opdef, reflected=True))
+        # 2 * b is b.mul(2) in PyTorch (self first, None in the scalar's slot of
+        # next_functions): the commutative ops keep the tensor as self
+        setattr(Tensor, f"__r{name}__", op(opdef, reflected=name not in ("add", "mul")))
     for name in ("add", "sub", "mul", "truediv", "pow", "mod"):
         method = getattr(Tensor, {"truediv": "div", "mod": "remainder"}.get(name, name) + "_")
         setattr(Tensor, f"__i{name}__", method)

@@ -656,6 +656,9 @@ def _clamp_fwd(a, p):
 
 
 clamp = Op("clamp", _clamp_fwd, (_clamp_rule,), (0,), node_name="ClampBackward1")
+# clamp_min(x, number) / clamp_max(x, number): clamp's kernel and rule under PyTorch's names
+clamp_min = Op("clamp", _clamp_fwd, (_clamp_rule,), (0,), node_name="ClampMinBackward0")
+clamp_max = Op("clamp", _clamp_fwd, (_clamp_rule,), (0,), node_name="ClampMaxBackward0")
 
 
 def _clamp_t_fwd(a, lo, hi):
@@ -837,6 +840,28 @@ amax = Op("amax", _amax_fwd, (_amax_rule,), (0, "out"))
 amin = Op("amin", _amin_fwd, (_amax_rule,), (0, "out"))
 max_all = Op("max_all", _amax_fwd, (_amax_rule,), (0, "out"), node_name="MaxBackward1")
 min_all = Op("min_all", _amin_fwd, (_amax_rule,), (0, "out"), node_name="MinBackward1")
+
+
+def _median_all_fwd(a, p):
+    # the lower median of all elements; nan if any element is nan (PyTorch)
+    flat = a.reshape(-1)
+    if flat.size == 0 or np.isnan(flat).any():
+        with np.errstate(invalid="ignore"):  # an empty integer tensor: nan cast, as torch
+            return np.array(np.nan).astype(a.dtype)
+    return np.asarray(np.partition(flat, (flat.size - 1) // 2)[(flat.size - 1) // 2])
+
+
+def _median_all_rule(g, s, n):
+    # PyTorch's evenly_distribute_backward: ties (and nans, for a nan median) share g
+    a, out = s
+    mask = (a == out) | (a.isnan() & out.isnan())
+    return (g / mask.sum()) * mask
+
+
+# torch.median() with no dim: the gradient is spread evenly over the elements equal to the
+# median (median(dim) picks one index and has its own rule, in take_ops)
+median_all = Op("median_all", _median_all_fwd, (_median_all_rule,), (0, "out"),
+                node_name="MedianBackward0")
 
 
 def _logsumexp_fwd(a, p):
@@ -1112,7 +1137,24 @@ def _addmm_vjp(g, s, n, needs):
     return r
 
 
-addmm = Op("addmm", _addmm_fwd, _addmm_vjp, (1, 2))
+def _addmm_jvp(t, s, n, out):
+    beta, alpha = n._p
+    _, m1, m2 = n._xs
+    res = None
+    if t[1] is not None:
+        res = t[1].matmul(m2)
+    if t[2] is not None:
+        r = m1.matmul(t[2])
+        res = r if res is None else res + r
+    if res is not None and alpha != 1:
+        res = res * alpha
+    if t[0] is not None and beta != 0:
+        tb = t[0] if beta == 1 else t[0] * beta
+        res = tb.expand(tuple(out.shape)) if res is None else res + tb
+    return res
+
+
+addmm = Op("addmm", _addmm_fwd, _addmm_vjp, (1, 2), jvp=_addmm_jvp)
 
 
 def _einsum_vjp(g, s, n, needs):
