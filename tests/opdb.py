@@ -912,7 +912,7 @@ op("split", lambda m, x, s, *a: x.split(s, *a),
    lambda rng: [S(A(vals(rng, (5, 3))), 2), S(A(vals(rng, (5, 3))), [1, 4]),
                 S(A(vals(rng, (2, 6))), 3, 1), S(A(vals(rng, (2, 6))), [2, 0, 4], -1),
                 S(A(vals(rng, (4, 3)), layout="T"), 2, 1)],
-   ("split",), int_ok=True)
+   ("split", "split_with_sizes"), int_ok=True)
 op("chunk", lambda m, x, c, *a: m.chunk(x, c, *a),
    lambda rng: [S(A(vals(rng, (5, 3))), 2), S(A(vals(rng, (6, 3))), 3),
                 S(A(vals(rng, (2, 5))), 2, 1)], ("split",))
@@ -1135,7 +1135,7 @@ op("median", lambda m, x, *a, **k: x.median(*a, **k),
                 S(A(_distinct(rng, (3, 4))), 1), S(A(_distinct(rng, (3, 5))), 0, True),
                 S(A([[1.0, 2.0], [2.0, 3.0]]), check_grad=False,
                   desc="ties share the gradient (evenly_distribute_backward)")],
-   ("median", "kthvalue", "median_all"))
+   ("kthvalue", "median_all"))
 
 # ----------------------------------------------------------------------------------
 # in-place building blocks, copies, conversions
@@ -1197,8 +1197,6 @@ NAME_SKIPS = {
     "matmul_op": "as matmul", "cumsum": _ZERO_DIM, "cumprod": _ZERO_DIM, "sort": _ZERO_DIM,
     "transpose": _ZERO_DIM,
     "squeeze": "SqueezeBackward0/1/2 for no dim / one dim / dims in torch; one op here",
-    "split": "split(int) is SplitBackward0 in torch, SplitWithSizesBackward0 here",
-    "chunk": "as split",
     "getitem": "mixed int/slice keys are one slice node here, Select/Unsqueeze/Alias chains in "
                "torch",
     "setitem": "advanced-index assignment is IndexPutBackward0 in torch; one setitem node here",

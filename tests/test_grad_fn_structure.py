@@ -51,8 +51,6 @@ ALLOW = {
     "cumsum": _VIEWS, "cumprod": _VIEWS, "reshape": _VIEWS, "flatten": _VIEWS,
     "squeeze": "SqueezeBackward0/1/2 for no dim / one dim / dims in torch; one op here",
     "transpose": _VIEWS, "roll": "roll without dims: a composite",
-    "split": "split(int) is SplitBackward0 in torch, SplitWithSizesBackward0 here",
-    "chunk": "as split",
     "getitem": "mixed int/slice keys are one slice node here, Select/Unsqueeze chains in torch",
     "setitem": "advanced-index assignment is IndexPutBackward0 in torch",
     "setitem_view": "a view re-derived after an in-place op is AsStridedBackward0 in torch",

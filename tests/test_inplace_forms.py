@@ -44,6 +44,7 @@ def _args(m, name: str, rg: bool):
         "index_put": (((m.tensor([1, 0]),), t(_Y[:1] * 3)), {}),
         "scatter": ((0, idx, t(_Y)), {}), "scatter_add": ((0, idx, t(_Y)), {}),
         "index_add": ((0, m.tensor([1, 0]), t(_Y)), {}),
+        "index_copy": ((0, m.tensor([1, 0]), t(_Y)), {}),
         "cumsum": ((1,), {}), "cumprod": ((1,), {}),
         "addmm": ((t(np.arange(8.0).reshape(2, 4) / 8), t(np.arange(12.0).reshape(4, 3) / 12)),
                   {}),
@@ -64,7 +65,8 @@ _NO_GRAD = {"eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "les
 _TORCH_WRITES_LEAF = {"logical_and", "logical_or", "logical_xor", "logical_not"}
 # grad_fn names that still differ from PyTorch's (values and gradients match): see the
 # allow-list in test_grad_fn_structure.py
-_NAME_DIFFERS = {"float_power", "fmod", "frac", "masked_fill", "nan_to_num", "pow", "remainder",
+_NAME_DIFFERS = {"float_power", "fmod", "frac", "index_copy", "masked_fill", "nan_to_num", "pow",
+                 "remainder",
                  "round", "tril", "triu"}
 _INTEGER = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not"}
 

@@ -57,7 +57,7 @@ __all__ = [
     "broadcast_tensors", "broadcast_shapes", "sum_to_size", "repeat", "tile", "repeat_interleave",
     "flip", "fliplr", "flipud", "roll", "cat", "stack", "hstack", "vstack", "split",
     "tensor_split", "chunk", "unbind", "narrow", "select", "diagonal", "diag", "trace", "tril",
-    "as_strided",
+    "as_strided", "index_copy",
     "triu", "index_put", "gather", "scatter", "scatter_add", "index_select", "index_add",
     "masked_fill", "masked_select", "take_along_dim", "take", "nonzero", "argwhere", "sort",
     "argsort", "topk", "kthvalue", "median", "clone", "bernoulli", "multinomial", "subtract",
@@ -1737,7 +1737,8 @@ def _pieces(input, d, bounds, kind, sizes):
             t._rg = True  # as view_apply: a view of a tensor that requires grad does too
         outs.append(t)
     if STATE.enabled and input._rg:
-        op = T.unbind if kind == "unbind" else T.split
+        op = T.unbind if kind == "unbind" else T.split if kind == "split" else \
+            T.split_with_sizes
         record(op, outs[0] if len(outs) == 1 else tuple(outs), (input,), (kind, d, sizes),
                nout=len(outs))
     if _FW.active:  # forward-mode AD: the pieces' tangents are the same pieces of the tangent
@@ -1775,7 +1776,8 @@ def split(tensor, split_size_or_sections, dim: int = 0):
     for s in sizes:
         bounds.append((off, off + s))
         off += s
-    return _pieces(tensor, d, bounds, "split", tuple(sizes))
+    kind = "split" if isinstance(split_size_or_sections, (int, np.integer)) else "sizes"
+    return _pieces(tensor, d, bounds, kind, tuple(sizes))
 
 
 def tensor_split(input, indices_or_sections, dim: int = 0):  # noqa: A002
@@ -1798,7 +1800,8 @@ def chunk(input, chunks: int, dim: int = 0):  # noqa: A002
         3
     """
     if chunks <= 0:
-        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks} (the "
+                           "number of pieces; for pieces of a given size use split(size))")
     n = input._data.shape[_wrap_dim(dim, input._data.ndim)]
     if n == 0:  # PyTorch: ``chunks`` empty pieces of a size-0 dim
         return split(input, [0] * chunks, dim)
@@ -2018,7 +2021,38 @@ def getitem(self, key) -> Tensor:
     try:
         return apply(T.index, (self,), key)
     except IndexError as e:
+        _mask_shape_error(self._data.shape, key)
         raise IndexError(f"{e} (tensor of shape {list(self.shape)}, index {key})") from None
+
+
+def _mask_shape_error(shape, key) -> None:
+    """Raise PyTorch's IndexError for a boolean mask in ``key`` whose shape does not match
+    the dims it covers (NumPy's message says "boolean index did not match")."""
+    nd = len(shape)
+    used = _py_sum(1 if not isinstance(k, np.ndarray) else (k.ndim if k.dtype == np.bool_ else 1)
+                   for k in key if k is not None and k is not Ellipsis)
+    pos = 0
+    shape = list(shape)  # None inserts a dim first, as PyTorch reports it
+    for k in key:
+        if k is None:
+            shape.insert(pos, 1)
+            pos += 1
+            continue
+        if k is Ellipsis:
+            pos += nd - used
+            continue
+        if isinstance(k, np.ndarray) and k.dtype == np.bool_:
+            for j, m in enumerate(k.shape):
+                if pos + j < len(shape) and m != shape[pos + j]:
+                    raise IndexError(
+                        f"The shape of the mask {list(k.shape)} at index {j} does not match the "
+                        f"shape of the indexed tensor {list(shape)} at index {pos + j} (a "
+                        f"boolean mask must have the shape of the dims it selects from; "
+                        f"build it from the tensor itself, e.g. x[x > 0], or index with "
+                        f"integer positions, e.g. mask.nonzero())")
+            pos += k.ndim
+            continue
+        pos += 1
 
 
 def index_put(input, indices, values, accumulate: bool = False) -> Tensor:  # noqa: A002
@@ -2151,6 +2185,29 @@ def index_add(input, dim: int, index, source, *, alpha=1) -> Tensor:  # noqa: A0
     """
     d = _wrap_dim(dim, input._data.ndim)
     return apply(T.index_add, (input, index, source), (d, alpha))
+
+
+def index_copy(input, dim: int, index, source) -> Tensor:  # noqa: A002
+    """Out-of-place ``input[..., index, ...] = source`` along ``dim``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.zeros(3).index_copy(0, torch.tensor([2, 0]), torch.tensor([5., 7.]))
+        tensor([7., 0., 5.])
+    """
+    d = _wrap_dim(dim, input._data.ndim)
+    if not isinstance(index, Tensor) or index._data.dtype != np.int64 or index._data.ndim > 1:
+        raise IndexError("index_copy_(): Index should have dimension 1 or 0 and be a LongTensor "
+                         f"(got {type(index).__name__}"
+                         f"{'' if not isinstance(index, Tensor) else ' ' + str(index.dtype)})")
+    _check_index(index.reshape(-1), "index_copy", input, d)
+    if source._data.dtype != input._data.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but "
+                           f"got (self) {input.dtype} and (source) {source.dtype}")
+    key = norm_key((slice(None),) * d + (index.reshape(-1),))
+    src = source if source._data.ndim == input._data.ndim or index._data.ndim else \
+        source.unsqueeze(d)
+    return apply(T.index_put_setitem, (input, src), (key, False))
 
 
 def masked_fill(input, mask, value) -> Tensor:  # noqa: A002
@@ -2441,6 +2498,8 @@ def _check_inplace_leaf(self, grad: bool | None = None) -> None:
     """PyTorch's ``check_inplace``: in grad mode, when the op involves a tensor that
     requires grad (``grad``; default: ``self`` does), refuse to write into a leaf that
     requires grad, a view of one, or a view whose history can't be rewritten."""
+    if not self._data.flags.writeable:
+        _check_no_overlap(self)
     if not STATE.enabled:
         return
     if grad is None:
@@ -2460,6 +2519,20 @@ def _check_inplace_leaf(self, grad: bool | None = None) -> None:
             "that require grad (parameters, tensors made with requires_grad=True) must keep "
             "their value for backward: update them inside `with torch.no_grad():` (as optimizers "
             "do), or use an out-of-place op (x = x + 1).")
+
+
+def _check_no_overlap(self) -> None:
+    """Refuse to write into a tensor whose elements share memory (an expanded view, or an
+    overlapping unfold/as_strided view: Note [Views by index maps] in table.py marks those
+    read-only), with PyTorch's message."""
+    d = self._data
+    if self._base is not None or builtins.any(st == 0 and n > 1
+                                              for st, n in zip(d.strides, d.shape)):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the "
+            f"operation. (a view of shape {list(d.shape)} with element strides "
+            f"{list(self.stride())}: write into its base, or into x.clone())")
 
 
 _CAN_CAST_CACHE: dict = {}
@@ -2593,6 +2666,8 @@ def _make_inplace(fn, name):
     fast = _FAST_INPLACE.get(name)
 
     def method(self, *args, **kwargs):
+        if not self._data.flags.writeable:
+            _check_no_overlap(self)
         if not STATE.enabled or not (self._rg or _any_rg(args) or _any_rg(kwargs.values())):
             if fast is not None and fast(self, *args, **kwargs):
                 self._vc[0] += 1

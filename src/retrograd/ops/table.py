@@ -1296,12 +1296,20 @@ def _unfold_fwd(a, p):
     st = a.strides
     shape = a.shape[:dim] + (n,) + a.shape[dim + 1:] + (size,)
     strides = st[:dim] + (st[dim] * step,) + st[dim + 1:] + (st[dim],)
-    return np.lib.stride_tricks.as_strided(a, shape, strides, writeable=a.flags.writeable)
+    overlap = size > step and n > 1  # windows share elements: read-only (no in-place)
+    return np.lib.stride_tricks.as_strided(a, shape, strides,
+                                           writeable=a.flags.writeable and not overlap)
 
 
 def _as_strided_fwd(a, p):
     size, stride, offset = p
-    return _strided_view(np.ascontiguousarray(a), size, stride, offset)
+    out = _strided_view(np.ascontiguousarray(a), size, stride, offset)
+    n = out.size
+    if n > 1 and out.flags.writeable:  # elements sharing memory: read-only (no in-place)
+        where = _strided_view(np.arange(a.size, dtype=np.int64), size, stride, offset)
+        if np.unique(where).size < n:
+            out.flags.writeable = False
+    return out
 
 
 diagonal = _view_op("diagonal", _diagonal_fwd, _index_map_rule)
@@ -1323,7 +1331,17 @@ def _index_fwd(a, key):
 
 select = _view_op("select", _index_fwd, _index_rule)
 slice_op = _view_op("slice", _index_fwd, _index_rule)
-index = Op("index", _index_fwd, (_index_rule,))  # advanced indexing: a copy
+def _adv_index_fwd(a, key):
+    # PyTorch's advanced-indexing result is a fresh contiguous tensor (so .view() works on
+    # it); NumPy lays out x[:, idx] with the indexed dim first in memory. Already-contiguous
+    # results are returned as they are (no copy).
+    r = a[key]
+    if r.__class__ is not np.ndarray:  # a NumPy scalar: a 0-d result
+        return np.asarray(r)
+    return r if r.flags.c_contiguous else np.ascontiguousarray(r)
+
+
+index = Op("index", _adv_index_fwd, (_index_rule,))  # advanced indexing: a copy
 
 
 def _is_basic(key) -> bool:
@@ -1456,7 +1474,7 @@ def _take_fwd(a, idx, p):
 
 take_ops = {k: Op(k, _take_fwd, (_value_at_index_rule, None), (1,),
                   node_name=f"{k.capitalize()}Backward0")
-            for k in ("max", "min", "sort", "topk", "kthvalue", "median", "mode")}
+            for k in ("max", "min", "sort", "topk", "kthvalue", "mode")}  # median(dim): kthvalue
 
 
 def _cat_vjp(g, s, n, needs):
@@ -1506,7 +1524,9 @@ def _multi_out_vjp(g, s, n, needs):
     return [R.stack(parts, d) if kind == "unbind" else R.cat(parts, d)]
 
 
-split = Op("split", None, _multi_out_vjp, node_name="SplitWithSizesBackward0", view=True)
+split = Op("split", None, _multi_out_vjp, node_name="SplitBackward0", view=True)  # int size
+split_with_sizes = Op("split_with_sizes", None, _multi_out_vjp,
+                      node_name="SplitWithSizesBackward0", view=True)  # a list of sizes
 unbind = Op("unbind", None, _multi_out_vjp, node_name="UnbindBackward0", view=True)
 
 flip = Op("flip", lambda a, dims: np.flip(a, dims).copy(), (lambda g, s, n: g.flip(n._p),))
@@ -1585,12 +1605,13 @@ _JVP_KINDS = (
      remainder fmod floor_divide div_floor trunc_divide clamp clamp_tensor lerp"""),
     (jvp_linear, """where to_copy clone copy_from fill fill_tensor zero sum mean cumsum
      unsafe_view index index_put index_put_setitem gather scatter scatter_add index_select
-     index_add cat stack flip roll repeat max min sort topk kthvalue median mode"""),
-    (jvp_reduction, "prod amax amin max_all min_all logsumexp vector_norm"),
+     index_add cat stack flip roll repeat max min sort topk kthvalue mode"""),
+    (jvp_reduction, "prod amax amin max_all min_all median_all logsumexp vector_norm"),
     (jvp_multilinear, "matmul mm bmm mv dot einsum"),
     (jvp_view, """view squeeze unsqueeze expand permute transpose t alias select slice diagonal
      unfold as_strided"""),
-    (_cumprod_jvp, "cumprod"), (_pad_jvp, "constant_pad"), (_split_jvp, "split unbind"),
+    (_cumprod_jvp, "cumprod"), (_pad_jvp, "constant_pad"),
+    (_split_jvp, "split split_with_sizes unbind"),
 )
 _JVP_BY_NAME = {name: rule for rule, names in _JVP_KINDS for name in names.split()}
 for _op in [*ALL_OPS.values(), *mm_ops.values(), *take_ops.values(), *_EINSUM_OPS.values()]:
