@@ -261,6 +261,8 @@ CASES = [
     Case("ELU", lambda L: L.nn.ELU(0.7), [("f", (3, 4))]),
     Case("SELU", lambda L: L.nn.SELU(), [("f", (3, 4))]),
     Case("CELU", lambda L: L.nn.CELU(1.5), [("f", (3, 4))]),
+    Case("ELU-inplace", lambda L: L.nn.Sequential(L.nn.Linear(4, 4), L.nn.ELU(0.7, inplace=True)),
+         [("f", (3, 4))]),
     Case("GELU", lambda L: L.nn.GELU(), [("f", (3, 4))]),
     Case("GELU-tanh", lambda L: L.nn.GELU(approximate="tanh"), [("f", (3, 4))]),
     Case("SiLU", lambda L: L.nn.SiLU(), [("f", (3, 4))]),

@@ -134,6 +134,10 @@ def as_dtype(d) -> dtype:
         return int64
     if d is builtins_bool:
         return bool
+    if d.__class__ is str:  # PyTorch takes no dtype names (NumPy does): a TypeError
+        raise TypeError(f"argument 'dtype' must be torch.dtype, not str (got {d!r}; pass the "
+                        f"dtype object, e.g. torch.{d if d in _BY_NAME else 'float32'}, or "
+                        f"getattr(torch, {d!r}))")
     try:
         return FROM_NP[np.dtype(d)]
     except (TypeError, KeyError):

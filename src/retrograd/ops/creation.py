@@ -64,7 +64,11 @@ def _infer(data):
         return data.copy()
     if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
         data = _tensors_to_values(data)
-    arr = np.array(data)
+    try:
+        arr = np.array(data)
+    except ValueError:
+        _ragged_error(data)
+        raise
     k = arr.dtype.kind
     if k == "f":
         if isinstance(data, np.floating):
@@ -82,6 +86,42 @@ def _infer(data):
     if k == "c":
         raise TypeError("retrograd does not support complex numbers")
     return arr
+
+
+_RAGGED_FIX = (": tensor() needs a rectangular nested list (every row of a dim the same "
+               "length); pad the short rows, or make one tensor per row and use "
+               "torch.nn.utils.rnn.pad_sequence")
+
+
+def _ragged_error(data) -> None:
+    """Raise PyTorch's error for nested data that is not rectangular (NumPy's says
+    "inhomogeneous shape"): the shape is read down the first elements, then every
+    sequence is checked against it, depth first, in order, as PyTorch does."""
+    seq = (list, tuple, np.ndarray)
+    sizes = []
+    x = data
+    while isinstance(x, seq) and getattr(x, "ndim", 1):
+        sizes.append(len(x))
+        if not len(x):
+            break
+        x = x[0]
+    stack = [(data, 0)]
+    while stack:
+        x, d = stack.pop()
+        is_seq = isinstance(x, seq) and getattr(x, "ndim", 1) > 0
+        if d == len(sizes):
+            if is_seq:
+                raise TypeError(f"'{type(x).__name__}' object cannot be interpreted as an "
+                                f"integer (a sequence at dim {d}, where the first elements "
+                                f"give a {d}-d shape {tuple(sizes)}){_RAGGED_FIX}")
+            continue
+        if not is_seq:
+            raise TypeError(f"not a sequence (a {type(x).__name__} at dim {d}, where the first "
+                            f"elements give the shape {tuple(sizes)}){_RAGGED_FIX}")
+        if len(x) != sizes[d]:
+            raise ValueError(f"expected sequence of length {sizes[d]} at dim {d} (got "
+                             f"{len(x)}){_RAGGED_FIX}")
+        stack.extend((y, d + 1) for y in reversed(list(x)))
 
 
 def _flat(data):
@@ -120,6 +160,8 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False,
         try:
             arr = np.array(data, dtype=dt)
         except (TypeError, ValueError):
+            if isinstance(data, (list, tuple)):
+                _ragged_error(data)
             arr = _infer(data).astype(dt)
         return _finish(arr, requires_grad, device)
     arr = _infer(data)
