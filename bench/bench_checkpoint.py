@@ -40,6 +40,12 @@ def _base(a: np.ndarray) -> np.ndarray:
     return a
 
 
+def _is_leaf(x) -> bool:
+    """A leaf that requires grad, or a view of one (nn.Linear saves its weight's ``.t()``)."""
+    root = x._base if x._base is not None else x
+    return root._rg and root._gfn is None
+
+
 def saved_tensor_bytes(t, split: bool = False):
     """Bytes the graph behind ``t`` holds for backward (each ndarray base once).
 
@@ -68,16 +74,16 @@ def saved_tensor_bytes(t, split: bool = False):
         seen_nodes.add(id(node))
         for s in (node._saved or ()):
             if isinstance(s, torch.Tensor):
-                add(s, s._rg and s.grad_fn is None)
+                add(s, _is_leaf(s))
             elif isinstance(s, _Packed):
                 p = s.packed
                 if isinstance(p, torch.Tensor):
-                    add(p, p._rg and p.grad_fn is None)
+                    add(p, _is_leaf(p))
                 elif isinstance(p, _Holder) and id(p.frame) not in frames:
                     frames.add(id(p.frame))
                     for a in p.frame.inputs:
                         if isinstance(a, torch.Tensor):
-                            add(a, a._rg and a.grad_fn is None)
+                            add(a, _is_leaf(a))
                     for r in p.frame.recomputed.values():
                         add(r)
         for o in (node._out or ()):

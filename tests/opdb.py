@@ -934,7 +934,8 @@ op("unfold", lambda m, x, d, size, step: x.unfold(d, size, step),
                 S(A(vals(rng, ()),), 0, 1, 1), S(A(vals(rng, (4, 3)), layout="T"), 0, 2, 1)],
    ("unfold",))
 op("as_strided", lambda m, x, size, stride, off: x.as_strided(size, stride, off),
-   lambda rng: [S(A(vals(rng, (3, 4))), (2, 2), (1, 2), 1), S(A(vals(rng, (6,))), (3, 2), (1, 1), 0),
+   lambda rng: [S(A(vals(rng, (3, 4))), (2, 2), (1, 2), 1),
+                S(A(vals(rng, (6,))), (3, 2), (1, 1), 0),
                 S(A(vals(rng, (2, 3))), (3,), (2,), None)],
    ("as_strided",))
 

@@ -134,9 +134,10 @@ def _saved_leaf_versions(node) -> list:
     saved = node._saved
     if saved:
         for j, s in enumerate(saved):
-            if j < len(vers) and vers[j] is not None and isinstance(s, Tensor) and \
-                    s.grad_fn is None and s._rg and s._acc is not None:
-                out.append((s._acc, vers[j]))
+            if j < len(vers) and vers[j] is not None and isinstance(s, Tensor):
+                leaf = s if s._base is None else s._base  # a leaf, or a view of one (W.t())
+                if leaf._gfn is None and leaf._rg and leaf._acc is not None:
+                    out.append((leaf._acc, vers[j]))
         return out
     save = getattr(node._op, "save", None)
     if not save:
@@ -145,6 +146,8 @@ def _saved_leaf_versions(node) -> list:
     for j, idx in enumerate(save):
         if isinstance(idx, int) and j < len(vers) and vers[j] is not None and idx < len(edges):
             e = edges[idx]
+            while e is not None and getattr(e[0]._op, "view", False) and len(e[0]._edges) == 1:
+                e = e[0]._edges[0]  # a view of a leaf (nn.Linear saves its weight's .t())
             if e is not None and e[0].__class__ is AccumulateGrad:
                 out.append((e[0], vers[j]))
     return out
