@@ -16,3 +16,13 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import torch  # noqa: E402
 
 torch.set_num_threads(1)
+
+
+def pytest_addoption(parser):
+    """Options of the differential fuzzer (tests/test_fuzz.py, docs/compatibility.md)."""
+    group = parser.getgroup("fuzz", "differential fuzzer (tests/test_fuzz.py)")
+    group.addoption("--fuzz-programs", type=int, default=None,
+                    help="how many random programs to compare with torch (default: the "
+                         "bounded CI count in tests/test_fuzz.py)")
+    group.addoption("--fuzz-seed", type=int, default=0,
+                    help="seed of the first program (program i is built from seed i)")
