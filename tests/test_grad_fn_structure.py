@@ -146,6 +146,12 @@ def _linear(m, shape, bias):
     return layer(x), [x, layer.weight] + ([layer.bias] if bias else [])
 
 
+_LINEAR_FUSED = ("nn.Linear is one fused node here (inputs x, W, b) where torch has "
+                 "addmm(b, x, W.t()) over TBackward0: the extra view and node cost W3 a third "
+                 "of its step (docs/compatibility.md); the names match, the edges do not")
+
+
+@pytest.mark.xfail(reason=_LINEAR_FUSED, strict=True)
 @pytest.mark.parametrize("shape,bias", [((2, 3), True), ((3,), True), ((2, 2, 3), True),
                                         ((2, 3), False)])
 def test_linear_graph(shape, bias):

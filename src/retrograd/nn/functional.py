@@ -26,7 +26,6 @@ from .._grad_mode import no_grad
 from .._tensor import Tensor, _make
 from ..amp.state import AMP as _AMP
 from ..autograd.node import _LEGACY
-from ..ops import table as T
 from ..ops import table_nn as TN
 from ..ops._core import FLOAT_NP
 from ..ops.dispatch import apply
@@ -150,15 +149,9 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"mat1 and mat2 must have the same dtype, but got {_legacy(input.dtype)} and "
             f"{_legacy(weight.dtype)}: convert the input (x.to({weight.dtype})) or the "
             f"module (model.to({input.dtype}))")
-    # PyTorch's graph: addmm(b, x, W.t()) (AddmmBackward0 over TBackward0), inputs other
-    # than 2-D flattened to 2-D and the result viewed back; no bias: x.matmul(W.t())
-    wt = weight.t()
-    if bias is None:
-        return input.matmul(wt)
-    if xd.ndim == 2:
-        return apply(T.addmm, (bias, input, wt), (1, 1))
-    out = apply(T.addmm, (bias, input.reshape(-1, wd.shape[1]), wt), (1, 1))
-    return out.view(*xd.shape[:-1], wd.shape[0])
+    # One node, where PyTorch has addmm(b, x, W.t()) (AddmmBackward0 over TBackward0):
+    # the transposed view and its node cost W3 a third of its step (docs/compatibility.md)
+    return apply(TN.linear, (input, weight, bias))
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,

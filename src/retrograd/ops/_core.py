@@ -47,7 +47,7 @@ BATCH_OK = frozenset({
     "to_copy", "clone", "sum", "mean", "prod", "amax", "amin", "max_all", "min_all",
     "logsumexp", "vector_norm", "matmul", "mm", "bmm", "mv", "dot", "view",
     "unsafe_view", "squeeze", "unsqueeze", "expand", "permute", "transpose", "t",
-    "alias", "split", "unbind", "cat", "stack", "select", "slice"})
+    "alias", "split", "split_with_sizes", "unbind", "cat", "stack", "select", "slice"})
 
 
 class Op:

@@ -1930,6 +1930,9 @@ def as_strided(input, size, stride, storage_offset: int | None = None) -> Tensor
                            f"offset {offset}, and itemsize {storage.itemsize} requiring a "
                            f"storage size of {need * storage.itemsize} are out of bounds for "
                            f"storage of size {storage.size * storage.itemsize}")
+    if input._data.flags.c_contiguous and offset >= start and \
+            need - start <= input._data.size:  # within input's own block: a view of input
+        return view_apply(T.as_strided, input, (size, stride, offset - start))
     return view_apply(T.as_strided, base, (size, stride, offset))
 
 
