@@ -1098,5 +1098,11 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--programs", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--open-seeds", action="store_true",
+                    help="print the seeds of the default range (0-2999) that differ, for "
+                         "tests/fuzz_open_seeds.txt")
     ns = ap.parse_args()
-    campaign(ns.seed, ns.programs)
+    if ns.open_seeds:
+        print(" ".join(str(s) for s in range(3000) if check_seed(s, do_shrink=False).failed))
+    else:
+        campaign(ns.seed, ns.programs)

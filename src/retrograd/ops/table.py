@@ -1326,7 +1326,10 @@ def _index_rule(g, s, n):
 
 
 def _index_fwd(a, key):
-    return a[key]
+    r = a[key]
+    if r.__class__ is not np.ndarray:  # all ints: NumPy gives a scalar copy; a 0-d view
+        r = a[key + (Ellipsis,)] if key.__class__ is tuple else a[key, ...]
+    return r
 
 
 select = _view_op("select", _index_fwd, _index_rule)
