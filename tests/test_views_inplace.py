@@ -374,42 +374,36 @@ def test_diagonal_is_a_view():
     same(f)
 
 
+def _double_in_place(m):
+    """A Function that doubles its input in place through numpy() and marks it dirty."""
+    class Double(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.numpy()[...] *= 2  # grad mode is off in forward: numpy() is allowed
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    return Double
+
+
 def test_mark_dirty_through_numpy_in_forward():
     def f(m):
-        class Double(m.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                x.numpy()[...] *= 2  # grad mode is off in forward: numpy() is allowed
-                ctx.mark_dirty(x)
-                return x
-
-            @staticmethod
-            def backward(ctx, g):
-                return g * 2
-
         a = m.tensor([1., 2.], requires_grad=True)
         b = a * 1
-        out = Double.apply(b)
+        out = _double_in_place(m).apply(b)
         res = [out is b, out, b._version]
         out.sum().backward()
         return res + [a.grad]
     same(f)
 
     def stale(m):
-        class Double(m.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                x.numpy()[...] *= 2
-                ctx.mark_dirty(x)
-                return x
-
-            @staticmethod
-            def backward(ctx, g):
-                return g * 2
-
         a = m.tensor([1., 2.], requires_grad=True)
         b = a * 1
         c = b * b  # saves b at version 0
-        Double.apply(b)
+        _double_in_place(m).apply(b)
         c.sum().backward()
     same_error(stale)
