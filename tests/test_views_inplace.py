@@ -330,26 +330,28 @@ def test_multi_output_views_refuse_inplace(view):
     same(untracked)
 
 
+def _no_grad_view(m):
+    """A non-leaf and a view of it taken under no_grad."""
+    b = _x(m) * 1
+    with m.no_grad():
+        v = b[0]
+    return b, v
+
+
 def test_no_grad_view_rules():
     def made_in_no_grad(m):
-        b = _x(m) * 1
-        with m.no_grad():
-            v = b[0]
+        _, v = _no_grad_view(m)
         return [v.requires_grad, v.grad_fn is None]
     same(made_in_no_grad)
 
     def modified_after(m):
-        b = _x(m) * 1
-        with m.no_grad():
-            v = b[0]
+        b, v = _no_grad_view(m)
         b.mul_(2)
         return v.grad_fn
     same_error(modified_after)
 
     def written_in_grad_mode(m):
-        b = _x(m) * 1
-        with m.no_grad():
-            v = b[0]
+        _, v = _no_grad_view(m)
         v.mul_(2)
     same_error(written_in_grad_mode)
 

@@ -1922,7 +1922,8 @@ def as_strided(input, size, stride, storage_offset: int | None = None) -> Tensor
                            f"{len(size)} sizes")
     if builtins.any(s < 0 for s in stride):
         raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got "
-                           f"strides: {list(stride)}")
+                           f"strides: {list(stride)} (take the view with positive strides, "
+                           "then .flip() the dims that should run backwards)")
     need = offset + builtins.sum((n - 1) * st for n, st in zip(size, stride)) + 1 \
         if builtins.all(size) else 0
     if need > storage.size or offset < 0:
@@ -2202,7 +2203,8 @@ def index_copy(input, dim: int, index, source) -> Tensor:  # noqa: A002
     if not isinstance(index, Tensor) or index._data.dtype != np.int64 or index._data.ndim > 1:
         raise IndexError("index_copy_(): Index should have dimension 1 or 0 and be a LongTensor "
                          f"(got {type(index).__name__}"
-                         f"{'' if not isinstance(index, Tensor) else ' ' + str(index.dtype)})")
+                         f"{'' if not isinstance(index, Tensor) else ' ' + str(index.dtype)}; "
+                         "pass a 1-D int64 tensor, e.g. torch.tensor([0, 2]))")
     _check_index(index.reshape(-1), "index_copy", input, d)
     if source._data.dtype != input._data.dtype:
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but "
