@@ -37,7 +37,7 @@ ALLOW = {
     "div": "scalar / tensor is a reciprocal-multiply (MulBackward0) in torch",
     "floor_divide": _OVERLOADS, "remainder": _OVERLOADS, "fmod": _OVERLOADS, "pow": _OVERLOADS,
     "pow_int": _OVERLOADS, "pow_fn": _OVERLOADS, "float_power": _OVERLOADS,
-    "square": _OVERLOADS, "lerp": _OVERLOADS, "fill_": _OVERLOADS,
+    "square": _OVERLOADS, "fill_": _OVERLOADS,
     "where": _COND, "where_method": _COND, "where_mixed_dtypes": _COND,
     "masked_fill": _COMPOSITE + " (where)", "masked_select": _COMPOSITE + " (indexing)",
     "round_decimals": _COMPOSITE + " (RoundBackward1)", "var": _COMPOSITE, "std": _COMPOSITE,

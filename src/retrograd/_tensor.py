@@ -214,7 +214,9 @@ class Tensor:
 
     @property
     def grad(self):
-        if self.grad_fn is not None and not self._retains and self._grad is None and \
+        # the raw node, as PyTorch's TensorBase::grad(): reading .grad never regenerates a
+        # view's grad_fn (which may raise for a stale multi-output view)
+        if self._gfn is not None and not self._retains and self._grad is None and \
                 STATE.enabled:  # as PyTorch: no warning once backward(inputs=[t]) filled it
             _warn_nonleaf_grad(self)
         return self._grad

@@ -55,6 +55,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
     if ins is not None and not ins:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty. Pass the "
                            "tensors to accumulate into, or None for all leaves.")
+    if ins is not None:
+        for t in ins:  # as PyTorch: a non-leaf input keeps its .grad, now and later
+            if t.grad_fn is not None and t._rg:
+                t.retain_grad()
     run_backward(outs, grads, retain_graph, create_graph, inputs=ins, accumulate=True)
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._grad_mode import STATE
 from ..ops import buffers as _buffers
-from .node import AccumulateGrad
+from .node import AccumulateGrad, Kept
 
 
 class _Late:
@@ -181,13 +181,15 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                 raise RuntimeError(
                     f"One of the differentiated Tensors does not require grad (input {k}, shape "
                     f"{tuple(t.shape)}). Set requires_grad=True on it before the forward pass.")
+            # lists: the same tensor may be asked for twice (grad(y, [x, x.flatten(0)]))
             if t.grad_fn is None:
-                leaf_caps[t._grad_accumulator()] = k
+                leaf_caps.setdefault(t._grad_accumulator(), []).append(k)
             else:
-                captures[(t.grad_fn, t._out_nr)] = k
+                captures.setdefault((t.grad_fn, t._out_nr), []).append(k)
     deps = _collect(roots)
+    cap_nodes = {n for (n, _) in captures}
     if inputs is not None:
-        targets = set(leaf_caps) | {n for (n, _) in captures}
+        targets = set(leaf_caps) | cap_nodes
         needed = _reaching(deps, targets)
     else:
         needed = None
@@ -220,31 +222,37 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
             if grads is not None:
                 if node._hooked:
                     grads = _run_pre_hooks(node, grads, create_graph, taken)
-                if captures:
+                if captures and not accumulate:  # (backward(inputs=): retain_grad's hook)
                     for nr in range(node._nout):
-                        k = captures.get((node, nr))
-                        if k is not None and grads[nr] is not None:
-                            if accumulate:
-                                _accumulate(inputs[k], grads[nr], create_graph, taken)
-                            else:
+                        ks = captures.get((node, nr))
+                        if ks is not None and grads[nr] is not None:
+                            for k in ks:
                                 results[k] = grads[nr]
             edges = node._edges
             if node.__class__ is AccumulateGrad:
                 if grads is not None and grads[0] is not None:
-                    k = leaf_caps.get(node)
-                    if k is not None and not accumulate:
-                        results[k] = grads[0]
-                    elif inputs is None or k is not None:
+                    ks = leaf_caps.get(node)
+                    if ks is not None and not accumulate:
+                        for k in ks:
+                            results[k] = grads[0]
+                    elif inputs is None or ks is not None:
                         var = node._var()
-                        if var is not None:
+                        if var is not None and var._rg:  # requires_grad_(False) since: skip
                             _accumulate(var, grads[0], create_graph, taken,
                                         leaf_node=node)
                 node = None
                 continue
             if needed is None:
                 needs = None
+                runs = True
             else:
                 needs = [e is not None and e[0] in needed for e in edges]
+                # Note [Nodes that run]: with inputs=, a node runs (and frees what it saved)
+                # only on a path to an input; backward(inputs=) also runs the grad_fn of a
+                # non-leaf input, autograd.grad only captures there (PyTorch's exec_info)
+                runs = True in needs or (accumulate and node in cap_nodes)
+                if runs and node._saved is None:
+                    node._unpack()  # raises the "backward a second time" error
             if grads is None or (needs is not None and not any(needs)) or (
                     node._nout > 1 and all(g is None for g in grads)):
                 in_grads = None
@@ -277,7 +285,7 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                 if anomaly and STATE.anomaly_check_nan:
                     _check_nan(node, in_grads, grads)
             # free what the node saved; a node that saved nothing may run again (PyTorch)
-            if not retain_graph and node._saved:
+            if not retain_graph and node._saved and runs and node._saved.__class__ is not Kept:
                 node._saved = None
                 if node._out is not None:
                     node._out = None
@@ -328,7 +336,8 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
             if results[k] is None:
                 if materialize:
                     shape = ((nbatch,) if batched else ()) + t._data.shape
-                    results[k] = _T._make(np.zeros(shape, t._data.dtype))
+                    z = results[k] = _T._make(np.zeros(shape, t._data.dtype))
+                    z._rg = create_graph  # torch.zeros_like(input, requires_grad=True) in grad mode
                 elif not allow_unused:
                     raise RuntimeError(
                         f"The differentiated Tensor at index {k} appears to not have been used "
@@ -448,7 +457,9 @@ def _accumulate(var, g, create_graph: bool, taken: set, leaf_node=None) -> None:
     # copied instead. Later gradients are added in place (the .grad object keeps its
     # identity, as in PyTorch). Under create_graph the first gradient is copied with a
     # differentiable copy (PyTorch's CopyBackwards) and later ones are summed out of
-    # place, so the sum stays differentiable.
+    # place, so the sum stays differentiable. Without create_graph a later gradient is
+    # added in place even into a .grad that has a graph (PyTorch's ``variable_grad +=
+    # new_grad`` under no_grad): that .grad keeps its grad_fn and takes the new values.
     old = var._grad
     if old is None:
         if create_graph:
@@ -464,7 +475,7 @@ def _accumulate(var, g, create_graph: bool, taken: set, leaf_node=None) -> None:
                 if g._base is not None or g._vc[0]:  # a fresh tensor object, unshared
                     g = _T._make(d)
             var._grad = g
-    elif create_graph or old._rg:
+    elif create_graph or not old._data.flags.writeable:
         var._grad = old + g
     else:
         old._data += g._data

@@ -133,6 +133,23 @@ class _OutputSlot:
 
 
 OUT0 = _OutputSlot(0)
+# Note [Kept scalars]
+# A node whose saved values are all Python scalars (lerp's weight 0.5, clamp's bounds)
+# saved no tensor: as PyTorch keeps such scalars as plain attributes of the node (they
+# are never freed), backward may run through it again without retain_graph. ``Kept``
+# marks such a list; the engine frees only the others.
+class Kept(list):
+    """Saved values that are not tensors: never freed (Note [Kept scalars])."""
+
+    __slots__ = ()
+
+
+# The reverse case: nodes that save no tensor of ours yet hold what PyTorch frees after
+# a backward without retain_graph (CopySlices drops the node of the in-place op it
+# wraps, IndexPutBackward0 its index tensors), so running them twice raises there too.
+RELEASED = (None,)
+
+
 _OUT_ONLY = (OUT0,)  # the saved list of ops that save only their output (never mutated)
 _FREED = ("Trying to backward through the graph a second time (or directly access saved "
           "tensors after they have already been freed). Saved intermediate values of the graph "

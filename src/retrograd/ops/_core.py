@@ -19,7 +19,7 @@ import itertools
 from .._dtype import CACHES, DEFAULTS, FROM_NP, float32
 from .._grad_mode import STATE
 from .._tensor import Tensor
-from ..autograd.node import _OUT_ONLY, OUT0, Node, _OutputSlot, user_site
+from ..autograd.node import _OUT_ONLY, OUT0, Kept, Node, _OutputSlot, user_site
 from ..autograd.provenance import FORWARD_WATCHERS
 from ..autograd.saved_hooks import HOOKS
 
@@ -44,6 +44,7 @@ BATCH_OK = frozenset({
     "tanh_backward", "sigmoid_backward", "threshold_backward", "add", "sub", "mul",
     "div", "pow", "atan2",
     "maximum", "minimum", "remainder", "fmod", "where", "clamp", "clamp_tensor", "lerp",
+    "lerp_scalar",
     "to_copy", "clone", "sum", "mean", "prod", "amax", "amin", "max_all", "min_all",
     "logsumexp", "vector_norm", "matmul", "mm", "bmm", "mv", "dot", "view",
     "unsafe_view", "squeeze", "unsqueeze", "expand", "permute", "transpose", "t",
@@ -61,13 +62,16 @@ class Op:
     """
 
     __slots__ = ("name", "node_name", "fwd", "vjp", "jvp", "save", "view", "per_input", "kind",
-                 "_save_if", "batch_ok", "save_plan", "grad_once")
+                 "_save_if", "batch_ok", "save_plan", "grad_once", "unsaved")
 
     def __init__(self, name, fwd, vjp=None, save=(), jvp=None, node_name=None, view=False,
                  kind=None, save_if=None):
         # grad_once(node, needs): the rules about to run read g once in all (Note
         # [Gradient donation] in buffers.py); None: never assumed
         self.grad_once = None
+        # what a node that saves nothing holds: () (it may run again), or RELEASED for
+        # the nodes PyTorch frees all the same (Note [Kept scalars] in autograd/node.py)
+        self.unsaved = ()
         self.batch_ok = name in BATCH_OK
         self.name = name
         self.kind = kind  # None: result has the promoted dtype; "float": ints become float;
@@ -167,7 +171,7 @@ def record1(op: Op, out, a, p=None):
     if op.save_plan:
         _save(node, op, out, (a,), 1)
     else:
-        node._saved = ()
+        node._saved = op.unsaved
         node._ver = node._out = None
     out._rg = True
     out._gfn = node
@@ -188,7 +192,7 @@ def record2(op: Op, out, a, b):
     if op.save_plan:
         _save(node, op, out, (a, b), 1)
     else:
-        node._saved = ()
+        node._saved = op.unsaved
         node._ver = node._out = None
     out._rg = True
     out._gfn = node
@@ -210,7 +214,7 @@ def record(op: Op, outs, inputs, p=None, nout: int = 1, depth: int = 2):
     if op.save_plan:
         _save(node, op, outs, inputs, nout)
     else:
-        node._saved = ()
+        node._saved = op.unsaved
         node._ver = node._out = None
     if nout == 1:
         outs._rg = True
@@ -274,7 +278,7 @@ def _save(node, op: Op, outs, inputs, nout: int) -> None:
         return
     saved = []
     vers = []
-    has_out = False
+    has_out = has_tensor = False
     save_if = op.save_if
     for j, s in enumerate(op.save):
         if save_if is not None and not _any_rg_at(inputs, save_if[j]):
@@ -289,8 +293,12 @@ def _save(node, op: Op, outs, inputs, nout: int) -> None:
         else:
             x = inputs[s]
             saved.append(x)
-            vers.append(x._vc[0] if isinstance(x, Tensor) else None)
-    node._saved = saved
+            if isinstance(x, Tensor):
+                vers.append(x._vc[0])
+                has_tensor = True
+            else:
+                vers.append(None)
+    node._saved = saved if has_out or has_tensor else Kept(saved)
     node._ver = vers
     if has_out:
         seq = outs if nout > 1 else (outs,)

@@ -24,7 +24,7 @@ from .._size import Size
 from .._tensor import Tensor, _make, _wrap_dim, mark_views_requiring_grad, track_view
 from ..autograd.forward_ad import FW as _FW
 from ..autograd.forward_ad import inplace_tangent as _inplace_tangent
-from ..autograd.node import _LEGACY
+from ..autograd.node import _LEGACY, RELEASED
 from ..autograd.provenance import mark as _cut_mark
 from . import buffers as _buffers
 from . import table as T
@@ -472,8 +472,9 @@ def lerp(input, end, weight) -> Tensor:  # noqa: A002
         >>> torch.lerp(torch.zeros(2), torch.ones(2), 0.25)
         tensor([0.2500, 0.2500])
     """
-    w = weight if isinstance(weight, Tensor) else _t(weight, input)
-    return apply(T.lerp, (input, end, w))
+    if isinstance(weight, Tensor):
+        return apply(T.lerp, (input, end, weight))
+    return apply(T.lerp_scalar, (input, end), weight)
 
 
 def _cmp(name):
@@ -2642,6 +2643,7 @@ def _copy_slices_vjp(g, s, n, needs):
 
 
 _COPY_SLICES = Op("copy_slices", None, _copy_slices_vjp, node_name="torch::autograd::CopySlices")
+_COPY_SLICES.unsaved = RELEASED  # PyTorch's CopySlices releases the node it wraps
 
 
 def _rebase_view(view_t: Tensor, res: Tensor) -> None:

@@ -38,6 +38,7 @@ from ..autograd.forward_ad import (
     jvp_reduction,
     jvp_view,
 )
+from ..autograd.node import RELEASED
 from . import buffers as _buffers
 from ._core import Op
 from .dispatch import scalar_array
@@ -555,9 +556,11 @@ def _trunc_div_fwd(a, b):
 remainder = _b("remainder", _remainder_fwd,
                (lambda g, s, n: g,
                 lambda g, s, n: -g * R.div(s[0], s[1], rounding_mode="floor")), (0, 1))
+remainder.save_if = ((1,), (1,))  # the operands serve the divisor's gradient only
 fmod = _b("fmod", _fmod_fwd,
           (lambda g, s, n: g, lambda g, s, n: -g * R.div(s[0], s[1], rounding_mode="trunc")),
           (0, 1))
+fmod.save_if = ((1,), (1,))
 
 
 def _no_derivative(name):
@@ -702,7 +705,14 @@ def _lerp_fwd(a, b, w):
 
 
 lerp = Op("lerp", _lerp_fwd, (lambda g, s, n: g * (1 - s[2]), lambda g, s, n: g * s[2],
-                              lambda g, s, n: g * (s[1] - s[0])), (0, 1, 2))
+                              lambda g, s, n: g * (s[1] - s[0])), (0, 1, 2),
+          node_name="LerpBackward1")
+lerp.save_if = ((2,), (2,), (0, 1))  # the ends serve the weight's gradient only
+# a Python number weight is a parameter, as PyTorch's lerp.Scalar: nothing saved, so
+# the node may run again (Note [Kept scalars] in autograd/node.py)
+lerp_scalar = Op("lerp_scalar", lambda a, b, w: _lerp_fwd(a, b, np.asarray(w, a.dtype)),
+                 (lambda g, s, n: g * (1 - n._p), lambda g, s, n: g * n._p),
+                 node_name="LerpBackward0")
 
 
 # ---------------------------------------------------------------------------------
@@ -1378,6 +1388,7 @@ index_put = Op("index_put", _index_put_fwd, _index_put_vjp, node_name="IndexPutB
 # ``x[key] = v``: the same kernel; PyTorch names this node CopySlices
 index_put_setitem = Op("index_put_setitem", _index_put_fwd, _index_put_vjp,
                        node_name="torch::autograd::CopySlices")
+index_put.unsaved = index_put_setitem.unsaved = RELEASED  # freed as PyTorch frees them
 
 
 def _gather_grid(index, dim):
@@ -1605,7 +1616,7 @@ _JVP_KINDS = (
     (jvp_elementwise, """neg abs sign floor ceil round trunc exp exp2 expm1 log log2 log10 log1p
      sqrt std_sqrt rsqrt reciprocal sin cos tan asin acos atan sinh cosh tanh sigmoid relu erf
      tanh_backward sigmoid_backward threshold_backward add sub mul div pow atan2 maximum minimum
-     remainder fmod floor_divide div_floor trunc_divide clamp clamp_tensor lerp"""),
+     remainder fmod floor_divide div_floor trunc_divide clamp clamp_tensor lerp lerp_scalar"""),
     (jvp_linear, """where to_copy clone copy_from fill fill_tensor zero sum mean cumsum
      unsafe_view index index_put index_put_setitem gather scatter scatter_add index_select
      index_add cat stack flip roll repeat max min sort topk kthvalue mode"""),

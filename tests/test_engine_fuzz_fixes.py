@@ -1,0 +1,166 @@
+"""Engine semantics the differential fuzzer found different from torch, each against torch:
+what a leaf's .grad becomes, which nodes run (and free what they saved) when a backward
+is given inputs, which nodes may run twice, and autograd.grad's results."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from _autograd_compare import same, same_error
+
+
+def _grad_state(g):
+    return None if g is None else (g, g.requires_grad, g.grad_fn is not None)
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_materialized_zeros_require_grad_under_create_graph(create_graph):
+    def f(m):
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        y = m.tensor([[3.0]], requires_grad=True)
+        gx, gy = m.autograd.grad((x * x).sum(), [x, y], create_graph=create_graph,
+                                 materialize_grads=True)
+        return gx, gy, gy.is_leaf
+    same(f)
+
+
+def test_plain_backward_adds_in_place_into_a_grad_with_a_graph():
+    # PyTorch's AccumulateGrad: without create_graph, `variable_grad += new_grad` under
+    # no_grad, so a .grad made by create_graph keeps its grad_fn and takes the values
+    def f(m):
+        x = m.tensor([1.29, -0.5], dtype=m.float64, requires_grad=True)
+        (x.norm() ** 2).backward(create_graph=True)
+        first = x.grad
+        (x * m.tensor([0.5, 2.0], dtype=m.float64)).sum().backward()
+        return x.grad, x.grad is first, x.grad.grad_fn is not None, x.grad._version
+    same(f)
+
+
+def test_create_graph_backward_sums_out_of_place():
+    def f(m):
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        (x ** 3).sum().backward(create_graph=True)
+        first = x.grad
+        (x ** 2).sum().backward(create_graph=True)
+        return x.grad, x.grad is first, m.autograd.grad(x.grad.sum(), x)[0]
+    same(f)
+
+
+def test_leaf_that_stopped_requiring_grad_gets_no_gradient():
+    def f(m):
+        x = m.tensor([[1.4, -0.5, 0.9]], requires_grad=True)
+        y = x.expm1()
+        x.requires_grad_(False)
+        y.backward(m.ones_like(y))
+        return x.grad
+    same(f)
+
+
+def test_reading_grad_of_a_stale_multi_output_view_returns_none():
+    def f(m):
+        x = m.tensor([[[1.5], [0.0]]], requires_grad=True)
+        piece = (x * 2).split(1, -3)[0]
+        with m.no_grad():
+            piece.sin_()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return piece.grad
+    same(f)
+
+
+@pytest.mark.parametrize("twin", ["flatten", "to", "same"])
+def test_the_same_tensor_asked_for_twice(twin):
+    # x.flatten(2) of a 3-D tensor and x.to(x.dtype) return x itself
+    def f(m):
+        x = m.tensor([[[1.0, 2.0, 3.0]]], requires_grad=True)
+        h = (x * 3).exp()
+        other = {"flatten": h.flatten(2), "to": h.to(m.float32), "same": h}[twin]
+        assert other is h
+        leaf_other = {"flatten": x.flatten(2), "to": x.to(m.float32), "same": x}[twin]
+        return (m.autograd.grad((h * h).sum(), [h, other], retain_graph=True),
+                m.autograd.grad((h * h).sum(), [x, leaf_other]))
+    same(f)
+
+
+def test_autograd_grad_does_not_run_the_node_of_a_non_leaf_input():
+    # the input's own node only captures its gradient: it does not run, so it keeps what
+    # it saved and a later backward through it works without retain_graph
+    def f(m):
+        x = m.tensor([[-2.0, 1.0, 0.84]], dtype=m.float64, requires_grad=True)
+        r = x.sqrt()
+        (g,) = m.autograd.grad((r * 2).sum(), [r])
+        (r * 3).sum().backward()
+        return g, x.grad
+    same(f)
+
+
+def test_backward_with_unrelated_inputs_frees_nothing():
+    def f(m):
+        x = m.tensor([[0.5]], requires_grad=True)
+        p = (x / m.tensor([[-0.47], [-0.73]])).prod()
+        other = m.tensor([1.0], requires_grad=True)
+        p.backward(inputs=[other])
+        p.backward()
+        return x.grad, other.grad
+    same(f)
+
+
+def test_backward_with_non_leaf_inputs_runs_its_node():
+    # backward(inputs=[t]) runs t's grad_fn (PyTorch retains t's grad and frees the node)
+    def f(m):
+        x = m.tensor([2.0, 3.0], requires_grad=True)
+        t = x.exp()
+        (t * t).sum().backward(inputs=[t], retain_graph=True)
+        first = t.grad.clone()
+        t.sum().backward()
+        return first, t.grad, x.grad
+    same(f)
+
+
+@pytest.mark.parametrize("op", ["remainder", "fmod", "lerp", "add_alpha", "clamp"])
+def test_nodes_that_save_no_tensor_may_run_twice(op):
+    def f(m):
+        x = m.tensor([[0.17, 1.97], [-0.23, -1.74]], dtype=m.float64, requires_grad=True)
+        y = {"remainder": lambda: m.remainder(x, 1), "fmod": lambda: m.fmod(x, 0.5),
+             "lerp": lambda: m.lerp(x, x.detach() * 2, 0.3),
+             "add_alpha": lambda: m.add(x, x, alpha=2),
+             "clamp": lambda: x.clamp(-1.0, 1.0)}[op]()
+        y.sum().backward()
+        y.sum().backward()  # no saved tensor: allowed without retain_graph
+        return x.grad, y.grad_fn.name()
+    if op == "clamp":  # ClampBackward1 saves self in torch: the second backward raises
+        return same_error(f)
+    same(f)
+
+
+@pytest.mark.parametrize("op", ["mul_scalar", "copy_slices", "index_put", "masked_setitem"])
+def test_nodes_that_torch_frees_refuse_a_second_run(op):
+    def f(m):
+        x = m.tensor(1.93, requires_grad=True)
+        v = m.zeros(3, dtype=m.float64)
+        if op == "mul_scalar":
+            v = x * 2.0
+        elif op == "copy_slices":
+            v[-1] = x
+        elif op == "index_put":
+            v[m.tensor([0, 2])] = x.double()
+        else:
+            v = x.expand(3).clone()
+            v[v > 0] = 0
+        v.sum().backward()
+        v.sum().backward()
+    same_error(f)
+
+
+def test_lerp_nodes_are_torch_overloads():
+    def f(m):
+        a = m.tensor([1.0, 2.0], requires_grad=True)
+        b = m.tensor([3.0, 5.0], requires_grad=True)
+        s = m.lerp(a, b, 0.25)
+        t = m.lerp(a, b, m.tensor(0.25, requires_grad=True))
+        gs = m.autograd.grad(s.sum(), [a, b], create_graph=True)
+        return (s.grad_fn.name(), t.grad_fn.name(), s, t, gs,
+                [n is None or n[0].name() for n in s.grad_fn.next_functions])
+    same(f)
