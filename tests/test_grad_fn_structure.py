@@ -40,7 +40,7 @@ ALLOW = {
     "square": _OVERLOADS, "fill_": _OVERLOADS,
     "where": _COND, "where_method": _COND, "where_mixed_dtypes": _COND,
     "masked_fill": _COMPOSITE + " (where)", "masked_select": _COMPOSITE + " (indexing)",
-    "round_decimals": _COMPOSITE + " (RoundBackward1)", "var": _COMPOSITE, "std": _COMPOSITE,
+    "round_decimals": _COMPOSITE + " (RoundBackward1)",
     "kthvalue": _COMPOSITE, "median": _COMPOSITE, "max_dim": _INDEX, "min_dim": _INDEX,
     "sort": _INDEX, "topk": _INDEX, "gather": _INDEX, "scatter": _INDEX,
     "scatter_add": _INDEX, "scatter_reduce_add": "torch has no derivative (NotImplemented)",

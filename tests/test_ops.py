@@ -256,7 +256,7 @@ def _bound(entry, sample):
 
 def _checkable(entry):
     for sample in entry.samples(sample_rng(entry.name)):
-        if not sample.check_grad:
+        if not (sample.check_grad and sample.torch_grad):  # (no gradient in torch either)
             continue
         _, _, err = _torch_or_error(entry, sample, "float64")
         if err is not None:

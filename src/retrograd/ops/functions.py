@@ -879,17 +879,18 @@ def var(input, dim=None, unbiased=None, keepdim: bool = False, *,  # noqa: A002
         >>> torch.tensor([1., 2., 3., 4.]).var()
         tensor(1.6667)
     """
+    return apply(T.var, (input,), _var_args(input, dim, unbiased, keepdim, correction))
+
+
+def _var_args(input, dim, unbiased, keepdim, correction) -> tuple:  # noqa: A002
+    """(axes, keepdim, correction) of var/std, after torch's checks."""
     if isinstance(unbiased, (int, tuple, list)) and not isinstance(unbiased, bool):
         dim, unbiased = unbiased, None
-    c = _correction(unbiased, correction)
-    axes = _dims(dim, input._data.ndim)
-    n = T._count(input._data.shape, axes)
-    mu = mean(input, dim=axes, keepdim=True) if axes is not None else mean(input)
-    d = input - mu
-    ss = sum(d * d, dim=axes, keepdim=keepdim) if axes is not None else sum(d * d)
-    if keepdim and axes is None:
-        ss = ss.reshape((1,) * input._data.ndim)
-    return ss / _py_max(n - c, 0)
+    if input._data.dtype not in FLOAT_NP:
+        raise RuntimeError(
+            "std and var only support floating point and complex dtypes (got "
+            f"{input.dtype}: convert first, e.g. x.float().var())")
+    return (_dims(dim, input._data.ndim), bool(keepdim), _correction(unbiased, correction))
 
 
 def std(input, dim=None, unbiased=None, keepdim: bool = False, *,  # noqa: A002
@@ -901,8 +902,7 @@ def std(input, dim=None, unbiased=None, keepdim: bool = False, *,  # noqa: A002
         >>> torch.tensor([1., 2., 3., 4.]).std()
         tensor(1.2910)
     """
-    # T.std_sqrt: sqrt with PyTorch's std_backward (gradient 0 where std is 0)
-    return unary(T.std_sqrt, var(input, dim, unbiased, keepdim, correction=correction))
+    return apply(T.std, (input,), _var_args(input, dim, unbiased, keepdim, correction))
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim: bool = False, *,  # noqa: A002
@@ -2586,6 +2586,12 @@ def _inplace(self: Tensor, res: Tensor) -> Tensor:
                                "applied to a tensor that requires grad. Use it under no_grad() "
                                "or on a detached tensor.")
         return self
+    node = res._gfn
+    if node._out is not None and res._data.shape == self._data.shape and rd == sd:
+        # the op saved its output: that output now lives in self's memory, under self's
+        # version counter (shared with the base and every view), so a later write into
+        # any of them is caught when the rule reads it (PyTorch saves self itself)
+        node._out[res._out_nr] = (self._data, self._vc, self._vc[0])
     if res._data.shape != self._data.shape:
         res = expand(res, self._data.shape)
     if rd != sd:
@@ -2599,8 +2605,6 @@ def _inplace(self: Tensor, res: Tensor) -> Tensor:
     node = res._gfn
     self._gfn = node
     self._out_nr = res._out_nr
-    if node._out is not None:
-        node._out[res._out_nr] = (self._data, self._vc, self._vc[0])
     if not self._rg:
         self._rg = True
         if self._views is not None:

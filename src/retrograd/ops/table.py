@@ -6,7 +6,7 @@ retrograd's own Tensor operations, never raw NumPy, so the engine can run them u
 ``no_grad`` for a plain backward and with grad mode on for ``create_graph=True``:
 derivatives of any order come from the same rules. Rules never mention broadcasting:
 the engine sums a gradient back to its input's shape (Note [Engine order]).
-Composites (softmax, var, lerp, ...) live in ``functions.py`` and have no entry here
+Composites (softmax, nan_to_num, ...) live in ``functions.py`` and have no entry here
 unless numerical stability or memory asks for one (each says which).
 
 Rule signature: ``rule(g, s, n)`` with ``g`` the output gradient, ``s`` the saved
@@ -24,6 +24,7 @@ Example:
 
 from __future__ import annotations
 
+import builtins
 import math
 
 import numpy as np
@@ -86,10 +87,6 @@ def _log10_fwd(a):
 log10 = _u("log10", _log10_fwd, lambda g, s, n: g / (s[0] * LN10), (0,))
 log1p = _u("log1p", np.log1p, lambda g, s, n: g / (s[0] + 1), (0,), node_name="Log1PBackward0")
 sqrt = _u("sqrt", np.sqrt, lambda g, s, n: g / (2 * s[0]), ("out",))
-# std = sqrt(var), with PyTorch's std_backward: g / (2 * std) masked to 0 where std is 0,
-# so a constant input has gradient 0 (not inf * 0 = nan); own entry for that singular point
-std_sqrt = _u("std_sqrt", np.sqrt, lambda g, s, n: R.where(s[0] == 0, 0.0, g / (2 * s[0])),
-              ("out",), node_name="StdBackward0")
 rsqrt = _u("rsqrt", lambda a: np.reciprocal(np.sqrt(a)),
            lambda g, s, n: -0.5 * g * s[0].pow(3), ("out",))
 reciprocal = _u("reciprocal", lambda a: np.reciprocal(a),
@@ -490,9 +487,10 @@ def _int_pow_negative(a, b):
 
 
 pow = _b("pow", _pow_fwd, (_pow_self, _pow_exp), (0, 1, "out"))  # noqa: A001
-# the output is read only by the exponent's rule: saved only when the exponent requires
-# grad, so x.pow(2) followed by an in-place op on its result stays valid, as in PyTorch
-pow.save_if = ((0, 1), (0, 1), (1,))
+# the output is read only by the exponent's rule: saved only when the exponent is a
+# tensor (PyTorch's pow.Tensor_Tensor saves its result whether or not the exponent needs
+# a gradient), so x.pow(2) followed by an in-place op on its result stays valid
+pow.save_if = ((0, 1), (0, 1), 1)
 
 
 def _atan2_rule(which):
@@ -553,9 +551,17 @@ def _trunc_div_fwd(a, b):
     return np.trunc(np.true_divide(a, b))
 
 
-remainder = _b("remainder", _remainder_fwd,
-               (lambda g, s, n: g,
-                lambda g, s, n: -g * R.div(s[0], s[1], rounding_mode="floor")), (0, 1))
+def _remainder_divisor(g, s, n):
+    if not isinstance(s[0], R.Tensor):  # PyTorch's remainder.Scalar_Tensor: no derivative
+        raise RuntimeError(
+            "derivative for aten::remainder is not implemented (as in PyTorch): a number "
+            "modulo a tensor (torch.remainder(2.0, x), 2.0 % x) has no gradient with respect "
+            "to the tensor. Make the number a tensor (torch.full_like(x, 2.0) % x) or "
+            "detach() x.")
+    return -g * R.div(s[0], s[1], rounding_mode="floor")
+
+
+remainder = _b("remainder", _remainder_fwd, (lambda g, s, n: g, _remainder_divisor), (0, 1))
 remainder.save_if = ((1,), (1,))  # the operands serve the divisor's gradient only
 fmod = _b("fmod", _fmod_fwd,
           (lambda g, s, n: g, lambda g, s, n: -g * R.div(s[0], s[1], rounding_mode="trunc")),
@@ -797,6 +803,40 @@ def _mean_fwd(a, p):
 
 mean = Op("mean", _mean_fwd, (lambda g, s, n: _expand_back(g, s, n)
                               / _count(n._edges[0][2], n._p[0]),))
+
+
+# Note [var and std]: one node each (VarBackward0, StdBackward0), saving the input
+# (std: and its result), as PyTorch: a later in-place write into the input is caught,
+# and the rules are PyTorch's var_backward/std_backward point for point, singular
+# points included (dof <= 0: nan where x equals the mean, inf elsewhere; std 0: zero).
+def _var_fwd(a, p):
+    axes, keepdim, c = p
+    d = a - np.mean(a, axis=axes, keepdims=True)
+    ss = np.add.reduce(d * d, axis=axes, keepdims=keepdim)
+    if keepdim and axes is None:
+        ss = ss.reshape((1,) * a.ndim)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.true_divide(ss, builtins.max(_count(a.shape, axes) - c, 0)).astype(a.dtype)
+
+
+def _var_grad(g, x, n):
+    axes, keepdim, c = n._p
+    if x.ndim == 0 or axes is None:
+        dof = x.numel() - c
+        if dof <= 0:
+            return g * R.where(x == x.mean(), float("nan"), float("inf"))
+        return (2.0 / dof) * g * (x - x.mean())
+    if not keepdim and x.ndim > 1:
+        for ax in axes:  # ascending: each lands where it was reduced
+            g = g.unsqueeze(ax)
+    dof = _count(x.shape, axes) - c
+    return (2.0 / dof if dof else math.inf) * g * (x - x.mean(axes, keepdim=True))
+
+
+var = Op("var", _var_fwd, (lambda g, s, n: _var_grad(g, s[0], n),), (0,))
+std = Op("std", lambda a, p: np.sqrt(_var_fwd(a, p)),
+         (lambda g, s, n: _var_grad(R.where(s[1] == 0, 0.0, g / (s[1] * 2)), s[0], n),),
+         (0, "out"))
 
 
 def _prod_rule(g, s, n):
@@ -1614,13 +1654,14 @@ def _split_jvp(t, s, n, out):
 
 _JVP_KINDS = (
     (jvp_elementwise, """neg abs sign floor ceil round trunc exp exp2 expm1 log log2 log10 log1p
-     sqrt std_sqrt rsqrt reciprocal sin cos tan asin acos atan sinh cosh tanh sigmoid relu erf
+     sqrt rsqrt reciprocal sin cos tan asin acos atan sinh cosh tanh sigmoid relu erf
      tanh_backward sigmoid_backward threshold_backward add sub mul div pow atan2 maximum minimum
      remainder fmod floor_divide div_floor trunc_divide clamp clamp_tensor lerp lerp_scalar"""),
     (jvp_linear, """where to_copy clone copy_from fill fill_tensor zero sum mean cumsum
      unsafe_view index index_put index_put_setitem gather scatter scatter_add index_select
      index_add cat stack flip roll repeat max min sort topk kthvalue mode"""),
-    (jvp_reduction, "prod amax amin max_all min_all median_all logsumexp vector_norm"),
+    (jvp_reduction, """prod amax amin max_all min_all median_all logsumexp vector_norm var
+     std"""),
     (jvp_multilinear, "matmul mm bmm mv dot einsum"),
     (jvp_view, """view squeeze unsqueeze expand permute transpose t alias select slice diagonal
      unfold as_strided"""),
