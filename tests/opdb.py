@@ -437,6 +437,13 @@ op("sign", lambda m, x: m.sign(x),
    unary("away0", extra=lambda rng: [S(A([0.0, -1.0]), check_grad=False)]),
    ("sign",), inplace="sign_", int_ok=True)
 op("square", lambda m, x: m.square(x), unary(), ("pow",), inplace="square_", int_ok=True)
+op("nan_to_num", lambda m, x, *a, **k: m.nan_to_num(x, *a, **k),
+   unary(extra=lambda rng: [
+       S(A([float("nan"), float("inf"), -float("inf"), 1.5]), check_grad=False,
+         desc="non-finite: replaced, gradient 0"),
+       S(A([float("nan"), float("inf"), -float("inf"), 1.5]), 2.0, 3.0, -4.0,
+         check_grad=False, desc="explicit replacements")]), ("nan_to_num",),
+   inplace="nan_to_num_", int_ok=True)
 
 _UNARY = [
     ("exp", "real"), ("exp2", "real"), ("log", "pos"), ("log2", "pos"), ("log10", "pos"),

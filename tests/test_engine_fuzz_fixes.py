@@ -228,3 +228,39 @@ def _same_version_error(f):
     err = same_error(f, prefix_only=False)
     assert str(err).startswith("one of the variables needed for gradient computation has "
                                "been modified by an inplace operation"), err
+
+
+def test_leaf_moved_into_the_graph_interior():
+    def f(m):
+        x = m.tensor([1.2, -0.3], dtype=m.float64, requires_grad=True)
+        y = (x * x).sum()
+        x.requires_grad_(False)
+        x.copy_(m.tensor([-0.1, 0.4], dtype=m.float64, requires_grad=True))
+        y.backward()
+    same_error(f)
+
+
+@pytest.mark.parametrize("shape_b", [(3,), (3, 2)])
+def test_matmul_saves_an_operand_only_for_the_others_gradient(shape_b):
+    # (x @ w).backward() after an in-place write into x is fine when w needs no grad
+    def f(m):
+        x = m.tensor([[0.5, -1.0, 2.0]], requires_grad=True)
+        v = x * 1.5
+        w = m.ones(shape_b)
+        y = v @ w
+        v.square_()
+        y.sum().backward()
+        return x.grad
+    same(f)
+
+
+def test_nan_to_num_is_one_node_saving_its_input():
+    def f(m):
+        x = m.tensor([float("nan"), float("inf"), -float("inf"), 1.5], requires_grad=True)
+        y = x.nan_to_num(posinf=7.0)
+        (g,) = m.autograd.grad((y * y).sum(), x)
+        v = x * 1
+        z = v.nan_to_num()
+        v.abs_()
+        return y, g, y.grad_fn.name(), z.grad_fn.name()
+    same(f)

@@ -237,6 +237,13 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                             results[k] = grads[0]
                     elif inputs is None or ks is not None:
                         var = node._var()
+                        if var is not None and var._gfn is not None:
+                            raise RuntimeError(
+                                "leaf variable has been moved into the graph interior (an "
+                                f"in-place op gave the leaf of shape {tuple(var.shape)} a "
+                                "grad_fn after this graph was built, e.g. requires_grad_"
+                                "(False) then copy_ from a tensor that requires grad). Write "
+                                "into a clone of the leaf instead.")
                         if var is not None and var._rg:  # requires_grad_(False) since: skip
                             _accumulate(var, grads[0], create_graph, taken,
                                         leaf_node=node)

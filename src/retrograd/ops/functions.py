@@ -557,10 +557,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None) -> Tensor:  # noqa: A00
         >>> torch.nan_to_num(torch.tensor([float('nan'), 2.]))
         tensor([0., 2.])
     """
-    fi = np.finfo(np.float32 if input._data.dtype.itemsize <= 4 else np.float64)
-    x = where(isnan(input), nan, input)
-    x = where(isposinf(x), fi.max if posinf is None else posinf, x)
-    return where(isneginf(x), fi.min if neginf is None else neginf, x)
+    return apply(T.nan_to_num, (input,), (nan, posinf, neginf))
 
 
 def allclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002

@@ -6,7 +6,7 @@ retrograd's own Tensor operations, never raw NumPy, so the engine can run them u
 ``no_grad`` for a plain backward and with grad mode on for ``create_graph=True``:
 derivatives of any order come from the same rules. Rules never mention broadcasting:
 the engine sums a gradient back to its input's shape (Note [Engine order]).
-Composites (softmax, nan_to_num, ...) live in ``functions.py`` and have no entry here
+Composites (softmax, ...) live in ``functions.py`` and have no entry here
 unless numerical stability or memory asks for one (each says which).
 
 Rule signature: ``rule(g, s, n)`` with ``g`` the output gradient, ``s`` the saved
@@ -805,6 +805,19 @@ mean = Op("mean", _mean_fwd, (lambda g, s, n: _expand_back(g, s, n)
                               / _count(n._edges[0][2], n._p[0]),))
 
 
+def _nan_to_num_fwd(a, p):
+    nan, posinf, neginf = p
+    if a.dtype.kind != "f":
+        return a.copy()
+    fi = np.finfo(a.dtype)  # defaults: the dtype's largest and lowest finite values
+    return np.nan_to_num(a, nan=nan, posinf=fi.max if posinf is None else posinf,
+                         neginf=fi.min if neginf is None else neginf)
+
+
+# one node saving its input, as PyTorch's NanToNumBackward0 (grad * isfinite(self))
+nan_to_num = Op("nan_to_num", _nan_to_num_fwd, (lambda g, s, n: g * R.isfinite(s[0]),), (0,))
+
+
 # Note [var and std]: one node each (VarBackward0, StdBackward0), saving the input
 # (std: and its result), as PyTorch: a later in-place write into the input is caught,
 # and the rules are PyTorch's var_backward/std_backward point for point, singular
@@ -1016,30 +1029,35 @@ vector_norm = Op("vector_norm", _norm_fwd, (_norm_rule,), (0, "out"),
 # matrix products (1-D operands handled as numpy.matmul does)
 
 def _mm_rule_a(g, s, n):
-    # written from the right so a batched g (Note [Batched rules]) broadcasts through
+    # written from the right so a batched g (Note [Batched rules]) broadcasts through;
+    # a itself is saved only for b's gradient (PyTorch's mm saves self only if mat2
+    # requires grad): its shape is its edge's
     a, b = s
-    if a.ndim == 2 and b.ndim > 2 and g._data.dtype in _LOW_MM and g.shape[:-2] == b.shape[:-2]:
+    ashape = a.shape if a is not None else n._edges[0][2]
+    if len(ashape) == 2 and b.ndim > 2 and g._data.dtype in _LOW_MM and \
+            g.shape[:-2] == b.shape[:-2]:
         # torch folds the batch into one product: one rounding (Note [Low-precision
         # accumulation]), where a batched product and a sum would round twice
-        return g.movedim(-2, 0).reshape(a.shape[0], -1) @ b.movedim(-2, 0).reshape(
-            a.shape[1], -1).mT
+        return g.movedim(-2, 0).reshape(ashape[0], -1) @ b.movedim(-2, 0).reshape(
+            ashape[1], -1).mT
     if b.ndim == 1:
         return g.unsqueeze(-1) * b
-    if a.ndim == 1:
+    if len(ashape) == 1:
         return (g.unsqueeze(-2) @ b.mT).squeeze(-2)
     return g @ b.mT
 
 
 def _mm_rule_b(g, s, n):
     a, b = s
-    if b.ndim == 2 and a.ndim > 2 and g._data.dtype in _LOW_MM and g.shape[:-2] == a.shape[:-2]:
+    bnd = b.ndim if b is not None else len(n._edges[1][2])  # (see _mm_rule_a)
+    if bnd == 2 and a.ndim > 2 and g._data.dtype in _LOW_MM and g.shape[:-2] == a.shape[:-2]:
         # one folded product, as torch's matmul (see _mm_rule_a)
         return a.reshape(-1, a.shape[-1]).mT @ g.reshape(-1, g.shape[-1])
     if a.ndim == 1:
-        if b.ndim == 1:
+        if bnd == 1:
             return g.unsqueeze(-1) * a
         return a.unsqueeze(-1) * g.unsqueeze(-2)
-    if b.ndim == 1:
+    if bnd == 1:
         return (a.mT @ g.unsqueeze(-1)).squeeze(-1)
     return a.mT @ g
 
@@ -1140,8 +1158,11 @@ def _matmul_fwd(a, b):
 
 
 _MM_RULES = (_mm_rule_a, _mm_rule_b)
-mm_ops = {k: Op(k, _matmul_fwd, _MM_RULES, (0, 1)) for k in ("mm", "bmm", "mv", "dot")}
-mm_ops["matmul"] = Op("matmul", _matmul_fwd, _MM_RULES, (0, 1), node_name="UnsafeViewBackward0")
+# each operand is saved only for the other's gradient (as mul; PyTorch's mm likewise)
+mm_ops = {k: Op(k, _matmul_fwd, _MM_RULES, (0, 1), save_if=((1,), (0,)))
+          for k in ("mm", "bmm", "mv", "dot")}
+mm_ops["matmul"] = Op("matmul", _matmul_fwd, _MM_RULES, (0, 1), save_if=((1,), (0,)),
+                      node_name="UnsafeViewBackward0")
 
 
 # addmm: beta * input + alpha * (mat1 @ mat2) in one node, as PyTorch's AddmmBackward0
@@ -1657,6 +1678,7 @@ _JVP_KINDS = (
      sqrt rsqrt reciprocal sin cos tan asin acos atan sinh cosh tanh sigmoid relu erf
      tanh_backward sigmoid_backward threshold_backward add sub mul div pow atan2 maximum minimum
      remainder fmod floor_divide div_floor trunc_divide clamp clamp_tensor lerp lerp_scalar"""),
+    (jvp_elementwise, "nan_to_num"),
     (jvp_linear, """where to_copy clone copy_from fill fill_tensor zero sum mean cumsum
      unsafe_view index index_put index_put_setitem gather scatter scatter_add index_select
      index_add cat stack flip roll repeat max min sort topk kthvalue mode"""),
