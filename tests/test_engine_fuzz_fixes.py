@@ -264,3 +264,37 @@ def test_nan_to_num_is_one_node_saving_its_input():
         v.abs_()
         return y, g, y.grad_fn.name(), z.grad_fn.name()
     same(f)
+
+
+@pytest.mark.parametrize("fn", ["max", "min", "median"])
+def test_full_reductions_share_a_nan_gradient_with_the_chosen_elements_only(fn):
+    # evenly_distribute_backward writes g / count into zeros: a nan g stays there
+    def f(m):
+        x = m.tensor([[0.5, 0.3, -1.2], [-1.4, 1.1, 1.1]], requires_grad=True)
+        y = getattr(x, fn)().asin()  # asin(1.1): nan, so its gradient is nan
+        w = m.tensor([[-1.0, -float("inf")], [float("nan"), float("inf")]], requires_grad=True)
+        z = getattr(-w, fn)()
+        return m.autograd.grad(y, x)[0], m.autograd.grad(z, w)[0]
+    same(f)
+
+
+@pytest.mark.parametrize("n", [5, 20000, 400000])
+def test_relu_passes_the_gradient_at_nan(n):
+    # threshold_backward: 0 where y <= 0, else g (a nan output keeps its gradient)
+    def f(m):
+        x = m.arange(n, dtype=m.float32) / n - 0.5  # (exact in both libraries)
+        x[::3] = float("nan")
+        x.requires_grad_()
+        y = m.nn.functional.relu(x)
+        (g,) = m.autograd.grad(y, x, m.arange(n, dtype=m.float32).flip(0) - n / 3)
+        return g
+    same(f)
+
+
+def test_prod_of_a_0d_tensor_passes_the_gradient():
+    def f(m):
+        x = m.tensor(-4.0, dtype=m.float64, requires_grad=True)
+        v = x.sqrt()  # nan
+        (g,) = m.autograd.grad(m.maximum(m.tensor(-0.9, dtype=m.float64), v.prod()), v)
+        return g
+    same(f)

@@ -230,9 +230,9 @@ def _sigmoid_fwd(a):
 
 
 def _threshold_bwd_block(o, g, y, mask, bits):
-    # o = g where y > 0 else +0.0, as bits: g's bits AND a mask of all ones or all zeros
-    np.greater(y, 0, out=mask)
-    np.negative(mask.view(np.int8), out=bits, casting="unsafe")  # True -> -1: all bits set
+    # o = +0.0 where y <= 0 else g, as bits: g's bits AND a mask of all ones or all zeros
+    np.less_equal(y, 0, out=mask)
+    np.subtract(mask.view(np.int8), 1, out=bits, casting="unsafe")  # False -> -1: all set
     np.bitwise_and(g.view(bits.dtype), bits, out=o.view(bits.dtype))
 
 
@@ -247,28 +247,20 @@ def _one(dt):
 
 
 def _threshold_bwd_fwd(g, y):
-    # g where y > 0, else 0 (Note [Masked gradients]) without boolean temporaries the size
-    # of g (Note [Kernel passes]). Large contiguous operands: block by block, g's bits
-    # masked by the comparison (exactly np.where's result, NaN payloads and +0.0 included).
-    # Otherwise the multiply form: the mask is written as 0.0/1.0 straight into the output
-    # buffer; ``+= 0`` turns the -0.0 of negative g times 0 into where's +0.0; a non-finite
-    # sum of squares means g held inf/nan (inf * 0 is nan, where gives 0), or a huge finite
-    # value: both go through np.where, which is exact.
-    if g.shape != y.shape or g.dtype.kind != "f" or g.size <= 8192:
+    # 0 where y <= 0, else g: PyTorch's threshold_backward, so a nan y passes g on (Note
+    # [Masked gradients]). Beyond small sizes, as bits: g's bits AND a mask of all ones or
+    # all zeros (exactly np.where's result, NaN payloads and signed zeros included, and
+    # ~10x faster than np.where on a random mask), block by block for large contiguous
+    # operands (Note [Kernel passes]: no temporaries the size of g).
+    if g.shape != y.shape or g.dtype.kind != "f" or g.size <= 8192 or g.itemsize not in (4, 8):
         z = _zero(g.dtype)
-        return np.where(y > z, g, z)
-    if g.nbytes >= _BLOCKED_MIN and g.itemsize in (4, 8) and _blockable(g, y):
-        out = _buffers.result_for(g, None, g.shape, g.dtype)
-        bits = np.int32 if g.itemsize == 4 else np.int64
+        return np.where(y <= z, z, g)
+    out = _buffers.result_for(g, None, g.shape, g.dtype)
+    bits = np.int32 if g.itemsize == 4 else np.int64
+    if g.nbytes >= _BLOCKED_MIN and _blockable(g, y):
         return _blocked(_threshold_bwd_block, out, (g, y), (np.bool_, bits))
-    r = np.greater(y, 0, out=_buffers.empty(g.shape, g.dtype))
-    with np.errstate(invalid="ignore"):  # inf * 0, repaired below
-        np.multiply(r, g, out=r)
-    r += 0
-    flat = r.reshape(-1)
-    if not np.isfinite(np.dot(flat, flat)):
-        return np.where(y > 0, g, 0).astype(g.dtype, copy=False)
-    return r
+    _threshold_bwd_block(out, g, y, np.empty(g.shape, np.bool_), np.empty(g.shape, bits))
+    return out
 
 
 def _relu_block(o, a, zeros):
@@ -853,11 +845,14 @@ std = Op("std", lambda a, p: np.sqrt(_var_fwd(a, p)),
 
 
 def _prod_rule(g, s, n):
+    # PyTorch's prod_backward: g itself for a 0-d input, g * (result / input) without zeros
     a, out = s
+    if a.ndim == 0:
+        return g
     axes = n._p[0]
     gk, ok = _restore(g, n), _restore(out, n, saved=True)
     if not bool((a == 0).any()):
-        return gk * ok / a
+        return gk * (ok / a)
     # zeros present: product of the others, by exclusive cumulative products per axis
     if axes is None:
         flat = a.reshape(-1)
@@ -901,8 +896,17 @@ def _amin_fwd(a, p):
 
 amax = Op("amax", _amax_fwd, (_amax_rule,), (0, "out"))
 amin = Op("amin", _amin_fwd, (_amax_rule,), (0, "out"))
-max_all = Op("max_all", _amax_fwd, (_amax_rule,), (0, "out"), node_name="MaxBackward1")
-min_all = Op("min_all", _amin_fwd, (_amax_rule,), (0, "out"), node_name="MinBackward1")
+def _evenly_rule(g, s, n):
+    # PyTorch's evenly_distribute_backward (max(), min(), median() of all elements): g
+    # shared by the elements equal to the result (the nans, for a nan result) and written
+    # into zeros, so a nan g reaches those elements only (not nan * 0 everywhere)
+    a, out = s
+    mask = a.isnan() if bool(out.isnan()) else a == out
+    return R.where(mask, g / mask.sum(), 0.0)
+
+
+max_all = Op("max_all", _amax_fwd, (_evenly_rule,), (0, "out"), node_name="MaxBackward1")
+min_all = Op("min_all", _amin_fwd, (_evenly_rule,), (0, "out"), node_name="MinBackward1")
 
 
 def _median_all_fwd(a, p):
@@ -914,16 +918,9 @@ def _median_all_fwd(a, p):
     return np.asarray(np.partition(flat, (flat.size - 1) // 2)[(flat.size - 1) // 2])
 
 
-def _median_all_rule(g, s, n):
-    # PyTorch's evenly_distribute_backward: ties (and nans, for a nan median) share g
-    a, out = s
-    mask = (a == out) | (a.isnan() & out.isnan())
-    return (g / mask.sum()) * mask
-
-
 # torch.median() with no dim: the gradient is spread evenly over the elements equal to the
 # median (median(dim) picks one index and has its own rule, in take_ops)
-median_all = Op("median_all", _median_all_fwd, (_median_all_rule,), (0, "out"),
+median_all = Op("median_all", _median_all_fwd, (_evenly_rule,), (0, "out"),
                 node_name="MedianBackward0")
 
 
