@@ -272,7 +272,7 @@ def test_blocked_kernels_match_the_unblocked_ones(pool, blocks):
                    T._sigmoid_bwd_fwd(g, a), T._threshold_bwd_fwd(g, y)]
             T._BLOCKED_MIN = sys.maxsize
             want = [T._sigmoid_fwd(a), T._relu_fwd(a), T._tanh_bwd_fwd(g, a),
-                    T._sigmoid_bwd_fwd(g, a), np.where(y > 0, g, 0).astype(dtype)]
+                    T._sigmoid_bwd_fwd(g, a), np.where(y <= 0, 0, g).astype(dtype)]
             T._BLOCKED_MIN = 1024
         for k, (x, w) in enumerate(zip(got, want)):
             assert x.dtype == w.dtype and x.shape == w.shape, k
