@@ -2112,26 +2112,29 @@ def setitem(self, key, value) -> None:
     key = norm_key(key)
     vt = isinstance(value, Tensor)
     basic = _basic(key)
-    shape = None
-    if vt and value._data.ndim:
-        shape = _setitem_value_shape(self, key, basic, value)
     graph = STATE.enabled and (self._rg or (vt and value._rg))
-    if graph:
-        _setitem_check_inplace(self, key)
-    elif not _FW.active:
+    if not graph and not _FW.active:
         _check_inplace_leaf(self)
-        vd = value._data if vt else value
         try:
-            self._data[key] = vd if shape is None else vd.reshape(shape)
-        except ValueError:
-            if basic:
+            self._data[key] = value._data if vt else value
+        except ValueError:  # NumPy refused the value's shape: PyTorch's rules and messages
+            if not vt:
                 raise
-            raise _index_put_shape_error(self, key, vd.shape if shape is None else shape) \
-                from None
+            shape = _setitem_value_shape(self, key, basic, value)
+            vd = value._data if shape is None else value._data.reshape(shape)
+            try:
+                self._data[key] = vd
+            except ValueError:
+                if basic:
+                    raise
+                raise _index_put_shape_error(self, key, vd.shape) from None
         self._vc[0] += 1
         if vt and value._rg and not self._rg and STATE.cut_watch:
             _cut_mark("inplace", "__setitem__ under no_grad", value, self)
         return
+    shape = _setitem_value_shape(self, key, basic, value) if vt and value._data.ndim else None
+    if graph:
+        _setitem_check_inplace(self, key)
     v = value if vt else _make(np.asarray(value, dtype=self._data.dtype))
     if shape is not None:
         v = v.reshape(shape)  # PyTorch views the value without its leading 1s too
@@ -2153,8 +2156,10 @@ def setitem(self, key, value) -> None:
 # first: a shape error comes before the in-place checks (a leaf, a view of one). With
 # tensor indices it calls ``index_put_`` on the view: the in-place checks come first, then
 # the shape check of the value against the indexing result. Either way, the value is
-# viewed without its leading 1-sized dims. The checks below follow that order; the
-# indexing result's shape (a copy, for tensor indices) is computed only for a message.
+# viewed without its leading 1-sized dims. The checks below follow that order in grad
+# mode; a plain write (no graph) tries NumPy first, whose broadcasting agrees with
+# PyTorch's but for those leading 1s, and checks only when NumPy refuses. The indexing
+# result's shape (a copy, for tensor indices) is computed only for a message.
 def _setitem_value_shape(self, key, basic, value):
     """The value's shape without its leading 1s if that differs from its shape, else None;
     for a basic key, PyTorch's expand check of the value against ``self[key]``."""

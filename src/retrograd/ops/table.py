@@ -1488,10 +1488,11 @@ index_add = Op("index_add", _index_add_fwd,
                 lambda g, s, n: g.index_select(n._p[0], s[0]) * n._p[1]), (1,))
 
 
-# index_fill: p = (dim, index, raw, value). ``index`` is the int64 index as a 1-D array with
-# negative entries wrapped, ``raw`` as given (PyTorch's value gradient reads it); ``value``
-# is the number filled (IndexFillBackward0) or None when the value is a 0-d tensor, the
-# op's second input (index_fill_tensor, IndexFillBackward1).
+# index_fill: p = (dim, index, raw, value) with ``value`` the number filled
+# (IndexFillBackward0); p = (dim, index, raw) when the value is a 0-d tensor, the op's
+# second input (index_fill_tensor, IndexFillBackward1). ``index`` is the int64 index as a
+# 1-D array with negative entries wrapped, ``raw`` as given (PyTorch's value gradient
+# reads it).
 def _index_fill_into(a, v, p):
     dim, idx = p[0], p[1]
     out = a.copy()
