@@ -333,12 +333,12 @@ def _mask(a) -> A:
 
 op("add", lambda m, x, y: x + y, binary(rscalars=(1.5,)), ("add",), inplace="add_",
    int_ok=True)
-op("add_alpha", lambda m, x, y: m.add(x, y, alpha=2), binary(scalars=()), ("add", "mul"),
-   inplace="add_", int_ok=True)
+op("add_alpha", lambda m, x, y: m.add(x, y, alpha=2), binary(scalars=(2.5, 2), rscalars=(1.5,)),
+   ("add_alpha",), inplace="add_", int_ok=True)
 op("sub", lambda m, x, y: x - y, binary(rscalars=(1.5,)), ("sub",), inplace="sub_",
    int_ok=True)
-op("sub_alpha", lambda m, x, y: m.sub(x, y, alpha=0.5), binary(scalars=()), ("sub", "mul"),
-   inplace="sub_")
+op("sub_alpha", lambda m, x, y: m.sub(x, y, alpha=0.5), binary(scalars=(2.5,), rscalars=(1.5,)),
+   ("sub_alpha",), inplace="sub_")
 op("mul", lambda m, x, y: x * y, binary(rscalars=(1.5, 3)), ("mul",), inplace="mul_",
    int_ok=True)
 op("div", lambda m, x, y: x / y, binary(dom_b="nz", rscalars=(1.5,)), ("div",),
@@ -417,7 +417,7 @@ _MIXED_SKIPS = {"test_gradcheck": "a fixed float32/float16 operand: compared wit
 _F32ISH = (1.3e-6, 1e-6)  # a float64 gradient summed from a float32 product
 op("mul_mixed_dtypes", lambda m, x, y: x * y, _mixed, ("mul",), skips=dict(_MIXED_SKIPS),
    f64_tol=_F32ISH)
-op("add_mixed_dtypes", lambda m, x, y: m.add(x, y, alpha=2), _mixed, ("add",),
+op("add_mixed_dtypes", lambda m, x, y: m.add(x, y, alpha=2), _mixed, ("add_alpha",),
    skips=dict(_MIXED_SKIPS), f64_tol=_F32ISH)
 op("div_mixed_dtypes", lambda m, x, y: y / (x.abs() + 1), _mixed, ("div",),
    skips=dict(_MIXED_SKIPS), f64_tol=_F32ISH)
@@ -1083,6 +1083,31 @@ op("index_add", lambda m, x, d, i, s, **k: x.index_add(d, i, s, **k),
                 S(A(vals(rng, (3, 4))), 1, _i64([1, 3]), A(vals(rng, (3, 2))), alpha=2.0),
                 S(A(vals(rng, (2, 3, 4))), 1, _i64([0]), A(vals(rng, (2, 1, 4))))],
    ("index_add",), inplace="index_add_", int_ok=True)
+
+
+
+def _index_fill_samples(rng):
+    return [S(A(vals(rng, (3, 4))), 1, _i64([2, 0, 2]), -1.5),
+            S(A(vals(rng, (3, 4))), -2, _i64([-1]), 2, desc="negative dim and index"),
+            S(A(vals(rng, (2, 3, 4))), 2, _i64(3), 0.5, desc="0-d index"),
+            S(A(vals(rng, (3, 4)), layout="T"), 0, _i64([1]), 1.0),
+            S(A(vals(rng, ())), 0, _i64([0]), 2.0, desc="0-d self"),
+            S(A(vals(rng, (3, 4))), 1, _i64(np.zeros(0)), 2.0, desc="empty index")]
+
+
+def _index_fill_tensor_samples(rng):
+    # the value's gradient sums each filled position once (torch: index_select of unique)
+    return [S(A(vals(rng, (3, 4))), 1, _i64([2, 0, 2]), A(vals(rng, ()))),
+            S(A(vals(rng, (2, 3, 4))), -1, _i64(1), A(vals(rng, ())), desc="0-d index"),
+            S(A(vals(rng, (3, 4)), layout="T"), 0, _i64([1, 2]), A(vals(rng, ()))),
+            S(A(vals(rng, ())), 0, _i64([0]), A(vals(rng, ())), desc="0-d self"),
+            S(A(vals(rng, (3, 4))), 0, _i64(np.zeros(0)), A(vals(rng, ())), desc="empty index")]
+
+
+op("index_fill", lambda m, x, d, i, v: x.index_fill(d, i, v), _index_fill_samples,
+   ("index_fill",), inplace="index_fill_", int_ok=True)
+op("index_fill_tensor", lambda m, x, d, i, v: m.index_fill(x, d, i, v),
+   _index_fill_tensor_samples, ("index_fill_tensor",), inplace="index_fill_", int_ok=True)
 
 
 def _masked_fill_samples(rng):

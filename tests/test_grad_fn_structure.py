@@ -25,14 +25,12 @@ import retrograd.utils.checkpoint  # noqa: E402
 _OVERLOADS = ("PyTorch has a Scalar overload (one edge, e.g. PowBackward0 for x ** 2, "
               "RemainderBackward0) and numbers the Tensor one 1; retrograd has one primitive "
               "per op, so a scalar operand is a None slot and tensor-tensor is Backward0")
-_ALPHA = "alpha is a MulBackward0 node here, a parameter of AddBackward0/SubBackward0 in torch"
 _COND = "where's condition is a None slot of WhereBackward0 here; torch's node has 2 edges"
 _COMPOSITE = "a composite of primitives here, one fused node in torch"
 _VIEWS = "retrograd's view/reshape ops record different view nodes (alias/clone/slice chains)"
 _INDEX = ("index arguments (dim, index tensors) are None slots here; torch's node has edges "
           "for differentiable inputs only")
 ALLOW = {
-    "add_alpha": _ALPHA, "sub_alpha": _ALPHA, "add_mixed_dtypes": _ALPHA,
     "sub": "scalar - tensor is RsubBackward1 (one edge) in torch, SubBackward0 here",
     "div": "scalar / tensor is a reciprocal-multiply (MulBackward0) in torch",
     "floor_divide": _OVERLOADS, "remainder": _OVERLOADS, "fmod": _OVERLOADS, "pow": _OVERLOADS,

@@ -45,6 +45,7 @@ def _args(m, name: str, rg: bool):
         "scatter": ((0, idx, t(_Y)), {}), "scatter_add": ((0, idx, t(_Y)), {}),
         "index_add": ((0, m.tensor([1, 0]), t(_Y)), {}),
         "index_copy": ((0, m.tensor([1, 0]), t(_Y)), {}),
+        "index_fill": ((1, m.tensor([2, 0]), t(2.5)), {}),
         "cumsum": ((1,), {}), "cumprod": ((1,), {}),
         "addmm": ((t(np.arange(8.0).reshape(2, 4) / 8), t(np.arange(12.0).reshape(4, 3) / 12)),
                   {}),

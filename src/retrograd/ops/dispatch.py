@@ -107,8 +107,9 @@ def unary(op, a: Tensor, p=None) -> Tensor:
     return t
 
 
-def binary(op, a, b) -> Tensor:
-    """Elementwise op of two operands, either of which may be a Python number."""
+def binary(op, a, b, p=None) -> Tensor:
+    """Elementwise op of two operands, either of which may be a Python number (``p``: the
+    op's non-tensor argument, e.g. ``alpha``, given to its kernel after the operands)."""
     ta = isinstance(a, Tensor)
     tb = isinstance(b, Tensor)
     kind = op.kind
@@ -160,7 +161,7 @@ def binary(op, a, b) -> Tensor:
             out = op.fwd(ad, bd, out=_buffers.result_for(ad, bd, _bshape(ad.shape, bd.shape),
                                                           rdt))  # Note [Gradient donation]
         else:
-            out = op.fwd(ad, bd)
+            out = op.fwd(ad, bd) if p is None else op.fwd(ad, bd, p)
     except ValueError as e:
         try:
             np.broadcast_shapes(a._data.shape if ta else (), b._data.shape if tb else ())
@@ -168,7 +169,7 @@ def binary(op, a, b) -> Tensor:
             raise _shape_error(op, a, b, e) from None
         raise
     except TypeError:
-        if op.name == "sub" and rdt == _BOOL:
+        if op.name[:3] == "sub" and rdt == _BOOL:  # sub, sub_alpha
             raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                                "supported. Use the `^` or `logical_xor()` operator instead.") \
                 from None
@@ -181,13 +182,15 @@ def binary(op, a, b) -> Tensor:
     if STATE.enabled:
         if (ta and a._rg) or (tb and b._rg):
             if op.vjp is not None:
-                record2(op, t, a, b)
+                node = record2(op, t, a, b)
+                if p is not None:
+                    node._p = p
             elif kind == "bool" and STATE.cut_watch is not None:  # None: inside backward
                 _cut_mark("comparison", op.name, a if ta and a._rg else b, t)
     elif STATE.cut_watch and ((ta and a._rg) or (tb and b._rg)):
         _cut_mark("no_grad", op.name, a if ta and a._rg else b, t)
     if _FW.active:
-        _fw_op(op, (a, b), t, None, 1)
+        _fw_op(op, (a, b), t, p, 1)
     return t
 
 
@@ -391,9 +394,11 @@ def move_retain(t: Tensor, old, new) -> None:
     new._retain[t._out_nr] = _weakref(t)
 
 
-def check_view_rebase(view: Tensor, indirect: bool) -> None:
+def check_view_rebase(view: Tensor, indirect: bool, via: str | None = None) -> None:
     """PyTorch's refusal to rewrite the history of a view made under no_grad, by a
-    multi-output view op, or inside a custom Function (``handle_view_on_rebase``)."""
+    multi-output view op, or inside a custom Function (``handle_view_on_rebase``).
+    ``via``: the write goes into a new view of ``view`` made by that op (``x[0] = v``
+    writes into ``x.select(0, 0)``, "Select"), which inherits the kind and names itself."""
     kind = view._vmeta
     step = view._vfn
     while step is not None:  # made inside a custom Function: that is what counts
@@ -406,12 +411,15 @@ def check_view_rebase(view: Tensor, indirect: bool) -> None:
     node = view._gfn
     what = "its base or another view of its base has been" if indirect else "is being"
     fn = _re_backward.sub("", node.name()) if node is not None else None
+    out_nr = view._out_nr
+    if via is not None:
+        fn, out_nr, node = via, 0, True
     if kind == "no_grad" or node is None:
-        head = (f"Output {view._out_nr} of {fn} is a view of a view which was created in"
+        head = (f"Output {out_nr} of {fn} is a view of a view which was created in"
                 if node is not None else "A view was created in")
         msg = f"{head} no_grad mode and {what} modified inplace with grad mode enabled."
     else:
-        msg = f"Output {view._out_nr} of {fn} is a view and {what} modified inplace."
+        msg = f"Output {out_nr} of {fn} is a view and {what} modified inplace."
     if kind == "multi":
         msg += (" This view is the output of a function that returns multiple views. Such "
                 "functions do not allow the output views to be modified inplace. You should "

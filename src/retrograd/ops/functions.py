@@ -32,6 +32,7 @@ from ._core import _LOW, FLOAT_NP, Op, record
 from ._core import any_requires_grad as _any_rg
 from .creation import tensor, zeros
 from .dispatch import (
+    _is_number,
     _mismatch,
     apply,
     binary,
@@ -57,7 +58,7 @@ __all__ = [
     "broadcast_tensors", "broadcast_shapes", "sum_to_size", "repeat", "tile", "repeat_interleave",
     "flip", "fliplr", "flipud", "roll", "cat", "stack", "hstack", "vstack", "split",
     "tensor_split", "chunk", "unbind", "narrow", "select", "diagonal", "diag", "trace", "tril",
-    "as_strided", "index_copy",
+    "as_strided", "index_copy", "index_fill",
     "triu", "index_put", "gather", "scatter", "scatter_add", "index_select", "index_add",
     "masked_fill", "masked_select", "take_along_dim", "take", "nonzero", "argwhere", "sort",
     "argsort", "topk", "kthvalue", "median", "clone", "bernoulli", "multinomial", "subtract",
@@ -112,8 +113,8 @@ def add(input, other, *, alpha=1, out=None) -> Tensor:  # noqa: A002
     """
     if out is not None:
         return write_out("add", out, add(input, other, alpha=alpha), (input, other))
-    if alpha != 1:
-        other = mul(other, alpha)
+    if alpha.__class__ is not int or alpha != 1:
+        return _with_alpha(T.add_alpha, T.add, input, other, alpha)
     return binary(T.add, input, other)
 
 
@@ -127,9 +128,24 @@ def sub(input, other, *, alpha=1, out=None) -> Tensor:  # noqa: A002
     """
     if out is not None:
         return write_out("sub", out, sub(input, other, alpha=alpha), (input, other))
-    if alpha != 1:
-        other = mul(other, alpha)
+    if alpha.__class__ is not int or alpha != 1:
+        return _with_alpha(T.sub_alpha, T.sub, input, other, alpha)
     return binary(T.sub, input, other)
+
+
+def _with_alpha(op, plain, input, other, alpha) -> Tensor:  # noqa: A002
+    """add/sub with ``alpha``, one node as in PyTorch (alpha: a number, or a 0-d tensor that
+    PyTorch reads as one; its checks against the result dtype run in the kernel)."""
+    cls = alpha.__class__
+    if cls is not int and cls is not float and cls is not bool and cls is not complex:
+        if isinstance(alpha, np.generic) or (isinstance(alpha, Tensor) and not alpha._data.ndim):
+            alpha = alpha.item()
+        else:
+            raise TypeError(f"{plain.name}(): argument 'alpha' must be Number, not "
+                            f"{type(alpha).__name__}")
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        return binary(plain, input, other)  # the error for two numbers
+    return binary(op, input, other, alpha)
 
 
 subtract = sub
@@ -472,9 +488,14 @@ def lerp(input, end, weight) -> Tensor:  # noqa: A002
         >>> torch.lerp(torch.zeros(2), torch.ones(2), 0.25)
         tensor([0.2500, 0.2500])
     """
-    if isinstance(weight, Tensor):
-        return apply(T.lerp, (input, end, weight))
-    return apply(T.lerp_scalar, (input, end), weight)
+    args = (input, end, weight) if isinstance(weight, Tensor) else (input, end)
+    try:
+        if len(args) == 3:
+            return apply(T.lerp, args)
+        return apply(T.lerp_scalar, args, weight)
+    except ValueError:
+        _check_broadcast("lerp", ("input", "end", "weight"), args)
+        raise
 
 
 def _cmp(name):
@@ -1475,28 +1496,34 @@ def expand(input, *sizes) -> Tensor:  # noqa: A002
     """
     sizes = _shape_arg(sizes)
     shp = input._data.shape
-    if len(sizes) < len(shp):
-        raise RuntimeError(f"expand(torch.FloatTensor{{{list(shp)}}}, size={list(sizes)}): the "
-                           "number of sizes provided ({}) must be greater or equal to the number "
-                           "of dimensions in the tensor ({})".format(len(sizes), len(shp)))
+    _check_expand(input, shp, sizes)
     lead = len(sizes) - len(shp)
-    target = []
-    for i, s in enumerate(sizes):
-        if i >= lead:
-            cur = shp[i - lead]
-            if s == -1:
-                s = cur
-            elif cur != 1 and cur != s:
-                raise RuntimeError(
-                    f"The expanded size of the tensor ({s}) must match the existing size ({cur}) "
-                    f"at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor "
-                    f"sizes: {list(shp)}")
-        elif s == -1:
-            raise RuntimeError("The expanded size of the tensor (-1) isn't allowed in a leading, "
-                               "non-existing dimension 0")
-        target.append(s)
-    target = tuple(target)
+    target = tuple(shp[i - lead] if s == -1 else s for i, s in enumerate(sizes))
     return view_apply(T.expand, input, target)
+
+
+def _check_expand(t: Tensor, shp: tuple, sizes) -> None:
+    """PyTorch's checks (and messages) for expanding ``t``, of shape ``shp``, to ``sizes``:
+    dims are matched from the right, the first mismatch from the right is reported."""
+    nd = len(sizes)
+    if nd < len(shp):
+        raise RuntimeError(f"expand({_legacy_type_str(t)}{{{list(shp)}}}, size={list(sizes)}): "
+                           f"the number of sizes provided ({nd}) must be greater or equal to the "
+                           f"number of dimensions in the tensor ({len(shp)})")
+    lead = nd - len(shp)
+    for i in range(nd - 1, -1, -1):
+        s = sizes[i]
+        if i < lead:
+            if s == -1:
+                raise RuntimeError("The expanded size of the tensor (-1) isn't allowed in a "
+                                   f"leading, non-existing dimension {i}")
+            continue
+        cur = shp[i - lead]
+        if s != cur and s != -1 and cur != 1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
+                f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
+                f"{list(shp)}")
 
 
 def expand_as(input, other) -> Tensor:  # noqa: A002
@@ -1721,7 +1748,7 @@ def _pieces(input, d, bounds, kind, sizes):
     meta = "multi" if STATE.enabled else "no_grad"  # check_view_rebase (ops/dispatch.py)
     for lo, hi in bounds:
         key = (slice(None),) * d + ((lo if kind == "unbind" else slice(lo, hi)),)
-        arr = input._data[key]
+        arr = T.select.fwd(input._data, key)  # a 0-d piece too is a view, not a copy
         t = _make(arr)
         t._vc = input._vc
         t._base = base
@@ -2083,22 +2110,119 @@ def setitem(self, key, value) -> None:
     """
     key = norm_key(key)
     vt = isinstance(value, Tensor)
-    if STATE.enabled and self._rg and self.grad_fn is None and _basic(key):
-        # PyTorch writes through a view here (x[0].copy_(v)), hence its message
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                           "in-place operation. Clone the leaf first (x = leaf.clone(); "
-                           "x[...] = ...), or modify it under torch.no_grad().")
-    if (not STATE.enabled or not (self._rg or (vt and value._rg))) and not _FW.active:
+    basic = _basic(key)
+    graph = STATE.enabled and (self._rg or (vt and value._rg))
+    if not graph and not _FW.active:
         _check_inplace_leaf(self)
-        self._data[key] = value._data if vt else value
+        try:
+            self._data[key] = value._data if vt else value
+        except ValueError:  # NumPy refused the value's shape: PyTorch's rules and messages
+            if not vt:
+                raise
+            shape = _setitem_value_shape(self, key, basic, value)
+            vd = value._data if shape is None else value._data.reshape(shape)
+            try:
+                self._data[key] = vd
+            except ValueError:
+                if basic:
+                    raise
+                raise _index_put_shape_error(self, key, vd.shape) from None
         self._vc[0] += 1
         if vt and value._rg and not self._rg and STATE.cut_watch:
             _cut_mark("inplace", "__setitem__ under no_grad", value, self)
         return
+    shape = _setitem_value_shape(self, key, basic, value) if vt and value._data.ndim else None
+    if graph:
+        _setitem_check_inplace(self, key)
     v = value if vt else _make(np.asarray(value, dtype=self._data.dtype))
+    if shape is not None:
+        v = v.reshape(shape)  # PyTorch views the value without its leading 1s too
     if v._data.dtype != self._data.dtype:
         v = to(v, self.dtype)
-    _inplace(self, apply(T.index_put_setitem, (self, v), (key, False)))
+    try:
+        res = apply(T.index_put_setitem, (self, v), (key, False))
+    except ValueError:
+        if basic:
+            raise
+        raise _index_put_shape_error(self, key, v._data.shape) from None
+    _inplace(self, res)
+
+
+# Note [Setitem checks]
+# PyTorch's ``x[key] = v`` first applies the basic part of ``key`` (ints, slices, None,
+# ...), which makes a view of x unless every part keeps x whole (``...``, ``:``, ``0:n``).
+# Without tensor indices it then copies v into that view, expanding v to the view's shape
+# first: a shape error comes before the in-place checks (a leaf, a view of one). With
+# tensor indices it calls ``index_put_`` on the view: the in-place checks come first, then
+# the shape check of the value against the indexing result. Either way, the value is
+# viewed without its leading 1-sized dims. The checks below follow that order in grad
+# mode; a plain write (no graph) tries NumPy first, whose broadcasting agrees with
+# PyTorch's but for those leading 1s, and checks only when NumPy refuses. The indexing
+# result's shape (a copy, for tensor indices) is computed only for a message.
+def _setitem_value_shape(self, key, basic, value):
+    """The value's shape without its leading 1s if that differs from its shape, else None;
+    for a basic key, PyTorch's expand check of the value against ``self[key]``."""
+    vs = value._data.shape
+    if basic:
+        r = self._data[key]
+        ds = r.shape
+        if vs == ds:
+            return None
+    k = 0
+    while k < len(vs) and vs[k] == 1:
+        k += 1
+    if basic and vs[k:] != ds:
+        _check_expand(value, vs[k:], ds)
+    return vs[k:] if k else None
+
+
+def _index_put_shape_error(self, key, vshape) -> RuntimeError:
+    rshape = self._data[key].shape
+    return RuntimeError(f"shape mismatch: value tensor of shape {list(vshape)} cannot be "
+                        f"broadcast to indexing result of shape {list(rshape)} (the value must "
+                        "broadcast to the shape of x[key])")
+
+
+def _setitem_check_inplace(self, key) -> None:
+    """PyTorch's in-place checks for ``self[key] = v`` in grad mode (Note [Setitem checks]):
+    those of ``self`` when the write goes into ``self`` itself, else those of the view of
+    ``self`` the basic part of ``key`` makes, named after its last view op."""
+    via = None
+    shape = self._data.shape
+    dims = len(shape) - _py_sum(0 if k is None or k is Ellipsis else
+                                k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_
+                                else 1 for k in key)
+    d = 0
+    for k in key:
+        if k is None or k is True:
+            via = "Unsqueeze"
+        elif k is Ellipsis:
+            d += dims
+        elif k.__class__ is slice:
+            if not (k.start in (None, 0) and k.step in (None, 1) and
+                    (k.stop is None or d >= len(shape) or k.stop >= shape[d])):
+                via = "Slice"
+            d += 1
+        elif isinstance(k, np.ndarray):
+            d += k.ndim if k.dtype == np.bool_ else 1
+        else:
+            via = "Select"
+            d += 1
+    if via is None:
+        _check_inplace_leaf(self, True)
+        return
+    if not self._data.flags.writeable:
+        _check_no_overlap(self)
+    base = self._base
+    if base is not None:
+        check_view_rebase(self, indirect=False, via=via if self._rg else None)
+    else:
+        base = self
+    if self._rg and base._gfn is None:
+        raise RuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place "
+            "operation. Clone the leaf first (x = leaf.clone(); x[...] = ...), or modify it "
+            "under torch.no_grad().")
 
 
 def gather(input, dim: int, index) -> Tensor:  # noqa: A002
@@ -2211,6 +2335,54 @@ def index_copy(input, dim: int, index, source) -> Tensor:  # noqa: A002
     src = source if source._data.ndim == input._data.ndim or index._data.ndim else \
         source.unsqueeze(d)
     return apply(T.index_put_setitem, (input, src), (key, False))
+
+
+def index_fill(input, dim: int, index, value) -> Tensor:  # noqa: A002
+    """Out-of-place ``input[..., index, ...] = value`` along ``dim`` (``value``: a number or
+    a 0-d tensor, which then gets the gradient of the filled positions).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.zeros(2, 3).index_fill(1, torch.tensor([0, 2]), 5.)
+        tensor([[5., 0., 5.],
+                [5., 0., 5.]])
+    """
+    vt = isinstance(value, Tensor)
+    if vt and value._data.ndim:
+        raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value._data.ndim} dimension(s).")
+    int_dim = dim.__class__ is int or isinstance(dim, np.integer)
+    number = vt or _is_number(value) or value.__class__ is complex
+    if not (isinstance(index, Tensor) and int_dim and number):
+        got = ", ".join(type(a).__name__ for a in (dim, index, value))
+        raise TypeError(f"index_fill() received an invalid combination of arguments - got "
+                        f"({got}), but expected one of:\n * (int dim, Tensor index, Tensor value)"
+                        "\n * (int dim, Tensor index, Number value)")
+    if index._data.dtype != np.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index. (pass an int64 "
+                         "tensor, e.g. torch.tensor([0, 2]) or index.long())")
+    if not vt and value.__class__ is complex and not input.is_complex():
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not "
+                           "supported")
+    nd = input._data.ndim
+    d = _wrap_dim(int(dim), nd)
+    if index._data.ndim > 1:
+        raise RuntimeError(f"Index has to be a vector/scalar (got an index of shape "
+                           f"{list(index.shape)}: flatten it first)")
+    raw = index._data.reshape(-1)
+    idx = raw
+    if raw.size:
+        size = input._data.shape[d] if nd else 1
+        lo, hi = raw.min(), raw.max()
+        if lo < -size or hi >= size:
+            bad = int(raw[(raw < -size) | (raw >= size)][0])
+            raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {size} "
+                             f"(index_fill takes indices in [{-size}, {size - 1}])")
+        if lo < 0:
+            idx = np.where(raw < 0, raw + size, raw)
+    if vt:
+        return apply(T.index_fill_tensor, (input, value), (d, idx, raw))
+    return apply(T.index_fill, (input,), (d, idx, raw, value))
 
 
 def masked_fill(input, mask, value) -> Tensor:  # noqa: A002
@@ -2511,8 +2683,8 @@ def _check_inplace_leaf(self, grad: bool | None = None) -> None:
     if base is not None:
         if grad:
             check_view_rebase(self, indirect=False)
-        if base._rg and base._gfn is None:
-            raise RuntimeError(
+        if (self._rg or base._rg) and base._gfn is None:  # PyTorch: the view requires
+            raise RuntimeError(  # grad and its base is a leaf (whether or not it requires grad)
                 "a view of a leaf Variable that requires grad is being used in an in-place "
                 "operation. Clone the leaf first (x = leaf.clone(); x[...] = ...), or modify it "
                 "under torch.no_grad().")
@@ -2681,6 +2853,9 @@ def _make_inplace(fn, name):
                 self._vc[0] += 1
                 return self
             return _write_plain(self, fn(self, *args, **kwargs))
+        # PyTorch's check_inplace runs before the kernel: a leaf (or a view of one) is
+        # refused before any argument or shape error of the op itself
+        _check_inplace_leaf(self, True)
         return _inplace(self, fn(self, *args, **kwargs))
     method.__name__ = name
     method.__doc__ = f"In-place ``{fn.__name__}`` (bumps the version counter)."
@@ -2703,9 +2878,14 @@ def _operand(self, other):
     d = self._data
     if isinstance(other, Tensor):
         od = other._data
-        if od.dtype != d.dtype or (od.shape != d.shape and
-                                   np.broadcast_shapes(od.shape, d.shape) != d.shape):
+        if od.dtype != d.dtype:
             return None
+        if od.shape != d.shape:
+            try:
+                if np.broadcast_shapes(od.shape, d.shape) != d.shape:
+                    return None
+            except ValueError:  # the general path raises PyTorch's error
+                return None
         return od
     if other.__class__ in (int, float):
         return _scalar_array(other, d.dtype)
@@ -2718,8 +2898,8 @@ def _fast_arith(ufunc):
         if d.dtype not in _F32_64 or rounding_mode is not None or _fw_active():
             return False
         od = _operand(self, other)
-        if od is None or (alpha != 1 and alpha.__class__ not in (int, float)):
-            return False
+        if od is None or (alpha.__class__ is not int and alpha.__class__ is not float):
+            return False  # bool, complex, NumPy or tensor alpha: the general path checks it
         if alpha != 1:  # the scaled operand is a temporary: a pooled one for large steps
             a = _scalar_array(alpha, d.dtype)
             od = np.multiply(od, a) if od.nbytes < _buffers.pool_min() else \

@@ -30,7 +30,7 @@ view reshape view_as
 reshape_as flatten unflatten squeeze unsqueeze permute transpose swapaxes swapdims t movedim
 moveaxis expand expand_as broadcast_to sum_to_size repeat tile repeat_interleave flip fliplr
 flipud roll split tensor_split chunk unbind narrow select diagonal diag trace tril triu
-unfold as_strided index_copy
+unfold as_strided index_copy index_fill
 index_put gather scatter scatter_add index_select index_add masked_fill masked_select
 take_along_dim take nonzero argwhere sort argsort topk kthvalue median to type_as clone
 contiguous fill_ zero_ copy_ uniform_ normal_ bernoulli_ bernoulli exponential_ random_
@@ -49,8 +49,8 @@ multinomial
 _INPLACE = """
 add sub mul div pow clamp clamp_min clamp_max neg abs exp log sqrt sin cos tanh sigmoid relu
 floor ceil round trunc sign reciprocal rsqrt square lerp masked_fill index_put scatter
-scatter_add index_add index_copy remainder fmod atan2 log1p expm1 exp2 log2 log10 erf frac
-nan_to_num
+scatter_add index_add index_copy index_fill remainder fmod atan2 log1p expm1 exp2 log2 log10
+erf frac nan_to_num
 tan asin acos atan sinh cosh clip subtract multiply divide true_divide negative absolute
 arcsin arccos arctan arctan2 float_power cumsum cumprod tril triu addmm eq ne lt le gt ge
 greater greater_equal less less_equal not_equal logical_and logical_or logical_xor

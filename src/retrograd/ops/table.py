@@ -41,7 +41,7 @@ from ..autograd.forward_ad import (
 )
 from ..autograd.node import RELEASED
 from . import buffers as _buffers
-from ._core import Op
+from ._core import _LOW, Op
 from .dispatch import scalar_array
 
 LN2 = math.log(2.0)
@@ -403,6 +403,41 @@ def _b(name, fwd, rules, save=(), kind=None, node_name=None):
 
 add = _b("add", np.add, (lambda g, s, n: g, lambda g, s, n: g))
 sub = _b("sub", np.subtract, (lambda g, s, n: g, lambda g, s, n: -g))
+
+
+def _alpha_fwd(ufunc):
+    """``a ufunc alpha * b`` (add/sub with ``alpha``, a Python number; PyTorch's one node)."""
+    def fwd(a, b, alpha):
+        if a.shape != b.shape:
+            np.broadcast_shapes(a.shape, b.shape)  # PyTorch checks shapes before alpha
+        _check_alpha(a.dtype.kind, alpha)
+        dt = a.dtype
+        if dt in _LOW:  # float16/bfloat16 compute in float32, as PyTorch's kernel
+            a, b = a.astype(np.float32), b.astype(np.float32)
+        r = ufunc(a, np.multiply(b, scalar_array(alpha, b.dtype)))
+        return r if r.dtype == dt else r.astype(dt)
+    return fwd
+
+
+def _check_alpha(kind: str, alpha) -> None:
+    """PyTorch's ``alpha_check`` against the result's dtype kind (NumPy's letter)."""
+    cls = alpha.__class__
+    if cls is bool and kind != "b":
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if cls is float and kind in "biu":
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number. (pass an integer alpha, or convert the tensors to "
+                           "floating point first)")
+    if cls is complex and kind != "c":
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex "
+                           "number.")
+
+
+# add/sub with alpha != 1: ``alpha`` is the node's parameter (n._p), as in PyTorch
+add_alpha = _b("add_alpha", _alpha_fwd(np.add), (lambda g, s, n: g, lambda g, s, n: g * n._p),
+               node_name="AddBackward0")
+sub_alpha = _b("sub_alpha", _alpha_fwd(np.subtract),
+               (lambda g, s, n: g, lambda g, s, n: -g * n._p), node_name="SubBackward0")
 
 
 def _mul_vjp(g, s, n, needs):
@@ -1522,6 +1557,60 @@ index_add = Op("index_add", _index_add_fwd,
                 lambda g, s, n: g.index_select(n._p[0], s[0]) * n._p[1]), (1,))
 
 
+# index_fill: p = (dim, index, raw, value) with ``value`` the number filled
+# (IndexFillBackward0); p = (dim, index, raw) when the value is a 0-d tensor, the op's
+# second input (index_fill_tensor, IndexFillBackward1). ``index`` is the int64 index as a
+# 1-D array with negative entries wrapped, ``raw`` as given (PyTorch's value gradient
+# reads it).
+def _index_fill_into(a, v, p):
+    dim, idx = p[0], p[1]
+    out = a.copy()
+    if a.ndim == 0:  # PyTorch fills a 0-d tensor as if it were 1-D of size 1
+        if idx.size:
+            out[()] = v
+    else:
+        out[(slice(None),) * dim + (idx,)] = v
+    return out
+
+
+def _index_fill_self_rule(g, s, n):
+    dim, idx, raw = n._p[:3]
+    return R.ops.dispatch.apply(index_fill, (g,), (dim, idx, raw, 0))
+
+
+def _index_fill_value_rule(g, s, n):
+    # PyTorch: grad.index_select(dim, unique(index)).sum(), each filled slice once. Its
+    # index_select refuses the negative entries index_fill accepted: so does this rule.
+    dim, idx, raw = n._p[:3]
+    u = np.unique(raw)
+    if u.size and u[0] < 0:
+        size = n._edges[0][2][dim] if len(n._edges[0][2]) else 1
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(u[0])} "
+                           f"axis_dim={size} (the backward of index_fill with a tensor value "
+                           "reads the index as given: pass non-negative indices, e.g. index % "
+                           "size)")
+    if g.ndim == 0:
+        return g if u.size else R.zeros_like(g)
+    return g.index_select(dim, R.ops.creation.tensor(u)).sum()
+
+
+index_fill = Op("index_fill", lambda a, p: _index_fill_into(a, p[3], p),
+                (_index_fill_self_rule,),
+                jvp=lambda t, s, n, out: _index_fill_self_rule(t[0], s, n))
+
+
+def _index_fill_tensor_jvp(t, s, n, out):
+    ts = R.zeros_like(out) if t[0] is None else t[0]
+    if t[1] is None:  # a constant value: its tangent is zero
+        return _index_fill_self_rule(ts, s, n)
+    return R.ops.dispatch.apply(index_fill_tensor, (ts, t[1]), n._p)
+
+
+index_fill_tensor = Op("index_fill_tensor", _index_fill_into,
+                       (_index_fill_self_rule, _index_fill_value_rule),
+                       node_name="IndexFillBackward1", jvp=_index_fill_tensor_jvp)
+
+
 def _value_at_index_rule(g, s, n):
     """Gradient of values picked by indices along a dim (max/min(dim), sort, topk)."""
     idx = s[0]
@@ -1673,9 +1762,9 @@ def _split_jvp(t, s, n, out):
 _JVP_KINDS = (
     (jvp_elementwise, """neg abs sign floor ceil round trunc exp exp2 expm1 log log2 log10 log1p
      sqrt rsqrt reciprocal sin cos tan asin acos atan sinh cosh tanh sigmoid relu erf
-     tanh_backward sigmoid_backward threshold_backward add sub mul div pow atan2 maximum minimum
-     remainder fmod floor_divide div_floor trunc_divide clamp clamp_tensor lerp lerp_scalar"""),
-    (jvp_elementwise, "nan_to_num"),
+     tanh_backward sigmoid_backward threshold_backward add sub add_alpha sub_alpha mul div pow
+     atan2 maximum minimum remainder fmod floor_divide div_floor trunc_divide clamp clamp_tensor
+     lerp lerp_scalar nan_to_num"""),
     (jvp_linear, """where to_copy clone copy_from fill fill_tensor zero sum mean cumsum
      unsafe_view index index_put index_put_setitem gather scatter scatter_add index_select
      index_add cat stack flip roll repeat max min sort topk kthvalue mode"""),
