@@ -298,3 +298,13 @@ def test_prod_of_a_0d_tensor_passes_the_gradient():
         (g,) = m.autograd.grad(m.maximum(m.tensor(-0.9, dtype=m.float64), v.prod()), v)
         return g
     same(f)
+
+
+def test_a_saved_python_number_is_freed_like_a_tensor():
+    # x / 3 saves 3 as a wrapped-number tensor in torch (DivBackward0): freed after backward
+    def f(m):
+        x = m.tensor([2.0, -0.66], dtype=m.float64, requires_grad=True)
+        v = x / 3
+        v.sum().backward()
+        v.sum().backward()
+    same_error(f)

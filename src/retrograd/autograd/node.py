@@ -134,12 +134,15 @@ class _OutputSlot:
 
 OUT0 = _OutputSlot(0)
 # Note [Kept scalars]
-# A node whose saved values are all Python scalars (lerp's weight 0.5, clamp's bounds)
-# saved no tensor: as PyTorch keeps such scalars as plain attributes of the node (they
-# are never freed), backward may run through it again without retain_graph. ``Kept``
-# marks such a list; the engine frees only the others.
+# An op whose entries to save were all skipped (``save_if``: remainder(x, 2) saves its
+# operands only for the divisor's gradient) holds a list of Nones: PyTorch's node saved
+# nothing, so backward may run through it again without retain_graph. ``Kept`` marks
+# such a list; the engine frees only the others. A saved Python number is freed like a
+# tensor: PyTorch saves ``x / 3``'s 3 as a wrapped-number tensor (DivBackward0), and
+# the ops that keep a number as a plain attribute (lerp's weight, add's alpha) take it
+# as a parameter (``node._p``), not as a saved value.
 class Kept(list):
-    """Saved values that are not tensors: never freed (Note [Kept scalars])."""
+    """A saved list that holds nothing: never freed (Note [Kept scalars])."""
 
     __slots__ = ()
 

@@ -280,7 +280,7 @@ def _save(node, op: Op, outs, inputs, nout: int) -> None:
         return
     saved = []
     vers = []
-    has_out = has_tensor = False
+    has_out = has_value = False
     save_if = op.save_if
     for j, s in enumerate(op.save):
         if save_if is not None and not (
@@ -297,12 +297,9 @@ def _save(node, op: Op, outs, inputs, nout: int) -> None:
         else:
             x = inputs[s]
             saved.append(x)
-            if isinstance(x, Tensor):
-                vers.append(x._vc[0])
-                has_tensor = True
-            else:
-                vers.append(None)
-    node._saved = saved if has_out or has_tensor else Kept(saved)
+            vers.append(x._vc[0] if isinstance(x, Tensor) else None)
+            has_value = True  # a tensor, or a number (PyTorch saves it as a wrapped tensor)
+    node._saved = saved if has_out or has_value else Kept(saved)
     node._ver = vers
     if has_out:
         seq = outs if nout > 1 else (outs,)
