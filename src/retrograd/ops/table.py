@@ -990,6 +990,8 @@ cumsum = Op("cumsum", _cumsum_fwd, (lambda g, s, n: g.flip(n._p[0]).cumsum(n._p[
 def _cumprod_rule(g, s, n):
     a, out = s
     dim = n._p[0]
+    if a.numel() <= 1 or a.shape[dim] == 1:  # PyTorch's cumprod_backward: g itself
+        return g
     if not bool((a == 0).any()):
         return (g * out).flip(dim).cumsum(dim).flip(dim) / a
     # zeros present: sum_{j>=i} g_j * prod_{k<=j, k!=i} a_k, one position at a time
