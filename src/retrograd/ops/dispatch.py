@@ -75,8 +75,15 @@ def scalar_array(v, dt):
         except OverflowError:  # out-of-range ints wrap, as in PyTorch
             r = np.asarray(v).astype(dt)
         r.flags.writeable = False
-        _SCALAR_ARRAYS[key] = r
+        if _cacheable(v):
+            _SCALAR_ARRAYS[key] = r
     return r
+
+
+def _cacheable(v) -> bool:
+    """False for a floating-point zero: 0.0 and -0.0 are equal dict keys, and a cached
+    -0.0 answering for 0.0 flips the sign of results (x * 0.0, 0.0 ** x)."""
+    return bool(v) or v.__class__ is int or v.__class__ is bool
 
 
 def unary(op, a: Tensor, p=None) -> Tensor:
@@ -211,7 +218,8 @@ def _scalar_plan(tdt, v, kind):
     if len(_PLANS) > 4096:  # NaN keys never match; keep the cache bounded
         _PLANS.clear()
     plan = (rdt, cdt, scalar_array(v, cdt))
-    _PLANS[(tdt, v, v.__class__, kind)] = plan
+    if _cacheable(v):
+        _PLANS[(tdt, v, v.__class__, kind)] = plan
     return plan
 
 
