@@ -37,7 +37,7 @@ from ..autograd.node import _LEGACY
 from ..autograd.provenance import mark as _cut_mark
 from . import buffers as _buffers
 from . import table as T
-from ._core import _LOW, FLOAT_NP, Op, record
+from ._core import _LOW, FLOAT_NP, Op, binary_dtype, record
 from ._core import any_requires_grad as _any_rg
 from .argcheck import invalid_combination, not_tensor
 from .creation import tensor, zeros
@@ -150,14 +150,16 @@ def _scaled(input, other, alpha):  # noqa: A002
     tensor ``other`` is first converted to the result dtype of (input, other), where
     PyTorch computes the product (an int64 other with a float64 0-d input: float64)."""
     if isinstance(other, Tensor) and isinstance(input, Tensor):
-        rdt = D.result_type(input, other)
-        if rdt.np not in FLOAT_NP and isinstance(alpha, float):
+        od, idt = other._data, input._data
+        rdt = od.dtype if od.dtype == idt.dtype else \
+            binary_dtype(idt.dtype, od.dtype, idt.ndim == 0, od.ndim == 0)
+        if rdt not in FLOAT_NP and isinstance(alpha, float):
             raise RuntimeError("For integral input tensors, argument alpha must not be a "
                                f"floating point number. (input {input.dtype}, other "
                                f"{other.dtype}: use an integer alpha, or convert first, e.g. "
                                "x.float())")
-        if other._data.dtype != rdt.np:
-            other = other.to(rdt)
+        if od.dtype != rdt:
+            other = other.to(D.FROM_NP[rdt])
     return mul(other, alpha)
 
 

@@ -662,13 +662,14 @@ def _clamp_rule(g, s, n):
 def _clamp_fwd(a, p):
     # PyTorch's kernel is min(max(a, lo), hi) with std::max/min, which return their first
     # argument on ties: clamp(-0.0, min=0.0) is -0.0. NumPy's maximum/minimum return
-    # the second, hence the bound first.
+    # the second, hence a zero bound first (a tie with a nonzero bound is the same
+    # value either way, and NumPy's (array, scalar) order is the faster loop).
     lo, hi = p
     out = a
     if lo is not None:
-        out = np.maximum(lo, out)
+        out = np.maximum(lo, out) if lo == 0 else np.maximum(out, lo)
     if hi is not None:
-        out = np.minimum(hi, out)
+        out = np.minimum(hi, out) if hi == 0 else np.minimum(out, hi)
     return out.astype(a.dtype, copy=False)
 
 
