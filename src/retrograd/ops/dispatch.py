@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 import numbers
 import re
 from weakref import ref as _weakref
@@ -65,7 +66,7 @@ _SCALAR_ARRAYS: dict = {}
 def scalar_array(v, dt):
     """A cached read-only 0-d array for a Python scalar (NumPy is ~2x faster with these
     than with a Python float, and the value is exactly the scalar cast to ``dt``)."""
-    key = (v, v.__class__, dt)
+    key = (v, v.__class__, dt) if _cacheable(v) else (math.copysign(1.0, v), dt)
     r = _SCALAR_ARRAYS.get(key)
     if r is None:
         if len(_SCALAR_ARRAYS) > 4096:  # NaN keys never match; keep the cache bounded
@@ -77,6 +78,13 @@ def scalar_array(v, dt):
         r.flags.writeable = False
         _SCALAR_ARRAYS[key] = r
     return r
+
+
+def _cacheable(v) -> bool:
+    """False for a floating-point zero: 0.0 and -0.0 are equal dict keys, and a cached
+    -0.0 answering for 0.0 flips the sign of results (x * 0.0, 0.0 ** x); scalar_array
+    keys zeros by their sign, _PLANS does not keep them."""
+    return bool(v) or v.__class__ is int or v.__class__ is bool
 
 
 def unary(op, a: Tensor, p=None) -> Tensor:
@@ -214,7 +222,8 @@ def _scalar_plan(tdt, v, kind):
     if len(_PLANS) > 4096:  # NaN keys never match; keep the cache bounded
         _PLANS.clear()
     plan = (rdt, cdt, scalar_array(v, cdt))
-    _PLANS[(tdt, v, v.__class__, kind)] = plan
+    if _cacheable(v):
+        _PLANS[(tdt, v, v.__class__, kind)] = plan
     return plan
 
 

@@ -15,13 +15,22 @@ from __future__ import annotations
 
 import builtins
 import collections
+import math
 
 import numpy as np
 
 from .. import _dtype as D
 from .._grad_mode import STATE
 from .._size import Size
-from .._tensor import Tensor, _make, _wrap_dim, mark_views_requiring_grad, track_view
+from .._tensor import (
+    _C_NAMES,
+    _LEGACY_NAMES,
+    Tensor,
+    _make,
+    _wrap_dim,
+    mark_views_requiring_grad,
+    track_view,
+)
 from ..autograd.forward_ad import FW as _FW
 from ..autograd.forward_ad import inplace_tangent as _inplace_tangent
 from ..autograd.node import _LEGACY, RELEASED
@@ -30,6 +39,7 @@ from . import buffers as _buffers
 from . import table as T
 from ._core import _LOW, FLOAT_NP, Op, record
 from ._core import any_requires_grad as _any_rg
+from .argcheck import invalid_combination, not_tensor
 from .creation import tensor, zeros
 from .dispatch import (
     _is_number,
@@ -95,7 +105,9 @@ def _dims(dim, ndim: int):
     if not dims or ndim == 0:
         return None
     if len(set(dims)) != len(dims):
-        raise RuntimeError(f"dim {dims} appears multiple times in the list of dims")
+        dup = next(d for i, d in enumerate(dims) if d in dims[:i])
+        raise RuntimeError(f"dim {dup} appears multiple times in the list of dims (list each "
+                           "dim once)")
     return tuple(sorted(dims))
 
 
@@ -221,7 +233,15 @@ def fmod(input, other) -> Tensor:  # noqa: A002
         >>> torch.fmod(torch.tensor([-3.]), 2)
         tensor([-1.])
     """
+    if not isinstance(input, Tensor) or not (  # unlike remainder, no (Number, Tensor) form
+            isinstance(other, Tensor) or other.__class__ in (int, float, bool) or
+            _is_number(other)):
+        raise invalid_combination("fmod", (input, other), _FMOD_SIGNATURES)
     return binary(T.fmod, input, other)
+
+
+_FMOD_SIGNATURES = ("Tensor input, Tensor other, *, Tensor out = None",
+                    "Tensor input, Number other, *, Tensor out = None")
 
 
 def pow(input, exponent) -> Tensor:  # noqa: A001,A002
@@ -249,6 +269,8 @@ def atan2(input, other) -> Tensor:  # noqa: A002
         >>> torch.atan2(torch.tensor([1.]), torch.tensor([1.]))
         tensor([0.7854])
     """
+    if not isinstance(other, Tensor) or not isinstance(input, Tensor):
+        raise _not_tensors("atan2", input, other)
     return binary(T.atan2, input, other)
 
 
@@ -263,7 +285,9 @@ def maximum(input, other) -> Tensor:  # noqa: A002
         >>> torch.maximum(torch.tensor([1., 5.]), torch.tensor([3., 2.]))
         tensor([3., 5.])
     """
-    return binary(T.maximum, input, _t(other))
+    if not isinstance(other, Tensor) or not isinstance(input, Tensor):
+        raise _not_tensors("maximum", input, other)
+    return binary(T.maximum, input, other)
 
 
 def minimum(input, other) -> Tensor:  # noqa: A002
@@ -274,10 +298,32 @@ def minimum(input, other) -> Tensor:  # noqa: A002
         >>> torch.minimum(torch.tensor([1., 5.]), torch.tensor([3., 2.]))
         tensor([1., 2.])
     """
-    return binary(T.minimum, input, _t(other))
+    if not isinstance(other, Tensor) or not isinstance(input, Tensor):
+        raise _not_tensors("minimum", input, other)
+    return binary(T.minimum, input, other)
 
 
 fmax, fmin = maximum, minimum
+
+
+def _not_tensors(fn: str, input, other) -> TypeError:  # noqa: A002
+    """The TypeError of a two-tensor function given a non-tensor (PyTorch's parser
+    reports the first such argument)."""
+    if not isinstance(input, Tensor):
+        return not_tensor(fn, "input", 1, input)
+    return not_tensor(fn, "other", 2, other)
+
+
+def tensor_operand_method(fn, name: str):
+    """``Tensor.<name>(other)`` for a function whose operand must be a tensor: the
+    method form of PyTorch's TypeError counts positions after ``self``."""
+    def method(self, other) -> Tensor:
+        if not isinstance(other, Tensor):
+            raise not_tensor(name, "other", 1, other)
+        return fn(self, other)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = fn.__doc__
+    return method
 
 
 def neg(input) -> Tensor:  # noqa: A002
@@ -488,7 +534,32 @@ def lerp(input, end, weight) -> Tensor:  # noqa: A002
         >>> torch.lerp(torch.zeros(2), torch.ones(2), 0.25)
         tensor([0.2500, 0.2500])
     """
-    args = (input, end, weight) if isinstance(weight, Tensor) else (input, end)
+    if not isinstance(end, Tensor) or not isinstance(input, Tensor) or not (
+            isinstance(weight, Tensor) or _is_number(weight)):
+        raise invalid_combination("lerp", (input, end, weight), _LERP_SIGNATURES)
+    dt = input._data.dtype
+    if end._data.dtype != dt:
+        raise _lerp_dtype_error("end", input, end)
+    if isinstance(weight, Tensor):
+        w = weight
+        if weight._data.dtype != dt:
+            if weight._data.ndim:
+                raise _lerp_dtype_error("weight", input, weight)
+            # Note [lerp dtypes]: a 0-d weight is promoted with the operands, as a
+            # TensorIterator input (int and float weights work; float32 stays float32)
+            rdt = D.result_type(input, weight)
+            input, end, w = (x if x._data.dtype == rdt.np else x.to(rdt)
+                             for x in (input, end, weight))
+            dt = rdt.np
+        kernel = "lerp_kernel_tensor"
+        args = (input, end, w)
+    else:  # a number: a parameter of the node (LerpBackward0), as PyTorch's lerp.Scalar
+        kernel = "lerp_kernel_scalar"
+        args = (input, end)
+    if dt not in FLOAT_NP:
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_LEGACY_NAMES[input.dtype.name]}' (lerp interpolates "
+                                  "floating-point tensors: convert first, e.g. x.float())")
     try:
         if len(args) == 3:
             return apply(T.lerp, args)
@@ -496,6 +567,38 @@ def lerp(input, end, weight) -> Tensor:  # noqa: A002
     except ValueError:
         _check_broadcast("lerp", ("input", "end", "weight"), args)
         raise
+
+
+# Note [lerp dtypes]
+# PyTorch's lerp is stricter than the binary ops: ``end`` must have the dtype of
+# ``input`` ("expected dtype float for `end` but got dtype double"), and so must a
+# weight tensor with dimensions; a 0-d weight tensor is promoted with them instead (the
+# result may then be float64, or float32 from int64 operands), and a Python number
+# weight takes input's dtype. Integer and bool results have no kernel.
+_LERP_SIGNATURES = ("Tensor input, Tensor end, Tensor weight, *, Tensor out = None",
+                    "Tensor input, Tensor end, Number weight, *, Tensor out = None")
+
+
+_LERP_METHOD_SIGNATURES = ("Tensor end, Tensor weight", "Tensor end, Number weight")
+
+
+def lerp_method(fn, name: str):
+    """``Tensor.lerp`` / ``Tensor.lerp_`` (``fn``): PyTorch's method-form TypeError for an
+    ``end`` that is not a tensor, then ``fn``."""
+    def method(self, end, weight) -> Tensor:
+        if not isinstance(end, Tensor) or not (isinstance(weight, Tensor) or
+                                               _is_number(weight)):
+            raise invalid_combination(name, (end, weight), _LERP_METHOD_SIGNATURES)
+        return fn(self, end, weight)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = fn.__doc__
+    return method
+
+
+def _lerp_dtype_error(arg: str, input, other) -> RuntimeError:  # noqa: A002
+    want, got = _C_NAMES[input.dtype.name], _C_NAMES[other.dtype.name]
+    return RuntimeError(f"expected dtype {want} for `{arg}` but got dtype {got} (lerp does not "
+                        f"promote: convert {arg}, e.g. {arg}.to({input.dtype}))")
 
 
 def _cmp(name):
@@ -739,12 +842,13 @@ def _reduce_minmax(input, dim, keepdim, which, fn_name, other=None):
         return maximum(input, other) if which == "max" else minimum(input, other)
     x = input
     if x._data.size == 0 and dim is None:
-        raise RuntimeError(f"{fn_name}(): Expected reduction dim to be specified for "
-                           "input.numel() == 0. Specify the reduction dim with the 'dim' argument.")
+        raise _no_dim_error(fn_name, x)
     if dim is None:
         return apply(T.max_all if which == "max" else T.min_all, (x,), (None, False))
     d = _wrap_dim(dim, x._data.ndim)
     data = x._data
+    if not data.size and data.shape[d] == 0:  # Note [Empty reductions]
+        raise _empty_dim_error(fn_name, x, d)
     if data.ndim == 0:
         idx = np.zeros((), np.int64)
     else:
@@ -796,6 +900,8 @@ def amax(input, dim=(), keepdim: bool = False) -> Tensor:  # noqa: A002
         >>> torch.amax(torch.tensor([[1., 5.], [7., 2.]]), dim=0)
         tensor([7., 5.])
     """
+    if not input._data.size:
+        _check_empty_reduction("amax", input, dim)
     return apply(T.amax, (input,), (_dims(dim, input._data.ndim), keepdim))
 
 
@@ -807,10 +913,51 @@ def amin(input, dim=(), keepdim: bool = False) -> Tensor:  # noqa: A002
         >>> torch.amin(torch.tensor([[1., 5.], [7., 2.]]), dim=1)
         tensor([1., 2.])
     """
+    if not input._data.size:
+        _check_empty_reduction("amin", input, dim)
     return apply(T.amin, (input,), (_dims(dim, input._data.ndim), keepdim))
 
 
+# Note [Empty reductions]
+# max, min, amax, amin, argmax, argmin and aminmax have no identity element, so PyTorch
+# refuses a reduction over a size-0 dim: an IndexError naming the dim ("Expected
+# reduction dim 1 to have non-zero size."; amax/amin name it as given, max/min/argmax
+# wrapped), or a RuntimeError when an empty tensor is reduced over all dims. Reducing
+# an empty tensor over a dim of nonzero size is fine (the result is empty). The checks
+# run only for empty inputs.
+def _empty_dim_error(fn: str, x: Tensor, d, sep: str = "():") -> IndexError:
+    return IndexError(f"{fn}{sep} Expected reduction dim {d} to have non-zero size. (the "
+                      f"tensor has shape {list(x.shape)}: there is no {fn} of zero elements; "
+                      "reduce over another dim, or test x.numel() first)")
+
+
+def _no_dim_error(fn: str, x: Tensor) -> RuntimeError:
+    return RuntimeError(f"{fn}(): Expected reduction dim to be specified for input.numel() == "
+                        "0. Specify the reduction dim with the 'dim' argument. (the tensor has "
+                        f"shape {list(x.shape)}: there is no {fn} of zero elements)")
+
+
+def _check_empty_reduction(fn: str, x: Tensor, dim) -> None:
+    """amax/amin of an empty tensor: PyTorch's error if a reduced dim has size 0 (Note
+    [Empty reductions]); dims are checked in the order given."""
+    if dim is None or (not isinstance(dim, (int, np.integer)) and not len(dim)):
+        raise _no_dim_error(fn, x)
+    shape = x._data.shape
+    for d in ((dim,) if isinstance(dim, (int, np.integer)) else dim):
+        w = _wrap_dim(int(d), len(shape))
+        if shape and shape[w] == 0:
+            raise _empty_dim_error(fn, x, d)
+
+
 def aminmax(input, *, dim=None, keepdim: bool = False):  # noqa: A002
+    if not input._data.size:  # Note [Empty reductions]
+        if dim is None:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                               f"operation has no identity. (the tensor has shape "
+                               f"{list(input.shape)}: pass a dim of nonzero size)")
+        d = _wrap_dim(dim, input._data.ndim)
+        if input._data.ndim and input._data.shape[d] == 0:
+            raise _empty_dim_error("aminmax", input, d, sep=":")
     return collections.namedtuple("aminmax", ["min", "max"])(
         amin(input, () if dim is None else dim, keepdim),
         amax(input, () if dim is None else dim, keepdim))
@@ -840,6 +987,14 @@ def argmin(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A002
 
 def _argext(x, dim, keepdim, fn):
     data = x._data
+    if not data.size:  # Note [Empty reductions]
+        if dim is None:
+            raise IndexError(f"{fn.__name__}(): Expected reduction dim to be specified for "
+                             f"input.numel() == 0. (the tensor has shape {list(x.shape)}: "
+                             "pass a dim of nonzero size)")
+        d = _wrap_dim(dim, data.ndim)
+        if data.ndim and data.shape[d] == 0:
+            raise _empty_dim_error(fn.__name__, x, d)
     if dim is None:
         r = fn(data.reshape(-1))
         if keepdim:
@@ -1067,10 +1222,7 @@ def matmul(input, other) -> Tensor:  # noqa: A002
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
                            f"{a.ndim}D and {b.ndim}D")
     if a._data.dtype != b._data.dtype:
-        rdt = D.promote_types(a.dtype, b.dtype)
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{_dt_name(a.dtype)} != {_dt_name(b.dtype)} (convert one, e.g. "
-                           f"b.to({rdt}))")
+        return _matmul_mixed(a, b)
     na, nb = a._data.ndim, b._data.ndim
     if na == 2 and nb == 2:
         op = T.mm_ops["mm"]
@@ -1083,14 +1235,116 @@ def matmul(input, other) -> Tensor:  # noqa: A002
     else:
         op = T.mm_ops["matmul"]
     try:
-        return apply(op, (a, b))
+        r = apply(op, (a, b))
     except ValueError:
         raise _mm_error(a, b) from None
+    if na > 1 and nb > 1 and a._data.shape[-1] == 1:
+        _gemm_outer_zeros(a, b, r)
+    return r
+
+
+# Note [Signed zeros of k=1 products]
+# With an inner size of 1, a matrix product is an outer product: every element is one
+# exact product, so only the sign of a zero can differ. PyTorch's gemm (MKL; taken by mm
+# and by matmul when it folds a batched operand, _should_fold) writes the product
+# itself: 0.0 * -1.5 gives -0.0. Its gemv and dot (a side of size 1) and its small bmm
+# loop start from +0.0, as NumPy's matmul always does: +0.0. The gemm case is repaired.
+def _gemm_outer_zeros(a: Tensor, b: Tensor, r: Tensor) -> None:
+    da, db = a._data, b._data
+    sa, sb = da.shape, db.shape
+    if len(sa) == 3 and len(sb) == 3 and sa[0] != sb[0]:
+        # PyTorch drops a batch dim of 1 of an operand that needs a gradient
+        if sa[0] == 1 and a._rg:
+            da, sa = da[0], sa[1:]
+        elif sb[0] == 1 and b._rg:
+            db, sb = db[0], sb[1:]
+    if len(sa) == 2 and len(sb) == 2:
+        m, n = sa[0], sb[1]
+    elif _should_fold(da, db, a._rg, b._rg):  # the folded operand's rows, the other's columns
+        m, n = ((math.prod(sa[:-1]), sb[-1]) if len(sa) >= len(sb) else
+                (math.prod(sb[:-2]) * sb[-1], sa[-2]))
+    else:
+        return
+    out = r._data
+    if m > 1 and n > 1 and out.dtype == da.dtype and out.dtype.kind == "f":
+        np.copyto(out, np.multiply(da, db), where=out == 0)
+
+
+# Note [matmul dtypes]
+# PyTorch's matmul never promotes, but whether mixed dtypes are refused, and with which
+# message, depends on the kernel its dispatch picks (_matmul_impl): dot, mv ("addmv"), mm
+# (also for a batched operand folded into a matrix, see _should_fold) check the dtypes
+# even for empty operands; bmm (the broadcast batched path) returns early when the
+# result is empty or the inner size is 0, with the second operand's dtype, and
+# otherwise says "expected scalar type Float but found Double". Shape errors come first.
+def _matmul_mixed(a: Tensor, b: Tensor) -> Tensor:
+    """``a @ b`` for operands of different dtypes: PyTorch's error, or its empty (or
+    zero) result (Note [matmul dtypes])."""
+    sa, sb = a._data.shape, b._data.shape
+    na, nb = len(sa), len(sb)
+    fix = (f" (matmul does not promote: convert one operand, e.g. "
+           f"b.to({D.promote_types(a.dtype, b.dtype)}))")
+    if na == 1 and nb == 1:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                           f"{_LEGACY_NAMES[a.dtype.name]} and {_LEGACY_NAMES[b.dtype.name]}"
+                           + fix)
+    if sa[-1] != (sb[-2] if nb > 1 else sb[0]):
+        raise _mm_error(a, b)
+    try:
+        batch = np.broadcast_shapes(sa[:-2], sb[:-2])
+    except ValueError:  # stand-ins of the batch shapes (no memory), for the message
+        stand_in = [_make(np.broadcast_to(np.int8(0), sh)) for sh in (sa[:-2], sb[:-2])]
+        _check_broadcast("matmul", ("the batch dims of input", "of other"), stand_in)
+        raise
+    if na <= 2 and nb <= 2:  # mm, or mv for a 1-D b
+        mat, other = a, b
+    elif _should_fold(a._data, b._data, a._rg, b._rg):  # the batched operand, folded
+        mat, other = (a, b) if na >= nb else (b, a)
+    elif na == 3 and nb == 3 and sa[0] != sb[0] and (
+            (sa[0] == 1 and a._rg) or (sb[0] == 1 and b._rg)):
+        # PyTorch drops a batch dim of 1 of an operand that needs a gradient
+        return matmul(a.squeeze(0), b) if sa[0] == 1 and a._rg else matmul(a, b.squeeze(0))
+    else:  # the bmm path
+        out = batch + (sa[-2] if na > 1 else 1,) + (sb[-1] if nb > 1 else 1,)
+        if 0 in out or sa[-1] == 0:
+            if b._data.dtype not in FLOAT_NP and STATE.enabled and (a._rg or b._rg):
+                raise RuntimeError(f"Autograd not support dtype: {_LEGACY_NAMES[b.dtype.name]} "
+                                   "(the result of a @ b takes b's dtype here; make b "
+                                   "floating-point)")
+            return matmul(a.to(b.dtype), b)
+        raise RuntimeError(f"expected scalar type {_LEGACY_NAMES[a.dtype.name]} but found "
+                           f"{_LEGACY_NAMES[b.dtype.name]}" + fix)
+    if other._data.ndim == 1:  # mv: PyTorch names (result, mat, vec), result as vec
+        v, m = _LEGACY_NAMES[other.dtype.name], _LEGACY_NAMES[mat.dtype.name]
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {v}, {m}, "
+                           f"and {v}" + fix)
+    raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                       f"{_dt_name(mat.dtype)} != {_dt_name(other.dtype)}" + fix)
+
+
+def _should_fold(a: np.ndarray, b: np.ndarray, a_rg: bool, b_rg: bool) -> bool:
+    """PyTorch's should_fold for ``a @ b`` (arrays, and whether each needs a grad):
+    matmul folds the batched operand into a matrix (mm or mv) when the other is 1-D or
+    2-D and that needs no copy, or when the small one needs a grad."""
+    big, small, small_rg = (a, b, b_rg) if a.ndim >= b.ndim else (b, a, a_rg)
+    if not (big.ndim >= 3 and small.ndim <= 2):
+        return False
+    if small_rg:
+        return True
+    if a.ndim == 2:
+        return False
+    if not big.size:
+        return True
+    shape = list(big.shape)
+    strides = [st // big.itemsize for st in big.strides]
+    if big is b:  # PyTorch folds b.mT
+        shape[-2:], strides[-2:] = shape[:-3:-1], strides[:-3:-1]
+    return builtins.all(strides[i] == strides[i + 1] * shape[i + 1]
+                        for i in range(len(shape) - 2))
 
 
 def _dt_name(dt) -> str:
-    return {"float32": "float", "float64": "double", "float16": "c10::Half",
-            "bfloat16": "c10::BFloat16", "int64": "long int"}.get(dt.name, dt.name)
+    return _C_NAMES.get(dt.name, dt.name)
 
 
 def mm(input, mat2) -> Tensor:  # noqa: A002
@@ -2096,8 +2350,44 @@ def index_put(input, indices, values, accumulate: bool = False) -> Tensor:  # no
     if not isinstance(values, Tensor):
         values = _make(np.asarray(values, dtype=input._data.dtype))
     elif values._data.dtype != input._data.dtype:
+        _check_put_dtype(input, key, values, accumulate)
         values = values.to(input.dtype)
     return apply(T.index_put, (input, values), (key, bool(accumulate)))
+
+
+# Note [index_put dtypes]
+# PyTorch's index_put_ (``x[idx] = v`` with a tensor or list index) requires ``v`` to
+# have x's dtype ("Index put requires the source and destination dtypes match"), after
+# checking that v broadcasts to the indexed shape. Two cases cast instead: an index
+# without tensors (ints and 0-d integer tensors select, slices view: a copy_), and one
+# boolean mask of one or more dims with a one-element value (PyTorch dispatches that to
+# masked_fill_).
+def _check_put_dtype(self: Tensor, key: tuple, value: Tensor, accumulate: bool) -> None:
+    """Raise PyTorch's error for ``self[key] = value`` (or index_put) when ``value``'s
+    dtype differs from self's and PyTorch would not cast it (Note [index_put dtypes]).
+    Called only on a dtype mismatch."""
+    arrays = [k for k in key if isinstance(k, np.ndarray) and (k.ndim or k.dtype == np.bool_)]
+    if not arrays:
+        return
+    if not accumulate and value._data.size == 1 and len(arrays) == 1 and \
+            arrays[0].dtype == np.bool_ and arrays[0].ndim:
+        return
+    try:  # the indexed shape, from a zero-strided stand-in for self (no copy of self)
+        shape = np.lib.stride_tricks.as_strided(
+            np.zeros(1, np.int8), self._data.shape, (0,) * self._data.ndim)[key].shape
+    except IndexError:
+        shape = None
+    vs = value._data.shape
+    if shape is not None and (len(vs) > len(shape) or builtins.any(
+            a != b and a != 1 for a, b in zip(vs[::-1], shape[::-1]))):
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(vs)} cannot be "
+                           f"broadcast to indexing result of shape {list(shape)} (the value "
+                           "must broadcast to the shape of x[index])")
+    raise RuntimeError(
+        f"Index put requires the source and destination dtypes match, got "
+        f"{_LEGACY_NAMES[self.dtype.name]} for the destination and "
+        f"{_LEGACY_NAMES[value.dtype.name]} for the source. (writing through a tensor index "
+        f"does not convert: use value.to({self.dtype}))")
 
 
 def setitem(self, key, value) -> None:
@@ -2113,6 +2403,8 @@ def setitem(self, key, value) -> None:
     basic = _basic(key)
     graph = STATE.enabled and (self._rg or (vt and value._rg))
     if not graph and not _FW.active:
+        if vt and value._data.dtype != self._data.dtype:
+            _check_put_dtype(self, key, value, False)
         _check_inplace_leaf(self)
         try:
             self._data[key] = value._data if vt else value
@@ -2134,6 +2426,8 @@ def setitem(self, key, value) -> None:
     shape = _setitem_value_shape(self, key, basic, value) if vt and value._data.ndim else None
     if graph:
         _setitem_check_inplace(self, key)
+    if vt and value._data.dtype != self._data.dtype:  # after the in-place checks (PyTorch)
+        _check_put_dtype(self, key, value, False)
     v = value if vt else _make(np.asarray(value, dtype=self._data.dtype))
     if shape is not None:
         v = v.reshape(shape)  # PyTorch views the value without its leading 1s too
@@ -2928,7 +3222,8 @@ def _fast_addc(ufunc):
 
 def _fast_lerp(self, end, weight):
     d = self._data
-    if d.dtype not in _F32_64 or _fw_active() or weight.__class__ not in (int, float):
+    if d.dtype not in _F32_64 or _fw_active() or weight.__class__ not in (int, float) or \
+            not isinstance(end, Tensor):
         return False
     e = _operand(self, end)
     if e is None:

@@ -81,6 +81,14 @@ def install() -> None:
         setattr(Tensor, name, getattr(F, name))
     for name, method in inplace_methods().items():
         setattr(Tensor, name, method)
+    # Note [Tensor-only operands]: these methods name the bad operand as PyTorch's
+    # method forms do (position 1, after self); the functions count self as position 1
+    for name in ("maximum", "minimum", "fmax", "fmin", "atan2", "arctan2"):
+        setattr(Tensor, name, F.tensor_operand_method(getattr(F, name), name))
+    for name in ("atan2_", "arctan2_"):
+        setattr(Tensor, name, F.tensor_operand_method(inplace_methods()[name], name))
+    Tensor.lerp = F.lerp_method(F.lerp, "lerp")
+    Tensor.lerp_ = F.lerp_method(inplace_methods()["lerp_"], "lerp_")
     for name, dt in _cast_methods().items():
         setattr(Tensor, name, F._caster(dt))
     Tensor.type = F.type_

@@ -68,7 +68,20 @@ def _u(name, fwd, rule=None, save=(), kind="float", node_name=None):
 
 neg = _u("neg", np.negative, lambda g, s, n: -g, kind=None)
 abs = _u("abs", np.absolute, lambda g, s, n: g * s[0].sign(), (0,), kind=None)  # noqa: A001
-sign = _u("sign", np.sign, _zeros_rule, kind=None)
+
+
+def _sign_fwd(a):
+    # PyTorch's sign is (0 < a) - (a < 0): 0 for nan, where NumPy's sign gives nan
+    if a.dtype == np.bool_:
+        return a.copy()
+    if a.dtype.kind != "f":
+        return np.sign(a)
+    r = np.sign(a, out=np.empty(a.shape, a.dtype))  # an array also for 0-d input
+    np.copyto(r, 0, where=np.isnan(r))
+    return r
+
+
+sign = _u("sign", _sign_fwd, _zeros_rule, kind=None)
 floor = _u("floor", np.floor, _zeros_rule, kind=None)
 ceil = _u("ceil", np.ceil, _zeros_rule, kind=None)
 round = _u("round", np.round, _zeros_rule, kind=None)  # noqa: A001 - half to even, as torch
@@ -474,7 +487,8 @@ def _pow_exp(g, s, n):
         return g * R.where((a == 0) & (b >= 0), 0.0, out * a.log())
     if a == 0:
         return g * R.where(b >= 0, 0.0, out * float("-inf"))
-    return g * (out * math.log(a))
+    # log of a negative (or -inf, nan) number base is nan, as PyTorch's Scalar log
+    return g * (out * (math.log(a) if a > 0 else math.nan))
 
 
 def _pow_fwd(a, b):
@@ -682,12 +696,16 @@ def _clamp_rule(g, s, n):
 
 
 def _clamp_fwd(a, p):
+    # PyTorch's kernel is min(max(a, lo), hi) with std::max/min, which return their first
+    # argument on ties: clamp(-0.0, min=0.0) is -0.0. NumPy's maximum/minimum return
+    # the second, hence a zero bound first (a tie with a nonzero bound is the same
+    # value either way, and NumPy's (array, scalar) order is the faster loop).
     lo, hi = p
     out = a
     if lo is not None:
-        out = np.maximum(out, lo)
+        out = np.maximum(lo, out) if lo == 0 else np.maximum(out, lo)
     if hi is not None:
-        out = np.minimum(out, hi)
+        out = np.minimum(hi, out) if hi == 0 else np.minimum(out, hi)
     return out.astype(a.dtype, copy=False)
 
 
@@ -979,8 +997,39 @@ logsumexp = Op("logsumexp", _logsumexp_fwd,
                (0, "out"))
 
 
+# Note [Cumulative kernels]
+# PyTorch's CPU cumsum and cumprod are one sequential loop per slice that starts from
+# the identity and accumulates in the accumulate type (float64 for float32, float32 for
+# float16/bfloat16), rounding each partial result to the output dtype. NumPy starts
+# from the first element and accumulates in the output dtype: float32 partial sums
+# differ in the last bits, and a cumsum of -0.0 is -0.0 where 0 + (-0.0) gives +0.0.
+_CUM_ACC = {np.dtype(np.float32): np.float64, np.dtype(np.float16): np.float32}
+
+
+def torch_cumulative(fn, a: np.ndarray, axis: int, dtype=None) -> np.ndarray:
+    """``np.cumsum`` or ``np.cumprod`` (``fn``) as PyTorch's CPU kernel computes it
+    (Note [Cumulative kernels]).
+
+    Example:
+        >>> import numpy as np
+        >>> from retrograd.ops.table import torch_cumulative
+        >>> np.signbit(torch_cumulative(np.cumsum, np.array([-0.0]), 0))
+        array([False])
+    """
+    out_dt = np.dtype(dtype) if dtype is not None else a.dtype
+    if out_dt.kind != "f":
+        return fn(a, axis=axis, dtype=dtype)
+    acc = _CUM_ACC.get(out_dt) or (np.float32 if out_dt == R.bfloat16.np else None)
+    r = fn(a, axis=axis, dtype=acc or out_dt)
+    if acc is not None:
+        r = r.astype(out_dt)
+    if fn is np.cumsum:
+        r += 0.0  # the loop starts from +0.0
+    return r
+
+
 def _cumsum_fwd(a, p):
-    return np.cumsum(a, axis=p[0], dtype=p[1])
+    return torch_cumulative(np.cumsum, a, p[0], p[1])
 
 
 cumsum = Op("cumsum", _cumsum_fwd, (lambda g, s, n: g.flip(n._p[0]).cumsum(n._p[0])
@@ -988,25 +1037,65 @@ cumsum = Op("cumsum", _cumsum_fwd, (lambda g, s, n: g.flip(n._p[0]).cumsum(n._p[
 
 
 def _cumprod_rule(g, s, n):
+    # PyTorch's cumprod_backward, both algorithms, so that values (signed zeros too)
+    # match: with zeros in the input, an O(n) one when no graph is built, else the
+    # O(n^2) one whose derivative is cumprod's second derivative
     a, out = s
     dim = n._p[0]
-    if a.numel() <= 1 or a.shape[dim] == 1:  # PyTorch's cumprod_backward: g itself
-        return g
-    if not bool((a == 0).any()):
-        return (g * out).flip(dim).cumsum(dim).flip(dim) / a
-    # zeros present: sum_{j>=i} g_j * prod_{k<=j, k!=i} a_k, one position at a time
     size = a.shape[dim]
+    if a.numel() <= 1 or size == 1:
+        return g
+    w = out * g
+    if not bool((a == 0).any()):
+        return w.flip(dim).cumsum(dim).flip(dim) / a
+    if not STATE.enabled:
+        return R.tensor(_cumprod_grad_zeros(g._data, a._data, out._data, dim))
+    # prod_{i <= j, i != k} a_i = prod(a[:k]) * cumprod(a[k+1:j+1]), one k at a time
     cols = []
-    for i in range(size):
-        left = out.narrow(dim, i - 1, 1) if i > 0 else R.ones_like(a.narrow(dim, 0, 1))
-        rest = a.narrow(dim, i + 1, size - i - 1)
-        tail = R.cat([R.ones_like(left), rest.cumprod(dim)], dim)
-        cols.append(left * (g.narrow(dim, i, size - i) * tail).sum(dim, keepdim=True))
+    for k in range(size):
+        if k == 0:
+            omitted = R.cat([R.ones_like(a.narrow(dim, 0, 1)),
+                             a.narrow(dim, 1, size - 1).cumprod(dim)], dim)
+        else:
+            until = a.narrow(dim, 0, k).prod(dim, keepdim=True)
+            if k == size - 1:
+                omitted = until
+            else:
+                after = a.narrow(dim, k + 1, size - k - 1).cumprod(dim)
+                omitted = R.cat([until, until.expand_as(after) * after], dim)
+        cols.append((g.narrow(dim, k, size - k) * omitted).sum(dim, keepdim=True))
     return R.cat(cols, dim)
 
 
+def _cumprod_grad_zeros(g, a, out, dim):
+    """PyTorch's O(n) cumprod gradient for an input with zeros (no graph): before the
+    first zero of a slice, reversed_cumsum(out * g) / a; at the first zero, the products
+    after it up to the second zero; after it, zero."""
+    def rcumsum(x):
+        return np.flip(torch_cumulative(np.cumsum, np.flip(x, dim), dim), dim)
+
+    grad = np.zeros(a.shape, g.dtype)
+    cs = np.cumsum(a == 0, axis=dim)
+    before = cs == 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        part = rcumsum(np.where(before, out * g, 0)).astype(g.dtype) / a
+    grad[before] = part[before]
+    between = cs == 1
+    first = np.argmax(between, axis=dim, keepdims=True)
+    first_mask = np.zeros(a.shape, bool)
+    np.put_along_axis(first_mask, first, True, axis=dim)
+    first_mask &= between
+    between &= ~first_mask
+    prods = torch_cumulative(np.cumprod, np.where(between, a, 1).astype(a.dtype), dim)
+    tail = (prods * np.where(cs != 1, 0, g)).sum(axis=dim, keepdims=True, dtype=g.dtype)
+    lead = np.take_along_axis(out, np.maximum(first - 1, 0), axis=dim)
+    lead = np.where(first == 0, 1, lead).astype(g.dtype)
+    grad[first_mask] = np.broadcast_to(tail * lead, a.shape)[first_mask]
+    return grad
+
+
 def _cumprod_fwd(a, p):
-    return np.cumprod(a, axis=p[0], dtype=p[1])
+    return torch_cumulative(np.cumprod, a, p[0], p[1])
 
 
 cumprod = Op("cumprod", _cumprod_fwd, (_cumprod_rule,), (0, "out"))

@@ -43,6 +43,7 @@ from numpy.lib.stride_tricks import as_strided
 
 import retrograd as R
 
+from .. import _dtype as D
 from .._grad_mode import STATE
 from .._tensor import _make
 from . import table as T
@@ -552,7 +553,16 @@ def _gelu_fwd(x, approximate):
     xd = x.astype(np.float64)
     from .table import _erf_fwd
 
-    return (0.5 * xd * (1.0 + _erf_fwd(xd * _SQRT_HALF))).astype(x.dtype, copy=False)
+    out = (0.5 * xd * (1.0 + _erf_fwd(xd * _SQRT_HALF))).astype(x.dtype, copy=False)
+    if x.dtype in _GELU_VEC_NAN and x.size > 1 and x.flags.c_contiguous:
+        # PyTorch's vectorized float kernel (taken for a contiguous input of two or more
+        # elements) computes erf(inf) as nan, so gelu(inf) is nan there; its scalar
+        # loop (one element, or a strided input) and float64 give inf
+        np.copyto(out, np.nan, where=np.isposinf(x))
+    return out
+
+
+_GELU_VEC_NAN = frozenset((np.dtype(np.float32), D.bfloat16.np))
 
 
 def _gelu_rule(g, s, n):
@@ -605,7 +615,9 @@ softplus = Op("softplus", _softplus_fwd, (_softplus_rule,), (0,), node_name="Sof
 
 def _elu_fwd(x, p):
     alpha, scale, iscale = p[0], p[1], p[2]
-    neg = np.expm1(np.minimum(x, 0) * iscale) * (alpha * scale)  # min: no overflow
+    # min: no overflow; 0 first, so that -0.0 stays -0.0 (NumPy's minimum returns its
+    # second argument on ties) and elu(-0.0) is -0.0, as PyTorch's expm1 branch gives
+    neg = np.expm1(np.minimum(0, x) * iscale) * (alpha * scale)
     return np.where(x <= 0, neg, x * scale).astype(x.dtype, copy=False)
 
 
