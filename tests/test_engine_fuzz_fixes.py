@@ -308,3 +308,31 @@ def test_a_saved_python_number_is_freed_like_a_tensor():
         v.sum().backward()
         v.sum().backward()
     same_error(f)
+
+
+@pytest.mark.parametrize("key", ["ellipsis", "all", "0:n", "int", "slice", "index"])
+@pytest.mark.parametrize("value", ["number", "0-d", "1-elem", "full"])
+def test_setitem_records_torchs_node_and_frees_what_torch_frees(key, value):
+    # Note [Setitem nodes]: FillBackward3 / CopyBackwards into the tensor itself (may run
+    # again), IndexPutBackward0 for tensor indices, CopySlices into a view (both freed)
+    def f(m):
+        x = m.ones(3, requires_grad=True)
+        k = {"ellipsis": ..., "all": slice(None), "0:n": slice(0, 3), "int": 0,
+             "slice": slice(0, 2), "index": m.tensor([0, 2])}[key]
+        n = 1 if key == "int" else 2 if key in ("slice", "index") else 3
+        w = m.tensor([2.0, 3.0, 4.0][:n], requires_grad=True)
+        v = {"number": 5.0, "0-d": w[0], "1-elem": w[:1], "full": w}[value]
+        y = x * 1
+        try:
+            y[k] = v
+        except RuntimeError as e:  # a shape torch refuses too (compared below)
+            return type(e).__name__
+        names = y.grad_fn.name()  # (a broadcast value's expand node: test_grad_fn_structure)
+        y.sum().backward()
+        try:
+            y.sum().backward()
+            again = "ran again"
+        except RuntimeError:
+            again = "freed"
+        return names, again, x.grad, w.grad
+    same(f)

@@ -50,7 +50,7 @@ ALLOW = {
     "squeeze": "SqueezeBackward0/1/2 for no dim / one dim / dims in torch; one op here",
     "transpose": _VIEWS, "roll": "roll without dims: a composite",
     "getitem": "mixed int/slice keys are one slice node here, Select/Unsqueeze chains in torch",
-    "setitem": "advanced-index assignment is IndexPutBackward0 in torch",
+    "setitem": "a broadcast value is expanded first in torch (an ExpandBackward0 node)",
     "setitem_view": "a view re-derived after an in-place op is AsStridedBackward0 in torch",
     "inplace_on_view": "as setitem_view",
 }

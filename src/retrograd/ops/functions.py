@@ -2424,8 +2424,7 @@ def setitem(self, key, value) -> None:
             _cut_mark("inplace", "__setitem__ under no_grad", value, self)
         return
     shape = _setitem_value_shape(self, key, basic, value) if vt and value._data.ndim else None
-    if graph:
-        _setitem_check_inplace(self, key)
+    via = _setitem_check_inplace(self, key) if graph else "Slice"
     if vt and value._data.dtype != self._data.dtype:  # after the in-place checks (PyTorch)
         _check_put_dtype(self, key, value, False)
     v = value if vt else _make(np.asarray(value, dtype=self._data.dtype))
@@ -2433,8 +2432,17 @@ def setitem(self, key, value) -> None:
         v = v.reshape(shape)  # PyTorch views the value without its leading 1s too
     if v._data.dtype != self._data.dtype:
         v = to(v, self.dtype)
+    # Note [Setitem nodes]: the node PyTorch records depends on where the write goes: into
+    # self itself (a key of ``...``, ``:``, ``0:n``) a 0-d value is fill_ (FillBackward3)
+    # and any other a copy_ (CopyBackwards); tensor indices on self are index_put_
+    # (IndexPutBackward0); a write into a view of self is CopySlices. The last two are
+    # freed after a backward without retain_graph, the first two may run again.
+    if via is None and basic:
+        full = not vt or not value._data.ndim
+        _inplace(self, apply(T.fill_tensor if full else T.copy_from, (self, v)))
+        return
     try:
-        res = apply(T.index_put_setitem, (self, v), (key, False))
+        res = apply(T.index_put if via is None else T.index_put_setitem, (self, v), (key, False))
     except ValueError:
         if basic:
             raise
@@ -2477,10 +2485,11 @@ def _index_put_shape_error(self, key, vshape) -> RuntimeError:
                         "broadcast to the shape of x[key])")
 
 
-def _setitem_check_inplace(self, key) -> None:
+def _setitem_check_inplace(self, key):
     """PyTorch's in-place checks for ``self[key] = v`` in grad mode (Note [Setitem checks]):
     those of ``self`` when the write goes into ``self`` itself, else those of the view of
-    ``self`` the basic part of ``key`` makes, named after its last view op."""
+    ``self`` the basic part of ``key`` makes, named after its last view op. Returns that
+    view op's name ("Select", "Slice", "Unsqueeze"), or None for ``self`` itself."""
     via = None
     shape = self._data.shape
     dims = len(shape) - _py_sum(0 if k is None or k is Ellipsis else
@@ -2504,7 +2513,7 @@ def _setitem_check_inplace(self, key) -> None:
             d += 1
     if via is None:
         _check_inplace_leaf(self, True)
-        return
+        return None
     if not self._data.flags.writeable:
         _check_no_overlap(self)
     base = self._base
@@ -2517,6 +2526,7 @@ def _setitem_check_inplace(self, key) -> None:
             "a view of a leaf Variable that requires grad is being used in an in-place "
             "operation. Clone the leaf first (x = leaf.clone(); x[...] = ...), or modify it "
             "under torch.no_grad().")
+    return via
 
 
 def gather(input, dim: int, index) -> Tensor:  # noqa: A002
