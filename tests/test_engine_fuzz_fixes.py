@@ -336,3 +336,15 @@ def test_setitem_records_torchs_node_and_frees_what_torch_frees(key, value):
             again = "freed"
         return names, again, x.grad, w.grad
     same(f)
+
+
+def test_copy_slices_takes_a_transposed_gradient():
+    # the view replayed on the gradient (flatten) needs the base's layout, not g's
+    def f(m):
+        x = m.ones((2, 2), requires_grad=True)
+        w = m.tensor([[-0.578, 0.337]], dtype=m.float64, requires_grad=True)
+        v = x / w
+        v.flatten(-2)[3:4] = 3
+        v.permute((1, 0)).backward(m.ones(2, 2, dtype=m.float64))
+        return x.grad, w.grad
+    same(f)

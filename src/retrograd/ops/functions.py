@@ -3114,8 +3114,8 @@ def _copy_slices_vjp(g, s, n, needs):
         mask = _make(np.ones(g._data.shape, dtype=np.bool_))
         replay_view(recipe, mask)._data[...] = False
         out[0] = where(mask, g, 0.0)
-    if needs[1]:
-        out[1] = replay_view(recipe, g)
+    if needs[1]:  # on a contiguous g, as the mask above (PyTorch copies g into the base's
+        out[1] = replay_view(recipe, contiguous(g))  # layout first): g may be transposed
     return out
 
 
