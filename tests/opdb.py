@@ -1226,7 +1226,7 @@ NAME_SKIPS = {
     "masked_fill": _COMPOSITE + " (where)", "masked_select": _COMPOSITE + " (indexing)",
     "kthvalue": _COMPOSITE, "median": _COMPOSITE, "roll": "roll without dims: a composite",
     "matmul": "torch reshapes batched/1-D matmuls around bmm/mm; different view nodes",
-    "matmul_op": "as matmul", "cumsum": _ZERO_DIM, "cumprod": _ZERO_DIM, "sort": _ZERO_DIM,
+    "matmul_op": "as matmul", "sort": _ZERO_DIM,
     "transpose": _ZERO_DIM,
     "squeeze": "SqueezeBackward0/1/2 for no dim / one dim / dims in torch; one op here",
     "getitem": "mixed int/slice keys are one slice node here, Select/Unsqueeze/Alias chains in "

@@ -348,3 +348,16 @@ def test_copy_slices_takes_a_transposed_gradient():
         v.permute((1, 0)).backward(m.ones(2, 2, dtype=m.float64))
         return x.grad, w.grad
     same(f)
+
+
+@pytest.mark.parametrize("fn", ["cumsum", "cumprod"])
+def test_cumulative_ops_of_a_0d_tensor_are_not_views(fn):
+    def f(m):
+        x = m.tensor(1.33, dtype=m.float64, requires_grad=True)
+        v = getattr(x, fn)(-1)
+        r = v.reshape(-1)
+        v.fill_(3)  # an in-place op on a plain result: FillBackward, nothing to free
+        (g,) = m.autograd.grad((r * 2).sum(), [x], allow_unused=True)
+        (r * 3).sum().backward()
+        return v.grad_fn.name(), r, g, x.grad
+    same(f)

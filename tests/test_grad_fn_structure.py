@@ -46,7 +46,7 @@ ALLOW = {
     "matmul": "torch reshapes batched/1-D matmuls around bmm/mm (view/unsqueeze nodes)",
     "matmul_op": "as matmul", "tensordot": "as matmul", "outer": "torch: a mul of views",
     "einsum": "torch decomposes einsum into views/bmm; one primitive here",
-    "cumsum": _VIEWS, "cumprod": _VIEWS, "reshape": _VIEWS, "flatten": _VIEWS,
+    "reshape": _VIEWS, "flatten": _VIEWS,
     "squeeze": "SqueezeBackward0/1/2 for no dim / one dim / dims in torch; one op here",
     "transpose": _VIEWS, "roll": "roll without dims: a composite",
     "getitem": "mixed int/slice keys are one slice node here, Select/Unsqueeze chains in torch",

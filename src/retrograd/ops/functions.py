@@ -1136,10 +1136,7 @@ def cumsum(input, dim: int, *, dtype=None) -> Tensor:  # noqa: A002
         >>> torch.cumsum(torch.tensor([1., 2., 3.]), dim=0)
         tensor([1., 3., 6.])
     """
-    d = _wrap_dim(dim, input._data.ndim)
-    x = input.reshape(1) if input._data.ndim == 0 else input
-    r = apply(T.cumsum, (x,), (d if input._data.ndim else 0, _sum_dtype(x, dtype)))
-    return r.reshape(()) if input._data.ndim == 0 else r
+    return apply(T.cumsum, (input,), (_wrap_dim(dim, input._data.ndim), _sum_dtype(input, dtype)))
 
 
 def cumprod(input, dim: int, *, dtype=None) -> Tensor:  # noqa: A002
@@ -1150,10 +1147,7 @@ def cumprod(input, dim: int, *, dtype=None) -> Tensor:  # noqa: A002
         >>> torch.cumprod(torch.tensor([1., 2., 3.]), dim=0)
         tensor([1., 2., 6.])
     """
-    d = _wrap_dim(dim, input._data.ndim)
-    x = input.reshape(1) if input._data.ndim == 0 else input
-    r = apply(T.cumprod, (x,), (d if input._data.ndim else 0, _sum_dtype(x, dtype)))
-    return r.reshape(()) if input._data.ndim == 0 else r
+    return apply(T.cumprod, (input,), (_wrap_dim(dim, input._data.ndim), _sum_dtype(input, dtype)))
 
 
 def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002

@@ -1016,6 +1016,8 @@ def torch_cumulative(fn, a: np.ndarray, axis: int, dtype=None) -> np.ndarray:
         >>> np.signbit(torch_cumulative(np.cumsum, np.array([-0.0]), 0))
         array([False])
     """
+    if a.ndim == 0:  # a 0-d input gives a 0-d result (NumPy's would be 1-d)
+        return torch_cumulative(fn, a.reshape(1), 0, dtype).reshape(())
     out_dt = np.dtype(dtype) if dtype is not None else a.dtype
     if out_dt.kind != "f":
         return fn(a, axis=axis, dtype=dtype)
@@ -1032,8 +1034,8 @@ def _cumsum_fwd(a, p):
     return torch_cumulative(np.cumsum, a, p[0], p[1])
 
 
-cumsum = Op("cumsum", _cumsum_fwd, (lambda g, s, n: g.flip(n._p[0]).cumsum(n._p[0])
-                                    .flip(n._p[0]),))
+cumsum = Op("cumsum", _cumsum_fwd, (lambda g, s, n: g if not len(n._edges[0][2]) else
+                                    g.flip(n._p[0]).cumsum(n._p[0]).flip(n._p[0]),))
 
 
 def _cumprod_rule(g, s, n):
@@ -1042,9 +1044,9 @@ def _cumprod_rule(g, s, n):
     # O(n^2) one whose derivative is cumprod's second derivative
     a, out = s
     dim = n._p[0]
-    size = a.shape[dim]
-    if a.numel() <= 1 or size == 1:
+    if a.numel() <= 1 or a.shape[dim] == 1:
         return g
+    size = a.shape[dim]
     w = out * g
     if not bool((a == 0).any()):
         return w.flip(dim).cumsum(dim).flip(dim) / a
