@@ -360,4 +360,6 @@ def test_cumulative_ops_of_a_0d_tensor_are_not_views(fn):
         (g,) = m.autograd.grad((r * 2).sum(), [x], allow_unused=True)
         (r * 3).sum().backward()
         return v.grad_fn.name(), r, g, x.grad
+    if fn == "cumprod":  # CumprodBackward0 saved its result, which fill_ overwrote
+        return same_error(f)
     same(f)
