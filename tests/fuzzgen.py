@@ -894,28 +894,6 @@ def _gone(diff: Difference, again: Difference | None) -> bool:
                                                                      diff.what)
 
 
-_MASK_OPS = (
-    (re.compile(r"T\.nn\.functional\.hardtanh\((\w+)\)"), r"T.clamp(\1, -1.0, 1.0)"),
-    (re.compile(r"T\.nn\.functional\.leaky_relu\((\w+), 0\.1\)"), r"T.where(\1 > 0, \1, \1 * 0.1)"),
-)
-
-
-def _due_to_mask_rules(diff: Difference, program: Program) -> bool:
-    # Note [Exclusions]: the difference must vanish when leaky_relu and hardtanh are
-    # written as where / clamp (same values, rules that save their input): then it
-    # came from the mask rules and from nothing else in the program.
-    src = [s.code for s in program.steps[:diff.step + 1]]
-    if not any("leaky_relu" in c or "hardtanh" in c for c in src):
-        return False
-    steps = []
-    for s in program.steps:
-        code = s.code
-        for pat, rep in _MASK_OPS:
-            code = pat.sub(rep, code)
-        steps.append(Step(code, s.outs, s.check))
-    return _gone(diff, compare(Program(program.seed, steps)))
-
-
 _DISCONTINUOUS = re.compile(r"remainder|fmod|floor|ceil|round|sign|trunc|>|amax|amin|max|min|"
                             r"argmax|\[0\]|\.values|relu|hardtanh|clamp|where|masked_fill")
 
@@ -971,25 +949,6 @@ EXCLUSIONS: list = [
          "v5.pow_(-2)\n"
          "x6 = T.tensor([[-1.714], [-1.335], [1.431]], dtype=T.float64)\n"
          "v7 = T.remainder(v5, x6)\n",),
-    ),
-    Exclusion(
-        "double backward through leaky_relu / hardtanh masks",
-        "their rule multiplies by a constant mask and saves nothing, which keeps the "
-        "in-place forms differentiable; so the gradient of their first derivative "
-        "with respect to the input raises 'does not require grad' (or is None) where "
-        "torch returns zeros, and a second backward through them without "
-        "retain_graph does not raise where torch (which saved the input) does. "
-        "Documented in docs/compatibility.md.",
-        _due_to_mask_rules,
-        ("x1 = T.tensor([1.0, -2.0], dtype=T.float64, requires_grad=True)\n"
-         "v2 = T.nn.functional.leaky_relu(x1, 0.1)\n"
-         "g3_0, = T.autograd.grad(v2.sum(), [x1], create_graph=True)\n"
-         "g4_0, = T.autograd.grad(g3_0.sum(), [x1], allow_unused=True)\n",
-         "x1 = T.tensor([-1.841, 0.5, 1.294], requires_grad=True)\n"
-         "v2 = T.nn.functional.hardtanh(x1)\n"
-         "v3 = v2.mean()\n"
-         "v2.sum().backward()\n"
-         "v3.backward()\n"),
     ),
 ]
 

@@ -363,3 +363,31 @@ def test_cumulative_ops_of_a_0d_tensor_are_not_views(fn):
     if fn == "cumprod":  # CumprodBackward0 saved its result, which fill_ overwrote
         return same_error(f)
     same(f)
+
+
+@pytest.mark.parametrize("act", ["leaky_relu", "hardtanh", "relu6", "elu"])
+@pytest.mark.parametrize("inplace", [False, True])
+def test_mask_activations_second_derivatives_and_in_place_nodes(act, inplace):
+    # the node saves the input (the output, in place) and its rule is a fused backward op
+    # whose derivative w.r.t. that tensor is zero: second derivatives are zeros, not
+    # "does not require grad"; at nan hardtanh's gradient is 0 and leaky_relu's the slope
+    def f(m):
+        F = m.nn.functional
+        fn = {"leaky_relu": lambda t, **k: F.leaky_relu(t, 0.1, **k), "hardtanh": F.hardtanh,
+              "relu6": F.relu6, "elu": F.elu}[act]
+        x = m.tensor([-2.0, -1.0, -0.0, 0.0, 0.5, 1.0, 3.0, float("nan")], dtype=m.float64,
+                     requires_grad=True)
+        w = x * 1
+        y = fn(w, inplace=True) if inplace else fn(w)
+        (g,) = m.autograd.grad((y * y).sum(), x, create_graph=True)
+        (gg,) = m.autograd.grad(g.sum(), x)
+        w = x * 1
+        z = fn(w, inplace=True) if inplace else fn(w)
+        z.sum().backward()  # a second run without retain_graph: the saved tensor is freed
+        try:
+            z.sum().backward()
+            again = "ran again"
+        except RuntimeError:
+            again = "freed"
+        return y.grad_fn.name(), y, g, gg, again
+    same(f)

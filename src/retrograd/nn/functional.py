@@ -852,11 +852,24 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,  # noqa
     """
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    x = input._data
-    inside = (x > min_val) & (x < max_val)
-    m = inside.astype(x.dtype)
-    c = np.where(inside, 0, np.clip(x, min_val, max_val)).astype(x.dtype)
-    return _inplace_result(input, apply(TN.hardtanh, (input,), (m, c)), inplace)
+    return _mask_activation(input, TN.hardtanh, TN.hardtanh_result, (min_val, max_val),
+                            inplace)
+
+
+def _mask_activation(input, op, op_result, p, inplace: bool) -> Tensor:  # noqa: A002
+    """leaky_relu / hardtanh: the in-place form's node saves the output, as PyTorch's."""
+    if inplace:  # the input is overwritten: the rule reads the output (LeakyReluBackward1)
+        return _write_result(input, apply(op_result, (input,), p))
+    return apply(op, (input,), p)
+
+
+def _write_result(input: Tensor, out: Tensor) -> Tensor:  # noqa: A002
+    """The in-place form of a one-node activation whose node saved its output: ``input``
+    takes ``out``'s values and its node (EluBackward1, LeakyReluBackward1, ...), as
+    PyTorch's elu_ / leaky_relu_ / hardtanh_, through the in-place machinery."""
+    from ..ops.functions import _inplace
+
+    return _inplace(input, out)
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
@@ -879,9 +892,8 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01,  # noqa: A002
         >>> torch.nn.functional.leaky_relu(torch.tensor([-2., 2.]), 0.5)
         tensor([-1.,  2.])
     """
-    x = input._data
-    m = np.where(x > 0, 1.0, negative_slope).astype(x.dtype)
-    return _inplace_result(input, apply(TN.leaky_relu, (input,), (m, None)), inplace)
+    return _mask_activation(input, TN.leaky_relu, TN.leaky_relu_result, (negative_slope,),
+                            inplace)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
@@ -903,7 +915,7 @@ def _elu(input: Tensor, p: tuple, inplace: bool, name: str) -> Tensor:  # noqa: 
                                   f"'{_legacy(input.dtype)}': convert the input to a floating "
                                   "dtype first (x.float())")
     if inplace:  # the input is overwritten: the rule reads the output (PyTorch's elu_)
-        return _inplace_result(input, apply(TN.elu_result, (input,), p), True)
+        return _write_result(input, apply(TN.elu_result, (input,), p))
     return apply(TN.elu, (input,), p)
 
 

@@ -649,28 +649,46 @@ elu_result = Op("elu_result", _elu_fwd,
                 node_name="EluBackward1")
 
 
-# piecewise-linear activations: x * m + c with m, c constant arrays computed from the
-# input (p = (m, c)). Own entries for memory: the derivative g * m needs neither the input
-# nor the output, so an in-place form (F.leaky_relu(x, inplace=True)) stays differentiable;
-# hardtanh's mask excludes the limits, as PyTorch's gradient does.
+# leaky_relu and hardtanh as PyTorch has them: the node saves the input (the output,
+# for the in-place forms F.leaky_relu(x, inplace=True), whose write overwrites the
+# input: LeakyReluBackward1 / HardtanhBackward1), and its rule is a fused backward op
+# (like relu's threshold_backward) whose own derivative w.r.t. that saved tensor is zero:
+# second derivatives are zeros, as in PyTorch. p = (negative_slope,) or (min, max).
 
 
-def _masked_affine_fwd(x, p):
-    m, c = p
-    out = x * m
-    if c is not None:
-        out = out + c
-    return out.astype(x.dtype, copy=False)
+def _leaky_relu_fwd(x, p):
+    return np.where(x > 0, x, x * p[0]).astype(x.dtype, copy=False)
 
 
-def _masked_affine_rule(g, s, n):
-    return g * _make(n._p[0])
+def _leaky_relu_bwd_fwd(g, x, p):
+    return np.where(x > 0, g, g * p[0]).astype(g.dtype, copy=False)
 
 
-leaky_relu = Op("leaky_relu", _masked_affine_fwd, (_masked_affine_rule,),
-                node_name="LeakyReluBackward0")
-hardtanh = Op("hardtanh", _masked_affine_fwd, (_masked_affine_rule,),
-              node_name="HardtanhBackward0")
+def _hardtanh_fwd(x, p):
+    return np.clip(x, p[0], p[1]).astype(x.dtype, copy=False)
+
+
+def _hardtanh_bwd_fwd(g, x, p):
+    return np.where((x > p[0]) & (x < p[1]), g, 0).astype(g.dtype, copy=False)  # nan: 0
+
+
+def _fused_mask_ops(name, fwd, bwd_fwd, title, result_nr=1):
+    back = Op(f"{name}_backward", bwd_fwd,
+              (lambda gg, s, n: apply(back, (gg, s[1]), n._p),
+               lambda gg, s, n: R.zeros_like(gg)),
+              (0, 1), save_if=((1,), (0,)), node_name=f"{title}BackwardBackward0")
+
+    def rule(g, s, n):
+        return apply(back, (g, s[0]), n._p)
+    return (back, Op(name, fwd, (rule,), (0,), node_name=f"{title}Backward0"),
+            Op(f"{name}_result", fwd, (rule,), ("out",),
+               node_name=f"{title}Backward{result_nr}"))
+
+
+leaky_relu_backward, leaky_relu, leaky_relu_result = _fused_mask_ops(
+    "leaky_relu", _leaky_relu_fwd, _leaky_relu_bwd_fwd, "LeakyRelu")
+hardtanh_backward, hardtanh, hardtanh_result = _fused_mask_ops(
+    "hardtanh", _hardtanh_fwd, _hardtanh_bwd_fwd, "Hardtanh", result_nr=0)  # (as torch)
 
 
 # ---------------------------------------------------------------------------------
