@@ -205,6 +205,8 @@ class Tensor:
         if requires_grad and self._data.dtype not in _FLOAT_NP:
             raise RuntimeError("only Tensors of floating point dtype can require gradients "
                                f"(this one is {self.dtype}); convert it first, e.g. x.float()")
+        if not requires_grad and self._base is not None and self._base._rg:
+            return self  # as PyTorch: a view requires grad while its base does
         if self._rg and not requires_grad:
             _cut_mark("requires_grad_false", "requires_grad_(False)", self, self)
         self._rg = bool(requires_grad)
@@ -214,7 +216,8 @@ class Tensor:
 
     @property
     def grad(self):
-        if self.grad_fn is not None and not self._retains and self._grad is None and \
+        # (the node as it is: PyTorch's check here does not re-derive a stale view's)
+        if self._gfn is not None and not self._retains and self._grad is None and \
                 STATE.enabled:  # as PyTorch: no warning once backward(inputs=[t]) filled it
             _warn_nonleaf_grad(self)
         return self._grad

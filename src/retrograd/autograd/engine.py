@@ -236,9 +236,9 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                         results[k] = grads[0]
                     elif inputs is None or k is not None:
                         var = node._var()
-                        if var is not None:
-                            _accumulate(var, grads[0], create_graph, taken,
-                                        leaf_node=node)
+                        if var is not None and var._rg:  # as PyTorch: not once the leaf
+                            _accumulate(var, grads[0], create_graph, taken,  # stopped
+                                        leaf_node=node)  # requiring grad
                 node = None
                 continue
             if needed is None:
@@ -414,8 +414,8 @@ def _run_pre_hooks(node, grads: list, create_graph: bool, taken: set) -> list:
 def _retain_into(t, g, create_graph: bool) -> None:
     if not create_graph:
         g = g.detach()
-    if t._grad is None:
-        t._grad = g.clone() if not create_graph else g
+    if t._grad is None:  # as PyTorch: a contiguous clone (differentiable under create_graph)
+        t._grad = g.clone()
     else:
         t._grad = t._grad + g
 

@@ -357,7 +357,8 @@ def regenerate_view_grad_fn(view: Tensor) -> None:
     """Re-derive a stale view's grad_fn from its base (Note [View grad_fn regeneration])."""
     base = view._base
     if view._gfn is None and not base._rg:
-        view._vver = view._vc[0]  # nothing requires grad: nothing to re-derive
+        # nothing requires grad: nothing to re-derive yet. As PyTorch, the view stays stale,
+        # so that if its base comes to require grad, the view's grad_fn is derived then
         return
     check_view_rebase(view, indirect=True)
     prev = STATE.enabled
@@ -367,6 +368,12 @@ def regenerate_view_grad_fn(view: Tensor) -> None:
     finally:
         STATE.enabled = prev
     old = view._gfn
+    if fresh._gfn is None and old is not None:
+        # the base stopped requiring grad: PyTorch still re-derives a node (AsStridedBackward0,
+        # whose edge to the base carries nothing); the old one serves, as no gradient
+        # reaches a leaf that no longer requires grad
+        view._vver = view._vc[0]
+        return
     view._gfn = fresh._gfn
     view._rg = fresh._rg
     if view._out_nr:

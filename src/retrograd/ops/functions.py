@@ -27,6 +27,7 @@ from ..autograd.forward_ad import inplace_tangent as _inplace_tangent
 from ..autograd.node import _LEGACY
 from ..autograd.provenance import mark as _cut_mark
 from . import buffers as _buffers
+from . import overlap as _overlap
 from . import table as T
 from ._core import _LOW, FLOAT_NP, Op, record
 from ._core import any_requires_grad as _any_rg
@@ -1723,7 +1724,7 @@ def _pieces(input, d, bounds, kind, sizes):
     meta = "multi" if STATE.enabled else "no_grad"  # check_view_rebase (ops/dispatch.py)
     for lo, hi in bounds:
         key = (slice(None),) * d + ((lo if kind == "unbind" else slice(lo, hi)),)
-        arr = input._data[key]
+        arr = input._data[key + (Ellipsis,)]  # all ints: a 0-d view, not a NumPy scalar copy
         t = _make(arr)
         t._vc = input._vc
         t._base = base
@@ -2085,11 +2086,17 @@ def setitem(self, key, value) -> None:
     """
     key = norm_key(key)
     vt = isinstance(value, Tensor)
-    if STATE.enabled and self._rg and self.grad_fn is None and _basic(key):
-        # PyTorch writes through a view here (x[0].copy_(v)), hence its message
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                           "in-place operation. Clone the leaf first (x = leaf.clone(); "
-                           "x[...] = ...), or modify it under torch.no_grad().")
+    basic = _basic(key)
+    if STATE.enabled and (self._rg or (vt and value._rg)):
+        _check_setitem_leaf(self, key, basic, value if vt else None)
+    d = self._data
+    if not d.flags.writeable or (vt and (value._data is d or _overlap.may_alias(d, value._data))):
+        return _setitem_overlapping(self, key, value, basic)
+    _setitem(self, key, value)
+
+
+def _setitem(self, key, value) -> None:
+    vt = isinstance(value, Tensor)
     if (not STATE.enabled or not (self._rg or (vt and value._rg))) and not _FW.active:
         _check_inplace_leaf(self)
         self._data[key] = value._data if vt else value
@@ -2101,6 +2108,99 @@ def setitem(self, key, value) -> None:
     if v._data.dtype != self._data.dtype:
         v = to(v, self.dtype)
     _inplace(self, apply(T.index_put_setitem, (self, v), (key, False)))
+
+
+def _strip_leading_ones(shape) -> tuple:
+    i = 0
+    while i < len(shape) and shape[i] == 1:
+        i += 1
+    return tuple(shape[i:])
+
+
+def _check_setitem_leaf(self, key, basic: bool, value) -> None:
+    """PyTorch's check_inplace for ``self[key] = value`` in grad mode: the tensor written is
+    ``self`` when the slicing part of ``key`` selects all of it, else a view of ``self``."""
+    shape = self._data.shape
+    if basic and value is not None:  # a value of the wrong shape is reported first
+        try:
+            tshape = self._data[key].shape
+            vshape = _strip_leading_ones(value._data.shape)
+            if np.broadcast_shapes(vshape, tshape) != tshape:
+                return
+        except (IndexError, ValueError, TypeError):
+            return
+    if T.whole_selection(key, shape, False):
+        _check_inplace_leaf(self, True)
+        return
+    base = self._base
+    if base is not None:
+        check_view_rebase(self, indirect=False)
+    else:
+        base = self
+    if (self._rg or base._rg) and base._gfn is None:
+        _raise_view_of_leaf()
+
+
+def _setitem_overlapping(self, key, value, basic: bool) -> None:
+    """``self[key] = value`` where NumPy holds self's memory read-only (an expanded or
+    overlapping view) or ``value`` shares it: PyTorch's checks (a basic key is a copy_ into
+    the view ``self[key]``; an advanced one index_put_, or masked_fill_ for one mask and a
+    single value), then the write (Note [Memory overlap in in-place ops] in overlap.py)."""
+    d = self._data
+    vd = value._data if isinstance(value, Tensor) else None
+    if basic:
+        try:
+            target = d[key]
+        except (IndexError, ValueError, TypeError):  # _setitem reports it
+            return _aliased_write(self, lambda: _setitem(self, key, value))
+        src = same = ()
+        if vd is not None:  # PyTorch: target.copy_(value), or of the value without its
+            if vd.shape == target.shape:  # leading 1s and expanded when the shapes differ
+                src = (vd,)
+            else:  # (stride 0 along a dim of size > 1 makes it "too hard": not compared)
+                try:
+                    src = (np.broadcast_to(vd.reshape(_strip_leading_ones(vd.shape)),
+                                           target.shape),)
+                except ValueError:
+                    pass
+            same = src
+        if not (same and _overlap.same_memory(target, same[0])):  # onto itself: a no-op
+            _overlap.check(target, src)
+
+        if STATE.enabled and (self._rg or (vd is not None and value._rg)):
+            # as PyTorch, a copy_ into the view self[key]: the base's gradient is then
+            # CopySlices' over that view, which differs from an index_put on self when the
+            # view's elements share memory
+            if vd is None:
+                value = _make(np.asarray(value, dtype=d.dtype))
+            elif vd.shape != target.shape:
+                value = value.reshape(_strip_leading_ones(vd.shape)).expand(target.shape)
+            copy_(getitem(self, key), value)
+            return None
+
+        def compute():
+            return np.broadcast_to(vd if vd is not None else np.asarray(value, d.dtype),
+                                   target.shape)
+        return _aliased_write(self, lambda: _setitem(self, key, value), compute,
+                              (vd,) if vd is not None else (), out=target)
+    sliced_key = []
+    for k in key:
+        if isinstance(k, np.ndarray):
+            sliced_key += [slice(None)] * (k.ndim if k.dtype == np.bool_ else 1)
+        else:
+            sliced_key.append(k)
+    sliced = d[tuple(sliced_key)]
+    arrays = [k for k in key if isinstance(k, np.ndarray)]
+    as_mask = (len(arrays) == 1 and arrays[0].dtype == np.bool_ and
+               (vd is None or vd.size == 1))  # PyTorch's masked_fill_ dispatch
+    if vd is not None and not as_mask and value is self and T.whole_selection(key, d.shape, False):
+        vd = sliced  # PyTorch writes into the value tensor itself: "full" overlap
+    _overlap.check(sliced, (vd,) if vd is not None and not as_mask else (), "index_put",
+                   "index_put_")
+    if as_mask and not sliced.flags.writeable and _overlap.internal(sliced):
+        _overlap.warn_expanded("masked_fill_")
+    return _aliased_write(self, lambda: _setitem(self, key, value),
+                          rewrite=lambda w: w.__setitem__(key, vd if vd is not None else value))
 
 
 def gather(input, dim: int, index) -> Tensor:  # noqa: A002
@@ -2502,22 +2602,19 @@ def contiguous(input, memory_format=None) -> Tensor:  # noqa: A002
 def _check_inplace_leaf(self, grad: bool | None = None) -> None:
     """PyTorch's ``check_inplace``: in grad mode, when the op involves a tensor that
     requires grad (``grad``; default: ``self`` does), refuse to write into a leaf that
-    requires grad, a view of one, or a view whose history can't be rewritten."""
-    if not self._data.flags.writeable:
-        _check_no_overlap(self)
+    requires grad, a view (that requires grad) of any leaf, or a view whose history can't
+    be rewritten."""
     if not STATE.enabled:
         return
     if grad is None:
         grad = self._rg
+    if not grad:
+        return
     base = self._base
     if base is not None:
-        if grad:
-            check_view_rebase(self, indirect=False)
-        if base._rg and base._gfn is None:
-            raise RuntimeError(
-                "a view of a leaf Variable that requires grad is being used in an in-place "
-                "operation. Clone the leaf first (x = leaf.clone(); x[...] = ...), or modify it "
-                "under torch.no_grad().")
+        check_view_rebase(self, indirect=False)
+        if (self._rg or base._rg) and base._gfn is None:
+            _raise_view_of_leaf()
     elif self._rg and self._gfn is None:
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation. Leaves "
@@ -2526,18 +2623,63 @@ def _check_inplace_leaf(self, grad: bool | None = None) -> None:
             "do), or use an out-of-place op (x = x + 1).")
 
 
-def _check_no_overlap(self) -> None:
-    """Refuse to write into a tensor whose elements share memory (an expanded view, or an
-    overlapping unfold/as_strided view: Note [Views by index maps] in table.py marks those
-    read-only), with PyTorch's message."""
+def _raise_view_of_leaf() -> None:
+    # PyTorch asks only that the view require grad and its base be a leaf: the base need not
+    # require grad itself (a view made before ``view.requires_grad_()`` counts too)
+    raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                       "in-place operation. Clone the leaf first (x = leaf.clone(); "
+                       "x[...] = ...), or modify it under torch.no_grad().")
+
+
+def _alias_args(d, args, kwargs) -> bool:
+    """Might a tensor among ``args``/``kwargs`` share memory with ``d``? (cheap: byte bounds,
+    and only when one of the two arrays is a view)"""
+    for a in args:
+        if isinstance(a, Tensor) and _overlap.may_alias(d, a._data):
+            return True
+    if kwargs:
+        for a in kwargs.values():
+            if isinstance(a, Tensor) and _overlap.may_alias(d, a._data):
+                return True
+    return False
+
+
+def _aliased_write(self, body, compute=None, inputs=(), out=None, rewrite=None):
+    """Run ``body()``, an in-place op's usual path, on ``self`` whose memory NumPy holds
+    read-only (an expanded or overlapping view) or that an input overlaps: the op writes
+    through a writable alias of the same memory (Note [Memory overlap in in-place ops] in
+    ops/overlap.py). When element-by-element order matters (``out``, default ``self``'s
+    array, aliases itself or an input), the values are then rewritten as PyTorch's kernel
+    leaves them: ``compute()`` gives the op's result from the memory as it is. An op that
+    writes only some elements (index_put_, masked_fill_) passes ``rewrite(w)``, which
+    writes just those into the writable alias ``w``, when self's elements share memory."""
     d = self._data
-    if self._base is not None or builtins.any(st == 0 and n > 1
-                                              for st, n in zip(d.strides, d.shape)):
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers to a "
-            "single memory location. Please clone() the tensor before performing the "
-            f"operation. (a view of shape {list(d.shape)} with element strides "
-            f"{list(self.stride())}: write into its base, or into x.clone())")
+    w = _overlap.writable(d)
+    if w is None:  # memory NumPy must not write (a shared constant): self gets its own
+        d = self._data = _overlap.private_copy(d)
+        w = _overlap.writable(d)
+    out = d if out is None else out
+    seq = compute is not None and _overlap.needs_sequential(out, inputs)
+    redo = not seq and rewrite is not None and _overlap.aliases_itself(d)
+    orig = d.copy() if seq or redo else None
+    self._data = w
+    try:
+        res = body()
+    finally:
+        if self._data is w:
+            self._data = d
+    if redo:
+        w[...] = orig
+        rewrite(w)
+    if seq:
+        w[...] = orig
+        prev = STATE.enabled
+        STATE.enabled = False
+        try:
+            _overlap.sequential(out, compute, inputs)
+        finally:
+            STATE.enabled = prev
+    return res
 
 
 _CAN_CAST_CACHE: dict = {}
@@ -2634,7 +2776,12 @@ def _copy_slices_vjp(g, s, n, needs):
     out = [None, None]
     if needs[0]:
         mask = _make(np.ones(g._data.shape, dtype=np.bool_))
-        replay_view(recipe, mask)._data[...] = False
+        region = replay_view(recipe, mask)._data
+        if _overlap.internal(region):  # PyTorch copies the view's gradient into this region
+            raise RuntimeError(_overlap.INTERNAL_MSG + " (backward of an in-place op on an "
+                               "expanded view: its gradient cannot be written back; make the "
+                               "view with .clone() before the in-place op)")
+        _overlap.writable(region)[...] = False  # (maybe overlapping)
         out[0] = where(mask, g, 0.0)
     if needs[1]:
         out[1] = replay_view(recipe, g)
@@ -2642,6 +2789,49 @@ def _copy_slices_vjp(g, s, n, needs):
 
 
 _COPY_SLICES = Op("copy_slices", None, _copy_slices_vjp, node_name="torch::autograd::CopySlices")
+
+
+# Note [In-place ops on overlapping views]
+# PyTorch's CopySlices computes the base's gradient as: the incoming gradient, with the
+# view's elements overwritten (``grad_slice.copy_(...)``) by the in-place op's gradient with
+# respect to the view's old value. When the view's elements share memory (an overlapping
+# unfold or as_strided view), that copy keeps, for each memory location, the value of the
+# element written last (TensorIterator's order); our view ops' own rules would sum them
+# instead. So an in-place op on such a view computes from ``_overlapping_self(view)``: the
+# view's values, recorded from the base by an op whose rule is that overwrite.
+def _overlap_self_rule(g, s, n):
+    _, shape, dt, pos, locs = n._p
+    flat = zeros(int(np.prod(shape, dtype=np.int64)), dtype=D.FROM_NP[dt])
+    b = g._data.ndim - len(n._p[0].shape)  # leading batch dims (vmap)
+    vals = g.reshape(g.shape[:b] + (-1,))[(slice(None),) * b + (_make(pos),)]
+    return flat.index_put((slice(None),) * b + (_make(locs),), vals).reshape(
+        g.shape[:b] + tuple(shape))
+
+
+_OVERLAP_SELF = Op("overlap_self", lambda a, p: p[0], (_overlap_self_rule,),
+                   node_name="AsStridedBackward0")
+
+
+def _overlapping_self(view_t: Tensor) -> Tensor:
+    """The values of ``view_t`` (a view whose elements share memory), as a tensor recorded
+    from its base whose gradient rule is CopySlices' overwrite (Note [In-place ops on
+    overlapping views])."""
+    base = view_t._base
+    d = view_t._data
+    prev = STATE.enabled
+    STATE.enabled = False
+    try:  # each element's flat position in the base
+        where = replay_view(view_t._vfn, _make(np.arange(base._data.size, dtype=np.int64)
+                                              .reshape(base._data.shape)))._data
+    finally:
+        STATE.enabled = prev
+    contiguous = np.empty(d.shape, d.dtype).strides
+    order = _overlap.ti_order(d.shape, [d.strides, contiguous])
+    locs = where.reshape(-1)[order]
+    last = np.unique(locs[::-1], return_index=True)[1]  # the last write to each location
+    pos = order[::-1][last]
+    return apply(_OVERLAP_SELF, (base,), (d.copy(), base._data.shape, base._data.dtype, pos,
+                                           locs[::-1][last]))
 
 
 def _rebase_view(view_t: Tensor, res: Tensor) -> None:
@@ -2669,19 +2859,66 @@ def _rebase_view(view_t: Tensor, res: Tensor) -> None:
 
 def _make_inplace(fn, name):
     fast = _FAST_INPLACE.get(name)
+    kind = _overlap.policy(name)
 
-    def method(self, *args, **kwargs):
-        if not self._data.flags.writeable:
-            _check_no_overlap(self)
+    def body(self, args, kwargs):
         if not STATE.enabled or not (self._rg or _any_rg(args) or _any_rg(kwargs.values())):
             if fast is not None and fast(self, *args, **kwargs):
                 self._vc[0] += 1
                 return self
             return _write_plain(self, fn(self, *args, **kwargs))
+        _check_inplace_leaf(self, True)  # as PyTorch: before the op can fail on its arguments
         return _inplace(self, fn(self, *args, **kwargs))
+
+    def method(self, *args, **kwargs):
+        d = self._data
+        if d.flags.writeable and not ((args or kwargs) and _alias_args(d, args, kwargs)):
+            return body(self, args, kwargs)
+        # Note [Memory overlap in in-place ops] (ops/overlap.py)
+        ins = [a._data for a in (*args, *kwargs.values()) if isinstance(a, Tensor) and
+               a is not self]
+        _overlap.check(d, ins[:1] if kind == "masked_fill" else ins, kind, name)
+        compute = None
+        if kind == "ti":
+            def compute():
+                return fn(self, *args, **kwargs)._data
+        rewrite = _partial_rewrite(kind, args, kwargs)
+        run = body
+        if STATE.enabled and self._base is not None and self._base._rg and \
+                _overlap.aliases_itself(d):  # Note [In-place ops on overlapping views]
+            def run(self, args, kwargs):
+                _check_inplace_leaf(self, True)
+                r = fn(_overlapping_self(self), *args, **kwargs)
+                node = r._gfn
+                out = _inplace(self, r)
+                if node is not None and node._out is not None:  # a saved result is, as in
+                    # PyTorch, the view: what the kernel leaves in memory
+                    node._out[r._out_nr] = (self._data, self._vc, self._vc[0])
+                return out
+        return _aliased_write(self, lambda: run(self, args, kwargs), compute, ins,
+                              rewrite=rewrite)
     method.__name__ = name
     method.__doc__ = f"In-place ``{fn.__name__}`` (bumps the version counter)."
     return method
+
+
+def _partial_rewrite(kind, args, kwargs):
+    """For masked_fill_ and index_put_, which write only some elements: a function writing
+    just those into a writable array (``_aliased_write``'s ``rewrite``), else None."""
+    def arr(v):
+        return v._data if isinstance(v, Tensor) else v
+    if kind == "masked_fill":
+        mask, value = (list(args) + [kwargs.get("mask"), kwargs.get("value")])[:2] \
+            if len(args) < 2 else args[:2]
+        return lambda w: w.__setitem__(np.broadcast_to(arr(mask), w.shape), arr(value))
+    if kind == "index_put":
+        indices, values = args[0], arr(args[1])
+        accumulate = args[2] if len(args) > 2 else kwargs.get("accumulate", False)
+        key = norm_key(tuple(indices) if isinstance(indices, list) else indices)
+        if accumulate:
+            return lambda w: np.add.at(w, key, values)
+        return lambda w: w.__setitem__(key, values)
+    return None
 
 
 # Note [Direct in-place kernels]
@@ -2796,6 +3033,14 @@ def fill_(self, value) -> Tensor:
         >>> torch.zeros(2).fill_(3)
         tensor([3., 3.])
     """
+    if not self._data.flags.writeable:  # Note [Memory overlap in in-place ops] (overlap.py)
+        if isinstance(value, Tensor):  # PyTorch: self.copy_(value), which checks self
+            _overlap.check(self._data, ())
+        return _aliased_write(self, lambda: _fill(self, value))
+    return _fill(self, value)
+
+
+def _fill(self, value) -> Tensor:
     vt = value if isinstance(value, Tensor) else None
     if vt is not None:
         if value._data.ndim != 0:
@@ -2822,6 +3067,12 @@ def zero_(self) -> Tensor:
         >>> torch.ones(2).zero_()
         tensor([0., 0.])
     """
+    if not self._data.flags.writeable:  # no overlap check in PyTorch (zeros are idempotent)
+        return _aliased_write(self, lambda: _zero(self))
+    return _zero(self)
+
+
+def _zero(self) -> Tensor:
     if STATE.enabled and self._rg:
         return _inplace(self, apply(T.zero, (self,)))
     _check_inplace_leaf(self)
@@ -2855,6 +3106,18 @@ def copy_(self, src, non_blocking: bool = False) -> Tensor:
         if bshape != ds:
             raise RuntimeError(f"output with shape {list(ds)} doesn't match the broadcast shape "
                                f"{list(bshape)}")
+    d, sd = self._data, src._data
+    if d.flags.writeable and not _overlap.may_alias(d, sd):
+        return _copy(self, src)
+    # Note [Memory overlap in in-place ops] (overlap.py); copying a tensor onto itself (the
+    # same tensor, or the same memory and layout) is a no-op PyTorch allows
+    if src is not self and not _overlap.same_memory(d, sd):
+        _overlap.check(d, (sd,))
+    return _aliased_write(self, lambda: _copy(self, src), lambda: np.broadcast_to(sd, d.shape),
+                          (sd,))
+
+
+def _copy(self, src) -> Tensor:
     if STATE.enabled and (self._rg or src._rg):
         return _inplace(self, apply(T.copy_from, (self, src)))
     _check_inplace_leaf(self)
@@ -2873,6 +3136,9 @@ def copy_(self, src, non_blocking: bool = False) -> Tensor:
 
 
 def _rand_inplace(self, arr):
+    if not self._data.flags.writeable:  # Note [Memory overlap in in-place ops] (overlap.py)
+        _overlap.check(self._data, ())
+        return _aliased_write(self, lambda: _rand_inplace(self, arr))
     _check_inplace_leaf(self)
     self._data[...] = arr
     self._vc[0] += 1

@@ -884,8 +884,9 @@ logsumexp = Op("logsumexp", _logsumexp_fwd,
                (0, "out"))
 
 
-def _cumsum_fwd(a, p):
-    return np.cumsum(a, axis=p[0], dtype=p[1])
+def _cumsum_fwd(a, p):  # C order for any input layout, as PyTorch
+    return np.cumsum(a if a.flags.c_contiguous else np.ascontiguousarray(a), axis=p[0],
+                     dtype=p[1])
 
 
 cumsum = Op("cumsum", _cumsum_fwd, (lambda g, s, n: g.flip(n._p[0]).cumsum(n._p[0])
@@ -908,8 +909,9 @@ def _cumprod_rule(g, s, n):
     return R.cat(cols, dim)
 
 
-def _cumprod_fwd(a, p):
-    return np.cumprod(a, axis=p[0], dtype=p[1])
+def _cumprod_fwd(a, p):  # C order for any input layout, as PyTorch
+    return np.cumprod(a if a.flags.c_contiguous else np.ascontiguousarray(a), axis=p[0],
+                      dtype=p[1])
 
 
 cumprod = Op("cumprod", _cumprod_fwd, (_cumprod_rule,), (0, "out"))
@@ -1317,9 +1319,52 @@ unfold = _view_op("unfold", _unfold_fwd, _index_map_rule)
 as_strided = _view_op("as_strided", _as_strided_fwd, _index_map_rule)
 
 
+def whole_selection(key, shape, allow_none: bool) -> bool:
+    """Does ``key`` (normalised, see ``norm_key``) select all of a tensor of ``shape``
+    through full slices and ``...`` (and ``None`` if ``allow_none``; index arrays count as
+    the dims they index)? PyTorch then does not slice: ``x[:]`` is ``x`` itself (an alias
+    when read), ``x[None]`` only unsqueezes.
+
+    Example:
+        >>> import numpy as np
+        >>> from retrograd.ops.table import whole_selection
+        >>> whole_selection((slice(None), Ellipsis), (2, 3), False)
+        True
+        >>> whole_selection((slice(1, None),), (2, 3), False), whole_selection((None,), (2,), True)
+        (False, True)
+    """
+    nd = len(shape)
+    used = 0
+    for k in key:
+        if isinstance(k, np.ndarray):
+            used += k.ndim if k.dtype == np.bool_ else 1
+        elif k is not None and k is not Ellipsis:
+            used += 1
+    pos = 0
+    for k in key:
+        if k is Ellipsis:
+            pos += nd - used
+        elif k is None:
+            if not allow_none:
+                return False
+        elif isinstance(k, np.ndarray):
+            pos += k.ndim if k.dtype == np.bool_ else 1
+        elif (k.__class__ is slice and k.start in (None, 0) and k.step in (None, 1) and
+              pos < nd and (k.stop is None or k.stop >= shape[pos])):
+            pos += 1
+        else:  # an int, a bool or a partial slice
+            return False
+    return True
+
+
 def _index_rule(g, s, n):
     shape, dt = n._edges[0][2], n._edges[0][3]
-    b = _bdims(g)  # basic keys only are batched (Note [Batched rules]): a leading full
+    b = _bdims(g)
+    if n._op is not index and whole_selection(n._p, shape, True):
+        # PyTorch's AliasBackward0 / UnsqueezeBackward0: the gradient itself, or a view of
+        # it (an expanded gradient stays expanded, as in-place ops on it can tell)
+        return g if g._data.shape == b + tuple(shape) else g.reshape(b + tuple(shape))
+    # basic keys only are batched (Note [Batched rules]): a leading full
     key = (slice(None),) * len(b) + tuple(n._p) if b else n._p  # slice keeps their meaning
     return R.zeros(b + tuple(shape), dtype=R._dtype.FROM_NP[dt]).index_put(key, g,
                                                                           accumulate=True)
@@ -1329,7 +1374,47 @@ def _index_fwd(a, key):
     r = a[key]
     if r.__class__ is not np.ndarray:  # all ints: NumPy gives a scalar copy; a 0-d view
         r = a[key + (Ellipsis,)] if key.__class__ is tuple else a[key, ...]
+    if key.__class__ is tuple:
+        for k in key:
+            if k is None:
+                return _unsqueeze_strides(a, key, r)
     return r
+
+
+def _unsqueeze_strides(a, key, r):
+    """``r = a[key]`` with PyTorch's strides for the dims ``None`` inserts (NumPy gives them
+    stride 0): ``x[None]`` is ``x.unsqueeze(0)``, whose new dim has the stride of the next dim
+    times its size (1 element at the end), so that ``stride()`` and the overlap checks of
+    in-place ops (Note [Memory overlap in in-place ops] in overlap.py) see PyTorch's layout."""
+    nd = a.ndim
+    used = len([k for k in key if k is not None and k is not Ellipsis])
+    strides = list(r.strides)
+    i = j = 0  # the next dim of r, of a
+    for k in key:
+        if k is None:
+            strides[i] = a.shape[j] * a.strides[j] if j < nd else a.itemsize
+            i += 1
+        elif k is Ellipsis:
+            i += nd - used
+            j += nd - used
+        elif k.__class__ is slice:
+            i += 1
+            j += 1
+        else:  # an int
+            j += 1
+    if tuple(strides) == r.strides:
+        return r
+    owner = r
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    try:  # a plain view of the owner (keeps the base chain simple)
+        off = r.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
+        out = np.ndarray(r.shape, r.dtype, owner, off, tuple(strides))
+    except (TypeError, ValueError, BufferError):
+        return np.lib.stride_tricks.as_strided(r, strides=strides, writeable=r.flags.writeable)
+    if not r.flags.writeable and out.flags.writeable:
+        out.flags.writeable = False
+    return out
 
 
 select = _view_op("select", _index_fwd, _index_rule)
