@@ -179,9 +179,9 @@ class Tensor:
 
     @property
     def requires_grad(self) -> bool:
-        if self._base is not None and self._vc[0] != self._vver:
-            _VIEW_GRAD_FN[0](self)  # Note [View grad_fn regeneration]
-        return self._rg
+        # as PyTorch, without re-deriving a stale view's grad_fn (which may raise): a view
+        # requires grad when it does itself or its base does
+        return self._rg or (self._base is not None and self._base._rg)
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:

@@ -33,6 +33,7 @@ from . import buffers as _buffers
 from ._core import (
     _LOW,
     FLOAT_NP,
+    Op,
     any_requires_grad,
     binary_dtype,
     needs_grad,
@@ -364,7 +365,11 @@ def regenerate_view_grad_fn(view: Tensor) -> None:
     prev = STATE.enabled
     STATE.enabled = True
     try:
-        fresh = replay_view(view._vfn, base)
+        if _FW.active:  # (forward AD: the tangent follows the recipe)
+            fresh = replay_view(view._vfn, base)
+        else:
+            fresh = apply(_AS_STRIDED_REGEN, (base,), (view._vfn, base._data.shape,
+                                                       base._data.dtype, view._data))
     finally:
         STATE.enabled = prev
     old = view._gfn
@@ -381,6 +386,30 @@ def regenerate_view_grad_fn(view: Tensor) -> None:
     view._vver = view._vc[0]
     if view._retains:
         move_retain(view, old, fresh._gfn)
+
+
+def _as_strided_regen_rule(g, s, n):
+    """The gradient of a re-derived view with respect to its base: PyTorch's
+    AsStridedBackward0, a fresh tensor of the base's shape holding g at the view's
+    elements (summed where they share memory)."""
+    recipe, shape, dt, _ = n._p
+    numel = int(np.prod(shape, dtype=np.int64))
+    prev = STATE.enabled
+    STATE.enabled = False
+    try:  # each element's flat position in the base
+        where = replay_view(recipe, _make(np.arange(numel, dtype=np.int64).reshape(shape)))._data
+    finally:
+        STATE.enabled = prev
+    b = tuple(g._data.shape[:g._data.ndim - where.ndim])  # leading batch dims (vmap)
+    flat = _make(np.zeros(b + (numel,), dtype=dt))
+    key = (slice(None),) * len(b) + (_make(np.ascontiguousarray(where).reshape(-1)),)
+    return flat.index_put(key, g.reshape(b + (-1,)), accumulate=True).reshape(b + tuple(shape))
+
+
+# Note [View grad_fn regeneration]: as in PyTorch, a re-derived view's node is one
+# AsStridedBackward0 from the base (its gradient a fresh tensor, not a view of g)
+_AS_STRIDED_REGEN = Op("as_strided_regen", lambda a, p: p[3], (_as_strided_regen_rule,),
+                       node_name="AsStridedBackward0")
 
 
 def move_retain(t: Tensor, old, new) -> None:

@@ -1479,12 +1479,14 @@ def expand(input, *sizes) -> Tensor:  # noqa: A002
     sizes = _shape_arg(sizes)
     shp = input._data.shape
     if len(sizes) < len(shp):
-        raise RuntimeError(f"expand(torch.FloatTensor{{{list(shp)}}}, size={list(sizes)}): the "
-                           "number of sizes provided ({}) must be greater or equal to the number "
-                           "of dimensions in the tensor ({})".format(len(sizes), len(shp)))
+        raise RuntimeError(f"expand(torch.{_LEGACY[input.dtype.name]}Tensor{{{list(shp)}}}, "
+                           f"size={list(sizes)}): the number of sizes provided ({len(sizes)}) "
+                           "must be greater or equal to the number of dimensions in the tensor "
+                           f"({len(shp)})")
     lead = len(sizes) - len(shp)
     target = []
-    for i, s in enumerate(sizes):
+    for i in range(len(sizes) - 1, -1, -1):  # from the last dim, as PyTorch reports
+        s = sizes[i]
         if i >= lead:
             cur = shp[i - lead]
             if s == -1:
@@ -1498,7 +1500,7 @@ def expand(input, *sizes) -> Tensor:  # noqa: A002
             raise RuntimeError("The expanded size of the tensor (-1) isn't allowed in a leading, "
                                "non-existing dimension 0")
         target.append(s)
-    target = tuple(target)
+    target = tuple(target[::-1])
     return view_apply(T.expand, input, target)
 
 
@@ -2086,28 +2088,37 @@ def setitem(self, key, value) -> None:
     """
     key = norm_key(key)
     vt = isinstance(value, Tensor)
-    basic = _basic(key)
     if STATE.enabled and (self._rg or (vt and value._rg)):
-        _check_setitem_leaf(self, key, basic, value if vt else None)
+        _check_setitem_leaf(self, key, value if vt else None)
     d = self._data
-    if not d.flags.writeable or (vt and (value._data is d or _overlap.may_alias(d, value._data))):
-        return _setitem_overlapping(self, key, value, basic)
-    _setitem(self, key, value)
-
-
-def _setitem(self, key, value) -> None:
-    vt = isinstance(value, Tensor)
+    if vt and value._data.dtype != d.dtype and not _basic(key):
+        _check_index_put_dtype(self, key, value)
+    if self is not _WRITING[0] and (not d.flags.writeable or (vt and (
+            value._data is d or _overlap.may_alias(d, value._data)))):
+        return _setitem_overlapping(self, key, value)
     if (not STATE.enabled or not (self._rg or (vt and value._rg))) and not _FW.active:
         _check_inplace_leaf(self)
-        self._data[key] = value._data if vt else value
+        d[key] = value._data if vt else value
         self._vc[0] += 1
         if vt and value._rg and not self._rg and STATE.cut_watch:
             _cut_mark("inplace", "__setitem__ under no_grad", value, self)
         return
-    v = value if vt else _make(np.asarray(value, dtype=self._data.dtype))
-    if v._data.dtype != self._data.dtype:
+    v = value if vt else _make(np.asarray(value, dtype=d.dtype))
+    if v._data.dtype != d.dtype:
         v = to(v, self.dtype)
     _inplace(self, apply(T.index_put_setitem, (self, v), (key, False)))
+
+
+def _check_index_put_dtype(self, key, value) -> None:
+    """``x[index] = value`` is PyTorch's index_put_, which takes a value of x's dtype only
+    (one mask with a single value is masked_fill_, which converts it)."""
+    arrays = [k for k in key if isinstance(k, np.ndarray)]
+    if len(arrays) == 1 and arrays[0].dtype == np.bool_ and value._data.size == 1:
+        return
+    raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                       f"{_LEGACY[self.dtype.name]} for the destination and "
+                       f"{_LEGACY[value.dtype.name]} for the source. (convert the value: "
+                       "value.to(x.dtype))")
 
 
 def _strip_leading_ones(shape) -> tuple:
@@ -2117,18 +2128,21 @@ def _strip_leading_ones(shape) -> tuple:
     return tuple(shape[i:])
 
 
-def _check_setitem_leaf(self, key, basic: bool, value) -> None:
+def _check_setitem_leaf(self, key, value) -> None:
     """PyTorch's check_inplace for ``self[key] = value`` in grad mode: the tensor written is
     ``self`` when the slicing part of ``key`` selects all of it, else a view of ``self``."""
     shape = self._data.shape
-    if basic and value is not None:  # a value of the wrong shape is reported first
+    if _py_sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+               for k in key if k is not None and k is not Ellipsis) > len(shape):
+        return  # too many indices: reported first (by _setitem)
+    if value is not None and _basic(key):  # a value of the wrong shape is reported first
         try:
             tshape = self._data[key].shape
-            vshape = _strip_leading_ones(value._data.shape)
-            if np.broadcast_shapes(vshape, tshape) != tshape:
-                return
         except (IndexError, ValueError, TypeError):
-            return
+            return  # (reported by the write)
+        vshape = value._data.shape
+        if vshape != tshape and value._data.ndim:  # PyTorch expands the value first
+            expand(_make(value._data.reshape(_strip_leading_ones(vshape))), tshape)
     if T.whole_selection(key, shape, False):
         _check_inplace_leaf(self, True)
         return
@@ -2141,26 +2155,28 @@ def _check_setitem_leaf(self, key, basic: bool, value) -> None:
         _raise_view_of_leaf()
 
 
-def _setitem_overlapping(self, key, value, basic: bool) -> None:
+def _setitem_overlapping(self, key, value) -> None:
     """``self[key] = value`` where NumPy holds self's memory read-only (an expanded or
     overlapping view) or ``value`` shares it: PyTorch's checks (a basic key is a copy_ into
     the view ``self[key]``; an advanced one index_put_, or masked_fill_ for one mask and a
     single value), then the write (Note [Memory overlap in in-place ops] in overlap.py)."""
     d = self._data
     vd = value._data if isinstance(value, Tensor) else None
-    if basic:
+    if _basic(key):
         try:
             target = d[key]
         except (IndexError, ValueError, TypeError):  # _setitem reports it
-            return _aliased_write(self, lambda: _setitem(self, key, value))
+            return _aliased_write(self, lambda: setitem(self, key, value))
         src = same = ()
-        if vd is not None:  # PyTorch: target.copy_(value), or of the value without its
-            if vd.shape == target.shape:  # leading 1s and expanded when the shapes differ
-                src = (vd,)
+        if vd is not None:  # PyTorch: target.copy_(value), target.fill_(a 0-d value), or
+            if vd.shape == target.shape:  # the copy_ of the value without its leading 1s
+                src = (vd,)  # and expanded
+            elif vd.ndim == 0:  # (fill_ clones a value that shares memory: not compared)
+                pass
             else:  # (stride 0 along a dim of size > 1 makes it "too hard": not compared)
                 try:
-                    src = (np.broadcast_to(vd.reshape(_strip_leading_ones(vd.shape)),
-                                           target.shape),)
+                    src = (T._expand_fwd(vd.reshape(_strip_leading_ones(vd.shape)),
+                                         target.shape),)
                 except ValueError:
                     pass
             same = src
@@ -2173,6 +2189,9 @@ def _setitem_overlapping(self, key, value, basic: bool) -> None:
             # view's elements share memory
             if vd is None:
                 value = _make(np.asarray(value, dtype=d.dtype))
+            elif vd.ndim == 0 and target.shape != ():
+                fill_(getitem(self, key), value)
+                return None
             elif vd.shape != target.shape:
                 value = value.reshape(_strip_leading_ones(vd.shape)).expand(target.shape)
             copy_(getitem(self, key), value)
@@ -2181,7 +2200,7 @@ def _setitem_overlapping(self, key, value, basic: bool) -> None:
         def compute():
             return np.broadcast_to(vd if vd is not None else np.asarray(value, d.dtype),
                                    target.shape)
-        return _aliased_write(self, lambda: _setitem(self, key, value), compute,
+        return _aliased_write(self, lambda: setitem(self, key, value), compute,
                               (vd,) if vd is not None else (), out=target)
     sliced_key = []
     for k in key:
@@ -2193,14 +2212,31 @@ def _setitem_overlapping(self, key, value, basic: bool) -> None:
     arrays = [k for k in key if isinstance(k, np.ndarray)]
     as_mask = (len(arrays) == 1 and arrays[0].dtype == np.bool_ and
                (vd is None or vd.size == 1))  # PyTorch's masked_fill_ dispatch
-    if vd is not None and not as_mask and value is self and T.whole_selection(key, d.shape, False):
-        vd = sliced  # PyTorch writes into the value tensor itself: "full" overlap
-    _overlap.check(sliced, (vd,) if vd is not None and not as_mask else (), "index_put",
+    cmp = vd
+    if vd is not None and value is self and T.whole_selection(key, d.shape, False):
+        cmp = sliced  # PyTorch writes into the value tensor itself: "full" overlap
+    _overlap.check(sliced, (cmp,) if cmp is not None and not as_mask else (), "index_put",
                    "index_put_")
     if as_mask and not sliced.flags.writeable and _overlap.internal(sliced):
         _overlap.warn_expanded("masked_fill_")
-    return _aliased_write(self, lambda: _setitem(self, key, value),
+
+    def body():
+        return setitem(self, key, value)
+    if STATE.enabled and (self._rg or (vd is not None and value._rg)) and \
+            _views_itself(self):  # Note [In-place ops on overlapping views]
+        def body():
+            v = value if vd is not None else _make(np.asarray(value, dtype=d.dtype))
+            if v._data.dtype != d.dtype:
+                v = to(v, self.dtype)
+            _inplace(self, apply(T.index_put_setitem, (_overlapping_self(self), v),
+                                 (key, False)))
+    return _aliased_write(self, body,
                           rewrite=lambda w: w.__setitem__(key, vd if vd is not None else value))
+
+
+def _views_itself(self) -> bool:
+    """Is ``self`` a view (of a base that requires grad) whose elements share memory?"""
+    return self._base is not None and self._base._rg and _overlap.aliases_itself(self._data)
 
 
 def gather(input, dim: int, index) -> Tensor:  # noqa: A002
@@ -2631,17 +2667,9 @@ def _raise_view_of_leaf() -> None:
                        "x[...] = ...), or modify it under torch.no_grad().")
 
 
-def _alias_args(d, args, kwargs) -> bool:
-    """Might a tensor among ``args``/``kwargs`` share memory with ``d``? (cheap: byte bounds,
-    and only when one of the two arrays is a view)"""
-    for a in args:
-        if isinstance(a, Tensor) and _overlap.may_alias(d, a._data):
-            return True
-    if kwargs:
-        for a in kwargs.values():
-            if isinstance(a, Tensor) and _overlap.may_alias(d, a._data):
-                return True
-    return False
+#: the tensor an overlapping write (``_aliased_write``) is under way into: its op, re-entered,
+#: skips the overlap checks
+_WRITING: list = [None]
 
 
 def _aliased_write(self, body, compute=None, inputs=(), out=None, rewrite=None):
@@ -2663,9 +2691,12 @@ def _aliased_write(self, body, compute=None, inputs=(), out=None, rewrite=None):
     redo = not seq and rewrite is not None and _overlap.aliases_itself(d)
     orig = d.copy() if seq or redo else None
     self._data = w
+    prev_writing = _WRITING[0]
+    _WRITING[0] = self  # body() may re-enter the op: the checks are done
     try:
         res = body()
     finally:
+        _WRITING[0] = prev_writing
         if self._data is w:
             self._data = d
     if redo:
@@ -2861,7 +2892,22 @@ def _make_inplace(fn, name):
     fast = _FAST_INPLACE.get(name)
     kind = _overlap.policy(name)
 
-    def body(self, args, kwargs):
+    def method(self, *args, **kwargs):
+        if self is not _WRITING[0]:  # Note [Memory overlap in in-place ops] (overlap.py)
+            d = self._data
+            if not d.flags.writeable:
+                return _overlapping_inplace(self, fn, kind, name, method, args, kwargs)
+            own = d.base is None  # (inline: the hot path of every in-place op)
+            for a in args:
+                if isinstance(a, Tensor) and not (own and a._data.base is None) and \
+                        a._data is not d and _may_share(d, a._data):
+                    return _overlapping_inplace(self, fn, kind, name, method, args, kwargs)
+            if kwargs:
+                for a in kwargs.values():
+                    if isinstance(a, Tensor) and not (own and a._data.base is None) and \
+                            a._data is not d and _may_share(d, a._data):
+                        return _overlapping_inplace(self, fn, kind, name, method, args,
+                                                    kwargs)
         if not STATE.enabled or not (self._rg or _any_rg(args) or _any_rg(kwargs.values())):
             if fast is not None and fast(self, *args, **kwargs):
                 self._vc[0] += 1
@@ -2869,37 +2915,40 @@ def _make_inplace(fn, name):
             return _write_plain(self, fn(self, *args, **kwargs))
         _check_inplace_leaf(self, True)  # as PyTorch: before the op can fail on its arguments
         return _inplace(self, fn(self, *args, **kwargs))
-
-    def method(self, *args, **kwargs):
-        d = self._data
-        if d.flags.writeable and not ((args or kwargs) and _alias_args(d, args, kwargs)):
-            return body(self, args, kwargs)
-        # Note [Memory overlap in in-place ops] (ops/overlap.py)
-        ins = [a._data for a in (*args, *kwargs.values()) if isinstance(a, Tensor) and
-               a is not self]
-        _overlap.check(d, ins[:1] if kind == "masked_fill" else ins, kind, name)
-        compute = None
-        if kind == "ti":
-            def compute():
-                return fn(self, *args, **kwargs)._data
-        rewrite = _partial_rewrite(kind, args, kwargs)
-        run = body
-        if STATE.enabled and self._base is not None and self._base._rg and \
-                _overlap.aliases_itself(d):  # Note [In-place ops on overlapping views]
-            def run(self, args, kwargs):
-                _check_inplace_leaf(self, True)
-                r = fn(_overlapping_self(self), *args, **kwargs)
-                node = r._gfn
-                out = _inplace(self, r)
-                if node is not None and node._out is not None:  # a saved result is, as in
-                    # PyTorch, the view: what the kernel leaves in memory
-                    node._out[r._out_nr] = (self._data, self._vc, self._vc[0])
-                return out
-        return _aliased_write(self, lambda: run(self, args, kwargs), compute, ins,
-                              rewrite=rewrite)
     method.__name__ = name
     method.__doc__ = f"In-place ``{fn.__name__}`` (bumps the version counter)."
     return method
+
+
+_may_share = np.may_share_memory
+
+
+def _overlapping_inplace(self, fn, kind, name, method, args, kwargs):
+    """An in-place op on a tensor whose memory NumPy holds read-only (an expanded or
+    overlapping view) or that an argument may share: PyTorch's checks, then the write
+    (Note [Memory overlap in in-place ops] in overlap.py)."""
+    d = self._data
+    ins = [a._data for a in (*args, *kwargs.values()) if isinstance(a, Tensor) and
+           a is not self]
+    _overlap.check(d, ins[:1] if kind == "masked_fill" else ins, kind, name)
+    compute = None
+    if kind == "ti":
+        def compute():
+            return fn(self, *args, **kwargs)._data
+
+    def run():
+        return method(self, *args, **kwargs)
+    if STATE.enabled and _views_itself(self):  # Note [In-place ops on overlapping views]
+        def run():
+            _check_inplace_leaf(self, True)
+            r = fn(_overlapping_self(self), *args, **kwargs)
+            node = r._gfn
+            out = _inplace(self, r)
+            if node is not None and node._out is not None:  # a saved result is, as in
+                # PyTorch, the view: what the kernel leaves in memory
+                node._out[r._out_nr] = (self._data, self._vc, self._vc[0])
+            return out
+    return _aliased_write(self, run, compute, ins, rewrite=_partial_rewrite(kind, args, kwargs))
 
 
 def _partial_rewrite(kind, args, kwargs):
@@ -3033,14 +3082,11 @@ def fill_(self, value) -> Tensor:
         >>> torch.zeros(2).fill_(3)
         tensor([3., 3.])
     """
-    if not self._data.flags.writeable:  # Note [Memory overlap in in-place ops] (overlap.py)
+    if not self._data.flags.writeable and self is not _WRITING[0]:
+        # Note [Memory overlap in in-place ops] (overlap.py): a scalar is written unchecked
         if isinstance(value, Tensor):  # PyTorch: self.copy_(value), which checks self
             _overlap.check(self._data, ())
-        return _aliased_write(self, lambda: _fill(self, value))
-    return _fill(self, value)
-
-
-def _fill(self, value) -> Tensor:
+        return _aliased_write(self, lambda: fill_(self, value))
     vt = value if isinstance(value, Tensor) else None
     if vt is not None:
         if value._data.ndim != 0:
@@ -3067,12 +3113,8 @@ def zero_(self) -> Tensor:
         >>> torch.ones(2).zero_()
         tensor([0., 0.])
     """
-    if not self._data.flags.writeable:  # no overlap check in PyTorch (zeros are idempotent)
-        return _aliased_write(self, lambda: _zero(self))
-    return _zero(self)
-
-
-def _zero(self) -> Tensor:
+    if not self._data.flags.writeable and self is not _WRITING[0]:  # (unchecked in PyTorch)
+        return _aliased_write(self, lambda: zero_(self))
     if STATE.enabled and self._rg:
         return _inplace(self, apply(T.zero, (self,)))
     _check_inplace_leaf(self)
@@ -3094,7 +3136,8 @@ def copy_(self, src, non_blocking: bool = False) -> Tensor:
     """
     if not isinstance(src, Tensor):
         src = tensor(src)
-    ds, ss = self._data.shape, src._data.shape
+    d, sd = self._data, src._data
+    ds, ss = d.shape, sd.shape
     if ds != ss:
         try:
             bshape = np.broadcast_shapes(ds, ss)
@@ -3106,25 +3149,21 @@ def copy_(self, src, non_blocking: bool = False) -> Tensor:
         if bshape != ds:
             raise RuntimeError(f"output with shape {list(ds)} doesn't match the broadcast shape "
                                f"{list(bshape)}")
-    d, sd = self._data, src._data
-    if d.flags.writeable and not _overlap.may_alias(d, sd):
-        return _copy(self, src)
-    # Note [Memory overlap in in-place ops] (overlap.py); copying a tensor onto itself (the
-    # same tensor, or the same memory and layout) is a no-op PyTorch allows
-    if src is not self and not _overlap.same_memory(d, sd):
-        _overlap.check(d, (sd,))
-    return _aliased_write(self, lambda: _copy(self, src), lambda: np.broadcast_to(sd, d.shape),
-                          (sd,))
-
-
-def _copy(self, src) -> Tensor:
+    if self is not _WRITING[0] and (not d.flags.writeable or (
+            sd is not d and (d.base is not None or sd.base is not None) and _may_share(d, sd))):
+        # Note [Memory overlap in in-place ops] (overlap.py); copying a tensor onto itself
+        # (the same tensor, or the same memory and layout) is a no-op PyTorch allows
+        if src is not self and not _overlap.same_memory(d, sd):
+            _overlap.check(d, (sd,))
+        return _aliased_write(self, lambda: copy_(self, src),
+                              lambda: np.broadcast_to(sd, d.shape), (sd,))
     if STATE.enabled and (self._rg or src._rg):
         return _inplace(self, apply(T.copy_from, (self, src)))
     _check_inplace_leaf(self)
     if src._rg and not self._rg and STATE.cut_watch:
         _cut_mark("inplace", "copy_ under no_grad", src, self)
     try:
-        np.copyto(self._data, np.broadcast_to(src._data, self._data.shape), casting="unsafe")
+        np.copyto(self._data, np.broadcast_to(sd, self._data.shape), casting="unsafe")
     except ValueError:
         raise RuntimeError(f"The size of tensor a ({self.shape[-1] if self.ndim else 1}) must "
                            f"match the size of tensor b ({src.shape[-1] if src.ndim else 1}): "
@@ -3136,8 +3175,8 @@ def _copy(self, src) -> Tensor:
 
 
 def _rand_inplace(self, arr):
-    if not self._data.flags.writeable:  # Note [Memory overlap in in-place ops] (overlap.py)
-        _overlap.check(self._data, ())
+    if not self._data.flags.writeable and self is not _WRITING[0]:
+        _overlap.check(self._data, ())  # Note [Memory overlap in in-place ops] (overlap.py)
         return _aliased_write(self, lambda: _rand_inplace(self, arr))
     _check_inplace_leaf(self)
     self._data[...] = arr

@@ -1229,16 +1229,29 @@ unsqueeze = _view_op("unsqueeze", lambda a, ax: np.expand_dims(a, ax))
 def _expand_fwd(a, shape):
     # a read-only stride-0 view, as np.broadcast_to makes, built directly (half the cost)
     lead = len(shape) - a.ndim
-    if lead < 0 or not a.flags.c_contiguous or a.size == 0:
+    if lead < 0 or a.size == 0:
         return np.broadcast_to(a, shape)
     strides = [0] * lead
     for s, t, st in zip(a.shape, shape[lead:], a.strides):
         if s != t and s != 1:
             return np.broadcast_to(a, shape)  # let NumPy raise its error
-        strides.append(0 if s != t else st)
+        strides.append(0 if s != t else st)  # (a size-1 dim kept keeps its stride)
+    if lead and a.ndim and 1 in shape[:lead]:
+        strides = _new_dim_strides(shape, strides, lead)
+    if not a.flags.c_contiguous:
+        return np.lib.stride_tricks.as_strided(a, shape, strides, writeable=False)
     r = np.ndarray(shape, a.dtype, a, 0, strides)
     r.flags.writeable = False
     return r
+
+
+def _new_dim_strides(shape, strides, lead: int) -> list:
+    """PyTorch's strides for the dims expand adds in front: 0, except that a new dim of
+    size 1 gets the next dim's size times its stride (``zeros(3).expand(1, 3).stride()`` is
+    (3, 1)); in-place ops compare strides to tell full from partial overlap."""
+    for i in range(lead - 1, -1, -1):
+        strides[i] = shape[i + 1] * strides[i + 1] if shape[i] == 1 else 0
+    return strides
 
 
 expand = _view_op("expand", _expand_fwd,
