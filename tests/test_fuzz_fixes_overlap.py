@@ -156,6 +156,45 @@ def test_writes_overlapping_an_input(case):
     _run(f)
 
 
+# writes other than elementwise in-place ops (x = arange(1, 10))
+OTHER_WRITES = {
+    "scatter_expanded": lambda m, x: x[:3].expand(2, 3).scatter_(
+        1, m.tensor([[0], [1]]), m.ones(2, 1)),  # refused
+    "scatter_overlapping": lambda m, x: x.unfold(0, 3, 1).scatter_(
+        1, m.tensor([[0]] * 7), m.ones(7, 1)),  # only the scattered elements are written
+    "scatter_src_disjoint": lambda m, x: x[:3].scatter_(0, m.tensor([0, 1]), x[3:5]),
+    "scatter_src_overlapping": lambda m, x: x[:3].scatter_(0, m.tensor([0, 1]), x[:2]),
+    "index_add_expanded": lambda m, x: x[:3].expand(2, 3).index_add_(
+        0, m.tensor([0]), m.ones(1, 3)),
+    "index_add_src": lambda m, x: x[:3].index_add_(0, m.tensor([0, 1]), x[3:5]),
+    "index_copy_src": lambda m, x: x[:3].index_copy_(0, m.tensor([0, 1]), x[3:5]),
+    "index_copy_overlapping": lambda m, x: x.unfold(0, 3, 1).index_copy_(
+        0, m.tensor([0]), m.ones(1, 3)),
+    "out_expanded": lambda m, x: m.add(m.ones(2, 3), 1, out=x[:3].expand(2, 3)),
+    "out_partial": lambda m, x: m.add(x[:3], 1, out=x[1:4]),
+    "out_overlapping": lambda m, x: m.exp(m.arange(21.).reshape(7, 3) / 10,
+                                          out=x.unfold(0, 3, 1)),
+    "addcmul_shifted": lambda m, x: x[:3].addcmul_(x[1:4], x[1:4]),
+    "cumsum_expanded": lambda m, x: x[:3].expand(2, 3).cumsum_(1),
+    "tril_expanded": lambda m, x: x[:3].expand(3, 3).tril_(),  # unchecked: zeros only
+    "triu_overlapping": lambda m, x: x.as_strided((3, 3), (1, 1)).triu_(1),
+    "clamp_tensor_min_expanded": lambda m, x: x[:3].expand(2, 3).clamp_(min=m.zeros(2, 3)),
+    "masked_fill_own_element": lambda m, x: x[:3].masked_fill_(
+        m.tensor([True, False, True]), x[1]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OTHER_WRITES))
+def test_other_writes_into_overlapping_memory(case):
+    def f(m):
+        x = m.arange(1., 10.)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            OTHER_WRITES[case](m, x)
+        return x
+    _run(f)
+
+
 def test_x_setitem_itself_is_a_no_op_even_when_expanded():
     def f(m):
         x = m.tensor([[1.], [2.], [3.]])
@@ -326,16 +365,29 @@ def test_setitem_on_a_leaf_names_leaf_or_view(key):
     same_error(f)
 
 
-def test_a_leaf_view_refused_with_a_bad_value_shape_reports_the_shape_first():
-    # basic keys: PyTorch expands the value before its leaf check
+@pytest.mark.parametrize("shape,key,vshape", [
+    ((2,), "1:1", (2,)), ((3,), "-3", (3,)), ((4, 4, 4), "-2", (4, 4)),
+    ((3, 4, 2), "2:3", (3, 2, 4)), ((3,), "::2", (3,)), ((2, 5), ":, 3:3", (4, 2)),
+    ((2, 3, 4), ":, :, 1:1", (4, 5, 2)), ((3, 2), "0:2", (7,))])
+def test_setitem_on_a_leaf_reports_a_bad_value_shape_first(shape, key, vshape):
+    # basic keys: PyTorch expands the value (without its leading 1s) before the leaf check
     def f(m):
-        x = m.ones(3, 2, requires_grad=True)
-        x[0:2] = m.ones(7)
-    with pytest.raises(RuntimeError):
-        f(torch)
-    with pytest.raises(Exception) as e:  # retrograd's shape message is another fix's
-        f(retrograd)
-    assert "leaf Variable" not in str(e.value)
+        x = m.zeros(shape, requires_grad=True)
+        exec(f"x[{key}] = m.ones({vshape})", {"x": x, "m": m})  # noqa: S102
+    same_error(f)
+
+
+def test_index_put_takes_the_dtype_of_the_tensor():
+    def f(m, key, value):
+        x = m.zeros(2, 3, dtype=m.float64)
+        x[eval(key, {"m": m, "x": x})] = value(m)  # noqa: S307
+        return x
+    same_error(lambda m: f(m, "m.tensor([0])", lambda m: m.ones(3)))
+    same_error(lambda m: f(m, "(slice(None), m.tensor([1]))", lambda m: m.ones(2, 1)))
+    same_error(lambda m: f(m, "x > 0", lambda m: m.ones(0)))
+    same(lambda m: f(m, "x == 0", lambda m: m.tensor(2.)))  # masked_fill_: converted
+    same(lambda m: f(m, "m.tensor([1])", lambda m: m.ones(3, dtype=m.float64)))
+    same(lambda m: f(m, "0", lambda m: m.ones(3)))  # a basic key: copy_ converts
 
 
 def test_views_made_before_requires_grad_are_rederived():
@@ -367,6 +419,59 @@ def test_views_made_before_requires_grad_are_rederived():
             v[m.tensor([0, 2])] = 0.
         return v.requires_grad, v.is_leaf, w.requires_grad, w.is_leaf
     same(h)
+
+
+def test_rederived_views_give_fresh_gradients():
+    # a view re-derived after an in-place op is one AsStridedBackward0 from its base: its
+    # gradient is a new tensor (a plain alias passes the very same gradient on)
+    def f(m, modify):
+        x = m.tensor([[-0.5, 0.9, 1.1], [1.6, -1.6, 1.4]], requires_grad=True)
+        b = x.max(1)[0]
+        v = b[...]
+        if modify:
+            with m.no_grad():
+                b.masked_fill_(b > 0, 0.0)
+        gb, gv = m.autograd.grad(v.mean(), [b, v], create_graph=True)
+        same_object = gb is gv
+        gb[...] = 2.0
+        return same_object, gb, gv, gv.stride()
+    same(lambda m: f(m, True))
+    same(lambda m: f(m, False))
+
+    def g(m):
+        x = m.ones(3, requires_grad=True)
+        b = x * 1
+        v = b.movedim(-1, 0)
+        with m.no_grad():
+            v.clamp_(min=x)
+        gb, = m.autograd.grad(v.sum(), [b])
+        w = gb.view(3, 1)
+        w[...] = -1.5  # fresh: writable
+        return gb
+    same(g)
+
+
+def test_setitem_of_a_zero_dim_value_is_a_fill():
+    def f(m):
+        a = m.tensor(-1.951) * m.tensor(-0.799, dtype=m.float64, requires_grad=True)
+        v = a.view(1)
+        v[...] = a  # fill_: a value sharing memory is cloned, not compared
+        return a, v
+    same(f)
+    same_error(lambda m: [v.copy_(a) for a in [m.tensor(2.)] for v in [a.view(1)]])
+
+
+def test_expand_strides_and_errors():
+    def f(m):
+        out = []
+        for src, shape in [((3,), (1, 3)), ((3,), (2, 1, 3)), ((1, 3), (1, 1, 3)),
+                           ((2, 1), (1, 2, 4)), ((), (1, 1)), ((1,), (4, 1))]:
+            out.append(m.zeros(src).expand(shape).stride())
+        x = m.zeros(3, 2).t()[:1]
+        return out, x.expand(1, 1, 3).stride(), x.t().expand(2, 3, 4).stride()
+    same(f)
+    same_error(lambda m: m.zeros(3, dtype=m.float64).expand(()))
+    same_error(lambda m: m.zeros(4, 2).expand(2, 0))  # the last mismatching dim is named
 
 
 def test_requires_grad_false_on_a_view_of_a_base_that_requires_grad():
@@ -435,6 +540,12 @@ def test_overlap_rules():
     assert overlap.status(a.reshape(2, 6), a.reshape(2, 6)) == overlap.FULL
     assert overlap.status(a.reshape(3, 4).T, a.reshape(4, 3)) == overlap.PARTIAL
     assert overlap.status(a[::2], a[:6]) == overlap.TOO_HARD
+    e = np.broadcast_to(a[:3], (2, 3))
+    with pytest.raises(RuntimeError, match="more than one element"):
+        overlap.check(e, ())
+    overlap.check(e, (a,), "none")
+    with pytest.warns(UserWarning, match="Use of index_fill_ on expanded tensors"):
+        overlap.check(e, (a[:3],), "index_fill", "index_fill_")  # (warns, checks no input)
     # TensorIterator's order: by the output's strides, ties to the smaller dim, then inputs
     assert overlap.ti_order((2, 3), [(24, 8)]).tolist() == [0, 1, 2, 3, 4, 5]
     assert overlap.ti_order((2, 3), [(8, 16)]).tolist() == [0, 3, 1, 4, 2, 5]
@@ -446,7 +557,10 @@ def test_overlap_rules():
 SEEDS = [8, 28, 208, 393, 453, 773, 1237, 1440, 1558, 1875, 2013, 2014, 2142, 2282, 2917,
          3138, 4091, 4299, 5259, 5685, 6344, 7007, 7103, 7220, 7466, 7598, 8456, 8552, 9610,
          10030, 11190, 11307, 11521, 12358, 12642, 12667, 12818, 13002, 13643, 14080, 14575,
-         14599, 14841, 15492, 17574, 18985, 19183, 19942]
+         14599, 14841, 15492, 17574, 18985, 19183, 19942,
+         # seeds that agreed only by accident before (an overlap error where PyTorch raised
+         # another RuntimeError), or whose re-derived view's gradient was a view
+         41, 781, 4537, 5375, 7211, 16949]
 
 
 @pytest.mark.parametrize("seed", SEEDS)

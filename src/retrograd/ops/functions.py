@@ -2699,6 +2699,9 @@ def _aliased_write(self, body, compute=None, inputs=(), out=None, rewrite=None):
         _WRITING[0] = prev_writing
         if self._data is w:
             self._data = d
+    node = self._gfn  # a node that saved its result keeps the read-only array
+    if w is not d and node is not None and node._out is not None:
+        node._out[:] = [(d,) + e[1:] if e is not None and e[0] is w else e for e in node._out]
     if redo:
         w[...] = orig
         rewrite(w)
@@ -2829,7 +2832,10 @@ _COPY_SLICES = Op("copy_slices", None, _copy_slices_vjp, node_name="torch::autog
 # unfold or as_strided view), that copy keeps, for each memory location, the value of the
 # element written last (TensorIterator's order); our view ops' own rules would sum them
 # instead. So an in-place op on such a view computes from ``_overlapping_self(view)``: the
-# view's values, recorded from the base by an op whose rule is that overwrite.
+# view's values, recorded from the base by an op whose rule is that overwrite. A saved
+# result of the op is the view's memory, as PyTorch's. Known difference: PyTorch's double
+# backward differentiates that saved result through the view's own node (a sum over shared
+# elements), ours through the overwrite, so second derivatives at shared elements differ.
 def _overlap_self_rule(g, s, n):
     _, shape, dt, pos, locs = n._p
     flat = zeros(int(np.prod(shape, dtype=np.int64)), dtype=D.FROM_NP[dt])
@@ -2946,16 +2952,32 @@ def _overlapping_inplace(self, fn, kind, name, method, args, kwargs):
             out = _inplace(self, r)
             if node is not None and node._out is not None:  # a saved result is, as in
                 # PyTorch, the view: what the kernel leaves in memory
-                node._out[r._out_nr] = (self._data, self._vc, self._vc[0])
+                node._out[r._out_nr] = (d, self._vc, self._vc[0])
             return out
-    return _aliased_write(self, run, compute, ins, rewrite=_partial_rewrite(kind, args, kwargs))
+    return _aliased_write(self, run, compute, ins,
+                          rewrite=_partial_rewrite(self, fn, kind, args, kwargs))
 
 
-def _partial_rewrite(kind, args, kwargs):
-    """For masked_fill_ and index_put_, which write only some elements: a function writing
-    just those into a writable array (``_aliased_write``'s ``rewrite``), else None."""
+def _partial_rewrite(self, fn, kind, args, kwargs):
+    """For the in-place ops that write only some elements (masked_fill_, index_put_,
+    scatter_, index_copy_, tril_, ...): a function writing just those into a writable array
+    (``_aliased_write``'s ``rewrite``); None for elementwise ops."""
     def arr(v):
         return v._data if isinstance(v, Tensor) else v
+    if kind in ("no_overlap", "none", "index_fill"):  # the elements whose value it changes
+        def rewrite(w):
+            prev = STATE.enabled
+            STATE.enabled = False
+            try:
+                res = np.broadcast_to(fn(self, *args, **kwargs)._data, w.shape).astype(w.dtype)
+            finally:
+                STATE.enabled = prev
+            old = self._data  # (the memory as it was)
+            bits = np.dtype(f"u{w.itemsize}")
+            changed = np.ascontiguousarray(res).view(bits) != \
+                np.ascontiguousarray(old).view(bits)
+            w[changed] = res[changed]
+        return rewrite
     if kind == "masked_fill":
         mask, value = (list(args) + [kwargs.get("mask"), kwargs.get("value")])[:2] \
             if len(args) < 2 else args[:2]

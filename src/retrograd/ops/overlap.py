@@ -33,20 +33,27 @@ import numpy as np
 # index_add_, index_copy_ refuse full overlap too. ``policy`` names each op's checks.
 #
 # What torch then computes, when it allows a write into overlapping memory, is its kernel's
-# loop: one element after the other in TensorIterator's order (dims sorted by the output's
+# loop: one element after the other in TensorIterator's order (dims sorted by the operands'
 # strides, smallest innermost), each reading the memory as the earlier ones left it (an
-# element of an overlapping unfold is updated once per window holding it). ``sequential``
-# reproduces that order exactly with whole-array NumPy steps ("levels"); PyTorch's results
-# differ only where its kernel runs in parallel (32768 elements or more), which we do not
-# model. Retrograd keeps every array whose elements share memory read-only in NumPy, so a
-# write into one goes through ``writable``, an alias of the same memory.
+# element of an overlapping unfold is updated once per window holding it; copy_ leaves the
+# last value written to a location). ``sequential`` reproduces that order exactly with
+# whole-array NumPy steps ("levels"). Where PyTorch's result is not defined by that order we
+# do not model it: (1) from 32768 elements TensorIterator splits the loop across threads;
+# (2) on a contiguous innermost run it loads a SIMD block (16 floats with AVX2) before
+# storing it, so an *input* that overlaps the output in another layout and reads, within one
+# block, a location an earlier element of the block writes, sees the old value (the output
+# itself never does: its elements in one run are distinct). fill_, zero_, masked_fill_ and
+# index_put_ write values that do not depend on the order (index_put_: the last index wins,
+# as NumPy's). Retrograd keeps every array whose elements share memory read-only in NumPy,
+# so a write into one goes through ``writable``, an alias of the same memory.
 
 NO, FULL, PARTIAL, TOO_HARD = range(4)
 
 #: the in-place ops that do not check like TensorIterator (see the Note)
 _POLICY = {"masked_fill_": "masked_fill", "index_put_": "index_put", "scatter_": "no_overlap",
            "scatter_add_": "no_overlap", "index_add_": "no_overlap",
-           "index_copy_": "no_overlap"}
+           "index_copy_": "no_overlap", "index_fill_": "index_fill", "tril_": "none",
+           "triu_": "none"}
 
 INTERNAL_MSG = ("unsupported operation: more than one element of the written-to tensor refers "
                 "to a single memory location. Please clone() the tensor before performing the "
@@ -60,7 +67,9 @@ _WARN = ("Use of {op} on expanded tensors is deprecated. Please clone() the tens
 
 def policy(name: str) -> str:
     """Which overlap checks the in-place op ``name`` makes: "ti" (TensorIterator: internal
-    and partial overlap), "masked_fill", "index_put" or "no_overlap".
+    and partial overlap), "masked_fill", "index_put", "index_fill" (a warning for an expanded
+    tensor, and the mask, the value or nothing checked), "no_overlap" (internal overlap, and
+    any overlap with an input) or "none".
 
     Example:
         >>> from retrograd.ops.overlap import policy
@@ -146,11 +155,15 @@ def may_alias(d: np.ndarray, od: np.ndarray) -> bool:
 def check(out: np.ndarray, inputs, kind: str = "ti", op: str = "") -> None:
     """Raise (or warn) as PyTorch does before writing into ``out`` with ``inputs`` (arrays,
     none of them the written tensor itself), by ``kind`` (see ``policy``)."""
+    if kind == "none":
+        return
     if not out.flags.writeable and internal(out):
         if kind == "ti" or kind == "no_overlap":
             raise RuntimeError(INTERNAL_MSG + " (the tensor written to is expanded: stride 0 "
                                "along a dim of size > 1; write into x.clone() instead)")
         warn_expanded(op or kind + "_")
+    if kind == "index_fill":
+        return
     for a in inputs:
         if a is None or not (a is out or may_alias(out, a)):
             continue
@@ -162,7 +175,7 @@ def check(out: np.ndarray, inputs, kind: str = "ti", op: str = "") -> None:
 
 def warn_expanded(op: str) -> None:
     """PyTorch's deprecation warning for index_put_/masked_fill_ on an expanded tensor."""
-    example = "tensor[mask] = scalar" if op == "masked_fill_" else "tensor[indices] = tensor"
+    example = "tensor[indices] = tensor" if op == "index_put_" else "tensor[mask] = scalar"
     warnings.warn(_WARN.format(op=op, example=example), UserWarning, stacklevel=4)
 
 
