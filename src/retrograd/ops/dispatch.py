@@ -394,16 +394,23 @@ def _as_strided_regen_rule(g, s, n):
     elements (summed where they share memory)."""
     recipe, shape, dt, _ = n._p
     numel = int(np.prod(shape, dtype=np.int64))
-    prev = STATE.enabled
-    STATE.enabled = False
-    try:  # each element's flat position in the base
-        where = replay_view(recipe, _make(np.arange(numel, dtype=np.int64).reshape(shape)))._data
-    finally:
-        STATE.enabled = prev
+    where = base_positions(recipe, shape)
     b = tuple(g._data.shape[:g._data.ndim - where.ndim])  # leading batch dims (vmap)
     flat = _make(np.zeros(b + (numel,), dtype=dt))
     key = (slice(None),) * len(b) + (_make(np.ascontiguousarray(where).reshape(-1)),)
     return flat.index_put(key, g.reshape(b + (-1,)), accumulate=True).reshape(b + tuple(shape))
+
+
+def base_positions(recipe, shape) -> np.ndarray:
+    """For each element of the view ``recipe`` makes from a base of ``shape``: its flat
+    (C-order) position in the base."""
+    prev = STATE.enabled
+    STATE.enabled = False
+    try:
+        numel = int(np.prod(shape, dtype=np.int64))
+        return replay_view(recipe, _make(np.arange(numel, dtype=np.int64).reshape(shape)))._data
+    finally:
+        STATE.enabled = prev
 
 
 # Note [View grad_fn regeneration]: as in PyTorch, a re-derived view's node is one

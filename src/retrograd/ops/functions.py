@@ -35,6 +35,7 @@ from .creation import tensor, zeros
 from .dispatch import (
     _mismatch,
     apply,
+    base_positions,
     binary,
     check_view_rebase,
     move_retain,
@@ -2134,7 +2135,7 @@ def _check_setitem_leaf(self, key, value) -> None:
     shape = self._data.shape
     if _py_sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
                for k in key if k is not None and k is not Ellipsis) > len(shape):
-        return  # too many indices: reported first (by _setitem)
+        return  # too many indices: reported first (by the write)
     if value is not None and _basic(key):  # a value of the wrong shape is reported first
         try:
             tshape = self._data[key].shape
@@ -2165,7 +2166,7 @@ def _setitem_overlapping(self, key, value) -> None:
     if _basic(key):
         try:
             target = d[key]
-        except (IndexError, ValueError, TypeError):  # _setitem reports it
+        except (IndexError, ValueError, TypeError):  # the write reports it
             return _aliased_write(self, lambda: setitem(self, key, value))
         src = same = ()
         if vd is not None:  # PyTorch: target.copy_(value), target.fill_(a 0-d value), or
@@ -2855,13 +2856,7 @@ def _overlapping_self(view_t: Tensor) -> Tensor:
     overlapping views])."""
     base = view_t._base
     d = view_t._data
-    prev = STATE.enabled
-    STATE.enabled = False
-    try:  # each element's flat position in the base
-        where = replay_view(view_t._vfn, _make(np.arange(base._data.size, dtype=np.int64)
-                                              .reshape(base._data.shape)))._data
-    finally:
-        STATE.enabled = prev
+    where = base_positions(view_t._vfn, base._data.shape)
     contiguous = np.empty(d.shape, d.dtype).strides
     order = _overlap.ti_order(d.shape, [d.strides, contiguous])
     locs = where.reshape(-1)[order]
@@ -2979,8 +2974,8 @@ def _partial_rewrite(self, fn, kind, args, kwargs):
             w[changed] = res[changed]
         return rewrite
     if kind == "masked_fill":
-        mask, value = (list(args) + [kwargs.get("mask"), kwargs.get("value")])[:2] \
-            if len(args) < 2 else args[:2]
+        mask = args[0] if args else kwargs["mask"]
+        value = args[1] if len(args) > 1 else kwargs["value"]
         return lambda w: w.__setitem__(np.broadcast_to(arr(mask), w.shape), arr(value))
     if kind == "index_put":
         indices, values = args[0], arr(args[1])
