@@ -179,9 +179,9 @@ class Tensor:
 
     @property
     def requires_grad(self) -> bool:
-        if self._base is not None and self._vc[0] != self._vver:
-            _VIEW_GRAD_FN[0](self)  # Note [View grad_fn regeneration]
-        return self._rg
+        # as PyTorch, without re-deriving a stale view's grad_fn (which may raise): a view
+        # requires grad when it does itself or its base does
+        return self._rg or (self._base is not None and self._base._rg)
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
@@ -205,6 +205,8 @@ class Tensor:
         if requires_grad and self._data.dtype not in _FLOAT_NP:
             raise RuntimeError("only Tensors of floating point dtype can require gradients "
                                f"(this one is {self.dtype}); convert it first, e.g. x.float()")
+        if not requires_grad and self._base is not None and self._base._rg:
+            return self  # as PyTorch: a view requires grad while its base does
         if self._rg and not requires_grad:
             _cut_mark("requires_grad_false", "requires_grad_(False)", self, self)
         self._rg = bool(requires_grad)

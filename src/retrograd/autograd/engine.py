@@ -430,8 +430,8 @@ def _run_pre_hooks(node, grads: list, create_graph: bool, taken: set) -> list:
 def _retain_into(t, g, create_graph: bool) -> None:
     if not create_graph:
         g = g.detach()
-    if t._grad is None:
-        t._grad = g.clone() if not create_graph else g
+    if t._grad is None:  # as PyTorch: a contiguous clone (differentiable under create_graph)
+        t._grad = g.clone()
     else:
         t._grad = t._grad + g
 

@@ -34,6 +34,7 @@ from . import buffers as _buffers
 from ._core import (
     _LOW,
     FLOAT_NP,
+    Op,
     any_requires_grad,
     binary_dtype,
     needs_grad,
@@ -369,16 +370,27 @@ def regenerate_view_grad_fn(view: Tensor) -> None:
     """Re-derive a stale view's grad_fn from its base (Note [View grad_fn regeneration])."""
     base = view._base
     if view._gfn is None and not base._rg:
-        view._vver = view._vc[0]  # nothing requires grad: nothing to re-derive
+        # nothing requires grad: nothing to re-derive yet. As PyTorch, the view stays stale,
+        # so that if its base comes to require grad, the view's grad_fn is derived then
         return
     check_view_rebase(view, indirect=True)
     prev = STATE.enabled
     STATE.enabled = True
     try:
-        fresh = replay_view(view._vfn, base)
+        if _FW.active:  # (forward AD: the tangent follows the recipe)
+            fresh = replay_view(view._vfn, base)
+        else:
+            fresh = apply(_AS_STRIDED_REGEN, (base,), (view._vfn, base._data.shape,
+                                                       base._data.dtype, view._data))
     finally:
         STATE.enabled = prev
     old = view._gfn
+    if fresh._gfn is None and old is not None:
+        # the base stopped requiring grad: PyTorch still re-derives a node (AsStridedBackward0,
+        # whose edge to the base carries nothing); the old one serves, as no gradient
+        # reaches a leaf that no longer requires grad
+        view._vver = view._vc[0]
+        return
     view._gfn = fresh._gfn
     view._rg = fresh._rg
     if view._out_nr:
@@ -386,6 +398,37 @@ def regenerate_view_grad_fn(view: Tensor) -> None:
     view._vver = view._vc[0]
     if view._retains:
         move_retain(view, old, fresh._gfn)
+
+
+def _as_strided_regen_rule(g, s, n):
+    """The gradient of a re-derived view with respect to its base: PyTorch's
+    AsStridedBackward0, a fresh tensor of the base's shape holding g at the view's
+    elements (summed where they share memory)."""
+    recipe, shape, dt, _ = n._p
+    numel = int(np.prod(shape, dtype=np.int64))
+    where = base_positions(recipe, shape)
+    b = tuple(g._data.shape[:g._data.ndim - where.ndim])  # leading batch dims (vmap)
+    flat = _make(np.zeros(b + (numel,), dtype=dt))
+    key = (slice(None),) * len(b) + (_make(np.ascontiguousarray(where).reshape(-1)),)
+    return flat.index_put(key, g.reshape(b + (-1,)), accumulate=True).reshape(b + tuple(shape))
+
+
+def base_positions(recipe, shape) -> np.ndarray:
+    """For each element of the view ``recipe`` makes from a base of ``shape``: its flat
+    (C-order) position in the base."""
+    prev = STATE.enabled
+    STATE.enabled = False
+    try:
+        numel = int(np.prod(shape, dtype=np.int64))
+        return replay_view(recipe, _make(np.arange(numel, dtype=np.int64).reshape(shape)))._data
+    finally:
+        STATE.enabled = prev
+
+
+# Note [View grad_fn regeneration]: as in PyTorch, a re-derived view's node is one
+# AsStridedBackward0 from the base (its gradient a fresh tensor, not a view of g)
+_AS_STRIDED_REGEN = Op("as_strided_regen", lambda a, p: p[3], (_as_strided_regen_rule,),
+                       node_name="AsStridedBackward0")
 
 
 def move_retain(t: Tensor, old, new) -> None:

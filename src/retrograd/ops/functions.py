@@ -36,6 +36,7 @@ from ..autograd.forward_ad import inplace_tangent as _inplace_tangent
 from ..autograd.node import _LEGACY, RELEASED
 from ..autograd.provenance import mark as _cut_mark
 from . import buffers as _buffers
+from . import overlap as _overlap
 from . import table as T
 from ._core import _LOW, FLOAT_NP, Op, record
 from ._core import any_requires_grad as _any_rg
@@ -45,6 +46,7 @@ from .dispatch import (
     _is_number,
     _mismatch,
     apply,
+    base_positions,
     binary,
     check_view_rebase,
     move_retain,
@@ -2400,6 +2402,8 @@ def setitem(self, key, value) -> None:
         if vt and value._data.dtype != self._data.dtype:
             _check_put_dtype(self, key, value, False)
         _check_inplace_leaf(self)
+        if _writes_into_itself(self, value, vt):
+            return _setitem_overlapping(self, key, value)
         try:
             self._data[key] = value._data if vt else value
         except ValueError:  # NumPy refused the value's shape: PyTorch's rules and messages
@@ -2421,6 +2425,8 @@ def setitem(self, key, value) -> None:
     via = _setitem_check_inplace(self, key) if graph else "Slice"
     if vt and value._data.dtype != self._data.dtype:  # after the in-place checks (PyTorch)
         _check_put_dtype(self, key, value, False)
+    if _writes_into_itself(self, value, vt):
+        return _setitem_overlapping(self, key, value)
     v = value if vt else _make(np.asarray(value, dtype=self._data.dtype))
     if shape is not None:
         v = v.reshape(shape)  # PyTorch views the value without its leading 1s too
@@ -2508,19 +2514,114 @@ def _setitem_check_inplace(self, key):
     if via is None:
         _check_inplace_leaf(self, True)
         return None
-    if not self._data.flags.writeable:
-        _check_no_overlap(self)
     base = self._base
     if base is not None:
         check_view_rebase(self, indirect=False, via=via if self._rg else None)
     else:
         base = self
-    if self._rg and base._gfn is None:
-        raise RuntimeError(
-            "a view of a leaf Variable that requires grad is being used in an in-place "
-            "operation. Clone the leaf first (x = leaf.clone(); x[...] = ...), or modify it "
-            "under torch.no_grad().")
+    if (self._rg or base._rg) and base._gfn is None:
+        _raise_view_of_leaf()
     return via
+
+
+def _strip_leading_ones(shape) -> tuple:
+    i = 0
+    while i < len(shape) and shape[i] == 1:
+        i += 1
+    return tuple(shape[i:])
+
+
+def _writes_into_itself(self, value, vt: bool) -> bool:
+    """``self[key] = value`` needs the overlap rules: NumPy holds self's memory read-only
+    (an expanded or overlapping view) or the value shares it (Note [Memory overlap in
+    in-place ops] in overlap.py); not while ``_setitem_overlapping`` itself writes."""
+    d = self._data
+    return self is not _WRITING[0] and (not d.flags.writeable or (vt and (
+        value._data is d or _overlap.may_alias(d, value._data))))
+
+
+def _setitem_overlapping(self, key, value) -> None:
+    """``self[key] = value`` where NumPy holds self's memory read-only (an expanded or
+    overlapping view) or ``value`` shares it: PyTorch's checks (a basic key is a copy_ into
+    the view ``self[key]``; an advanced one index_put_, or masked_fill_ for one mask and a
+    single value), then the write (Note [Memory overlap in in-place ops] in overlap.py)."""
+    d = self._data
+    vd = value._data if isinstance(value, Tensor) else None
+    if _basic(key):
+        try:
+            target = d[key]
+        except (IndexError, ValueError, TypeError):  # the write reports it
+            return _aliased_write(self, lambda: setitem(self, key, value))
+        src = same = ()
+        if vd is not None:  # PyTorch: target.copy_(value), target.fill_(a 0-d value), or
+            if vd.shape == target.shape:  # the copy_ of the value without its leading 1s
+                src = (vd,)  # and expanded
+            elif vd.ndim == 0:  # (fill_ clones a value that shares memory: not compared)
+                pass
+            else:  # (stride 0 along a dim of size > 1 makes it "too hard": not compared)
+                try:
+                    src = (T._expand_fwd(vd.reshape(_strip_leading_ones(vd.shape)),
+                                         target.shape),)
+                except ValueError:
+                    pass
+            same = src
+        if not (same and _overlap.same_memory(target, same[0])):  # onto itself: a no-op
+            _overlap.check(target, src)
+
+        if STATE.enabled and (self._rg or (vd is not None and value._rg)):
+            # as PyTorch, a copy_ into the view self[key]: the base's gradient is then
+            # CopySlices' over that view, which differs from an index_put on self when the
+            # view's elements share memory
+            if vd is None:
+                value = _make(np.asarray(value, dtype=d.dtype))
+            elif vd.ndim == 0 and target.shape != ():
+                fill_(getitem(self, key), value)
+                return None
+            elif vd.shape != target.shape:
+                value = value.reshape(_strip_leading_ones(vd.shape)).expand(target.shape)
+            copy_(getitem(self, key), value)
+            return None
+
+        def compute():
+            return np.broadcast_to(vd if vd is not None else np.asarray(value, d.dtype),
+                                   target.shape)
+        return _aliased_write(self, lambda: setitem(self, key, value), compute,
+                              (vd,) if vd is not None else (), out=target)
+    sliced_key = []
+    for k in key:
+        if isinstance(k, np.ndarray):
+            sliced_key += [slice(None)] * (k.ndim if k.dtype == np.bool_ else 1)
+        else:
+            sliced_key.append(k)
+    sliced = d[tuple(sliced_key)]
+    arrays = [k for k in key if isinstance(k, np.ndarray)]
+    as_mask = (len(arrays) == 1 and arrays[0].dtype == np.bool_ and
+               (vd is None or vd.size == 1))  # PyTorch's masked_fill_ dispatch
+    cmp = vd
+    if vd is not None and value is self and T.whole_selection(key, d.shape, False):
+        cmp = sliced  # PyTorch writes into the value tensor itself: "full" overlap
+    _overlap.check(sliced, (cmp,) if cmp is not None and not as_mask else (), "index_put",
+                   "index_put_")
+    if as_mask and not sliced.flags.writeable and _overlap.internal(sliced):
+        _overlap.warn_expanded("masked_fill_")
+
+    def body():
+        return setitem(self, key, value)
+    if STATE.enabled and (self._rg or (vd is not None and value._rg)) and \
+            _views_itself(self):  # Note [In-place ops on overlapping views]
+        def body():
+            v = value if vd is not None else _make(np.asarray(value, dtype=d.dtype))
+            if v._data.dtype != d.dtype:
+                v = to(v, self.dtype)
+            _inplace(self, apply(T.index_put_setitem, (_overlapping_self(self), v),
+                                 (key, False)))
+    return _aliased_write(self, body,
+                          rewrite=lambda w: w.__setitem__(key, vd if vd is not None else value))
+
+
+def _views_itself(self) -> bool:
+    """Is ``self`` a view (of a base that requires grad) whose elements share memory?"""
+    return self._base is not None and self._base._rg and _overlap.aliases_itself(self._data)
 
 
 def gather(input, dim: int, index) -> Tensor:  # noqa: A002
@@ -2970,22 +3071,20 @@ def contiguous(input, memory_format=None) -> Tensor:  # noqa: A002
 def _check_inplace_leaf(self, grad: bool | None = None) -> None:
     """PyTorch's ``check_inplace``: in grad mode, when the op involves a tensor that
     requires grad (``grad``; default: ``self`` does), refuse to write into a leaf that
-    requires grad, a view of one, or a view whose history can't be rewritten."""
-    if not self._data.flags.writeable:
-        _check_no_overlap(self)
+    requires grad, a view (that requires grad) of any leaf, or a view whose history can't
+    be rewritten."""
     if not STATE.enabled:
         return
     if grad is None:
         grad = self._rg
+    if not grad:
+        return
     base = self._base
     if base is not None:
         if grad:
             check_view_rebase(self, indirect=False)
         if (self._rg or base._rg) and base._gfn is None:  # PyTorch: the view requires
-            raise RuntimeError(  # grad and its base is a leaf (whether or not it requires grad)
-                "a view of a leaf Variable that requires grad is being used in an in-place "
-                "operation. Clone the leaf first (x = leaf.clone(); x[...] = ...), or modify it "
-                "under torch.no_grad().")
+            _raise_view_of_leaf()  # grad and its base is a leaf (whether or not it does)
     elif self._rg and self._gfn is None:
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation. Leaves "
@@ -2994,18 +3093,61 @@ def _check_inplace_leaf(self, grad: bool | None = None) -> None:
             "do), or use an out-of-place op (x = x + 1).")
 
 
-def _check_no_overlap(self) -> None:
-    """Refuse to write into a tensor whose elements share memory (an expanded view, or an
-    overlapping unfold/as_strided view: Note [Views by index maps] in table.py marks those
-    read-only), with PyTorch's message."""
+def _raise_view_of_leaf() -> None:
+    # PyTorch asks only that the view require grad and its base be a leaf: the base need not
+    # require grad itself (a view made before ``view.requires_grad_()`` counts too)
+    raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                       "in-place operation. Clone the leaf first (x = leaf.clone(); "
+                       "x[...] = ...), or modify it under torch.no_grad().")
+
+
+#: the tensor an overlapping write (``_aliased_write``) is under way into: its op, re-entered,
+#: skips the overlap checks
+_WRITING: list = [None]
+
+
+def _aliased_write(self, body, compute=None, inputs=(), out=None, rewrite=None):
+    """Run ``body()``, an in-place op's usual path, on ``self`` whose memory NumPy holds
+    read-only (an expanded or overlapping view) or that an input overlaps: the op writes
+    through a writable alias of the same memory (Note [Memory overlap in in-place ops] in
+    ops/overlap.py). When element-by-element order matters (``out``, default ``self``'s
+    array, aliases itself or an input), the values are then rewritten as PyTorch's kernel
+    leaves them: ``compute()`` gives the op's result from the memory as it is. An op that
+    writes only some elements (index_put_, masked_fill_) passes ``rewrite(w)``, which
+    writes just those into the writable alias ``w``, when self's elements share memory."""
     d = self._data
-    if self._base is not None or builtins.any(st == 0 and n > 1
-                                              for st, n in zip(d.strides, d.shape)):
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers to a "
-            "single memory location. Please clone() the tensor before performing the "
-            f"operation. (a view of shape {list(d.shape)} with element strides "
-            f"{list(self.stride())}: write into its base, or into x.clone())")
+    w = _overlap.writable(d)
+    if w is None:  # memory NumPy must not write (a shared constant): self gets its own
+        d = self._data = _overlap.private_copy(d)
+        w = _overlap.writable(d)
+    out = d if out is None else out
+    seq = compute is not None and _overlap.needs_sequential(out, inputs)
+    redo = not seq and rewrite is not None and _overlap.aliases_itself(d)
+    orig = d.copy() if seq or redo else None
+    self._data = w
+    prev_writing = _WRITING[0]
+    _WRITING[0] = self  # body() may re-enter the op: the checks are done
+    try:
+        res = body()
+    finally:
+        _WRITING[0] = prev_writing
+        if self._data is w:
+            self._data = d
+    node = self._gfn  # a node that saved its result keeps the read-only array
+    if w is not d and node is not None and node._out is not None:
+        node._out[:] = [(d,) + e[1:] if e is not None and e[0] is w else e for e in node._out]
+    if redo:
+        w[...] = orig
+        rewrite(w)
+    if seq:
+        w[...] = orig
+        prev = STATE.enabled
+        STATE.enabled = False
+        try:
+            _overlap.sequential(out, compute, inputs)
+        finally:
+            STATE.enabled = prev
+    return res
 
 
 _CAN_CAST_CACHE: dict = {}
@@ -3106,7 +3248,12 @@ def _copy_slices_vjp(g, s, n, needs):
     out = [None, None]
     if needs[0]:
         mask = _make(np.ones(g._data.shape, dtype=np.bool_))
-        replay_view(recipe, mask)._data[...] = False
+        region = replay_view(recipe, mask)._data
+        if _overlap.internal(region):  # PyTorch copies the view's gradient into this region
+            raise RuntimeError(_overlap.INTERNAL_MSG + " (backward of an in-place op on an "
+                               "expanded view: its gradient cannot be written back; make the "
+                               "view with .clone() before the in-place op)")
+        _overlap.writable(region)[...] = False  # (maybe overlapping)
         out[0] = where(mask, g, 0.0)
     if needs[1]:  # on a contiguous g, as the mask above (PyTorch copies g into the base's
         out[1] = replay_view(recipe, contiguous(g))  # layout first): g may be transposed
@@ -3115,6 +3262,46 @@ def _copy_slices_vjp(g, s, n, needs):
 
 _COPY_SLICES = Op("copy_slices", None, _copy_slices_vjp, node_name="torch::autograd::CopySlices")
 _COPY_SLICES.unsaved = RELEASED  # PyTorch's CopySlices releases the node it wraps
+
+
+# Note [In-place ops on overlapping views]
+# PyTorch's CopySlices computes the base's gradient as: the incoming gradient, with the
+# view's elements overwritten (``grad_slice.copy_(...)``) by the in-place op's gradient with
+# respect to the view's old value. When the view's elements share memory (an overlapping
+# unfold or as_strided view), that copy keeps, for each memory location, the value of the
+# element written last (TensorIterator's order); our view ops' own rules would sum them
+# instead. So an in-place op on such a view computes from ``_overlapping_self(view)``: the
+# view's values, recorded from the base by an op whose rule is that overwrite. A saved
+# result of the op is the view's memory, as PyTorch's. Known difference: PyTorch's double
+# backward differentiates that saved result through the view's own node (a sum over shared
+# elements), ours through the overwrite, so second derivatives at shared elements differ.
+def _overlap_self_rule(g, s, n):
+    _, shape, dt, pos, locs = n._p
+    flat = zeros(int(np.prod(shape, dtype=np.int64)), dtype=D.FROM_NP[dt])
+    b = g._data.ndim - len(n._p[0].shape)  # leading batch dims (vmap)
+    vals = g.reshape(g.shape[:b] + (-1,))[(slice(None),) * b + (_make(pos),)]
+    return flat.index_put((slice(None),) * b + (_make(locs),), vals).reshape(
+        g.shape[:b] + tuple(shape))
+
+
+_OVERLAP_SELF = Op("overlap_self", lambda a, p: p[0], (_overlap_self_rule,),
+                   node_name="AsStridedBackward0")
+
+
+def _overlapping_self(view_t: Tensor) -> Tensor:
+    """The values of ``view_t`` (a view whose elements share memory), as a tensor recorded
+    from its base whose gradient rule is CopySlices' overwrite (Note [In-place ops on
+    overlapping views])."""
+    base = view_t._base
+    d = view_t._data
+    where = base_positions(view_t._vfn, base._data.shape)
+    contiguous = np.empty(d.shape, d.dtype).strides
+    order = _overlap.ti_order(d.shape, [d.strides, contiguous])
+    locs = where.reshape(-1)[order]
+    last = np.unique(locs[::-1], return_index=True)[1]  # the last write to each location
+    pos = order[::-1][last]
+    return apply(_OVERLAP_SELF, (base,), (d.copy(), base._data.shape, base._data.dtype, pos,
+                                           locs[::-1][last]))
 
 
 def _rebase_view(view_t: Tensor, res: Tensor) -> None:
@@ -3142,10 +3329,24 @@ def _rebase_view(view_t: Tensor, res: Tensor) -> None:
 
 def _make_inplace(fn, name):
     fast = _FAST_INPLACE.get(name)
+    kind = _overlap.policy(name)
 
     def method(self, *args, **kwargs):
-        if not self._data.flags.writeable:
-            _check_no_overlap(self)
+        if self is not _WRITING[0]:  # Note [Memory overlap in in-place ops] (overlap.py)
+            d = self._data
+            if not d.flags.writeable:
+                return _overlapping_inplace(self, fn, kind, name, method, args, kwargs)
+            own = d.base is None  # (inline: the hot path of every in-place op)
+            for a in args:
+                if isinstance(a, Tensor) and not (own and a._data.base is None) and \
+                        a._data is not d and _may_share(d, a._data):
+                    return _overlapping_inplace(self, fn, kind, name, method, args, kwargs)
+            if kwargs:
+                for a in kwargs.values():
+                    if isinstance(a, Tensor) and not (own and a._data.base is None) and \
+                            a._data is not d and _may_share(d, a._data):
+                        return _overlapping_inplace(self, fn, kind, name, method, args,
+                                                    kwargs)
         if not STATE.enabled or not (self._rg or _any_rg(args) or _any_rg(kwargs.values())):
             if fast is not None and fast(self, *args, **kwargs):
                 self._vc[0] += 1
@@ -3158,6 +3359,72 @@ def _make_inplace(fn, name):
     method.__name__ = name
     method.__doc__ = f"In-place ``{fn.__name__}`` (bumps the version counter)."
     return method
+
+
+_may_share = np.may_share_memory
+
+
+def _overlapping_inplace(self, fn, kind, name, method, args, kwargs):
+    """An in-place op on a tensor whose memory NumPy holds read-only (an expanded or
+    overlapping view) or that an argument may share: PyTorch's checks, then the write
+    (Note [Memory overlap in in-place ops] in overlap.py)."""
+    d = self._data
+    ins = [a._data for a in (*args, *kwargs.values()) if isinstance(a, Tensor) and
+           a is not self]
+    _overlap.check(d, ins[:1] if kind == "masked_fill" else ins, kind, name)
+    compute = None
+    if kind == "ti":
+        def compute():
+            return fn(self, *args, **kwargs)._data
+
+    def run():
+        return method(self, *args, **kwargs)
+    if STATE.enabled and _views_itself(self):  # Note [In-place ops on overlapping views]
+        def run():
+            _check_inplace_leaf(self, True)
+            r = fn(_overlapping_self(self), *args, **kwargs)
+            node = r._gfn
+            out = _inplace(self, r)
+            if node is not None and node._out is not None:  # a saved result is, as in
+                # PyTorch, the view: what the kernel leaves in memory
+                node._out[r._out_nr] = (d, self._vc, self._vc[0])
+            return out
+    return _aliased_write(self, run, compute, ins,
+                          rewrite=_partial_rewrite(self, fn, kind, args, kwargs))
+
+
+def _partial_rewrite(self, fn, kind, args, kwargs):
+    """For the in-place ops that write only some elements (masked_fill_, index_put_,
+    scatter_, index_copy_, tril_, ...): a function writing just those into a writable array
+    (``_aliased_write``'s ``rewrite``); None for elementwise ops."""
+    def arr(v):
+        return v._data if isinstance(v, Tensor) else v
+    if kind in ("no_overlap", "none", "index_fill"):  # the elements whose value it changes
+        def rewrite(w):
+            prev = STATE.enabled
+            STATE.enabled = False
+            try:
+                res = np.broadcast_to(fn(self, *args, **kwargs)._data, w.shape).astype(w.dtype)
+            finally:
+                STATE.enabled = prev
+            old = self._data  # (the memory as it was)
+            bits = np.dtype(f"u{w.itemsize}")
+            changed = np.ascontiguousarray(res).view(bits) != \
+                np.ascontiguousarray(old).view(bits)
+            w[changed] = res[changed]
+        return rewrite
+    if kind == "masked_fill":
+        mask = args[0] if args else kwargs["mask"]
+        value = args[1] if len(args) > 1 else kwargs["value"]
+        return lambda w: w.__setitem__(np.broadcast_to(arr(mask), w.shape), arr(value))
+    if kind == "index_put":
+        indices, values = args[0], arr(args[1])
+        accumulate = args[2] if len(args) > 2 else kwargs.get("accumulate", False)
+        key = norm_key(tuple(indices) if isinstance(indices, list) else indices)
+        if accumulate:
+            return lambda w: np.add.at(w, key, values)
+        return lambda w: w.__setitem__(key, values)
+    return None
 
 
 # Note [Direct in-place kernels]
@@ -3278,6 +3545,11 @@ def fill_(self, value) -> Tensor:
         >>> torch.zeros(2).fill_(3)
         tensor([3., 3.])
     """
+    if not self._data.flags.writeable and self is not _WRITING[0]:
+        # Note [Memory overlap in in-place ops] (overlap.py): a scalar is written unchecked
+        if isinstance(value, Tensor):  # PyTorch: self.copy_(value), which checks self
+            _overlap.check(self._data, ())
+        return _aliased_write(self, lambda: fill_(self, value))
     vt = value if isinstance(value, Tensor) else None
     if vt is not None:
         if value._data.ndim != 0:
@@ -3304,6 +3576,8 @@ def zero_(self) -> Tensor:
         >>> torch.ones(2).zero_()
         tensor([0., 0.])
     """
+    if not self._data.flags.writeable and self is not _WRITING[0]:  # (unchecked in PyTorch)
+        return _aliased_write(self, lambda: zero_(self))
     if STATE.enabled and self._rg:
         return _inplace(self, apply(T.zero, (self,)))
     _check_inplace_leaf(self)
@@ -3325,7 +3599,8 @@ def copy_(self, src, non_blocking: bool = False) -> Tensor:
     """
     if not isinstance(src, Tensor):
         src = tensor(src)
-    ds, ss = self._data.shape, src._data.shape
+    d, sd = self._data, src._data
+    ds, ss = d.shape, sd.shape
     if ds != ss:
         try:
             bshape = np.broadcast_shapes(ds, ss)
@@ -3337,13 +3612,21 @@ def copy_(self, src, non_blocking: bool = False) -> Tensor:
         if bshape != ds:
             raise RuntimeError(f"output with shape {list(ds)} doesn't match the broadcast shape "
                                f"{list(bshape)}")
+    if self is not _WRITING[0] and (not d.flags.writeable or (
+            sd is not d and (d.base is not None or sd.base is not None) and _may_share(d, sd))):
+        # Note [Memory overlap in in-place ops] (overlap.py); copying a tensor onto itself
+        # (the same tensor, or the same memory and layout) is a no-op PyTorch allows
+        if src is not self and not _overlap.same_memory(d, sd):
+            _overlap.check(d, (sd,))
+        return _aliased_write(self, lambda: copy_(self, src),
+                              lambda: np.broadcast_to(sd, d.shape), (sd,))
     if STATE.enabled and (self._rg or src._rg):
         return _inplace(self, apply(T.copy_from, (self, src)))
     _check_inplace_leaf(self)
     if src._rg and not self._rg and STATE.cut_watch:
         _cut_mark("inplace", "copy_ under no_grad", src, self)
     try:
-        np.copyto(self._data, np.broadcast_to(src._data, self._data.shape), casting="unsafe")
+        np.copyto(self._data, np.broadcast_to(sd, self._data.shape), casting="unsafe")
     except ValueError:
         raise RuntimeError(f"The size of tensor a ({self.shape[-1] if self.ndim else 1}) must "
                            f"match the size of tensor b ({src.shape[-1] if src.ndim else 1}): "
@@ -3355,6 +3638,9 @@ def copy_(self, src, non_blocking: bool = False) -> Tensor:
 
 
 def _rand_inplace(self, arr):
+    if not self._data.flags.writeable and self is not _WRITING[0]:
+        _overlap.check(self._data, ())  # Note [Memory overlap in in-place ops] (overlap.py)
+        return _aliased_write(self, lambda: _rand_inplace(self, arr))
     _check_inplace_leaf(self)
     self._data[...] = arr
     self._vc[0] += 1

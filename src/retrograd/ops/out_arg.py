@@ -24,6 +24,7 @@ import numpy as np
 from .._grad_mode import STATE
 from .._tensor import Tensor
 from ..autograd.node import _LEGACY
+from . import overlap as _overlap
 
 __all__ = ["write_out"]
 
@@ -53,7 +54,12 @@ def write_out(name: str, out: Tensor, result: Tensor, inputs=()) -> Tensor:
             f"{_LEGACY[out._data.dtype.name]}")
     res = result._data
     if out._data.shape == res.shape:
-        np.copyto(out._data, res, casting="unsafe")
+        d = out._data
+        ins = [x._data for x in inputs if isinstance(x, Tensor) and x is not out]
+        if not d.flags.writeable or any(_overlap.may_alias(d, x) for x in ins):
+            _write_overlapping(out, res, ins)
+        else:
+            np.copyto(d, res, casting="unsafe")
     else:
         if out._data.size != 0:
             warnings.warn(
@@ -66,3 +72,20 @@ def write_out(name: str, out: Tensor, result: Tensor, inputs=()) -> Tensor:
         out._data = res.astype(out._data.dtype, copy=True)
     out._vc[0] += 1
     return out
+
+
+def _write_overlapping(out: Tensor, res: np.ndarray, ins) -> None:
+    """``out`` is expanded or overlaps itself or an input: PyTorch's checks, then the
+    write through a writable alias, the last element written to a location (in
+    TensorIterator's order) winning (Note [Memory overlap in in-place ops] in overlap.py).
+    The result was computed before the write: an input overlapping ``out`` in another
+    layout ("too hard" for PyTorch to refuse) is read as it was, not element by element."""
+    d = out._data
+    _overlap.check(d, ins)
+    if _overlap.writable(d) is None:  # memory NumPy must not write: out gets its own
+        d = out._data = _overlap.private_copy(d)
+    val = np.broadcast_to(res, d.shape).astype(d.dtype)
+    if _overlap.aliases_itself(d):
+        _overlap.sequential(d, lambda: val, ())
+    else:
+        np.copyto(_overlap.writable(d), val, casting="unsafe")

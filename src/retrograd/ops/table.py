@@ -1018,6 +1018,8 @@ def torch_cumulative(fn, a: np.ndarray, axis: int, dtype=None) -> np.ndarray:
     """
     if a.ndim == 0:  # a 0-d input gives a 0-d result (NumPy's would be 1-d)
         return torch_cumulative(fn, a.reshape(1), 0, dtype).reshape(())
+    if not a.flags.c_contiguous:  # a C-order result for any input layout, as PyTorch's
+        a = np.ascontiguousarray(a)
     out_dt = np.dtype(dtype) if dtype is not None else a.dtype
     if out_dt.kind != "f":
         return fn(a, axis=axis, dtype=dtype)
@@ -1423,16 +1425,29 @@ unsqueeze = _view_op("unsqueeze", lambda a, ax: np.expand_dims(a, ax))
 def _expand_fwd(a, shape):
     # a read-only stride-0 view, as np.broadcast_to makes, built directly (half the cost)
     lead = len(shape) - a.ndim
-    if lead < 0 or not a.flags.c_contiguous or a.size == 0:
+    if lead < 0 or a.size == 0:
         return np.broadcast_to(a, shape)
     strides = [0] * lead
     for s, t, st in zip(a.shape, shape[lead:], a.strides):
         if s != t and s != 1:
             return np.broadcast_to(a, shape)  # let NumPy raise its error
-        strides.append(0 if s != t else st)
+        strides.append(0 if s != t else st)  # (a size-1 dim kept keeps its stride)
+    if lead and a.ndim and 1 in shape[:lead]:
+        strides = _new_dim_strides(shape, strides, lead)
+    if not a.flags.c_contiguous:
+        return np.lib.stride_tricks.as_strided(a, shape, strides, writeable=False)
     r = np.ndarray(shape, a.dtype, a, 0, strides)
     r.flags.writeable = False
     return r
+
+
+def _new_dim_strides(shape, strides, lead: int) -> list:
+    """PyTorch's strides for the dims expand adds in front: 0, except that a new dim of
+    size 1 gets the next dim's size times its stride (``zeros(3).expand(1, 3).stride()`` is
+    (3, 1)); in-place ops compare strides to tell full from partial overlap."""
+    for i in range(lead - 1, -1, -1):
+        strides[i] = shape[i + 1] * strides[i + 1] if shape[i] == 1 else 0
+    return strides
 
 
 expand = _view_op("expand", _expand_fwd,
@@ -1513,9 +1528,52 @@ unfold = _view_op("unfold", _unfold_fwd, _index_map_rule)
 as_strided = _view_op("as_strided", _as_strided_fwd, _index_map_rule)
 
 
+def whole_selection(key, shape, allow_none: bool) -> bool:
+    """Does ``key`` (normalised, see ``norm_key``) select all of a tensor of ``shape``
+    through full slices and ``...`` (and ``None`` if ``allow_none``; index arrays count as
+    the dims they index)? PyTorch then does not slice: ``x[:]`` is ``x`` itself (an alias
+    when read), ``x[None]`` only unsqueezes.
+
+    Example:
+        >>> import numpy as np
+        >>> from retrograd.ops.table import whole_selection
+        >>> whole_selection((slice(None), Ellipsis), (2, 3), False)
+        True
+        >>> whole_selection((slice(1, None),), (2, 3), False), whole_selection((None,), (2,), True)
+        (False, True)
+    """
+    nd = len(shape)
+    used = 0
+    for k in key:
+        if isinstance(k, np.ndarray):
+            used += k.ndim if k.dtype == np.bool_ else 1
+        elif k is not None and k is not Ellipsis:
+            used += 1
+    pos = 0
+    for k in key:
+        if k is Ellipsis:
+            pos += nd - used
+        elif k is None:
+            if not allow_none:
+                return False
+        elif isinstance(k, np.ndarray):
+            pos += k.ndim if k.dtype == np.bool_ else 1
+        elif (k.__class__ is slice and k.start in (None, 0) and k.step in (None, 1) and
+              pos < nd and (k.stop is None or k.stop >= shape[pos])):
+            pos += 1
+        else:  # an int, a bool or a partial slice
+            return False
+    return True
+
+
 def _index_rule(g, s, n):
     shape, dt = n._edges[0][2], n._edges[0][3]
-    b = _bdims(g)  # basic keys only are batched (Note [Batched rules]): a leading full
+    b = _bdims(g)
+    if n._op is not index and whole_selection(n._p, shape, True):
+        # PyTorch's AliasBackward0 / UnsqueezeBackward0: the gradient itself, or a view of
+        # it (an expanded gradient stays expanded, as in-place ops on it can tell)
+        return g if g._data.shape == b + tuple(shape) else g.reshape(b + tuple(shape))
+    # basic keys only are batched (Note [Batched rules]): a leading full
     key = (slice(None),) * len(b) + tuple(n._p) if b else n._p  # slice keeps their meaning
     return R.zeros(b + tuple(shape), dtype=R._dtype.FROM_NP[dt]).index_put(key, g,
                                                                           accumulate=True)
@@ -1525,7 +1583,47 @@ def _index_fwd(a, key):
     r = a[key]
     if r.__class__ is not np.ndarray:  # all ints: NumPy gives a scalar copy; a 0-d view
         r = a[key + (Ellipsis,)] if key.__class__ is tuple else a[key, ...]
+    if key.__class__ is tuple:
+        for k in key:
+            if k is None:
+                return _unsqueeze_strides(a, key, r)
     return r
+
+
+def _unsqueeze_strides(a, key, r):
+    """``r = a[key]`` with PyTorch's strides for the dims ``None`` inserts (NumPy gives them
+    stride 0): ``x[None]`` is ``x.unsqueeze(0)``, whose new dim has the stride of the next dim
+    times its size (1 element at the end), so that ``stride()`` and the overlap checks of
+    in-place ops (Note [Memory overlap in in-place ops] in overlap.py) see PyTorch's layout."""
+    nd = a.ndim
+    used = len([k for k in key if k is not None and k is not Ellipsis])
+    strides = list(r.strides)
+    i = j = 0  # the next dim of r, of a
+    for k in key:
+        if k is None:
+            strides[i] = a.shape[j] * a.strides[j] if j < nd else a.itemsize
+            i += 1
+        elif k is Ellipsis:
+            i += nd - used
+            j += nd - used
+        elif k.__class__ is slice:
+            i += 1
+            j += 1
+        else:  # an int
+            j += 1
+    if tuple(strides) == r.strides:
+        return r
+    owner = r
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    try:  # a plain view of the owner (keeps the base chain simple)
+        off = r.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
+        out = np.ndarray(r.shape, r.dtype, owner, off, tuple(strides))
+    except (TypeError, ValueError, BufferError):
+        return np.lib.stride_tricks.as_strided(r, strides=strides, writeable=r.flags.writeable)
+    if not r.flags.writeable and out.flags.writeable:
+        out.flags.writeable = False
+    return out
 
 
 select = _view_op("select", _index_fwd, _index_rule)

@@ -503,6 +503,8 @@ def _row_max(x, dim):
 
 
 def _log_softmax_fwd(x, dim):
+    if not x.flags.c_contiguous:  # as PyTorch, which runs on x.contiguous(): a C-order result
+        x = np.ascontiguousarray(x)
     sh = np.subtract(x, _row_max(x, dim))
     s = _add_reduce(np.exp(sh), axis=dim, keepdims=True)
     np.subtract(sh, np.log(s, out=s), out=sh)
@@ -510,6 +512,8 @@ def _log_softmax_fwd(x, dim):
 
 
 def _softmax_fwd(x, dim):
+    if not x.flags.c_contiguous:  # as PyTorch, which runs on x.contiguous(): a C-order result
+        x = np.ascontiguousarray(x)
     e = np.exp(np.subtract(x, _row_max(x, dim)))
     e /= _add_reduce(e, axis=dim, keepdims=True)
     return e if e.dtype == x.dtype else e.astype(x.dtype)
