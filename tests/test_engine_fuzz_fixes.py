@@ -391,3 +391,19 @@ def test_mask_activations_second_derivatives_and_in_place_nodes(act, inplace):
             again = "freed"
         return y.grad_fn.name(), y, g, gg, again
     same(f)
+
+
+@pytest.mark.parametrize("view", ["flatten", "permute", "ellipsis", "as_strided"])
+def test_a_view_made_before_its_base_required_grad_has_no_accumulator(view):
+    # it requires grad through its base, has no grad_fn until an in-place write, and a
+    # gradient reaching it goes nowhere (PyTorch's invalid edge): its .grad stays None
+    def f(m):
+        x = m.tensor([[0.65, -1.03, -1.92], [0.5, 2.0, -0.1]], dtype=m.float64)
+        v = {"flatten": lambda: x.flatten(), "permute": lambda: x.permute(1, 0),
+             "ellipsis": lambda: x[...], "as_strided": lambda: x.as_strided((2, 2), (1, 1))}[view]()
+        x.requires_grad_()
+        y = (v * 2).sum()
+        edges = [n is None for n, _ in y.grad_fn.next_functions[0][0].next_functions]
+        y.backward()
+        return v.requires_grad, v.is_leaf, edges, v.grad, x.grad
+    same(f)

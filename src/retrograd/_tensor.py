@@ -53,6 +53,7 @@ class Tensor:
     _vver = 0  # views: the version at which _gfn was made (Note [View grad_fn regeneration])
     _vmeta = None  # views: None, "no_grad" or "multi": how it was made (check_view_rebase)
     _views = None  # bases: weakrefs to views made while nothing required grad
+    _inherits = False  # views: requires grad only through its base (no accumulator)
     _out_nr = 0
     _grad = None
     _acc = None
@@ -210,6 +211,8 @@ class Tensor:
         if self._rg and not requires_grad:
             _cut_mark("requires_grad_false", "requires_grad_(False)", self, self)
         self._rg = bool(requires_grad)
+        if self._inherits:
+            self._inherits = False  # its own flag now: a leaf with an accumulator
         if requires_grad and self._views is not None:
             mark_views_requiring_grad(self)
         return self
@@ -540,6 +543,10 @@ def mark_views_requiring_grad(base: Tensor) -> None:
         v = r()
         if v is not None:
             v._rg = True
+            # as PyTorch: until an in-place write re-derives its grad_fn, such a view has
+            # no node and no gradient accumulator of its own (its requires_grad flag is
+            # its base's), so a gradient reaching it goes nowhere
+            v._inherits = True
 
 
 _bind_make(_make)

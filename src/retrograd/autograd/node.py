@@ -192,7 +192,8 @@ class Node:
     @property
     def next_functions(self) -> tuple:
         """((node, input_nr), ...) for each input; (None, 0) where no gradient flows."""
-        return tuple((None, 0) if e is None else (e[0], e[1]) for e in self._edges)
+        return tuple((None, 0) if e is None or getattr(e[0], "_var", None) is _nothing
+                     else (e[0], e[1]) for e in self._edges)
 
     @property
     def metadata(self) -> dict:
@@ -370,3 +371,16 @@ class AccumulateGrad(Node):
     @property
     def variable(self):
         return self._var()
+
+
+def _nothing():
+    return None
+
+
+def sink() -> AccumulateGrad:
+    """Where the gradient of a view that requires grad only through its base goes:
+    nowhere (PyTorch's invalid edge; shown as None in next_functions). A node of its own
+    keeps the edge's shape for the rules of the op that read it."""
+    node = AccumulateGrad(sink)  # (any weak-referenceable object; replaced just below)
+    node._var = _nothing
+    return node

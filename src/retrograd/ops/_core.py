@@ -19,7 +19,7 @@ import itertools
 from .._dtype import CACHES, DEFAULTS, FROM_NP, float32
 from .._grad_mode import STATE
 from .._tensor import Tensor
-from ..autograd.node import _OUT_ONLY, OUT0, Kept, Node, _OutputSlot, user_site
+from ..autograd.node import _OUT_ONLY, OUT0, Kept, Node, _OutputSlot, sink, user_site
 from ..autograd.provenance import FORWARD_WATCHERS
 from ..autograd.saved_hooks import HOOKS
 
@@ -148,6 +148,8 @@ def _edge(t):
     if t._base is not None:  # a view's node may be stale (Note [View grad_fn regeneration])
         fn = t.grad_fn
     if fn is None:
+        if t._inherits:  # a view requiring grad through its base only: no edge (PyTorch)
+            return (sink(), 0, t._data.shape, t._data.dtype)
         return (t._grad_accumulator(), 0, t._data.shape, t._data.dtype)
     return (fn, t._out_nr, t._data.shape, t._data.dtype)
 
