@@ -407,3 +407,16 @@ def test_a_view_made_before_its_base_required_grad_has_no_accumulator(view):
         y.backward()
         return v.requires_grad, v.is_leaf, edges, v.grad, x.grad
     same(f)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_remainder_zero_results_keep_the_dividends_sign(dtype):
+    # PyTorch's kernel is fmod plus b where the signs differ: 0.0 % -1.5 is 0.0, and the
+    # gradient through a log of it is +inf (NumPy's remainder gives -0.0, so -inf)
+    def f(m):
+        a = m.tensor([0.0, -0.0, 3.0, -3.0, 1.5, -1.5], dtype=getattr(m, dtype), requires_grad=True)
+        b = m.tensor([-1.44, 1.44, -1.5, 1.5, -1.5, 1.5], dtype=getattr(m, dtype))
+        r = m.remainder(a, b)
+        (g,) = m.autograd.grad(r.log().sum(), a)
+        return r, m.signbit(r), g
+    same(f)

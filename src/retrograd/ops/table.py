@@ -579,7 +579,14 @@ def _floor_div_fwd(a, b):
 
 def _remainder_fwd(a, b):
     _check_int_divisor(b, "remainder")
-    return np.remainder(a, b)
+    r = np.remainder(a, b)
+    if r.dtype.kind == "f":
+        # PyTorch's kernel: fmod, plus b where the signs differ, so a zero result keeps
+        # the dividend's sign (0.0 % -1.5 is 0.0; NumPy gives the divisor's, -0.0)
+        zero = r == 0
+        if zero.any():
+            r[zero] = np.broadcast_to(np.fmod(a, b), r.shape)[zero]
+    return r
 
 
 def _fmod_fwd(a, b):
