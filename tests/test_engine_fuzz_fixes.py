@@ -420,3 +420,10 @@ def test_remainder_zero_results_keep_the_dividends_sign(dtype):
         (g,) = m.autograd.grad(r.log().sum(), a)
         return r, 1 / r, g  # (1 / r: the sign of a zero as +-inf)
     same(f)
+
+
+def test_remainder_of_0d_tensors():
+    def f(m):
+        x = m.tensor(1.5, requires_grad=True)
+        return m.remainder(x, x), m.remainder(0, x), m.remainder(x, 0.5)
+    same(f)

@@ -585,7 +585,7 @@ def _remainder_fwd(a, b):
         # the dividend's sign (0.0 % -1.5 is 0.0; NumPy gives the divisor's, -0.0)
         zero = r == 0
         if zero.any():
-            r[zero] = np.broadcast_to(np.fmod(a, b), r.shape)[zero]
+            r = np.where(zero, np.fmod(a, b), r).astype(r.dtype, copy=False)
     return r
 
 
