@@ -1220,7 +1220,6 @@ _COMPOSITE = "a composite in retrograd (its last primitive names the node); one 
 _ZERO_DIM = "on a 0-d input retrograd goes through a reshape/clone/alias node"
 NAME_SKIPS = {
     "sub": "scalar - tensor is RsubBackward1 in torch, SubBackward0 here",
-    "div": "scalar / tensor is a reciprocal-multiply (MulBackward0) in torch",
     "remainder": _OVERLOADS, "fmod": _OVERLOADS, "pow": _OVERLOADS, "pow_int": _OVERLOADS,
     "pow_fn": _OVERLOADS, "float_power": _OVERLOADS, "scatter": _OVERLOADS,
     "round_decimals": _COMPOSITE,

@@ -427,3 +427,18 @@ def test_remainder_of_0d_tensors():
         x = m.tensor(1.5, requires_grad=True)
         return m.remainder(x, x), m.remainder(0, x), m.remainder(x, 0.5)
     same(f)
+
+
+def test_number_divided_by_a_tensor_is_a_reciprocal_multiply():
+    # PyTorch: 3 / x is reciprocal(x) * 3: the node saves the reciprocal, not x, so an
+    # in-place write into x afterwards is fine; integers give the default float dtype
+    def f(m):
+        x = m.tensor([[-1.234], [0.595]], requires_grad=True)
+        v = x * 1
+        y = 3 / v
+        with m.no_grad():
+            v.div_(-2)
+        (g,) = m.autograd.grad(y.sum(), x)
+        return (y, g, y.grad_fn.name(), [n and n[0] and n[0].name() for n in y.grad_fn.next_functions],
+                1 / m.tensor([2, 4]), 2 / m.tensor([True]))
+    same(f)

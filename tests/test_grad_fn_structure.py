@@ -32,7 +32,6 @@ _INDEX = ("index arguments (dim, index tensors) are None slots here; torch's nod
           "for differentiable inputs only")
 ALLOW = {
     "sub": "scalar - tensor is RsubBackward1 (one edge) in torch, SubBackward0 here",
-    "div": "scalar / tensor is a reciprocal-multiply (MulBackward0) in torch",
     "floor_divide": _OVERLOADS, "remainder": _OVERLOADS, "fmod": _OVERLOADS, "pow": _OVERLOADS,
     "pow_int": _OVERLOADS, "pow_fn": _OVERLOADS, "float_power": _OVERLOADS,
     "square": _OVERLOADS, "fill_": _OVERLOADS,

@@ -120,6 +120,12 @@ def install() -> None:
         # 2 * b is b.mul(2) in PyTorch (self first, None in the scalar's slot of
         # next_functions): the commutative ops keep the tensor as self
         setattr(Tensor, f"__r{name}__", op(opdef, reflected=name not in ("add", "mul")))
+
+    def rtruediv(self, other):
+        # PyTorch: number / tensor is reciprocal(tensor) * number (MulBackward0 over
+        # ReciprocalBackward0, which saves its result, not the tensor; rounded twice)
+        return binary(T.mul, F.reciprocal(self), other)
+    Tensor.__rtruediv__ = rtruediv
     for name in ("add", "sub", "mul", "truediv", "pow", "mod"):
         method = getattr(Tensor, {"truediv": "div", "mod": "remainder"}.get(name, name) + "_")
         setattr(Tensor, f"__i{name}__", method)
