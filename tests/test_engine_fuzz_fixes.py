@@ -439,6 +439,6 @@ def test_number_divided_by_a_tensor_is_a_reciprocal_multiply():
         with m.no_grad():
             v.div_(-2)
         (g,) = m.autograd.grad(y.sum(), x)
-        return (y, g, y.grad_fn.name(), [n and n[0] and n[0].name() for n in y.grad_fn.next_functions],
-                1 / m.tensor([2, 4]), 2 / m.tensor([True]))
+        nexts = [n and n[0] and n[0].name() for n in y.grad_fn.next_functions]
+        return y, g, y.grad_fn.name(), nexts, 1 / m.tensor([2, 4]), 2 / m.tensor([True])
     same(f)
