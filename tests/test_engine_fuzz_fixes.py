@@ -442,3 +442,12 @@ def test_number_divided_by_a_tensor_is_a_reciprocal_multiply():
         nexts = [n and n[0] and n[0].name() for n in y.grad_fn.next_functions]
         return y, g, y.grad_fn.name(), nexts, 1 / m.tensor([2, 4]), 2 / m.tensor([True])
     same(f)
+
+
+def test_backward_from_a_view_that_requires_grad_only_through_its_base():
+    def f(m):
+        x = m.tensor([[1.17, -1.93], [1.0, -1.0]], dtype=m.float64)
+        v = x.view(-1)
+        x.requires_grad_()
+        v.backward(m.ones_like(v))
+    same_error(f)
