@@ -50,7 +50,8 @@ ALLOW = {
     "transpose": _VIEWS, "roll": "roll without dims: a composite",
     "getitem": "mixed int/slice keys are one slice node here, Select/Unsqueeze chains in torch",
     "setitem": "a broadcast value is expanded first in torch (an ExpandBackward0 node)",
-    "setitem_view": "a view re-derived after an in-place op is AsStridedBackward0 in torch",
+    "setitem_view": "the CopySlices node of an in-place op on a view wraps that op here (its own "
+                    "CopySlices/Select chain); torch folds it into one CopySlices",
     "inplace_on_view": "as setitem_view",
 }
 

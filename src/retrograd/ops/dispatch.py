@@ -350,7 +350,8 @@ def view_apply(op, a: Tensor, p):
     else:
         if not STATE.enabled:
             t._vmeta = "no_grad"
-        track_view(base, t)
+        if STATE.cut_watch is not None:  # None: a derivative rule's view of a gradient,
+            track_view(base, t)  # which no one can make require grad (autograd/engine.py)
     if _FW.active:
         _fw_op(op, (a,), t, p, 2)
     return t

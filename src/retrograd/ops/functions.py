@@ -3332,19 +3332,26 @@ def _make_inplace(fn, name):
     kind = _overlap.policy(name)
 
     def method(self, *args, **kwargs):
-        if self is not _WRITING[0]:  # Note [Memory overlap in in-place ops] (overlap.py)
-            d = self._data
-            if not d.flags.writeable:
+        # Note [Memory overlap in in-place ops] (overlap.py), inline: the hot path of every
+        # in-place op. An array that owns its memory is writable (ours are: only views of
+        # others are made read-only), and two such arrays never overlap unless they are
+        # one; the checks run again only while _overlapping_inplace itself writes
+        d = self._data
+        own = d.base is None
+        if not own and not d.flags.writeable:
+            if self is not _WRITING[0]:
                 return _overlapping_inplace(self, fn, kind, name, method, args, kwargs)
-            own = d.base is None  # (inline: the hot path of every in-place op)
+        else:
             for a in args:
                 if isinstance(a, Tensor) and not (own and a._data.base is None) and \
-                        a._data is not d and _may_share(d, a._data):
+                        a._data is not d and _may_share(d, a._data) and \
+                        self is not _WRITING[0]:
                     return _overlapping_inplace(self, fn, kind, name, method, args, kwargs)
             if kwargs:
                 for a in kwargs.values():
                     if isinstance(a, Tensor) and not (own and a._data.base is None) and \
-                            a._data is not d and _may_share(d, a._data):
+                            a._data is not d and _may_share(d, a._data) and \
+                            self is not _WRITING[0]:
                         return _overlapping_inplace(self, fn, kind, name, method, args,
                                                     kwargs)
         if not STATE.enabled or not (self._rg or _any_rg(args) or _any_rg(kwargs.values())):
