@@ -149,7 +149,7 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
     """Run the graph from ``outputs``; accumulate into leaves or return grads of ``inputs``."""
     sum_to = _F.sum_to
     for i, o in enumerate(outputs):
-        if not o._rg or (o._inherits and o.grad_fn is None):  # (no edge: autograd.node.sink)
+        if not o._rg or (o._base is not None and o._inherits and o.grad_fn is None):  # (sink)
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn. "
                 "Nothing on the path to this output requires grad: it was computed under "

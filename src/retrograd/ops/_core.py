@@ -147,9 +147,9 @@ def _edge(t):
     fn = t._gfn
     if t._base is not None:  # a view's node may be stale (Note [View grad_fn regeneration])
         fn = t.grad_fn
+        if fn is None and t._inherits:  # requires grad through its base only: no edge
+            return (sink(), 0, t._data.shape, t._data.dtype)  # (PyTorch's invalid edge)
     if fn is None:
-        if t._inherits:  # a view requiring grad through its base only: no edge (PyTorch)
-            return (sink(), 0, t._data.shape, t._data.dtype)
         return (t._grad_accumulator(), 0, t._data.shape, t._data.dtype)
     return (fn, t._out_nr, t._data.shape, t._data.dtype)
 
