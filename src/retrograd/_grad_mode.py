@@ -179,6 +179,16 @@ class set_grad_enabled(_DecoratorContextManager):
         return super().__call__(func)
 
 
+#: called with True / False as a thread enters / leaves inference mode: _tensor.py's
+#: marking of new tensors and ops/_core.py's saved-tensor check (Note [Inference tensors])
+INFERENCE_HOOKS: list = []
+
+
+def _inference_hooks(entering: bool) -> None:
+    for fn in INFERENCE_HOOKS:
+        fn(entering)
+
+
 class inference_mode(_DecoratorContextManager):
     """Like ``no_grad``, and tensors made inside are marked as inference tensors.
 
@@ -207,9 +217,19 @@ class inference_mode(_DecoratorContextManager):
             STATE.enabled = False
             STATE.inference = True
             STATE.cut_watch = True
+            if not self.prev[1]:  # this thread enters: new tensors are marked
+                _inference_hooks(True)  # (Note [Inference tensors] in _tensor.py)
+        else:  # inference_mode(False): normal mode, grad mode on (PyTorch's InferenceMode(false))
+            STATE.enabled = True
+            if self.prev[1]:
+                STATE.inference = False
+                _inference_hooks(False)
 
     def __exit__(self, *exc):
+        was = STATE.inference
         STATE.enabled, STATE.inference, STATE.cut_watch = self.prev
+        if was != self.prev[1]:
+            _inference_hooks(self.prev[1])
         return False
 
     def clone(self):

@@ -17,6 +17,7 @@ from weakref import ref as _weakref
 import numpy as np
 
 from . import _dtype as D
+from . import _grad_mode
 from ._device import CPU, check_device
 from ._grad_mode import STATE
 from ._size import Size
@@ -146,7 +147,22 @@ class Tensor:
 
     @property
     def _version(self) -> int:
+        if self._vc.__class__ is not list:  # Note [Inference tensors]
+            raise RuntimeError("Inference tensors do not track version counter. (this tensor "
+                               "was made inside torch.inference_mode())")
         return self._vc[0]
+
+    def is_inference(self) -> bool:
+        """Whether this tensor was made inside ``inference_mode()`` (or is a view of one).
+
+        Example:
+            >>> import retrograd as torch
+            >>> with torch.inference_mode():
+            ...     x = torch.ones(2)
+            >>> x.is_inference(), torch.ones(2).is_inference()
+            (True, False)
+        """
+        return self._vc.__class__ is InferenceVersion
 
     def _is_view(self) -> bool:
         return self._base is not None
@@ -203,6 +219,10 @@ class Tensor:
                     "use a computed variable in a subgraph that doesn't require differentiation "
                     "use var_no_grad = var.detach().")
             return self
+        if requires_grad and self._vc.__class__ is not list and not STATE.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed. (it was made inside "
+                               "torch.inference_mode(): use t.clone().requires_grad_())")
         if requires_grad and self._data.dtype not in _FLOAT_NP:
             raise RuntimeError("only Tensors of floating point dtype can require gradients "
                                f"(this one is {self.dtype}); convert it first, e.g. x.float()")
@@ -522,6 +542,69 @@ def _make(arr) -> Tensor:
     return t
 
 
+# Note [Inference tensors]
+# A tensor made inside inference_mode() is an inference tensor, as in PyTorch: it has
+# no version counter (``_version`` raises), it cannot be written in place, require grad
+# or be saved for backward outside inference mode, and views and detach() of it are
+# inference tensors too. The mark is the class of its version counter (``_vc``, which
+# views and detach() share): ``InferenceVersion`` instead of a plain list. Marking costs
+# nothing outside inference mode: while any thread is inside it, ``_make`` runs the code
+# of ``_make_marking`` (swapped in and out by ``_set_inference_marking``), which checks
+# the calling thread's mode; the write checks compare ``_vc``'s class with ``list``.
+class InferenceVersion(list):
+    """The version counter of an inference tensor (Note [Inference tensors])."""
+
+    __slots__ = ()
+
+
+def _make_marking(arr) -> Tensor:
+    t = _new(Tensor)
+    t._data = arr
+    t._rg = False
+    t._gfn = None
+    t._vc = InferenceVersion((0,)) if STATE.inference else [0]
+    return t
+
+
+_PLAIN_MAKE = _make.__code__
+_MARKING = [0, None]  # threads inside inference mode; a lock, made on first use
+
+
+def _set_inference_marking(entering: bool) -> None:
+    """Count a thread into (or out of) inference mode; swap ``_make``'s code at 0 <-> 1."""
+    import threading
+
+    if _MARKING[1] is None:
+        _MARKING[1] = threading.Lock()
+    with _MARKING[1]:
+        n = _MARKING[0] = _MARKING[0] + (1 if entering else -1)
+        _make.__code__ = _make_marking.__code__ if n > 0 else _PLAIN_MAKE
+
+
+def check_inference_write(t: Tensor) -> None:
+    """PyTorch's refusal of an in-place write into an inference tensor outside inference
+    mode (call only when ``t._vc`` is not a plain list)."""
+    if t._vc.__class__ is InferenceVersion and not STATE.inference:
+        raise RuntimeError(
+            "Inplace update to inference tensor outside InferenceMode is not allowed.You can "
+            "make a clone to get a normal tensor before doing inplace update.See "
+            "https://github.com/pytorch/rfcs/pull/17 for more details. (this tensor of shape "
+            f"{list(t._data.shape)} was made inside torch.inference_mode(): write into "
+            "t.clone(), or do the write inside inference_mode())")
+
+
+def check_inference_saved(t: Tensor) -> None:
+    """PyTorch's refusal to save an inference tensor for backward (outside inference
+    mode, where grad mode may be on)."""
+    raise RuntimeError(
+        "Inference tensors cannot be saved for backward. Please do not use Tensors created "
+        "in inference mode in computation tracked by autograd. To work around this, you can "
+        "make a clone to get a normal tensor and use it in autograd, or use "
+        "`torch.no_grad()` instead of `torch.inference_mode()`. (a tensor of shape "
+        f"{list(t._data.shape)} made inside torch.inference_mode() is an operand of an op "
+        "that saves it for backward: use t.clone())")
+
+
 def track_view(base: Tensor, view: Tensor) -> None:
     """Remember ``view`` (made while nothing in its family required grad) on ``base``, so
     that when the family comes to require grad (``requires_grad_()``, or an in-place op
@@ -550,6 +633,7 @@ def mark_views_requiring_grad(base: Tensor) -> None:
 
 
 _bind_make(_make)
+_grad_mode.INFERENCE_HOOKS.append(_set_inference_marking)
 _AUTOGRAD_BACKWARD: list = [None]
 #: regenerates a stale view's grad_fn; bound by ops.views (Note [View grad_fn regeneration])
 _VIEW_GRAD_FN: list = [None]

@@ -467,6 +467,10 @@ def _wrap_outputs(ctx, args, outs, is_exec: bool) -> tuple:
                 vers.append(t._vc[0])
                 has_out = True
             else:
+                if t._vc.__class__ is not list and not STATE.inference:
+                    from .._tensor import check_inference_saved
+
+                    check_inference_saved(t)  # Note [Inference tensors] (_tensor.py)
                 saved.append(t)
                 vers.append(t._vc[0])
         ctx._saved = tuple(saved)

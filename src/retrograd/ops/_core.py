@@ -14,11 +14,13 @@ Example:
 
 from __future__ import annotations
 
+import builtins
 import itertools
+import types
 
 from .._dtype import CACHES, DEFAULTS, FROM_NP, float32
-from .._grad_mode import STATE
-from .._tensor import Tensor
+from .._grad_mode import INFERENCE_HOOKS, STATE
+from .._tensor import InferenceVersion, Tensor, check_inference_saved
 from ..autograd.node import _OUT_ONLY, OUT0, Kept, Node, _OutputSlot, sink, user_site
 from ..autograd.provenance import FORWARD_WATCHERS
 from ..autograd.saved_hooks import HOOKS
@@ -319,6 +321,30 @@ def _finish(node, outs, inputs) -> None:
             FORWARD_WATCHERS[-1](node, outs, inputs)
     if HOOKS.stack and node._saved:
         HOOKS.pack_all(node, outs)
+
+
+_save_plain = types.FunctionType(_save.__code__, _save.__globals__, "_save_plain")
+
+
+def _save_checked(node, op: Op, outs, inputs, nout: int) -> None:
+    """``_save``, then PyTorch's refusal to save an inference tensor for backward (Note
+    [Inference tensors] in _tensor.py): the code ``_save`` runs once any thread has
+    entered inference mode, so that programs without it pay nothing."""
+    _save_plain(node, op, outs, inputs, nout)
+    if not STATE.inference:
+        saved = node._saved or ()
+        for x in inputs:
+            if isinstance(x, Tensor) and x._vc.__class__ is InferenceVersion and \
+                    builtins.any(s is x for s in saved):
+                check_inference_saved(x)
+
+
+def _arm_saved_check(entering: bool) -> None:
+    if entering and _save.__code__ is not _save_checked.__code__:
+        _save.__code__ = _save_checked.__code__
+
+
+INFERENCE_HOOKS.append(_arm_saved_check)
 
 
 def _any_rg_at(inputs, idx) -> bool:

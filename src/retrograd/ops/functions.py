@@ -28,6 +28,7 @@ from .._tensor import (
     Tensor,
     _make,
     _wrap_dim,
+    check_inference_write,
     mark_views_requiring_grad,
     track_view,
 )
@@ -2394,6 +2395,8 @@ def setitem(self, key, value) -> None:
         >>> x = torch.zeros(3); x[1] = 5; x
         tensor([0., 5., 0.])
     """
+    if self._vc.__class__ is not list:  # Note [Inference tensors] (_tensor.py)
+        check_inference_write(self)
     key = norm_key(key)
     vt = isinstance(value, Tensor)
     basic = _basic(key)
@@ -3336,6 +3339,8 @@ def _make_inplace(fn, name):
         # in-place op. An array that owns its memory is writable (ours are: only views of
         # others are made read-only), and two such arrays never overlap unless they are
         # one; the checks run again only while _overlapping_inplace itself writes
+        if self._vc.__class__ is not list:  # Note [Inference tensors] (_tensor.py)
+            check_inference_write(self)
         d = self._data
         own = d.base is None
         if not own and not d.flags.writeable:
@@ -3552,6 +3557,8 @@ def fill_(self, value) -> Tensor:
         >>> torch.zeros(2).fill_(3)
         tensor([3., 3.])
     """
+    if self._vc.__class__ is not list:  # Note [Inference tensors] (_tensor.py)
+        check_inference_write(self)
     if not self._data.flags.writeable and self is not _WRITING[0]:
         # Note [Memory overlap in in-place ops] (overlap.py): a scalar is written unchecked
         if isinstance(value, Tensor):  # PyTorch: self.copy_(value), which checks self
@@ -3583,6 +3590,8 @@ def zero_(self) -> Tensor:
         >>> torch.ones(2).zero_()
         tensor([0., 0.])
     """
+    if self._vc.__class__ is not list:  # Note [Inference tensors] (_tensor.py)
+        check_inference_write(self)
     if not self._data.flags.writeable and self is not _WRITING[0]:  # (unchecked in PyTorch)
         return _aliased_write(self, lambda: zero_(self))
     if STATE.enabled and self._rg:
@@ -3604,6 +3613,8 @@ def copy_(self, src, non_blocking: bool = False) -> Tensor:
         tensor([[1., 2.],
                 [1., 2.]])
     """
+    if self._vc.__class__ is not list:  # Note [Inference tensors] (_tensor.py)
+        check_inference_write(self)
     if not isinstance(src, Tensor):
         src = tensor(src)
     d, sd = self._data, src._data
@@ -3645,6 +3656,8 @@ def copy_(self, src, non_blocking: bool = False) -> Tensor:
 
 
 def _rand_inplace(self, arr):
+    if self._vc.__class__ is not list:  # Note [Inference tensors] (_tensor.py)
+        check_inference_write(self)
     if not self._data.flags.writeable and self is not _WRITING[0]:
         _overlap.check(self._data, ())  # Note [Memory overlap in in-place ops] (overlap.py)
         return _aliased_write(self, lambda: _rand_inplace(self, arr))

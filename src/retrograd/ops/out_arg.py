@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 
 from .._grad_mode import STATE
-from .._tensor import Tensor
+from .._tensor import Tensor, check_inference_write
 from ..autograd.node import _LEGACY
 from . import overlap as _overlap
 
@@ -41,6 +41,8 @@ def write_out(name: str, out: Tensor, result: Tensor, inputs=()) -> Tensor:
     """
     if not isinstance(out, Tensor):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if out._vc.__class__ is not list:  # Note [Inference tensors] (_tensor.py)
+        check_inference_write(out)
     if STATE.enabled and (out._rg or any(isinstance(x, Tensor) and x._rg for x in inputs)):
         raise RuntimeError(
             f"{name}(): functions with out=... arguments don't support automatic "
