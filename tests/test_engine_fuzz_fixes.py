@@ -451,3 +451,15 @@ def test_backward_from_a_view_that_requires_grad_only_through_its_base():
         x.requires_grad_()
         v.backward(m.ones_like(v))
     same_error(f)
+
+
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+def test_softmax_of_a_0d_tensor_is_one_node(fn):
+    # the double-backward graph reads the output itself, so the gradient with respect
+    # to that output is found (a reshape around the op hid it)
+    def f(m):
+        x = m.tensor(1.338, requires_grad=True)
+        y = getattr(m, fn)(x, -1)
+        (g,) = m.autograd.grad(y.sum(), [x], create_graph=True)
+        return y, y.grad_fn.name(), m.autograd.grad(g.sum(), [g, x, y], allow_unused=True)
+    same(f)

@@ -1134,8 +1134,6 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,  # noqa
         tensor([0.5000, 0.5000])
     """
     x, d = _softmax_input(input, dim, dtype, "softmax", _stacklevel)
-    if x._data.ndim == 0:
-        return apply(TN.softmax, (x.reshape(1),), 0).reshape(())
     return apply(TN.softmax, (x,), d)
 
 
@@ -1162,8 +1160,6 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,  # 
         tensor([    0., -1000.])
     """
     x, d = _softmax_input(input, dim, dtype, "log_softmax", _stacklevel)
-    if x._data.ndim == 0:
-        return apply(TN.log_softmax, (x.reshape(1),), 0).reshape(())
     return apply(TN.log_softmax, (x,), d)
 
 

@@ -503,6 +503,8 @@ def _row_max(x, dim):
 
 
 def _log_softmax_fwd(x, dim):
+    if x.ndim == 0:  # a 0-d input: one element, the result 0-d too (as PyTorch)
+        return _log_softmax_fwd(x.reshape(1), 0).reshape(())
     if not x.flags.c_contiguous:  # as PyTorch, which runs on x.contiguous(): a C-order result
         x = np.ascontiguousarray(x)
     sh = np.subtract(x, _row_max(x, dim))
@@ -512,6 +514,8 @@ def _log_softmax_fwd(x, dim):
 
 
 def _softmax_fwd(x, dim):
+    if x.ndim == 0:  # a 0-d input: one element, the result 0-d too (as PyTorch)
+        return _softmax_fwd(x.reshape(1), 0).reshape(())
     if not x.flags.c_contiguous:  # as PyTorch, which runs on x.contiguous(): a C-order result
         x = np.ascontiguousarray(x)
     e = np.exp(np.subtract(x, _row_max(x, dim)))
@@ -523,6 +527,8 @@ def _softmax_fwd(x, dim):
 # log_softmax is one fused entry, g - exp(y) * sum(g), computed in one kernel (a small
 # network's loss is then cheap), with rules of its own for double backward. p = dim.
 def _log_softmax_bwd_fwd(g, y, dim):
+    if y.ndim == 0:
+        return _log_softmax_bwd_fwd(g.reshape(1), y.reshape(1), 0).reshape(())
     e = np.exp(y)
     e *= _add_reduce(g, axis=dim, keepdims=True)
     return np.subtract(g, e, out=e)
