@@ -101,20 +101,9 @@ def test_inplace_on_base_reaches_earlier_view(view, op):
     _check(f)
 
 
-# Overlapping views (unfold windows that share elements) are written element by element
-# in PyTorch, each shared element once per window, an order-dependent result; retrograd
-# refuses the write instead (docs/compatibility.md, test below).
-OVERLAPPING = {"unfold"}
-
-
 @pytest.mark.parametrize("op", list(INPLACE))
-@pytest.mark.parametrize("view", sorted(set(VIEWS) - OVERLAPPING))
+@pytest.mark.parametrize("view", list(VIEWS))
 def test_inplace_on_view_rewrites_base(view, op):
-    if (view, op) == ("expand", "setitem"):
-        pytest.skip("writing one row of an expanded view: PyTorch writes it (every row sees "
-                    "it), retrograd refuses any write into an expanded view "
-                    "(docs/compatibility.md)")
-
     def f(m):
         x = _x(m)
         b = x * 1
@@ -150,10 +139,14 @@ def test_writes_into_overlapping_views(view):
     # PyTorch refuses only a write into an expanded view (stride 0); the elements of an
     # overlapping unfold/as_strided view are written one after the other (more cases in
     # test_fuzz_fixes_overlap.py)
+    def mul(m):
+        b, v = _overlapping(m, view)
+        v.mul_(2)
+        return b
     if view == "expand":
-        same_error(lambda m: _overlapping(m, view)[1].mul_(2))
+        same_error(mul)
     else:
-        same(lambda m: [b for b, v in [_overlapping(m, view)] if v.mul_(2) is v])
+        same(mul)
 
     def row(m):
         b, v = _overlapping(m, view)

@@ -133,7 +133,7 @@ class _OutputSlot:
 
 
 OUT0 = _OutputSlot(0)
-# Note [Kept scalars]
+# Note [Nodes that saved nothing]
 # An op whose entries to save were all skipped (``save_if``: remainder(x, 2) saves its
 # operands only for the divisor's gradient) holds a list of Nones: PyTorch's node saved
 # nothing, so backward may run through it again without retain_graph. ``Kept`` marks
@@ -142,7 +142,7 @@ OUT0 = _OutputSlot(0)
 # the ops that keep a number as a plain attribute (lerp's weight, add's alpha) take it
 # as a parameter (``node._p``), not as a saved value.
 class Kept(list):
-    """A saved list that holds nothing: never freed (Note [Kept scalars])."""
+    """A saved list that holds nothing: never freed (Note [Nodes that saved nothing])."""
 
     __slots__ = ()
 

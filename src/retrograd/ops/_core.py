@@ -72,7 +72,7 @@ class Op:
         # [Gradient donation] in buffers.py); None: never assumed
         self.grad_once = None
         # what a node that saves nothing holds: () (it may run again), or RELEASED for
-        # the nodes PyTorch frees all the same (Note [Kept scalars] in autograd/node.py)
+        # the nodes PyTorch frees all the same (Note [Nodes that saved nothing], node.py)
         self.unsaved = ()
         self.batch_ok = name in BATCH_OK
         self.name = name

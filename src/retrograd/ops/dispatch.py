@@ -67,9 +67,7 @@ _SCALAR_ARRAYS: dict = {}
 def scalar_array(v, dt):
     """A cached read-only 0-d array for a Python scalar (NumPy is ~2x faster with these
     than with a Python float, and the value is exactly the scalar cast to ``dt``)."""
-    # (inline _cacheable: this is on every scalar operand's path)
-    key = (v, v.__class__, dt) if v or v.__class__ is int or v.__class__ is bool else \
-        (math.copysign(1.0, v), dt)
+    key = (v, v.__class__, dt) if _cacheable(v) else (math.copysign(1.0, v), dt)
     r = _SCALAR_ARRAYS.get(key)
     if r is None:
         if len(_SCALAR_ARRAYS) > 4096:  # NaN keys never match; keep the cache bounded

@@ -2369,17 +2369,14 @@ def _check_put_dtype(self: Tensor, key: tuple, value: Tensor, accumulate: bool) 
     if not accumulate and value._data.size == 1 and len(arrays) == 1 and \
             arrays[0].dtype == np.bool_ and arrays[0].ndim:
         return
-    try:  # the indexed shape, from a zero-strided stand-in for self (no copy of self)
-        shape = np.lib.stride_tricks.as_strided(
-            np.zeros(1, np.int8), self._data.shape, (0,) * self._data.ndim)[key].shape
+    try:
+        shape = _indexed_shape(self, key)
     except IndexError:
         shape = None
     vs = value._data.shape
     if shape is not None and (len(vs) > len(shape) or builtins.any(
             a != b and a != 1 for a, b in zip(vs[::-1], shape[::-1]))):
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(vs)} cannot be "
-                           f"broadcast to indexing result of shape {list(shape)} (the value "
-                           "must broadcast to the shape of x[index])")
+        raise _index_put_shape_error(self, key, vs)
     raise RuntimeError(
         f"Index put requires the source and destination dtypes match, got "
         f"{_LEGACY_NAMES[self.dtype.name]} for the destination and "
@@ -2473,16 +2470,21 @@ def _setitem_value_shape(self, key, basic, value):
         ds = r.shape
         if vs == ds:
             return None
-    k = 0
-    while k < len(vs) and vs[k] == 1:
-        k += 1
-    if basic and vs[k:] != ds:
-        _check_expand(value, vs[k:], ds)
-    return vs[k:] if k else None
+    stripped = _strip_leading_ones(vs)
+    if basic and stripped != ds:
+        _check_expand(value, stripped, ds)
+    return stripped if len(stripped) != len(vs) else None
+
+
+def _indexed_shape(self, key) -> tuple:
+    """The shape of ``self[key]``, from a zero-strided stand-in for self (no copy of self
+    for tensor indices)."""
+    return np.lib.stride_tricks.as_strided(
+        np.zeros(1, np.int8), self._data.shape, (0,) * self._data.ndim)[key].shape
 
 
 def _index_put_shape_error(self, key, vshape) -> RuntimeError:
-    rshape = self._data[key].shape
+    rshape = _indexed_shape(self, key)
     return RuntimeError(f"shape mismatch: value tensor of shape {list(vshape)} cannot be "
                         f"broadcast to indexing result of shape {list(rshape)} (the value must "
                         "broadcast to the shape of x[key])")

@@ -767,7 +767,7 @@ lerp = Op("lerp", _lerp_fwd, (lambda g, s, n: g * (1 - s[2]), lambda g, s, n: g 
           node_name="LerpBackward1")
 lerp.save_if = ((2,), (2,), (0, 1))  # the ends serve the weight's gradient only
 # a Python number weight is a parameter, as PyTorch's lerp.Scalar: nothing saved, so
-# the node may run again (Note [Kept scalars] in autograd/node.py)
+# the node may run again (Note [Nodes that saved nothing] in autograd/node.py)
 lerp_scalar = Op("lerp_scalar", lambda a, b, w: _lerp_fwd(a, b, np.asarray(w, a.dtype)),
                  (lambda g, s, n: g * (1 - n._p), lambda g, s, n: g * n._p),
                  node_name="LerpBackward0")
