@@ -474,9 +474,9 @@ def _accumulate(var, g, create_graph: bool, taken: set, leaf_node=None) -> None:
             var._grad = new.copy_(g)
         else:
             d = g._data
-            key = memory_id(d)
+            key = id(d) if d.base is None else memory_id(d.base)
             flags = d.flags
-            if g._rg or key in taken or not flags.writeable or not flags.c_contiguous:
+            if g._rg or key in taken or not (flags.writeable and flags.c_contiguous):
                 g = _T._make(d.copy())  # (a read-only broadcast, or a transposed layout)
             else:
                 taken.add(key)

@@ -224,7 +224,9 @@ def record(op: Op, outs, inputs, p=None, nout: int = 1, depth: int = 2):
         node._ver = node._out = None
     if nout == 1:
         outs._rg = True
-        outs.grad_fn = node  # the setter: outs may be a view (split into one piece)
+        outs._gfn = node
+        if outs._base is not None:  # a view (split into one piece): the grad_fn setter's
+            outs._vver = outs._vc[0]  # version stamp (Note [View grad_fn regeneration])
     else:
         for k, o in enumerate(outs):
             if o is not None and o._data.dtype in FLOAT_NP:

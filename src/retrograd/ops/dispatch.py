@@ -67,7 +67,8 @@ _SCALAR_ARRAYS: dict = {}
 def scalar_array(v, dt):
     """A cached read-only 0-d array for a Python scalar (NumPy is ~2x faster with these
     than with a Python float, and the value is exactly the scalar cast to ``dt``)."""
-    key = (v, v.__class__, dt) if _cacheable(v) else (math.copysign(1.0, v), dt)
+    cls = v.__class__
+    key = (v, cls, dt) if v or cls is int or cls is bool else (math.copysign(1.0, v), dt)
     r = _SCALAR_ARRAYS.get(key)
     if r is None:
         if len(_SCALAR_ARRAYS) > 4096:  # NaN keys never match; keep the cache bounded
@@ -84,7 +85,7 @@ def scalar_array(v, dt):
 def _cacheable(v) -> bool:
     """False for a floating-point zero: 0.0 and -0.0 are equal dict keys, and a cached
     -0.0 answering for 0.0 flips the sign of results (x * 0.0, 0.0 ** x); scalar_array
-    keys zeros by their sign, _PLANS does not keep them."""
+    keys zeros by their sign (the same test, inline), _PLANS does not keep them."""
     return bool(v) or v.__class__ is int or v.__class__ is bool
 
 
