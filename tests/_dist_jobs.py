@@ -240,5 +240,150 @@ def job_timeout() -> None:
         sys.exit(3)
 
 
+def _mlp(seed: int):
+    import retrograd as torch
+
+    torch.manual_seed(seed)
+    return torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.Tanh(), torch.nn.Linear(16, 8),
+                               torch.nn.Tanh(), torch.nn.Linear(8, 3)).double()
+
+
+def job_ddp() -> None:
+    """DDP on n ranks, each with 1/n of the batch, equals one process on the whole batch."""
+    import retrograd as torch
+    import retrograd.distributed as dist
+    from retrograd.nn.parallel import DistributedDataParallel as DDP
+
+    dist.init_process_group(timeout=timedelta(seconds=30))
+    r, n = dist.get_rank(), dist.get_world_size()
+    g = torch.Generator().manual_seed(5)
+    X = torch.randn(6 * n, 4, generator=g, dtype=torch.float64)
+    Y = torch.randint(0, 3, (6 * n,), generator=g)
+    lossf = torch.nn.CrossEntropyLoss()
+
+    # every rank starts from different weights: DDP must broadcast rank 0's
+    ddp = DDP(_mlp(seed=r), bucket_cap_mb=0.0005)
+    assert len(ddp._buckets) > 1, len(ddp._buckets)
+    ref = _mlp(seed=0)
+    for p, q in zip(ddp.module.parameters(), ref.parameters()):
+        assert torch.equal(p, q), "construction did not broadcast rank 0's parameters"
+    assert list(ddp.state_dict())[0] == "module.0.weight", list(ddp.state_dict())
+
+    opt = torch.optim.SGD(ddp.parameters(), lr=0.5, momentum=0.9)
+    ref_opt = torch.optim.SGD(ref.parameters(), lr=0.5, momentum=0.9)
+    mine = slice(6 * r, 6 * r + 6)
+    for _ in range(5):
+        opt.zero_grad()
+        lossf(ddp(X[mine]), Y[mine]).backward()
+        opt.step()
+        ref_opt.zero_grad()
+        lossf(ref(X), Y).backward()
+        ref_opt.step()
+    for (name, p), q in zip(ddp.module.named_parameters(), ref.parameters()):
+        err = (p - q).abs().max().item()
+        assert err < 1e-12, f"{name} differs from one process on the whole batch by {err}"
+
+    # no_sync: two micro-batches per rank, the first without communication
+    opt.zero_grad()
+    ref_opt.zero_grad()
+    halves = (slice(6 * r, 6 * r + 3), slice(6 * r + 3, 6 * r + 6))
+    with ddp.no_sync():
+        (lossf(ddp(X[halves[0]]), Y[halves[0]]) / 2).backward()
+    local = ddp.module[0].bias.grad.clone()
+    seen = [None] * n
+    dist.all_gather_object(seen, local.tolist())
+    assert n == 1 or seen[0] != seen[1], "no_sync() still averaged the gradients"
+    (lossf(ddp(X[halves[1]]), Y[halves[1]]) / 2).backward()
+    lossf(ref(X), Y).backward()
+    for p, q in zip(ddp.module.parameters(), ref.parameters()):
+        assert (p.grad - q.grad).abs().max().item() < 1e-12, "no_sync accumulation differs"
+    print(f"rank {r}/{n} ok ddp", flush=True)
+
+
+class _Branchy:
+    """A model whose ``extra`` layer only rank 0 uses and whose ``never`` layer nobody does."""
+
+    @staticmethod
+    def make():
+        import retrograd as torch
+
+        class Branchy(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                torch.manual_seed(0)
+                self.body = torch.nn.Linear(3, 3).double()
+                self.extra = torch.nn.Linear(3, 3).double()
+                self.never = torch.nn.Linear(3, 3).double()
+
+            def forward(self, x, use_extra: bool):
+                h = self.body(x)
+                return self.extra(h) if use_extra else h
+        return Branchy()
+
+
+def job_unused() -> None:
+    import retrograd as torch
+    import retrograd.distributed as dist
+    from retrograd.nn.parallel import DistributedDataParallel as DDP
+
+    dist.init_process_group(timeout=timedelta(seconds=30))
+    r, n = dist.get_rank(), dist.get_world_size()
+    x = torch.full((2, 3), float(r + 1), dtype=torch.float64)
+    ddp = DDP(_Branchy.make(), find_unused_parameters=True)
+    ddp(x, use_extra=(r == 0)).sum().backward()
+    assert ddp.module.never.weight.grad is None, "a parameter no rank used got a gradient"
+    # extra: only rank 0 computed a gradient; the average over n ranks is that / n
+    ref = _Branchy.make()
+    ref(torch.full((2, 3), 1.0, dtype=torch.float64), True).sum().backward()
+    want = ref.extra.weight.grad / n
+    assert (ddp.module.extra.weight.grad - want).abs().max().item() < 1e-12
+    # body: everyone used it; the average of the ranks' gradients
+    parts = []
+    for k in range(n):
+        m = _Branchy.make()
+        m(torch.full((2, 3), float(k + 1), dtype=torch.float64), k == 0).sum().backward()
+        parts.append(m.body.weight.grad)
+    want = sum(parts[1:], parts[0]) / n
+    assert (ddp.module.body.weight.grad - want).abs().max().item() < 1e-12
+
+    # without find_unused_parameters, the next forward says what went wrong
+    plain = DDP(_Branchy.make())
+    plain(x, use_extra=True).sum().backward()
+    try:
+        plain(x, use_extra=True)
+    except RuntimeError as e:
+        assert "Expected to have finished reduction in the prior iteration" in str(e), e
+        assert "never.weight" in str(e), e
+    else:
+        raise AssertionError("an unused parameter went unnoticed")
+    print(f"rank {r}/{n} ok unused", flush=True)
+
+
+def job_buffers() -> None:
+    import retrograd as torch
+    import retrograd.distributed as dist
+    from retrograd.nn.parallel import DistributedDataParallel as DDP
+
+    dist.init_process_group(timeout=timedelta(seconds=30))
+    r, n = dist.get_rank(), dist.get_world_size()
+    net = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.BatchNorm1d(2))
+    with torch.no_grad():
+        net[1].running_mean.fill_(float(r))
+    ddp = DDP(net)
+    assert net[1].running_mean.tolist() == [0.0, 0.0]  # rank 0's, from construction
+    with torch.no_grad():
+        net[1].running_mean.fill_(float(r + 10))
+    ddp.eval()
+    ddp(torch.ones(3, 2))  # broadcast_buffers: rank 0's statistics before the forward
+    assert net[1].running_mean.tolist() == [10.0, 10.0], net[1].running_mean
+    keep = DDP(torch.nn.BatchNorm1d(2), broadcast_buffers=False)
+    with torch.no_grad():
+        keep.module.running_mean.fill_(float(r))
+    keep.eval()
+    keep(torch.ones(3, 2))
+    assert keep.module.running_mean.tolist() == [float(r)] * 2
+    print(f"rank {r}/{n} ok buffers", flush=True)
+
+
 if __name__ == "__main__":
     globals()["job_" + sys.argv[1]]()

@@ -19,3 +19,17 @@ from .parameter import Buffer, Parameter, UninitializedParameter
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "functional", "init",
            "utils"] + list(_modules_all)
+
+
+def __getattr__(name: str):
+    # Note [Lazy parallel]: nn.parallel (DDP) and nn.SyncBatchNorm use the distributed
+    # package; they load when first touched, so ``import retrograd`` loads neither.
+    if name == "parallel":
+        from . import parallel
+
+        return parallel
+    if name == "SyncBatchNorm":
+        from .parallel.sync_batchnorm import SyncBatchNorm
+
+        return SyncBatchNorm
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
