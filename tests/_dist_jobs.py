@@ -385,5 +385,25 @@ def job_buffers() -> None:
     print(f"rank {r}/{n} ok buffers", flush=True)
 
 
+def job_launched() -> None:
+    """Run by `retrograd run`: torchrun's variables are set before the script starts."""
+    import retrograd as torch
+    import retrograd.distributed as dist
+
+    seen = {k: os.environ[k] for k in ("RANK", "LOCAL_RANK", "WORLD_SIZE", "MASTER_ADDR",
+                                       "MASTER_PORT")}
+    dist.init_process_group("gloo", init_method="env://")
+    assert int(seen["RANK"]) == dist.get_rank()
+    assert int(seen["WORLD_SIZE"]) == dist.get_world_size()
+    t = torch.ones(1)
+    dist.all_reduce(t)
+    print(f"rank {seen['RANK']} of {seen['WORLD_SIZE']} sum {t.item()} args {sys.argv[2:]}",
+          flush=True)
+    if "--exit-9-on-1" in sys.argv and dist.get_rank() == 1:
+        dist.destroy_process_group()
+        sys.exit(9)
+    dist.destroy_process_group()
+
+
 if __name__ == "__main__":
     globals()["job_" + sys.argv[1]]()

@@ -30,16 +30,25 @@ def mpi_args(n: int) -> list[str]:
     return [mpiexec(), "--allow-run-as-root", "--oversubscribe", "-n", str(n)]
 
 
+def locked_run(cmd: list[str], env: dict, timeout: float) -> subprocess.CompletedProcess:
+    """Run ``cmd`` once no other MPI job of the test session runs."""
+    with open(os.path.join(tempfile.gettempdir(), "retrograd-mpi-tests.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env,
+                              cwd=HERE)
+
+
+def job_env(extra=None) -> dict:
+    env = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               OMPI_MCA_rmaps_base_oversubscribe="1", PYTHONUNBUFFERED="1")
+    env.update(extra or {})
+    return env
+
+
 def run_job(n: int, job: str, *, script: str | None = None, args=(), env=None,
             timeout: float = 60) -> subprocess.CompletedProcess:
     """``mpiexec -n n python _dist_jobs.py job`` (or ``script``); returns the finished process."""
     cmd = mpi_args(n) + [sys.executable, script or os.path.join(HERE, "_dist_jobs.py")]
     cmd += [job] if job else []
     cmd += list(args)
-    full_env = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""),
-                    OMPI_MCA_rmaps_base_oversubscribe="1", PYTHONUNBUFFERED="1")
-    full_env.update(env or {})
-    with open(os.path.join(tempfile.gettempdir(), "retrograd-mpi-tests.lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                              env=full_env, cwd=HERE)
+    return locked_run(cmd, job_env(env), timeout)

@@ -6,9 +6,12 @@ mismatch. Single-process behaviour (a world of one) is covered by the doctests.
 
 from __future__ import annotations
 
+import os
+import sys
+
 import pytest
 
-from _mpi_launch import run_job
+from _mpi_launch import HERE, job_env, locked_run, mpiexec, run_job
 
 pytestmark = pytest.mark.xdist_group("mpi")
 
@@ -45,3 +48,16 @@ def test_a_missing_peer_times_out_instead_of_hanging():
     assert proc.returncode != 0
     assert "rank 0 timed out: [Rank 0] all_reduce timed out after 0:00:01" in proc.stdout, (
         proc.stdout + proc.stderr)
+
+
+def test_retrograd_run_sets_torchruns_variables_and_forwards_the_exit_code():
+    mpiexec()  # skips without mpi4py
+    base = [sys.executable, "-m", "retrograd", "run", "--nproc", "2",
+            os.path.join(HERE, "_dist_jobs.py"), "launched"]
+    proc = locked_run(base + ["x"], job_env(), 60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for r in (0, 1):
+        assert f"rank {r} of 2 sum 2.0 args ['x']" in proc.stdout, proc.stdout
+    assert "runs on MPI" in proc.stderr  # the one-line note for backend="gloo"
+    proc = locked_run(base + ["--exit-9-on-1"], job_env(), 60)
+    assert proc.returncode == 9, proc.stdout + proc.stderr

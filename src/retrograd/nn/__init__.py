@@ -22,14 +22,10 @@ __all__ = ["Parameter", "Buffer", "UninitializedParameter", "functional", "init"
 
 
 def __getattr__(name: str):
-    # Note [Lazy parallel]: nn.parallel (DDP) and nn.SyncBatchNorm use the distributed
-    # package; they load when first touched, so ``import retrograd`` loads neither.
+    # Note [Lazy parallel]: nn.parallel (DDP) uses the distributed package; it loads when
+    # first touched, so ``import retrograd`` does not load it.
     if name == "parallel":
         from . import parallel
 
         return parallel
-    if name == "SyncBatchNorm":
-        from .parallel.sync_batchnorm import SyncBatchNorm
-
-        return SyncBatchNorm
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
