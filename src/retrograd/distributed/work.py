@@ -97,9 +97,10 @@ class Work:
 
         Note [Waiting by polling] (and Note [Failure notices] in process_group.py): MPI
         progresses non-blocking operations inside MPI calls, so waiting spins on
-        ``Testall`` for a short while (a collective usually ends within it), then sleeps
-        between tests, backing off to a millisecond, so that a waiting rank leaves the
-        CPU to ranks that still compute when there are more ranks than cores.
+        ``Testall`` for 1 ms (a small collective ends within it), then sleeps
+        between tests, backing off, so that a waiting rank leaves the
+        CPU to ranks that still compute when ranks share cores (200 us at most, so a
+        large transfer still gets its progress calls).
         """
         if self._exc is not None:
             raise self._exc
@@ -131,8 +132,8 @@ class Work:
                     "join it (it may have died, hung, or be running a different "
                     "collective). Raise the limit with init_process_group(timeout=...) if "
                     "the peers are only slow")
-            if waited > 0.002:
-                nap = min(0.001, nap * 2 or 2e-5)
+            if waited > 0.001:
+                nap = min(2e-4, nap * 2 or 2e-5)
                 time.sleep(nap)
         self._complete()
         return True
