@@ -8,6 +8,8 @@
 - ``retrograd tour``: the core gradient ideas with real numbers, in the terminal.
 - ``retrograd check FILE.py [ARGS]``: run a PyTorch script with ``torch`` mapped to
   retrograd.
+- ``retrograd run --nproc N FILE.py [ARGS]``: run N ranks of a distributed script under
+  mpiexec (torchrun's role; see docs/distributed.md).
 
 Example:
     >>> from retrograd.__main__ import build_parser
@@ -58,6 +60,16 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="run a PyTorch script with torch mapped to retrograd")
     c.add_argument("file", help="the Python script to run")
     c.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
+    r = sub.add_parser("run", help="run N ranks of a distributed script under mpiexec "
+                       "(torchrun's role)")
+    r.add_argument("--nproc", "--nproc-per-node", "--nproc_per_node", type=int, default=1,
+                   dest="nproc", help="number of ranks (default 1)")
+    r.add_argument("--hostfile", default=None, help="Open MPI hostfile: spread the ranks "
+                   "over several machines")
+    r.add_argument("--mpiexec-arg", action="append", default=[], dest="mpiexec_args",
+                   help="extra argument for mpiexec (repeatable)")
+    r.add_argument("file", help="the Python script to run")
+    r.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
     return p
 
 
@@ -365,6 +377,10 @@ def main(argv=None) -> int:
         from ._check import run_check
 
         return run_check(args.file, args.args)
+    if args.command == "run":
+        from .distributed.launch import run
+
+        return run(args.nproc, args.file, args.args, args.hostfile, args.mpiexec_args)
     parser.print_help()
     return 0
 

@@ -19,3 +19,13 @@ from .parameter import Buffer, Parameter, UninitializedParameter
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "functional", "init",
            "utils"] + list(_modules_all)
+
+
+def __getattr__(name: str):
+    # Note [Lazy parallel]: nn.parallel (DDP) uses the distributed package; it loads when
+    # first touched, so ``import retrograd`` does not load it.
+    if name == "parallel":
+        from . import parallel
+
+        return parallel
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

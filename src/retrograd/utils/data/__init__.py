@@ -24,6 +24,7 @@ from .dataset import (
     TensorDataset,
     random_split,
 )
+from .distributed import DistributedSampler
 from .sampler import (
     BatchSampler,
     RandomSampler,
@@ -34,7 +35,8 @@ from .sampler import (
 )
 
 __all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset",
-           "IterableDataset", "RandomSampler", "Sampler", "SequentialSampler", "StackDataset",
+           "DistributedSampler", "IterableDataset", "RandomSampler", "Sampler",
+           "SequentialSampler", "StackDataset",
            "Subset", "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler",
            "WorkerInfo", "default_collate", "default_convert", "get_worker_info",
            "random_split"]

@@ -1,0 +1,664 @@
+"""Collectives and point-to-point messages on tensors, as ``torch.distributed`` has them.
+
+Every operation writes its result into the tensors it was given (in place, bumping their
+version counters), returns ``None``, or a ``Work`` with ``async_op=True``. Ranks given as
+``src``/``dst`` are world ranks; ``group_src``/``group_dst`` are ranks within ``group``.
+
+Example:
+    >>> import retrograd as torch
+    >>> import retrograd.distributed as dist
+    >>> dist.init_process_group()
+    >>> t = torch.tensor([1.0, 2.0])
+    >>> dist.all_reduce(t, op=dist.ReduceOp.MAX); t
+    tensor([1., 2.])
+    >>> out = [torch.zeros(2)]
+    >>> dist.all_gather(out, t); out
+    [tensor([1., 2.])]
+    >>> dist.destroy_process_group()
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .._tensor import Tensor, _make
+from ._mpi import load_mpi
+from .process_group import ProcessGroup, resolve
+from .reduce_op import RedOpType, ReduceOp, mpi_op
+from .work import Work
+
+__all__ = ["all_reduce", "reduce", "broadcast", "all_gather", "all_gather_into_tensor",
+           "reduce_scatter", "reduce_scatter_tensor", "gather", "scatter", "all_to_all",
+           "all_to_all_single", "barrier", "send", "recv", "isend", "irecv"]
+
+
+# --------------------------------------------------------------------------------------
+# buffers: what MPI reads and writes
+
+def _check_tensor(t, name: str) -> None:
+    if not isinstance(t, Tensor):
+        raise TypeError(f"Invalid function argument. Expected parameter `{name}` of type "
+                        f"torch.Tensor\n             but got {type(t)} instead.")
+
+
+def _check_list(ts, name: str) -> None:
+    if not isinstance(ts, list) or not all(isinstance(t, Tensor) for t in ts):
+        raise TypeError(f"Invalid function argument. Expected parameter `{name}` of type "
+                        "List[torch.Tensor]\n             but got "
+                        f"{type(ts)} instead.")
+
+
+def _same_dtype(tensors) -> None:
+    first = tensors[0].dtype
+    for t in tensors[1:]:
+        if t.dtype != first:
+            raise ValueError(f"Invalid usage of tensors with different dtypes: found {first} "
+                             f"and {t.dtype}; make all the tensors of one collective the same "
+                             "dtype")
+
+
+def _src(t: Tensor) -> np.ndarray:
+    """A C-contiguous array of ``t`` to send (the tensor's own memory when it can be)."""
+    a = t._data
+    return a if a.flags.c_contiguous else np.ascontiguousarray(a)
+
+
+def _bytes(a: np.ndarray) -> np.ndarray:
+    """A C-contiguous array seen as bytes: data movement works for every dtype this way."""
+    return a.reshape(-1).view(np.uint8)
+
+
+def _dst(t: Tensor) -> np.ndarray:
+    """Where MPI may write ``t``'s result: its own memory, or a scratch array."""
+    a = t._data
+    if a.flags.c_contiguous and a.flags.writeable:
+        return a
+    return np.empty(a.shape, a.dtype)
+
+
+def _store(t: Tensor, buf: np.ndarray) -> None:
+    """``buf`` holds ``t``'s new value: copy it in unless it is ``t``'s memory, bump the
+    version counter (an in-place write, as PyTorch's collectives are)."""
+    a = t._data
+    if buf is not a:
+        np.copyto(a, buf.reshape(a.shape), casting="unsafe")
+    t._vc[0] += 1
+
+
+_HALF = (np.dtype(np.float16),)
+
+
+def _reducible(a: np.ndarray) -> bool:
+    return a.dtype not in _HALF and a.dtype.name != "bfloat16"
+
+
+def _reduce_buf(t: Tensor) -> np.ndarray:
+    """A writeable contiguous array MPI can reduce in place (Note [Reductions on MPI])."""
+    a = t._data
+    if not _reducible(a):
+        return a.astype(np.float32)
+    return _dst(t) if a.flags.c_contiguous else np.ascontiguousarray(a)
+
+
+def _reduce_src(t: Tensor) -> np.ndarray:
+    a = t._data
+    if not _reducible(a):
+        return a.astype(np.float32)
+    return _src(t)
+
+
+def _average(buf: np.ndarray, op, n: int) -> None:
+    if op == RedOpType.AVG:
+        np.divide(buf, n, out=buf, casting="unsafe")
+
+
+def _not_member(name: str):
+    from .process_group import get_rank
+
+    warnings.warn(f"Running {name} on global rank {get_rank()} which does not belong to the "
+                  "given group.", stacklevel=3)
+
+
+def _root(pg: ProcessGroup, rank, group_rank, name: str, what: str) -> int:
+    """The group rank of a root given as a world rank (``src``/``dst``) or a group rank."""
+    if rank is not None and group_rank is not None:
+        raise ValueError(f"Can not specify both {what} and group_{what}")
+    if group_rank is not None:
+        if not 0 <= group_rank < pg.size():
+            raise ValueError(f"Group rank {group_rank} is not part of group {pg}")
+        return int(group_rank)
+    rank = 0 if rank is None else int(rank)
+    if rank not in pg.ranks:
+        if len(pg.ranks) == _world_size():
+            raise RuntimeError(f"ProcessGroupMPI::{name}: invalid root rank: {rank} (ranks "
+                               f"are 0 to {pg.size() - 1})")
+        raise ValueError(f"Global rank {rank} is not part of group {pg}")
+    return pg.ranks.index(rank)
+
+
+def _world_size() -> int:
+    from .process_group import get_world_size
+
+    return get_world_size()
+
+
+def _run(work: Work, async_op: bool):
+    if async_op:
+        return work
+    work.wait()
+    return None
+
+
+# --------------------------------------------------------------------------------------
+# reductions
+
+def all_reduce(tensor: Tensor, op=ReduceOp.SUM, group: ProcessGroup | None = None,
+               async_op: bool = False) -> Work | None:
+    """Reduce ``tensor`` across the group; every rank gets the result in ``tensor``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> import retrograd.distributed as dist
+        >>> dist.init_process_group()
+        >>> t = torch.tensor([1, 2]); dist.all_reduce(t, dist.ReduceOp.SUM); t
+        tensor([1, 2])
+        >>> dist.destroy_process_group()
+    """
+    _check_tensor(tensor, "tensor")
+    pg = resolve(group)
+    if pg is None:
+        return _not_member("all_reduce")
+    MPI = load_mpi()
+    buf = _reduce_buf(tensor)
+    req = pg.comm.Iallreduce(MPI.IN_PLACE, buf, mpi_op(MPI, op, buf.dtype))
+
+    def finish():
+        _average(buf, op, pg.size())
+        _store(tensor, buf)
+    return _run(Work(pg, "all_reduce", [req], finish, [tensor]), async_op)
+
+
+def reduce(tensor: Tensor, dst: int | None = None, op=ReduceOp.SUM,
+           group: ProcessGroup | None = None, async_op: bool = False,
+           group_dst: int | None = None) -> Work | None:
+    """Reduce ``tensor`` across the group into ``tensor`` on rank ``dst`` (others keep theirs).
+
+    Example:
+        >>> import retrograd as torch
+        >>> import retrograd.distributed as dist
+        >>> dist.init_process_group()
+        >>> t = torch.tensor([3.0]); dist.reduce(t, dst=0, op=dist.ReduceOp.PRODUCT); t
+        tensor([3.])
+        >>> dist.destroy_process_group()
+    """
+    _check_tensor(tensor, "tensor")
+    pg = resolve(group)
+    if pg is None:
+        return _not_member("reduce")
+    root = _root(pg, dst, group_dst, "reduce", "dst")
+    MPI = load_mpi()
+    if pg.rank() == root:
+        buf = _reduce_buf(tensor)
+        req = pg.comm.Ireduce(MPI.IN_PLACE, buf, mpi_op(MPI, op, buf.dtype), root)
+
+        def finish():
+            _average(buf, op, pg.size())
+            _store(tensor, buf)
+    else:
+        buf = _reduce_src(tensor)
+        req = pg.comm.Ireduce(buf, None, mpi_op(MPI, op, buf.dtype), root)
+        finish = None
+    return _run(Work(pg, "reduce", [req], finish, [tensor]), async_op)
+
+
+def reduce_scatter(output: Tensor, input_list: list[Tensor], op=ReduceOp.SUM,
+                   group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
+    """Reduce ``input_list[i]`` across the group into ``output`` on group rank ``i``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> import retrograd.distributed as dist
+        >>> dist.init_process_group()
+        >>> out = torch.zeros(2); dist.reduce_scatter(out, [torch.ones(2)]); out
+        tensor([1., 1.])
+        >>> dist.destroy_process_group()
+    """
+    _check_tensor(output, "output")
+    _check_list(input_list, "input_list")
+    pg = resolve(group)
+    if pg is None:
+        return _not_member("reduce_scatter")
+    n = pg.size()
+    if len(input_list) != n:
+        raise ValueError(f"reduce_scatter: input_list has {len(input_list)} tensors but the "
+                         f"group has {n} ranks; pass one tensor per rank")
+    _same_dtype([output] + input_list)
+    for i, t in enumerate(input_list):
+        if t.shape != output.shape:
+            raise ValueError(f"reduce_scatter: input_list[{i}] has shape {list(t.shape)} but "
+                             f"output has shape {list(output.shape)}; they must match")
+    send = np.concatenate([_reduce_src(t).reshape(-1) for t in input_list])
+    return _reduce_scatter(pg, output, send, op, async_op, "reduce_scatter")
+
+
+def reduce_scatter_tensor(output: Tensor, input: Tensor, op=ReduceOp.SUM,
+                          group: ProcessGroup | None = None,
+                          async_op: bool = False) -> Work | None:
+    """Reduce ``input`` across the group; group rank ``i`` gets the ``i``-th of its
+    ``size()`` equal chunks (along dim 0, or as a flat stack) in ``output``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> import retrograd.distributed as dist
+        >>> dist.init_process_group()
+        >>> out = torch.zeros(3); dist.reduce_scatter_tensor(out, torch.arange(3.0)); out
+        tensor([0., 1., 2.])
+        >>> dist.destroy_process_group()
+    """
+    _check_tensor(output, "output")
+    _check_tensor(input, "input")
+    pg = resolve(group)
+    if pg is None:
+        return _not_member("reduce_scatter_tensor")
+    _same_dtype([output, input])
+    if input.numel() != output.numel() * pg.size():
+        raise ValueError(f"input tensor must be the same size as output size times world size "
+                         f"(input has {input.numel()} elements, output {output.numel()}, "
+                         f"group size {pg.size()})")
+    send = _reduce_src(input).reshape(-1)
+    return _reduce_scatter(pg, output, send, op, async_op, "reduce_scatter_tensor")
+
+
+def _reduce_scatter(pg, output, send, op, async_op, name):
+    MPI = load_mpi()
+    buf = _reduce_buf(output)
+    req = pg.comm.Ireduce_scatter_block(send, buf, mpi_op(MPI, op, send.dtype))
+
+    def finish():
+        _average(buf, op, pg.size())
+        _store(output, buf)
+    work = Work(pg, name, [req], finish, [output])
+    work._keep = send
+    return _run(work, async_op)
+
+
+# --------------------------------------------------------------------------------------
+# data movement
+
+def broadcast(tensor: Tensor, src: int | None = None, group: ProcessGroup | None = None,
+              async_op: bool = False, group_src: int | None = None) -> Work | None:
+    """Copy ``tensor`` of rank ``src`` into ``tensor`` on every rank of the group.
+
+    Example:
+        >>> import retrograd as torch
+        >>> import retrograd.distributed as dist
+        >>> dist.init_process_group()
+        >>> t = torch.arange(3); dist.broadcast(t, src=0); t
+        tensor([0, 1, 2])
+        >>> dist.destroy_process_group()
+    """
+    _check_tensor(tensor, "tensor")
+    pg = resolve(group)
+    if pg is None:
+        return _not_member("broadcast")
+    root = _root(pg, src, group_src, "broadcast", "src")
+    if pg.rank() == root:
+        buf = _src(tensor)
+        req = pg.comm.Ibcast(_bytes(buf), root)
+        finish = None
+    else:
+        buf = _dst(tensor)
+        req = pg.comm.Ibcast(_bytes(buf), root)
+
+        def finish():
+            _store(tensor, buf)
+    return _run(Work(pg, "broadcast", [req], finish, [tensor]), async_op)
+
+
+def _check_outputs(name: str, outs: list[Tensor], like: Tensor, n: int) -> None:
+    if len(outs) != n:
+        raise RuntimeError(f"ProcessGroupMPI::{name}: invalid output tensor list at index 0 "
+                           f"(expected length {n}, got {len(outs)})")
+    _same_dtype([like] + outs)
+    for i, t in enumerate(outs):
+        if t.shape != like.shape:
+            raise RuntimeError(f"ProcessGroupMPI::{name}: invalid tensor size at index {i} "
+                               f"(expected {tuple(like.shape)}, got {tuple(t.shape)})")
+
+
+def _scatter_into(outs: list[Tensor], block: np.ndarray) -> None:
+    for t, part in zip(outs, block):
+        _store(t, part)
+
+
+def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: ProcessGroup | None = None,
+               async_op: bool = False) -> Work | None:
+    """Every rank's ``tensor``, gathered into ``tensor_list`` (one entry per group rank).
+
+    Example:
+        >>> import retrograd as torch
+        >>> import retrograd.distributed as dist
+        >>> dist.init_process_group()
+        >>> out = [torch.zeros(2)]; dist.all_gather(out, torch.ones(2)); out
+        [tensor([1., 1.])]
+        >>> dist.destroy_process_group()
+    """
+    _check_list(tensor_list, "tensor_list")
+    _check_tensor(tensor, "tensor")
+    pg = resolve(group)
+    if pg is None:
+        return _not_member("all_gather")
+    _check_outputs("allgather", tensor_list, tensor, pg.size())
+    send = _src(tensor)
+    block = np.empty((pg.size(),) + send.shape, send.dtype)
+    req = pg.comm.Iallgather(_bytes(send), _bytes(block))
+    work = Work(pg, "all_gather", [req], lambda: _scatter_into(tensor_list, block),
+                tensor_list)
+    work._keep = send
+    return _run(work, async_op)
+
+
+def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor,
+                           group: ProcessGroup | None = None,
+                           async_op: bool = False) -> Work | None:
+    """Every rank's ``input_tensor``, concatenated (or stacked) into ``output_tensor``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> import retrograd.distributed as dist
+        >>> dist.init_process_group()
+        >>> out = torch.zeros(1, 2); dist.all_gather_into_tensor(out, torch.ones(2)); out
+        tensor([[1., 1.]])
+        >>> dist.destroy_process_group()
+    """
+    _check_tensor(output_tensor, "output_tensor")
+    _check_tensor(input_tensor, "input_tensor")
+    pg = resolve(group)
+    if pg is None:
+        return _not_member("all_gather_into_tensor")
+    if output_tensor.dtype != input_tensor.dtype:
+        raise TypeError(f"output tensor must have the same type as input tensor (got "
+                        f"{output_tensor.dtype} and {input_tensor.dtype})")
+    if output_tensor.numel() != input_tensor.numel() * pg.size():
+        raise ValueError(f"output tensor size must be equal to world_size times input tensor "
+                         f"size (output has {output_tensor.numel()} elements, input "
+                         f"{input_tensor.numel()}, group size {pg.size()})")
+    send = _src(input_tensor)
+    buf = _dst(output_tensor)
+    req = pg.comm.Iallgather(_bytes(send), _bytes(buf))
+    work = Work(pg, "all_gather_into_tensor", [req], lambda: _store(output_tensor, buf),
+                [output_tensor])
+    work._keep = send
+    return _run(work, async_op)
+
+
+def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int | None = None,
+           group: ProcessGroup | None = None, async_op: bool = False,
+           group_dst: int | None = None) -> Work | None:
+    """Every rank's ``tensor``, gathered into ``gather_list`` on rank ``dst`` only.
+
+    Example:
+        >>> import retrograd as torch
+        >>> import retrograd.distributed as dist
+        >>> dist.init_process_group()
+        >>> out = [torch.zeros(2)]; dist.gather(torch.ones(2), out, dst=0); out
+        [tensor([1., 1.])]
+        >>> dist.destroy_process_group()
+    """
+    _check_tensor(tensor, "tensor")
+    pg = resolve(group)
+    if pg is None:
+        return _not_member("gather")
+    root = _root(pg, dst, group_dst, "gather", "dst")
+    send = _src(tensor)
+    if pg.rank() == root:
+        if not gather_list:
+            raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
+        _check_list(gather_list, "gather_list")
+        _check_outputs("gather", gather_list, tensor, pg.size())
+        block = np.empty((pg.size(),) + send.shape, send.dtype)
+        req = pg.comm.Igather(_bytes(send), _bytes(block), root)
+        work = Work(pg, "gather", [req], lambda: _scatter_into(gather_list, block),
+                    gather_list)
+    else:
+        if gather_list:
+            raise ValueError("Argument ``gather_list`` must NOT be specified on "
+                             "non-destination ranks.")
+        req = pg.comm.Igather(_bytes(send), None, root)
+        work = Work(pg, "gather", [req])
+    work._keep = send
+    return _run(work, async_op)
+
+
+def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int | None = None,
+            group: ProcessGroup | None = None, async_op: bool = False,
+            group_src: int | None = None) -> Work | None:
+    """``scatter_list[i]`` of rank ``src`` into ``tensor`` on group rank ``i``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> import retrograd.distributed as dist
+        >>> dist.init_process_group()
+        >>> t = torch.zeros(2); dist.scatter(t, [torch.ones(2)], src=0); t
+        tensor([1., 1.])
+        >>> dist.destroy_process_group()
+    """
+    _check_tensor(tensor, "tensor")
+    pg = resolve(group)
+    if pg is None:
+        return _not_member("scatter")
+    root = _root(pg, src, group_src, "scatter", "src")
+    buf = _dst(tensor)
+    if pg.rank() == root:
+        if not scatter_list:
+            raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
+        _check_list(scatter_list, "scatter_list")
+        _check_outputs("scatter", scatter_list, tensor, pg.size())
+        send = np.stack([_src(t) for t in scatter_list])
+        req = pg.comm.Iscatter(_bytes(send), _bytes(buf), root)
+    else:
+        if scatter_list:
+            raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source "
+                             "ranks.")
+        send = None
+        req = pg.comm.Iscatter(None, _bytes(buf), root)
+    work = Work(pg, "scatter", [req], lambda: _store(tensor, buf), [tensor])
+    work._keep = send
+    return _run(work, async_op)
+
+
+def _alltoallv(pg, sends: list[np.ndarray], recvs: list[np.ndarray], name: str, finish,
+               outputs, async_op):
+    scount = [a.nbytes for a in sends]
+    rcount = [a.nbytes for a in recvs]
+    sbuf = np.concatenate([_bytes(a) for a in sends]) if sends else np.empty(0, np.uint8)
+    rbuf = np.empty(sum(rcount), np.uint8)
+    sdisp = np.concatenate([[0], np.cumsum(scount)[:-1]]).astype(int).tolist()
+    rdisp = np.concatenate([[0], np.cumsum(rcount)[:-1]]).astype(int).tolist()
+    MPI = load_mpi()
+    req = pg.comm.Ialltoallv([sbuf, (scount, sdisp), MPI.BYTE],
+                             [rbuf, (rcount, rdisp), MPI.BYTE])
+
+    def done():
+        for r, off, c in zip(recvs, rdisp, rcount):
+            _bytes(r)[...] = rbuf[off:off + c]
+        finish()
+    work = Work(pg, name, [req], done, outputs)
+    work._keep = sbuf
+    return _run(work, async_op)
+
+
+def all_to_all(output_tensor_list: list[Tensor], input_tensor_list: list[Tensor],
+               group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
+    """Send ``input_tensor_list[i]`` to group rank ``i``; receive rank ``i``'s into
+    ``output_tensor_list[i]`` (sizes may differ per pair).
+
+    Example:
+        >>> import retrograd as torch
+        >>> import retrograd.distributed as dist
+        >>> dist.init_process_group()
+        >>> out = [torch.zeros(3)]; dist.all_to_all(out, [torch.arange(3.0)]); out
+        [tensor([0., 1., 2.])]
+        >>> dist.destroy_process_group()
+    """
+    _check_list(output_tensor_list, "output_tensor_list")
+    _check_list(input_tensor_list, "input_tensor_list")
+    pg = resolve(group)
+    if pg is None:
+        return _not_member("all_to_all")
+    n = pg.size()
+    if len(output_tensor_list) != n or len(input_tensor_list) != n:
+        raise ValueError(f"all_to_all: both lists need one tensor per rank ({n}); got "
+                         f"{len(output_tensor_list)} outputs and {len(input_tensor_list)} "
+                         "inputs")
+    _same_dtype(output_tensor_list + input_tensor_list)
+    sends = [_src(t) for t in input_tensor_list]
+    recvs = [np.empty(t.shape, t._data.dtype) for t in output_tensor_list]
+
+    def finish():
+        for t, r in zip(output_tensor_list, recvs):
+            _store(t, r)
+    return _alltoallv(pg, sends, recvs, "all_to_all", finish, output_tensor_list, async_op)
+
+
+def all_to_all_single(output: Tensor, input: Tensor, output_split_sizes=None,
+                      input_split_sizes=None, group: ProcessGroup | None = None,
+                      async_op: bool = False) -> Work | None:
+    """``all_to_all`` on one tensor split along dim 0 (equal chunks, or the split sizes).
+
+    Example:
+        >>> import retrograd as torch
+        >>> import retrograd.distributed as dist
+        >>> dist.init_process_group()
+        >>> out = torch.zeros(2); dist.all_to_all_single(out, torch.tensor([4.0, 5.0])); out
+        tensor([4., 5.])
+        >>> dist.destroy_process_group()
+    """
+    _check_tensor(output, "output")
+    _check_tensor(input, "input")
+    pg = resolve(group)
+    if pg is None:
+        return _not_member("all_to_all_single")
+    _same_dtype([output, input])
+    n = pg.size()
+
+    def splits(t, sizes, what):
+        rows = t.shape[0] if t.ndim else 1
+        if sizes is None or len(sizes) == 0:
+            if rows % n:
+                raise ValueError(f"all_to_all_single: {what} has {rows} rows along dim 0, "
+                                 f"which do not split evenly over {n} ranks; pass "
+                                 f"{what}_split_sizes")
+            sizes = [rows // n] * n
+        sizes = [int(s) for s in sizes]
+        if len(sizes) != n or sum(sizes) != rows:
+            raise ValueError(f"all_to_all_single: {what}_split_sizes {sizes} must have one "
+                             f"entry per rank ({n}) summing to dim 0 of {what} ({rows})")
+        a = _src(t).reshape(rows, -1)
+        bounds = np.cumsum([0] + sizes)
+        return [a[bounds[i]:bounds[i + 1]] for i in range(n)]
+
+    sends = splits(input, input_split_sizes, "input")
+    outbuf = _dst(output)
+    recvs = splits(_make(outbuf), output_split_sizes, "output")
+    return _alltoallv(pg, sends, recvs, "all_to_all_single", lambda: _store(output, outbuf),
+                      [output], async_op)
+
+
+def barrier(group: ProcessGroup | None = None, async_op: bool = False,
+            device_ids=None) -> Work | None:
+    """Wait until every rank of the group has reached the barrier.
+
+    Example:
+        >>> import retrograd.distributed as dist
+        >>> dist.init_process_group()
+        >>> dist.barrier()
+        >>> dist.destroy_process_group()
+    """
+    pg = resolve(group)
+    if pg is None:
+        return _not_member("barrier")
+    return _run(Work(pg, "barrier", [pg.comm.Ibarrier()]), async_op)
+
+
+# --------------------------------------------------------------------------------------
+# point to point
+
+def _peer(pg, rank, group_rank, what: str) -> int:
+    if rank is not None and group_rank is not None:
+        raise ValueError(f"Can not specify both {what} and group_{what}")
+    if group_rank is None:
+        if rank is None:
+            raise ValueError(f"Must specify either {what} or group_{what}")
+        if rank not in pg.ranks:
+            raise ValueError(f"Invalid {'destination' if what == 'dst' else 'source'} rank "
+                             f"{rank}: ranks of this group are {pg.ranks}")
+        group_rank = pg.ranks.index(rank)
+    if group_rank == pg.rank():
+        kind = "destination" if what == "dst" else "source"
+        raise ValueError(f"Invalid {kind} rank: {kind} rank should not be the same as the "
+                         "rank of the current process.")
+    return group_rank
+
+
+def isend(tensor: Tensor, dst: int | None = None, group: ProcessGroup | None = None,
+          tag: int = 0, group_dst: int | None = None) -> Work | None:
+    """Send ``tensor`` to rank ``dst`` without waiting; returns a ``Work``.
+
+    Example:
+        >>> import retrograd.distributed as dist
+        >>> callable(dist.isend)  # needs two ranks: see docs/distributed.md
+        True
+    """
+    _check_tensor(tensor, "tensor")
+    pg = resolve(group)
+    if pg is None:
+        return _not_member("isend")
+    peer = _peer(pg, dst, group_dst, "dst")
+    send = _src(tensor)
+    work = Work(pg, "send", [pg.comm.Isend(_bytes(send), dest=peer, tag=tag)])
+    work._keep = send
+    return work
+
+
+def irecv(tensor: Tensor, src: int | None = None, group: ProcessGroup | None = None,
+          tag: int = 0, group_src: int | None = None) -> Work | None:
+    """Receive into ``tensor`` from rank ``src`` (any rank if None) without waiting.
+
+    Example:
+        >>> import retrograd.distributed as dist
+        >>> callable(dist.irecv)  # needs two ranks: see docs/distributed.md
+        True
+    """
+    _check_tensor(tensor, "tensor")
+    pg = resolve(group)
+    if pg is None:
+        return _not_member("irecv")
+    MPI = load_mpi()
+    peer = (MPI.ANY_SOURCE if src is None and group_src is None
+            else _peer(pg, src, group_src, "src"))
+    buf = _dst(tensor)
+    req = pg.comm.Irecv(_bytes(buf), source=peer, tag=tag)
+    return Work(pg, "recv", [req], lambda: _store(tensor, buf), [tensor],
+                statuses=[MPI.Status()])
+
+
+def send(tensor: Tensor, dst: int | None = None, group: ProcessGroup | None = None,
+         tag: int = 0, group_dst: int | None = None) -> None:
+    """Send ``tensor`` to rank ``dst`` (returns once the message has left)."""
+    work = isend(tensor, dst, group, tag, group_dst)
+    if work is not None:
+        work.wait()
+
+
+def recv(tensor: Tensor, src: int | None = None, group: ProcessGroup | None = None,
+         tag: int = 0, group_src: int | None = None) -> int:
+    """Receive into ``tensor`` from rank ``src`` (any rank if None); returns the sender's rank
+    (-1 outside ``group``)."""
+    work = irecv(tensor, src, group, tag, group_src)
+    if work is None:
+        return -1
+    work.wait()
+    return work.source_rank()

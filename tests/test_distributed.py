@@ -1,0 +1,63 @@
+"""retrograd.distributed on real MPI jobs: collectives against NumPy, failures, timeouts.
+
+The jobs live in _dist_jobs.py; each rank checks its results and exits non-zero on a
+mismatch. Single-process behaviour (a world of one) is covered by the doctests.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from _mpi_launch import HERE, job_env, locked_run, mpiexec, run_job
+
+pytestmark = pytest.mark.xdist_group("mpi")
+
+
+def _ok(proc, n: int) -> None:
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for r in range(n):
+        assert f"rank {r}/{n} ok" in proc.stdout, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_every_collective_matches_numpy(n):
+    # all_reduce (5 ops), reduce, broadcast, all_gather(+_into_tensor), reduce_scatter
+    # (+_tensor), gather, scatter for 7 dtypes x 3 shapes; all_to_all(_single) with uneven
+    # sizes, bool reductions, a non-contiguous tensor, send/recv/isend/irecv, async Work,
+    # object collectives, a subgroup and its non-members, and torch's errors
+    _ok(run_job(n, "collectives"), n)
+
+
+def test_a_rank_that_raises_stops_the_others_with_its_error():
+    proc = run_job(3, "fail", env={"T": "60"})
+    assert proc.returncode != 0
+    for r in (0, 2):
+        # they learn of it from rank 1's notice at once, long before the 60 s timeout
+        line = next(x for x in proc.stdout.splitlines() if x.startswith(f"rank {r} caught"))
+        assert "rank 1 raised ValueError: the data file is missing" in line, line
+        assert "cannot finish all_reduce" in line
+    assert "was not stopped" not in proc.stdout
+    assert "ValueError: the data file is missing" in proc.stderr
+
+
+def test_a_missing_peer_times_out_instead_of_hanging():
+    proc = run_job(2, "timeout")
+    assert proc.returncode != 0
+    assert "rank 0 timed out: [Rank 0] all_reduce timed out after 0:00:01" in proc.stdout, (
+        proc.stdout + proc.stderr)
+
+
+def test_retrograd_run_sets_torchruns_variables_and_forwards_the_exit_code():
+    mpiexec()  # skips without mpi4py
+    base = [sys.executable, "-m", "retrograd", "run", "--nproc", "2",
+            os.path.join(HERE, "_dist_jobs.py"), "launched"]
+    proc = locked_run(base + ["x"], job_env(), 60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for r in (0, 1):
+        assert f"rank {r} of 2 sum 2.0 args ['x']" in proc.stdout, proc.stdout
+    assert "runs on MPI" in proc.stderr  # the one-line note for backend="gloo"
+    proc = locked_run(base + ["--exit-9-on-1"], job_env(), 60)
+    assert proc.returncode == 9, proc.stdout + proc.stderr
