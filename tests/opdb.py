@@ -466,7 +466,7 @@ for _n, _dom in _UNARY:
 op("relu_kink", lambda m, x: m.relu(x), lambda rng: [S(A([-1.0, 0.0, 2.0]), check_grad=False)],
    ("relu",))
 op("round_decimals", lambda m, x: m.round(x, decimals=2),
-   one([(3, 4), ()], (-3.0, 3.0)), ("round", "mul", "div"))
+   one([(3, 4), ()], (-3.0, 3.0)), ("round_decimals",))
 op("sigmoid_large", lambda m, x: m.sigmoid(x),
    lambda rng: [S(A([-100.0, -30.0, 0.0, 30.0, 100.0]))], ("sigmoid",))
 
@@ -1121,13 +1121,14 @@ def _masked_fill_samples(rng):
             S(A(vals(rng, (3, 4)), layout="T"), _mask(rng.random((3, 4)) < 0.5), 1.0)]
 
 
-op("masked_fill", lambda m, x, k, v: x.masked_fill(k, v), _masked_fill_samples, ("where",),
+op("masked_fill", lambda m, x, k, v: x.masked_fill(k, v), _masked_fill_samples,
+   ("masked_fill", "masked_fill_tensor"),
    inplace="masked_fill_", int_ok=True)
 op("masked_select", lambda m, x, k: m.masked_select(x, k),
    lambda rng: [S(A(vals(rng, (3, 4))), _mask(rng.random((3, 4)) < 0.5)),
                 S(A(vals(rng, (3, 4))), _mask(rng.random((1, 4)) < 0.5)),
                 S(A(vals(rng, (1, 4))), _mask(rng.random((3, 4)) < 0.5), desc="broadcast input")],
-   ("index",), int_ok=True)
+   ("masked_select",), int_ok=True)
 
 
 def _tad_samples(rng):
@@ -1169,7 +1170,7 @@ op("median", lambda m, x, *a, **k: x.median(*a, **k),
                 S(A(_distinct(rng, (3, 4))), 1), S(A(_distinct(rng, (3, 5))), 0, True),
                 S(A([[1.0, 2.0], [2.0, 3.0]]), check_grad=False,
                   desc="ties share the gradient (evenly_distribute_backward)")],
-   ("kthvalue", "median_all"))
+   ("median_dim", "median_all"))
 
 # ----------------------------------------------------------------------------------
 # in-place building blocks, copies, conversions
@@ -1216,16 +1217,12 @@ op("type_as", lambda m, x, y: x.type_as(y),
 # one node per table primitive, so these names follow the primitives it composes.
 _OVERLOADS = ("PyTorch numbers this op's overloads (e.g. PowBackward0/1/2, FmodBackward0/1); "
               "retrograd has one primitive and one name")
-_COMPOSITE = "a composite in retrograd (its last primitive names the node); one kernel in torch"
 _ZERO_DIM = "on a 0-d input retrograd goes through a reshape/clone/alias node"
 NAME_SKIPS = {
     "sub": "scalar - tensor is RsubBackward1 in torch, SubBackward0 here",
     "remainder": _OVERLOADS, "fmod": _OVERLOADS, "pow": _OVERLOADS, "pow_int": _OVERLOADS,
     "pow_fn": _OVERLOADS, "float_power": _OVERLOADS, "scatter": _OVERLOADS,
-    "round_decimals": _COMPOSITE,
     "einsum": "torch decomposes einsum into views/bmm; one primitive here",
-    "masked_fill": _COMPOSITE + " (where)", "masked_select": _COMPOSITE + " (indexing)",
-    "kthvalue": _COMPOSITE, "median": _COMPOSITE, "roll": "roll without dims: a composite",
     "matmul": "torch reshapes batched/1-D matmuls around bmm/mm; different view nodes",
     "matmul_op": "as matmul", "sort": _ZERO_DIM,
     "transpose": _ZERO_DIM,

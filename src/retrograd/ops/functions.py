@@ -405,8 +405,11 @@ def round(input, *, decimals: int = 0) -> Tensor:  # noqa: A001,A002
     """
     if decimals == 0:
         return unary(T.round, input)
-    scale = 10.0 ** decimals
-    return unary(T.round, input * scale) / scale
+    if input._data.dtype not in FLOAT_NP:
+        raise NotImplementedError(f'"round_cpu" not implemented for '
+                                  f"'{_LEGACY_NAMES[input.dtype.name]}' (round with decimals "
+                                  "takes a floating-point tensor: convert first, e.g. x.float())")
+    return apply(T.round_decimals, (input,), decimals)
 
 
 def square(input) -> Tensor:  # noqa: A002
@@ -1903,11 +1906,18 @@ def roll(input, shifts, dims=None) -> Tensor:  # noqa: A002
         >>> torch.tensor([1., 2., 3.]).roll(1)
         tensor([3., 1., 2.])
     """
-    if dims is None:
-        return roll(input.reshape(-1), shifts, 0).reshape(input.shape)
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
-    return apply(T.roll, (input,), (shifts, tuple(_wrap_dim(d, input.ndim) for d in dims)))
+    dims = () if dims is None else (dims,) if isinstance(dims, int) else tuple(dims)
+    if not shifts:
+        raise RuntimeError("`shifts` required (roll takes one shift per dim, or one shift "
+                           "of the flattened tensor when no dims are given)")
+    if len(shifts) != len(dims) and not (len(shifts) == 1 and not dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:"
+                           f"{len(dims)} (give one shift per dim, or a single shift without "
+                           "dims to roll the flattened tensor)")
+    # no dims: the flattened tensor rolls (one RollBackward0 node, as in PyTorch)
+    return apply(T.roll, (input,), (shifts, tuple(_wrap_dim(d, input.ndim) for d in dims)
+                                    if dims else None))
 
 
 def _promote_list(tensors, fn_name):
@@ -2804,10 +2814,8 @@ def masked_fill(input, mask, value) -> Tensor:  # noqa: A002
         if value._data.ndim != 0:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
                                f"tensor with {value._data.ndim} dimension(s).")
-        value = value.to(input.dtype)
-    else:
-        value = _make(np.asarray(value, dtype=input._data.dtype))
-    return where(mask, value, input)
+        return apply(T.masked_fill_tensor, (input, value), (mask,))
+    return apply(T.masked_fill, (input,), (mask, np.asarray(value, dtype=input._data.dtype)))
 
 
 def masked_select(input, mask) -> Tensor:  # noqa: A002
@@ -2818,10 +2826,7 @@ def masked_select(input, mask) -> Tensor:  # noqa: A002
         >>> torch.tensor([1., 2., 3.]).masked_select(torch.tensor([True, False, True]))
         tensor([1., 3.])
     """
-    shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
-    x = expand(input, shape) if input._data.shape != shape else input
-    m = np.broadcast_to(mask._data, shape)
-    return getitem(x, _make(np.ascontiguousarray(m)))
+    return apply(T.masked_select, (input,), (mask,))
 
 
 def take_along_dim(input, indices, dim=None) -> Tensor:  # noqa: A002
@@ -2941,19 +2946,40 @@ def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
 
 
 def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):  # noqa: A002
+    """The ``k``-th smallest value along ``dim`` and its index.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.kthvalue(torch.tensor([3., 1., 2.]), 2).values
+        tensor(2.)
+    """
+    return _kth(T.kthvalue, input, k, dim, keepdim)
+
+
+def _kth(op, input, k, dim, keepdim):
+    """kthvalue/median(dim): the index picked here, the values by ``op`` (one node that
+    saves the indices, as PyTorch's KthvalueBackward0/MedianBackward1)."""
     d = _wrap_dim(dim, input.ndim)
     idx = np.take(np.argsort(input._data, axis=d, kind="stable"), [k - 1], axis=d)
-    vals, it = _take_values(input, idx, d, "kthvalue")
-    if not keepdim:
-        vals, it = vals.squeeze(d), it.squeeze(d)
-    return _rt("kthvalue")(vals, it)
+    if not keepdim and input._data.ndim:
+        idx = np.squeeze(idx, d)
+    it = _make(np.ascontiguousarray(idx).astype(np.int64))
+    return _rt("median" if op is T.median_dim else "kthvalue")(
+        apply(op, (input,), (d, bool(keepdim), it)), it)
 
 
 def median(input, dim=None, keepdim: bool = False):  # noqa: A002
+    """The lower median of all elements, or along ``dim`` with its index.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.median(torch.tensor([3., 1., 2., 4.]))
+        tensor(2.)
+    """
     if dim is None:  # of an empty tensor: nan, as in PyTorch
         return apply(T.median_all, (input,), (None, False))
     n = input.shape[dim]
-    return kthvalue(input, (n - 1) // 2 + 1, dim, keepdim)
+    return _kth(T.median_dim, input, (n - 1) // 2 + 1, dim, keepdim)
 
 
 # ----------------------------------------------------------------------------------
