@@ -830,10 +830,12 @@ op("view", lambda m, x, *s: x.view(*s), _view_samples, ("view",), int_ok=True)
 def _reshape_samples(rng):
     return [S(A(vals(rng, (3, 4))), (12,)), S(A(vals(rng, (2, 3, 4))), (4, -1)),
             S(A(vals(rng, ())), (1, 1)), S(A(vals(rng, (0, 3))), (3, 0)),
-            S(A(vals(rng, (3, 4)), layout="T"), (-1,), desc="non-contiguous: a copy")]
+            S(A(vals(rng, (3, 4)), layout="T"), (-1,), desc="non-contiguous: a copy"),
+            S(A(vals(rng, (3, 4)), layout="T"), (4, 1, 3), desc="non-contiguous: an alias")]
 
 
-op("reshape", lambda m, x, s: m.reshape(x, s), _reshape_samples, ("view", "unsafe_view"),
+op("reshape", lambda m, x, s: m.reshape(x, s), _reshape_samples,
+   ("view", "unsafe_view", "clone", "reshape_alias"),
    int_ok=True)
 op("flatten", lambda m, x, *a: x.flatten(*a),
    lambda rng: [S(A(vals(rng, (2, 3, 4)))), S(A(vals(rng, (2, 3, 4))), 1),
@@ -846,7 +848,8 @@ op("unflatten", lambda m, x, d, s: x.unflatten(d, s),
 op("squeeze", lambda m, x, *a: x.squeeze(*a),
    lambda rng: [S(A(vals(rng, (1, 3, 1, 4)))), S(A(vals(rng, (1, 3, 1, 4))), 2),
                 S(A(vals(rng, (1, 3, 1, 4))), 1), S(A(vals(rng, (1, 3, 1, 4))), (0, 2)),
-                S(A(vals(rng, ()))), S(A(vals(rng, ())), 0)], ("squeeze",), int_ok=True)
+                S(A(vals(rng, ()))), S(A(vals(rng, ())), 0)],
+   ("squeeze", "squeeze_all", "squeeze_dims"), int_ok=True)
 op("unsqueeze", lambda m, x, d: m.unsqueeze(x, d),
    lambda rng: [S(A(vals(rng, (3, 4))), 0), S(A(vals(rng, (3, 4))), -1),
                 S(A(vals(rng, (3, 4))), 1), S(A(vals(rng, ())), 0)], ("unsqueeze",))
@@ -857,7 +860,7 @@ op("permute", lambda m, x, *d: x.permute(*d),
 op("transpose", lambda m, x, a, b: m.transpose(x, a, b),
    lambda rng: [S(A(vals(rng, (2, 3, 4))), 0, 2), S(A(vals(rng, (3, 4))), -1, -2),
                 S(A(vals(rng, ())), 0, 0), S(A(vals(rng, (3, 4))), 1, 1)],
-   ("transpose", "alias"))
+   ("transpose",))
 op("swapaxes", lambda m, x, a, b: x.swapaxes(a, b),
    lambda rng: [S(A(vals(rng, (2, 3, 4))), 0, 1)], ("transpose",))
 op("t", lambda m, x: x.t(),
@@ -969,7 +972,8 @@ def _getitem_samples(rng):
     ]
 
 
-op("getitem", lambda m, x, k: x[k], _getitem_samples, ("select", "slice", "index"),
+op("getitem", lambda m, x, k: x[k], _getitem_samples,
+   ("select", "slice", "index", "unsqueeze", "alias"),
    int_ok=True)
 
 
@@ -1225,10 +1229,6 @@ NAME_SKIPS = {
     "einsum": "torch decomposes einsum into views/bmm; one primitive here",
     "matmul": "torch reshapes batched/1-D matmuls around bmm/mm; different view nodes",
     "matmul_op": "as matmul", "sort": _ZERO_DIM,
-    "transpose": _ZERO_DIM,
-    "squeeze": "SqueezeBackward0/1/2 for no dim / one dim / dims in torch; one op here",
-    "getitem": "mixed int/slice keys are one slice node here, Select/Unsqueeze/Alias chains in "
-               "torch",
     "setitem_view": "a view re-derived after an in-place op is AsStridedBackward0 in torch",
     "inplace_on_view": "as setitem_view",
     "scatter_reduce_add": "torch has no derivative (NotImplemented); retrograd's is scatter_add's",

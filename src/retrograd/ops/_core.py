@@ -48,9 +48,10 @@ BATCH_OK = frozenset({
     "maximum", "minimum", "remainder", "fmod", "where", "clamp", "clamp_tensor", "lerp",
     "lerp_scalar",
     "to_copy", "clone", "sum", "mean", "prod", "amax", "amin", "max_all", "min_all",
-    "logsumexp", "vector_norm", "matmul", "mm", "bmm", "mv", "dot", "view",
-    "unsafe_view", "squeeze", "unsqueeze", "expand", "permute", "transpose", "t",
-    "alias", "split", "split_with_sizes", "unbind", "cat", "stack", "select", "slice"})
+    "logsumexp", "vector_norm", "matmul", "mm", "bmm", "mv", "dot", "view", "reshape_alias",
+    "unsafe_view", "squeeze", "squeeze_all", "squeeze_dims", "unsqueeze", "expand", "permute",
+    "transpose", "t", "alias", "split", "split_with_sizes", "unbind", "cat", "stack", "select",
+    "slice"})
 
 
 class Op:

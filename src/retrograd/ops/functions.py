@@ -1583,10 +1583,14 @@ def reshape(input, *shape) -> Tensor:  # noqa: A002
         torch.Size([3, 2])
     """
     shp = _infer_shape(_shape_arg(shape), input._data.size, input._data.shape)
+    # PyTorch: a view of a contiguous tensor (ViewBackward0), an alias with new strides of
+    # another one when its strides allow (ReshapeAliasBackward0), else a contiguous clone
+    # viewed (CloneBackward0, then UnsafeViewBackward0)
     try:
-        return view_apply(T.view, input, shp)
+        return view_apply(T.view if input._data.flags.c_contiguous else T.reshape_alias,
+                          input, shp)
     except (ValueError, AttributeError):
-        return apply(T.unsafe_view, (input,), shp)
+        return apply(T.unsafe_view, (clone(input),), shp)
 
 
 def view_as(input, other) -> Tensor:  # noqa: A002
@@ -1643,10 +1647,11 @@ def squeeze(input, dim=None) -> Tensor:  # noqa: A002
     """
     shp = input._data.shape
     if dim is None:
-        axes = tuple(i for i, s in enumerate(shp) if s == 1)
-    else:
-        axes = tuple(d for d in (_dims(dim, len(shp)) or ()) if shp[d] == 1) if shp else ()
-    return view_apply(T.squeeze, input, axes)
+        return view_apply(T.squeeze_all, input, tuple(i for i, s in enumerate(shp) if s == 1))
+    axes = tuple(d for d in (_dims(dim, len(shp)) or ()) if shp[d] == 1) if shp else ()
+    # one dim or a tuple of dims: PyTorch's SqueezeBackward1 or SqueezeBackward2
+    return view_apply(T.squeeze_dims if isinstance(dim, (tuple, list)) else T.squeeze, input,
+                      axes)
 
 
 def unsqueeze(input, dim: int) -> Tensor:  # noqa: A002
@@ -1695,8 +1700,6 @@ def transpose(input, dim0: int, dim1: int) -> Tensor:  # noqa: A002
         torch.Size([3, 2])
     """
     nd = input._data.ndim
-    if nd == 0:
-        return view_apply(T.alias, input, None)
     return view_apply(T.transpose, input, (_wrap_dim(dim0, nd), _wrap_dim(dim1, nd)))
 
 
@@ -2291,6 +2294,76 @@ def _basic(key) -> bool:
     return True
 
 
+# Note [Basic indexing as view steps]
+# PyTorch applies a basic key (ints, slices, None, ...) one part at a time, left to right:
+# an int selects (SelectBackward0), a slice slices (SliceBackward0) unless, inside a
+# tuple, it keeps its dim whole as written (start None or 0, step None or 1, stop None
+# or at least the size), None unsqueezes (UnsqueezeBackward0), and a key that changes
+# nothing gives an alias (AliasBackward0). ``x[a:b]`` alone always slices. Each part is
+# one view op here too, so the graph and the recipe a view is re-derived from (Note
+# [View grad_fn regeneration]) are PyTorch's. A single int, the commonest key, is tested
+# first and costs one view op.
+_FULL = slice(None)
+_SLICE, _SELECT, _UNSQUEEZE = T.slice_op, T.select, T.unsqueeze
+
+
+def _basic_steps(key: tuple, shape: tuple):
+    """The view steps ``[(op, p), ...]`` of a basic tuple ``key`` on a tensor of ``shape``
+    (Note [Basic indexing as view steps]); None when ``key`` has other parts."""
+    nd = len(shape)
+    steps = []
+    d = src = 0  # the dim in the result so far, in the input
+    for k in key:
+        c = k.__class__
+        if c is slice:
+            if src >= nd:
+                _too_many_indices(key, shape)
+            step = k.step
+            if step is not None and step <= 0:
+                raise ValueError("step must be greater than zero")
+            start, stop = k.start, k.stop
+            if start or (step is not None and step != 1) or (stop is not None and
+                                                            stop < shape[src]):
+                steps.append((_SLICE, (k,) if not d else (_FULL,) * d + (k,)))
+            d += 1
+            src += 1
+        elif c is int or (c is not bool and isinstance(k, np.integer)):
+            if src >= nd:
+                _too_many_indices(key, shape)
+            size = shape[src]
+            if not -size <= k < size:
+                raise IndexError(f"index {k} is out of bounds for dimension {src} with size "
+                                 f"{size} (tensor of shape {list(shape)})")
+            steps.append((_SELECT, (k,) if not d else (_FULL,) * d + (k,)))
+            src += 1
+        elif k is None:
+            steps.append((_UNSQUEEZE, d))
+            d += 1
+        elif k is Ellipsis:
+            rest = 0
+            for k2 in key[key.index(Ellipsis) + 1:]:
+                if k2 is Ellipsis:
+                    return None  # (NumPy's message)
+                if k2 is not None:
+                    rest += 1
+            skip = nd - src - rest
+            if skip > 0:
+                d += skip
+                src += skip
+        else:
+            return None
+    return steps
+
+
+def _too_many_indices(key, shape):
+    if not shape:
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python "
+                         "or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    used = _py_sum(1 for k in key if k is not None and k is not Ellipsis)
+    raise IndexError(f"too many indices for tensor of dimension {len(shape)} (tensor of shape "
+                     f"{list(shape)}, {used} indices)")
+
+
 def getitem(self, key) -> Tensor:
     """``tensor[key]``: basic indexing gives a view, advanced indexing a copy.
 
@@ -2300,19 +2373,105 @@ def getitem(self, key) -> Tensor:
         >>> x[1], x[:, ::2].shape, x[x > 3]
         (tensor([3., 4., 5.]), torch.Size([2, 2]), tensor([4., 5.]))
     """
-    key = norm_key(key)
-    if _basic(key):
-        ints = builtins.all(k.__class__ is int or isinstance(k, np.integer) for k in key)
-        op = T.select if ints else T.slice_op
-        try:
-            return view_apply(op, self, key)
-        except IndexError as e:
-            raise IndexError(f"{e} (tensor of shape {list(self.shape)})") from None
+    c = key.__class__
+    if c is int:  # Note [Basic indexing as view steps]: the commonest key first
+        shape = self._data.shape
+        if shape and -shape[0] <= key < shape[0]:
+            return view_apply(T.select, self, (key,))
+        steps = _basic_steps((key,), shape)  # (raises PyTorch's error)
+    elif c is tuple:
+        steps = _basic_steps(key, self._data.shape)
+    elif c is slice:  # alone, a slice always slices
+        if not self._data.ndim:
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+        if key.step is not None and key.step <= 0:
+            raise ValueError("step must be greater than zero")
+        return view_apply(T.slice_op, self, (key,))
+    elif key is None:
+        return view_apply(T.unsqueeze, self, 0)
+    elif key is Ellipsis:
+        return view_apply(T.alias, self, None)
+    else:
+        steps = None
+    if steps is None:
+        key = norm_key(key)
+        steps = _basic_steps(key, self._data.shape) if _basic(key) else None
+    if steps is not None:
+        if not steps:
+            return view_apply(T.alias, self, None)
+        t = self
+        for op, p in steps:
+            t = view_apply(op, t, p)
+        return t
+    parts = _advanced_parts(key, self._data.shape)
+    t = self
+    if parts is not None:  # the basic parts first, as views (Note [Basic indexing as ...])
+        steps, idx = parts
+        for op, p in steps:
+            t = view_apply(op, t, p)
+        if not idx:
+            return t
+    else:
+        idx = key
     try:
-        return apply(T.index, (self,), key)
+        return apply(T.index, (t,), idx)
     except IndexError as e:
         _mask_shape_error(self._data.shape, key)
         raise IndexError(f"{e} (tensor of shape {list(self.shape)}, index {key})") from None
+
+
+def _advanced_parts(key: tuple, shape: tuple):
+    """For a key with index arrays: PyTorch's view steps of its basic parts (ints select,
+    slices slice, None unsqueezes: Note [Basic indexing as view steps]; a 0-d integer index
+    is an int) and the key of arrays left for the advanced index of that view; None for
+    keys left to NumPy whole (bools, several ellipses, errors)."""
+    nd = len(shape)
+    used = 0
+    for k in key:
+        if k.__class__ is np.ndarray:
+            used += k.ndim if k.dtype == np.bool_ else 1
+        elif k is not None and k is not Ellipsis:
+            used += 1
+    if used > nd:
+        return None
+    steps, idx = [], []
+    d = src = pos = 0  # dims of the view so far, of the input, covered by idx
+    ellipsis = False
+    for k in key:
+        c = k.__class__
+        if c is np.ndarray and (k.ndim or k.dtype == np.bool_):
+            if not k.ndim:
+                return None
+            while pos < d:
+                idx.append(_FULL)
+                pos += 1
+            n = k.ndim if k.dtype == np.bool_ else 1
+            idx.append(k)
+            pos += n
+            d += n
+            src += n
+        elif c is slice:
+            if k.start or (k.step is not None and k.step != 1) or (
+                    k.stop is not None and k.stop < shape[src]):
+                steps.append((_SLICE, (_FULL,) * d + (k,)))
+            d += 1
+            src += 1
+        elif c is int or c is np.ndarray or (c is not bool and isinstance(k, np.integer)):
+            size = shape[src]
+            if not -size <= k < size:
+                return None
+            steps.append((_SELECT, (_FULL,) * d + (int(k),)))
+            src += 1
+        elif k is None:
+            steps.append((_UNSQUEEZE, d))
+            d += 1
+        elif k is Ellipsis and not ellipsis:
+            ellipsis = True
+            d += nd - used
+            src += nd - used
+        else:
+            return None
+    return steps, tuple(idx)
 
 
 def _mask_shape_error(shape, key) -> None:

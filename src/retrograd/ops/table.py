@@ -1425,9 +1425,18 @@ def _view_op(name, fwd, rule=_back_to_input_shape, node_name=None):
 
 
 view = _view_op("view", lambda a, shape: a.reshape(shape, copy=False))
+# reshape of a non-contiguous tensor that can be viewed: PyTorch's _reshape_alias
+reshape_alias = _view_op("reshape_alias", lambda a, shape: a.reshape(shape, copy=False),
+                         node_name="ReshapeAliasBackward0")
 unsafe_view = Op("unsafe_view", lambda a, shape: a.reshape(shape), (_back_to_input_shape,))
-squeeze = _view_op("squeeze", lambda a, ax: np.squeeze(a, axis=ax),
-                   node_name="SqueezeBackward1")
+def _squeeze_fwd(a, ax):
+    return np.squeeze(a, axis=ax)
+
+
+# PyTorch's three overloads: squeeze() (SqueezeBackward0), squeeze(dim) (1), squeeze(dims) (2)
+squeeze_all = _view_op("squeeze_all", _squeeze_fwd, node_name="SqueezeBackward0")
+squeeze = _view_op("squeeze", _squeeze_fwd, node_name="SqueezeBackward1")
+squeeze_dims = _view_op("squeeze_dims", _squeeze_fwd, node_name="SqueezeBackward2")
 unsqueeze = _view_op("unsqueeze", lambda a, ax: np.expand_dims(a, ax))
 def _expand_fwd(a, shape):
     # a read-only stride-0 view, as np.broadcast_to makes, built directly (half the cost)
@@ -1462,7 +1471,8 @@ expand = _view_op("expand", _expand_fwd,
 permute = _view_op("permute", lambda a, dims: np.transpose(a, dims),
                    lambda g, s, n: g.permute(tuple(range(STATE.batch)) + tuple(
                        STATE.batch + int(d) for d in np.argsort(n._p))))
-transpose = _view_op("transpose", lambda a, p: np.swapaxes(a, p[0], p[1]),
+transpose = _view_op("transpose",  # of a 0-d tensor (dims 0, 0): the tensor itself, as torch
+                     lambda a, p: np.swapaxes(a, p[0], p[1]) if a.ndim else a.view(),
                      lambda g, s, n: g.transpose(STATE.batch + n._p[0], STATE.batch + n._p[1]))
 t_op = _view_op("t", lambda a, p: a.T,
                 lambda g, s, n: g.transpose(-2, -1) if len(n._edges[0][2]) == 2 else g,
@@ -2061,8 +2071,8 @@ _JVP_KINDS = (
     (jvp_reduction, """prod amax amin max_all min_all median_all logsumexp vector_norm var
      std"""),
     (jvp_multilinear, "matmul mm bmm mv dot einsum"),
-    (jvp_view, """view squeeze unsqueeze expand permute transpose t alias select slice diagonal
-     unfold as_strided"""),
+    (jvp_view, """view reshape_alias squeeze squeeze_all squeeze_dims unsqueeze expand permute
+     transpose t alias select slice diagonal unfold as_strided"""),
     (_cumprod_jvp, "cumprod"), (_pad_jvp, "constant_pad"),
     (_split_jvp, "split split_with_sizes unbind"),
 )
