@@ -187,3 +187,126 @@ def test_round_decimals_values_bitexact(dtype, decimals):
     t = torch.round(torch.tensor(data, dtype=getattr(torch, dtype)), decimals=decimals)
     r = R.round(R.tensor(data, dtype=getattr(R, dtype)), decimals=decimals)
     np.testing.assert_array_equal(r.numpy(), t.numpy())
+
+
+# ----------------------------------------------------------------------------------
+# views: one node per view PyTorch makes (Note [Basic indexing as view steps])
+
+def _y(m):
+    return m.tensor(np.arange(24.0).reshape(2, 3, 4), requires_grad=True)
+
+
+_VIEW_CASES = {
+    "squeeze_all": lambda m, y: y[:, :1].squeeze(),
+    "squeeze_dim": lambda m, y: y[:1].squeeze(0),
+    "squeeze_dims": lambda m, y: y[:1, :, :1].squeeze((0, 2)),
+    "squeeze_list": lambda m, y: m.squeeze(y[:1], [0]),
+    "squeeze_0d": lambda m, y: y[0, 0, 0].squeeze(),
+    "squeeze_0d_dims": lambda m, y: y[0, 0, 0].squeeze((0,)),
+    "transpose_0d": lambda m, y: y[1, 2, 3].transpose(0, -1),
+    "transpose_same": lambda m, y: y.transpose(1, -2),
+    "int": lambda m, y: y[1],
+    "int_int": lambda m, y: y[1, 2],
+    "slice_alone": lambda m, y: y[:],
+    "slice_past_end": lambda m, y: y[0:100],
+    "full_slices": lambda m, y: y[:, 0:3, ::1],
+    "ellipsis": lambda m, y: y[...],
+    "empty_tuple": lambda m, y: y[()],
+    "slice_slice": lambda m, y: y[0:1, ::2],
+    "slice_int": lambda m, y: y[:, 1],
+    "ellipsis_int": lambda m, y: y[..., 1],
+    "none_int": lambda m, y: y[None, 0],
+    "int_none_ellipsis_none": lambda m, y: y[None, 1, ..., None],
+    "negative_start": lambda m, y: y[:, -3:],
+    "np_int": lambda m, y: y[np.int64(1), 1:],
+    "zero_d_index": lambda m, y: y[m.tensor(1)],
+    "int_slice_then_array": lambda m, y: y[0, :, m.tensor([0, 1])],
+    "array_slice": lambda m, y: y[:, m.tensor([1, 0]), 1:3],
+    "none_array": lambda m, y: y[None, m.tensor([1, 0])],
+    "int_mask": lambda m, y: y[0, m.tensor([True, False, True])],
+    "split_arrays": lambda m, y: y[m.tensor([1, 0]), :, m.tensor([3, 0])],
+    "reshape_contiguous": lambda m, y: y.reshape(6, 4),
+    "reshape_alias": lambda m, y: y.transpose(0, 2).reshape(4, 3, 1, 2),
+    "reshape_copy": lambda m, y: y.transpose(0, 2).reshape(-1),
+    "flatten_copy": lambda m, y: y.transpose(1, 2).flatten(1),
+    "flatten_alias": lambda m, y: y[:, ::2].flatten(),
+    "tensordot": lambda m, y: m.tensordot(y, y.permute(2, 1, 0), dims=([1, 2], [1, 0])),
+    "outer": lambda m, y: m.outer(y[0, 0], y[1, :, 0]),
+}
+
+
+def _view_pair(fn):
+    res = []
+    for m in (torch, R):
+        y = _y(m)
+        out = fn(m, y)
+        w = walk([out], [y], m is torch)
+        (g,) = m.autograd.grad((out * out).sum(), y)
+        res.append((w, out.detach().numpy(), g.numpy(), tuple(out.shape), out.stride()))
+    return res
+
+
+@pytest.mark.parametrize("name", list(_VIEW_CASES))
+def test_view_graphs_match_torch(name):
+    (tw, tv, tg, ts, tst), (rw, rv, rg, rs, rst) = _view_pair(_VIEW_CASES[name])
+    assert rw == tw
+    assert rs == ts and rst == tst
+    np.testing.assert_array_equal(rv, tv)
+    np.testing.assert_array_equal(rg, tg)
+
+
+@pytest.mark.parametrize("key", ["y[1][0] ", "y[0, :, 1:]", "y[..., 1:3]", "y[None, 1]"])
+def test_views_by_key_rederive_after_inplace_on_base(key):
+    """A view made by several steps is re-derived from its base after an in-place op on
+    the base (Note [View grad_fn regeneration]) with PyTorch's graph and gradients."""
+    res = []
+    for m in (torch, R):
+        leaf = _y(m)
+        base = leaf * 1
+        v = eval(key, {"y": base})
+        base.mul_(2)
+        w = walk([v], [leaf], m is torch)
+        (g,) = m.autograd.grad((v * v).sum(), leaf)
+        res.append((w, g.numpy()))
+    assert res[1][0] == res[0][0]
+    np.testing.assert_array_equal(res[1][1], res[0][1])
+
+
+@pytest.mark.parametrize("key", ["y[2]", "y[:, 3]", "y[1, -4]", "y[0, 0, 0, 0]", "y[0, 0, 0][0]",
+                                 "y[0, 0, 0][:]", "y[..., 0, 0, 0, 0]"])
+def test_indexing_errors_match_torch(key):
+    msgs = []
+    for m in (torch, R):
+        with pytest.raises(IndexError) as e:
+            eval(key, {"y": _y(m)})
+        msgs.append(str(e.value))
+    assert msgs[1].startswith(msgs[0])
+
+
+@pytest.mark.parametrize("key,vshape", [((slice(0, 2), slice(1, 3)), (1, 2)), ((0,), (4,)),
+                                        ((0,), (1, 4)), ((Ellipsis,), (4,)),
+                                        ((slice(None),), (1, 1, 4)), ((0, slice(None)), (1,)),
+                                        ((slice(None), 1), (3,)), ((slice(0, 2),), ())])
+def test_setitem_value_is_viewed_and_expanded_as_torch(key, vshape):
+    res = []
+    for m in (torch, R):
+        x = m.ones(3, 4, dtype=m.float64, requires_grad=True)
+        v = m.tensor(np.arange(1.0, 1.0 + np.prod(vshape)).reshape(vshape), requires_grad=True)
+        y = x * 2
+        y[key] = v
+        w = walk([y], [x, v], m is torch)
+        gx, gv = m.autograd.grad((y * y).sum(), (x, v))
+        res.append((w, gx.numpy(), gv.numpy()))
+    assert res[1][0] == res[0][0]
+    for a, b in zip(res[1][1:], res[0][1:]):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("shapes", [((2, 2), (3,)), ((3,), ()), ((3,), (2, 2))])
+def test_outer_needs_vectors(shapes):
+    msgs = []
+    for m in (torch, R):
+        with pytest.raises(RuntimeError) as e:
+            m.outer(m.ones(shapes[0]), m.ones(shapes[1]))
+        msgs.append(str(e.value))
+    assert msgs[1].startswith(msgs[0])

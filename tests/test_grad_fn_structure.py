@@ -39,9 +39,8 @@ ALLOW = {
     "scatter_add": _INDEX, "scatter_reduce_add": "torch has no derivative (NotImplemented)",
     "index_select": _INDEX, "index_add": _INDEX, "take_along_dim": _INDEX,
     "matmul": "torch reshapes batched/1-D matmuls around bmm/mm (view/unsqueeze nodes)",
-    "matmul_op": "as matmul", "outer": "torch: a mul of views",
+    "matmul_op": "as matmul",
     "einsum": "torch decomposes einsum into views/bmm; one primitive here",
-    "setitem": "a broadcast value is expanded first in torch (an ExpandBackward0 node)",
     "setitem_view": "the CopySlices node of an in-place op on a view wraps that op here (its own "
                     "CopySlices/Select chain); torch folds it into one CopySlices",
     "inplace_on_view": "as setitem_view",

@@ -1411,7 +1411,12 @@ def outer(input, vec2) -> Tensor:  # noqa: A002
         tensor([[3., 4.],
                 [6., 8.]])
     """
-    return input.reshape(-1, 1) * vec2.reshape(1, -1)
+    for name, v in (("self", input), ("vec2", vec2)):
+        if v._data.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v._data.ndim}-D "
+                               "(outer takes two vectors; flatten them first, or use "
+                               "broadcasting: a[:, None] * b)")
+    return input.reshape(input._data.shape[0], 1) * vec2  # PyTorch's: one view, then mul
 
 
 ger = outer
@@ -2597,7 +2602,14 @@ def setitem(self, key, value) -> None:
     if _writes_into_itself(self, value, vt):
         return _setitem_overlapping(self, key, value)
     v = value if vt else _make(np.asarray(value, dtype=self._data.dtype))
-    if shape is not None:
+    if basic and vt and value._data.ndim:
+        ds = self._data[key].shape
+        if value._data.shape != ds:  # PyTorch's copy_to: the value viewed without its
+            # leading 1s (ViewBackward0, always), then expanded to the view's shape
+            v = view(v, _strip_leading_ones(value._data.shape))
+            if v._data.shape != ds:
+                v = expand(v, ds)
+    elif shape is not None:
         v = v.reshape(shape)  # PyTorch views the value without its leading 1s too
     if v._data.dtype != self._data.dtype:
         v = to(v, self.dtype)

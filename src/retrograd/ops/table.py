@@ -1437,7 +1437,16 @@ def _squeeze_fwd(a, ax):
 squeeze_all = _view_op("squeeze_all", _squeeze_fwd, node_name="SqueezeBackward0")
 squeeze = _view_op("squeeze", _squeeze_fwd, node_name="SqueezeBackward1")
 squeeze_dims = _view_op("squeeze_dims", _squeeze_fwd, node_name="SqueezeBackward2")
-unsqueeze = _view_op("unsqueeze", lambda a, ax: np.expand_dims(a, ax))
+def _unsqueeze_fwd(a, ax):
+    if 1 not in a.shape:
+        return np.expand_dims(a, ax)
+    # NumPy's reshape gives an existing size-1 dim a stride of its own choosing; PyTorch's
+    # unsqueeze keeps every stride (x[None, 1, ..., None] has the strides it has there)
+    key = (slice(None),) * ax + (None,)
+    return _unsqueeze_strides(a, key, a[key])
+
+
+unsqueeze = _view_op("unsqueeze", _unsqueeze_fwd)
 def _expand_fwd(a, shape):
     # a read-only stride-0 view, as np.broadcast_to makes, built directly (half the cost)
     lead = len(shape) - a.ndim
@@ -1652,7 +1661,11 @@ def _adv_index_fwd(a, key):
     r = a[key]
     if r.__class__ is not np.ndarray:  # a NumPy scalar: a 0-d result
         return np.asarray(r)
-    return r if r.flags.c_contiguous else np.ascontiguousarray(r)
+    if not r.flags.c_contiguous:
+        return np.ascontiguousarray(r)
+    if 1 in r.shape and r.size:  # NumPy calls it contiguous whatever a size-1 dim's stride
+        return np.ndarray(r.shape, r.dtype, r)  # is; PyTorch's strides are the row-major ones
+    return r
 
 
 index = Op("index", _adv_index_fwd, (_index_rule,))  # advanced indexing: a copy
