@@ -53,6 +53,8 @@ _CASES = {
     "kthvalue": lambda m, x: m.kthvalue(x, 2),
     "kthvalue_keepdim": lambda m, x: x.kthvalue(3, 0, keepdim=True),
     "kthvalue_0d": lambda m, x: m.kthvalue(x[1, 2], 1),
+    "kthvalue_1d": lambda m, x: m.kthvalue(x[1], 3),
+    "median_1d": lambda m, x: x[:, 2].median(0),
     "median_dim": lambda m, x: x.median(1),
     "median_dim_keepdim": lambda m, x: m.median(x, 0, True),
     "median_all": lambda m, x: x.median(),
@@ -66,6 +68,7 @@ _CASES = {
 def test_graph_values_and_grads_match_torch(name):
     tw, rw, tv, rv, tg, rg = _graph(_CASES[name])
     assert rw == tw
+    assert rv.shape == tv.shape
     np.testing.assert_allclose(rv, tv, rtol=0, atol=0)
     np.testing.assert_allclose(rg, tg, rtol=1e-15, atol=0)
 

@@ -3134,7 +3134,7 @@ def _kth(op, input, k, dim, keepdim):
     idx = np.take(np.argsort(input._data, axis=d, kind="stable"), [k - 1], axis=d)
     if not keepdim and input._data.ndim:
         idx = np.squeeze(idx, d)
-    it = _make(np.ascontiguousarray(idx).astype(np.int64))
+    it = _make(np.array(idx, dtype=np.int64))  # (ascontiguousarray makes 0-d 1-d)
     return _rt("median" if op is T.median_dim else "kthvalue")(
         apply(op, (input,), (d, bool(keepdim), it)), it)
 
