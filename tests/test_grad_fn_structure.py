@@ -26,8 +26,6 @@ _OVERLOADS = ("PyTorch has a Scalar overload (one edge, e.g. PowBackward0 for x 
               "RemainderBackward0) and numbers the Tensor one 1; retrograd has one primitive "
               "per op, so a scalar operand is a None slot and tensor-tensor is Backward0")
 _COND = "where's condition is a None slot of WhereBackward0 here; torch's node has 2 edges"
-_COMPOSITE = "a composite of primitives here, one fused node in torch"
-_VIEWS = "retrograd's view/reshape ops record different view nodes (alias/clone/slice chains)"
 _INDEX = ("index arguments (dim, index tensors) are None slots here; torch's node has edges "
           "for differentiable inputs only")
 ALLOW = {
@@ -36,20 +34,13 @@ ALLOW = {
     "pow_int": _OVERLOADS, "pow_fn": _OVERLOADS, "float_power": _OVERLOADS,
     "square": _OVERLOADS, "fill_": _OVERLOADS,
     "where": _COND, "where_method": _COND, "where_mixed_dtypes": _COND,
-    "masked_fill": _COMPOSITE + " (where)", "masked_select": _COMPOSITE + " (indexing)",
-    "round_decimals": _COMPOSITE + " (RoundBackward1)",
-    "kthvalue": _COMPOSITE, "median": _COMPOSITE, "max_dim": _INDEX, "min_dim": _INDEX,
+    "max_dim": _INDEX, "min_dim": _INDEX,
     "sort": _INDEX, "topk": _INDEX, "gather": _INDEX, "scatter": _INDEX,
     "scatter_add": _INDEX, "scatter_reduce_add": "torch has no derivative (NotImplemented)",
     "index_select": _INDEX, "index_add": _INDEX, "take_along_dim": _INDEX,
     "matmul": "torch reshapes batched/1-D matmuls around bmm/mm (view/unsqueeze nodes)",
-    "matmul_op": "as matmul", "tensordot": "as matmul", "outer": "torch: a mul of views",
+    "matmul_op": "as matmul",
     "einsum": "torch decomposes einsum into views/bmm; one primitive here",
-    "reshape": _VIEWS, "flatten": _VIEWS,
-    "squeeze": "SqueezeBackward0/1/2 for no dim / one dim / dims in torch; one op here",
-    "transpose": _VIEWS, "roll": "roll without dims: a composite",
-    "getitem": "mixed int/slice keys are one slice node here, Select/Unsqueeze chains in torch",
-    "setitem": "a broadcast value is expanded first in torch (an ExpandBackward0 node)",
     "setitem_view": "the CopySlices node of an in-place op on a view wraps that op here (its own "
                     "CopySlices/Select chain); torch folds it into one CopySlices",
     "inplace_on_view": "as setitem_view",

@@ -233,10 +233,12 @@ class _FwNode:
         return self._op.node_name
 
 
-def _saved(op, inputs, out) -> tuple:
+def _saved(op, inputs, out, p=None) -> tuple:
     s = []
     for k in op.save:
-        if k.__class__ is str:
+        if k.__class__ is str and k[0] == "p":  # Note [Tensors saved from parameters]
+            s.append(p[int(k[1:])])
+        elif k.__class__ is str:
             s.append(out if k == "out" else out[int(k[3:])])
         else:
             s.append(inputs[k])
@@ -291,7 +293,7 @@ def fw_op(op, inputs, out, p, kind: int) -> None:
     n = _FwNode(op, inputs, p, len(outs))
     FW.active = False
     try:
-        res = rule(tans, _saved(op, inputs, out), n, out)
+        res = rule(tans, _saved(op, inputs, out, p), n, out)
     finally:
         FW.active = True
     attach(outs, res if multi else (res,), op.node_name)

@@ -329,9 +329,11 @@ def _version_error(node, t, idx, cur, expected) -> RuntimeError:
         fwd_name = re.sub(r"Backward\d*$", "", t.grad_fn.name())
         made_by = f", which is output {t._out_nr} of {fwd_name}"
     which = "its output" if idx == "output" else f"its input {idx}"
+    # a saved bool tensor (a mask) has no legacy type name there: PyTorch prints CPUBoolType
+    kind = "CPUBoolType" if t._data.dtype == bool else legacy_type_name(t)
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: [{legacy_type_name(t)} [{shape}]]{made_by}, is at version {cur}; expected "
+        f"operation: [{kind} [{shape}]]{made_by}, is at version {cur}; expected "
         f"version {expected} instead. Hint: {node.name()} (created at {format_site(node._site)}) "
         f"saved {which} for backward, and an in-place op changed it afterwards. Use the "
         "out-of-place form (x = x.mul(2) instead of x.mul_(2)) or .clone() the tensor before "

@@ -48,9 +48,10 @@ BATCH_OK = frozenset({
     "maximum", "minimum", "remainder", "fmod", "where", "clamp", "clamp_tensor", "lerp",
     "lerp_scalar",
     "to_copy", "clone", "sum", "mean", "prod", "amax", "amin", "max_all", "min_all",
-    "logsumexp", "vector_norm", "matmul", "mm", "bmm", "mv", "dot", "view",
-    "unsafe_view", "squeeze", "unsqueeze", "expand", "permute", "transpose", "t",
-    "alias", "split", "split_with_sizes", "unbind", "cat", "stack", "select", "slice"})
+    "logsumexp", "vector_norm", "matmul", "mm", "bmm", "mv", "dot", "view", "reshape_alias",
+    "unsafe_view", "squeeze", "squeeze_all", "squeeze_dims", "unsqueeze", "expand", "permute",
+    "transpose", "t", "alias", "split", "split_with_sizes", "unbind", "cat", "stack", "select",
+    "slice"})
 
 
 class Op:
@@ -58,9 +59,11 @@ class Op:
 
     ``vjp`` is a tuple with one rule per input, ``rule(g, saved, node) -> Tensor``,
     or a single callable ``rule(g, saved, node, needs) -> list`` for ops with a
-    variable number of inputs. ``save`` names what the rules read: input indices
-    and/or ``"out"``. ``jvp(tangents, saved, node, out) -> Tensor`` is the forward
-    rule (tangents of inputs, None where zero).
+    variable number of inputs. ``save`` names what the rules read: input indices,
+    ``"out"`` (``"out1"``... for further outputs) and/or ``"p0"``, ``"p1"``... (the
+    Tensor ``node._p[k]``: Note [Tensors saved from parameters]).
+    ``jvp(tangents, saved, node, out) -> Tensor`` is the forward rule (tangents of
+    inputs, None where zero).
     """
 
     __slots__ = ("name", "node_name", "fwd", "vjp", "jvp", "save", "view", "per_input", "kind",
@@ -238,6 +241,14 @@ def record(op: Op, outs, inputs, p=None, nout: int = 1, depth: int = 2):
     return node
 
 
+# Note [Tensors saved from parameters]
+# A mask or an index tensor that PyTorch's op takes as a non-differentiable argument
+# (masked_fill's mask, masked_select's mask) is no input of ours: an input would be a
+# slot of next_functions, and PyTorch's node has none for it. The op takes it in its
+# parameters ``p`` and names it in ``save`` as ``"pK"`` (``p[K]``), so the node saves it
+# as PyTorch does: version-checked, freed after backward, seen by saved-tensor hooks.
+
+
 def _operand_edge(node, i: int, x):
     """The edge of operand ``i`` (a Tensor or a number) of ``node``, or None."""
     if x.__class__ is Tensor or isinstance(x, Tensor):
@@ -294,6 +305,11 @@ def _save(node, op: Op, outs, inputs, nout: int) -> None:
                 else _any_rg_at(inputs, save_if[j])):
             saved.append(None)
             vers.append(None)
+        elif s.__class__ is str and s[0] == "p":  # Note [Tensors saved from parameters]
+            x = node._p[int(s[1:])]
+            saved.append(x)
+            vers.append(x._vc[0])
+            has_value = True
         elif s.__class__ is str:  # "out", or "out1", "out2", ... for multi-output ops
             k = 0 if s == "out" else int(s[3:])
             o = outs if nout == 1 else outs[k]

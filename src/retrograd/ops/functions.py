@@ -405,8 +405,11 @@ def round(input, *, decimals: int = 0) -> Tensor:  # noqa: A001,A002
     """
     if decimals == 0:
         return unary(T.round, input)
-    scale = 10.0 ** decimals
-    return unary(T.round, input * scale) / scale
+    if input._data.dtype not in FLOAT_NP:
+        raise NotImplementedError(f'"round_cpu" not implemented for '
+                                  f"'{_LEGACY_NAMES[input.dtype.name]}' (round with decimals "
+                                  "takes a floating-point tensor: convert first, e.g. x.float())")
+    return apply(T.round_decimals, (input,), decimals)
 
 
 def square(input) -> Tensor:  # noqa: A002
@@ -1408,7 +1411,12 @@ def outer(input, vec2) -> Tensor:  # noqa: A002
         tensor([[3., 4.],
                 [6., 8.]])
     """
-    return input.reshape(-1, 1) * vec2.reshape(1, -1)
+    for name, v in (("self", input), ("vec2", vec2)):
+        if v._data.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v._data.ndim}-D "
+                               "(outer takes two vectors; flatten them first, or use "
+                               "broadcasting: a[:, None] * b)")
+    return input.reshape(input._data.shape[0], 1) * vec2  # PyTorch's: one view, then mul
 
 
 ger = outer
@@ -1580,10 +1588,14 @@ def reshape(input, *shape) -> Tensor:  # noqa: A002
         torch.Size([3, 2])
     """
     shp = _infer_shape(_shape_arg(shape), input._data.size, input._data.shape)
+    # PyTorch: a view of a contiguous tensor (ViewBackward0), an alias with new strides of
+    # another one when its strides allow (ReshapeAliasBackward0), else a contiguous clone
+    # viewed (CloneBackward0, then UnsafeViewBackward0)
     try:
-        return view_apply(T.view, input, shp)
+        return view_apply(T.view if input._data.flags.c_contiguous else T.reshape_alias,
+                          input, shp)
     except (ValueError, AttributeError):
-        return apply(T.unsafe_view, (input,), shp)
+        return apply(T.unsafe_view, (clone(input),), shp)
 
 
 def view_as(input, other) -> Tensor:  # noqa: A002
@@ -1640,10 +1652,11 @@ def squeeze(input, dim=None) -> Tensor:  # noqa: A002
     """
     shp = input._data.shape
     if dim is None:
-        axes = tuple(i for i, s in enumerate(shp) if s == 1)
-    else:
-        axes = tuple(d for d in (_dims(dim, len(shp)) or ()) if shp[d] == 1) if shp else ()
-    return view_apply(T.squeeze, input, axes)
+        return view_apply(T.squeeze_all, input, tuple(i for i, s in enumerate(shp) if s == 1))
+    axes = tuple(d for d in (_dims(dim, len(shp)) or ()) if shp[d] == 1) if shp else ()
+    # one dim or a tuple of dims: PyTorch's SqueezeBackward1 or SqueezeBackward2
+    return view_apply(T.squeeze_dims if isinstance(dim, (tuple, list)) else T.squeeze, input,
+                      axes)
 
 
 def unsqueeze(input, dim: int) -> Tensor:  # noqa: A002
@@ -1692,8 +1705,6 @@ def transpose(input, dim0: int, dim1: int) -> Tensor:  # noqa: A002
         torch.Size([3, 2])
     """
     nd = input._data.ndim
-    if nd == 0:
-        return view_apply(T.alias, input, None)
     return view_apply(T.transpose, input, (_wrap_dim(dim0, nd), _wrap_dim(dim1, nd)))
 
 
@@ -1903,11 +1914,18 @@ def roll(input, shifts, dims=None) -> Tensor:  # noqa: A002
         >>> torch.tensor([1., 2., 3.]).roll(1)
         tensor([3., 1., 2.])
     """
-    if dims is None:
-        return roll(input.reshape(-1), shifts, 0).reshape(input.shape)
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
-    return apply(T.roll, (input,), (shifts, tuple(_wrap_dim(d, input.ndim) for d in dims)))
+    dims = () if dims is None else (dims,) if isinstance(dims, int) else tuple(dims)
+    if not shifts:
+        raise RuntimeError("`shifts` required (roll takes one shift per dim, or one shift "
+                           "of the flattened tensor when no dims are given)")
+    if len(shifts) != len(dims) and not (len(shifts) == 1 and not dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:"
+                           f"{len(dims)} (give one shift per dim, or a single shift without "
+                           "dims to roll the flattened tensor)")
+    # no dims: the flattened tensor rolls (one RollBackward0 node, as in PyTorch)
+    return apply(T.roll, (input,), (shifts, tuple(_wrap_dim(d, input.ndim) for d in dims)
+                                    if dims else None))
 
 
 def _promote_list(tensors, fn_name):
@@ -2281,6 +2299,76 @@ def _basic(key) -> bool:
     return True
 
 
+# Note [Basic indexing as view steps]
+# PyTorch applies a basic key (ints, slices, None, ...) one part at a time, left to right:
+# an int selects (SelectBackward0), a slice slices (SliceBackward0) unless, inside a
+# tuple, it keeps its dim whole as written (start None or 0, step None or 1, stop None
+# or at least the size), None unsqueezes (UnsqueezeBackward0), and a key that changes
+# nothing gives an alias (AliasBackward0). ``x[a:b]`` alone always slices. Each part is
+# one view op here too, so the graph and the recipe a view is re-derived from (Note
+# [View grad_fn regeneration]) are PyTorch's. A single int, the commonest key, is tested
+# first and costs one view op.
+_FULL = slice(None)
+_SLICE, _SELECT, _UNSQUEEZE = T.slice_op, T.select, T.unsqueeze
+
+
+def _basic_steps(key: tuple, shape: tuple):
+    """The view steps ``[(op, p), ...]`` of a basic tuple ``key`` on a tensor of ``shape``
+    (Note [Basic indexing as view steps]); None when ``key`` has other parts."""
+    nd = len(shape)
+    steps = []
+    d = src = 0  # the dim in the result so far, in the input
+    for k in key:
+        c = k.__class__
+        if c is slice:
+            if src >= nd:
+                _too_many_indices(key, shape)
+            step = k.step
+            if step is not None and step <= 0:
+                raise ValueError("step must be greater than zero")
+            start, stop = k.start, k.stop
+            if start or (step is not None and step != 1) or (stop is not None and
+                                                            stop < shape[src]):
+                steps.append((_SLICE, (k,) if not d else (_FULL,) * d + (k,)))
+            d += 1
+            src += 1
+        elif c is int or (c is not bool and isinstance(k, np.integer)):
+            if src >= nd:
+                _too_many_indices(key, shape)
+            size = shape[src]
+            if not -size <= k < size:
+                raise IndexError(f"index {k} is out of bounds for dimension {src} with size "
+                                 f"{size} (tensor of shape {list(shape)})")
+            steps.append((_SELECT, (k,) if not d else (_FULL,) * d + (k,)))
+            src += 1
+        elif k is None:
+            steps.append((_UNSQUEEZE, d))
+            d += 1
+        elif k is Ellipsis:
+            rest = 0
+            for k2 in key[key.index(Ellipsis) + 1:]:
+                if k2 is Ellipsis:
+                    return None  # (NumPy's message)
+                if k2 is not None:
+                    rest += 1
+            skip = nd - src - rest
+            if skip > 0:
+                d += skip
+                src += skip
+        else:
+            return None
+    return steps
+
+
+def _too_many_indices(key, shape):
+    if not shape:
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python "
+                         "or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    used = _py_sum(1 for k in key if k is not None and k is not Ellipsis)
+    raise IndexError(f"too many indices for tensor of dimension {len(shape)} (tensor of shape "
+                     f"{list(shape)}, {used} indices)")
+
+
 def getitem(self, key) -> Tensor:
     """``tensor[key]``: basic indexing gives a view, advanced indexing a copy.
 
@@ -2290,19 +2378,105 @@ def getitem(self, key) -> Tensor:
         >>> x[1], x[:, ::2].shape, x[x > 3]
         (tensor([3., 4., 5.]), torch.Size([2, 2]), tensor([4., 5.]))
     """
-    key = norm_key(key)
-    if _basic(key):
-        ints = builtins.all(k.__class__ is int or isinstance(k, np.integer) for k in key)
-        op = T.select if ints else T.slice_op
-        try:
-            return view_apply(op, self, key)
-        except IndexError as e:
-            raise IndexError(f"{e} (tensor of shape {list(self.shape)})") from None
+    c = key.__class__
+    if c is int:  # Note [Basic indexing as view steps]: the commonest key first
+        shape = self._data.shape
+        if shape and -shape[0] <= key < shape[0]:
+            return view_apply(T.select, self, (key,))
+        steps = _basic_steps((key,), shape)  # (raises PyTorch's error)
+    elif c is tuple:
+        steps = _basic_steps(key, self._data.shape)
+    elif c is slice:  # alone, a slice always slices
+        if not self._data.ndim:
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+        if key.step is not None and key.step <= 0:
+            raise ValueError("step must be greater than zero")
+        return view_apply(T.slice_op, self, (key,))
+    elif key is None:
+        return view_apply(T.unsqueeze, self, 0)
+    elif key is Ellipsis:
+        return view_apply(T.alias, self, None)
+    else:
+        steps = None
+    if steps is None:
+        key = norm_key(key)
+        steps = _basic_steps(key, self._data.shape) if _basic(key) else None
+    if steps is not None:
+        if not steps:
+            return view_apply(T.alias, self, None)
+        t = self
+        for op, p in steps:
+            t = view_apply(op, t, p)
+        return t
+    parts = _advanced_parts(key, self._data.shape)
+    t = self
+    if parts is not None:  # the basic parts first, as views (Note [Basic indexing as ...])
+        steps, idx = parts
+        for op, p in steps:
+            t = view_apply(op, t, p)
+        if not idx:
+            return t
+    else:
+        idx = key
     try:
-        return apply(T.index, (self,), key)
+        return apply(T.index, (t,), idx)
     except IndexError as e:
         _mask_shape_error(self._data.shape, key)
         raise IndexError(f"{e} (tensor of shape {list(self.shape)}, index {key})") from None
+
+
+def _advanced_parts(key: tuple, shape: tuple):
+    """For a key with index arrays: PyTorch's view steps of its basic parts (ints select,
+    slices slice, None unsqueezes: Note [Basic indexing as view steps]; a 0-d integer index
+    is an int) and the key of arrays left for the advanced index of that view; None for
+    keys left to NumPy whole (bools, several ellipses, errors)."""
+    nd = len(shape)
+    used = 0
+    for k in key:
+        if k.__class__ is np.ndarray:
+            used += k.ndim if k.dtype == np.bool_ else 1
+        elif k is not None and k is not Ellipsis:
+            used += 1
+    if used > nd:
+        return None
+    steps, idx = [], []
+    d = src = pos = 0  # dims of the view so far, of the input, covered by idx
+    ellipsis = False
+    for k in key:
+        c = k.__class__
+        if c is np.ndarray and (k.ndim or k.dtype == np.bool_):
+            if not k.ndim:
+                return None
+            while pos < d:
+                idx.append(_FULL)
+                pos += 1
+            n = k.ndim if k.dtype == np.bool_ else 1
+            idx.append(k)
+            pos += n
+            d += n
+            src += n
+        elif c is slice:
+            if k.start or (k.step is not None and k.step != 1) or (
+                    k.stop is not None and k.stop < shape[src]):
+                steps.append((_SLICE, (_FULL,) * d + (k,)))
+            d += 1
+            src += 1
+        elif c is int or c is np.ndarray or (c is not bool and isinstance(k, np.integer)):
+            size = shape[src]
+            if not -size <= k < size:
+                return None
+            steps.append((_SELECT, (_FULL,) * d + (int(k),)))
+            src += 1
+        elif k is None:
+            steps.append((_UNSQUEEZE, d))
+            d += 1
+        elif k is Ellipsis and not ellipsis:
+            ellipsis = True
+            d += nd - used
+            src += nd - used
+        else:
+            return None
+    return steps, tuple(idx)
 
 
 def _mask_shape_error(shape, key) -> None:
@@ -2428,7 +2602,14 @@ def setitem(self, key, value) -> None:
     if _writes_into_itself(self, value, vt):
         return _setitem_overlapping(self, key, value)
     v = value if vt else _make(np.asarray(value, dtype=self._data.dtype))
-    if shape is not None:
+    if basic and vt and value._data.ndim:
+        ds = self._data[key].shape
+        if value._data.shape != ds:  # PyTorch's copy_to: the value viewed without its
+            # leading 1s (ViewBackward0, always), then expanded to the view's shape
+            v = view(v, _strip_leading_ones(value._data.shape))
+            if v._data.shape != ds:
+                v = expand(v, ds)
+    elif shape is not None:
         v = v.reshape(shape)  # PyTorch views the value without its leading 1s too
     if v._data.dtype != self._data.dtype:
         v = to(v, self.dtype)
@@ -2804,10 +2985,8 @@ def masked_fill(input, mask, value) -> Tensor:  # noqa: A002
         if value._data.ndim != 0:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
                                f"tensor with {value._data.ndim} dimension(s).")
-        value = value.to(input.dtype)
-    else:
-        value = _make(np.asarray(value, dtype=input._data.dtype))
-    return where(mask, value, input)
+        return apply(T.masked_fill_tensor, (input, value), (mask,))
+    return apply(T.masked_fill, (input,), (mask, np.asarray(value, dtype=input._data.dtype)))
 
 
 def masked_select(input, mask) -> Tensor:  # noqa: A002
@@ -2818,10 +2997,7 @@ def masked_select(input, mask) -> Tensor:  # noqa: A002
         >>> torch.tensor([1., 2., 3.]).masked_select(torch.tensor([True, False, True]))
         tensor([1., 3.])
     """
-    shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
-    x = expand(input, shape) if input._data.shape != shape else input
-    m = np.broadcast_to(mask._data, shape)
-    return getitem(x, _make(np.ascontiguousarray(m)))
+    return apply(T.masked_select, (input,), (mask,))
 
 
 def take_along_dim(input, indices, dim=None) -> Tensor:  # noqa: A002
@@ -2941,19 +3117,40 @@ def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
 
 
 def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):  # noqa: A002
+    """The ``k``-th smallest value along ``dim`` and its index.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.kthvalue(torch.tensor([3., 1., 2.]), 2).values
+        tensor(2.)
+    """
+    return _kth(T.kthvalue, input, k, dim, keepdim)
+
+
+def _kth(op, input, k, dim, keepdim):
+    """kthvalue/median(dim): the index picked here, the values by ``op`` (one node that
+    saves the indices, as PyTorch's KthvalueBackward0/MedianBackward1)."""
     d = _wrap_dim(dim, input.ndim)
     idx = np.take(np.argsort(input._data, axis=d, kind="stable"), [k - 1], axis=d)
-    vals, it = _take_values(input, idx, d, "kthvalue")
-    if not keepdim:
-        vals, it = vals.squeeze(d), it.squeeze(d)
-    return _rt("kthvalue")(vals, it)
+    if not keepdim and input._data.ndim:
+        idx = np.squeeze(idx, d)
+    it = _make(np.array(idx, dtype=np.int64))  # (ascontiguousarray makes 0-d 1-d)
+    return _rt("median" if op is T.median_dim else "kthvalue")(
+        apply(op, (input,), (d, bool(keepdim), it)), it)
 
 
 def median(input, dim=None, keepdim: bool = False):  # noqa: A002
+    """The lower median of all elements, or along ``dim`` with its index.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.median(torch.tensor([3., 1., 2., 4.]))
+        tensor(2.)
+    """
     if dim is None:  # of an empty tensor: nan, as in PyTorch
         return apply(T.median_all, (input,), (None, False))
     n = input.shape[dim]
-    return kthvalue(input, (n - 1) // 2 + 1, dim, keepdim)
+    return _kth(T.median_dim, input, (n - 1) // 2 + 1, dim, keepdim)
 
 
 # ----------------------------------------------------------------------------------

@@ -1425,10 +1425,28 @@ def _view_op(name, fwd, rule=_back_to_input_shape, node_name=None):
 
 
 view = _view_op("view", lambda a, shape: a.reshape(shape, copy=False))
+# reshape of a non-contiguous tensor that can be viewed: PyTorch's _reshape_alias
+reshape_alias = _view_op("reshape_alias", lambda a, shape: a.reshape(shape, copy=False),
+                         node_name="ReshapeAliasBackward0")
 unsafe_view = Op("unsafe_view", lambda a, shape: a.reshape(shape), (_back_to_input_shape,))
-squeeze = _view_op("squeeze", lambda a, ax: np.squeeze(a, axis=ax),
-                   node_name="SqueezeBackward1")
-unsqueeze = _view_op("unsqueeze", lambda a, ax: np.expand_dims(a, ax))
+def _squeeze_fwd(a, ax):
+    return np.squeeze(a, axis=ax)
+
+
+# PyTorch's three overloads: squeeze() (SqueezeBackward0), squeeze(dim) (1), squeeze(dims) (2)
+squeeze_all = _view_op("squeeze_all", _squeeze_fwd, node_name="SqueezeBackward0")
+squeeze = _view_op("squeeze", _squeeze_fwd, node_name="SqueezeBackward1")
+squeeze_dims = _view_op("squeeze_dims", _squeeze_fwd, node_name="SqueezeBackward2")
+def _unsqueeze_fwd(a, ax):
+    if 1 not in a.shape:
+        return np.expand_dims(a, ax)
+    # NumPy's reshape gives an existing size-1 dim a stride of its own choosing; PyTorch's
+    # unsqueeze keeps every stride (x[None, 1, ..., None] has the strides it has there)
+    key = (slice(None),) * ax + (None,)
+    return _unsqueeze_strides(a, key, a[key])
+
+
+unsqueeze = _view_op("unsqueeze", _unsqueeze_fwd)
 def _expand_fwd(a, shape):
     # a read-only stride-0 view, as np.broadcast_to makes, built directly (half the cost)
     lead = len(shape) - a.ndim
@@ -1462,7 +1480,8 @@ expand = _view_op("expand", _expand_fwd,
 permute = _view_op("permute", lambda a, dims: np.transpose(a, dims),
                    lambda g, s, n: g.permute(tuple(range(STATE.batch)) + tuple(
                        STATE.batch + int(d) for d in np.argsort(n._p))))
-transpose = _view_op("transpose", lambda a, p: np.swapaxes(a, p[0], p[1]),
+transpose = _view_op("transpose",  # of a 0-d tensor (dims 0, 0): the tensor itself, as torch
+                     lambda a, p: np.swapaxes(a, p[0], p[1]) if a.ndim else a.view(),
                      lambda g, s, n: g.transpose(STATE.batch + n._p[0], STATE.batch + n._p[1]))
 t_op = _view_op("t", lambda a, p: a.T,
                 lambda g, s, n: g.transpose(-2, -1) if len(n._edges[0][2]) == 2 else g,
@@ -1642,7 +1661,11 @@ def _adv_index_fwd(a, key):
     r = a[key]
     if r.__class__ is not np.ndarray:  # a NumPy scalar: a 0-d result
         return np.asarray(r)
-    return r if r.flags.c_contiguous else np.ascontiguousarray(r)
+    if not r.flags.c_contiguous:
+        return np.ascontiguousarray(r)
+    if 1 in r.shape and r.size:  # NumPy calls it contiguous whatever a size-1 dim's stride
+        return np.ndarray(r.shape, r.dtype, r)  # is; PyTorch's strides are the row-major ones
+    return r
 
 
 index = Op("index", _adv_index_fwd, (_index_rule,))  # advanced indexing: a copy
@@ -1812,7 +1835,7 @@ index_fill_tensor = Op("index_fill_tensor", _index_fill_into,
 def _value_at_index_rule(g, s, n):
     """Gradient of values picked by indices along a dim (max/min(dim), sort, topk)."""
     idx = s[0]
-    dim, keepdim = n._p
+    dim, keepdim = n._p[0], n._p[1]
     shape = n._edges[0][2]
     if not keepdim and len(shape) > 0 and idx.ndim < len(shape):
         g = g.unsqueeze(dim)
@@ -1833,7 +1856,7 @@ def _take_fwd(a, idx, p):
 
 take_ops = {k: Op(k, _take_fwd, (_value_at_index_rule, None), (1,),
                   node_name=f"{k.capitalize()}Backward0")
-            for k in ("max", "min", "sort", "topk", "kthvalue", "mode")}  # median(dim): kthvalue
+            for k in ("max", "min", "sort", "topk", "mode")}
 
 
 def _cat_vjp(g, s, n, needs):
@@ -1889,8 +1912,11 @@ split_with_sizes = Op("split_with_sizes", None, _multi_out_vjp,
 unbind = Op("unbind", None, _multi_out_vjp, node_name="UnbindBackward0", view=True)
 
 flip = Op("flip", lambda a, dims: np.flip(a, dims).copy(), (lambda g, s, n: g.flip(n._p),))
-roll = Op("roll", lambda a, p: np.roll(a, p[0], p[1]),
-          (lambda g, s, n: g.roll(tuple(-x for x in n._p[0]), n._p[1]),))
+def _roll_fwd(a, p):  # p: (shifts, dims), dims None: the flattened tensor, one shift
+    return np.roll(a, p[0][0] if p[1] is None else p[0], p[1])
+
+
+roll = Op("roll", _roll_fwd, (lambda g, s, n: g.roll(tuple(-x for x in n._p[0]), n._p[1]),))
 
 
 def _repeat_rule(g, s, n):
@@ -1919,6 +1945,95 @@ def _pad_rule(g, s, n):
 
 
 constant_pad = Op("constant_pad", _pad_fwd, (_pad_rule,), node_name="ConstantPadNdBackward0")
+
+
+# ---------------------------------------------------------------------------------
+# Ops PyTorch records as one node of their own where a composite would record several
+# (masked_fill, masked_select, round(decimals), kthvalue, median(dim)). Masks and index
+# tensors are parameters, not inputs (Note [Tensors saved from parameters] in _core.py).
+
+def _masked_fill_fwd(a, p):  # p: (mask Tensor, the value as a 0-d array of a's dtype)
+    return np.where(p[0]._data, p[1], a)
+
+
+def _masked_fill_tensor_fwd(a, v, p):  # p: (mask Tensor,)
+    return np.where(p[0]._data, v.astype(a.dtype, copy=False), a)
+
+
+def _masked_fill_self_rule(g, s, n):
+    return g.masked_fill(s[0], 0)
+
+
+def _masked_fill_value_rule(g, s, n):
+    return g.masked_select(s[0]).sum()  # PyTorch's masked_fill_backward
+
+
+def _masked_fill_jvp(t, s, n, out):
+    ts = R.zeros_like(out) if t[0] is None else t[0]
+    if len(t) == 1 or t[1] is None:
+        return ts.masked_fill(s[0], 0)
+    return ts.masked_fill(s[0], t[1])
+
+
+# masked_fill(x, mask, number) / masked_fill(x, mask, 0-d tensor): PyTorch saves the mask
+masked_fill = Op("masked_fill", _masked_fill_fwd, (_masked_fill_self_rule,), ("p0",),
+                 jvp=_masked_fill_jvp)
+masked_fill_tensor = Op("masked_fill_tensor", _masked_fill_tensor_fwd,
+                        (_masked_fill_self_rule, _masked_fill_value_rule), ("p0",),
+                        jvp=_masked_fill_jvp, node_name="MaskedFillBackward1")
+
+
+def _masked_select_fwd(a, p):
+    m = p[0]._data
+    if m.shape != a.shape:
+        a, m = np.broadcast_arrays(a, m)
+    return a[m]
+
+
+def _masked_select_rule(g, s, n):
+    x, mask = s  # PyTorch's masked_select_backward: zeros of the broadcast shape, g scattered
+    shape = np.broadcast_shapes(tuple(x.shape), tuple(mask.shape))
+    m = mask if tuple(mask.shape) == shape else mask.expand(shape)
+    return R.zeros(shape, dtype=g.dtype).index_put((m,), g)
+
+
+masked_select = Op("masked_select", _masked_select_fwd, (_masked_select_rule,), (0, "p0"),
+                   jvp=jvp_linear)
+
+
+def _round_decimals_fwd(a, decimals):
+    # PyTorch's round_decimals_kernel: the power of ten in the tensor's dtype, and a
+    # division (not a multiplication by its inverse) for negative decimals
+    ten = np.asarray(10.0 ** builtins.abs(decimals), dtype=a.dtype)
+    if decimals < 0:
+        return np.round(a / ten) * ten
+    return np.round(a * ten) / ten
+
+
+round_decimals = Op("round_decimals", _round_decimals_fwd, (_zeros_rule,),
+                    node_name="RoundBackward1", jvp=jvp_elementwise)
+
+
+def _kthvalue_fwd(a, p):  # p: (dim, keepdim, indices Tensor, already keepdim-shaped)
+    return _take_fwd(a, p[2]._data, p[:2])
+
+
+def _gather_at_indices_jvp(t, s, n, out):
+    # PyTorch's gather_with_keepdimed_indices: the tangent at the chosen indices
+    idx, (dim, keepdim) = s[0], n._p[:2]
+    if idx.ndim == 0:
+        return t[0].clone()
+    full = idx if keepdim else idx.unsqueeze(dim)
+    r = t[0].gather(dim, full)
+    return r if keepdim else r.squeeze(dim)
+
+
+# kthvalue(x, k, dim) and median(x, dim): the values at indices the kernel picked, saved
+# as PyTorch saves them (its value_selecting_reduction_backward)
+kthvalue = Op("kthvalue", _kthvalue_fwd, (_value_at_index_rule,), ("p2",),
+              jvp=_gather_at_indices_jvp)
+median_dim = Op("median_dim", _kthvalue_fwd, (_value_at_index_rule,), ("p2",),
+                jvp=_gather_at_indices_jvp, node_name="MedianBackward1")
 
 ALL_OPS = {k: v for k, v in dict(globals()).items() if isinstance(v, Op)}
 
@@ -1969,8 +2084,8 @@ _JVP_KINDS = (
     (jvp_reduction, """prod amax amin max_all min_all median_all logsumexp vector_norm var
      std"""),
     (jvp_multilinear, "matmul mm bmm mv dot einsum"),
-    (jvp_view, """view squeeze unsqueeze expand permute transpose t alias select slice diagonal
-     unfold as_strided"""),
+    (jvp_view, """view reshape_alias squeeze squeeze_all squeeze_dims unsqueeze expand permute
+     transpose t alias select slice diagonal unfold as_strided"""),
     (_cumprod_jvp, "cumprod"), (_pad_jvp, "constant_pad"),
     (_split_jvp, "split split_with_sizes unbind"),
 )
