@@ -1,0 +1,90 @@
+"""The last classes of differential-fuzzing differences (docs/compatibility.md,
+"Differential fuzzing"), each checked against torch: what matmul saves for backward
+(a copy where PyTorch's reshape copies), ...
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import retrograd
+
+torch = pytest.importorskip("torch")
+
+
+# ----------------------------------------------------------------------------------
+# Note [What matmul saves] (ops/functions.py): an in-place write into an operand after
+# the product invalidates the graph exactly where PyTorch saved the operand itself, and
+# not where it saved its reshape's copy; the gradients use the values at the product.
+
+_SHAPES_A = [(3,), (2, 3), (2, 2, 3), (1, 2, 3), (2, 1, 2, 3)]
+_SHAPES_B = [(3,), (3, 4), (2, 3, 4), (1, 3, 4), (1, 2, 3, 4)]
+
+
+def _operand(T, shape, layout, rg, seed):
+    """(leaf, operand, the tensor written in place): the operand as it is, transposed
+    (``t``), with its batch permuted (``p``) or expanded from a batch of 1 (``e``)."""
+    if layout == "t":
+        made = shape[:-2] + (shape[-1], shape[-2])
+    elif layout == "p":
+        made = (shape[-2],) + shape[:-2] + (shape[-1],)
+    elif layout == "e":
+        made = (1,) + shape[1:]
+    else:
+        made = shape
+    vals = np.random.default_rng(seed).standard_normal(made).round(3)
+    leaf = T.tensor(vals.tolist(), dtype=T.float64).requires_grad_(rg)
+    pre = leaf * 1
+    op = {"t": lambda: pre.mT, "p": lambda: pre.movedim(0, -2),
+          "e": lambda: pre.expand(shape), "c": lambda: pre}[layout]()
+    return leaf, op, pre
+
+
+def _matmul_then_write(T, sa, sb, la, lb, ra, rb, written):
+    xa, a, pa = _operand(T, sa, la, ra, 1)
+    xb, b, pb = _operand(T, sb, lb, rb, 2)
+    r = T.matmul(a, b)
+    (pa if written == "a" else pb).mul_(2)
+    try:
+        (r * r).sum().backward(create_graph=True)
+        grads = [x.grad for x in (xa, xb) if x.grad is not None]
+        sum((g * g).sum() for g in grads).backward()  # through the saved tensors again
+    except RuntimeError as e:
+        return "raised" if "modified by an inplace operation" in str(e) else str(e)
+    return [None if x.grad is None else np.array(x.grad.detach().tolist()) for x in (xa, xb)]
+
+
+def _layouts(shape):
+    return "c" + ("t" if len(shape) >= 2 else "") + ("pe" if len(shape) >= 3 else "")
+
+
+_MATMUL_CASES = [(sa, sb) for sa, sb in itertools.product(_SHAPES_A, _SHAPES_B)
+                 if (len(sa) > 2 or len(sb) > 2)]
+
+
+@pytest.mark.parametrize("sa,sb", _MATMUL_CASES, ids=lambda s: "x".join(map(str, s)))
+def test_matmul_saves_what_torch_saves(sa, sb):
+    checked = raised = 0
+    for la, lb in itertools.product(_layouts(sa), _layouts(sb)):
+        for (ra, rb), written in itertools.product([(True, False), (False, True),
+                                                    (True, True)], "ab"):
+            args = (sa, sb, la, lb, ra, rb, written)
+            try:
+                want = _matmul_then_write(torch, *args)
+            except RuntimeError:  # shapes that do not multiply
+                continue
+            got = _matmul_then_write(retrograd, *args)
+            checked += 1
+            if isinstance(want, str):
+                raised += 1
+                assert got == want, args
+            else:
+                assert not isinstance(got, str), (args, got)
+                for g, w in zip(got, want):
+                    assert (g is None) == (w is None), args
+                    if w is not None:
+                        np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-10, err_msg=str(args))
+    assert checked
