@@ -88,3 +88,48 @@ def test_matmul_saves_what_torch_saves(sa, sb):
                     if w is not None:
                         np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-10, err_msg=str(args))
     assert checked
+
+
+# ----------------------------------------------------------------------------------
+# Note [Nodes PyTorch runs first] (autograd/engine.py): a node without a derivative runs
+# as early as AccumulateGrad, in the order of the edges that made both ready, so whether
+# a leaf beside it got its gradient before the error depends on that order.
+
+_NOT_IMPLEMENTED_CASES = {
+    "remainder-first": lambda T, x, w: T.remainder(-2, x) * w,
+    "leaf-first": lambda T, x, w: w * T.remainder(-2, x),
+    "leaf-used-before": lambda T, x, w: (w * 1).sum() * 0 + T.remainder(-2, x) * w,
+    "floor-divide-first": lambda T, x, w: (x // 2) * w,
+    "floor-divide-second": lambda T, x, w: w * (x // 2),
+    "a-node-between": lambda T, x, w: T.remainder(-2, x).exp() * w,
+    "mv": lambda T, x, w: T.remainder(-2, x.expand(2, 3)) @ w,
+}
+
+
+@pytest.mark.parametrize("case", _NOT_IMPLEMENTED_CASES)
+def test_a_node_without_derivative_runs_when_torch_runs_it(case):
+    def run(T):
+        x = T.tensor([1.5, -0.5, 2.0], requires_grad=True)
+        w = T.tensor([0.5, 2.0, -1.0], requires_grad=True)
+        with pytest.raises(RuntimeError, match="derivative for aten::"):
+            _NOT_IMPLEMENTED_CASES[case](T, x, w).sum().backward()
+        return None if w.grad is None else w.grad.tolist()
+
+    got, want = run(retrograd), run(torch)
+    assert (got is None) == (want is None)
+    if want is not None:
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_fuzz_seed_11278():
+    def run(T):
+        x1 = T.tensor([[-0.211, -1.45, 1.046], [-1.916, -0.365, -0.545]], dtype=T.float64,
+                      requires_grad=True)
+        v3 = T.remainder(-2, x1)
+        x4 = T.tensor([0.899, 1.664, -0.386], dtype=T.float64, requires_grad=True)
+        with pytest.raises(RuntimeError, match="derivative for aten::remainder"):
+            (v3 @ x4).mean().backward(retain_graph=True)
+        return x4.grad
+
+    assert run(torch) is None
+    assert run(retrograd) is None
