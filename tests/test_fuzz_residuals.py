@@ -133,3 +133,25 @@ def test_fuzz_seed_11278():
 
     assert run(torch) is None
     assert run(retrograd) is None
+
+
+# ----------------------------------------------------------------------------------
+# prod's gradient over one element is the incoming gradient itself (PyTorch's
+# prod_safe_zeros_backward), so under create_graph it has no graph through the input
+
+_PROD_CASES = [
+    ((1,), [0.0], {}), ((1,), [0.0], {"dim": 0}), ((1,), [0.0], {"dim": 0, "keepdim": True}),
+    ((2, 1), [0.0, 3.0], {"dim": 1}), ((1, 1), [0.0], {}), ((3,), [0.0, 2.0, 3.0], {}),
+    ((2, 2), [0.0, 2.0, 0.0, 1.0], {"dim": 0}), ((1,), [2.0], {"dim": 0}),
+]
+
+
+@pytest.mark.parametrize("shape,vals,kw", _PROD_CASES)
+def test_prod_gradient_over_one_element(shape, vals, kw):
+    def run(T):
+        x = T.tensor(vals, dtype=T.float64).reshape(shape).requires_grad_()
+        w = T.tensor(1.5, dtype=T.float64)  # the incoming gradient has no graph
+        (g,) = T.autograd.grad((x.prod(**kw) * w).sum(), [x], create_graph=True)
+        return g.requires_grad, g.grad_fn is not None, g.detach().tolist()
+
+    assert run(retrograd) == run(torch)
