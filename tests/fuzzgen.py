@@ -923,7 +923,24 @@ def _graph_of_a_zero_gradient(diff: Difference, program: Program) -> bool:
         return False
     if not (diff.what.endswith(".grad") or diff.what.startswith("g")):
         return False
-    return bool(_ZERO_VALUES.match(diff.torch) and _ZERO_VALUES.match(diff.retrograd))
+    if _ZERO_VALUES.match(diff.torch) and _ZERO_VALUES.match(diff.retrograd):
+        return True
+    return _zero_contribution(diff, program)
+
+
+def _zero_contribution(diff: Difference, program: Program) -> bool:
+    # a backward under create_graph added such a gradient to a .grad that held values:
+    # the sum's graph differs as the addend's does. It is this case when, with that
+    # .grad set to None just before the step, the step shows the zero gradient itself
+    if not (diff.what.endswith(".grad") and "create_graph=True" in diff.code
+            and diff.step < len(program.steps)):
+        return False
+    steps = list(program.steps)
+    steps.insert(diff.step, Step(f"{diff.what} = None"))
+    again = compare(Program(program.seed, steps))
+    return (again is not None and (again.step, again.what) == (diff.step + 1, diff.what)
+            and again.kind in ("requires_grad", "is_leaf", "grad_fn")
+            and bool(_ZERO_VALUES.match(again.torch) and _ZERO_VALUES.match(again.retrograd)))
 
 
 # Note [Exclusions]
@@ -960,7 +977,8 @@ EXCLUSIONS.append(Exclusion(
     "op on a view zero-fills (CopySlices), a matmul over an empty dimension; retrograd "
     "records the rule's ops there too, so such a gradient requires grad. The values are "
     "equal (no element, or zeros), and its own gradient is zero either way. Matched only "
-    "for a gradient whose every element is zero on both sides.",
+    "for a gradient whose every element is zero on both sides, or a .grad that a backward "
+    "added such a gradient to (with that .grad set to None first, the step shows it).",
     _graph_of_a_zero_gradient,
     ("x2 = T.zeros((0,), dtype=T.float32, requires_grad=True)\n"
      "x3 = T.zeros((0,), dtype=T.float32, requires_grad=True)\n"
@@ -976,7 +994,127 @@ EXCLUSIONS.append(Exclusion(
      "v5 = x2 @ x4\n"
      "v7 = v5.unfold(0, 1, 1)\n"
      "v7.mul_(2)\n"
+     "(v7 * v7).sum().backward(create_graph=True, inputs=[x4])\n",
+     # the same zero gradient added to a .grad that holds values (fuzz seed 10818)
+     "x2 = T.zeros((3, 0, 2), dtype=T.float64)\n"
+     "x4 = T.tensor([[0.802], [1.742]], dtype=T.float64, requires_grad=True)\n"
+     "v5 = x2 @ x4\n"
+     "x4.flatten(0).sum().backward(inputs=[x4])\n"
+     "v7 = v5.unfold(0, 1, 1)\n"
+     "v7.mul_(2)\n"
      "(v7 * v7).sum().backward(create_graph=True, inputs=[x4])\n"),
+))
+
+
+_MATMUL_STEP = re.compile(r"^\w+ = (?:T\.matmul\(\w+, \w+\)|\w+ @ \w+)$")
+
+
+def _torch_matmul_views(program: Program) -> list:
+    """Steps ``v = a @ b`` whose result torch gives as a view (of its own buffer)."""
+    import torch
+
+    env = {"T": torch}
+    found = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i, step in enumerate(program.steps):
+            try:
+                exec(_compiled(step.code), env)
+            except Exception:  # noqa: BLE001, S112 - as run(): the step is compared elsewhere
+                continue
+            if _MATMUL_STEP.match(step.code):
+                t = env.get(step.outs[0]) if step.outs else None
+                if _is_tensor(t) and t._base is not None:
+                    found.append(i)
+    return found
+
+
+def _matmul_result_view(diff: Difference, program: Program) -> bool:
+    # torch's matmul of a 2-D and a batched tensor computes the transposed product and
+    # returns its mT, a view, when that is contiguous (one row, or one column); an
+    # in-place op on the result then goes through CopySlices, whose gradient keeps a
+    # graph. It is this difference when it goes with those results cloned
+    views = _torch_matmul_views(program)
+    if not views or views[0] >= diff.step:
+        return False
+    steps = list(program.steps)
+    for i in views:
+        out, expr = steps[i].code.split(" = ", 1)
+        steps[i] = Step(f"{out} = ({expr}).clone()", steps[i].outs, steps[i].check)
+    return _gone(diff, compare(Program(program.seed, steps)))
+
+
+_INPLACE_STEP = re.compile(r"\w_\(|\] = |\.grad = ")
+_SECOND_ORDER = re.compile(r"\bg\d+_\d+\b|\.grad\b")
+
+
+def _saved_by_second_order(diff: Difference, program: Program) -> bool:
+    # torch's double-backward formulas are ops of their own (SoftplusBackwardBackward0 and
+    # the like) that save their inputs; retrograd's rules are made of ordinary ops, which
+    # save other tensors. So an in-place write after a create_graph gradient can
+    # invalidate torch's second-order graph and not retrograd's (whose second derivative
+    # is then the one at the values the gradient was computed at). Matched when
+    # torch raises the version error, at a backward of a gradient, and the difference
+    # goes with the in-place steps between the gradient and that backward left out
+    if not (diff.kind == "exception" and diff.retrograd == "no exception"
+            and "modified by an inplace operation" in diff.torch
+            and _SECOND_ORDER.search(diff.code) and ".backward(" in diff.code):
+        return False
+    made = [i for i, st in enumerate(program.steps[:diff.step]) if "create_graph=True" in st.code]
+    if not made:
+        return False
+    cut = [i for i in range(made[0] + 1, diff.step)
+           if _INPLACE_STEP.search(program.steps[i].code)]
+    if not cut:
+        return False
+    steps = [st for i, st in enumerate(program.steps) if i not in cut]
+    again = compare(Program(program.seed, steps))
+    code = diff.code
+    return again is None or not (again.kind == "exception" and again.code == code)
+
+
+EXCLUSIONS.append(Exclusion(
+    "the result of matmul is a view in torch",
+    "torch's matmul of a 2-D (or 1-row) operand and a batched one folds the batch, "
+    "computes the transposed product and returns its mT, which is a view of that buffer "
+    "when it is contiguous (at::matmul, `output.mT().contiguous()`); an in-place op on "
+    "the result then goes through CopySlices, so a gradient through it keeps a graph that "
+    "reaches nodes of the first backward. retrograd's result is a tensor of its own. "
+    "Matched when the difference goes with such results cloned.",
+    _matmul_result_view,
+    ("x1 = T.tensor([[-1.031, -1.387, -1.013]], dtype=T.float32, requires_grad=True)\n"
+     "x2 = T.tensor([[[-0.0, 1.0, -1.106], [0.458, 0.092, 0.0], [-0.0, -0.719, -1.615]], "
+     "[[0.5, 1.478, 0.061], [1.945, -1.982, -0.213], [-1.518, -1.431, 0.734]]], "
+     "dtype=T.float32, requires_grad=True)\n"
+     "v3 = T.matmul(x1, x2)\n"
+     "v3.fill_(1.5)\n"
+     "v5 = v3.reciprocal()\n"
+     "g7_0, = T.autograd.grad(v5.sum(), [x2], create_graph=True, allow_unused=True)\n"
+     "v5.mean().backward()\n"
+     "g7_0.sum().backward()\n",),
+))
+
+
+EXCLUSIONS.append(Exclusion(
+    "tensors saved by a second-order graph",
+    "torch differentiates a gradient through double-backward ops of its own "
+    "(SoftplusBackwardBackward0, ...) that save their inputs; retrograd's derivative "
+    "rules are ordinary ops that save other tensors (a sigmoid's result, not its input). "
+    "An in-place write after autograd.grad(..., create_graph=True) can therefore "
+    "invalidate torch's second-order graph (it raises the version error) and not "
+    "retrograd's, which differentiates at the values the gradient was computed at. "
+    "Matched when torch raises that error at a backward of a gradient, and the "
+    "difference goes without the in-place steps made after the gradient.",
+    _saved_by_second_order,
+    ("x1 = T.tensor([[0.354, -1.9, 1.298], [-0.218, -0.421, 1.778]], dtype=T.float64, "
+     "requires_grad=True)\n"
+     "x3 = T.tensor([[-1.871, 1.21, -1.038], [-0.178, -0.249, -0.164]], dtype=T.float64, "
+     "requires_grad=True)\n"
+     "v4 = x1 / x3\n"
+     "v5 = T.nn.functional.softplus(v4)\n"
+     "g10_0, = T.autograd.grad(v5.sum(), [x3], create_graph=True)\n"
+     "v4.mul_(2)\n"
+     "(g10_0 * g10_0).sum().backward()\n",),
 ))
 
 
