@@ -155,3 +155,28 @@ def test_prod_gradient_over_one_element(shape, vals, kw):
         return g.requires_grad, g.grad_fn is not None, g.detach().tolist()
 
     assert run(retrograd) == run(torch)
+
+
+# ----------------------------------------------------------------------------------
+# an in-place op into a view whose elements share memory, with an operand of a wider
+# dtype: PyTorch's CPU TensorIterator computes from a promoted copy of self and copies
+# the result back, so every value comes from the memory as it was (fuzz seed 784); with
+# one dtype, it reads the memory as the earlier elements left it
+
+_OVERLAP_VIEWS = [(6, (5, 2), (1, 1)), (8, (3, 3), (2, 1)), (12, (3, 4), (1, 3)),
+                  (7, (2, 3, 2), (1, 2, 1))]
+
+
+@pytest.mark.parametrize("n,shape,strides", _OVERLAP_VIEWS)
+@pytest.mark.parametrize("other", ["float64", "float32"])
+@pytest.mark.parametrize("op", ["mul_", "add_", "div_", "copy_"])
+def test_inplace_into_overlapping_view_with_a_wider_operand(n, shape, strides, other, op):
+    def run(T):
+        rng = np.random.default_rng(n)
+        base = T.tensor(rng.standard_normal(n).round(2).tolist(), dtype=T.float32)
+        v = base.as_strided(shape, strides)
+        o = T.tensor(rng.standard_normal(shape).round(2).tolist(), dtype=getattr(T, other))
+        getattr(v, op)(o)
+        return np.array(base.tolist())
+
+    np.testing.assert_allclose(run(retrograd), run(torch), rtol=1e-6)

@@ -3449,6 +3449,19 @@ def _overlapping_inplace(self, fn, kind, name, method, args, kwargs):
     if kind == "ti":
         def compute():
             return fn(self, *args, **kwargs)._data
+        tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
+        if tensors and D.result_type(self, *tensors).np != d.dtype:
+            # PyTorch's CPU TensorIterator reads a promoted copy of self and copies a
+            # temporary result back: every value is computed from the memory as it was
+            # (Note [Memory overlap in in-place ops]); the copy's order is the output's
+            # and the temporary's (contiguous)
+            frozen = []
+
+            def compute():
+                if not frozen:
+                    frozen.append(fn(self, *args, **kwargs)._data)
+                return frozen[0]
+            ins = [np.empty(d.shape, np.int8)]
 
     def run():
         return method(self, *args, **kwargs)
