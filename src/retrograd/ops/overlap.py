@@ -37,7 +37,10 @@ import numpy as np
 # strides, smallest innermost), each reading the memory as the earlier ones left it (an
 # element of an overlapping unfold is updated once per window holding it; copy_ leaves the
 # last value written to a location). ``sequential`` reproduces that order exactly with
-# whole-array NumPy steps ("levels"). Where PyTorch's result is not defined by that order we
+# whole-array NumPy steps ("levels"). Except when an operand is of a wider dtype than the
+# output (a float32 view times a float64 tensor): on CPU, TensorIterator then reads a
+# promoted copy of self and copies a temporary result back, so every value comes from the
+# memory as it was, and only the copy's order (last write wins) remains. Where PyTorch's result is not defined by that order we
 # do not model it: (1) from 32768 elements TensorIterator splits the loop across threads;
 # (2) on a contiguous innermost run it loads a SIMD block (16 floats with AVX2) before
 # storing it, so an *input* that overlaps the output in another layout and reads, within one
