@@ -895,7 +895,8 @@ def _gone(diff: Difference, again: Difference | None) -> bool:
 
 
 _DISCONTINUOUS = re.compile(r"remainder|fmod|floor|ceil|round|sign|trunc|>|amax|amin|max|min|"
-                            r"argmax|\[0\]|\.values|relu|hardtanh|clamp|where|masked_fill")
+                            r"argmax|\[0\]|\.values|relu|hardtanh|clamp|where|masked_fill|"
+                            r"log|sqrt")  # (-inf at 0, nan below: a value one ulp off 0)
 
 
 def _float32_rounding(diff: Difference, program: Program) -> bool:
@@ -956,8 +957,9 @@ EXCLUSIONS: list = [
         "float32 rounding at a discontinuity",
         "a one-ulp float32 difference between NumPy's and torch's kernels (both "
         "correctly rounded to within an ulp) becomes an O(1) difference after "
-        "remainder, floor, sign or a mask; excluded only when the same program in "
-        "float64 agrees at that step.",
+        "remainder, floor, sign or a mask (or log or sqrt of a value one ulp from 0: nan "
+        "against -inf or 0); excluded only when the same program in float64 agrees at that "
+        "step.",
         _float32_rounding,
         ("x2 = T.tensor([[0.299, -1.654], [-1.293, 1.911], [-1.835, -0.936]], "
          "dtype=T.float32, requires_grad=True)\n"
@@ -965,7 +967,12 @@ EXCLUSIONS: list = [
          "v5 = v4.transpose(-2, 0)\n"
          "v5.pow_(-2)\n"
          "x6 = T.tensor([[-1.714], [-1.335], [1.431]], dtype=T.float64)\n"
-         "v7 = T.remainder(v5, x6)\n",),
+         "v7 = T.remainder(v5, x6)\n",
+         # a gradient that is 0 in float32 in torch and -1e-8 here, then log (fuzz seed 2624)
+         "x3 = T.tensor([[-1.151], [0.054], [-0.092]], dtype=T.float32, requires_grad=True)\n"
+         "v6 = T.softmax(x3, -2)\n"
+         "g8_0, = T.autograd.grad(v6.sum(), [x3], create_graph=True, allow_unused=True)\n"
+         "g8_0.log_()\n"),
     ),
 ]
 
@@ -1115,6 +1122,37 @@ EXCLUSIONS.append(Exclusion(
      "g10_0, = T.autograd.grad(v5.sum(), [x3], create_graph=True)\n"
      "v4.mul_(2)\n"
      "(g10_0 * g10_0).sum().backward()\n",),
+))
+
+
+_HARDTANH = re.compile(r"T\.nn\.functional\.hardtanh\((\w+)\)")
+
+
+def _hardtanh_of_nan(diff: Difference, program: Program) -> bool:
+    # torch's hardtanh_backward lets the gradient through at a NaN input in the scalar
+    # tail of its loop and gives 0 in its vectorized body (8 doubles or 16 floats a
+    # step with AVX2), where retrograd gives 0 throughout. It is this difference when it
+    # goes with NaN inputs of hardtanh replaced by 0
+    if diff.kind != "values" or not any(_HARDTANH.search(st.code) for st in program.steps):
+        return False
+    steps = [Step(_HARDTANH.sub(r"T.nn.functional.hardtanh(T.nan_to_num(\1, nan=0.0))",
+                                st.code), st.outs, st.check) for st in program.steps]
+    return _gone(diff, compare(Program(program.seed, steps)))
+
+
+EXCLUSIONS.append(Exclusion(
+    "the gradient of hardtanh at NaN",
+    "torch's hardtanh_backward kernel compares the input with the bounds; a NaN input "
+    "fails both comparisons, and whether the gradient then passes (its scalar tail loop) "
+    "or is 0 (its vectorized loop, 8 doubles or 16 floats a step with AVX2) depends on "
+    "where the element falls, hence on the CPU's vector width. retrograd gives 0 (NaN is "
+    "outside the linear region). Matched when the difference goes with NaN inputs of "
+    "hardtanh replaced by 0.",
+    _hardtanh_of_nan,
+    ("x1 = T.tensor([-0.311, 1.933, 1.568], dtype=T.float64, requires_grad=True)\n"
+     "v3 = T.log(x1)\n"
+     "v6 = T.nn.functional.hardtanh(v3)\n"
+     "v6.sum().backward(create_graph=True, inputs=[x1])\n",),
 ))
 
 
