@@ -180,3 +180,47 @@ def test_inplace_into_overlapping_view_with_a_wider_operand(n, shape, strides, o
         return np.array(base.tolist())
 
     np.testing.assert_allclose(run(retrograd), run(torch), rtol=1e-6)
+
+
+# ----------------------------------------------------------------------------------
+# x[index] = value where value shares x's memory: PyTorch views the value without its
+# leading 1s first, a tensor of its own, so the value is compared with x by memory and
+# strides (an expanded one is "too hard": allowed), not as x itself (fuzz seed 101813)
+
+def _expanded(T, *shape):
+    return T.ones(()).expand(*shape)
+
+
+_SETITEM_ALIAS = {
+    "expanded-self": lambda T: (_expanded(T, 1, 3), [0], lambda x: x),
+    "expanded-self-3d": lambda T: (_expanded(T, 1, 1, 3), [0], lambda x: x),
+    "expanded-self-mask": lambda T: (_expanded(T, 1, 3), [True], lambda x: x),
+    "expanded-no-leading-1": lambda T: (_expanded(T, 2, 3), [0, 1], lambda x: x),
+    "expanded-row": lambda T: (T.ones(1, 1).expand(1, 3), [0], lambda x: x),
+    "expanded-rows": lambda T: (T.ones(2, 1).expand(2, 3), [0, 0], lambda x: x),
+    "contiguous-self": lambda T: (T.ones(1, 3), [0], lambda x: x),
+    "contiguous-row": lambda T: (T.ones(2, 3), [1], lambda x: x[0:1]),
+}
+
+
+@pytest.mark.parametrize("case", _SETITEM_ALIAS)
+def test_setitem_with_a_value_sharing_memory(case):
+    def run(T):
+        x, index, value = _SETITEM_ALIAS[case](T)
+        try:
+            x[T.tensor(index)] = value(x)
+        except RuntimeError as e:
+            return str(e).split(".")[0]
+        return "ok"
+
+    assert run(retrograd) == run(torch)
+
+
+def test_fuzz_seed_101813():
+    def run(T):
+        x2 = T.tensor([[-2.0, 1.116, -1.918]], dtype=T.float32, requires_grad=True)
+        g, = T.autograd.grad(x2.sum(), [x2], create_graph=True)
+        g[T.tensor([0])] = g
+        return g.tolist()
+
+    assert run(retrograd) == run(torch)

@@ -2662,7 +2662,11 @@ def _setitem_overlapping(self, key, value) -> None:
     as_mask = (len(arrays) == 1 and arrays[0].dtype == np.bool_ and
                (vd is None or vd.size == 1))  # PyTorch's masked_fill_ dispatch
     cmp = vd
-    if vd is not None and value is self and T.whole_selection(key, d.shape, False):
+    if vd is not None and vd.ndim and vd.shape[0] == 1:
+        # PyTorch views the value without its leading 1s: a tensor of its own, compared
+        # with self by its memory and strides (an expanded one is "too hard": allowed)
+        cmp = vd.reshape(_strip_leading_ones(vd.shape))
+    elif vd is not None and value is self and T.whole_selection(key, d.shape, False):
         cmp = sliced  # PyTorch writes into the value tensor itself: "full" overlap
     _overlap.check(sliced, (cmp,) if cmp is not None and not as_mask else (), "index_put",
                    "index_put_")
