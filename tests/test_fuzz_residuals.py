@@ -224,3 +224,66 @@ def test_fuzz_seed_101813():
         return g.tolist()
 
     assert run(retrograd) == run(torch)
+
+
+# ----------------------------------------------------------------------------------
+# the exclusions added for these classes (tests/fuzzgen.py, Note [Exclusions]) claim
+# only their own difference: a program with each one's trigger whose difference lies
+# elsewhere (retrograd faked as torch with an exp 0.1% off) is not excluded
+
+fuzzgen = pytest.importorskip("fuzzgen")
+
+_TRIGGERS = {
+    "matmul view": "x1 = T.tensor([[1.0, 2.0]], dtype=T.float64, requires_grad=True)\n"
+                   "x2 = T.ones((2, 2, 3), dtype=T.float64)\n"
+                   "v3 = T.matmul(x1, x2)\n"
+                   "v4 = T.exp(v3)\n",
+    "hardtanh NaN": "x1 = T.tensor([float('nan'), 0.5], dtype=T.float64, requires_grad=True)\n"
+                    "v2 = T.nn.functional.hardtanh(x1)\n"
+                    "v3 = T.exp(v2)\n",
+    "zero contribution": "x1 = T.tensor([0.5, 1.0], dtype=T.float64, requires_grad=True)\n"
+                         "x1.sum().backward()\n"
+                         "T.exp(x1).sum().backward(create_graph=True)\n",
+    "second order": "x1 = T.tensor([0.5, 1.0], dtype=T.float64, requires_grad=True)\n"
+                    "v2 = x1 * 2\n"
+                    "g3_0, = T.autograd.grad(T.exp(v2).sum(), [x1], create_graph=True)\n"
+                    "v2.mul_(2)\n"
+                    "g3_0.sum().backward()\n",
+    "layout": "x1 = T.tensor([[0.5, 1.0], [2.0, 3.0]], dtype=T.float64, requires_grad=True)\n"
+              "g2_0, = T.autograd.grad(x1.sum(), [x1])\n"
+              "v3 = T.exp(g2_0)\n",
+}
+
+
+def _wrong_exp_module():
+    import types
+
+    fake = types.SimpleNamespace(**{k: getattr(torch, k) for k in dir(torch)
+                                    if not k.startswith("__")})
+    fake.exp = lambda x: torch.exp(x) * 1.001
+    return fake
+
+
+@pytest.mark.parametrize("name", _TRIGGERS)
+def test_new_exclusions_do_not_hide_other_differences(name, monkeypatch):
+    monkeypatch.setattr(fuzzgen, "_modules", lambda: (_wrong_exp_module(), torch))
+    prog = fuzzgen.parse(_TRIGGERS[name])
+    diff = fuzzgen.compare(prog)
+    assert diff is not None and "exp" in (diff.code + str(diff)), diff
+    assert fuzzgen.excluded_by(diff, prog) is None, (name, str(diff))
+
+
+@pytest.mark.parametrize("seed,category", [
+    (10818, "the graph of an identically zero gradient"),
+    (1178, "the result of matmul is a view in torch"),
+    (1569, "tensors saved by a second-order graph"),
+    (7621, "the gradient of hardtanh at NaN"),
+    (2624, "float32 rounding at a discontinuity"),
+    (103004, "memory layout of results and gradients"),
+    (105548, "memory layout of results and gradients"),
+    (109958, "memory layout of results and gradients"),
+])
+def test_residual_seeds_are_excluded_by_their_entry(seed, category):
+    out = fuzzgen.check_seed(seed, do_shrink=False)
+    assert out.diff is not None and out.excluded is not None, seed
+    assert out.excluded.category == category
