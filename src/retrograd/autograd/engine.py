@@ -11,6 +11,7 @@ Example:
 from __future__ import annotations
 
 import heapq
+import itertools
 import threading
 
 import numpy as np
@@ -202,9 +203,12 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
     STATE.batch = 1 if batched else 0
     TASKS.stack.append(inputs is None)  # Note [Graph tasks]
     try:
-        heap = [(-n._seq, n) for n in roots if deps.get(n, 0) == 0]  # seqs are unique
-        heapq.heapify(heap)
         pop, push = heapq.heappop, heapq.heappush
+        heap = []
+        first = _first_key()  # Note [Nodes PyTorch runs first]
+        for n in roots:
+            if deps.get(n, 0) == 0:
+                push(heap, (first() if _runs_first(n) else -n._seq, n))  # keys are unique
         anomaly = STATE.anomaly
         # Note [Gradient donation] (ops/buffers.py): gradients this big may be donated; a
         # pass that starts with no pooled array (small tensors) skips the check per node
@@ -326,10 +330,18 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                 if d == 0:
                     if ready is None:
                         ready = child
-                    else:
-                        push(heap, (-child._seq, child))
-            if ready is not None and heap:
-                push(heap, (-ready._seq, ready))
+                    else:  # into the heap in the edges' order (Note [Nodes PyTorch runs first])
+                        if ready is not False:
+                            push(heap, (first() if ready._op.node_name in _FIRST_NAMES and
+                                        _runs_first(ready) else -ready._seq, ready))
+                            ready = False
+                        push(heap, (first() if child._op.node_name in _FIRST_NAMES and
+                                        _runs_first(child) else -child._seq, child))
+            if ready is False:
+                ready = None
+            elif ready is not None and heap:
+                push(heap, (first() if ready._op.node_name in _FIRST_NAMES and
+                                        _runs_first(ready) else -ready._seq, ready))
                 ready = None
             node = ready
     finally:
@@ -353,6 +365,41 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                         f"(input shape {tuple(t.shape)})")
         return tuple(results)
     return None
+
+
+# Note [Nodes PyTorch runs first]
+# PyTorch gives two kinds of node the highest sequence number (UINT64_MAX), so that its
+# ready queue runs them as soon as they are ready: AccumulateGrad, and NotImplemented,
+# the node of an op without a derivative (``x // 2``, ``torch.remainder(2.0, x)``),
+# whose backward raises. Among such nodes the queue's heap (std::priority_queue) keeps
+# the order they were pushed in, which is the order of the edges of the node that made
+# them ready. So in ``(torch.remainder(2.0, x) * w).sum().backward()`` the error comes
+# before ``w`` gets its gradient (w.grad stays None), while ``(w * ...)`` accumulates
+# into ``w`` first. Here such nodes get heap keys below every other node's, in the order
+# they are pushed; a pass pushes its ready nodes in edge order.
+_FIRST = -(1 << 63)
+_NOT_IMPLEMENTED = "torch::autograd::NotImplemented"
+#: the names of the nodes that may run first (a set lookup before the exact test)
+_FIRST_NAMES = frozenset(("torch::autograd::AccumulateGrad", _NOT_IMPLEMENTED,
+                          "RemainderBackward0"))
+
+
+def _first_key():
+    """Heap keys for the nodes PyTorch runs first, increasing with each call."""
+    return itertools.count(_FIRST).__next__
+
+
+def _runs_first(node) -> bool:
+    """AccumulateGrad, or a node PyTorch records as NotImplemented."""
+    if node.__class__ is AccumulateGrad:
+        return True
+    op = node._op
+    if op.node_name == _NOT_IMPLEMENTED:
+        return True
+    # remainder(number, tensor): PyTorch's remainder.Scalar_Tensor has no derivative
+    saved = node._saved
+    return getattr(op, "name", None) == "remainder" and saved.__class__ is list and \
+        not isinstance(saved[0], _T.Tensor)
 
 
 def _donates(node, needs) -> bool:

@@ -1236,11 +1236,70 @@ def matmul(input, other) -> Tensor:  # noqa: A002
         op = T.mm_ops["matmul"]
     try:
         r = apply(op, (a, b))
+        if op is T.mm_ops["matmul"] and r._gfn is not None:
+            _save_copies(a, b, r._gfn)
     except ValueError:
         raise _mm_error(a, b) from None
     if na > 1 and nb > 1 and a._data.shape[-1] == 1:
         _gemm_outer_zeros(a, b, r)
     return r
+
+
+# Note [What matmul saves]
+# PyTorch's matmul (at::_matmul_impl) reshapes a batched operand before its mm, mv or
+# bmm: folded into a matrix (_should_fold; the second operand as its mT), or with its
+# broadcast batch flattened into one dim (the bmm path). Where that reshape cannot be a
+# view (a transposed or permuted batch, a broadcast one), it copies, and the copy is
+# what the product saves for the other operand's gradient: writing into the operand in
+# place afterwards neither invalidates the graph nor changes the gradient. retrograd
+# multiplies the operands as they are, and saves a copy (in the graph, as PyTorch's
+# CloneBackward0) in exactly those cases. The reshape is NumPy's, whose no-copy rule is
+# PyTorch's (computeStride). A batch of 2-D operands of one shape never copies (bmm).
+def _save_copies(a: Tensor, b: Tensor, node) -> None:
+    """Swap ``a``/``b`` in ``node._saved`` for copies where PyTorch saves its reshape's
+    copy (Note [What matmul saves])."""
+    da, db = a._data, b._data
+    if da.flags.c_contiguous and (db.ndim <= 2 or (db.flags.c_contiguous and
+                                                   da.shape[:-2] == db.shape[:-2])):
+        return  # the common case: a contiguous batch folds or flattens as a view
+    saved = node._saved
+    if saved.__class__ is not list:  # packed by saved-tensor hooks: kept as they are
+        return
+    ca, cb = _copied_operands(da, db, a._rg, b._rg)
+    for i, (x, copied) in enumerate(((a, ca), (b, cb))):
+        if copied and saved[i] is x:
+            saved[i] = c = clone(x)
+            node._ver[i] = c._vc[0]
+
+
+def _copied_operands(da: np.ndarray, db: np.ndarray, a_rg: bool, b_rg: bool) -> tuple:
+    """Whether PyTorch's ``a @ b`` (one of them batched) reshapes a, and b, by a copy."""
+    if da.ndim == 3 and db.ndim == 3 and da.shape[0] != db.shape[0]:
+        # PyTorch drops a batch dim of 1 of an operand that needs a gradient
+        if da.shape[0] == 1 and a_rg:
+            da = da[0]
+        elif db.shape[0] == 1 and b_rg:
+            db = db[0]
+    sa, sb = da.shape, db.shape
+    if _should_fold(da, db, a_rg, b_rg):
+        if da.ndim >= db.ndim:
+            return not _reshapes_as_view(da, (math.prod(sa[:-1]), sa[-1])), False
+        t1 = np.swapaxes(db, -1, -2)
+        return False, not _reshapes_as_view(t1, (math.prod(t1.shape[:-1]), sb[-2]))
+    batch = np.broadcast_shapes(sa[:-2], sb[:-2])
+    n = math.prod(batch)
+    ea = np.broadcast_to(da, batch + ((sa[-2],) if da.ndim > 1 else (1,)) + sa[-1:])
+    eb = np.broadcast_to(db, batch + sb[-2:])
+    return (not _reshapes_as_view(ea, (n,) + ea.shape[-2:]),
+            not _reshapes_as_view(eb, (n,) + (sb[-2:] if db.ndim > 1 else sb)))
+
+
+def _reshapes_as_view(x: np.ndarray, shape: tuple) -> bool:
+    try:
+        np.reshape(x, shape, copy=False)
+    except ValueError:
+        return False
+    return True
 
 
 # Note [Signed zeros of k=1 products]
@@ -2784,7 +2843,11 @@ def _setitem_overlapping(self, key, value) -> None:
     as_mask = (len(arrays) == 1 and arrays[0].dtype == np.bool_ and
                (vd is None or vd.size == 1))  # PyTorch's masked_fill_ dispatch
     cmp = vd
-    if vd is not None and value is self and T.whole_selection(key, d.shape, False):
+    if vd is not None and vd.ndim and vd.shape[0] == 1:
+        # PyTorch views the value without its leading 1s: a tensor of its own, compared
+        # with self by its memory and strides (an expanded one is "too hard": allowed)
+        cmp = vd.reshape(_strip_leading_ones(vd.shape))
+    elif vd is not None and value is self and T.whole_selection(key, d.shape, False):
         cmp = sliced  # PyTorch writes into the value tensor itself: "full" overlap
     _overlap.check(sliced, (cmp,) if cmp is not None and not as_mask else (), "index_put",
                    "index_put_")
@@ -3587,6 +3650,19 @@ def _overlapping_inplace(self, fn, kind, name, method, args, kwargs):
     if kind == "ti":
         def compute():
             return fn(self, *args, **kwargs)._data
+        tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
+        if tensors and D.result_type(self, *tensors).np != d.dtype:
+            # PyTorch's CPU TensorIterator reads a promoted copy of self and copies a
+            # temporary result back: every value is computed from the memory as it was
+            # (Note [Memory overlap in in-place ops]); the copy's order is the output's
+            # and the temporary's (contiguous)
+            frozen = []
+
+            def compute():
+                if not frozen:
+                    frozen.append(fn(self, *args, **kwargs)._data)
+                return frozen[0]
+            ins = [np.empty(d.shape, np.int8)]
 
     def run():
         return method(self, *args, **kwargs)

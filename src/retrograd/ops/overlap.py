@@ -37,15 +37,19 @@ import numpy as np
 # strides, smallest innermost), each reading the memory as the earlier ones left it (an
 # element of an overlapping unfold is updated once per window holding it; copy_ leaves the
 # last value written to a location). ``sequential`` reproduces that order exactly with
-# whole-array NumPy steps ("levels"). Where PyTorch's result is not defined by that order we
-# do not model it: (1) from 32768 elements TensorIterator splits the loop across threads;
-# (2) on a contiguous innermost run it loads a SIMD block (16 floats with AVX2) before
-# storing it, so an *input* that overlaps the output in another layout and reads, within one
-# block, a location an earlier element of the block writes, sees the old value (the output
-# itself never does: its elements in one run are distinct). fill_, zero_, masked_fill_ and
-# index_put_ write values that do not depend on the order (index_put_: the last index wins,
-# as NumPy's). Retrograd keeps every array whose elements share memory read-only in NumPy,
-# so a write into one goes through ``writable``, an alias of the same memory.
+# whole-array NumPy steps ("levels"). Except when an operand is of a wider dtype than the
+# output (a float32 view times a float64 tensor): on CPU, TensorIterator then reads a
+# promoted copy of self and copies a temporary result back, so every value comes from the
+# memory as it was, and only the copy's order (last write wins) remains. Where PyTorch's
+# result is not defined by that order we do not model it: (1) from 32768 elements
+# TensorIterator splits the loop across threads; (2) on a contiguous innermost run it loads
+# a SIMD block (16 floats with AVX2) before storing it, so an *input* that overlaps the
+# output in another layout and reads, within one block, a location an earlier element of the
+# block writes, sees the old value (the output itself never does: its elements in one run
+# are distinct). fill_, zero_, masked_fill_ and index_put_ write values that do not depend
+# on the order (index_put_: the last index wins, as NumPy's). Retrograd keeps every array
+# whose elements share memory read-only in NumPy, so a write into one goes through
+# ``writable``, an alias of the same memory.
 
 NO, FULL, PARTIAL, TOO_HARD = range(4)
 

@@ -913,7 +913,10 @@ def _prod_rule(g, s, n):
     gk, ok = _restore(g, n), _restore(out, n, saved=True)
     if not bool((a == 0).any()):
         return gk * (ok / a)
-    # zeros present: product of the others, by exclusive cumulative products per axis
+    # zeros present: product of the others, by exclusive cumulative products per axis;
+    # g itself over one element (PyTorch's prod_safe_zeros_backward: no graph through a)
+    if (a.numel() if axes is None else a.shape[axes[0]]) == 1:
+        return gk
     if axes is None:
         flat = a.reshape(-1)
         others = _prod_others(flat, 0).reshape(a.shape)
