@@ -64,10 +64,10 @@ class Op:
     """
 
     __slots__ = ("name", "node_name", "fwd", "vjp", "jvp", "save", "view", "per_input", "kind",
-                 "_save_if", "batch_ok", "save_plan", "grad_once", "unsaved")
+                 "_save_if", "batch_ok", "save_plan", "grad_once", "unsaved", "nondiff")
 
     def __init__(self, name, fwd, vjp=None, save=(), jvp=None, node_name=None, view=False,
-                 kind=None, save_if=None):
+                 kind=None, save_if=None, nondiff=None):
         # grad_once(node, needs): the rules about to run read g once in all (Note
         # [Gradient donation] in buffers.py); None: never assumed
         self.grad_once = None
@@ -83,6 +83,12 @@ class Op:
         self.fwd = fwd
         self.vjp = vjp
         self.per_input = isinstance(vjp, tuple)
+        # Note [Non-differentiable inputs] (autograd/node.py): the input positions that
+        # never get a gradient (an index, a condition, a number operand of a Scalar
+        # overload): the None rules of a per-input vjp, or given for a callable one
+        if nondiff is None:
+            nondiff = tuple(i for i, r in enumerate(vjp) if r is None) if self.per_input else ()
+        self.nondiff = tuple(nondiff)
         self.jvp = jvp
         self.save = tuple(save)
         self.save_if = save_if  # sets save_plan
