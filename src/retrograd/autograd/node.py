@@ -134,7 +134,7 @@ class _OutputSlot:
 
 OUT0 = _OutputSlot(0)
 # Note [Nodes that saved nothing]
-# An op whose entries to save were all skipped (``save_if``: remainder(x, 2) saves its
+# An op whose entries to save were all skipped (``save_if``: remainder(x, y) saves its
 # operands only for the divisor's gradient) holds a list of Nones: PyTorch's node saved
 # nothing, so backward may run through it again without retain_graph. ``Kept`` marks
 # such a list; the engine frees only the others. A saved Python number is freed like a
@@ -310,7 +310,15 @@ class Node:
 # node's post hook sees (and gives back), calling a node, anomaly mode's "its Nth output".
 # Recording pays nothing: the positions are read from the op when the slots are shown.
 def public_slots(node, seq):
-    """``seq`` (one item per input of ``node``) without the non-differentiable positions."""
+    """``seq`` (one item per input of ``node``) without the non-differentiable positions.
+
+    Example:
+        >>> import retrograd as torch
+        >>> x = torch.ones(2, 3, requires_grad=True)
+        >>> node = x.gather(1, torch.tensor([[0], [2]])).grad_fn
+        >>> len(node._edges), len(public_slots(node, node._edges))
+        (2, 1)
+    """
     nd = getattr(node._op, "nondiff", None)
     if not nd:
         return seq
@@ -318,7 +326,14 @@ def public_slots(node, seq):
 
 
 def internal_slots(node, seq) -> list:
-    """The inverse of ``public_slots``: None put back at the non-differentiable positions."""
+    """The inverse of ``public_slots``: None put back at the non-differentiable positions.
+
+    Example:
+        >>> import retrograd as torch
+        >>> x = torch.ones(2, requires_grad=True)
+        >>> internal_slots((2 ** x).grad_fn, ["g"])
+        [None, 'g']
+    """
     nd = getattr(node._op, "nondiff", None)
     if not nd:
         return list(seq)

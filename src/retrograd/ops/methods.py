@@ -158,12 +158,16 @@ def install() -> None:
 def _overloaded(tensor_op, scalar_op, reflected: bool = False):
     """``self <op> other`` (``other <op> self`` if ``reflected``) with the Tensor or the
     Scalar overload, as ``other`` is a Tensor or not (Note [Scalar overloads])."""
-    if reflected:  # (other is a Tensor only when a subclass's operator defers here)
+    is_a, tensor, run = isinstance, Tensor, binary  # (closure cells: the operators' hot path)
+    if reflected:  # other is a number but when a subclass's own operator defers here
+        numbers = frozenset((int, float, bool))
+
         def fn(self, other):
-            return binary(tensor_op if isinstance(other, Tensor) else scalar_op, other, self)
+            return run(scalar_op if other.__class__ in numbers or not is_a(other, tensor)
+                       else tensor_op, other, self)
     else:
         def fn(self, other):
-            return binary(tensor_op if isinstance(other, Tensor) else scalar_op, self, other)
+            return run(tensor_op if is_a(other, tensor) else scalar_op, self, other)
     return fn
 
 
