@@ -101,9 +101,7 @@ class Op:
     @property
     def save_if(self):
         """save_if[j]: input indices; save entry j only if one of them requires grad
-        (x.mul_(2) must not save x, or the in-place write would invalidate it); or one
-        index k, not in a tuple: save entry j when input k is a Tensor at all (PyTorch's
-        pow.Tensor_Tensor saves its result even when the exponent needs no gradient)."""
+        (x.mul_(2) must not save x, or the in-place write would invalidate it)."""
         return self._save_if
 
     @save_if.setter
@@ -293,9 +291,7 @@ def _save(node, op: Op, outs, inputs, nout: int) -> None:
     has_out = has_value = False
     save_if = op.save_if
     for j, s in enumerate(op.save):
-        if save_if is not None and not (
-                isinstance(inputs[save_if[j]], Tensor) if save_if[j].__class__ is int
-                else _any_rg_at(inputs, save_if[j])):
+        if save_if is not None and not _any_rg_at(inputs, save_if[j]):
             saved.append(None)
             vers.append(None)
         elif s.__class__ is str:  # "out", or "out1", "out2", ... for multi-output ops

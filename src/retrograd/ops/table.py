@@ -545,10 +545,9 @@ pow = _b("pow", _pow_fwd, (_pow_self, _pow_exp), (0, 1, "out"),  # noqa: A001
          node_name="PowBackward1")
 pow_scalar = _b("pow", _pow_fwd, (_pow_self, None), (0, 1), node_name="PowBackward0")
 pow_rscalar = _b("pow", _pow_fwd, (None, _pow_exp), (0, 1, "out"), node_name="PowBackward2")
-# the output is read only by the exponent's rule: saved only when the exponent is a
-# tensor (PyTorch's pow.Tensor_Tensor saves its result whether or not the exponent needs
-# a gradient), so x.pow(2) followed by an in-place op on its result stays valid
-pow.save_if = ((0, 1), (0, 1), 1)
+# the output is read only by the exponent's rule: pow.Tensor_Tensor saves it whether or
+# not the exponent needs a gradient (as PyTorch), pow.Tensor_Scalar does not, so x.pow(2)
+# followed by an in-place op on its result stays valid
 
 
 def _atan2_rule(which):
