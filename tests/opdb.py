@@ -1072,12 +1072,11 @@ def _scatter_add_samples(rng):
 
 op("scatter_add", lambda m, x, d, i, s: m.scatter_add(x, d, i, s), _scatter_add_samples,
    ("scatter_add",), inplace="scatter_add_", int_ok=True)
-op("scatter_reduce_add", lambda m, x, d, i, s: x.scatter(d, i, s, reduce="add"),
-   lambda rng: [S(A(vals(rng, (3, 4))), 1, _i64(rng.integers(0, 4, (3, 5))), A(vals(rng, (3, 5))))],
-   ("scatter_add",),
-   skips={"test_grad": "torch has no derivative for scatter(reduce=) (NotImplemented); "
-                       "retrograd's, that of scatter_add, is checked numerically",
-          "test_double_backward": "as test_grad"})
+op("scatter_reduce_add", lambda m, x, d, i, *a, **k: x.scatter(d, i, *a, reduce="add", **k),
+   lambda rng: [S(A(vals(rng, (3, 4))), 1, _i64(rng.integers(0, 4, (3, 5))), A(vals(rng, (3, 5)))),
+                S(A(vals(rng, (3, 4))), 1, _i64(rng.integers(0, 4, (3, 5))), value=1.5,
+                  desc="value=")],
+   ("scatter",), differentiable=False)  # NotImplemented nodes in torch: backward raises
 op("index_select", lambda m, x, d, i: m.index_select(x, d, i),
    lambda rng: [S(A(vals(rng, (3, 4))), 0, _i64([2, 0, 2])),
                 S(A(vals(rng, (2, 3, 4))), -1, _i64([1])),
@@ -1216,22 +1215,14 @@ op("type_as", lambda m, x, y: x.type_as(y),
 
 # ----------------------------------------------------------------------------------
 # grad_fn names that differ from PyTorch's (values and gradients still match). PyTorch
-# numbers the overloads of one op (PowBackward0/1/2 for tensor**scalar, tensor**tensor,
-# scalar**tensor) and names composites it implements as one kernel; retrograd records
-# one node per table primitive, so these names follow the primitives it composes.
-_OVERLOADS = ("PyTorch numbers this op's overloads (e.g. PowBackward0/1/2, FmodBackward0/1); "
-              "retrograd has one primitive and one name")
-_ZERO_DIM = "on a 0-d input retrograd goes through a reshape/clone/alias node"
+# names composites it implements as one kernel; retrograd records one node per table
+# primitive, so these names follow the primitives it composes.
 NAME_SKIPS = {
-    "sub": "scalar - tensor is RsubBackward1 in torch, SubBackward0 here",
-    "remainder": _OVERLOADS, "fmod": _OVERLOADS, "pow": _OVERLOADS, "pow_int": _OVERLOADS,
-    "pow_fn": _OVERLOADS, "float_power": _OVERLOADS, "scatter": _OVERLOADS,
     "einsum": "torch decomposes einsum into views/bmm; one primitive here",
     "matmul": "torch reshapes batched/1-D matmuls around bmm/mm; different view nodes",
-    "matmul_op": "as matmul", "sort": _ZERO_DIM,
+    "matmul_op": "as matmul",
     "setitem_view": "a view re-derived after an in-place op is AsStridedBackward0 in torch",
     "inplace_on_view": "as setitem_view",
-    "scatter_reduce_add": "torch has no derivative (NotImplemented); retrograd's is scatter_add's",
 }
 for _e in DB:
     if _e.name in NAME_SKIPS:

@@ -22,22 +22,7 @@ import retrograd.utils.checkpoint  # noqa: E402
 
 # Entries whose graphs still differ from PyTorch's (values and gradients match; see
 # test_ops.py). Keep this short: fix the structure, then delete the entry.
-_OVERLOADS = ("PyTorch has a Scalar overload (one edge, e.g. PowBackward0 for x ** 2, "
-              "RemainderBackward0) and numbers the Tensor one 1; retrograd has one primitive "
-              "per op, so a scalar operand is a None slot and tensor-tensor is Backward0")
-_COND = "where's condition is a None slot of WhereBackward0 here; torch's node has 2 edges"
-_INDEX = ("index arguments (dim, index tensors) are None slots here; torch's node has edges "
-          "for differentiable inputs only")
 ALLOW = {
-    "sub": "scalar - tensor is RsubBackward1 (one edge) in torch, SubBackward0 here",
-    "floor_divide": _OVERLOADS, "remainder": _OVERLOADS, "fmod": _OVERLOADS, "pow": _OVERLOADS,
-    "pow_int": _OVERLOADS, "pow_fn": _OVERLOADS, "float_power": _OVERLOADS,
-    "square": _OVERLOADS, "fill_": _OVERLOADS,
-    "where": _COND, "where_method": _COND, "where_mixed_dtypes": _COND,
-    "max_dim": _INDEX, "min_dim": _INDEX,
-    "sort": _INDEX, "topk": _INDEX, "gather": _INDEX, "scatter": _INDEX,
-    "scatter_add": _INDEX, "scatter_reduce_add": "torch has no derivative (NotImplemented)",
-    "index_select": _INDEX, "index_add": _INDEX, "take_along_dim": _INDEX,
     "matmul": "torch reshapes batched/1-D matmuls around bmm/mm (view/unsqueeze nodes)",
     "matmul_op": "as matmul",
     "einsum": "torch decomposes einsum into views/bmm; one primitive here",

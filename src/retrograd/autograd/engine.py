@@ -18,7 +18,7 @@ import numpy as np
 
 from .._grad_mode import STATE
 from ..ops import buffers as _buffers
-from .node import AccumulateGrad, Kept
+from .node import AccumulateGrad, Kept, internal_slots, public_slots
 
 
 class _Late:
@@ -289,9 +289,11 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                     _show(grads, taken)  # Note [Gradient accumulation]
                     for fn in list(node._post_hooks.values()):
                         _show(in_grads, taken)
-                        r = fn(tuple(in_grads), tuple(grads))
+                        # Note [Non-differentiable inputs] (node.py): the hook sees and
+                        # returns one gradient per differentiable input
+                        r = fn(tuple(public_slots(node, in_grads)), tuple(grads))
                         if r is not None:
-                            in_grads = list(r)
+                            in_grads = internal_slots(node, r)
                     _show(in_grads, taken)
                 if anomaly and STATE.anomaly_check_nan:
                     _check_nan(node, in_grads, grads)
@@ -565,7 +567,7 @@ def _check_nan(node, in_grads, grads=()) -> None:
     def has_nan(g):
         return g is not None and g.dtype.is_floating_point and bool(np.isnan(g._data).any())
 
-    for i, g in enumerate(in_grads):
+    for i, g in enumerate(public_slots(node, in_grads)):  # Note [Non-differentiable inputs]
         if has_nan(g):
             warn_forward_trace(node)
             raise nan_error(node, i, any(has_nan(x) for x in grads))

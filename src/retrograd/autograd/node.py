@@ -134,7 +134,7 @@ class _OutputSlot:
 
 OUT0 = _OutputSlot(0)
 # Note [Nodes that saved nothing]
-# An op whose entries to save were all skipped (``save_if``: remainder(x, 2) saves its
+# An op whose entries to save were all skipped (``save_if``: remainder(x, y) saves its
 # operands only for the divisor's gradient) holds a list of Nones: PyTorch's node saved
 # nothing, so backward may run through it again without retain_graph. ``Kept`` marks
 # such a list; the engine frees only the others. A saved Python number is freed like a
@@ -191,9 +191,10 @@ class Node:
 
     @property
     def next_functions(self) -> tuple:
-        """((node, input_nr), ...) for each input; (None, 0) where no gradient flows."""
+        """((node, input_nr), ...) for each differentiable input; (None, 0) where no
+        gradient flows (Note [Non-differentiable inputs]: an index has no slot at all)."""
         return tuple((None, 0) if e is None or getattr(e[0], "_var", None) is _nothing
-                     else (e[0], e[1]) for e in self._edges)
+                     else (e[0], e[1]) for e in public_slots(self, self._edges))
 
     @property
     def metadata(self) -> dict:
@@ -293,8 +294,51 @@ class Node:
         return self._op.backward(self, grads, needs)
 
     def __call__(self, *grads):
-        r = self.apply(list(grads), None)
+        r = public_slots(self, self.apply(list(grads), None))
         return r[0] if len(r) == 1 else tuple(r)
+
+
+# Note [Non-differentiable inputs]
+# A PyTorch node has edges for its differentiable inputs only: gather's index, where's
+# condition, sort's and max(dim)'s indices, the number of ``x ** 2`` (pow.Tensor_Scalar)
+# have no slot in next_functions, while the wrapped number of ``2 * x`` (mul.Tensor)
+# keeps its (None, 0) slot. Our derivative rules index a node's inputs by position
+# (``node._edges[i]``, ``needs[i]``, the saved values), so the engine keeps one internal
+# edge per input; an op declares instead which positions are never differentiable
+# (``Op.nondiff``: the None rules of a per-input vjp, or given by hand), and every public
+# view of the per-input slots drops them: ``next_functions``, the ``grad_inputs`` a
+# node's post hook sees (and gives back), calling a node, anomaly mode's "its Nth output".
+# Recording pays nothing: the positions are read from the op when the slots are shown.
+def public_slots(node, seq):
+    """``seq`` (one item per input of ``node``) without the non-differentiable positions.
+
+    Example:
+        >>> import retrograd as torch
+        >>> x = torch.ones(2, 3, requires_grad=True)
+        >>> node = x.gather(1, torch.tensor([[0], [2]])).grad_fn
+        >>> len(node._edges), len(public_slots(node, node._edges))
+        (2, 1)
+    """
+    nd = getattr(node._op, "nondiff", None)
+    if not nd:
+        return seq
+    return tuple(x for i, x in enumerate(seq) if i not in nd)
+
+
+def internal_slots(node, seq) -> list:
+    """The inverse of ``public_slots``: None put back at the non-differentiable positions.
+
+    Example:
+        >>> import retrograd as torch
+        >>> x = torch.ones(2, requires_grad=True)
+        >>> internal_slots((2 ** x).grad_fn, ["g"])
+        [None, 'g']
+    """
+    nd = getattr(node._op, "nondiff", None)
+    if not nd:
+        return list(seq)
+    it = iter(seq)
+    return [None if i in nd else next(it, None) for i in range(len(node._edges))]
 
 
 _LEGACY = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",

@@ -67,10 +67,10 @@ class Op:
     """
 
     __slots__ = ("name", "node_name", "fwd", "vjp", "jvp", "save", "view", "per_input", "kind",
-                 "_save_if", "batch_ok", "save_plan", "grad_once", "unsaved")
+                 "_save_if", "batch_ok", "save_plan", "grad_once", "unsaved", "nondiff")
 
     def __init__(self, name, fwd, vjp=None, save=(), jvp=None, node_name=None, view=False,
-                 kind=None, save_if=None):
+                 kind=None, save_if=None, nondiff=None):
         # grad_once(node, needs): the rules about to run read g once in all (Note
         # [Gradient donation] in buffers.py); None: never assumed
         self.grad_once = None
@@ -86,6 +86,12 @@ class Op:
         self.fwd = fwd
         self.vjp = vjp
         self.per_input = isinstance(vjp, tuple)
+        # Note [Non-differentiable inputs] (autograd/node.py): the input positions that
+        # never get a gradient (an index, a condition, a number operand of a Scalar
+        # overload): the None rules of a per-input vjp, or given for a callable one
+        if nondiff is None:
+            nondiff = tuple(i for i, r in enumerate(vjp) if r is None) if self.per_input else ()
+        self.nondiff = tuple(nondiff)
         self.jvp = jvp
         self.save = tuple(save)
         self.save_if = save_if  # sets save_plan
@@ -98,9 +104,7 @@ class Op:
     @property
     def save_if(self):
         """save_if[j]: input indices; save entry j only if one of them requires grad
-        (x.mul_(2) must not save x, or the in-place write would invalidate it); or one
-        index k, not in a tuple: save entry j when input k is a Tensor at all (PyTorch's
-        pow.Tensor_Tensor saves its result even when the exponent needs no gradient)."""
+        (x.mul_(2) must not save x, or the in-place write would invalidate it)."""
         return self._save_if
 
     @save_if.setter
@@ -300,9 +304,7 @@ def _save(node, op: Op, outs, inputs, nout: int) -> None:
     has_out = has_value = False
     save_if = op.save_if
     for j, s in enumerate(op.save):
-        if save_if is not None and not (
-                isinstance(inputs[save_if[j]], Tensor) if save_if[j].__class__ is int
-                else _any_rg_at(inputs, save_if[j])):
+        if save_if is not None and not _any_rg_at(inputs, save_if[j]):
             saved.append(None)
             vers.append(None)
         elif s.__class__ is str and s[0] == "p":  # Note [Tensors saved from parameters]

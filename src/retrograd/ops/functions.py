@@ -214,7 +214,10 @@ def floor_divide(input, other) -> Tensor:  # noqa: A002
         >>> torch.floor_divide(torch.tensor([7.]), 2)
         tensor([3.])
     """
-    return binary(T.floor_divide, input, other)
+    if isinstance(other, Tensor):  # Note [Scalar overloads] (ops/table.py)
+        return binary(T.floor_divide if isinstance(input, Tensor) else T.floor_divide_rscalar,
+                      input, other)
+    return binary(T.floor_divide_scalar, input, other)
 
 
 def remainder(input, other) -> Tensor:  # noqa: A002
@@ -225,7 +228,10 @@ def remainder(input, other) -> Tensor:  # noqa: A002
         >>> torch.remainder(torch.tensor([-3.]), 2)
         tensor([1.])
     """
-    return binary(T.remainder, input, other)
+    if isinstance(other, Tensor):  # Note [Scalar overloads] (ops/table.py)
+        return binary(T.remainder if isinstance(input, Tensor) else T.remainder_rscalar,
+                      input, other)
+    return binary(T.remainder_scalar, input, other)
 
 
 def fmod(input, other) -> Tensor:  # noqa: A002
@@ -240,7 +246,7 @@ def fmod(input, other) -> Tensor:  # noqa: A002
             isinstance(other, Tensor) or other.__class__ in (int, float, bool) or
             _is_number(other)):
         raise invalid_combination("fmod", (input, other), _FMOD_SIGNATURES)
-    return binary(T.fmod, input, other)
+    return binary(T.fmod if isinstance(other, Tensor) else T.fmod_scalar, input, other)
 
 
 _FMOD_SIGNATURES = ("Tensor input, Tensor other, *, Tensor out = None",
@@ -255,7 +261,9 @@ def pow(input, exponent) -> Tensor:  # noqa: A001,A002
         >>> torch.pow(torch.tensor([3.]), 2)
         tensor([9.])
     """
-    return binary(T.pow, input, exponent)
+    if isinstance(exponent, Tensor):  # Note [Scalar overloads] (ops/table.py)
+        return binary(T.pow if isinstance(input, Tensor) else T.pow_rscalar, input, exponent)
+    return binary(T.pow_scalar, input, exponent)
 
 
 def float_power(input, exponent) -> Tensor:  # noqa: A002
@@ -420,7 +428,7 @@ def square(input) -> Tensor:  # noqa: A002
         >>> torch.square(torch.tensor([3.]))
         tensor([9.])
     """
-    return binary(T.pow, input, 2)
+    return binary(T.pow_scalar, input, 2)
 
 
 def frac(input) -> Tensor:  # noqa: A002
@@ -501,10 +509,13 @@ def where(condition, input=None, other=None) -> Tensor:  # noqa: A002
         rdt = D.result_type(input, other)
     else:
         rdt = D.result_type_of([], [], [input, other])
-    a = input.to(rdt) if ti else _make(np.asarray(input, dtype=rdt.np))
-    b = other.to(rdt) if to else _make(np.asarray(other, dtype=rdt.np))
-    try:
-        return apply(T.where, (cond, a, b))
+    a = input if ti else _make(np.asarray(input, dtype=rdt.np))
+    b = other if to else _make(np.asarray(other, dtype=rdt.np))
+    dt = rdt.np
+    try:  # mixed dtypes are promoted by the kernel: no ToCopy node (PyTorch's graph)
+        if a._data.dtype is dt and b._data.dtype is dt:
+            return apply(T.where, (cond, a, b))
+        return apply(T.where, (cond, a, b), dt)
     except ValueError:
         _check_broadcast("where", ("condition", "input", "other"), (cond, a, b))
         raise
@@ -2917,9 +2928,12 @@ def scatter(input, dim: int, index, src=None, *, value=None, reduce=None) -> Ten
     if reduce is not None and reduce not in ("add",):
         raise NotImplementedError(f"retrograd: scatter reduce={reduce!r} is not supported; use "
                                   "scatter_add or scatter_reduce")
-    s = src if isinstance(src, Tensor) else _make(np.asarray(src, dtype=input._data.dtype))
-    op = T.scatter_add if reduce == "add" else T.scatter
-    return apply(op, (input, index, s), (d, reduce))
+    if not isinstance(src, Tensor):  # scatter.value / scatter.value_reduce (one edge)
+        op = T.scatter_value if reduce is None else T.scatter_value_reduce
+        return apply(op, (input, index), (d, reduce, src))
+    # scatter.reduce records PyTorch's NotImplemented node (kernel: scatter_add's)
+    return apply(T.scatter if reduce is None else T.scatter_reduce, (input, index, src),
+                 (d, reduce))
 
 
 def scatter_add(input, dim: int, index, src) -> Tensor:  # noqa: A002
@@ -3124,8 +3138,9 @@ def sort(input, dim: int = -1, descending: bool = False, stable: bool = False): 
         >>> torch.sort(torch.tensor([3., 1., 2.])).values
         tensor([1., 2., 3.])
     """
-    if input._data.ndim == 0:
-        return _rt("sort")(input.clone(), _make(np.zeros((), np.int64)))
+    if input._data.ndim == 0:  # SortBackward0 all the same, as PyTorch
+        it = _make(np.zeros((), np.int64))
+        return _rt("sort")(apply(T.take_ops["sort"], (input, it), (0, True)), it)
     d = _wrap_dim(dim, input._data.ndim)
     data = input._data
     if descending:

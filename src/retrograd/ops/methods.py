@@ -114,12 +114,20 @@ def install() -> None:
                 return binary(opdef, self, other)
         return fn
 
-    for name, opdef in (("add", T.add), ("sub", T.sub), ("mul", T.mul), ("truediv", T.div),
-                        ("floordiv", T.floor_divide), ("mod", T.remainder), ("pow", T.pow)):
+    for name, opdef in (("add", T.add), ("sub", T.sub), ("mul", T.mul), ("truediv", T.div)):
         setattr(Tensor, f"__{name}__", op(opdef))
         # 2 * b is b.mul(2) in PyTorch (self first, None in the scalar's slot of
         # next_functions): the commutative ops keep the tensor as self
         setattr(Tensor, f"__r{name}__", op(opdef, reflected=name not in ("add", "mul")))
+    # Note [Scalar overloads] (ops/table.py): an op per kind of operand, as PyTorch's
+    # overloads (1.5 - x is rsub.Scalar, RsubBackward1)
+    Tensor.__rsub__ = _overloaded(T.sub, T.rsub_scalar, reflected=True)
+    for name, tt, ts, st in (("floordiv", T.floor_divide, T.floor_divide_scalar,
+                              T.floor_divide_rscalar),
+                             ("mod", T.remainder, T.remainder_scalar, T.remainder_rscalar),
+                             ("pow", T.pow, T.pow_scalar, T.pow_rscalar)):
+        setattr(Tensor, f"__{name}__", _overloaded(tt, ts))
+        setattr(Tensor, f"__r{name}__", _overloaded(tt, st, reflected=True))
 
     def rtruediv(self, other):
         # PyTorch: number / tensor is reciprocal(tensor) * number (MulBackward0 over
@@ -145,6 +153,22 @@ def install() -> None:
     Tensor.__invert__ = F.bitwise_not
     Tensor.__getitem__ = F.getitem
     Tensor.__setitem__ = F.setitem
+
+
+def _overloaded(tensor_op, scalar_op, reflected: bool = False):
+    """``self <op> other`` (``other <op> self`` if ``reflected``) with the Tensor or the
+    Scalar overload, as ``other`` is a Tensor or not (Note [Scalar overloads])."""
+    is_a, tensor, run = isinstance, Tensor, binary  # (closure cells: the operators' hot path)
+    if reflected:  # other is a number but when a subclass's own operator defers here
+        numbers = frozenset((int, float, bool))
+
+        def fn(self, other):
+            return run(scalar_op if other.__class__ in numbers or not is_a(other, tensor)
+                       else tensor_op, other, self)
+    else:
+        def fn(self, other):
+            return run(tensor_op if is_a(other, tensor) else scalar_op, self, other)
+    return fn
 
 
 _MADE: dict = {}

@@ -416,6 +416,19 @@ def _b(name, fwd, rules, save=(), kind=None, node_name=None):
 
 add = _b("add", np.add, (lambda g, s, n: g, lambda g, s, n: g))
 sub = _b("sub", np.subtract, (lambda g, s, n: g, lambda g, s, n: -g))
+# Note [Scalar overloads]
+# PyTorch gives some ops an overload per kind of operand, each its own node class:
+# ``x ** 2`` is pow.Tensor_Scalar (PowBackward0, one edge), ``x ** y`` pow.Tensor_Tensor
+# (PowBackward1), ``2 ** x`` pow.Scalar (PowBackward2, the exponent's edge); likewise
+# ``1.5 - x`` (rsub.Scalar, RsubBackward1), remainder/fmod (Backward0 for a number
+# divisor, Backward1 for a tensor one) and the NotImplemented nodes of the overloads
+# without a derivative. Each overload is an Op of its own here, picked by the public
+# function from its operands' types (one isinstance); its number operand has a None rule,
+# so the node has no slot for it (Note [Non-differentiable inputs], autograd/node.py).
+# The overloads share the kernel and the name of their op, hence its batched rules,
+# JVP rule and autocast category. Ops whose scalar form PyTorch wraps into a tensor
+# (``x * 2``, ``x - 1``: mul.Tensor, sub.Tensor) keep one Op and a (None, 0) slot.
+rsub_scalar = _b("sub", np.subtract, (None, lambda g, s, n: -g), node_name="RsubBackward1")
 
 
 def _alpha_fwd(ufunc):
@@ -527,11 +540,14 @@ def _int_pow_negative(a, b):
     return out
 
 
-pow = _b("pow", _pow_fwd, (_pow_self, _pow_exp), (0, 1, "out"))  # noqa: A001
-# the output is read only by the exponent's rule: saved only when the exponent is a
-# tensor (PyTorch's pow.Tensor_Tensor saves its result whether or not the exponent needs
-# a gradient), so x.pow(2) followed by an in-place op on its result stays valid
-pow.save_if = ((0, 1), (0, 1), 1)
+# Note [Scalar overloads]: pow.Tensor_Tensor, pow.Tensor_Scalar, pow.Scalar
+pow = _b("pow", _pow_fwd, (_pow_self, _pow_exp), (0, 1, "out"),  # noqa: A001
+         node_name="PowBackward1")
+pow_scalar = _b("pow", _pow_fwd, (_pow_self, None), (0, 1), node_name="PowBackward0")
+pow_rscalar = _b("pow", _pow_fwd, (None, _pow_exp), (0, 1, "out"), node_name="PowBackward2")
+# the output is read only by the exponent's rule: pow.Tensor_Tensor saves it whether or
+# not the exponent needs a gradient (as PyTorch), pow.Tensor_Scalar does not, so x.pow(2)
+# followed by an in-place op on its result stays valid
 
 
 def _atan2_rule(which):
@@ -599,38 +615,59 @@ def _trunc_div_fwd(a, b):
     return np.trunc(np.true_divide(a, b))
 
 
-def _remainder_divisor(g, s, n):
-    if not isinstance(s[0], R.Tensor):  # PyTorch's remainder.Scalar_Tensor: no derivative
-        raise RuntimeError(
-            "derivative for aten::remainder is not implemented (as in PyTorch): a number "
-            "modulo a tensor (torch.remainder(2.0, x), 2.0 % x) has no gradient with respect "
-            "to the tensor. Make the number a tensor (torch.full_like(x, 2.0) % x) or "
-            "detach() x.")
-    return -g * R.div(s[0], s[1], rounding_mode="floor")
-
-
-remainder = _b("remainder", _remainder_fwd, (lambda g, s, n: g, _remainder_divisor), (0, 1))
-remainder.save_if = ((1,), (1,))  # the operands serve the divisor's gradient only
-fmod = _b("fmod", _fmod_fwd,
-          (lambda g, s, n: g, lambda g, s, n: -g * R.div(s[0], s[1], rounding_mode="trunc")),
-          (0, 1))
-fmod.save_if = ((1,), (1,))
-
-
-def _no_derivative(name):
+def _no_derivative(name: str, hint: str):
+    """The rule of PyTorch's ``NotImplemented`` node, raising its error on backward."""
     def rule(g, s, n):
-        raise RuntimeError(
-            f"derivative for aten::{name} is not implemented (as in PyTorch). The `//` operator "
-            "and torch.floor_divide have no gradient; use torch.div(a, b, rounding_mode='floor')"
-            ", whose gradient is zero, or detach() the operands.")
+        raise RuntimeError(f"derivative for aten::{name} is not implemented (as in PyTorch). "
+                           + hint)
     return rule
 
 
+def _no_forward_ad(name: str, hint: str):
+    """The JVP rule of an overload PyTorch has no forward derivative for (its error)."""
+    def rule(t, s, n, out):
+        raise NotImplementedError(f"Trying to use forward AD with aten::{name} that does not "
+                                  f"support it. {hint}")
+    return rule
+
+
+def _not_implemented(name, fwd, rules, hint, save=()):
+    """An overload without a derivative (PyTorch's NotImplemented node): ``rules`` True
+    where the input has an edge (its rule raises), None where it has none."""
+    raising = _no_derivative(name, hint)
+    return Op(name, fwd, tuple(raising if r else None for r in rules), save,
+              jvp=_no_forward_ad(name, hint), node_name="torch::autograd::NotImplemented")
+
+
+remainder = _b("remainder", _remainder_fwd,
+               (lambda g, s, n: g, lambda g, s, n: -g * R.div(s[0], s[1], rounding_mode="floor")),
+               (0, 1), node_name="RemainderBackward1")
+remainder.save_if = ((1,), (1,))  # the operands serve the divisor's gradient only
+# Note [Scalar overloads]: remainder.Scalar saves nothing; remainder.Scalar_Tensor (a
+# number modulo a tensor) has no derivative in PyTorch
+remainder_scalar = _b("remainder", _remainder_fwd, (lambda g, s, n: g, None),
+                      node_name="RemainderBackward0")
+remainder_rscalar = _not_implemented(
+    "remainder", _remainder_fwd, (None, True),
+    "A number modulo a tensor (torch.remainder(2.0, x), 2.0 % x) has no gradient with "
+    "respect to the tensor: make the number a tensor (torch.full_like(x, 2.0) % x) or "
+    "detach() x.")
+fmod = _b("fmod", _fmod_fwd,
+          (lambda g, s, n: g, lambda g, s, n: -g * R.div(s[0], s[1], rounding_mode="trunc")),
+          (0, 1), node_name="FmodBackward1")
+fmod.save_if = ((1,), (1,))
+fmod_scalar = _b("fmod", _fmod_fwd, (lambda g, s, n: g, None), node_name="FmodBackward0")
+
 # PyTorch: `//` (floor_divide) records a node whose backward raises; div with a
 # rounding mode has a zero gradient, computed as grad * 0 (so inf/nan propagate).
-floor_divide = _b("floor_divide", _floor_div_fwd,
-                  (_no_derivative("floor_divide"), _no_derivative("floor_divide")),
-                  node_name="torch::autograd::NotImplemented")
+_FLOOR_DIV_HINT = ("The `//` operator and torch.floor_divide have no gradient; use torch.div("
+                   "a, b, rounding_mode='floor'), whose gradient is zero, or detach() the "
+                   "operands.")
+floor_divide = _not_implemented("floor_divide", _floor_div_fwd, (True, True), _FLOOR_DIV_HINT)
+floor_divide_scalar = _not_implemented("floor_divide", _floor_div_fwd, (True, None),
+                                       _FLOOR_DIV_HINT)
+floor_divide_rscalar = _not_implemented("floor_divide", _floor_div_fwd, (None, True),
+                                        _FLOOR_DIV_HINT)
 _times_zero = (lambda g, s, n: g * 0, lambda g, s, n: g * 0)
 div_floor = _b("div_floor", _floor_div_fwd, _times_zero, node_name="DivBackward2")
 trunc_divide = _b("trunc_divide", _trunc_div_fwd, _times_zero,
@@ -671,7 +708,10 @@ for _name, _f in (("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or)
     _CMP[_name] = _b(_name, _f, None, kind=None)
 
 
-def _where_fwd(c, a, b):
+def _where_fwd(c, a, b, dt=None):
+    if dt is not None:  # operands of two dtypes: promoted here, one node (PyTorch's kernel)
+        a = a.astype(dt, copy=False)
+        b = b.astype(dt, copy=False)
     # Note [Masked gradients]: ``where(mask, g, 0)`` is how every masked rule (relu,
     # clamp, maximum...) keeps a gradient. np.where over a random mask runs ~15x slower
     # than a multiply on large arrays, so that case is a multiply, then two repairs that
@@ -780,9 +820,11 @@ clone = Op("clone", lambda a: a.copy(), (lambda g, s, n: g,))
 # in-place building blocks: the value an in-place op writes, as an out-of-place op
 copy_from = Op("copy_from", lambda a, b: np.broadcast_to(b, a.shape).astype(a.dtype),
                (_zeros_rule, lambda g, s, n: g), node_name="torch::autograd::CopyBackwards")
-fill = Op("fill", lambda a, v: np.full_like(a, v), (_zeros_rule, lambda g, s, n: g.sum()),
-          node_name="FillBackward2")
-fill_tensor = Op("fill_tensor", fill.fwd, fill.vjp, node_name="FillBackward3")  # fill_(0-d)
+# fill_(number) is fill_.Scalar (FillBackward2: no slot for the number, Note [Scalar
+# overloads]); fill_(0-d tensor) is fill_.Tensor (FillBackward3)
+fill = Op("fill", lambda a, v: np.full_like(a, v), (_zeros_rule, None), node_name="FillBackward2")
+fill_tensor = Op("fill_tensor", fill.fwd, (_zeros_rule, lambda g, s, n: g.sum()),
+                 node_name="FillBackward3")
 zero = Op("zero", lambda a: np.zeros_like(a), (_zeros_rule,), node_name="ZeroBackward0")
 
 
@@ -1755,8 +1797,29 @@ def _pad_to(t, shape):
     return z.index_put(tuple(slice(0, k) for k in t.shape), t)
 
 
-scatter = Op("scatter", _scatter_fwd, _scatter_vjp, (1,))
-scatter_add = Op("scatter_add", _scatter_fwd, _scatter_vjp, (1,))
+scatter = Op("scatter", _scatter_fwd, _scatter_vjp, (1,), nondiff=(1,))
+scatter_add = Op("scatter_add", _scatter_fwd, _scatter_vjp, (1,), nondiff=(1,))
+
+
+def _scatter_value_fwd(a, idx, p):
+    return _scatter_fwd(a, idx, np.asarray(p[2], a.dtype), p[:2])
+
+
+def _scatter_value_rule(g, s, n):
+    return g.scatter(n._p[0], s[0], 0.0)
+
+
+# Note [Scalar overloads]: scatter.value (a number src, p = (dim, reduce, value)) has one
+# edge; scatter.reduce and scatter.value_reduce have no derivative in PyTorch
+scatter_value = Op("scatter", _scatter_value_fwd, (_scatter_value_rule, None), (1,),
+                   node_name="ScatterBackward1",
+                   jvp=lambda t, s, n, out: _scatter_value_rule(t[0], s, n))
+_SCATTER_REDUCE_HINT = ("scatter with reduce= has no gradient: use scatter_add(dim, index, "
+                        "src) for reduce='add', or detach() the operands.")
+scatter_reduce = _not_implemented("scatter", _scatter_fwd, (True, None, True),
+                                  _SCATTER_REDUCE_HINT)
+scatter_value_reduce = _not_implemented("scatter", _scatter_value_fwd, (True, None),
+                                        _SCATTER_REDUCE_HINT)
 
 
 def _index_select_fwd(a, idx, dim):

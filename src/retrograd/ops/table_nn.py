@@ -820,7 +820,7 @@ def _nll_bwd_fwd(g, w, p):
 # so each one's rule is the other one (w, the per-sample weight, is a constant).
 nll = Op("nll", _nll_fwd,
          lambda g, s, n, needs: [apply(nll_backward, (g, s[0]), n._p + n._edges[0][2:4]), None],
-         (1,), node_name="NllLossBackward0")
+         (1,), node_name="NllLossBackward0", nondiff=(1,))  # the target has no slot
 nll_backward = Op("nll_backward", _nll_bwd_fwd,
                   lambda g, s, n, needs: [apply(nll, (g, s[0]), n._p[:2]), None],
                   (1,), node_name="NllLossBackwardBackward0")
