@@ -86,6 +86,11 @@ class GradFlowMonitor:
     ``optimizer``: record just before each of its ``step()`` calls (the final,
     accumulated gradients); without it, record after every backward pass.
     ``vanish``/``explode``: thresholds on mean |g| and max |g| for ``flags()``.
+    ``writer``: a ``retrograd.utils.tensorboard.SummaryWriter`` (or anything with its
+    ``add_scalar``/``add_histogram``); each step's mean |g|, max |g| and norm are logged
+    to it as ``grad_flow/mean_abs/<name>``, ``grad_flow/max_abs/<name>`` and
+    ``grad_flow/norm/<name>``, and with ``histograms=True`` each gradient's histogram as
+    ``grad/<name>`` (finite gradients only).
 
     ``history[name]`` holds lists ``'mean'``, ``'max'``, ``'norm'`` (NaN where the
     parameter had no gradient that step) and ``steps`` the step numbers.
@@ -102,8 +107,11 @@ class GradFlowMonitor:
         ([1, 2], ['vanishing', 'vanishing'])
     """
 
-    def __init__(self, params, *, optimizer=None, vanish: float = 1e-7, explode: float = 1e3):
+    def __init__(self, params, *, optimizer=None, vanish: float = 1e-7, explode: float = 1e3,
+                 writer=None, histograms: bool = False):
         self.params = _named(params)
+        self.writer = writer
+        self.histograms = bool(histograms)
         self.names = [n for n, _ in self.params]
         self.vanish = float(vanish)
         self.explode = float(explode)
@@ -142,8 +150,19 @@ class GradFlowMonitor:
         def hook(p):
             if name in self._current:  # a new backward pass began: close the last row
                 self._commit()
-            self._current[name] = _stats(p._grad)
+            self._observe(name, p._grad)
         return hook
+
+    def _observe(self, name: str, grad) -> None:
+        """Take ``grad``'s stats into the row being built, and log them to the writer."""
+        stats = self._current[name] = _stats(grad)
+        if self.writer is None:
+            return
+        step = len(self._steps) + 1  # the row being built
+        for key, value in zip(("mean_abs", "max_abs", "norm"), stats[:3]):
+            self.writer.add_scalar(f"grad_flow/{key}/{name}", value, step)
+        if self.histograms and stats[3] and grad.numel():
+            self.writer.add_histogram(f"grad/{name}", grad, step)
 
     def _commit(self) -> None:
         if not self._current:
@@ -174,7 +193,7 @@ class GradFlowMonitor:
         self._current = {}
         for name, p in self.params:
             if p._grad is not None:
-                self._current[name] = _stats(p._grad)
+                self._observe(name, p._grad)
         row = {n: dict(zip(("mean", "max", "norm"), self._current[n][:3]))
                for n in self._current}
         self._commit()
