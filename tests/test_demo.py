@@ -82,7 +82,7 @@ def test_demo_without_matplotlib_tqdm_and_graphviz(tmp_path, monkeypatch, capsys
     for mod in ("matplotlib", "matplotlib.figure", "matplotlib.backends.backend_agg", "tqdm"):
         monkeypatch.setitem(sys.modules, mod, None)
     monkeypatch.setattr(shutil, "which", lambda name: None)
-    res = demo(epochs=1, out=str(tmp_path), limit=128)
+    res = demo(epochs=1, out=str(tmp_path), limit=128, progress=True)
     assert "grad_flow_png" not in res.files and "graph_svg" not in res.files
     assert set(res.skipped) == {"progress bar", "gradient-flow plot", "graph picture"}
     _check_outputs(str(tmp_path), res)
@@ -92,7 +92,7 @@ def test_demo_without_matplotlib_tqdm_and_graphviz(tmp_path, monkeypatch, capsys
 
 def test_demo_progress_bar(tmp_path, capsys):
     pytest.importorskip("tqdm")
-    demo(epochs=1, out=str(tmp_path), limit=128)
+    demo(epochs=1, out=str(tmp_path), limit=128, progress=True)
     assert "batch" in capsys.readouterr().out
 
 

@@ -56,12 +56,13 @@ def graphviz_available() -> tuple:
     except ImportError:
         has_pkg = False
     if dot is None:
-        if has_pkg:
-            return False, ("the graphviz Python package is installed but Graphviz's `dot` "
-                           "program is not on PATH (apt-get install graphviz / brew install "
-                           "graphviz)")
-        return False, ("Graphviz is not installed (pip install 'retrograd[graphviz]' and "
-                       "apt-get install graphviz / brew install graphviz)")
+        # Rendering needs only the `dot` program (a system package); the graphviz
+        # Python package is an optional front end to it and cannot replace it.
+        return False, ("Graphviz's `dot` program is not on PATH: install Graphviz, the "
+                       "system package (apt-get install graphviz, brew install graphviz, "
+                       "conda install graphviz, or https://graphviz.org/download/)"
+                       + ("; the graphviz Python package alone does not provide it"
+                          if has_pkg else ""))
     return True, "graphviz package" if has_pkg else f"dot binary ({dot})"
 
 
