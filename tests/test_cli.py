@@ -126,3 +126,44 @@ def test_graphviz_hint_asks_for_the_dot_program(monkeypatch):
     assert not ok
     assert "`dot` program" in why and "apt-get install graphviz" in why
     assert "pip install" not in why
+
+
+def test_check_traceback_starts_in_the_script_without_wrapper_frames(tmp_path, capsys):
+    from retrograd._check import run_check
+
+    script = tmp_path / "bad_linear.py"
+    script.write_text("import torch\nimport torch.nn.functional as F\n"
+                      "def step(x, w):\n    return F.linear(x, w)\n"
+                      "step(torch.ones(2, 3), torch.ones(4, 5))\n")
+    assert run_check(str(script)) == 1
+    err = capsys.readouterr().err
+    frames = [line.strip() for line in err.splitlines() if line.strip().startswith("File ")]
+    assert frames[0].startswith(f'File "{script}", line 5, in <module>')
+    assert frames[1].startswith(f'File "{script}", line 4, in step')
+    assert "functional.py" in frames[2] and "in linear" in frames[2]
+    assert len(frames) == 3  # no run_check, runpy or autocast_entry frames
+    assert "mat1 and mat2 shapes cannot be multiplied" in err
+
+
+def test_check_traceback_keeps_a_wrapper_frame_that_raised(monkeypatch):
+    from retrograd._check import format_user_traceback
+
+    def autocast_entry():  # a wrapper that fails itself, not in what it wraps
+        raise ValueError("in the wrapper")
+
+    try:
+        autocast_entry()
+    except ValueError as e:
+        text = format_user_traceback(e, __file__)
+    assert "in autocast_entry" in text and "in the wrapper" in text
+
+
+def test_check_syntax_error_shows_the_line_only(tmp_path, capsys):
+    from retrograd._check import run_check
+
+    script = tmp_path / "syn.py"
+    script.write_text("x = (\n")
+    assert run_check(str(script)) == 1
+    err = capsys.readouterr().err
+    assert "runpy" not in err and "_check.py" not in err
+    assert f'File "{script}", line 1' in err and "SyntaxError" in err

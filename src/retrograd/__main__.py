@@ -173,6 +173,12 @@ class DemoResult:
         self.files: dict = {}
         self.skipped: dict = {}
 
+    def __repr__(self) -> str:
+        acc = self.metrics.get("final_test_acc")
+        acc = "" if acc is None else f"test accuracy {acc:.1%}, "
+        return (f"<DemoResult: {acc}{len(self.files)} files written, "
+                f"{len(self.skipped)} skipped>")
+
 
 def _say(msg: str = "") -> None:
     print(msg, flush=True)

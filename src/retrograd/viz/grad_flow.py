@@ -105,6 +105,8 @@ class GradFlowMonitor:
         ...     opt.zero_grad(); (w * 1e-6).sum().backward(); opt.step()
         >>> mon.steps, [f["kind"] for f in mon.flags()]
         ([1, 2], ['vanishing', 'vanishing'])
+        >>> mon
+        <GradFlowMonitor: 1 parameters, 2 steps (a row per optimizer step), 1 flagged, hooked>
     """
 
     def __init__(self, params, *, optimizer=None, vanish: float = 1e-7, explode: float = 1e3,
@@ -129,6 +131,14 @@ class GradFlowMonitor:
             for name, p in self.params:
                 self._handles.append(p.register_post_accumulate_grad_hook(
                     self._make_hook(name)))
+
+    def __repr__(self) -> str:
+        self._flush_hooks()
+        flagged = self.flagged_layers()
+        hooks = "hooked" if self._handles else "removed"
+        writer = f", writer={self.writer!r}" if self.writer is not None else ""
+        return (f"<GradFlowMonitor: {len(self.names)} parameters, {len(self._steps)} steps "
+                f"(a row per {self.mode} step), {len(flagged)} flagged, {hooks}{writer}>")
 
     # recording ---------------------------------------------------------------------
     def _on_step(self, optimizer, args, kwargs) -> None:

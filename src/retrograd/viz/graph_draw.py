@@ -356,6 +356,8 @@ class track_modules:
         ...     y = net(torch.ones(1, 2))
         >>> y.grad_fn.metadata["module"], y.grad_fn.metadata["module_type"]
         ('1', 'ReLU')
+        >>> tracker = track_modules(net); _ = net(torch.ones(1, 2)); tracker
+        <track_modules: 2 modules hooked, 2 calls tagged>
     """
 
     def __init__(self, model, root: str | None = None):
@@ -388,9 +390,14 @@ class track_modules:
         return post
 
     def remove(self) -> None:
+        """Unregister the module hooks (nodes already tagged keep their tags)."""
         for h in self._handles:
             h.remove()
         self._handles = []
+
+    def __repr__(self) -> str:
+        state = f"{len(self._handles) // 2} modules hooked" if self._handles else "removed"
+        return f"<track_modules: {state}, {sum(self._calls.values())} calls tagged>"
 
     def __enter__(self):
         return self
