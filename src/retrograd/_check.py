@@ -165,13 +165,18 @@ def format_user_traceback(exc: BaseException, path: str) -> str:
     Example:
         >>> import os, tempfile
         >>> from retrograd._check import format_user_traceback
-        >>> path = os.path.join(tempfile.gettempdir(), "retrograd_doctest_script.py")
-        >>> try:
-        ...     exec(compile("1 / 0", path, "exec"))
-        ... except ZeroDivisionError as e:
-        ...     print(format_user_traceback(e, path), end="")  # doctest: +ELLIPSIS
+        >>> with tempfile.TemporaryDirectory() as d:
+        ...     path = os.path.join(d, "script.py")
+        ...     with open(path, "w") as f:
+        ...         _ = f.write("1 / 0")
+        ...     try:
+        ...         exec(compile("1 / 0", path, "exec"), {})
+        ...     except ZeroDivisionError as e:
+        ...         text = format_user_traceback(e, path)
+        >>> print(text, end="")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-          File ".../retrograd_doctest_script.py", line 1, in <module>
+          File ".../script.py", line 1, in <module>
+            1 / 0...
         ZeroDivisionError: division by zero
     """
     target = os.path.realpath(path)
