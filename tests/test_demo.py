@@ -82,7 +82,7 @@ def test_demo_without_matplotlib_tqdm_and_graphviz(tmp_path, monkeypatch, capsys
     for mod in ("matplotlib", "matplotlib.figure", "matplotlib.backends.backend_agg", "tqdm"):
         monkeypatch.setitem(sys.modules, mod, None)
     monkeypatch.setattr(shutil, "which", lambda name: None)
-    res = demo(epochs=1, out=str(tmp_path), limit=128)
+    res = demo(epochs=1, out=str(tmp_path), limit=128, progress=True)
     assert "grad_flow_png" not in res.files and "graph_svg" not in res.files
     assert set(res.skipped) == {"progress bar", "gradient-flow plot", "graph picture"}
     _check_outputs(str(tmp_path), res)
@@ -92,7 +92,7 @@ def test_demo_without_matplotlib_tqdm_and_graphviz(tmp_path, monkeypatch, capsys
 
 def test_demo_progress_bar(tmp_path, capsys):
     pytest.importorskip("tqdm")
-    demo(epochs=1, out=str(tmp_path), limit=128)
+    demo(epochs=1, out=str(tmp_path), limit=128, progress=True)
     assert "batch" in capsys.readouterr().out
 
 
@@ -115,6 +115,30 @@ def test_tour(capsys):
     assert main(["tour"]) == 0
     text = capsys.readouterr().out
     assert "f' = 23, f'' = 18, f''' = 6" in text and "no_grad" in text
+    # the vector-Jacobian step shows every value it talks about
+    for line in ("x        = [[1.0, 2.0], [3.0, 4.0]]", "v        = [[1.0, 0.5], [0.1, 0.0]]",
+                 "v * 2x   = [[2.0, 2.0], [0.6, 0.0]]", "x.grad   = [[2.0, 2.0], [0.6, 0.0]]"):
+        assert line in text
+    # explain_grad names the tour's own line, in words (no internal node names)
+    assert "it was made by mul at _tour.py:" in text and "`w = x * 2`" in text
+    assert "torch::autograd" not in text and "AccumulateGrad" not in text
+
+
+def test_tour_sites_from_the_command_line():
+    r = subprocess.run([sys.executable, "-m", "retrograd", "tour"], capture_output=True,
+                       text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, r.stderr
+    assert "at _tour.py:" in r.stdout and "runpy" not in r.stdout
+    assert "sys.exit" not in r.stdout and "[Enter" not in r.stdout  # not a terminal
+
+
+def test_tour_waits_for_enter_on_a_terminal(monkeypatch, capsys):
+    from retrograd._tour import STEPS, tour
+
+    prompts = []
+    monkeypatch.setattr("builtins.input", lambda prompt="": prompts.append(prompt) or "")
+    assert tour(interactive=True) == 0
+    assert len(prompts) == len(STEPS) - 1 and "Enter" in prompts[0]
 
 
 def test_check_runs_a_pytorch_script(tmp_path, capsys):

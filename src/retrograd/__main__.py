@@ -26,19 +26,60 @@ import os
 import sys
 import time
 
+from ._tour import tour
+
 __all__ = ["main", "build_parser", "demo", "tour", "DemoResult"]
 
 
+def _positive(kind):
+    """An argparse type: ``kind`` (int or float) parsed, and refused unless positive."""
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected {'a whole number' if kind is int else 'a number'}, got "
+                f"{text!r}") from None
+        if value <= 0 or (kind is int and value < 1):
+            raise argparse.ArgumentTypeError(
+                f"must be {'at least 1' if kind is int else 'above 0'}, got {text}")
+        return value
+    parse.__name__ = kind.__name__  # argparse names the type in its messages
+    return parse
+
+
+def _version() -> str:
+    import platform
+
+    import numpy
+
+    from . import __version__
+
+    return (f"retrograd {__version__} (NumPy {numpy.__version__}, Python "
+            f"{platform.python_version()})")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The command-line parser of ``retrograd``."""
+    """The command-line parser of ``retrograd``.
+
+    Example:
+        >>> from retrograd.__main__ import build_parser
+        >>> build_parser().parse_args(["check", "train.py", "--lr", "0.1"]).args
+        ['--lr', '0.1']
+    """
     p = argparse.ArgumentParser(
         prog="retrograd", description="retrograd: PyTorch's autograd and training stack on "
         "NumPy. Subcommands show gradients at work.")
-    sub = p.add_subparsers(dest="command")
+    p.add_argument("--version", action="version", version=_version(),
+                   help="print retrograd's version (and NumPy's and Python's) and exit")
+    sub = p.add_subparsers(dest="command", metavar="{demo,tour,check}",
+                           help="what to run; `retrograd COMMAND -h` lists its options")
     d = sub.add_parser("demo", help="train a small network on handwritten digits and write "
-                       "pictures of its gradients (gradient flow, graph, memory report)")
-    d.add_argument("--epochs", type=int, default=5, help="passes over the training set "
-                   "(default 5)")
+                       "pictures of its gradients (gradient flow, graph, memory report)",
+                       description="Train a small network on the 8x8 handwritten digits "
+                       "shipped with retrograd and write pictures of its gradients.")
+    d.add_argument("--epochs", type=_positive(int), default=5,
+                   help="passes over the training set (default 5)")
     d.add_argument("--model", choices=("cnn", "mlp"), default="cnn",
                    help="convolutional network (default) or a multilayer perceptron")
     d.add_argument("--amp", choices=("bf16",), default=None,
@@ -46,83 +87,43 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--checkpoint", action="store_true",
                    help="gradient checkpointing: recompute the feature layers in backward "
                    "instead of saving their activations")
-    d.add_argument("--out", default="retrograd-demo", help="output folder "
+    d.add_argument("--out", default="retrograd-demo", help="output folder, made if missing "
                    "(default ./retrograd-demo)")
     d.add_argument("--seed", type=int, default=0, help="random seed (default 0); the run is "
                    "deterministic for a seed")
-    d.add_argument("--batch-size", type=int, default=64)
-    d.add_argument("--lr", type=float, default=1e-2, help="Adam learning rate (default 0.01)")
-    d.add_argument("--limit", type=int, default=None,
+    d.add_argument("--batch-size", type=_positive(int), default=64,
+                   help="images per optimizer step (default 64)")
+    d.add_argument("--lr", type=_positive(float), default=1e-2,
+                   help="Adam learning rate (default 0.01)")
+    d.add_argument("--limit", type=_positive(int), default=None,
                    help="use only the first N training images (quick runs)")
-    d.add_argument("--no-progress", action="store_true", help="plain lines, no progress bar")
+    d.add_argument("--no-progress", action="store_true",
+                   help="plain lines only; without this flag a progress bar is shown when "
+                   "the output is a terminal (and plain lines when it is piped)")
     sub.add_parser("tour", help="the core gradient ideas with numbers (backward, vᵀJ, "
-                   "accumulation, detach/no_grad, higher order)")
-    c = sub.add_parser("check", help="run a PyTorch script with torch mapped to retrograd")
-    c.add_argument("file", help="the Python script to run")
-    c.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
+                   "accumulation, detach/no_grad, higher order)",
+                   description="The core gradient ideas, step by step, with real numbers.")
+    c = sub.add_parser("check", help="run a PyTorch script with torch mapped to retrograd",
+                       description="Run a PyTorch script with `import torch` giving "
+                       "retrograd, e.g. retrograd check train.py --epochs 3")
+    # nargs="?" so a missing script gets our message, not "required: file, args"
+    c.add_argument("file", nargs="?", help="the Python script to run")
+    c.add_argument("args", nargs=argparse.REMAINDER,
+                   help="arguments passed on to the script (its sys.argv[1:])")
     r = sub.add_parser("run", help="run N ranks of a distributed script under mpiexec "
-                       "(torchrun's role)")
-    r.add_argument("--nproc", "--nproc-per-node", "--nproc_per_node", type=int, default=1,
-                   dest="nproc", help="number of ranks (default 1)")
+                       "(torchrun's role)",
+                       description="Run N ranks of a torch.distributed script under mpiexec, "
+                       "with torchrun's environment variables, e.g. retrograd run --nproc 2 "
+                       "train.py")
+    r.add_argument("--nproc", "--nproc-per-node", "--nproc_per_node", type=_positive(int),
+                   default=1, dest="nproc", help="number of ranks (default 1)")
     r.add_argument("--hostfile", default=None, help="Open MPI hostfile: spread the ranks "
                    "over several machines")
     r.add_argument("--mpiexec-arg", action="append", default=[], dest="mpiexec_args",
                    help="extra argument for mpiexec (repeatable)")
-    r.add_argument("file", help="the Python script to run")
+    r.add_argument("file", nargs="?", help="the Python script to run")
     r.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
     return p
-
-
-# --------------------------------------------------------------------------------------
-# the tour (no dependencies, text only)
-
-def tour() -> int:
-    """Print the core gradient ideas with real numbers (no extra dependencies).
-
-    Example:
-        >>> from retrograd.__main__ import tour
-        >>> tour()  # doctest: +ELLIPSIS
-        retrograd tour: gradients, step by step
-        ...
-        0
-    """
-    import retrograd as torch
-
-    print("retrograd tour: gradients, step by step\n")
-    x = torch.tensor([2.0], requires_grad=True)
-    y = torch.tensor([3.0], requires_grad=True)
-    z = x ** 2 + y ** 3
-    z.backward()
-    print("z = x**2 + y**3 at x=2, y=3")
-    print(f"  dz/dx = {x.grad}   (2x = 4)")
-    print(f"  dz/dy = {y.grad}   (3y^2 = 27)")
-
-    x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
-    y = x ** 2
-    v = torch.tensor([[1.0, 0.5], [0.1, 0.0]])
-    y.backward(gradient=v)
-    print("\nvector output y = x**2, backward(gradient=v) computes vᵀJ = v * 2x:")
-    print(f"  x.grad = {x.grad}")
-
-    x = torch.tensor([1.0], requires_grad=True)
-    (x ** 2).backward()
-    (2 * x).backward()
-    print(f"\ngradients accumulate: after d(x^2) and d(2x) at x=1, x.grad = {x.grad}")
-
-    x = torch.tensor([3.0], requires_grad=True)
-    f = x ** 3 - 4 * x + 2
-    (d1,) = torch.autograd.grad(f, x, create_graph=True)
-    (d2,) = torch.autograd.grad(d1, x, create_graph=True)
-    (d3,) = torch.autograd.grad(d2, x)
-    print(f"\nf(x) = x^3 - 4x + 2 at x=3: f' = {d1.item():g}, f'' = {d2.item():g}, "
-          f"f''' = {d3.item():g}")
-    with torch.no_grad():
-        w = x * 2
-    print(f"\nunder no_grad(): (x * 2).requires_grad = {w.requires_grad}")
-    print("why? " + str(torch.explain_grad(w, name="(x * 2)")).splitlines()[0])
-    print(f"graph of f: {f.grad_fn.name()} <- "
-          + ", ".join(n.name() for n, _ in f.grad_fn.next_functions if n is not None))
-    return 0
 
 
 # --------------------------------------------------------------------------------------
@@ -137,9 +138,23 @@ class DemoResult:
         self.files: dict = {}
         self.skipped: dict = {}
 
+    def __repr__(self) -> str:
+        acc = self.metrics.get("final_test_acc")
+        acc = "" if acc is None else f"test accuracy {acc:.1%}, "
+        return (f"<DemoResult: {acc}{len(self.files)} files written, "
+                f"{len(self.skipped)} skipped>")
+
 
 def _say(msg: str = "") -> None:
     print(msg, flush=True)
+
+
+def _is_terminal(stream) -> bool:
+    """Whether ``stream`` is an interactive terminal (not a pipe, a file or a capture)."""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        return False
 
 
 def _build_model(kind: str):
@@ -182,11 +197,23 @@ def _gradcheck_layer(model, kind: str) -> dict:
 
 def demo(epochs: int = 5, model: str = "cnn", amp: str | None = None, checkpoint: bool = False,
          out: str = "retrograd-demo", seed: int = 0, batch_size: int = 64, lr: float = 1e-2,
-         limit: int | None = None, progress: bool = True) -> DemoResult:
+         limit: int | None = None, progress: bool | None = None) -> DemoResult:
     """Train on the shipped digits and write the gradient pictures; see the module docstring.
 
     Returns a ``DemoResult``. Without matplotlib the plot is skipped (its numbers are
     still written as CSV); without Graphviz the graph is written as DOT text only.
+    ``progress``: a tqdm progress bar per epoch (``True``), plain lines only
+    (``False``), or a bar only when standard output is a terminal (``None``, the
+    default), so that piped output and logs get no carriage-return updates.
+
+    Example:
+        >>> import tempfile
+        >>> from retrograd.__main__ import demo
+        >>> with tempfile.TemporaryDirectory() as d:  # doctest: +ELLIPSIS
+        ...     res = demo(epochs=1, model="mlp", out=d, limit=64, progress=False)
+        retrograd demo: an MLP (...
+        >>> res.metrics["epochs"], sorted(res.files)[:2]
+        (1, ['grad_flow_csv', 'grad_flow_png'])
     """
     import retrograd as torch
     from retrograd import nn
@@ -208,7 +235,8 @@ def demo(epochs: int = 5, model: str = "cnn", amp: str | None = None, checkpoint
         Xtr, Ytr = Xtr[:limit], Ytr[:limit]
     net = _build_model(model)
     n_params = sum(p.numel() for p in net.parameters())
-    _say(f"retrograd demo: a {model.upper()} ({n_params:,} parameters) learns to read "
+    article = "an" if model == "mlp" else "a"  # "an MLP" (em-), "a CNN" (see-)
+    _say(f"retrograd demo: {article} {model.upper()} ({n_params:,} parameters) learns to read "
          f"handwritten digits")
     _say(f"  data: UCI 8x8 digits shipped with retrograd, {Xtr.shape[0]} training and "
          f"{n_test} test images; seed {seed}"
@@ -230,6 +258,8 @@ def demo(epochs: int = 5, model: str = "cnn", amp: str | None = None, checkpoint
     def step_loss(xb, yb):
         return _step_loss(net, lossf, xb, yb, amp, checkpoint)
 
+    if progress is None:
+        progress = _is_terminal(sys.stdout)
     bar_cls = None
     if progress:
         try:
@@ -360,27 +390,66 @@ def _write_graph(loss, net, out, res, draw_graph, graph_report, graphviz_availab
     res.metrics["graph"] = {"ops": rep.n_ops, "saved_bytes": rep.total_bytes}
 
 
+def _usage_error(command: str, message: str) -> int:
+    """Report a mistake in the command line as argparse does (no traceback); status 2."""
+    print(f"retrograd {command}: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _check_out_dir(out: str) -> str | None:
+    """Make the demo's output folder; the reason it cannot be used, or None."""
+    try:
+        os.makedirs(out, exist_ok=True)
+    except FileExistsError:
+        return f"argument --out: {out!r} is a file, not a folder; give a folder name"
+    except OSError as e:
+        return (f"argument --out: cannot make the folder {out!r} ({e.strerror}); give a "
+                "folder you can write to")
+    if not os.access(out, os.W_OK):
+        return f"argument --out: cannot write to the folder {out!r}; give one you can write to"
+    return None
+
+
 def main(argv=None) -> int:
-    """Entry point of the ``retrograd`` command."""
+    """Entry point of the ``retrograd`` command; returns the exit status.
+
+    Example:
+        >>> from retrograd.__main__ import main
+        >>> main(["check"])  # mistakes are reported in a line, without a traceback
+        2
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command == "demo":
-        if args.epochs < 1:
-            parser.error("--epochs must be at least 1")
-        demo(epochs=args.epochs, model=args.model, amp=args.amp, checkpoint=args.checkpoint,
-             out=args.out, seed=args.seed, batch_size=args.batch_size, lr=args.lr,
-             limit=args.limit, progress=not args.no_progress)
-        return 0
-    if args.command == "tour":
-        return tour()
-    if args.command == "check":
-        from ._check import run_check
+    try:
+        if args.command == "demo":
+            problem = _check_out_dir(args.out)
+            if problem:
+                return _usage_error("demo", problem)
+            demo(epochs=args.epochs, model=args.model, amp=args.amp,
+                 checkpoint=args.checkpoint, out=args.out, seed=args.seed,
+                 batch_size=args.batch_size, lr=args.lr, limit=args.limit,
+                 progress=False if args.no_progress else None)
+            return 0
+        if args.command == "tour":
+            return tour()
+        if args.command == "check":
+            if args.file is None:
+                return _usage_error("check", "no script given: retrograd check FILE.py "
+                                    "[ARGS...] runs FILE.py with `import torch` giving "
+                                    "retrograd")
+            from ._check import run_check
 
-        return run_check(args.file, args.args)
-    if args.command == "run":
-        from .distributed.launch import run
+            return run_check(args.file, args.args)
+        if args.command == "run":
+            if args.file is None:
+                return _usage_error("run", "no script given: retrograd run --nproc N FILE.py "
+                                    "[ARGS...] runs N ranks of FILE.py under mpiexec")
+            from .distributed.launch import run
 
-        return run(args.nproc, args.file, args.args, args.hostfile, args.mpiexec_args)
+            return run(args.nproc, args.file, args.args, args.hostfile, args.mpiexec_args)
+    except KeyboardInterrupt:
+        print("\nretrograd: interrupted", file=sys.stderr)
+        return 130
     parser.print_help()
     return 0
 

@@ -112,11 +112,12 @@ def run_check(path: str, args: list | None = None) -> int:
     if not os.path.isfile(path):
         print(f"retrograd check: no such file: {path}", file=sys.stderr)
         return 2
+    typed, path = path, os.path.abspath(path)  # __file__ is absolute, as in Python 3.9+
     args = list(args or [])
     if args and args[0] == "--":
         args = args[1:]
     old_argv, old_path = sys.argv, list(sys.path)
-    sys.argv = [path] + args
+    sys.argv = [typed] + args
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
     t = time.perf_counter()
     status = 0
@@ -126,7 +127,7 @@ def run_check(path: str, args: list | None = None) -> int:
     except SystemExit as e:
         status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
     except Exception as e:
-        traceback.print_exc()
+        print(format_user_traceback(e, path), end="", file=sys.stderr)
         hint = _hint(e)
         if hint:
             print(f"\nretrograd check: {hint}", file=sys.stderr)
@@ -139,6 +140,65 @@ def run_check(path: str, args: list | None = None) -> int:
     print(f"\nretrograd check: {os.path.basename(path)} {verdict} with torch = retrograd "
           f"in {took:.1f} s", file=sys.stderr)
     return status
+
+
+# Note [User tracebacks]
+# A script's error is printed from the script's own first frame: the frames above it
+# (run_check, runpy) are how the script was started, not where it failed, so they
+# are cut. Inside the traceback, a frame of a pure forwarding wrapper (autocast's
+# ``autocast_entry``, which only calls the function it wraps) is left out when a
+# deeper frame follows, so the wrapped function's frame still shows where it failed;
+# a wrapper frame that raised itself is kept. Only the printed text changes: the
+# exception and its ``__traceback__`` are untouched (pdb and logging see every frame).
+# Plain ``python script.py`` keeps CPython's own printing: hiding frames there would
+# need a global ``sys.excepthook``, and ``__tracebackhide__`` is a pytest/IPython
+# convention that plain Python ignores.
+
+_FORWARDING_WRAPPERS = {"autocast_entry"}
+
+
+def format_user_traceback(exc: BaseException, path: str) -> str:
+    """``exc``'s traceback as Python prints it, from the first frame in the script at
+    ``path`` (Note [User tracebacks]); without such a frame (a syntax error) it starts
+    at the error itself.
+
+    Example:
+        >>> import os, tempfile
+        >>> from retrograd._check import format_user_traceback
+        >>> with tempfile.TemporaryDirectory() as d:
+        ...     path = os.path.join(d, "script.py")
+        ...     with open(path, "w") as f:
+        ...         _ = f.write("1 / 0")
+        ...     try:
+        ...         exec(compile("1 / 0", path, "exec"), {})
+        ...     except ZeroDivisionError as e:
+        ...         text = format_user_traceback(e, path)
+        >>> print(text, end="")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+          File ".../script.py", line 1, in <module>
+            1 / 0...
+        ZeroDivisionError: division by zero
+    """
+    target = os.path.realpath(path)
+    tb = exc.__traceback__
+    while tb is not None and os.path.realpath(tb.tb_frame.f_code.co_filename) != target:
+        tb = tb.tb_next
+    if tb is None and not isinstance(exc, SyntaxError):
+        tb = exc.__traceback__  # the script was never entered: show every frame
+    te = traceback.TracebackException(type(exc), exc, tb)
+    todo, seen = [te], set()
+    while todo:
+        t = todo.pop()
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        frames = list(t.stack)
+        kept = [f for i, f in enumerate(frames)
+                if not (f.name in _FORWARDING_WRAPPERS and i + 1 < len(frames))]
+        if len(kept) != len(frames):
+            t.stack = traceback.StackSummary.from_list(kept)
+        todo.extend(c for c in (t.__cause__, t.__context__) if c is not None)
+    return "".join(te.format())
 
 
 def _hint(e: Exception) -> str:

@@ -30,7 +30,11 @@ __all__ = ["Cut", "mark", "recent_cuts", "clear_cuts", "FORWARD_WATCHERS"]
 # result tensor keeps its Cut in ``_cut``; a bounded table of recent cuts, one entry
 # per (reason, op, line) with the leaves of every call merged, lets explain_grad(w)
 # name the line that cut w's path even when the cut tensor itself is gone. Only weak
-# references are kept: a detached tensor never keeps a graph alive.
+# references are kept: a detached tensor never keeps a graph alive. A value computed
+# from a cut value by ops that record nothing (``a.int().float()``, ``h * 2`` for a
+# detached h) carries the same Cut (ops/dispatch.py passes it on), so the cut on a
+# tensor's own path is known without guessing from the table; ``last_out`` tells the
+# cut's newest direct result from values computed from it.
 # Grad mode turned off by the optimizers and the engine (which set STATE.enabled
 # directly) makes no markers; only no_grad / set_grad_enabled(False) /
 # inference_mode blocks, which set STATE.cut_watch, do. While the engine runs
@@ -65,7 +69,7 @@ class Cut:
     """
 
     __slots__ = ("reason", "op", "site", "src_name", "src_site", "leaves", "truncated", "seq",
-                 "count")
+                 "count", "last_out")
 
     def __init__(self, reason: str, op: str, site, src_name: str | None, src_site):
         self.reason = reason
@@ -77,6 +81,7 @@ class Cut:
         self.truncated = False
         self.seq = next(_SEQ)
         self.count = 1
+        self.last_out = None  # a weak reference to the newest tensor this cut made
 
     def reaches(self, leaf) -> bool:
         """True when ``leaf`` (a tensor) was among the leaves the cut value came from."""
@@ -155,6 +160,7 @@ def mark(reason: str, op: str, source, out=None) -> Cut:
         cut.truncated = True
     if out is not None:
         out._cut = cut
+        cut.last_out = weakref.ref(out)
     return cut
 
 

@@ -112,6 +112,8 @@ def unary(op, a: Tensor, p=None) -> Tensor:
                 record1(op, t, a, p)
         elif STATE.cut_watch:
             _cut_mark("no_grad", op.name, a, t)
+    elif a._cut is not None:  # a value computed from a cut one (Note [Cut markers])
+        t._cut = a._cut
     if _FW.active:  # forward-mode AD (Note [Forward AD state] in autograd/forward_ad.py)
         _fw_op(op, (a,), t, p, 1)
     return t
@@ -189,16 +191,20 @@ def binary(op, a, b, p=None) -> Tensor:
     if out.dtype is not rdt and kind != "bool" and out.dtype != rdt:
         out = out.astype(rdt)
     t = _make(out)
-    if STATE.enabled:
-        if (ta and a._rg) or (tb and b._rg):
+    if (ta and a._rg) or (tb and b._rg):
+        if STATE.enabled:
             if op.vjp is not None:
                 node = record2(op, t, a, b)
                 if p is not None:
                     node._p = p
             elif kind == "bool" and STATE.cut_watch is not None:  # None: inside backward
                 _cut_mark("comparison", op.name, a if ta and a._rg else b, t)
-    elif STATE.cut_watch and ((ta and a._rg) or (tb and b._rg)):
-        _cut_mark("no_grad", op.name, a if ta and a._rg else b, t)
+        elif STATE.cut_watch:
+            _cut_mark("no_grad", op.name, a if ta and a._rg else b, t)
+    elif ta and a._cut is not None:  # Note [Cut markers]: computed from a cut value
+        t._cut = a._cut
+    elif tb and b._cut is not None:
+        t._cut = b._cut
     if _FW.active:
         _fw_op(op, (a, b), t, p, 1)
     return t
@@ -285,6 +291,12 @@ def apply(op, inputs, p=None, nout: int = 1, differentiable: bool = True):
                     record(op, t, inputs, p, depth=4)
         elif STATE.cut_watch:
             _mark_apply_cut(op, t, inputs, p)
+        if not t._rg and t._cut is None and STATE.cut_watch is not None:  # Note [Cut
+            # markers]: computed from a cut value (None: inside backward, nothing to mark)
+            for x in inputs:
+                if isinstance(x, Tensor) and x._cut is not None:
+                    t._cut = x._cut
+                    break
         if _FW.active and differentiable:
             _fw_op(op, inputs, t, p, 0)
         return t
@@ -349,6 +361,8 @@ def view_apply(op, a: Tensor, p):
             if STATE.cut_watch:
                 _cut_mark("no_grad", op.name, a, t)
     else:
+        if a._cut is not None:  # Note [Cut markers]: a view of a cut value
+            t._cut = a._cut
         if not STATE.enabled:
             t._vmeta = "no_grad"
         if STATE.cut_watch is not None:  # None: a derivative rule's view of a gradient,

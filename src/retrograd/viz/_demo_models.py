@@ -81,8 +81,8 @@ def step_loss(net, loss_fn, x, y, amp: str | None = None, checkpoint: bool = Fal
     return logits, loss
 
 
-def as_user_code() -> None:
-    """Name lines of this file (not the caller's) as the source of the nodes it creates.
+def as_user_code(*files: str) -> None:
+    """Name lines of this file (and of ``files``) as the source of the nodes they create.
 
     Note [Demo sites]: nodes record the first frame outside the retrograd package as
     their source line (Note [User sites] in autograd/node.py). These models live inside
@@ -92,4 +92,6 @@ def as_user_code() -> None:
     from ..autograd.node import _IS_OURS
 
     _IS_OURS[__file__] = False
+    for f in files:  # e.g. the tour (Note [Tour sites] in retrograd/_tour.py)
+        _IS_OURS[f] = False
     _IS_OURS[DigitsCNN.forward.__code__.co_filename] = False

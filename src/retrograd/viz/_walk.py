@@ -37,6 +37,10 @@ class Graph:
         self.edges: list = []  # (child, parent, input_index)
         self.truncated = False
 
+    def __repr__(self) -> str:
+        more = " (truncated)" if self.truncated else ""
+        return f"<Graph: {len(self.nodes)} nodes, {len(self.roots)} roots{more}>"
+
 
 def _as_list(tensors) -> list:
     if isinstance(tensors, Tensor):

@@ -127,12 +127,15 @@ def _cut_where(c: Cut) -> str:
     return s + (f" ({code})" if code else "")
 
 
-def _cut_explanation(name: str, c: Cut, cuts: list, about_source: bool) -> GradExplanation:
+def _cut_explanation(name: str, c: Cut, cuts: list, about_source: bool,
+                     t: Tensor | None = None) -> GradExplanation:
     why, fix = _FIX.get(c.reason, ("the gradient path ends there", ""))
     where, code = _where(c.site)
     at = f"{c.op} at {where}" + (f": `{code}`" if code else "") if where else c.op
     src = ""
-    if c.src_name:
+    if c.src_name and c.src_name.endswith("AccumulateGrad"):
+        src = " (applied to a leaf tensor that requires grad)"
+    elif c.src_name:
         swhere, _ = _where(c.src_site)
         src = f" (applied to the output of {c.src_name}" + (
             f" from {swhere})" if swhere else ")")
@@ -141,8 +144,11 @@ def _cut_explanation(name: str, c: Cut, cuts: list, about_source: bool) -> GradE
                f"{at}{src}: {why}.")
     elif c.reason in ("detach_", "requires_grad_false"):
         msg = f"{name} does not require grad: {at}{src}: {why}."
-    else:
+    elif c.last_out is not None and c.last_out() is t:
         msg = f"{name} does not require grad: it was made by {at}{src}, and {why}."
+    else:  # a value computed from the cut one, or an older result of the same line
+        msg = (f"{name} does not require grad: its path back to the graph was cut by "
+               f"{at}{src}: {why}.")
     return GradExplanation("cut", msg, fix, c.reason, c.op, c.site, cuts)
 
 
@@ -260,36 +266,32 @@ def explain_grad(tensor: Tensor, loss: Tensor | None = None, name: str = "the te
     if not t._rg:
         c = t._cut
         if c is not None:
-            return _cut_explanation(name, c, [c], about_source=False)
+            return _cut_explanation(name, c, [c], about_source=False, t=t)
         if not t.is_floating_point():
             return GradExplanation(
                 "not_requires_grad",
                 f"{name} has dtype {t.dtype}: only floating-point tensors can require grad.",
                 f"convert it first ({name}.float()) if it should have a gradient",
                 op=None)
-        hint = ""
-        outs = recent_cuts()
-        if outs:
-            hint = (" If it was computed from a value that was cut from a graph (detached, "
-                    "made under no_grad, or taken out with item()/numpy()), that is where the "
-                    "path ends; the most recent cuts were: "
-                    + "; ".join(_cut_where(c) for c in outs[:3]) + ".")
+        # No cut marker: no value that required grad is among its sources (cut values
+        # pass their marker on to what is computed from them, Note [Cut markers]).
         return GradExplanation(
             "not_requires_grad",
             f"{name} is a leaf that does not require grad: it was created without "
-            f"requires_grad=True, so nothing is recorded for it.{hint}",
+            "requires_grad=True (or from data such as a NumPy array or Python numbers), "
+            "and no tensor that requires grad was used to compute it, so nothing is "
+            "recorded for it.",
             f"create it with requires_grad=True, or call {name}.requires_grad_() before the "
-            "forward pass", op=None, cuts=outs)
+            "forward pass", op=None)
 
     # leaves that require grad but have no grad ------------------------------------------
     acc = t._acc
     on_loss = None
     if loss is not None:
         if not loss._rg:
-            cuts = sorted((c for c in recent_cuts() if c.reaches(t)),
-                          key=lambda c: (_PRIORITY.get(c.reason, 5), -c.seq))
-            if cuts and loss._cut is None:
-                e = _cut_explanation(name, cuts[0], cuts, about_source=True)
+            c = loss._cut  # the cut on the loss's own path (Note [Cut markers])
+            if c is not None and c.reaches(t):
+                e = _cut_explanation(name, c, [c], about_source=True)
                 e.message = "the loss does not require grad (backward() cannot run on it), " \
                     "and " + e.message[0].lower() + e.message[1:]
                 return e

@@ -86,6 +86,11 @@ class GradFlowMonitor:
     ``optimizer``: record just before each of its ``step()`` calls (the final,
     accumulated gradients); without it, record after every backward pass.
     ``vanish``/``explode``: thresholds on mean |g| and max |g| for ``flags()``.
+    ``writer``: a ``retrograd.utils.tensorboard.SummaryWriter`` (or anything with its
+    ``add_scalar``/``add_histogram``); each step's mean |g|, max |g| and norm are logged
+    to it as ``grad_flow/mean_abs/<name>``, ``grad_flow/max_abs/<name>`` and
+    ``grad_flow/norm/<name>``, and with ``histograms=True`` each gradient's histogram as
+    ``grad/<name>`` (finite gradients only).
 
     ``history[name]`` holds lists ``'mean'``, ``'max'``, ``'norm'`` (NaN where the
     parameter had no gradient that step) and ``steps`` the step numbers.
@@ -100,10 +105,15 @@ class GradFlowMonitor:
         ...     opt.zero_grad(); (w * 1e-6).sum().backward(); opt.step()
         >>> mon.steps, [f["kind"] for f in mon.flags()]
         ([1, 2], ['vanishing', 'vanishing'])
+        >>> mon
+        <GradFlowMonitor: 1 parameters, 2 steps (a row per optimizer step), 1 flagged, hooked>
     """
 
-    def __init__(self, params, *, optimizer=None, vanish: float = 1e-7, explode: float = 1e3):
+    def __init__(self, params, *, optimizer=None, vanish: float = 1e-7, explode: float = 1e3,
+                 writer=None, histograms: bool = False):
         self.params = _named(params)
+        self.writer = writer
+        self.histograms = bool(histograms)
         self.names = [n for n, _ in self.params]
         self.vanish = float(vanish)
         self.explode = float(explode)
@@ -121,6 +131,14 @@ class GradFlowMonitor:
             for name, p in self.params:
                 self._handles.append(p.register_post_accumulate_grad_hook(
                     self._make_hook(name)))
+
+    def __repr__(self) -> str:
+        self._flush_hooks()
+        flagged = self.flagged_layers()
+        hooks = "hooked" if self._handles else "removed"
+        writer = f", writer={self.writer!r}" if self.writer is not None else ""
+        return (f"<GradFlowMonitor: {len(self.names)} parameters, {len(self._steps)} steps "
+                f"(a row per {self.mode} step), {len(flagged)} flagged, {hooks}{writer}>")
 
     # recording ---------------------------------------------------------------------
     def _on_step(self, optimizer, args, kwargs) -> None:
@@ -142,8 +160,19 @@ class GradFlowMonitor:
         def hook(p):
             if name in self._current:  # a new backward pass began: close the last row
                 self._commit()
-            self._current[name] = _stats(p._grad)
+            self._observe(name, p._grad)
         return hook
+
+    def _observe(self, name: str, grad) -> None:
+        """Take ``grad``'s stats into the row being built, and log them to the writer."""
+        stats = self._current[name] = _stats(grad)
+        if self.writer is None:
+            return
+        step = len(self._steps) + 1  # the row being built
+        for key, value in zip(("mean_abs", "max_abs", "norm"), stats[:3]):
+            self.writer.add_scalar(f"grad_flow/{key}/{name}", value, step)
+        if self.histograms and stats[3] and grad.numel():
+            self.writer.add_histogram(f"grad/{name}", grad, step)
 
     def _commit(self) -> None:
         if not self._current:
@@ -174,7 +203,7 @@ class GradFlowMonitor:
         self._current = {}
         for name, p in self.params:
             if p._grad is not None:
-                self._current[name] = _stats(p._grad)
+                self._observe(name, p._grad)
         row = {n: dict(zip(("mean", "max", "norm"), self._current[n][:3]))
                for n in self._current}
         self._commit()

@@ -56,12 +56,13 @@ def graphviz_available() -> tuple:
     except ImportError:
         has_pkg = False
     if dot is None:
-        if has_pkg:
-            return False, ("the graphviz Python package is installed but Graphviz's `dot` "
-                           "program is not on PATH (apt-get install graphviz / brew install "
-                           "graphviz)")
-        return False, ("Graphviz is not installed (pip install 'retrograd[graphviz]' and "
-                       "apt-get install graphviz / brew install graphviz)")
+        # Rendering needs only the `dot` program (a system package); the graphviz
+        # Python package is an optional front end to it and cannot replace it.
+        return False, ("Graphviz's `dot` program is not on PATH: install Graphviz, the "
+                       "system package (apt-get install graphviz, brew install graphviz, "
+                       "conda install graphviz, or https://graphviz.org/download/)"
+                       + ("; the graphviz Python package alone does not provide it"
+                          if has_pkg else ""))
     return True, "graphviz package" if has_pkg else f"dot binary ({dot})"
 
 
@@ -355,6 +356,8 @@ class track_modules:
         ...     y = net(torch.ones(1, 2))
         >>> y.grad_fn.metadata["module"], y.grad_fn.metadata["module_type"]
         ('1', 'ReLU')
+        >>> tracker = track_modules(net); _ = net(torch.ones(1, 2)); tracker
+        <track_modules: 2 modules hooked, 2 calls tagged>
     """
 
     def __init__(self, model, root: str | None = None):
@@ -387,9 +390,14 @@ class track_modules:
         return post
 
     def remove(self) -> None:
+        """Unregister the module hooks (nodes already tagged keep their tags)."""
         for h in self._handles:
             h.remove()
         self._handles = []
+
+    def __repr__(self) -> str:
+        state = f"{len(self._handles) // 2} modules hooked" if self._handles else "removed"
+        return f"<track_modules: {state}, {sum(self._calls.values())} calls tagged>"
 
     def __enter__(self):
         return self

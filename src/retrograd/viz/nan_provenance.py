@@ -269,6 +269,10 @@ class nan_provenance:
         self.report = NonFiniteReport()
         self._prev = None
 
+    def __repr__(self) -> str:
+        state = "active" if self._prev is not None else "inactive"
+        return f"<nan_provenance {state}: {self.report!r}>"
+
     def __enter__(self) -> NonFiniteReport:
         self._prev = (STATE.anomaly, STATE.anomaly_check_nan)
         STATE.anomaly = True
@@ -279,6 +283,7 @@ class nan_provenance:
     def __exit__(self, exc_type, exc, tb) -> bool:
         FORWARD_WATCHERS.remove(self.report._watch_forward)
         STATE.anomaly, STATE.anomaly_check_nan = self._prev
+        self._prev = None
         if exc is not None and not self.report.ok and hasattr(exc, "add_note"):
             exc.add_note("retrograd.viz.nan_provenance: " + str(self.report))
         return False
