@@ -31,7 +31,7 @@ def test_every_option_has_help():
     for name, p in parsers.items():
         for action in p._actions:
             assert action.help, f"{name}: {action.option_strings or action.dest} has no help"
-    assert {c.dest for c in sub._choices_actions} == {"demo", "tour", "check"}
+    assert {c.dest for c in sub._choices_actions} == {"demo", "tour", "check", "run"}
     assert all(c.help for c in sub._choices_actions)
 
 
@@ -167,3 +167,9 @@ def test_check_syntax_error_shows_the_line_only(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "runpy" not in err and "_check.py" not in err
     assert f'File "{script}", line 1' in err and "SyntaxError" in err
+
+
+def test_run_without_a_script_is_a_usage_error(capsys):
+    assert main(["run", "--nproc", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "no script given" in err and "Traceback" not in err

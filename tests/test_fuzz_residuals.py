@@ -4,7 +4,7 @@ copy where PyTorch's reshape copies; seed 7918), the order of a node without a
 derivative and the leaves beside it (11278, 2253), prod's gradient over one element
 (17004), an in-place op into an overlapping view with a wider operand (784), setitem
 with a value sharing self's memory (101813); and the exclusions added for the rest
-(10818, 1178, 1569, 7621, 2624, 103004, 105548, 109958), which must claim their seeds
+(10818, 1178, 1569, 7621, 2624, 105548, 109958), which must claim their seeds
 and nothing else.
 """
 
@@ -284,7 +284,6 @@ def test_new_exclusions_do_not_hide_other_differences(name, monkeypatch):
     (1569, "tensors saved by a second-order graph"),
     (7621, "the gradient of hardtanh at NaN"),
     (2624, "float32 rounding at a discontinuity"),
-    (103004, "memory layout of results and gradients"),
     (105548, "memory layout of results and gradients"),
     (109958, "memory layout of results and gradients"),
 ])
