@@ -904,7 +904,11 @@ def _float32_rounding(diff: Difference, program: Program) -> bool:
     # max that picks one of two near-ties) turns a one-ulp float32 difference of its
     # input into an O(1) difference of its output. Such a value difference is float32
     # rounding when the same program computed in float64 throughout agrees there.
-    if diff.kind != "values" or not _DISCONTINUOUS.search(diff.code):
+    # Or a sum that cancels: terms of mirrored paths (atan2(x, x)'s two gradients) add to
+    # exactly 0 in one library and to a few float32 ulps of the terms in the other, when
+    # the two engines sum the contributions in another order.
+    cancels = bool(_ZERO_VALUES.match(diff.torch) or _ZERO_VALUES.match(diff.retrograd))
+    if diff.kind != "values" or not (cancels or _DISCONTINUOUS.search(diff.code)):
         return False
     text = [s.code for s in program.steps]
     if not any("float32" in c or ".float()" in c for c in text):
@@ -958,8 +962,9 @@ EXCLUSIONS: list = [
         "a one-ulp float32 difference between NumPy's and torch's kernels (both "
         "correctly rounded to within an ulp) becomes an O(1) difference after "
         "remainder, floor, sign or a mask (or log or sqrt of a value one ulp from 0: nan "
-        "against -inf or 0); excluded only when the same program in float64 agrees at that "
-        "step.",
+        "against -inf or 0), or a sum of gradient contributions that cancels exactly in one "
+        "library and to a few ulps of its terms in the other (summed in another order); "
+        "excluded only when the same program in float64 agrees at that step.",
         _float32_rounding,
         ("x2 = T.tensor([[0.299, -1.654], [-1.293, 1.911], [-1.835, -0.936]], "
          "dtype=T.float32, requires_grad=True)\n"
@@ -968,6 +973,12 @@ EXCLUSIONS: list = [
          "v5.pow_(-2)\n"
          "x6 = T.tensor([[-1.714], [-1.335], [1.431]], dtype=T.float64)\n"
          "v7 = T.remainder(v5, x6)\n",
+         # the two gradients of atan2(x, x) cancel (fuzz seed 109604)
+         "x1 = T.tensor([[-1.416, -1.088, 1.76], [1.031, 0.034, -1.105]], dtype=T.float32, "
+         "requires_grad=True)\n"
+         "v2 = T.atan2(x1, x1)\n"
+         "g3_0, = T.autograd.grad((v2 * v2).sum(), [x1], create_graph=True)\n"
+         "g3_0.sum().backward()\n",
          # a gradient that is 0 in float32 in torch and -1e-8 here, then log (fuzz seed 2624)
          "x3 = T.tensor([[-1.151], [0.054], [-0.092]], dtype=T.float32, requires_grad=True)\n"
          "v6 = T.softmax(x3, -2)\n"

@@ -291,3 +291,48 @@ def test_residual_seeds_are_excluded_by_their_entry(seed, category):
     out = fuzzgen.check_seed(seed, do_shrink=False)
     assert out.diff is not None and out.excluded is not None, seed
     assert out.excluded.category == category
+
+
+# fresh-range seeds 104829 (clamp with tensor bounds at a signed-zero tie) and 103029
+# (an in-place op whose result has another dtype than its operands' common one)
+def test_clamp_tensor_bounds_keep_self_on_ties_and_propagate_nan():
+    nan = float("nan")
+    cases = [([1.0, nan, 0.0, -0.0], [nan, 1.0, -0.0, 0.0], None),
+             ([1.0, nan, 0.0, -0.0], None, [nan, 1.0, -0.0, 0.0]),
+             ([0.0, -0.0], [-0.0, 0.0], [-0.0, 0.0])]
+    for x, lo, hi in cases:
+        res = []
+        for m in (torch, retrograd):
+            kw = {k: m.tensor(v) for k, v in (("min", lo), ("max", hi)) if v is not None}
+            res.append(m.clamp(m.tensor(x), **kw).numpy())
+        np.testing.assert_array_equal(res[1], res[0])
+        np.testing.assert_array_equal(np.signbit(res[1]), np.signbit(res[0]))
+
+
+@pytest.mark.parametrize("op", ["pow_", "mul_", "div_", "add_", "sub_", "atan2_"])
+def test_inplace_with_a_wider_operand_records_as_torch(op):
+    out = []
+    for m in (torch, retrograd):
+        a = m.tensor([0.5, 1.5, 2.0], requires_grad=True)
+        w = m.tensor([0.3, 0.7, 1.1], dtype=m.float64, requires_grad=True)
+        x = a * 1
+        getattr(x, op)(w)
+        name = type(x.grad_fn).__name__ if m is torch else x.grad_fn.name()
+        (x * x).sum().backward()
+        out.append((name, x.dtype, a.grad.numpy(), w.grad.numpy()))
+    (tn, tdt, ta, tw), (rn, rdt, ra, rw) = out
+    assert rn == tn and str(rdt) == str(tdt)
+    np.testing.assert_allclose(ra, ta, rtol=1e-6)
+    np.testing.assert_allclose(rw, tw, rtol=1e-6)
+
+
+def test_inplace_with_a_wider_operand_saves_self():
+    # PowBackward1 saves its result, which is x itself: a later write into x (through a
+    # view) makes the gradient raise, as in PyTorch (fuzz seed 103029)
+    for m in (torch, retrograd):
+        x = m.tensor([-2.0], requires_grad=True).square()
+        e = m.tensor([0.714], dtype=m.float64, requires_grad=True)
+        x.pow_(e)
+        x.view(-1).masked_fill_(x.view(-1) > 0, 2.0)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            m.autograd.grad(x.sum(), [e])

@@ -3476,15 +3476,16 @@ def _inplace(self: Tensor, res: Tensor) -> Tensor:
                                "or on a detached tensor.")
         return self
     node = res._gfn
-    if node._out is not None and res._data.shape == self._data.shape and rd == sd:
+    if node._out is not None and res._data.shape == self._data.shape:
         # the op saved its output: that output now lives in self's memory, under self's
         # version counter (shared with the base and every view), so a later write into
-        # any of them is caught when the rule reads it (PyTorch saves self itself)
+        # any of them is caught when the rule reads it (PyTorch saves self itself, in
+        # self's dtype: x32.pow_(e64) saves the float32 result, and its node is x's
+        # grad_fn with no cast node after it; the engine casts gradients to each edge's
+        # dtype)
         node._out[res._out_nr] = (self._data, self._vc, self._vc[0])
     if res._data.shape != self._data.shape:
         res = expand(res, self._data.shape)
-    if rd != sd:
-        res = to(res, D.FROM_NP[sd])
     base = self._base
     if base is not None:
         _rebase_view(self, res)

@@ -763,10 +763,14 @@ clamp_max = Op("clamp", _clamp_fwd, (_clamp_rule,), (0,), node_name="ClampMaxBac
 
 
 def _clamp_t_fwd(a, lo, hi):
-    if lo is not None:
-        a = np.maximum(a, lo)
-    if hi is not None:
-        a = np.minimum(a, hi)
+    # PyTorch's kernel: min(max(a, lo), hi) with std::max/min, which return their first
+    # argument on ties (clamp(0.0, min=-0.0) is 0.0; NumPy's maximum gives -0.0), and a
+    # NaN bound or input propagates
+    with np.errstate(invalid="ignore"):
+        if lo is not None:
+            a = np.where((a < lo) | (lo != lo), lo, a)
+        if hi is not None:
+            a = np.where((a > hi) | (hi != hi), hi, a)
     return a
 
 
