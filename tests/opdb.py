@@ -1221,8 +1221,6 @@ NAME_SKIPS = {
     "einsum": "torch decomposes einsum into views/bmm; one primitive here",
     "matmul": "torch reshapes batched/1-D matmuls around bmm/mm; different view nodes",
     "matmul_op": "as matmul",
-    "setitem_view": "a view re-derived after an in-place op is AsStridedBackward0 in torch",
-    "inplace_on_view": "as setitem_view",
 }
 for _e in DB:
     if _e.name in NAME_SKIPS:

@@ -26,9 +26,6 @@ ALLOW = {
     "matmul": "torch reshapes batched/1-D matmuls around bmm/mm (view/unsqueeze nodes)",
     "matmul_op": "as matmul",
     "einsum": "torch decomposes einsum into views/bmm; one primitive here",
-    "setitem_view": "the CopySlices node of an in-place op on a view wraps that op here (its own "
-                    "CopySlices/Select chain); torch folds it into one CopySlices",
-    "inplace_on_view": "as setitem_view",
 }
 
 

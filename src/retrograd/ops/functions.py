@@ -3545,6 +3545,44 @@ _COPY_SLICES = Op("copy_slices", None, _copy_slices_vjp, node_name="torch::autog
 _COPY_SLICES.unsaved = RELEASED  # PyTorch's CopySlices releases the node it wraps
 
 
+# Note [CopySlices folding]
+# An in-place op on a view rewrites the base's history. PyTorch records one CopySlices
+# node on the base that holds the op's own node (``fn``): backward takes the base's
+# gradient, gives the written region's part to ``fn`` as its output gradient, writes
+# what ``fn`` returns for its self input back into that region (the region's old values
+# were overwritten: only that path reaches them) and passes ``fn``'s other input
+# gradients on. Its next_functions are the base's old history followed by ``fn``'s other
+# inputs, and ``fn`` itself is no longer a node of the graph. retrograd does the same
+# when ``fn`` is a one-output node whose first edge is the view; otherwise (an op with
+# non-differentiable inputs, a hooked node) the unfolded CopySlices above keeps ``fn``
+# as a node of its own, with the same gradients.
+def _folded_copy_slices_vjp(g, s, n, needs):
+    recipe, fn = n._p
+    edges = n._edges
+    if needs is None:
+        needs = [e is not None for e in edges]
+    mask = _make(np.ones(g._data.shape, dtype=np.bool_))
+    region = replay_view(recipe, mask)._data
+    if _overlap.internal(region):  # as _copy_slices_vjp
+        raise RuntimeError(_overlap.INTERNAL_MSG + " (backward of an in-place op on an "
+                           "expanded view: its gradient cannot be written back; make the "
+                           "view with .clone() before the in-place op)")
+    _overlap.writable(region)[...] = False
+    grads = fn._op.backward(fn, [replay_view(recipe, contiguous(g))], list(needs))
+    out = [None, *grads[1:]]
+    if needs[0]:
+        base = where(mask, g, 0.0)
+        if grads[0] is not None:
+            replay_view(recipe, base).copy_(grads[0])
+        out[0] = base
+    return out
+
+
+_FOLDED_COPY_SLICES = Op("copy_slices_folded", None, _folded_copy_slices_vjp,
+                         node_name="torch::autograd::CopySlices")
+_FOLDED_COPY_SLICES.unsaved = RELEASED
+
+
 # Note [In-place ops on overlapping views]
 # PyTorch's CopySlices computes the base's gradient as: the incoming gradient, with the
 # view's elements overwritten (``grad_slice.copy_(...)``) by the in-place op's gradient with
@@ -3598,7 +3636,17 @@ def _rebase_view(view_t: Tensor, res: Tensor) -> None:
     old._gfn = old_node
     old._out_nr = base._out_nr
     old._acc = base._acc
-    record(_COPY_SLICES, base, (old, res), view_t._vfn)
+    fn = res._gfn
+    e0 = fn._edges[0] if fn is not None and fn._edges else None
+    if fn is not None and res._out_nr == 0 and fn._nout == 1 and not fn._op.nondiff and \
+            e0 is not None and e0[0] is view_t._gfn and not fn._hooked:
+        # Note [CopySlices folding]: as PyTorch, one CopySlices node that runs the op's
+        # node on the written region's gradient: its edges are the base's old history
+        # and the op's other inputs (the op's edge to the view itself is replaced)
+        node = record(_FOLDED_COPY_SLICES, base, (old,), (view_t._vfn, fn))
+        node._edges = [node._edges[0], *fn._edges[1:]]
+    else:
+        record(_COPY_SLICES, base, (old, res), view_t._vfn)
     if base._out_nr:
         base._out_nr = 0
     if base._views is not None:
