@@ -1020,7 +1020,7 @@ def _setitem_view(m, x, v):
 
 op("setitem_view", _setitem_view,
    lambda rng: [S(A(vals(rng, (3, 4))), A(vals(rng, (2,)))),
-                S(A(vals(rng, (3, 4))), 1.5, desc="scalar")], ("copy_slices",))
+                S(A(vals(rng, (3, 4))), 1.5, desc="scalar")], ("copy_slices_folded",))
 
 
 def _inplace_view(m, x, w):
@@ -1032,7 +1032,7 @@ def _inplace_view(m, x, w):
 
 op("inplace_on_view", _inplace_view,
    lambda rng: [S(A(vals(rng, (3, 4))), A(vals(rng, (4, 2)))),
-                S(A(vals(rng, (3, 4))), A(vals(rng, (1, 2))))], ("copy_slices", "t", "mul"))
+                S(A(vals(rng, (3, 4))), A(vals(rng, (1, 2))))], ("copy_slices_folded", "t", "mul"))
 
 
 def _gather_samples(rng):

@@ -102,3 +102,40 @@ def test_hooked_node_is_not_folded_and_hook_runs():
     b[:2].mul_(w)
     b.sum().backward()
     assert x.grad.tolist() == [2.0, 3.0, 1.0] and w.grad.tolist() == [1.0, 2.0]
+
+
+def test_folded_node_hides_the_op_s_non_differentiable_slots():
+    # scatter_ on a view: torch's CopySlices has the base's history and src's, not the index
+    res = []
+    for m in (torch, retrograd):
+        x = m.ones(3, 4, requires_grad=True)
+        src = m.full((1, 2), 2.0, requires_grad=True)
+        y = x * 1
+        y[1:].scatter_(1, m.tensor([[0, 1]]).expand(2, 2), src.expand(2, 2))
+        names = [None if f is None else (type(f).__name__ if m is torch else f.name())
+                 for f, _ in y.grad_fn.next_functions]
+        (y * y).sum().backward()
+        res.append((names, x.grad.numpy(), src.grad.numpy()))
+    assert res[1][0] == res[0][0] == ["MulBackward0", "ExpandBackward0"]
+    np.testing.assert_array_equal(res[1][1], res[0][1])
+    np.testing.assert_array_equal(res[1][2], res[0][2])
+
+
+def test_custom_function_on_a_view_keeps_its_own_node():
+    class Double(retrograd.autograd.Function):
+        @staticmethod
+        def forward(ctx, v):
+            v.mul_(2)
+            ctx.mark_dirty(v)
+            return v
+
+        @staticmethod
+        def backward(ctx, g):
+            return 2 * g
+
+    x = retrograd.ones(3, requires_grad=True)
+    y = x * 1
+    Double.apply(y[:2])
+    assert y.grad_fn.name().endswith("CopySlices")
+    y.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0, 1.0]

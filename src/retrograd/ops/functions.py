@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import builtins
 import collections
+import copy
 import math
 
 import numpy as np
@@ -3553,9 +3554,9 @@ _COPY_SLICES.unsaved = RELEASED  # PyTorch's CopySlices releases the node it wra
 # were overwritten: only that path reaches them) and passes ``fn``'s other input
 # gradients on. Its next_functions are the base's old history followed by ``fn``'s other
 # inputs, and ``fn`` itself is no longer a node of the graph. retrograd does the same
-# when ``fn`` is a one-output node whose first edge is the view; otherwise (an op with
-# non-differentiable inputs, a hooked node) the unfolded CopySlices above keeps ``fn``
-# as a node of its own, with the same gradients.
+# when ``fn`` is a one-output table node whose first edge is the view; otherwise (a
+# custom Function's node, a hooked node, a multi-output op) the unfolded CopySlices
+# above keeps ``fn`` as a node of its own, with the same gradients.
 def _folded_copy_slices_vjp(g, s, n, needs):
     recipe, fn = n._p
     edges = n._edges
@@ -3581,6 +3582,17 @@ def _folded_copy_slices_vjp(g, s, n, needs):
 _FOLDED_COPY_SLICES = Op("copy_slices_folded", None, _folded_copy_slices_vjp,
                          node_name="torch::autograd::CopySlices")
 _FOLDED_COPY_SLICES.unsaved = RELEASED
+_FOLDED_BY_NONDIFF = {(): _FOLDED_COPY_SLICES}
+
+
+def _folded_copy_slices(nondiff: tuple) -> Op:
+    """The folded CopySlices op whose hidden slots are ``fn``'s (Note [Non-differentiable
+    inputs]): its edges are fn's with the first one replaced, so the positions agree."""
+    op = _FOLDED_BY_NONDIFF.get(nondiff)
+    if op is None:
+        op = _FOLDED_BY_NONDIFF[nondiff] = copy.copy(_FOLDED_COPY_SLICES)
+        op.nondiff = nondiff
+    return op
 
 
 # Note [In-place ops on overlapping views]
@@ -3638,12 +3650,13 @@ def _rebase_view(view_t: Tensor, res: Tensor) -> None:
     old._acc = base._acc
     fn = res._gfn
     e0 = fn._edges[0] if fn is not None and fn._edges else None
-    if fn is not None and res._out_nr == 0 and fn._nout == 1 and not fn._op.nondiff and \
+    if fn is not None and res._out_nr == 0 and fn._nout == 1 and fn._op.__class__ is Op and \
+            0 not in fn._op.nondiff and \
             e0 is not None and e0[0] is view_t._gfn and not fn._hooked:
         # Note [CopySlices folding]: as PyTorch, one CopySlices node that runs the op's
         # node on the written region's gradient: its edges are the base's old history
         # and the op's other inputs (the op's edge to the view itself is replaced)
-        node = record(_FOLDED_COPY_SLICES, base, (old,), (view_t._vfn, fn))
+        node = record(_folded_copy_slices(fn._op.nondiff), base, (old,), (view_t._vfn, fn))
         node._edges = [node._edges[0], *fn._edges[1:]]
     else:
         record(_COPY_SLICES, base, (old, res), view_t._vfn)
