@@ -464,6 +464,24 @@ def job_syncbn() -> None:
     print(f"rank {r}/{n} ok syncbn", flush=True)
 
 
+def job_syncbn_one() -> None:
+    """Training SyncBatchNorm without a group loads no distributed package; a world of one
+    falls back to batch norm."""
+    import retrograd as torch
+
+    m = torch.nn.SyncBatchNorm(2)
+    m(torch.randn(4, 2)).sum().backward()
+    loaded = sorted(k for k in sys.modules if "mpi4py" in k or "distributed" in k)
+    assert loaded == [], loaded
+    import retrograd.distributed as dist
+
+    dist.init_process_group(timeout=timedelta(seconds=30))
+    y = m(torch.randn(4, 2, requires_grad=True))
+    assert dist.get_world_size() == 1 and y.grad_fn.name() != "SyncBatchNormBackward"
+    dist.destroy_process_group()
+    print("rank 0/1 ok syncbn_one", flush=True)
+
+
 def _convnet():
     import retrograd as torch
 
