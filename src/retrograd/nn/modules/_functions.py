@@ -18,7 +18,7 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._tensor import Tensor, _make
-from ...autograd.function import Function
+from ...autograd.function import Function, once_differentiable
 from ...ops.creation import zeros
 from ..functional import _scale_shift, _update_running_stats
 
@@ -117,6 +117,7 @@ class SyncBatchNorm(Function):
         return _scale_shift(out, weight, bias, shape)
 
     @staticmethod
+    @once_differentiable  # the gradient sums are plain arrays: no double backward
     def backward(ctx, grad_output):
         from ... import distributed as dist
 
