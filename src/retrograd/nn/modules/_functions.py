@@ -66,7 +66,7 @@ def combine_stats(means: np.ndarray, variances: np.ndarray,
         avg = avg * (n * factor) + m * (c * factor)
         n += c
     with np.errstate(divide="ignore", invalid="ignore"):
-        return avg, var_n / n, n
+        return avg, var_n / n, float(n)
 
 
 class SyncBatchNorm(Function):
