@@ -385,6 +385,160 @@ def job_buffers() -> None:
     print(f"rank {r}/{n} ok buffers", flush=True)
 
 
+_SBN_SIZES = {2: [3, 5], 3: [2, 5, 4]}
+
+
+def _close(got, want, what: str, tol: float = 1e-12) -> None:
+    if got is None and want.numel() == 0:
+        return  # an empty slice: the Function returns no gradient, as PyTorch's
+    err = (got - want).abs().max().item() if got.numel() else 0.0
+    assert got.shape == want.shape and err < tol, f"{what} differs by {err}"
+
+
+def _bn_cases():
+    """(input dims, affine, momentum, sizes per rank count) of the bare SyncBatchNorm job."""
+    return [(3, True, 0.1, _SBN_SIZES), (2, False, None, _SBN_SIZES),
+            (4, True, 0.3, {2: [1, 4], 3: [0, 4, 3]}), (5, True, 0.1, {2: [2, 2], 3: [1, 1, 2]})]
+
+
+def job_syncbn() -> None:
+    """SyncBatchNorm on n ranks with unequal slices equals BatchNorm on the whole batch."""
+    import retrograd as torch
+    import retrograd.distributed as dist
+
+    dist.init_process_group(timeout=timedelta(seconds=30))
+    r, n = dist.get_rank(), dist.get_world_size()
+    bns = {2: torch.nn.BatchNorm1d, 3: torch.nn.BatchNorm1d, 4: torch.nn.BatchNorm2d,
+           5: torch.nn.BatchNorm3d}
+    for nd, affine, momentum, sizes in _bn_cases():
+        counts = sizes[n]
+        lo, hi = sum(counts[:r]), sum(counts[:r + 1])
+        g = torch.Generator().manual_seed(nd)
+        shape = (sum(counts), 3) + (2, 3, 2)[:nd - 2]
+        sync = torch.nn.SyncBatchNorm(3, momentum=momentum, affine=affine).double()
+        ref = bns[nd](3, momentum=momentum, affine=affine).double()
+        if affine:
+            with torch.no_grad():
+                for m in (sync, ref):
+                    m.weight.copy_(torch.tensor([0.5, 2.0, -1.5]))
+                    m.bias.copy_(torch.tensor([0.1, -0.2, 0.3]))
+        what = f"{nd}D affine={affine} momentum={momentum} slices {counts}"
+        for step in range(2):
+            X = torch.randn(shape, generator=g, dtype=torch.float64) * 3 + step
+            G = torch.randn(shape, generator=g, dtype=torch.float64)
+            x = X[lo:hi].clone().requires_grad_()
+            xr = X.clone().requires_grad_()
+            for p in list(sync.parameters()) + list(ref.parameters()):
+                p.grad = None
+            y = sync(x)
+            (y * G[lo:hi]).sum().backward()
+            yr = ref(xr)
+            (yr * G).sum().backward()
+            _close(y, yr[lo:hi].detach(), f"output {what}")
+            _close(x.grad, xr.grad[lo:hi], f"input grad {what}")
+            assert y.grad_fn.name() == "SyncBatchNormBackward", y.grad_fn.name()
+            for name in ("weight", "bias") if affine else ():
+                grad = getattr(sync, name).grad
+                grad = torch.zeros(3, dtype=torch.float64) if grad is None else grad.clone()
+                dist.all_reduce(grad)  # each rank holds its slice's share
+                _close(grad, getattr(ref, name).grad, f"{name} grad {what}")
+            for name in ("running_mean", "running_var"):
+                _close(getattr(sync, name), getattr(ref, name), f"{name} {what}")
+            assert sync.num_batches_tracked.item() == step + 1
+        sync.eval()
+        ref.eval()
+        X = torch.randn(shape, generator=g, dtype=torch.float64)
+        _close(sync(X[lo:hi]), ref(X)[lo:hi], f"eval output {what}")
+
+    if n == 3:  # a group of ranks 0 and 2: they share statistics, rank 1 is on its own
+        sub = dist.new_group([0, 2])
+        X = torch.randn(9, 2, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+        parts = {0: X[:3], 1: X[3:5], 2: X[5:]}
+        sync = torch.nn.SyncBatchNorm(2, process_group=sub).double()
+        ref = torch.nn.BatchNorm1d(2).double()
+        want = ref(torch.cat([parts[0], parts[2]]) if r != 1 else parts[1])
+        got = sync(parts[r])
+        _close(got, want[:3] if r == 0 else want[3:] if r == 2 else want, "sub-group output")
+        _close(sync.running_var, ref.running_var, "sub-group running_var")
+    dist.destroy_process_group()
+    print(f"rank {r}/{n} ok syncbn", flush=True)
+
+
+def job_syncbn_one() -> None:
+    """Training SyncBatchNorm without a group loads no distributed package; a world of one
+    falls back to batch norm."""
+    import retrograd as torch
+
+    m = torch.nn.SyncBatchNorm(2)
+    m(torch.randn(4, 2)).sum().backward()
+    loaded = sorted(k for k in sys.modules if "mpi4py" in k or "distributed" in k)
+    assert loaded == [], loaded
+    import retrograd.distributed as dist
+
+    dist.init_process_group(timeout=timedelta(seconds=30))
+    y = m(torch.randn(4, 2, requires_grad=True))
+    assert dist.get_world_size() == 1 and y.grad_fn.name() != "SyncBatchNormBackward"
+    dist.destroy_process_group()
+    print("rank 0/1 ok syncbn_one", flush=True)
+
+
+def _convnet():
+    import retrograd as torch
+
+    torch.manual_seed(3)
+    nn = torch.nn
+    return nn.Sequential(nn.Conv2d(2, 4, 3, padding=1), nn.BatchNorm2d(4), nn.Tanh(),
+                         nn.Flatten(), nn.Linear(4 * 4 * 4, 6), nn.BatchNorm1d(6), nn.Tanh(),
+                         nn.Linear(6, 3)).double()
+
+
+def job_syncbn_ddp() -> None:
+    """A conv/linear model converted with convert_sync_batchnorm inside DDP, on unequal
+    slices, trains as one process with BatchNorm on the whole batch."""
+    import retrograd as torch
+    import retrograd.distributed as dist
+    from retrograd.nn.parallel import DistributedDataParallel as DDP
+
+    dist.init_process_group(timeout=timedelta(seconds=30))
+    r, n = dist.get_rank(), dist.get_world_size()
+    counts = _SBN_SIZES[n]
+    total, lo, hi = sum(counts), sum(counts[:r]), sum(counts[:r + 1])
+    model = torch.nn.SyncBatchNorm.convert_sync_batchnorm(_convnet())
+    assert [type(m).__name__ for m in model].count("SyncBatchNorm") == 2
+    ddp = DDP(model)
+    ref = _convnet()
+    opt = torch.optim.SGD(ddp.parameters(), lr=0.2, momentum=0.9)
+    ref_opt = torch.optim.SGD(ref.parameters(), lr=0.2, momentum=0.9)
+    g = torch.Generator().manual_seed(11)
+    for step in range(3):
+        X = torch.randn(total, 2, 4, 4, generator=g, dtype=torch.float64)
+        Y = torch.randint(0, 3, (total,), generator=g)
+        x = X[lo:hi].clone().requires_grad_()
+        xr = X.clone().requires_grad_()
+        opt.zero_grad()
+        ref_opt.zero_grad()
+        # DDP averages over ranks: scale each rank's summed loss by n / total so that the
+        # average is the gradient of the mean loss over the whole batch
+        loss = torch.nn.functional.cross_entropy(ddp(x), Y[lo:hi], reduction="sum")
+        (loss * (n / total)).backward()
+        torch.nn.functional.cross_entropy(ref(xr), Y).backward()
+        _close(x.grad / n, xr.grad[lo:hi], f"input grad step {step}")
+        for (name, p), q in zip(model.named_parameters(), ref.parameters()):
+            _close(p.grad, q.grad, f"{name} grad step {step}")
+        opt.step()
+        ref_opt.step()
+    for (name, b), c in zip(model.named_buffers(), ref.buffers()):
+        _close(b, c, f"buffer {name}")
+    for (name, p), q in zip(model.named_parameters(), ref.parameters()):
+        _close(p, q, f"parameter {name}")
+    ddp.eval()
+    ref.eval()
+    X = torch.randn(total, 2, 4, 4, generator=g, dtype=torch.float64)
+    _close(ddp(X[lo:hi]), ref(X)[lo:hi], "eval output")
+    dist.destroy_process_group()
+    print(f"rank {r}/{n} ok syncbn_ddp", flush=True)
+
+
 def job_launched() -> None:
     """Run by `retrograd run`: torchrun's variables are set before the script starts."""
     import retrograd as torch

@@ -185,6 +185,10 @@ CASES = [
     Case("BatchNorm2d-noaffine-eval", lambda L: L.nn.BatchNorm2d(2, affine=False),
          [("f", (2, 2, 3, 3))], train=False),
     Case("BatchNorm3d", lambda L: L.nn.BatchNorm3d(1), [("f", (2, 1, 2, 2, 2))]),
+    # without a process group SyncBatchNorm is batch norm (the ranks: test_sync_batchnorm)
+    Case("SyncBatchNorm", lambda L: L.nn.SyncBatchNorm(2), [("f", (3, 2, 2))]),
+    Case("SyncBatchNorm-eval", lambda L: L.nn.SyncBatchNorm(2, momentum=None),
+         [("f", (2, 2, 3, 3))], train=False),
     Case("InstanceNorm1d", lambda L: L.nn.InstanceNorm1d(2, affine=True), [("f", (2, 2, 5))]),
     Case("InstanceNorm2d", lambda L: L.nn.InstanceNorm2d(2, track_running_stats=True),
          [("f", (2, 2, 3, 3))]),

@@ -74,6 +74,7 @@ from .pooling import (
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell
 from .sparse import Embedding
+from .sync_batchnorm import SyncBatchNorm
 from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
 
 __all__ = [
@@ -88,5 +89,5 @@ __all__ = [
     "Mish", "Softplus", "Softsign", "Tanh", "Sigmoid", "Hardtanh", "Hardsigmoid", "Hardswish",
     "LogSigmoid", "Tanhshrink", "Threshold", "GLU", "Softmax", "Softmin", "LogSoftmax", "PReLU",
     "MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss",
-    "BCEWithLogitsLoss", "KLDivLoss", "CosineEmbeddingLoss",
+    "BCEWithLogitsLoss", "KLDivLoss", "CosineEmbeddingLoss", "SyncBatchNorm",
 ]
