@@ -867,7 +867,7 @@ def _write_result(input: Tensor, out: Tensor) -> Tensor:  # noqa: A002
     """The in-place form of a one-node activation whose node saved its output: ``input``
     takes ``out``'s values and its node (EluBackward1, LeakyReluBackward1, ...), as
     PyTorch's elu_ / leaky_relu_ / hardtanh_, through the in-place machinery."""
-    from ..ops.functions import _inplace
+    from ..ops.inplace import _inplace
 
     return _inplace(input, out)
 

@@ -6,8 +6,9 @@ retrograd's own Tensor operations, never raw NumPy, so the engine can run them u
 ``no_grad`` for a plain backward and with grad mode on for ``create_graph=True``:
 derivatives of any order come from the same rules. Rules never mention broadcasting:
 the engine sums a gradient back to its input's shape (Note [Engine order]).
-Composites (softmax, ...) live in ``functions.py`` and have no entry here
-unless numerical stability or memory asks for one (each says which).
+Composites (var, lerp, ...) live in the public functions (``functions.py`` lists their
+modules) and have no entry here unless numerical stability or memory asks for one (each
+says which).
 
 Rule signature: ``rule(g, s, n)`` with ``g`` the output gradient, ``s`` the saved
 values (in the order of ``save``), ``n`` the node (``n._p`` holds the op's
