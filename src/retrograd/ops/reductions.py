@@ -24,6 +24,8 @@ from ._core import _LOW, FLOAT_NP, Op
 from .arguments import _dims
 from .dispatch import apply
 from .pointwise import isnan, logical_not, maximum, minimum, where
+from .softmax import log_softmax as _log_softmax
+from .softmax import softmax as _softmax
 
 # ----------------------------------------------------------------------------------
 # reductions
@@ -395,8 +397,6 @@ def softmax(input, dim: int, dtype=None) -> Tensor:  # noqa: A002
         >>> torch.tensor([1., 1.]).softmax(0)
         tensor([0.5000, 0.5000])
     """
-    from ..nn.functional import softmax as _softmax
-
     return _softmax(input, dim, dtype=dtype)
 
 
@@ -408,8 +408,6 @@ def log_softmax(input, dim: int, dtype=None) -> Tensor:  # noqa: A002
         >>> torch.tensor([0., 0.]).log_softmax(0)
         tensor([-0.6931, -0.6931])
     """
-    from ..nn.functional import log_softmax as _log_softmax
-
     return _log_softmax(input, dim, dtype=dtype)
 
 
