@@ -333,7 +333,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
     low = mat1._data.dtype
     if low in _LOW and mat2._data.dtype == low and input._data.dtype == low:
         # torch forms beta * input + alpha * (mat1 @ mat2) in float32 and rounds once
-        # (Note [Low-precision accumulation] in table.py); the casts' rules round each
+        # (Note [Low-precision accumulation] in table_matmul.py); the casts' rules round each
         # gradient once too, as torch's low-precision AddmmBackward0 does
         f32 = D.float32
         return addmm(input.to(f32), mat1.to(f32), mat2.to(f32), beta=beta,
