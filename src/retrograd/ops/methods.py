@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from .. import _dtype as D
 from .._tensor import Tensor
+from ..autograd import backward as autograd_backward
 from ..autograd.node import _LEGACY
 from . import functions as F
 from . import table as T
 from .conversion import _caster, type_
+from .creation import legacy_new
 from .dispatch import binary
 from .inplace import _make_inplace
 from .pointwise import lerp_method, tensor_operand_method
@@ -80,6 +82,8 @@ def _cast_methods():
 
 def install() -> None:
     """Attach methods and operators to ``Tensor`` (called once at import)."""
+    Tensor.__new__ = staticmethod(legacy_new)  # Tensor(data): the legacy constructor
+    Tensor.backward = backward
     for name in _METHODS:
         setattr(Tensor, name, getattr(F, name))
     for name, method in inplace_methods().items():
@@ -306,3 +310,17 @@ def where(self, condition, y) -> Tensor:
         tensor([1., 0.])
     """
     return F.where(condition, self, y)
+
+
+def backward(self, gradient=None, retain_graph=None, create_graph: bool = False,
+             inputs=None) -> None:
+    """Accumulate d(self)/d(leaf), times ``gradient`` (the v of vᵀJ), into leaves' .grad.
+
+    Example:
+        >>> import retrograd as torch
+        >>> x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+        >>> (x ** 2).backward(torch.ones(2, 2)); x.grad
+        tensor([[2., 4.],
+                [6., 8.]])
+    """
+    autograd_backward(self, gradient, retain_graph, create_graph, inputs=inputs)
