@@ -509,6 +509,23 @@ class _Storage:
 _FLOAT_NP = frozenset(d.np for d in D.ALL if d.is_floating_point)
 
 
+def result_type(*args) -> D.dtype:
+    """dtype of an elementwise op over tensors and numbers, as ``torch.result_type``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.result_type(torch.tensor([1, 2]), 1.0)
+        torch.float32
+    """
+    dims, zero, scalars = [], [], []
+    for a in args:
+        if isinstance(a, Tensor):
+            (zero if a._data.ndim == 0 else dims).append(D.FROM_NP[a._data.dtype])
+        else:
+            scalars.append(a)
+    return D.result_type_of(dims, zero, scalars)
+
+
 def _make(arr) -> Tensor:
     """Wrap an ndarray (taken as is, never copied) in a Tensor that needs no grad."""
     t = _new(Tensor)

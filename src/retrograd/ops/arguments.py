@@ -14,8 +14,7 @@ import builtins
 
 import numpy as np
 
-from .. import _dtype as D
-from .._tensor import Tensor, _make, _wrap_dim
+from .._tensor import Tensor, _make, _wrap_dim, result_type
 from .creation import tensor
 
 _py_sum = builtins.sum
@@ -30,7 +29,7 @@ def _t(x, like=None) -> Tensor:
     if isinstance(x, Tensor):
         return x
     if like is not None and isinstance(x, (int, float, bool)):
-        dt = D.result_type(like, x)
+        dt = result_type(like, x)
         return _make(np.asarray(x, dtype=dt.np))
     return tensor(x)
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._grad_mode import STATE
-from .._tensor import Tensor, _make, check_inference_write, mark_views_requiring_grad
+from .._tensor import Tensor, _make, check_inference_write, mark_views_requiring_grad, result_type
 from ..autograd.forward_ad import FW as _FW
 from ..autograd.forward_ad import inplace_tangent as _inplace_tangent
 from ..autograd.node import _LEGACY, RELEASED
@@ -364,7 +364,7 @@ def _overlapping_inplace(self, fn, kind, name, method, args, kwargs):
         def compute():
             return fn(self, *args, **kwargs)._data
         tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
-        if tensors and D.result_type(self, *tensors).np != d.dtype:
+        if tensors and result_type(self, *tensors).np != d.dtype:
             # PyTorch's CPU TensorIterator reads a promoted copy of self and copies a
             # temporary result back: every value is computed from the memory as it was
             # (Note [Memory overlap in in-place ops]); the copy's order is the output's

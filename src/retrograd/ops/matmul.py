@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._grad_mode import STATE
-from .._tensor import _C_NAMES, _LEGACY_NAMES, Tensor, _make, _wrap_dim
+from .._tensor import _C_NAMES, _LEGACY_NAMES, Tensor, _make, _wrap_dim, result_type
 from . import table as T
 from ._core import _LOW, FLOAT_NP
 from .arguments import _py_max
@@ -390,7 +390,7 @@ def einsum(equation: str, *operands) -> Tensor:
         operands = tuple(operands[0])
     ins, out = _einsum_parse(equation, [o.shape for o in operands])
     spec = ",".join(ins) + "->" + out
-    rdt = D.result_type(*operands)
+    rdt = result_type(*operands)
     ops_ = tuple(o if o.dtype == rdt else o.to(rdt) for o in operands)
     return apply(T.einsum_op(len(ops_)), ops_, (ins, out, spec))
 

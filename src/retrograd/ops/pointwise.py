@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import _C_NAMES, _LEGACY_NAMES, Tensor, _make
+from .._tensor import _C_NAMES, _LEGACY_NAMES, Tensor, _make, result_type
 from . import table as T
 from ._core import FLOAT_NP
 from .argcheck import invalid_combination, not_tensor
@@ -362,14 +362,14 @@ def clamp(input, min=None, max=None) -> Tensor:  # noqa: A001,A002
         lo = _t(min, input) if min is not None else None
         hi = _t(max, input) if max is not None else None
         dts = [x for x in (input, lo, hi) if x is not None]
-        rdt = D.result_type(*dts)
+        rdt = result_type(*dts)
         ins = [x if x is None or x.dtype == rdt else x.to(rdt) for x in (input, lo, hi)]
         try:
             return apply(T.clamp_tensor, ins)
         except ValueError:
             _check_broadcast("clamp", ("input", "min", "max"), ins)
             raise
-    rdt = D.result_type(input, *(v for v in (min, max) if v is not None))
+    rdt = result_type(input, *(v for v in (min, max) if v is not None))
     x = input if input.dtype == rdt else input.to(rdt)
     return unary(T.clamp, x, (min, max))
 
@@ -410,11 +410,11 @@ def where(condition, input=None, other=None) -> Tensor:  # noqa: A002
                                f"tensor with dtype {cond.dtype}")
     ti, to = isinstance(input, Tensor), isinstance(other, Tensor)
     if ti and to:
-        rdt = D.result_type(input, other)
+        rdt = result_type(input, other)
     elif ti:
-        rdt = D.result_type(input, other)
+        rdt = result_type(input, other)
     elif to:
-        rdt = D.result_type(input, other)
+        rdt = result_type(input, other)
     else:
         rdt = D.result_type_of([], [], [input, other])
     a = input if ti else _make(np.asarray(input, dtype=rdt.np))
@@ -472,7 +472,7 @@ def lerp(input, end, weight) -> Tensor:  # noqa: A002
                 raise _lerp_dtype_error("weight", input, weight)
             # Note [lerp dtypes]: a 0-d weight is promoted with the operands, as a
             # TensorIterator input (int and float weights work; float32 stays float32)
-            rdt = D.result_type(input, weight)
+            rdt = result_type(input, weight)
             input, end, w = (x if x._data.dtype == rdt.np else x.to(rdt)
                              for x in (input, end, weight))
             dt = rdt.np

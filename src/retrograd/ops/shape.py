@@ -18,7 +18,7 @@ import numpy as np
 from .. import _dtype as D
 from .._grad_mode import STATE
 from .._size import Size
-from .._tensor import Tensor, _make, _wrap_dim, track_view
+from .._tensor import Tensor, _make, _wrap_dim, result_type, track_view
 from ..autograd.forward_ad import FW as _FW
 from . import table as T
 from ._core import record
@@ -436,7 +436,7 @@ def _promote_list(tensors, fn_name):
         if not isinstance(x, Tensor):
             raise TypeError(f"{fn_name}(): argument 'tensors' must be a sequence of Tensors, but "
                             f"element {i} is {type(x).__name__}")
-    rdt = D.result_type(*tensors) if len(tensors) > 1 else tensors[0].dtype
+    rdt = result_type(*tensors) if len(tensors) > 1 else tensors[0].dtype
     return [x if x.dtype == rdt else x.to(rdt) for x in tensors]
 
 
