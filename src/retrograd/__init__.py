@@ -43,7 +43,6 @@ from ._dtype import (  # noqa: A004
     int64,
     long,
     promote_types,
-    result_type,
     set_default_dtype,
     short,
     uint8,
@@ -67,7 +66,7 @@ from ._random import (
     set_rng_state,
 )
 from ._size import Size
-from ._tensor import Tensor
+from ._tensor import Tensor, result_type
 from .ops import methods as _methods
 from .ops.creation import *  # noqa: F403
 from .ops.functions import *  # noqa: F403

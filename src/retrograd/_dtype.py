@@ -18,7 +18,7 @@ import numpy as np
 __all__ = [
     "dtype", "float16", "bfloat16", "float32", "float64", "uint8", "int8", "int16",
     "int32", "int64", "bool", "half", "float", "double", "short", "int", "long",
-    "get_default_dtype", "set_default_dtype", "promote_types", "result_type",
+    "get_default_dtype", "set_default_dtype", "promote_types",
 ]
 
 _BOOL, _INT, _FLOAT = 0, 1, 2
@@ -231,22 +231,3 @@ def result_type_of(dims: list, zero_dims: list, scalars: list) -> dtype:
         elif cat > out.category:
             out = DEFAULTS.float if cat == _FLOAT else (int64 if cat == _INT else bool)
     return out
-
-
-def result_type(*args) -> dtype:
-    """dtype of an elementwise op over tensors and numbers, as ``torch.result_type``.
-
-    Example:
-        >>> import retrograd as torch
-        >>> torch.result_type(torch.tensor([1, 2]), 1.0)
-        torch.float32
-    """
-    from ._tensor import Tensor
-
-    dims, zero, scalars = [], [], []
-    for a in args:
-        if isinstance(a, Tensor):
-            (zero if a._data.ndim == 0 else dims).append(FROM_NP[a._data.dtype])
-        else:
-            scalars.append(a)
-    return result_type_of(dims, zero, scalars)

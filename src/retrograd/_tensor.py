@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _dtype as D
 from . import _grad_mode
-from ._device import CPU, check_device
+from ._device import CPU
 from ._grad_mode import STATE
 from ._size import Size
 from .autograd.node import AccumulateGrad, HookDict, RemovableHandle, _bind_make
@@ -63,11 +63,6 @@ class Tensor:
     _cut = None  # where this tensor's gradient path was cut (Note [Cut markers])
     _fw_grad = None  # forward-AD tangent (Note [Forward AD state] in autograd/forward_ad.py)
     __array_priority__ = 1000  # NumPy defers to our operators
-
-    def __new__(cls, *args, **kwargs):
-        if cls is Tensor or not cls._is_param:
-            return _legacy_new(cls, args, kwargs)
-        return _new(cls)
 
     # -- identity and metadata ----------------------------------------------------
     @property
@@ -342,24 +337,6 @@ class Tensor:
         return h
 
     # -- autograd entry points --------------------------------------------------------
-    def backward(self, gradient=None, retain_graph=None, create_graph: bool = False,
-                 inputs=None) -> None:
-        """Accumulate d(self)/d(leaf), times ``gradient`` (the v of vᵀJ), into leaves' .grad.
-
-        Example:
-            >>> import retrograd as torch
-            >>> x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
-            >>> (x ** 2).backward(torch.ones(2, 2)); x.grad
-            tensor([[2., 4.],
-                    [6., 8.]])
-        """
-        fn = _AUTOGRAD_BACKWARD[0]
-        if fn is None:  # bound on first use: retrograd.autograd imports this module
-            from .autograd import backward as fn
-
-            _AUTOGRAD_BACKWARD[0] = fn
-        fn(self, gradient, retain_graph, create_graph, inputs=inputs)
-
     def detach(self) -> Tensor:
         """A tensor sharing data (and version counter) with this one, outside the graph.
 
@@ -532,6 +509,23 @@ class _Storage:
 _FLOAT_NP = frozenset(d.np for d in D.ALL if d.is_floating_point)
 
 
+def result_type(*args) -> D.dtype:
+    """dtype of an elementwise op over tensors and numbers, as ``torch.result_type``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.result_type(torch.tensor([1, 2]), 1.0)
+        torch.float32
+    """
+    dims, zero, scalars = [], [], []
+    for a in args:
+        if isinstance(a, Tensor):
+            (zero if a._data.ndim == 0 else dims).append(D.FROM_NP[a._data.dtype])
+        else:
+            scalars.append(a)
+    return D.result_type_of(dims, zero, scalars)
+
+
 def _make(arr) -> Tensor:
     """Wrap an ndarray (taken as is, never copied) in a Tensor that needs no grad."""
     t = _new(Tensor)
@@ -634,7 +628,6 @@ def mark_views_requiring_grad(base: Tensor) -> None:
 
 _bind_make(_make)
 _grad_mode.INFERENCE_HOOKS.append(_set_inference_marking)
-_AUTOGRAD_BACKWARD: list = [None]
 #: regenerates a stale view's grad_fn; bound by ops.views (Note [View grad_fn regeneration])
 _VIEW_GRAD_FN: list = [None]
 
@@ -665,26 +658,3 @@ def _warn_nonleaf_grad(t) -> None:
         "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
         "instead. (retrograd.explain_grad(t) says why a grad is None.)", UserWarning,
         stacklevel=3)
-
-
-def _legacy_new(cls, args, kwargs):
-    from .ops.creation import tensor
-
-    device = kwargs.pop("device", None)
-    check_device(device)
-    if len(args) == 1 and not isinstance(args[0], (int, Size)):  # data; ints/Size: a shape
-        src = args[0]
-        if isinstance(src, Tensor):
-            t = _make(src._data)
-            t._vc = src._vc
-        else:
-            t = tensor(src, dtype=D.DEFAULTS.float)
-    else:
-        shape = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
-        if not args:
-            shape = (0,)  # torch.Tensor() is an empty 1-D tensor
-        t = _make(np.empty(tuple(shape), dtype=D.DEFAULTS.float.np))
-        t._data[...] = 0
-    if cls is not Tensor:
-        t.__class__ = cls
-    return t

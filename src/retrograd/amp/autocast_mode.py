@@ -20,6 +20,7 @@ import warnings
 from typing import Any
 
 from .. import _dtype as D
+from .._tensor import Tensor
 from . import policy
 from .state import (
     AMP,
@@ -129,8 +130,6 @@ class autocast:
 
 def _cast(value, device_type: str, dtype: D.dtype):
     """Cast floating tensors (not float64) inside ``value`` (nested containers too)."""
-    from .._tensor import Tensor
-
     if isinstance(value, Tensor):
         ok = value.is_floating_point() and value.dtype is not D.float64
         return value.to(dtype) if ok else value

@@ -42,6 +42,9 @@ from typing import Any
 
 from .. import _dtype as D
 from .._grad_mode import no_grad
+from .._tensor import Tensor
+from ..ops.creation import full
+from ..ops.functions import isfinite
 from .state import _warn_deprecated
 
 __all__ = ["GradScaler", "OptState"]
@@ -66,15 +69,11 @@ def _refresh_per_optimizer_state() -> dict:
 
 
 def _full(value, dtype):
-    from ..ops.creation import full
-
     return full((), value, dtype=dtype)
 
 
 def _non_finite_check_and_unscale_(grads: list, found_inf, inv_scale) -> None:
     """``torch._amp_foreach_non_finite_check_and_unscale_`` written with Tensor ops."""
-    from ..ops.functions import isfinite
-
     for g in grads:
         if not bool(isfinite(g).all()):
             found_inf.fill_(1.0)
@@ -154,8 +153,6 @@ class GradScaler:
             >>> torch.amp.GradScaler("cpu", init_scale=8.0).scale([torch.ones(1)])
             [tensor([8.])]
         """
-        from .._tensor import Tensor
-
         if not self._enabled:
             return outputs
         if isinstance(outputs, Tensor):
@@ -178,8 +175,6 @@ class GradScaler:
         return apply_scale(outputs)
 
     def _unscale_grads_(self, optimizer, inv_scale, found_inf, allow_fp16: bool) -> dict:
-        from .._tensor import Tensor
-
         per_dtype: dict = defaultdict(list)
         with no_grad():
             for group in optimizer.param_groups:

@@ -26,7 +26,8 @@ input with a float32 weight unless autocast cast them first). retrograd has two
 doors into an op, and both consult the one table:
 
 1. ``ops/dispatch.py: apply()`` checks ``AMP.on`` (one thread-local read) and sends
-   the call to ``autocast_apply`` while autocast is on: table primitives are
+   the call to ``autocast_apply`` while autocast is on (this module registers both
+   with dispatch when imported: Note [Dispatch interceptors]): table primitives are
    identified by ``Op.name`` (``mm``, ``bmm``, ``matmul``, ``prod``, ``cat``,
    ``stack``, ``linear``, ``conv``...). ``unary``/``binary`` (elementwise ops, none
    of which is on a list) have no check at all.
@@ -78,6 +79,9 @@ import weakref
 import numpy as np
 
 from .. import _dtype as D
+from .._tensor import Tensor
+from ..ops import dispatch as _dispatch
+from ..ops.functions import matmul, to
 from .state import AMP
 
 __all__ = ["LOWER_PRECISION_FP", "FP32", "PROMOTE", "LOWER_PRECISION_FP_OPS", "FP32_OPS",
@@ -191,8 +195,6 @@ _FLOAT_NP = frozenset(d.np for d in D.ALL if d.is_floating_point)
 
 
 def _to(t, dt):
-    from ..ops.functions import to
-
     return to(t, dt)
 
 
@@ -214,8 +216,6 @@ def _cast(t, dt):
 
 
 def _is_tensor(x) -> bool:
-    from .._tensor import Tensor
-
     return isinstance(x, Tensor)
 
 
@@ -296,17 +296,18 @@ def autocast_apply(op, inputs, p, nout, differentiable):
         >>> out.dtype
         torch.bfloat16
     """
-    from ..ops.dispatch import apply
-
     name = op.name
     cat = POLICY.get(ALIASES.get(name, name))
     AMP.on = False
     try:
         if cat is not None:
             inputs, _ = cast_arguments(cat, tuple(inputs), {})
-        return apply(op, inputs, p, nout, differentiable)
+        return _dispatch.apply(op, inputs, p, nout, differentiable)
     finally:
         AMP.on = True
+
+
+_dispatch.intercept_autocast(AMP, autocast_apply)  # Note [Dispatch interceptors]
 
 
 # -------------------------------------------------------------------------------
@@ -347,8 +348,6 @@ def _public_names(prefix: str = "") -> set:
 
 def _matmul_operators() -> dict:
     # ``x @ y``: a two-argument entry (cheaper than *args) around F.matmul itself
-    from ..ops.functions import matmul
-
     full = _entry(matmul, "matmul")
 
     def __matmul__(self, other):  # noqa: N807
@@ -396,8 +395,6 @@ def install() -> None:
         >>> install(); torch.addmm._autocast_op
         'addmm'
     """
-    from .._tensor import Tensor
-
     mods = sys.modules
     for key, ns, prefix in (("retrograd", mods.get("retrograd"), ""), ("Tensor", Tensor, ""),
                             ("linalg", mods.get("retrograd.linalg"), "linalg_"),

@@ -488,7 +488,7 @@ def _wrap_outputs(ctx, args, outs, is_exec: bool) -> tuple:
 def _rebase_dirty(ctx, o, k: int) -> None:
     """A dirty (modified in place) input becomes output ``k`` of ``ctx``."""
     from .._tensor import _make
-    from ..ops.functions import _rebase_view
+    from ..ops.inplace import _rebase_view
 
     if o.grad_fn is None and o._rg:
         raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "

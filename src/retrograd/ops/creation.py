@@ -13,6 +13,7 @@ import numpy as np
 from .. import _dtype as D
 from .._device import check_device
 from .._random import gen
+from .._size import Size
 from .._tensor import Tensor, _make
 from ..autograd.node import _LEGACY
 
@@ -542,3 +543,35 @@ LongTensor = _legacy(D.int64)
 IntTensor = _legacy(D.int32)
 BoolTensor = _legacy(D.bool)
 ByteTensor = _legacy(D.uint8)
+
+
+def legacy_new(cls, *args, **kwargs) -> Tensor:
+    """``Tensor(data)`` / ``Tensor(*shape)``, the legacy constructor, always of the default
+    float dtype (``methods.install`` makes it ``Tensor.__new__``); a ``Parameter``-like
+    subclass gets a bare instance to fill in.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.Tensor([1, 2]), torch.Tensor(2, 1).shape
+        (tensor([1., 2.]), torch.Size([2, 1]))
+    """
+    if cls is not Tensor and cls._is_param:
+        return object.__new__(cls)
+    device = kwargs.pop("device", None)
+    check_device(device)
+    if len(args) == 1 and not isinstance(args[0], (int, Size)):  # data; ints/Size: a shape
+        src = args[0]
+        if isinstance(src, Tensor):
+            t = _make(src._data)
+            t._vc = src._vc
+        else:
+            t = tensor(src, dtype=D.DEFAULTS.float)
+    else:
+        shape = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+        if not args:
+            shape = (0,)  # torch.Tensor() is an empty 1-D tensor
+        t = _make(np.empty(tuple(shape), dtype=D.DEFAULTS.float.np))
+        t._data[...] = 0
+    if cls is not Tensor:
+        t.__class__ = cls
+    return t

@@ -26,7 +26,6 @@ from .. import _dtype as D
 from .. import _tensor as _Tensor_mod
 from .._grad_mode import STATE
 from .._tensor import Tensor, _make, track_view
-from ..amp.state import AMP as _AMP
 from ..autograd.forward_ad import FW as _FW
 from ..autograd.forward_ad import fw_op as _fw_op
 from ..autograd.provenance import mark as _cut_mark
@@ -52,6 +51,39 @@ _asarray = np.asarray
 _F32 = np.dtype(np.float32)
 _BOOL = np.dtype(np.bool_)
 _re_backward = re.compile(r"Backward\d*$")
+
+
+# Note [Dispatch interceptors]
+# A library above dispatch that must see every table op while one of its modes is on
+# registers an interceptor here when it is imported, instead of dispatch importing it:
+# autocast (amp/policy.py, Note [Autocast dispatch]) calls ``intercept_autocast`` with
+# its thread-local state and its handler. ``apply`` tests the state's ``on`` flag, one
+# attribute read, and hands the call to the handler while it is set. Until a library
+# registers, the flag is a constant False.
+
+
+class _Off:
+    """The interceptor state while none is registered: never on."""
+
+    on = False
+
+
+_AMP = _Off()
+_autocast_apply = None
+
+
+def intercept_autocast(state, handler) -> None:
+    """Send ``apply``'s calls to ``handler(op, inputs, p, nout, differentiable)`` while
+    ``state.on`` is true (Note [Dispatch interceptors]); amp registers at import.
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.ops import dispatch
+        >>> dispatch._AMP is torch.amp.state.AMP
+        True
+    """
+    global _AMP, _autocast_apply
+    _AMP, _autocast_apply = state, handler
 
 
 _SCALARS = frozenset((float, int, bool))
@@ -257,10 +289,8 @@ def _mismatch(sa, sb):
 
 def apply(op, inputs, p=None, nout: int = 1, differentiable: bool = True):
     """Run any table op on ``inputs`` (tensors or other values) and record it."""
-    if _AMP.on:  # Note [Autocast dispatch] (amp/policy.py): one thread-local read when off
-        from ..amp.policy import autocast_apply
-
-        return autocast_apply(op, inputs, p, nout, differentiable)
+    if _AMP.on:  # Note [Dispatch interceptors]: one thread-local read when autocast is off
+        return _autocast_apply(op, inputs, p, nout, differentiable)
     n = len(inputs)
     if n == 2:  # the commonest arities written out (no list per call)
         a, b = inputs

@@ -11,10 +11,15 @@ from __future__ import annotations
 
 from .. import _dtype as D
 from .._tensor import Tensor
+from ..autograd import backward as autograd_backward
 from ..autograd.node import _LEGACY
 from . import functions as F
 from . import table as T
+from .conversion import _caster, type_
+from .creation import legacy_new
 from .dispatch import binary
+from .inplace import _make_inplace
+from .pointwise import lerp_method, tensor_operand_method
 
 _METHODS = """
 add sub subtract mul multiply div divide true_divide floor_divide remainder fmod pow
@@ -39,7 +44,7 @@ multinomial
 
 # Note [In-place forms]
 # Every in-place form is generated here, in one place, from the out-of-place function of
-# the same name (``F._make_inplace``: compute, write, bump the version, rebase the
+# the same name (``_make_inplace`` in inplace.py: compute, write, bump the version, rebase the
 # history). _INPLACE lists the ops with a ``Tensor.<name>_`` method, as in PyTorch
 # (ops whose result has the input's shape); an alias (``divide``, ``arcsin``, ``clip``)
 # gets the very method of the op it names. _INPLACE_FUNCTIONS lists the ones PyTorch
@@ -77,6 +82,8 @@ def _cast_methods():
 
 def install() -> None:
     """Attach methods and operators to ``Tensor`` (called once at import)."""
+    Tensor.__new__ = staticmethod(legacy_new)  # Tensor(data): the legacy constructor
+    Tensor.backward = backward
     for name in _METHODS:
         setattr(Tensor, name, getattr(F, name))
     for name, method in inplace_methods().items():
@@ -84,20 +91,20 @@ def install() -> None:
     # Note [Tensor-only operands]: these methods name the bad operand as PyTorch's
     # method forms do (position 1, after self); the functions count self as position 1
     for name in ("maximum", "minimum", "fmax", "fmin", "atan2", "arctan2"):
-        setattr(Tensor, name, F.tensor_operand_method(getattr(F, name), name))
+        setattr(Tensor, name, tensor_operand_method(getattr(F, name), name))
     for name in ("atan2_", "arctan2_"):
-        setattr(Tensor, name, F.tensor_operand_method(inplace_methods()[name], name))
-    Tensor.lerp = F.lerp_method(F.lerp, "lerp")
-    Tensor.lerp_ = F.lerp_method(inplace_methods()["lerp_"], "lerp_")
+        setattr(Tensor, name, tensor_operand_method(inplace_methods()[name], name))
+    Tensor.lerp = lerp_method(F.lerp, "lerp")
+    Tensor.lerp_ = lerp_method(inplace_methods()["lerp_"], "lerp_")
     for name, dt in _cast_methods().items():
-        setattr(Tensor, name, F._caster(dt))
-    Tensor.type = F.type_
+        setattr(Tensor, name, _caster(dt))
+    Tensor.type = type_
     Tensor.cpu = _cpu
     Tensor.cuda = _cuda
     Tensor.addcmul = addcmul
-    Tensor.addcmul_ = F._make_inplace(addcmul, "addcmul_")
+    Tensor.addcmul_ = _make_inplace(addcmul, "addcmul_")
     Tensor.addcdiv = addcdiv
-    Tensor.addcdiv_ = F._make_inplace(addcdiv, "addcdiv_")
+    Tensor.addcdiv_ = _make_inplace(addcdiv, "addcdiv_")
     Tensor.T = property(lambda self: self.permute(tuple(reversed(range(self.ndim)))),
                         doc="All dims reversed.")
     Tensor.where = where
@@ -137,14 +144,14 @@ def install() -> None:
     for name in ("add", "sub", "mul", "truediv", "pow", "mod"):
         method = getattr(Tensor, {"truediv": "div", "mod": "remainder"}.get(name, name) + "_")
         setattr(Tensor, f"__i{name}__", method)
-    Tensor.__ifloordiv__ = F._make_inplace(F.floor_divide, "floor_divide_")
+    Tensor.__ifloordiv__ = _make_inplace(F.floor_divide, "floor_divide_")
     Tensor.floor_divide_ = Tensor.__ifloordiv__
     for name in ("eq", "ne", "lt", "le", "gt", "ge"):
         setattr(Tensor, f"__{name}__", op(T._CMP[name]))
     for name, key in (("and", "bitwise_and"), ("or", "bitwise_or"), ("xor", "bitwise_xor")):
         setattr(Tensor, f"__{name}__", op(T._CMP[key]))
         setattr(Tensor, f"__r{name}__", op(T._CMP[key], reflected=True))
-        setattr(Tensor, f"__i{name}__", F._make_inplace(getattr(F, key), f"{key}_"))
+        setattr(Tensor, f"__i{name}__", _make_inplace(getattr(F, key), f"{key}_"))
     Tensor.__matmul__ = lambda self, other: F.matmul(self, other)
     Tensor.__rmatmul__ = lambda self, other: F.matmul(other, self)
     Tensor.__neg__ = F.neg
@@ -190,7 +197,7 @@ def inplace_methods() -> dict:
             fn = _float_power_into_double if name == "float_power" else getattr(F, name)
             method = by_fn.get(id(fn))
             if method is None:
-                method = by_fn[id(fn)] = F._make_inplace(fn, name + "_")
+                method = by_fn[id(fn)] = _make_inplace(fn, name + "_")
             _MADE[name + "_"] = method
     return _MADE
 
@@ -303,3 +310,17 @@ def where(self, condition, y) -> Tensor:
         tensor([1., 0.])
     """
     return F.where(condition, self, y)
+
+
+def backward(self, gradient=None, retain_graph=None, create_graph: bool = False,
+             inputs=None) -> None:
+    """Accumulate d(self)/d(leaf), times ``gradient`` (the v of vᵀJ), into leaves' .grad.
+
+    Example:
+        >>> import retrograd as torch
+        >>> x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+        >>> (x ** 2).backward(torch.ones(2, 2)); x.grad
+        tensor([[2., 4.],
+                [6., 8.]])
+    """
+    autograd_backward(self, gradient, retain_graph, create_graph, inputs=inputs)

@@ -96,7 +96,7 @@ def _linear_vjp(g, s, n, needs):
         if needs[1]:
             r[1] = apply(mm, (g.t(), x))
         if needs[2]:
-            r[2] = apply(R.ops.functions._SUM1, (g,), ((0,), False, None))  # g.sum(0)
+            r[2] = apply(R.ops.reductions._SUM1, (g,), ((0,), False, None))  # g.sum(0)
         return r
     if needs[0]:
         r[0] = g.matmul(w)

@@ -1,0 +1,133 @@
+"""Conversions and copies: ``Tensor.to`` (and the ``Module.to`` argument parser),
+``type_as``, ``type``, ``clone``, ``contiguous``, ``detach_copy``.
+
+Example:
+    >>> import retrograd as torch
+    >>> torch.tensor([1, 2]).to(torch.float64).clone()
+    tensor([1., 2.], dtype=torch.float64)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor, _make
+from . import table as T
+from .dispatch import apply
+
+# ----------------------------------------------------------------------------------
+# conversions and copies
+
+
+def parse_to_args(args, kwargs) -> tuple:
+    """(dtype or None, copy) from the arguments of ``Tensor.to``/``Module.to``, in any of
+    PyTorch's forms: ``to(dtype)``, ``to(device, dtype)``, ``to(other)``,
+    ``to(dtype, non_blocking, copy)``, keywords. The device must be the CPU."""
+    from .._device import check_device
+    from .._device import device as _device
+
+    kwargs = dict(kwargs)
+    dtype = kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    dev = kwargs.pop("device", None)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() received an invalid combination of arguments: unexpected "
+                        f"keyword {next(iter(kwargs))!r}. to() takes a dtype, a device (the "
+                        "CPU), another tensor, or the keywords dtype, device, copy, "
+                        "non_blocking and memory_format.")
+    flags = []
+    for a in args:
+        if isinstance(a, D.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype = a.dtype
+        elif isinstance(a, bool):  # positional non_blocking, then copy (PyTorch's order)
+            flags.append(a)
+        elif isinstance(a, (str, _device, int)):
+            dev = a
+        elif a is not None:
+            dtype = D.as_dtype(a)
+    if len(flags) > 1:
+        copy = flags[1]
+    check_device(dev)
+    return dtype, copy
+
+
+def to(self, *args, **kwargs) -> Tensor:
+    """Convert dtype (and accept a device, which must be the CPU).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.ones(2).to(torch.float64).dtype
+        torch.float64
+    """
+    dtype, copy = parse_to_args(args, kwargs)
+    if dtype is None:
+        return clone(self) if copy else self
+    dt = D.as_dtype(dtype).np
+    if dt == self._data.dtype and not copy:
+        return self
+    return apply(T.to_copy, (self,), dt)
+
+
+def _caster(dt):
+    def fn(self, memory_format=None) -> Tensor:
+        return to(self, dt)
+    fn.__name__ = dt.name
+    fn.__doc__ = f"``self.to({dt!r})``."
+    return fn
+
+
+def type_as(self, other) -> Tensor:
+    return to(self, other.dtype)
+
+
+def type_(self, dtype=None, non_blocking: bool = False):
+    if dtype is None:
+        return _legacy_type_str(self)
+    if isinstance(dtype, str):
+        names = {"torch.FloatTensor": D.float32, "torch.DoubleTensor": D.float64,
+                 "torch.LongTensor": D.int64, "torch.IntTensor": D.int32,
+                 "torch.HalfTensor": D.float16, "torch.BoolTensor": D.bool,
+                 "torch.ByteTensor": D.uint8}
+        dtype = names[dtype]
+    return to(self, dtype)
+
+
+def _legacy_type_str(t) -> str:
+    from ..autograd.node import legacy_type_name
+
+    return legacy_type_name(t)
+
+
+def clone(input, *, memory_format=None) -> Tensor:  # noqa: A002
+    """A copy in the graph (its gradient flows back to ``input``).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.ones(1, requires_grad=True).clone()
+        tensor([1.], grad_fn=<CloneBackward0>)
+    """
+    return apply(T.clone, (input,))
+
+
+def contiguous(input, memory_format=None) -> Tensor:  # noqa: A002
+    """``input`` itself when contiguous, otherwise a contiguous copy.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.zeros(2, 3).t().contiguous().is_contiguous()
+        True
+    """
+    if input._data.flags.c_contiguous:
+        return input
+    out = apply(T.clone, (input,))
+    out._data = np.ascontiguousarray(out._data)
+    return out
+
+
+def detach_copy(input) -> Tensor:  # noqa: A002
+    return _make(input._data.copy())

@@ -1,0 +1,600 @@
+"""In-place semantics (Note [In-place ops]): the checks PyTorch makes before a write, the
+version bump, rebasing a view's history onto its base (CopySlices), writes into
+memory that NumPy holds read-only, in-place ops on overlapping views, and the direct
+in-place kernels used outside any graph. Every ``Tensor.<op>_`` method is made here
+from its out-of-place function (``_make_inplace``; the list is in ``methods.py``).
+
+Example:
+    >>> import retrograd as torch
+    >>> a = torch.tensor([1., 2.], requires_grad=True)
+    >>> b = a * 1
+    >>> _ = b[0:1].mul_(3)
+    >>> b.grad_fn.name()
+    'torch::autograd::CopySlices'
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from .. import _dtype as D
+from .._grad_mode import STATE
+from .._tensor import Tensor, _make, check_inference_write, mark_views_requiring_grad, result_type
+from ..autograd.forward_ad import FW as _FW
+from ..autograd.forward_ad import inplace_tangent as _inplace_tangent
+from ..autograd.node import _LEGACY, RELEASED
+from . import buffers as _buffers
+from . import overlap as _overlap
+from ._core import Op, record
+from ._core import any_requires_grad as _any_rg
+from .arguments import _py_abs
+from .conversion import contiguous
+from .creation import zeros
+from .dispatch import apply, base_positions, check_view_rebase, move_retain, replay_view
+from .dispatch import scalar_array as _scalar_array
+from .indexing import norm_key
+from .pointwise import where
+from .shape import expand
+
+
+def _views_itself(self) -> bool:
+    """Is ``self`` a view (of a base that requires grad) whose elements share memory?"""
+    return self._base is not None and self._base._rg and _overlap.aliases_itself(self._data)
+
+
+# ----------------------------------------------------------------------------------
+# in-place ops (Note [In-place ops])
+
+
+def _check_inplace_leaf(self, grad: bool | None = None) -> None:
+    """PyTorch's ``check_inplace``: in grad mode, when the op involves a tensor that
+    requires grad (``grad``; default: ``self`` does), refuse to write into a leaf that
+    requires grad, a view (that requires grad) of any leaf, or a view whose history can't
+    be rewritten."""
+    if not STATE.enabled:
+        return
+    if grad is None:
+        grad = self._rg
+    if not grad:
+        return
+    base = self._base
+    if base is not None:
+        if grad:
+            check_view_rebase(self, indirect=False)
+        if (self._rg or base._rg) and base._gfn is None:  # PyTorch: the view requires
+            _raise_view_of_leaf()  # grad and its base is a leaf (whether or not it does)
+    elif self._rg and self._gfn is None:
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation. Leaves "
+            "that require grad (parameters, tensors made with requires_grad=True) must keep "
+            "their value for backward: update them inside `with torch.no_grad():` (as optimizers "
+            "do), or use an out-of-place op (x = x + 1).")
+
+
+def _raise_view_of_leaf() -> None:
+    # PyTorch asks only that the view require grad and its base be a leaf: the base need not
+    # require grad itself (a view made before ``view.requires_grad_()`` counts too)
+    raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                       "in-place operation. Clone the leaf first (x = leaf.clone(); "
+                       "x[...] = ...), or modify it under torch.no_grad().")
+
+
+#: the tensor an overlapping write (``_aliased_write``) is under way into: its op, re-entered,
+#: skips the overlap checks
+_WRITING: list = [None]
+
+
+def _aliased_write(self, body, compute=None, inputs=(), out=None, rewrite=None):
+    """Run ``body()``, an in-place op's usual path, on ``self`` whose memory NumPy holds
+    read-only (an expanded or overlapping view) or that an input overlaps: the op writes
+    through a writable alias of the same memory (Note [Memory overlap in in-place ops] in
+    ops/overlap.py). When element-by-element order matters (``out``, default ``self``'s
+    array, aliases itself or an input), the values are then rewritten as PyTorch's kernel
+    leaves them: ``compute()`` gives the op's result from the memory as it is. An op that
+    writes only some elements (index_put_, masked_fill_) passes ``rewrite(w)``, which
+    writes just those into the writable alias ``w``, when self's elements share memory."""
+    d = self._data
+    w = _overlap.writable(d)
+    if w is None:  # memory NumPy must not write (a shared constant): self gets its own
+        d = self._data = _overlap.private_copy(d)
+        w = _overlap.writable(d)
+    out = d if out is None else out
+    seq = compute is not None and _overlap.needs_sequential(out, inputs)
+    redo = not seq and rewrite is not None and _overlap.aliases_itself(d)
+    orig = d.copy() if seq or redo else None
+    self._data = w
+    prev_writing = _WRITING[0]
+    _WRITING[0] = self  # body() may re-enter the op: the checks are done
+    try:
+        res = body()
+    finally:
+        _WRITING[0] = prev_writing
+        if self._data is w:
+            self._data = d
+    node = self._gfn  # a node that saved its result keeps the read-only array
+    if w is not d and node is not None and node._out is not None:
+        node._out[:] = [(d,) + e[1:] if e is not None and e[0] is w else e for e in node._out]
+    if redo:
+        w[...] = orig
+        rewrite(w)
+    if seq:
+        w[...] = orig
+        prev = STATE.enabled
+        STATE.enabled = False
+        try:
+            _overlap.sequential(out, compute, inputs)
+        finally:
+            STATE.enabled = prev
+    return res
+
+
+_CAN_CAST_CACHE: dict = {}
+
+
+def _can_cast(src, dst) -> bool:
+    key = (src, dst)
+    r = _CAN_CAST_CACHE.get(key)
+    if r is None:
+        s, d = D.FROM_NP[src], D.FROM_NP[dst]
+        r = _CAN_CAST_CACHE[key] = s.category <= d.category
+    return r
+
+
+# Note [In-place ops]
+# An in-place op is its out-of-place op followed by a write into the tensor's
+# memory: the value is computed (and, in grad mode, recorded against the tensor's
+# *old* history), written with np.copyto so views see it, and the version counter
+# is bumped so saved copies of the old value are detected. The tensor then takes
+# the new node as its grad_fn ("rebase"). For a view, the base's history is
+# rewritten instead (Note [Views and in-place]).
+def _inplace(self: Tensor, res: Tensor) -> Tensor:
+    _check_inplace_leaf(self, res._rg)
+    sd = self._data.dtype
+    rd = res._data.dtype
+    if sd != rd and not _can_cast(rd, sd):
+        raise RuntimeError(f"result type {_LEGACY[res.dtype.name]} can't be cast to the desired "
+                           f"output type {_LEGACY[self.dtype.name]}. The in-place op would "
+                           "truncate its result; use the out-of-place op, or convert the tensor "
+                           "first (x = x.float()).")
+    if res._data.shape != self._data.shape:
+        bshape = np.broadcast_shapes(res._data.shape, self._data.shape)
+        if bshape != self._data.shape:
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
+                               f"broadcast shape {list(bshape)}")
+    if res._rg:
+        _snapshot_saved_self(self, res._gfn)
+    np.copyto(self._data, res._data, casting="unsafe")
+    self._vc[0] += 1
+    if _FW.active:
+        _inplace_tangent(self, res)
+    if not (res._rg and STATE.enabled):
+        if self._rg and self.grad_fn is not None and STATE.enabled:
+            raise RuntimeError("the derivative of this in-place op is not implemented: it was "
+                               "applied to a tensor that requires grad. Use it under no_grad() "
+                               "or on a detached tensor.")
+        return self
+    node = res._gfn
+    if node._out is not None and res._data.shape == self._data.shape:
+        # the op saved its output: that output now lives in self's memory, under self's
+        # version counter (shared with the base and every view), so a later write into
+        # any of them is caught when the rule reads it (PyTorch saves self itself, in
+        # self's dtype: x32.pow_(e64) saves the float32 result, and its node is x's
+        # grad_fn with no cast node after it; the engine casts gradients to each edge's
+        # dtype)
+        node._out[res._out_nr] = (self._data, self._vc, self._vc[0])
+    if res._data.shape != self._data.shape:
+        res = expand(res, self._data.shape)
+    base = self._base
+    if base is not None:
+        _rebase_view(self, res)
+        return self
+    # Note [In-place ops]: the tensor takes the result's node as its grad_fn ("rebase")
+    old = self._gfn
+    node = res._gfn
+    self._gfn = node
+    self._out_nr = res._out_nr
+    if not self._rg:
+        self._rg = True
+        if self._views is not None:
+            mark_views_requiring_grad(self)
+    if self._retains:
+        move_retain(self, old, node)
+    return self
+
+
+def _snapshot_saved_self(self: Tensor, node) -> None:
+    """If the op being applied in place saved ``self`` (its rule needs the value from
+    before the write, e.g. the other operand's gradient of ``x.mul_(w)``), save a copy
+    instead, keeping self's old history so double backward still reaches it. PyTorch
+    does the same ("original self")."""
+    saved = node._saved if node is not None else None
+    if not saved:
+        return
+    save = node._op.save
+    for i, x in enumerate(saved):
+        if x is self and save[i] == 0:  # only the self operand (PyTorch: original self)
+            snap = _make(self._data.copy())
+            if self._rg:
+                snap._rg = True
+                snap.grad_fn = self.grad_fn
+                snap._out_nr = self._out_nr
+            saved[i] = snap
+            node._ver[i] = 0
+
+
+def _copy_slices_vjp(g, s, n, needs):
+    recipe = n._p
+    out = [None, None]
+    if needs[0]:
+        mask = _make(np.ones(g._data.shape, dtype=np.bool_))
+        region = replay_view(recipe, mask)._data
+        if _overlap.internal(region):  # PyTorch copies the view's gradient into this region
+            raise RuntimeError(_overlap.INTERNAL_MSG + " (backward of an in-place op on an "
+                               "expanded view: its gradient cannot be written back; make the "
+                               "view with .clone() before the in-place op)")
+        _overlap.writable(region)[...] = False  # (maybe overlapping)
+        out[0] = where(mask, g, 0.0)
+    if needs[1]:  # on a contiguous g, as the mask above (PyTorch copies g into the base's
+        out[1] = replay_view(recipe, contiguous(g))  # layout first): g may be transposed
+    return out
+
+
+_COPY_SLICES = Op("copy_slices", None, _copy_slices_vjp, node_name="torch::autograd::CopySlices")
+_COPY_SLICES.unsaved = RELEASED  # PyTorch's CopySlices releases the node it wraps
+
+
+# Note [CopySlices folding]
+# An in-place op on a view rewrites the base's history. PyTorch records one CopySlices
+# node on the base that holds the op's own node (``fn``): backward takes the base's
+# gradient, gives the written region's part to ``fn`` as its output gradient, writes
+# what ``fn`` returns for its self input back into that region (the region's old values
+# were overwritten: only that path reaches them) and passes ``fn``'s other input
+# gradients on. Its next_functions are the base's old history followed by ``fn``'s other
+# inputs, and ``fn`` itself is no longer a node of the graph. retrograd does the same
+# when ``fn`` is a one-output table node whose first edge is the view; otherwise (a
+# custom Function's node, a hooked node, a multi-output op) the unfolded CopySlices
+# above keeps ``fn`` as a node of its own, with the same gradients.
+def _folded_copy_slices_vjp(g, s, n, needs):
+    recipe, fn = n._p
+    edges = n._edges
+    if needs is None:
+        needs = [e is not None for e in edges]
+    mask = _make(np.ones(g._data.shape, dtype=np.bool_))
+    region = replay_view(recipe, mask)._data
+    if _overlap.internal(region):  # as _copy_slices_vjp
+        raise RuntimeError(_overlap.INTERNAL_MSG + " (backward of an in-place op on an "
+                           "expanded view: its gradient cannot be written back; make the "
+                           "view with .clone() before the in-place op)")
+    _overlap.writable(region)[...] = False
+    grads = fn._op.backward(fn, [replay_view(recipe, contiguous(g))], list(needs))
+    out = [None, *grads[1:]]
+    if needs[0]:
+        base = where(mask, g, 0.0)
+        if grads[0] is not None:
+            replay_view(recipe, base).copy_(grads[0])
+        out[0] = base
+    return out
+
+
+_FOLDED_COPY_SLICES = Op("copy_slices_folded", None, _folded_copy_slices_vjp,
+                         node_name="torch::autograd::CopySlices")
+_FOLDED_COPY_SLICES.unsaved = RELEASED
+_FOLDED_BY_NONDIFF = {(): _FOLDED_COPY_SLICES}
+
+
+def _folded_copy_slices(nondiff: tuple) -> Op:
+    """The folded CopySlices op whose hidden slots are ``fn``'s (Note [Non-differentiable
+    inputs]): its edges are fn's with the first one replaced, so the positions agree."""
+    op = _FOLDED_BY_NONDIFF.get(nondiff)
+    if op is None:
+        op = _FOLDED_BY_NONDIFF[nondiff] = copy.copy(_FOLDED_COPY_SLICES)
+        op.nondiff = nondiff
+    return op
+
+
+# Note [In-place ops on overlapping views]
+# PyTorch's CopySlices computes the base's gradient as: the incoming gradient, with the
+# view's elements overwritten (``grad_slice.copy_(...)``) by the in-place op's gradient with
+# respect to the view's old value. When the view's elements share memory (an overlapping
+# unfold or as_strided view), that copy keeps, for each memory location, the value of the
+# element written last (TensorIterator's order); our view ops' own rules would sum them
+# instead. So an in-place op on such a view computes from ``_overlapping_self(view)``: the
+# view's values, recorded from the base by an op whose rule is that overwrite. A saved
+# result of the op is the view's memory, as PyTorch's. Known difference: PyTorch's double
+# backward differentiates that saved result through the view's own node (a sum over shared
+# elements), ours through the overwrite, so second derivatives at shared elements differ.
+def _overlap_self_rule(g, s, n):
+    _, shape, dt, pos, locs = n._p
+    flat = zeros(int(np.prod(shape, dtype=np.int64)), dtype=D.FROM_NP[dt])
+    b = g._data.ndim - len(n._p[0].shape)  # leading batch dims (vmap)
+    vals = g.reshape(g.shape[:b] + (-1,))[(slice(None),) * b + (_make(pos),)]
+    return flat.index_put((slice(None),) * b + (_make(locs),), vals).reshape(
+        g.shape[:b] + tuple(shape))
+
+
+_OVERLAP_SELF = Op("overlap_self", lambda a, p: p[0], (_overlap_self_rule,),
+                   node_name="AsStridedBackward0")
+
+
+def _overlapping_self(view_t: Tensor) -> Tensor:
+    """The values of ``view_t`` (a view whose elements share memory), as a tensor recorded
+    from its base whose gradient rule is CopySlices' overwrite (Note [In-place ops on
+    overlapping views])."""
+    base = view_t._base
+    d = view_t._data
+    where = base_positions(view_t._vfn, base._data.shape)
+    contiguous = np.empty(d.shape, d.dtype).strides
+    order = _overlap.ti_order(d.shape, [d.strides, contiguous])
+    locs = where.reshape(-1)[order]
+    last = np.unique(locs[::-1], return_index=True)[1]  # the last write to each location
+    pos = order[::-1][last]
+    return apply(_OVERLAP_SELF, (base,), (d.copy(), base._data.shape, base._data.dtype, pos,
+                                           locs[::-1][last]))
+
+
+def _rebase_view(view_t: Tensor, res: Tensor) -> None:
+    """An in-place op wrote ``res`` into the view ``view_t``: the base's new history is a
+    CopySlices node over its old history and ``res`` (Note [Views and in-place]); the view
+    itself, like every other view of the base, re-derives its grad_fn from it (Note [View
+    grad_fn regeneration])."""
+    check_view_rebase(view_t, indirect=False)
+    base = view_t._base
+    old_node = base._gfn
+    old = _make(base._data)
+    old._rg = base._rg
+    old._gfn = old_node
+    old._out_nr = base._out_nr
+    old._acc = base._acc
+    fn = res._gfn
+    e0 = fn._edges[0] if fn is not None and fn._edges else None
+    if fn is not None and res._out_nr == 0 and fn._nout == 1 and fn._op.__class__ is Op and \
+            0 not in fn._op.nondiff and \
+            e0 is not None and e0[0] is view_t._gfn and not fn._hooked:
+        # Note [CopySlices folding]: as PyTorch, one CopySlices node that runs the op's
+        # node on the written region's gradient: its edges are the base's old history
+        # and the op's other inputs (the op's edge to the view itself is replaced)
+        node = record(_folded_copy_slices(fn._op.nondiff), base, (old,), (view_t._vfn, fn))
+        node._edges = [node._edges[0], *fn._edges[1:]]
+    else:
+        record(_COPY_SLICES, base, (old, res), view_t._vfn)
+    if base._out_nr:
+        base._out_nr = 0
+    if base._views is not None:
+        mark_views_requiring_grad(base)
+    if base._retains:
+        move_retain(base, old_node, base._gfn)
+    view_t._rg = True  # its grad_fn is re-derived on next use (its version is stale)
+
+
+def _make_inplace(fn, name):
+    fast = _FAST_INPLACE.get(name)
+    kind = _overlap.policy(name)
+
+    def method(self, *args, **kwargs):
+        # Note [Memory overlap in in-place ops] (overlap.py), inline: the hot path of every
+        # in-place op. An array that owns its memory is writable (ours are: only views of
+        # others are made read-only), and two such arrays never overlap unless they are
+        # one; the checks run again only while _overlapping_inplace itself writes
+        if self._vc.__class__ is not list:  # Note [Inference tensors] (_tensor.py)
+            check_inference_write(self)
+        d = self._data
+        own = d.base is None
+        if not own and not d.flags.writeable:
+            if self is not _WRITING[0]:
+                return _overlapping_inplace(self, fn, kind, name, method, args, kwargs)
+        else:
+            for a in args:
+                if isinstance(a, Tensor) and not (own and a._data.base is None) and \
+                        a._data is not d and _may_share(d, a._data) and \
+                        self is not _WRITING[0]:
+                    return _overlapping_inplace(self, fn, kind, name, method, args, kwargs)
+            if kwargs:
+                for a in kwargs.values():
+                    if isinstance(a, Tensor) and not (own and a._data.base is None) and \
+                            a._data is not d and _may_share(d, a._data) and \
+                            self is not _WRITING[0]:
+                        return _overlapping_inplace(self, fn, kind, name, method, args,
+                                                    kwargs)
+        if not STATE.enabled or not (self._rg or _any_rg(args) or _any_rg(kwargs.values())):
+            if fast is not None and fast(self, *args, **kwargs):
+                self._vc[0] += 1
+                return self
+            return _write_plain(self, fn(self, *args, **kwargs))
+        # PyTorch's check_inplace runs before the kernel: a leaf (or a view of one) is
+        # refused before any argument or shape error of the op itself
+        _check_inplace_leaf(self, True)
+        return _inplace(self, fn(self, *args, **kwargs))
+    method.__name__ = name
+    method.__doc__ = f"In-place ``{fn.__name__}`` (bumps the version counter)."
+    return method
+
+
+_may_share = np.may_share_memory
+
+
+def _overlapping_inplace(self, fn, kind, name, method, args, kwargs):
+    """An in-place op on a tensor whose memory NumPy holds read-only (an expanded or
+    overlapping view) or that an argument may share: PyTorch's checks, then the write
+    (Note [Memory overlap in in-place ops] in overlap.py)."""
+    d = self._data
+    ins = [a._data for a in (*args, *kwargs.values()) if isinstance(a, Tensor) and
+           a is not self]
+    _overlap.check(d, ins[:1] if kind == "masked_fill" else ins, kind, name)
+    compute = None
+    if kind == "ti":
+        def compute():
+            return fn(self, *args, **kwargs)._data
+        tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
+        if tensors and result_type(self, *tensors).np != d.dtype:
+            # PyTorch's CPU TensorIterator reads a promoted copy of self and copies a
+            # temporary result back: every value is computed from the memory as it was
+            # (Note [Memory overlap in in-place ops]); the copy's order is the output's
+            # and the temporary's (contiguous)
+            frozen = []
+
+            def compute():
+                if not frozen:
+                    frozen.append(fn(self, *args, **kwargs)._data)
+                return frozen[0]
+            ins = [np.empty(d.shape, np.int8)]
+
+    def run():
+        return method(self, *args, **kwargs)
+    if STATE.enabled and _views_itself(self):  # Note [In-place ops on overlapping views]
+        def run():
+            _check_inplace_leaf(self, True)
+            r = fn(_overlapping_self(self), *args, **kwargs)
+            node = r._gfn
+            out = _inplace(self, r)
+            if node is not None and node._out is not None:  # a saved result is, as in
+                # PyTorch, the view: what the kernel leaves in memory
+                node._out[r._out_nr] = (d, self._vc, self._vc[0])
+            return out
+    return _aliased_write(self, run, compute, ins,
+                          rewrite=_partial_rewrite(self, fn, kind, args, kwargs))
+
+
+def _partial_rewrite(self, fn, kind, args, kwargs):
+    """For the in-place ops that write only some elements (masked_fill_, index_put_,
+    scatter_, index_copy_, tril_, ...): a function writing just those into a writable array
+    (``_aliased_write``'s ``rewrite``); None for elementwise ops."""
+    def arr(v):
+        return v._data if isinstance(v, Tensor) else v
+    if kind in ("no_overlap", "none", "index_fill"):  # the elements whose value it changes
+        def rewrite(w):
+            prev = STATE.enabled
+            STATE.enabled = False
+            try:
+                res = np.broadcast_to(fn(self, *args, **kwargs)._data, w.shape).astype(w.dtype)
+            finally:
+                STATE.enabled = prev
+            old = self._data  # (the memory as it was)
+            bits = np.dtype(f"u{w.itemsize}")
+            changed = np.ascontiguousarray(res).view(bits) != \
+                np.ascontiguousarray(old).view(bits)
+            w[changed] = res[changed]
+        return rewrite
+    if kind == "masked_fill":
+        mask = args[0] if args else kwargs["mask"]
+        value = args[1] if len(args) > 1 else kwargs["value"]
+        return lambda w: w.__setitem__(np.broadcast_to(arr(mask), w.shape), arr(value))
+    if kind == "index_put":
+        indices, values = args[0], arr(args[1])
+        accumulate = args[2] if len(args) > 2 else kwargs.get("accumulate", False)
+        key = norm_key(tuple(indices) if isinstance(indices, list) else indices)
+        if accumulate:
+            return lambda w: np.add.at(w, key, values)
+        return lambda w: w.__setitem__(key, values)
+    return None
+
+
+# Note [Direct in-place kernels]
+# Outside any graph (optimizer steps under no_grad), the arithmetic in-place ops write
+# straight into the tensor's array with ``out=``: computing a full-size result and
+# copying it back costs two large temporaries per call, which glibc returns to the OS
+# and faults back in every step. Each fast path applies only when the result dtype is
+# the tensor's own floating dtype and the operands broadcast to its shape; otherwise
+# it returns False and the general path runs. The operation order is the general
+# path's, so results are identical.
+_F32_64 = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
+
+
+def _operand(self, other):
+    """``other`` as an array that can be written into ``self`` in place, or None."""
+    d = self._data
+    if isinstance(other, Tensor):
+        od = other._data
+        if od.dtype != d.dtype:
+            return None
+        if od.shape != d.shape:
+            try:
+                if np.broadcast_shapes(od.shape, d.shape) != d.shape:
+                    return None
+            except ValueError:  # the general path raises PyTorch's error
+                return None
+        return od
+    if other.__class__ in (int, float):
+        return _scalar_array(other, d.dtype)
+    return None
+
+
+def _fast_arith(ufunc):
+    def fast(self, other, *, alpha=1, rounding_mode=None):
+        d = self._data
+        if d.dtype not in _F32_64 or rounding_mode is not None or _fw_active():
+            return False
+        od = _operand(self, other)
+        if od is None or (alpha.__class__ is not int and alpha.__class__ is not float):
+            return False  # bool, complex, NumPy or tensor alpha: the general path checks it
+        if alpha != 1:  # the scaled operand is a temporary: a pooled one for large steps
+            a = _scalar_array(alpha, d.dtype)
+            od = np.multiply(od, a) if od.nbytes < _buffers.pool_min() else \
+                np.multiply(od, a, out=_buffers.empty(od.shape, d.dtype))
+        ufunc(d, od, out=d)
+        return True
+    return fast
+
+
+def _fast_addc(ufunc):
+    def fast(self, tensor1, tensor2, *, value=1):
+        d = self._data
+        if d.dtype not in _F32_64 or _fw_active():
+            return False
+        a, b = _operand(self, tensor1), _operand(self, tensor2)
+        if a is None or b is None or value.__class__ not in (int, float):
+            return False
+        t = np.multiply(a, _scalar_array(value, d.dtype)) if value != 1 else a.copy()
+        if t.shape != np.broadcast_shapes(t.shape, b.shape):
+            return False
+        ufunc(t, b, out=t)  # (value * t1) op t2, then added: PyTorch's kernel order
+        np.add(d, t, out=d)
+        return True
+    return fast
+
+
+def _fast_lerp(self, end, weight):
+    d = self._data
+    if d.dtype not in _F32_64 or _fw_active() or weight.__class__ not in (int, float) or \
+            not isinstance(end, Tensor):
+        return False
+    e = _operand(self, end)
+    if e is None:
+        return False
+    t = np.subtract(e, d)
+    if _py_abs(weight) < 0.5:  # PyTorch's two-sided formula, as in the lerp kernel
+        t *= _scalar_array(weight, d.dtype)
+        np.add(d, t, out=d)
+    else:
+        t *= _scalar_array(1 - weight, d.dtype)
+        np.subtract(e, t, out=d)
+    return True
+
+
+def _fw_active() -> bool:
+    """True while a forward-AD dual level is open (tangents must be tracked)."""
+    return bool(_FW.active)
+
+
+_FAST_INPLACE = {
+    "add_": _fast_arith(np.add), "sub_": _fast_arith(np.subtract),
+    "mul_": _fast_arith(np.multiply), "div_": _fast_arith(np.true_divide),
+    "addcmul_": _fast_addc(np.multiply), "addcdiv_": _fast_addc(np.true_divide),
+    "lerp_": _fast_lerp,
+}
+
+
+def _write_plain(self, res):
+    """In-place write outside any graph (no_grad updates, optimizers)."""
+    _check_inplace_leaf(self)
+    sd = self._data.dtype
+    if res._data.dtype != sd and not _can_cast(res._data.dtype, sd):
+        return _inplace(self, res)
+    if res._data.shape != self._data.shape:
+        return _inplace(self, res)
+    np.copyto(self._data, res._data, casting="unsafe")
+    self._vc[0] += 1
+    if _FW.active:
+        _inplace_tangent(self, res)
+    return self

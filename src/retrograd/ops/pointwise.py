@@ -1,0 +1,672 @@
+"""Elementwise public functions: arithmetic with PyTorch's scalar and ``alpha`` rules,
+the unary table functions (``exp``, ``sin``, ...), comparisons and logical ops,
+``clamp``, ``where`` (and ``nonzero``, its one-argument form), ``lerp``, ``isclose``.
+
+Example:
+    >>> import retrograd as torch
+    >>> torch.add(torch.tensor([1., 2.]), torch.tensor([3., 4.]), alpha=2)
+    tensor([ 7., 10.])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import _C_NAMES, _LEGACY_NAMES, Tensor, _make, result_type
+from . import table as T
+from ._core import FLOAT_NP
+from .argcheck import invalid_combination, not_tensor
+from .arguments import _t
+from .creation import tensor
+from .dispatch import _is_number, _mismatch, apply, binary, unary
+from .out_arg import write_out
+
+# ----------------------------------------------------------------------------------
+# arithmetic
+
+
+def add(input, other, *, alpha=1, out=None) -> Tensor:  # noqa: A002
+    """``input + alpha * other`` with broadcasting and type promotion.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.add(torch.ones(2), torch.ones(2), alpha=3)
+        tensor([4., 4.])
+    """
+    if out is not None:
+        return write_out("add", out, add(input, other, alpha=alpha), (input, other))
+    if alpha.__class__ is not int or alpha != 1:
+        return _with_alpha(T.add_alpha, T.add, input, other, alpha)
+    return binary(T.add, input, other)
+
+
+def sub(input, other, *, alpha=1, out=None) -> Tensor:  # noqa: A002
+    """``input - alpha * other``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.sub(torch.ones(2), 1)
+        tensor([0., 0.])
+    """
+    if out is not None:
+        return write_out("sub", out, sub(input, other, alpha=alpha), (input, other))
+    if alpha.__class__ is not int or alpha != 1:
+        return _with_alpha(T.sub_alpha, T.sub, input, other, alpha)
+    return binary(T.sub, input, other)
+
+
+def _with_alpha(op, plain, input, other, alpha) -> Tensor:  # noqa: A002
+    """add/sub with ``alpha``, one node as in PyTorch (alpha: a number, or a 0-d tensor that
+    PyTorch reads as one; its checks against the result dtype run in the kernel)."""
+    cls = alpha.__class__
+    if cls is not int and cls is not float and cls is not bool and cls is not complex:
+        if isinstance(alpha, np.generic) or (isinstance(alpha, Tensor) and not alpha._data.ndim):
+            alpha = alpha.item()
+        else:
+            raise TypeError(f"{plain.name}(): argument 'alpha' must be Number, not "
+                            f"{type(alpha).__name__}")
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        return binary(plain, input, other)  # the error for two numbers
+    return binary(op, input, other, alpha)
+
+
+subtract = sub
+
+
+def mul(input, other, *, out=None) -> Tensor:  # noqa: A002
+    """Elementwise product.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.mul(torch.tensor([2.]), 3)
+        tensor([6.])
+    """
+    if out is not None:
+        return write_out("mul", out, binary(T.mul, input, other), (input, other))
+    return binary(T.mul, input, other)
+
+
+multiply = mul
+
+
+def div(input, other, *, rounding_mode=None, out=None) -> Tensor:  # noqa: A002
+    """True division (ints give floats), or ``rounding_mode='floor'``/``'trunc'``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.div(torch.tensor([7, -7]), 2, rounding_mode='floor')
+        tensor([ 3, -4])
+    """
+    if out is not None:
+        return write_out("div", out, div(input, other, rounding_mode=rounding_mode),
+                         (input, other))
+    if rounding_mode is None:
+        return binary(T.div, input, other)
+    if rounding_mode == "floor":
+        return binary(T.div_floor, input, other)
+    if rounding_mode == "trunc":
+        return binary(T.trunc_divide, input, other)
+    raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                     f"found '{rounding_mode}'")
+
+
+divide = true_divide = div
+
+
+def floor_divide(input, other) -> Tensor:  # noqa: A002
+    """Division rounded toward negative infinity (no gradient, as in PyTorch).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.floor_divide(torch.tensor([7.]), 2)
+        tensor([3.])
+    """
+    if isinstance(other, Tensor):  # Note [Scalar overloads] (ops/table.py)
+        return binary(T.floor_divide if isinstance(input, Tensor) else T.floor_divide_rscalar,
+                      input, other)
+    return binary(T.floor_divide_scalar, input, other)
+
+
+def remainder(input, other) -> Tensor:  # noqa: A002
+    """Python-style modulus (sign of the divisor).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.remainder(torch.tensor([-3.]), 2)
+        tensor([1.])
+    """
+    if isinstance(other, Tensor):  # Note [Scalar overloads] (ops/table.py)
+        return binary(T.remainder if isinstance(input, Tensor) else T.remainder_rscalar,
+                      input, other)
+    return binary(T.remainder_scalar, input, other)
+
+
+def fmod(input, other) -> Tensor:  # noqa: A002
+    """C-style modulus (sign of the dividend).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.fmod(torch.tensor([-3.]), 2)
+        tensor([-1.])
+    """
+    if not isinstance(input, Tensor) or not (  # unlike remainder, no (Number, Tensor) form
+            isinstance(other, Tensor) or other.__class__ in (int, float, bool) or
+            _is_number(other)):
+        raise invalid_combination("fmod", (input, other), _FMOD_SIGNATURES)
+    return binary(T.fmod if isinstance(other, Tensor) else T.fmod_scalar, input, other)
+
+
+_FMOD_SIGNATURES = ("Tensor input, Tensor other, *, Tensor out = None",
+                    "Tensor input, Number other, *, Tensor out = None")
+
+
+def pow(input, exponent) -> Tensor:  # noqa: A001,A002
+    """``input ** exponent`` (either may be a number).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.pow(torch.tensor([3.]), 2)
+        tensor([9.])
+    """
+    if isinstance(exponent, Tensor):  # Note [Scalar overloads] (ops/table.py)
+        return binary(T.pow if isinstance(input, Tensor) else T.pow_rscalar, input, exponent)
+    return binary(T.pow_scalar, input, exponent)
+
+
+def float_power(input, exponent) -> Tensor:  # noqa: A002
+    a = input.double() if isinstance(input, Tensor) else input
+    b = exponent.double() if isinstance(exponent, Tensor) else exponent
+    return pow(a, b)
+
+
+def atan2(input, other) -> Tensor:  # noqa: A002
+    """Angle of (other, input), elementwise.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.atan2(torch.tensor([1.]), torch.tensor([1.]))
+        tensor([0.7854])
+    """
+    if not isinstance(other, Tensor) or not isinstance(input, Tensor):
+        raise _not_tensors("atan2", input, other)
+    return binary(T.atan2, input, other)
+
+
+arctan2 = atan2
+
+
+def maximum(input, other) -> Tensor:  # noqa: A002
+    """Elementwise maximum (ties share the gradient, as PyTorch).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.maximum(torch.tensor([1., 5.]), torch.tensor([3., 2.]))
+        tensor([3., 5.])
+    """
+    if not isinstance(other, Tensor) or not isinstance(input, Tensor):
+        raise _not_tensors("maximum", input, other)
+    return binary(T.maximum, input, other)
+
+
+def minimum(input, other) -> Tensor:  # noqa: A002
+    """Elementwise minimum.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.minimum(torch.tensor([1., 5.]), torch.tensor([3., 2.]))
+        tensor([1., 2.])
+    """
+    if not isinstance(other, Tensor) or not isinstance(input, Tensor):
+        raise _not_tensors("minimum", input, other)
+    return binary(T.minimum, input, other)
+
+
+fmax, fmin = maximum, minimum
+
+
+def _not_tensors(fn: str, input, other) -> TypeError:  # noqa: A002
+    """The TypeError of a two-tensor function given a non-tensor (PyTorch's parser
+    reports the first such argument)."""
+    if not isinstance(input, Tensor):
+        return not_tensor(fn, "input", 1, input)
+    return not_tensor(fn, "other", 2, other)
+
+
+def tensor_operand_method(fn, name: str):
+    """``Tensor.<name>(other)`` for a function whose operand must be a tensor: the
+    method form of PyTorch's TypeError counts positions after ``self``."""
+    def method(self, other) -> Tensor:
+        if not isinstance(other, Tensor):
+            raise not_tensor(name, "other", 1, other)
+        return fn(self, other)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = fn.__doc__
+    return method
+
+
+def neg(input) -> Tensor:  # noqa: A002
+    """``-input``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.neg(torch.tensor([1.]))
+        tensor([-1.])
+    """
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+    return unary(T.neg, input)
+
+
+negative = neg
+
+
+def _unary_fn(op, doc_example: str):
+    def fn(input, *, out=None) -> Tensor:  # noqa: A002
+        if out is not None:  # Note [out= arguments] (ops/out_arg.py)
+            return write_out(op.name, out, unary(op, input), (input,))
+        return unary(op, input)
+    fn.__name__ = op.name
+    fn.__qualname__ = op.name
+    fn.__doc__ = (f"Elementwise ``{op.name}``.\n\n    Example:\n        >>> import retrograd as "
+                  f"torch\n        >>> {doc_example}\n")
+    return fn
+
+
+_UNARY_EXAMPLES = {
+    "abs": "torch.abs(torch.tensor([-2.]))\n        tensor([2.])",
+    "sign": "torch.sign(torch.tensor([-2.]))\n        tensor([-1.])",
+    "floor": "torch.floor(torch.tensor([1.5]))\n        tensor([1.])",
+    "ceil": "torch.ceil(torch.tensor([1.5]))\n        tensor([2.])",
+    "trunc": "torch.trunc(torch.tensor([-1.5]))\n        tensor([-1.])",
+    "exp": "torch.exp(torch.tensor([0.]))\n        tensor([1.])",
+    "exp2": "torch.exp2(torch.tensor([3.]))\n        tensor([8.])",
+    "expm1": "torch.expm1(torch.tensor([0.]))\n        tensor([0.])",
+    "log": "torch.log(torch.tensor([1.]))\n        tensor([0.])",
+    "log2": "torch.log2(torch.tensor([8.]))\n        tensor([3.])",
+    "log10": "torch.log10(torch.tensor([100.]))\n        tensor([2.])",
+    "log1p": "torch.log1p(torch.tensor([0.]))\n        tensor([0.])",
+    "sqrt": "torch.sqrt(torch.tensor([4.]))\n        tensor([2.])",
+    "rsqrt": "torch.rsqrt(torch.tensor([4.]))\n        tensor([0.5000])",
+    "reciprocal": "torch.reciprocal(torch.tensor([4.]))\n        tensor([0.2500])",
+    "sin": "torch.sin(torch.tensor([0.]))\n        tensor([0.])",
+    "cos": "torch.cos(torch.tensor([0.]))\n        tensor([1.])",
+    "tan": "torch.tan(torch.tensor([0.]))\n        tensor([0.])",
+    "asin": "torch.asin(torch.tensor([0.]))\n        tensor([0.])",
+    "acos": "torch.acos(torch.tensor([1.]))\n        tensor([0.])",
+    "atan": "torch.atan(torch.tensor([0.]))\n        tensor([0.])",
+    "sinh": "torch.sinh(torch.tensor([0.]))\n        tensor([0.])",
+    "cosh": "torch.cosh(torch.tensor([0.]))\n        tensor([1.])",
+    "tanh": "torch.tanh(torch.tensor([0.]))\n        tensor([0.])",
+    "sigmoid": "torch.sigmoid(torch.tensor([0.]))\n        tensor([0.5000])",
+    "relu": "torch.relu(torch.tensor([-1., 2.]))\n        tensor([0., 2.])",
+    "erf": "torch.erf(torch.tensor([0.]))\n        tensor([0.])",
+}
+_g = globals()
+for _name, _ex in _UNARY_EXAMPLES.items():
+    _g[_name] = _unary_fn(getattr(T, _name), _ex)
+absolute = _g["abs"]
+arcsin, arccos, arctan = _g["asin"], _g["acos"], _g["atan"]
+
+
+def round(input, *, decimals: int = 0) -> Tensor:  # noqa: A001,A002
+    """Round half to even (``decimals`` digits).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.round(torch.tensor([0.5, 1.5, 2.567]))
+        tensor([0., 2., 3.])
+    """
+    if decimals == 0:
+        return unary(T.round, input)
+    if input._data.dtype not in FLOAT_NP:
+        raise NotImplementedError(f'"round_cpu" not implemented for '
+                                  f"'{_LEGACY_NAMES[input.dtype.name]}' (round with decimals "
+                                  "takes a floating-point tensor: convert first, e.g. x.float())")
+    return apply(T.round_decimals, (input,), decimals)
+
+
+def square(input) -> Tensor:  # noqa: A002
+    """``input ** 2``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.square(torch.tensor([3.]))
+        tensor([9.])
+    """
+    return binary(T.pow_scalar, input, 2)
+
+
+def frac(input) -> Tensor:  # noqa: A002
+    return input - trunc(input)  # noqa: F821
+
+
+def clamp(input, min=None, max=None) -> Tensor:  # noqa: A001,A002
+    """Limit values to [min, max]; bounds may be numbers or tensors.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.clamp(torch.tensor([-2., 0.5, 3.]), min=-1, max=1)
+        tensor([-1.0000,  0.5000,  1.0000])
+    """
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if (isinstance(min, Tensor) and not isinstance(max, (Tensor, type(None)))) or (
+            isinstance(max, Tensor) and not isinstance(min, (Tensor, type(None)))):
+        raise TypeError(f"clamp() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(min).__name__}, {type(max).__name__}): the bounds must both be "
+                        "tensors or both be numbers (use torch.full_like(x, v) for a number)")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        lo = _t(min, input) if min is not None else None
+        hi = _t(max, input) if max is not None else None
+        dts = [x for x in (input, lo, hi) if x is not None]
+        rdt = result_type(*dts)
+        ins = [x if x is None or x.dtype == rdt else x.to(rdt) for x in (input, lo, hi)]
+        try:
+            return apply(T.clamp_tensor, ins)
+        except ValueError:
+            _check_broadcast("clamp", ("input", "min", "max"), ins)
+            raise
+    rdt = result_type(input, *(v for v in (min, max) if v is not None))
+    x = input if input.dtype == rdt else input.to(rdt)
+    return unary(T.clamp, x, (min, max))
+
+
+clip = clamp
+
+
+def clamp_min(input, min) -> Tensor:  # noqa: A001,A002
+    if min.__class__ in (int, float) and isinstance(input, Tensor) and \
+            input._data.dtype in FLOAT_NP and min == min:
+        return unary(T.clamp_min, input, (min, None))  # ClampMinBackward0, as PyTorch
+    return clamp(input, min=min)
+
+
+def clamp_max(input, max) -> Tensor:  # noqa: A001,A002
+    if max.__class__ in (int, float) and isinstance(input, Tensor) and \
+            input._data.dtype in FLOAT_NP and max == max:
+        return unary(T.clamp_max, input, (None, max))  # ClampMaxBackward0, as PyTorch
+    return clamp(input, max=max)
+
+
+def where(condition, input=None, other=None) -> Tensor:  # noqa: A002
+    """Elementwise ``input if condition else other`` (numbers allowed).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.where(torch.tensor([True, False]), torch.ones(2), 0.0)
+        tensor([1., 0.])
+    """
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    cond = condition if isinstance(condition, Tensor) else tensor(condition)
+    if cond._data.dtype != np.bool_:
+        if cond._data.dtype == np.uint8:
+            cond = _make(cond._data.astype(np.bool_))
+        else:
+            raise RuntimeError(f"where expected condition to be a boolean tensor, but got a "
+                               f"tensor with dtype {cond.dtype}")
+    ti, to = isinstance(input, Tensor), isinstance(other, Tensor)
+    if ti and to:
+        rdt = result_type(input, other)
+    elif ti:
+        rdt = result_type(input, other)
+    elif to:
+        rdt = result_type(input, other)
+    else:
+        rdt = D.result_type_of([], [], [input, other])
+    a = input if ti else _make(np.asarray(input, dtype=rdt.np))
+    b = other if to else _make(np.asarray(other, dtype=rdt.np))
+    dt = rdt.np
+    try:  # mixed dtypes are promoted by the kernel: no ToCopy node (PyTorch's graph)
+        if a._data.dtype is dt and b._data.dtype is dt:
+            return apply(T.where, (cond, a, b))
+        return apply(T.where, (cond, a, b), dt)
+    except ValueError:
+        _check_broadcast("where", ("condition", "input", "other"), (cond, a, b))
+        raise
+
+
+def _check_broadcast(fn, names, tensors) -> None:
+    """Raise PyTorch's broadcasting error (RuntimeError, "The size of tensor a (m) must
+    match the size of tensor b (n) at non-singleton dimension k") for ``tensors`` that do
+    not broadcast, naming ``fn``, the arguments and their shapes."""
+    shape: tuple = ()
+    for t in tensors:
+        if t is None:
+            continue
+        ts = tuple(t._data.shape)
+        try:
+            shape = np.broadcast_shapes(shape, ts)
+        except ValueError:
+            a, b, k = _mismatch(shape, ts)
+            desc = ", ".join(f"{nm} {tuple(x._data.shape)}" for nm, x in zip(names, tensors)
+                             if x is not None)
+            raise RuntimeError(
+                f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                f"non-singleton dimension {k}. {fn} got shapes {desc}, which do not broadcast: "
+                "line the dimensions up from the right; each pair must be equal or one of them "
+                "1 (use unsqueeze/reshape/expand).") from None
+
+
+def lerp(input, end, weight) -> Tensor:  # noqa: A002
+    """``input + weight * (end - input)``, computed as PyTorch does.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.lerp(torch.zeros(2), torch.ones(2), 0.25)
+        tensor([0.2500, 0.2500])
+    """
+    if not isinstance(end, Tensor) or not isinstance(input, Tensor) or not (
+            isinstance(weight, Tensor) or _is_number(weight)):
+        raise invalid_combination("lerp", (input, end, weight), _LERP_SIGNATURES)
+    dt = input._data.dtype
+    if end._data.dtype != dt:
+        raise _lerp_dtype_error("end", input, end)
+    if isinstance(weight, Tensor):
+        w = weight
+        if weight._data.dtype != dt:
+            if weight._data.ndim:
+                raise _lerp_dtype_error("weight", input, weight)
+            # Note [lerp dtypes]: a 0-d weight is promoted with the operands, as a
+            # TensorIterator input (int and float weights work; float32 stays float32)
+            rdt = result_type(input, weight)
+            input, end, w = (x if x._data.dtype == rdt.np else x.to(rdt)
+                             for x in (input, end, weight))
+            dt = rdt.np
+        kernel = "lerp_kernel_tensor"
+        args = (input, end, w)
+    else:  # a number: a parameter of the node (LerpBackward0), as PyTorch's lerp.Scalar
+        kernel = "lerp_kernel_scalar"
+        args = (input, end)
+    if dt not in FLOAT_NP:
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_LEGACY_NAMES[input.dtype.name]}' (lerp interpolates "
+                                  "floating-point tensors: convert first, e.g. x.float())")
+    try:
+        if len(args) == 3:
+            return apply(T.lerp, args)
+        return apply(T.lerp_scalar, args, weight)
+    except ValueError:
+        _check_broadcast("lerp", ("input", "end", "weight"), args)
+        raise
+
+
+# Note [lerp dtypes]
+# PyTorch's lerp is stricter than the binary ops: ``end`` must have the dtype of
+# ``input`` ("expected dtype float for `end` but got dtype double"), and so must a
+# weight tensor with dimensions; a 0-d weight tensor is promoted with them instead (the
+# result may then be float64, or float32 from int64 operands), and a Python number
+# weight takes input's dtype. Integer and bool results have no kernel.
+_LERP_SIGNATURES = ("Tensor input, Tensor end, Tensor weight, *, Tensor out = None",
+                    "Tensor input, Tensor end, Number weight, *, Tensor out = None")
+
+
+_LERP_METHOD_SIGNATURES = ("Tensor end, Tensor weight", "Tensor end, Number weight")
+
+
+def lerp_method(fn, name: str):
+    """``Tensor.lerp`` / ``Tensor.lerp_`` (``fn``): PyTorch's method-form TypeError for an
+    ``end`` that is not a tensor, then ``fn``."""
+    def method(self, end, weight) -> Tensor:
+        if not isinstance(end, Tensor) or not (isinstance(weight, Tensor) or
+                                               _is_number(weight)):
+            raise invalid_combination(name, (end, weight), _LERP_METHOD_SIGNATURES)
+        return fn(self, end, weight)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = fn.__doc__
+    return method
+
+
+def _lerp_dtype_error(arg: str, input, other) -> RuntimeError:  # noqa: A002
+    want, got = _C_NAMES[input.dtype.name], _C_NAMES[other.dtype.name]
+    return RuntimeError(f"expected dtype {want} for `{arg}` but got dtype {got} (lerp does not "
+                        f"promote: convert {arg}, e.g. {arg}.to({input.dtype}))")
+
+
+def _cmp(name):
+    op = T._CMP[name]
+
+    def fn(input, other) -> Tensor:  # noqa: A002
+        return binary(op, input, other)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"Elementwise ``{name}`` (a bool tensor, no gradient).\n\n    Example:\n"
+                  f"        >>> import retrograd as torch\n        >>> torch.{name}(torch.tensor"
+                  f"([1, 2]), 2).dtype\n        torch.bool\n")
+    if name.startswith("bitwise"):
+        fn.__doc__ = f"Elementwise ``{name}`` of integer or bool tensors."
+    return fn
+
+
+for _name in T._CMP:
+    _g[_name] = _cmp(_name)
+greater, greater_equal, less, less_equal, not_equal = (_g["gt"], _g["ge"], _g["lt"], _g["le"],
+                                                      _g["ne"])
+
+
+def logical_not(input) -> Tensor:  # noqa: A002
+    """Elementwise not (bool result).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.logical_not(torch.tensor([True, False]))
+        tensor([False,  True])
+    """
+    return _make(np.logical_not(input._data))
+
+
+def bitwise_not(input) -> Tensor:  # noqa: A002
+    """``~input`` for bool and integer tensors.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.bitwise_not(torch.tensor([True]))
+        tensor([False])
+    """
+    if input._data.dtype in FLOAT_NP:
+        raise TypeError("bitwise_not is only supported for integer and boolean tensors, got "
+                        f"{input.dtype}")
+    return _make(np.asarray(np.invert(input._data)))
+
+
+def isnan(input) -> Tensor:  # noqa: A002
+    """Elementwise NaN test.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.isnan(torch.tensor([float('nan'), 1.]))
+        tensor([ True, False])
+    """
+    return _make(np.asarray(np.isnan(input._data)))
+
+
+def isinf(input) -> Tensor:  # noqa: A002
+    return _make(np.asarray(np.isinf(input._data)))
+
+
+def isfinite(input) -> Tensor:  # noqa: A002
+    return _make(np.asarray(np.isfinite(input._data)))
+
+
+def isposinf(input) -> Tensor:  # noqa: A002
+    return _make(np.asarray(np.isposinf(input._data)))
+
+
+def isneginf(input) -> Tensor:  # noqa: A002
+    return _make(np.asarray(np.isneginf(input._data)))
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None) -> Tensor:  # noqa: A002
+    """Replace NaN and infinities (gradient flows where values are kept).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nan_to_num(torch.tensor([float('nan'), 2.]))
+        tensor([0., 2.])
+    """
+    return apply(T.nan_to_num, (input,), (nan, posinf, neginf))
+
+
+def allclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
+             equal_nan: bool = False) -> bool:
+    """True when all elements are close: |input - other| <= atol + rtol * |other|.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.allclose(torch.tensor([1.0]), torch.tensor([1.0 + 1e-9]))
+        True
+    """
+    return bool(np.allclose(_np(input), _np(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
+            equal_nan: bool = False) -> Tensor:
+    """Elementwise closeness test.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.isclose(torch.tensor([1., 2.]), torch.tensor([1., 2.1]))
+        tensor([ True, False])
+    """
+    return _make(np.asarray(np.isclose(_np(input), _np(other), rtol=rtol, atol=atol,
+                                       equal_nan=equal_nan)))
+
+
+def equal(input, other) -> bool:  # noqa: A002
+    """True when both have the same shape and elements.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.equal(torch.ones(2), torch.ones(2))
+        True
+    """
+    return input._data.shape == other._data.shape and bool(np.array_equal(input._data,
+                                                                           other._data))
+
+
+def _np(x):
+    if isinstance(x, Tensor):
+        d = x._data
+        return d.astype(np.float32) if d.dtype == D.bfloat16.np else d
+    return np.asarray(x)
+
+
+def nonzero(input, *, as_tuple: bool = False):  # noqa: A002
+    """Indices of non-zero elements.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nonzero(torch.tensor([0, 3, 0, 4]))
+        tensor([[1],
+                [3]])
+    """
+    nz = np.nonzero(input._data)
+    if as_tuple:
+        return tuple(_make(a.astype(np.int64)) for a in nz)
+    return _make(np.stack(nz, axis=1).astype(np.int64) if nz else np.zeros((0, 0), np.int64))
+
+
+def argwhere(input) -> Tensor:  # noqa: A002
+    return nonzero(input)

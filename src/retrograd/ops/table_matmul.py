@@ -1,0 +1,272 @@
+"""Op records of the matrix products: ``mm``/``mv``/``dot``/``bmm``/``matmul`` (one
+record each, ``mm_ops``), ``addmm``, ``einsum``, and the float32-accumulating kernel
+for half-precision operands (Note [Low-precision accumulation]). Part of the one table
+(``table.py`` re-exports every record).
+
+Example:
+    >>> from retrograd.ops import table_matmul
+    >>> sorted(table_matmul.mm_ops)[:3]
+    ['bmm', 'dot', 'matmul']
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import retrograd as R
+
+from .._grad_mode import STATE
+from ..autograd.forward_ad import jvp_multilinear
+from ._core import Op
+
+# ---------------------------------------------------------------------------------
+# matrix products (1-D operands handled as numpy.matmul does)
+
+def _mm_rule_a(g, s, n):
+    # written from the right so a batched g (Note [Batched rules]) broadcasts through;
+    # a itself is saved only for b's gradient (PyTorch's mm saves self only if mat2
+    # requires grad): its shape is its edge's
+    a, b = s
+    ashape = a.shape if a is not None else n._edges[0][2]
+    if len(ashape) == 2 and b.ndim > 2 and g._data.dtype in _LOW_MM and \
+            g.shape[:-2] == b.shape[:-2]:
+        # torch folds the batch into one product: one rounding (Note [Low-precision
+        # accumulation]), where a batched product and a sum would round twice
+        return g.movedim(-2, 0).reshape(ashape[0], -1) @ b.movedim(-2, 0).reshape(
+            ashape[1], -1).mT
+    if b.ndim == 1:
+        return g.unsqueeze(-1) * b
+    if len(ashape) == 1:
+        return (g.unsqueeze(-2) @ b.mT).squeeze(-2)
+    return g @ b.mT
+
+
+def _mm_rule_b(g, s, n):
+    a, b = s
+    bnd = b.ndim if b is not None else len(n._edges[1][2])  # (see _mm_rule_a)
+    if bnd == 2 and a.ndim > 2 and g._data.dtype in _LOW_MM and g.shape[:-2] == a.shape[:-2]:
+        # one folded product, as torch's matmul (see _mm_rule_a)
+        return a.reshape(-1, a.shape[-1]).mT @ g.reshape(-1, g.shape[-1])
+    if a.ndim == 1:
+        if bnd == 1:
+            return g.unsqueeze(-1) * a
+        return a.unsqueeze(-1) * g.unsqueeze(-2)
+    if bnd == 1:
+        return (a.mT @ g.unsqueeze(-1)).squeeze(-1)
+    return a.mT @ g
+
+
+_F32 = np.dtype(np.float32)
+_LOW_MM = frozenset((np.dtype(np.float16), R._dtype.bfloat16.np))
+
+
+_F16 = np.dtype(np.float16)
+_LANE_BUDGET = 1 << 22  # float32 products held at once by low_matmul_f32 (16 MB)
+
+
+# Note [Low-precision accumulation]
+# PyTorch's CPU kernels never accumulate a bfloat16/float16 matrix product in the low
+# precision: the products of two such numbers are exact in float32, the sum is kept in
+# float32, and the result is rounded once (round to nearest even) to the low dtype. A
+# bias (linear, addmm's ``beta * input``, a convolution's bias) is added in float32
+# before that one rounding. Which float32 sum torch forms differs by dtype:
+#
+# * bfloat16 goes to oneDNN (mkldnn_bf16_gemm; its convolutions likewise). Its
+#   summation order depends on the CPU (avx512_bf16 pairs, AMX tiles, K blocking,
+#   threads), so retrograd sums with NumPy's float32 BLAS. The float32 sums then differ
+#   in their last bits, which survive the rounding to 8 bits of mantissa rarely: about
+#   1 element in 10^4 is 1 ULP off on random data (docs/compatibility.md); on data whose
+#   float32 sums are exact (any order gives them) the bits are identical.
+# * float16 has no oneDNN kernel on CPUs without AVX512-FP16/AMX-FP16, and torch runs
+#   its portable gemm (aten/src/ATen/native/cpu/BlasKernel.cpp): every output element
+#   is a dot product in four interleaved float32 partial sums (lane r takes k = r mod 4,
+#   in order; the last K mod 4 products go to lane 0), combined as
+#   ((p0 + p1) + p2) + p3. ``low_matmul_f32`` forms exactly these sums (a sequential
+#   np.add.reduce over the outer axis of the exact products), so float16 results are
+#   bit-identical; the cost is one pass over M*N*K products, no faster than torch's
+#   own scalar loop but no slower in kind.
+
+
+def low_matmul_f32(a, b, dtype):
+    """``a @ b`` (float32 arrays holding ``dtype`` values) summed as torch sums ``dtype``.
+
+    Returns float32; the caller adds a bias, if any, then rounds once
+    (Note [Low-precision accumulation]).
+
+    Example:
+        >>> import numpy as np
+        >>> from retrograd.ops.table import low_matmul_f32
+        >>> a = np.ones((2, 5), np.float32)
+        >>> low_matmul_f32(a, a.T, np.dtype(np.float16))
+        array([[5., 5.],
+               [5., 5.]], dtype=float32)
+    """
+    if dtype != _F16:
+        if a.ndim == 2 and b.ndim == 2:
+            return np.dot(a, b)
+        return np.matmul(a, b)
+    va, vb = a.ndim == 1, b.ndim == 1
+    a2 = a[None, :] if va else a
+    b2 = b[:, None] if vb else b
+    batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+    m, k = a2.shape[-2:]
+    n = b2.shape[-1]
+    a2 = np.broadcast_to(a2, batch + (m, k))
+    b2 = np.broadcast_to(b2, batch + (k, n))
+    out = np.empty(batch + (m, n), dtype=_F32)
+    k4 = k - k % 4
+    # rows and columns per block so that one block's k products fit the budget
+    nc = max(1, min(n, _LANE_BUDGET // max(1, k)))
+    mc = max(1, min(m, _LANE_BUDGET // max(1, k * nc)))
+    zero = np.float32(0)
+    for idx in np.ndindex(*batch):
+        ab, bb, ob = a2[idx], b2[idx], out[idx]
+        for i0 in range(0, m, mc):
+            at = ab[i0:i0 + mc].T  # (k, mc)
+            for j0 in range(0, n, nc):
+                bt = bb[:, j0:j0 + nc]
+                p = at[:, :, None] * bt[:, None, :]  # (k, mc, nc): exact products
+                lanes = np.add.reduce(p[:k4].reshape((k4 // 4, 4) + p.shape[1:]), axis=0,
+                                      initial=zero)  # sequential over the outer axis
+                p0 = lanes[0]
+                for t in range(k4, k):
+                    p0 = p0 + p[t]
+                ob[i0:i0 + mc, j0:j0 + nc] = ((p0 + lanes[1]) + lanes[2]) + lanes[3]
+    if va and vb:
+        return out[..., 0, 0]
+    if va:
+        return out[..., 0, :]
+    if vb:
+        return out[..., 0]
+    return out
+
+
+def _matmul_fwd(a, b):
+    # float16/bfloat16: accumulate in float32 and round the product once
+    # (Note [Low-precision accumulation])
+    if a.dtype in _LOW_MM:
+        return low_matmul_f32(a.astype(_F32), b.astype(_F32), a.dtype).astype(a.dtype)
+    if a.ndim == 2 and b.ndim == 2:  # the same BLAS call as matmul, less overhead per call
+        return np.dot(a, b)
+    return np.matmul(a, b)
+
+
+_MM_RULES = (_mm_rule_a, _mm_rule_b)
+# each operand is saved only for the other's gradient (as mul; PyTorch's mm likewise)
+mm_ops = {k: Op(k, _matmul_fwd, _MM_RULES, (0, 1), save_if=((1,), (0,)))
+          for k in ("mm", "bmm", "mv", "dot")}
+mm_ops["matmul"] = Op("matmul", _matmul_fwd, _MM_RULES, (0, 1), save_if=((1,), (0,)),
+                      node_name="UnsafeViewBackward0")
+
+
+# addmm: beta * input + alpha * (mat1 @ mat2) in one node, as PyTorch's AddmmBackward0
+# (inputs in its order: input, mat1, mat2; nn.functional.linear is addmm(b, x, W.t())).
+# One kernel call, no temporary for the product's sum with the bias; p = (beta, alpha).
+def _addmm_fwd(b, m1, m2, p):
+    beta, alpha = p
+    if m1.dtype in _LOW_MM:  # float32 sums, the bias added in float32, one rounding
+        dt = m1.dtype
+        out = low_matmul_f32(m1.astype(_F32), m2.astype(_F32), dt)
+        b = b.astype(_F32)
+    else:
+        # np.dot: the same BLAS call as np.matmul for 2-D operands, less overhead per call
+        out = np.dot(m1, m2)
+        dt = None
+    if alpha != 1:
+        out *= alpha
+    if beta != 0:  # beta == 0: input is ignored, its nan/inf do not propagate (PyTorch)
+        out += b if beta == 1 else b * beta
+    return out if dt is None else out.astype(dt)
+
+
+def _addmm_vjp(g, s, n, needs):
+    m1, m2 = s
+    beta, alpha = n._p
+    r = [None, None, None]
+    if needs[0]:
+        r[0] = g if beta == 1 else g * beta  # the engine sums it back to input's shape
+    if g.ndim == 2 and not STATE.batch and g.dtype == m1.dtype == m2.dtype:
+        mm = mm_ops["mm"]  # the common case, straight to the mm entry (no API checks)
+        if needs[1]:
+            r[1] = R.ops.dispatch.apply(mm, (g, m2.t()))
+        if needs[2]:
+            r[2] = R.ops.dispatch.apply(mm, (m1.t(), g))
+    else:
+        if needs[1]:
+            r[1] = g.matmul(m2.t())
+        if needs[2]:
+            r[2] = m1.t().matmul(g)
+    if alpha != 1:
+        r[1] = None if r[1] is None else r[1] * alpha
+        r[2] = None if r[2] is None else r[2] * alpha
+    return r
+
+
+def _addmm_jvp(t, s, n, out):
+    beta, alpha = n._p
+    _, m1, m2 = n._xs
+    res = None
+    if t[1] is not None:
+        res = t[1].matmul(m2)
+    if t[2] is not None:
+        r = m1.matmul(t[2])
+        res = r if res is None else res + r
+    if res is not None and alpha != 1:
+        res = res * alpha
+    if t[0] is not None and beta != 0:
+        tb = t[0] if beta == 1 else t[0] * beta
+        res = tb.expand(tuple(out.shape)) if res is None else res + tb
+    return res
+
+
+addmm = Op("addmm", _addmm_fwd, _addmm_vjp, (1, 2), jvp=_addmm_jvp)
+
+
+def _einsum_vjp(g, s, n, needs):
+    ins, out_sub = n._p[0], n._p[1]
+    ops = s
+    res = []
+    for i, need in enumerate(needs):
+        if not need:
+            res.append(None)
+            continue
+        sub = ins[i]
+        others = [o for j, o in enumerate(ops) if j != i]
+        others_sub = [x for j, x in enumerate(ins) if j != i]
+        avail = set(out_sub).union(*others_sub) if others_sub else set(out_sub)
+        if len(set(sub)) != len(sub):
+            raise NotImplementedError(
+                f"retrograd: the gradient of einsum with a repeated index in one operand "
+                f"('{sub}') is not supported; take the diagonal with torch.diagonal first")
+        kept = "".join(c for c in sub if c in avail)
+        spec = ",".join([out_sub] + others_sub) + "->" + kept
+        r = R.einsum(spec, g, *others)
+        if kept != sub:
+            shape = ops[i].shape
+            view = [shape[k] if c in avail else 1 for k, c in enumerate(sub)]
+            r = r.reshape(view).expand(shape)
+        res.append(r)
+    return res
+
+
+def _einsum_fwd(*a):
+    ops = a[:-1]
+    if ops and ops[0].dtype in _LOW_MM:  # float32 accumulation (see _matmul_fwd)
+        dt = ops[0].dtype
+        return np.einsum(a[-1][2], *(x.astype(_F32) for x in ops), optimize=True).astype(dt)
+    return np.einsum(a[-1][2], *ops, optimize=True)
+
+
+_EINSUM_OPS: dict = {}
+
+
+def einsum_op(n_operands: int) -> Op:
+    """The einsum entry for ``n_operands`` operands (its rules read them all back)."""
+    op = _EINSUM_OPS.get(n_operands)
+    if op is None:
+        op = _EINSUM_OPS[n_operands] = Op("einsum", _einsum_fwd, _einsum_vjp,
+                                          tuple(range(n_operands)), jvp=jvp_multilinear)
+    return op
+
+
+einsum = einsum_op(2)
