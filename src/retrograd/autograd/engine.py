@@ -189,26 +189,7 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
     # donated, Note [Gradient donation] in ops/buffers.py)
     task = GraphTask(outputs, grad_outputs, inputs, retain_graph, create_graph, accumulate,
                      nbatch)
-    prev = STATE.enabled, STATE.cut_watch, STATE.batch
-    STATE.enabled = create_graph
-    STATE.cut_watch = None  # derivative rules leave no cut markers (autograd/provenance.py)
-    STATE.batch = 0 if nbatch is None else 1
-    TASKS.stack.append(task)  # Note [Graph tasks]
-    try:
-        heap: list = []
-        deps, first = task.deps, task.first
-        for n in task.roots:
-            if deps.get(n, 0) == 0:
-                heapq.heappush(heap, (first() if _runs_first(n) else -n._seq, n))
-        task.anomaly = STATE.anomaly
-        # Note [Gradient donation] (ops/buffers.py): gradients this big may be donated; a
-        # pass that starts with no pooled array (small tensors) skips the check per node
-        task.donate = not create_graph and nbatch is None and _buffers.in_use()
-        task.donate_min = _buffers.pool_min()
-        _schedule(task, heap)
-    finally:
-        STATE.enabled, STATE.cut_watch, STATE.batch = prev
-        TASKS.stack.pop()
+    _execute(task)
     if inputs is not None and not accumulate:
         return _gathered(task, allow_unused, materialize)
     return None
@@ -324,6 +305,31 @@ def _reaching(deps: dict, targets: set) -> set:
         out.add(n)
         stack.extend(parents.get(n, ()))
     return out
+
+
+def _execute(task: GraphTask) -> None:
+    """Run the task's graph in the modes of its pass (grad mode = create_graph)."""
+    create_graph, nbatch = task.create_graph, task.nbatch
+    prev = STATE.enabled, STATE.cut_watch, STATE.batch
+    STATE.enabled = create_graph
+    STATE.cut_watch = None  # derivative rules leave no cut markers (autograd/provenance.py)
+    STATE.batch = 0 if nbatch is None else 1
+    TASKS.stack.append(task)  # Note [Graph tasks]
+    try:
+        heap: list = []
+        deps, first = task.deps, task.first
+        for n in task.roots:
+            if deps.get(n, 0) == 0:
+                heapq.heappush(heap, (first() if _runs_first(n) else -n._seq, n))
+        task.anomaly = STATE.anomaly
+        # Note [Gradient donation] (ops/buffers.py): gradients this big may be donated; a
+        # pass that starts with no pooled array (small tensors) skips the check per node
+        task.donate = not create_graph and nbatch is None and _buffers.in_use()
+        task.donate_min = _buffers.pool_min()
+        _schedule(task, heap)
+    finally:
+        STATE.enabled, STATE.cut_watch, STATE.batch = prev
+        TASKS.stack.pop()
 
 
 # Note [Chain fast path]: when a node made exactly one node ready and no other is
