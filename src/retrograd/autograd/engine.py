@@ -22,7 +22,6 @@ import threading
 import numpy as np
 
 from .._grad_mode import STATE
-from ..ops import buffers as _buffers
 from .anomaly_mode import nan_error, warn_forward_trace
 from .node import AccumulateGrad, Kept, internal_slots, public_slots
 
@@ -34,23 +33,38 @@ __all__ = ["run_backward", "make_grads", "GraphTask", "is_checkpoint_valid",
 # The engine sits below the op layer (imports point down only), yet makes a few tensors
 # of its own: the implicit gradient of a scalar output and a ``gradient=`` given as a
 # number or list, zeros for ``materialize_grads``, a gradient summed back to its input's
-# shape (``sum_to``), and the stacked rows of a rule that is not batch-agnostic. The op
-# layer hands it these functions (``ops/engine_services.py``: its ``install()`` calls
+# shape (``sum_to``), and the stacked rows of a rule that is not batch-agnostic; and it
+# offers gradients to the buffer pool (Note [Gradient donation] in ops/buffers.py). The
+# op layer hands it these services (``ops/engine_services.py``: its ``install()`` calls
 # ``register_tensor_ops``), as the layers above dispatch register their interceptors;
 # ``import retrograd`` does that before any backward can run.
 def _unregistered(*args, **kwargs):
-    raise RuntimeError("retrograd.ops.engine_services was not imported (Note [Engine services])")
+    raise RuntimeError("the op layer has not registered the engine's tensor functions "
+                       "(Note [Engine services])")
 
 
 class _Unregistered:
     """Stands for the Tensor class until the op layer registers it."""
 
 
+class _NoPool:
+    """Stands for the buffer pool until the op layer registers it: nothing is donated."""
+
+    @staticmethod
+    def in_use() -> bool:
+        return False
+
+    @staticmethod
+    def pool_min() -> int:
+        return 0
+
+
 _Tensor = _Unregistered
 _make = _as_tensor = _zeros = _sum_to = _stack = _unregistered
+_pool = _NoPool
 
 
-def register_tensor_ops(*, tensor_type, make, as_tensor, zeros, sum_to, stack) -> None:
+def register_tensor_ops(*, tensor_type, make, as_tensor, zeros, sum_to, stack, pool) -> None:
     """Give the engine the tensor functions it uses (Note [Engine services]).
 
     Args:
@@ -60,6 +74,8 @@ def register_tensor_ops(*, tensor_type, make, as_tensor, zeros, sum_to, stack) -
         zeros: ``retrograd.zeros``.
         sum_to: sums a gradient back to an input's shape (``ops.functions.sum_to``).
         stack: ``retrograd.stack``.
+        pool: the buffer pool (``ops.buffers``: ``in_use``, ``pool_min``, ``offer``,
+            ``withdraw``), which gradients may be donated to.
 
     Example:
         >>> import retrograd as torch
@@ -67,9 +83,9 @@ def register_tensor_ops(*, tensor_type, make, as_tensor, zeros, sum_to, stack) -
         >>> engine._Tensor is torch.Tensor  # registered by ``import retrograd``
         True
     """
-    global _Tensor, _make, _as_tensor, _zeros, _sum_to, _stack
+    global _Tensor, _make, _as_tensor, _zeros, _sum_to, _stack, _pool
     _Tensor, _make, _as_tensor, _zeros = tensor_type, make, as_tensor, zeros
-    _sum_to, _stack = sum_to, stack
+    _sum_to, _stack, _pool = sum_to, stack, pool
 
 
 class _GraphTasks(threading.local):
@@ -324,8 +340,8 @@ def _execute(task: GraphTask) -> None:
         task.anomaly = STATE.anomaly
         # Note [Gradient donation] (ops/buffers.py): gradients this big may be donated; a
         # pass that starts with no pooled array (small tensors) skips the check per node
-        task.donate = not create_graph and nbatch is None and _buffers.in_use()
-        task.donate_min = _buffers.pool_min()
+        task.donate = not create_graph and nbatch is None and _pool.in_use()
+        task.donate_min = _pool.pool_min()
         _schedule(task, heap)
     finally:
         STATE.enabled, STATE.cut_watch, STATE.batch = prev
@@ -334,6 +350,9 @@ def _execute(task: GraphTask) -> None:
 
 # Note [Chain fast path]: when a node made exactly one node ready and no other is
 # waiting, that node is next in the heap's order anyway: the loop runs it directly.
+# Note [Nodes that run]: with inputs=, a node runs (and frees what it saved) only on a
+# path to an input; backward(inputs=) also runs the grad_fn of a non-leaf input,
+# autograd.grad only captures there (PyTorch's exec_info).
 # What a node saved is freed once it has run (unless retain_graph); a node that saved
 # nothing (Note [Nodes that saved nothing] in node.py) may run again, as in PyTorch.
 def _schedule(task: GraphTask, heap: list) -> None:
@@ -444,11 +463,11 @@ def _run_rule(task: GraphTask, node, grads: list, needs) -> list:
             in_grads = _per_row(task, node, grads, needs)
         elif task.donate and grads[0] is not None and \
                 grads[0]._data.nbytes >= task.donate_min and _donates(node, needs):
-            _buffers.offer(grads)  # Note [Gradient donation] (ops/buffers.py)
+            _pool.offer(grads)  # Note [Gradient donation] (ops/buffers.py)
             try:
                 in_grads = node._op.backward(node, grads, needs)
             finally:
-                _buffers.withdraw()
+                _pool.withdraw()
         else:
             in_grads = node._op.backward(node, grads, needs)
     if node._post_hooks:

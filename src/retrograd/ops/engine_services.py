@@ -1,4 +1,5 @@
-"""The tensor functions the backward engine uses, handed to it by the op layer.
+"""The tensor functions and the buffer pool the backward engine uses, handed to it by the
+op layer.
 
 The engine sits below the op layer and imports nothing from it; ``install()``, called
 by ``import retrograd`` once the op layer is loaded (as ``methods.install()`` is), gives
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 from .._tensor import Tensor, _make
 from ..autograd import engine
+from . import buffers
 from .creation import tensor, zeros
 from .functions import stack, sum_to
 
@@ -27,4 +29,4 @@ def install() -> None:
         >>> engine_services.install()  # done by ``import retrograd``; repeating is harmless
     """
     engine.register_tensor_ops(tensor_type=Tensor, make=_make, as_tensor=tensor, zeros=zeros,
-                               sum_to=sum_to, stack=stack)
+                               sum_to=sum_to, stack=stack, pool=buffers)
