@@ -67,6 +67,7 @@ from ._random import (
 )
 from ._size import Size
 from ._tensor import Tensor, result_type
+from .ops import engine_services as _engine_services
 from .ops import methods as _methods
 from .ops.creation import *  # noqa: F403
 from .ops.functions import *  # noqa: F403
@@ -74,6 +75,7 @@ from .ops.functions import abs, all, any, max, min, pow, round, sum  # noqa: A00
 from .ops.methods import addcdiv, addcmul
 
 _methods.install()
+_engine_services.install()  # Note [Engine services] (autograd/engine.py)
 globals().update(_methods.inplace_functions())  # torch.sin_ & co (Note [In-place forms])
 
 from . import _random as random  # noqa: E402

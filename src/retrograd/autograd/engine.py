@@ -1,5 +1,10 @@
 """The backward engine: a small iterative scheduler over the grad_fn graph.
 
+``run_backward`` makes one ``GraphTask`` per call: the task owns what the call asked for
+(the inputs to capture or accumulate into), the per-node gradient buffers and dependency
+counts, the state hooks share (Note [Gradient accumulation]) and the modes of the pass
+(anomaly mode, batched gradients, donation); its scheduler runs the ready nodes.
+
 Example:
     >>> import retrograd as torch
     >>> x = torch.tensor([2.0, 3.0], requires_grad=True)
@@ -17,34 +22,74 @@ import threading
 import numpy as np
 
 from .._grad_mode import STATE
-from ..ops import buffers as _buffers
+from .anomaly_mode import nan_error, warn_forward_trace
 from .node import AccumulateGrad, Kept, internal_slots, public_slots
 
-
-class _Late:
-    """A module bound on first use (it imports this module's package, so it can't be
-    imported at the top): ``ops.functions`` and ``_tensor``."""
-
-    def __init__(self, name: str, module: str):
-        self._name, self._module = name, module
-
-    def __getattr__(self, attr):
-        import importlib
-
-        mod = importlib.import_module(self._module, __package__)
-        globals()[self._name] = mod
-        return getattr(mod, attr)
+__all__ = ["run_backward", "make_grads", "GraphTask", "is_checkpoint_valid",
+           "register_tensor_ops"]
 
 
-_F = _Late("_F", "..ops.functions")
-_T = _Late("_T", ".._tensor")
-_C = _Late("_C", "..ops.creation")
+# Note [Engine services]
+# The engine sits below the op layer (imports point down only), yet makes a few tensors
+# of its own: the implicit gradient of a scalar output and a ``gradient=`` given as a
+# number or list, zeros for ``materialize_grads``, a gradient summed back to its input's
+# shape (``sum_to``), and the stacked rows of a rule that is not batch-agnostic; and it
+# offers gradients to the buffer pool (Note [Gradient donation] in ops/buffers.py). The
+# op layer hands it these services (``ops/engine_services.py``: its ``install()`` calls
+# ``register_tensor_ops``), as the layers above dispatch register their interceptors;
+# ``import retrograd`` does that before any backward can run.
+def _unregistered(*args, **kwargs):
+    raise RuntimeError("the op layer has not registered the engine's tensor functions "
+                       "(Note [Engine services])")
 
-__all__ = ["run_backward", "make_grads"]
+
+class _Unregistered:
+    """Stands for the Tensor class until the op layer registers it."""
+
+
+class _NoPool:
+    """Stands for the buffer pool until the op layer registers it: nothing is donated."""
+
+    @staticmethod
+    def in_use() -> bool:
+        return False
+
+    @staticmethod
+    def pool_min() -> int:
+        return 0
+
+
+_Tensor = _Unregistered
+_make = _as_tensor = _zeros = _sum_to = _stack = _unregistered
+_pool = _NoPool
+
+
+def register_tensor_ops(*, tensor_type, make, as_tensor, zeros, sum_to, stack, pool) -> None:
+    """Give the engine the tensor functions it uses (Note [Engine services]).
+
+    Args:
+        tensor_type: the Tensor class.
+        make: wraps an ndarray in a Tensor that needs no grad.
+        as_tensor: ``retrograd.tensor``.
+        zeros: ``retrograd.zeros``.
+        sum_to: sums a gradient back to an input's shape (``ops.functions.sum_to``).
+        stack: ``retrograd.stack``.
+        pool: the buffer pool (``ops.buffers``: ``in_use``, ``pool_min``, ``offer``,
+            ``withdraw``), which gradients may be donated to.
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.autograd import engine
+        >>> engine._Tensor is torch.Tensor  # registered by ``import retrograd``
+        True
+    """
+    global _Tensor, _make, _as_tensor, _zeros, _sum_to, _stack, _pool
+    _Tensor, _make, _as_tensor, _zeros = tensor_type, make, as_tensor, zeros
+    _sum_to, _stack, _pool = sum_to, stack, pool
 
 
 class _GraphTasks(threading.local):
-    """Per thread, one entry per running backward: True when it has no ``inputs=``."""
+    """Per thread, the graph tasks of the backward passes now running, innermost last."""
 
     def __init__(self):
         self.stack = []
@@ -52,20 +97,32 @@ class _GraphTasks(threading.local):
 
 # Note [Graph tasks]: reentrant checkpointing reruns a forward and calls backward()
 # from inside a backward; PyTorch allows that only when the outer backward computes
-# every leaf's gradient (no ``inputs=``, not ``autograd.grad``). TASKS records that for
-# each running backward; ``is_checkpoint_valid()`` reads the innermost.
+# every leaf's gradient (no ``inputs=``, not ``autograd.grad``). TASKS holds the
+# GraphTask of each running backward; ``is_checkpoint_valid()`` reads the innermost.
 TASKS = _GraphTasks()
 
 
 def is_checkpoint_valid() -> bool:
-    """False while running a backward that was given ``inputs`` (``autograd.grad`` too)."""
+    """False while running a backward that was given ``inputs`` (``autograd.grad`` too).
+
+    Example:
+        >>> from retrograd.autograd.engine import is_checkpoint_valid
+        >>> is_checkpoint_valid()
+        True
+    """
     stack = TASKS.stack
-    return not stack or stack[-1]
+    return not stack or stack[-1].inputs is None
 
 
 def make_grads(outputs: list, grads: list, create_graph: bool) -> list:
-    """Check user-given output gradients; make the implicit ones for 1-element outputs."""
-    Tensor = _T.Tensor
+    """Check user-given output gradients; make the implicit ones for 1-element outputs.
+
+    Example:
+        >>> import retrograd as torch
+        >>> y = torch.tensor([2.0], requires_grad=True) * 3
+        >>> make_grads([y], [None], False)
+        [tensor([1.])]
+    """
     out = []
     for i, (o, g) in enumerate(zip(outputs, grads)):
         if g is None:
@@ -80,11 +137,11 @@ def make_grads(outputs: list, grads: list, create_graph: bool) -> list:
                 if not o.dtype.is_floating_point:
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {o.dtype}")
-                g = _T._make(np.ones(o._data.shape, o._data.dtype))
+                g = _make(np.ones(o._data.shape, o._data.dtype))
             out.append(g)
             continue
-        if not isinstance(g, Tensor):
-            g = _C.tensor(g, dtype=o.dtype)
+        if not isinstance(g, _Tensor):
+            g = _as_tensor(g, dtype=o.dtype)
         if g._data.shape != o._data.shape:
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
@@ -95,6 +152,134 @@ def make_grads(outputs: list, grads: list, create_graph: bool) -> list:
             g = g.to(o.dtype)  # as PyTorch's validate_outputs: cast to the output's dtype
         out.append(g)
     return out
+
+
+def _batched_grads(outputs, grads):
+    """Check the stacked output gradients of ``is_grads_batched=True``."""
+    if any(g is None for g in grads):
+        raise RuntimeError("is_grads_batched=True needs grad_outputs for every output, each "
+                           "with a leading batch dimension")
+    n = grads[0]._data.shape[0] if grads[0]._data.ndim else None
+    for i, (o, g) in enumerate(zip(outputs, grads)):
+        if g._data.shape[1:] != o._data.shape or g._data.shape[0] != n:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
+                f"has a shape of {o.shape}. With is_grads_batched=True each grad_output is a "
+                f"stack of gradients: shape (batch, *output.shape), the same batch for all.")
+    return list(grads), n
+
+
+# Note [Engine order]
+# A node runs once every node that feeds it a gradient has run: dependencies are
+# counted from the roots, and ready nodes are taken newest-first (a heap on the
+# creation sequence number), as PyTorch's CPU engine does, so gradients reach a
+# node only after they are fully summed. Only nodes on a path to what was asked
+# are run; each rule is told which of its inputs need a gradient ("needs").
+def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
+                 inputs=None, allow_unused: bool = True, accumulate: bool = True,
+                 materialize: bool = False, batched: bool = False):
+    """Run the graph from ``outputs``; accumulate into leaves or return grads of ``inputs``.
+
+    ``accumulate=False`` is ``autograd.grad`` (the gradients of ``inputs`` are returned),
+    ``accumulate=True`` is ``backward`` (into ``.grad``, of ``inputs`` only when given).
+
+    Example:
+        >>> import retrograd as torch
+        >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+        >>> run_backward([(x * x).sum()], [None], False, False, inputs=[x], accumulate=False)
+        (tensor([2., 4.]),)
+    """
+    for i, o in enumerate(outputs):
+        if not o._rg or (o._base is not None and o._inherits and o.grad_fn is None):  # (sink)
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn. "
+                "Nothing on the path to this output requires grad: it was computed under "
+                "no_grad(), from a .detach()ed tensor, or from tensors made without "
+                "requires_grad=True. Set requires_grad=True on the leaves you want gradients "
+                "for (retrograd.explain_grad(t) shows where the path was cut).")
+    if batched:
+        grad_outputs, nbatch = _batched_grads(outputs, grad_outputs)
+    else:
+        grad_outputs, nbatch = make_grads(outputs, grad_outputs, create_graph), None
+    # (grad_outputs stays referenced until the pass ends: the roots' gradients are never
+    # donated, Note [Gradient donation] in ops/buffers.py)
+    task = GraphTask(outputs, grad_outputs, inputs, retain_graph, create_graph, accumulate,
+                     nbatch)
+    _execute(task)
+    if inputs is not None and not accumulate:
+        return _gathered(task, allow_unused, materialize)
+    return None
+
+
+class GraphTask:
+    """One call of the engine (PyTorch's GraphTask): what it was asked and what it keeps.
+
+    * what to compute: ``inputs`` (None: every leaf), ``accumulate`` (into ``.grad``, or
+      into ``results`` for ``autograd.grad``), ``captures``/``leaf_caps`` (where each
+      input's gradient is found), ``needed`` (Note [Nodes that run]);
+    * the schedule: ``roots``, ``buffers`` (each waiting node's summed output gradients),
+      ``deps`` (Note [Engine order]), ``first`` (Note [Nodes PyTorch runs first]);
+    * what hooks share: ``taken`` (Note [Gradient accumulation]);
+    * the modes of the pass: ``create_graph``, ``retain_graph``, ``anomaly``, ``nbatch``
+      (the batch of ``is_grads_batched``, else None), ``donate`` (Note [Gradient
+      donation] in ops/buffers.py).
+
+    Example:
+        >>> import retrograd as torch
+        >>> x = torch.tensor([3.0], requires_grad=True)
+        >>> y = x * x
+        >>> task = GraphTask([y], make_grads([y], [None], False), [x], False, False, False, None)
+        >>> len(task.deps), task.results
+        (2, [None])
+    """
+
+    __slots__ = ("retain_graph", "create_graph", "inputs", "accumulate", "nbatch", "roots",
+                 "buffers", "deps", "taken", "captures", "leaf_caps", "cap_nodes", "needed",
+                 "results", "first", "anomaly", "donate", "donate_min")
+
+    def __init__(self, outputs, grads, inputs, retain_graph: bool, create_graph: bool,
+                 accumulate: bool, nbatch):
+        self.retain_graph, self.create_graph = retain_graph, create_graph
+        self.inputs, self.accumulate, self.nbatch = inputs, accumulate, nbatch
+        self.first = _first_key()  # Note [Nodes PyTorch runs first]
+        self.anomaly = self.donate = False
+        self.donate_min = 0
+        self.taken = {memory_id(g._data) for g in grads}  # Note [Gradient accumulation]
+        self.buffers = buffers = {}
+        self.roots = roots = []
+        for o, g in zip(outputs, grads):
+            node, nr = _root_edge(o)
+            buf = buffers.get(node)
+            if buf is None:
+                buf = buffers[node] = [None] * node._nout
+                roots.append(node)
+            buf[nr] = g if buf[nr] is None else buf[nr] + g
+        # what to capture (autograd.grad) or where to accumulate (backward(inputs=...))
+        self.captures = captures = {}  # (node, out_nr) -> indices in inputs
+        self.leaf_caps = leaf_caps = {}  # AccumulateGrad node -> indices in inputs
+        self.results = [None] * (len(inputs) if inputs is not None else 0)
+        for k, t in enumerate(inputs if inputs is not None else ()):
+            if not t._rg:
+                raise RuntimeError(
+                    f"One of the differentiated Tensors does not require grad (input {k}, shape "
+                    f"{tuple(t.shape)}). Set requires_grad=True on it before the forward pass.")
+            # lists: the same tensor may be asked for twice (grad(y, [x, x.flatten(0)]))
+            if t.grad_fn is None:
+                leaf_caps.setdefault(t._grad_accumulator(), []).append(k)
+            else:
+                captures.setdefault((t.grad_fn, t._out_nr), []).append(k)
+        self.deps = _collect(roots)
+        self.cap_nodes = {n for (n, _) in captures}
+        self.needed = None  # nodes on a path to an input; None: all
+        if inputs is not None:
+            self.needed = _reaching(self.deps, set(leaf_caps) | self.cap_nodes)
+
+    def show(self, grads) -> None:
+        """Gradients a hook sees may be kept by it: no leaf may take them as its .grad."""
+        taken = self.taken
+        for g in grads:
+            if g is not None:
+                taken.add(memory_id(g._data))
 
 
 def _root_edge(t):
@@ -138,235 +323,310 @@ def _reaching(deps: dict, targets: set) -> set:
     return out
 
 
-# Note [Engine order]
-# A node runs once every node that feeds it a gradient has run: dependencies are
-# counted from the roots, and ready nodes are taken newest-first (a heap on the
-# creation sequence number), as PyTorch's CPU engine does, so gradients reach a
-# node only after they are fully summed. Only nodes on a path to what was asked
-# are run; each rule is told which of its inputs need a gradient ("needs").
-def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
-                 inputs=None, allow_unused: bool = True, accumulate: bool = True,
-                 materialize: bool = False, batched: bool = False):
-    """Run the graph from ``outputs``; accumulate into leaves or return grads of ``inputs``."""
-    sum_to = _F.sum_to
-    for i, o in enumerate(outputs):
-        if not o._rg or (o._base is not None and o._inherits and o.grad_fn is None):  # (sink)
-            raise RuntimeError(
-                f"element {i} of tensors does not require grad and does not have a grad_fn. "
-                "Nothing on the path to this output requires grad: it was computed under "
-                "no_grad(), from a .detach()ed tensor, or from tensors made without "
-                "requires_grad=True. Set requires_grad=True on the leaves you want gradients "
-                "for (retrograd.explain_grad(t) shows where the path was cut).")
-    if batched:
-        grad_outputs, nbatch = _batched_grads(outputs, grad_outputs)
-    else:
-        grad_outputs = make_grads(outputs, grad_outputs, create_graph)
-
-    taken = {memory_id(g._data) for g in grad_outputs}  # Note [Gradient accumulation]
-    buffers: dict = {}
-    roots = []
-    for o, g in zip(outputs, grad_outputs):
-        node, nr = _root_edge(o)
-        buf = buffers.get(node)
-        if buf is None:
-            buf = buffers[node] = [None] * node._nout
-            roots.append(node)
-        buf[nr] = g if buf[nr] is None else buf[nr] + g
-
-    # What to capture (autograd.grad) or where to accumulate (backward(inputs=...)).
-    captures: dict = {}  # (node, out_nr) -> index in inputs
-    leaf_caps: dict = {}  # AccumulateGrad node -> index
-    if inputs is not None:
-        for k, t in enumerate(inputs):
-            if not t._rg:
-                raise RuntimeError(
-                    f"One of the differentiated Tensors does not require grad (input {k}, shape "
-                    f"{tuple(t.shape)}). Set requires_grad=True on it before the forward pass.")
-            # lists: the same tensor may be asked for twice (grad(y, [x, x.flatten(0)]))
-            if t.grad_fn is None:
-                leaf_caps.setdefault(t._grad_accumulator(), []).append(k)
-            else:
-                captures.setdefault((t.grad_fn, t._out_nr), []).append(k)
-    deps = _collect(roots)
-    cap_nodes = {n for (n, _) in captures}
-    if inputs is not None:
-        targets = set(leaf_caps) | cap_nodes
-        needed = _reaching(deps, targets)
-    else:
-        needed = None
-    results = [None] * (len(inputs) if inputs is not None else 0)
-
-    prev_mode, prev_batch = STATE.enabled, STATE.batch
-    prev_watch = STATE.cut_watch
+def _execute(task: GraphTask) -> None:
+    """Run the task's graph in the modes of its pass (grad mode = create_graph)."""
+    create_graph, nbatch = task.create_graph, task.nbatch
+    prev = STATE.enabled, STATE.cut_watch, STATE.batch
     STATE.enabled = create_graph
     STATE.cut_watch = None  # derivative rules leave no cut markers (autograd/provenance.py)
-    STATE.batch = 1 if batched else 0
-    TASKS.stack.append(inputs is None)  # Note [Graph tasks]
+    STATE.batch = 0 if nbatch is None else 1
+    TASKS.stack.append(task)  # Note [Graph tasks]
     try:
-        pop, push = heapq.heappop, heapq.heappush
-        heap = []
-        first = _first_key()  # Note [Nodes PyTorch runs first]
-        for n in roots:
+        heap: list = []
+        deps, first = task.deps, task.first
+        for n in task.roots:
             if deps.get(n, 0) == 0:
-                push(heap, (first() if _runs_first(n) else -n._seq, n))  # keys are unique
-        anomaly = STATE.anomaly
+                heapq.heappush(heap, (first() if _runs_first(n) else -n._seq, n))
+        task.anomaly = STATE.anomaly
         # Note [Gradient donation] (ops/buffers.py): gradients this big may be donated; a
         # pass that starts with no pooled array (small tensors) skips the check per node
-        donate = not create_graph and not batched and _buffers.in_use()
-        donate_min = _buffers.pool_min()
-        node = None
-        while True:
-            # Note [Chain fast path]: when a node made exactly one node ready and no other
-            # is waiting, that node is next in the heap's order anyway: run it directly
-            if node is None:
-                if not heap:
-                    break
-                node = pop(heap)[1]
-            grads = buffers.pop(node, None)
-            if grads is not None:
-                if node._hooked:
-                    grads = _run_pre_hooks(node, grads, create_graph, taken)
-                if captures and not accumulate:  # (backward(inputs=): retain_grad's hook)
-                    for nr in range(node._nout):
-                        ks = captures.get((node, nr))
-                        if ks is not None and grads[nr] is not None:
-                            for k in ks:
-                                results[k] = grads[nr]
-            edges = node._edges
-            if node.__class__ is AccumulateGrad:
-                if grads is not None and grads[0] is not None:
-                    ks = leaf_caps.get(node)
-                    if ks is not None and not accumulate:
-                        for k in ks:
-                            results[k] = grads[0]
-                    elif inputs is None or ks is not None:
-                        var = node._var()
-                        if var is not None and var._gfn is not None:
-                            raise RuntimeError(
-                                "leaf variable has been moved into the graph interior (an "
-                                f"in-place op gave the leaf of shape {tuple(var.shape)} a "
-                                "grad_fn after this graph was built, e.g. requires_grad_"
-                                "(False) then copy_ from a tensor that requires grad). Write "
-                                "into a clone of the leaf instead.")
-                        if var is not None and var._rg:  # requires_grad_(False) since: skip
-                            _accumulate(var, grads[0], create_graph, taken,
-                                        leaf_node=node)
-                node = None
-                continue
-            if needed is None:
-                needs = None
-                runs = True
-            else:
-                needs = [e is not None and e[0] in needed for e in edges]
-                # Note [Nodes that run]: with inputs=, a node runs (and frees what it saved)
-                # only on a path to an input; backward(inputs=) also runs the grad_fn of a
-                # non-leaf input, autograd.grad only captures there (PyTorch's exec_info)
-                runs = True in needs or (accumulate and node in cap_nodes)
-                if runs and node._saved is None:
-                    node._unpack()  # raises the "backward a second time" error
-            if grads is None or (needs is not None and not any(needs)) or (
-                    node._nout > 1 and all(g is None for g in grads)):
-                in_grads = None
-            else:
-                if anomaly:
-                    in_grads = _apply_traced(node, grads, needs, nbatch if batched else None)
-                else:
-                    if node._saved is None:
-                        node._unpack()  # raises the "backward a second time" error
-                    if batched and not getattr(node._op, "batch_ok", False):
-                        in_grads = _per_row(node, grads, needs, nbatch)
-                    elif donate and grads[0] is not None and \
-                            grads[0]._data.nbytes >= donate_min and _donates(node, needs):
-                        g = gd = in_grads = None  # Note [Gradient donation] (ops/buffers.py)
-                        _buffers.offer(grads)
-                        try:
-                            in_grads = node._op.backward(node, grads, needs)
-                        finally:
-                            _buffers.withdraw()
-                    else:
-                        in_grads = node._op.backward(node, grads, needs)
-                if node._post_hooks:
-                    _show(grads, taken)  # Note [Gradient accumulation]
-                    for fn in list(node._post_hooks.values()):
-                        _show(in_grads, taken)
-                        # Note [Non-differentiable inputs] (node.py): the hook sees and
-                        # returns one gradient per differentiable input
-                        r = fn(tuple(public_slots(node, in_grads)), tuple(grads))
-                        if r is not None:
-                            in_grads = internal_slots(node, r)
-                    _show(in_grads, taken)
-                if anomaly and STATE.anomaly_check_nan:
-                    _check_nan(node, in_grads, grads)
-            # free what the node saved; a node that saved nothing may run again (PyTorch)
-            if not retain_graph and node._saved and runs and node._saved.__class__ is not Kept:
-                node._saved = None
-                if node._out is not None:
-                    node._out = None
-            ready = None
-            for i, e in enumerate(edges):
-                if e is None or (needs is not None and not needs[i]):
-                    continue
-                child, nr, shape, dt = e
-                g = None if in_grads is None else in_grads[i]
-                if g is not None:
-                    gd = g._data
-                    if batched:
-                        if gd.shape != (nbatch,) + shape:
-                            g = sum_to(g, shape, node, i, batch=1)
-                    elif gd.shape != shape:
-                        g = sum_to(g, shape, node, i)
-                    if gd.dtype is not dt and g._data.dtype != dt:
-                        g = g.to(dt)
-                    buf = buffers.get(child)
-                    if buf is None:
-                        if child._nout == 1:
-                            buffers[child] = [g]
-                        else:
-                            buf = buffers[child] = [None] * child._nout
-                            buf[nr] = g
-                    else:
-                        old = buf[nr]
-                        buf[nr] = g if old is None else old + g
-                d = deps[child] - 1
-                deps[child] = d
-                if d == 0:
-                    if ready is None:
-                        ready = child
-                    else:  # into the heap in the edges' order (Note [Nodes PyTorch runs first])
-                        if ready is not False:
-                            push(heap, (first() if ready._op.node_name in _FIRST_NAMES and
-                                        _runs_first(ready) else -ready._seq, ready))
-                            ready = False
-                        push(heap, (first() if child._op.node_name in _FIRST_NAMES and
-                                        _runs_first(child) else -child._seq, child))
-            if ready is False:
-                ready = None
-            elif ready is not None and heap:
-                push(heap, (first() if ready._op.node_name in _FIRST_NAMES and
-                                        _runs_first(ready) else -ready._seq, ready))
-                ready = None
-            node = ready
+        task.donate = not create_graph and nbatch is None and _pool.in_use()
+        task.donate_min = _pool.pool_min()
+        _schedule(task, heap)
     finally:
-        STATE.enabled = prev_mode
-        STATE.cut_watch = prev_watch
-        STATE.batch = prev_batch
+        STATE.enabled, STATE.cut_watch, STATE.batch = prev
         TASKS.stack.pop()
 
-    if inputs is not None and not accumulate:
-        for k, t in enumerate(inputs):
-            if results[k] is None:
-                if materialize:
-                    shape = ((nbatch,) if batched else ()) + t._data.shape
-                    z = results[k] = _T._make(np.zeros(shape, t._data.dtype))
-                    z._rg = create_graph  # torch.zeros_like(input, requires_grad=True) in grad mode
-                elif not allow_unused:
-                    raise RuntimeError(
-                        f"The differentiated Tensor at index {k} appears to not have been used "
-                        "in the graph. Set allow_unused=True if this is the desired behavior "
-                        f"(its gradient is then None), or materialize_grads=True for zeros. "
-                        f"(input shape {tuple(t.shape)})")
-        return tuple(results)
-    return None
+
+# Note [Chain fast path]: when a node made exactly one node ready and no other is
+# waiting, that node is next in the heap's order anyway: the loop runs it directly.
+# Note [Nodes that run]: with inputs=, a node runs (and frees what it saved) only on a
+# path to an input; backward(inputs=) also runs the grad_fn of a non-leaf input,
+# autograd.grad only captures there (PyTorch's exec_info).
+# What a node saved is freed once it has run (unless retain_graph); a node that saved
+# nothing (Note [Nodes that saved nothing] in node.py) may run again, as in PyTorch.
+def _schedule(task: GraphTask, heap: list) -> None:
+    """Run nodes until none is ready (Note [Engine order]): the per-node hot loop."""
+    buffers, deps, needed, nbatch = task.buffers, task.deps, task.needed, task.nbatch
+    free, cap_nodes = not task.retain_graph, task.cap_nodes if task.accumulate else ()
+    capture = bool(task.captures) and not task.accumulate
+    plain = not (task.anomaly or task.donate or nbatch is not None)
+    pop, push, first = heapq.heappop, heapq.heappush, task.first
+    node = g = gd = in_grads = needs = None
+    runs = True
+    while True:
+        if node is None:  # (else: Note [Chain fast path])
+            if not heap:
+                return
+            node = pop(heap)[1]
+        grads = buffers.pop(node, None)
+        if grads is not None:
+            if node._hooked:
+                grads = _run_pre_hooks(task, node, grads)
+            if capture:
+                _capture_grads(task, node, grads)
+        if node.__class__ is AccumulateGrad:
+            if grads is not None and grads[0] is not None:
+                _accumulate(task, node, grads[0])
+            node = None
+            continue
+        if needed is not None:  # Note [Nodes that run]
+            needs = [e is not None and e[0] in needed for e in node._edges]
+            runs = True in needs or node in cap_nodes
+            if runs and node._saved is None:
+                node._unpack()  # raises the "backward a second time" error
+        if grads is None or (needs is not None and True not in needs) or (
+                node._nout > 1 and all(x is None for x in grads)):
+            in_grads = None
+        elif plain:
+            if node._saved is None:
+                node._unpack()  # raises the "backward a second time" error
+            in_grads = node._op.backward(node, grads, needs)
+            if node._post_hooks:
+                in_grads = _run_post_hooks(task, node, grads, in_grads)
+        else:
+            g = gd = in_grads = None  # Note [Gradient donation]: no reference of ours
+            in_grads = _run_rule(task, node, grads, needs)
+        if free and runs and node._saved and node._saved.__class__ is not Kept:
+            node._saved = None
+            if node._out is not None:
+                node._out = None
+        ready = None
+        for i, e in enumerate(node._edges):
+            if e is None or (needs is not None and not needs[i]):
+                continue
+            child, nr, shape, dt = e
+            g = None if in_grads is None else in_grads[i]
+            if g is not None:
+                gd = g._data
+                if nbatch is not None or gd.shape != shape or gd.dtype is not dt:
+                    g = _conform(g, node, i, shape, dt, nbatch)
+                buf = buffers.get(child)
+                if buf is None:
+                    if child._nout == 1:
+                        buffers[child] = [g]
+                    else:
+                        buf = buffers[child] = [None] * child._nout
+                        buf[nr] = g
+                else:
+                    old = buf[nr]
+                    buf[nr] = g if old is None else old + g
+            d = deps[child] - 1
+            deps[child] = d
+            if d == 0:
+                if ready is None:
+                    ready = child
+                    continue
+                if ready:  # (a node, not False) into the heap in the edges' order
+                    push(heap, (_heap_key(ready, first), ready))
+                    ready = False
+                push(heap, (_heap_key(child, first), child))
+        if ready and heap:  # (nodes define no __bool__ or __len__: a node is true)
+            push(heap, (_heap_key(ready, first), ready))
+            ready = None
+        node = ready or None
+
+
+def _conform(g, node, i: int, shape: tuple, dt, nbatch):
+    """Undo broadcasting: the gradient ``g`` of input ``i`` of ``node``, summed back to
+    the input's shape (after the batch dim of batched gradients) and cast to its dtype."""
+    gd = g._data
+    if nbatch is not None:
+        if gd.shape != (nbatch,) + shape:
+            g = _sum_to(g, shape, node, i, batch=1)
+    elif gd.shape != shape:
+        g = _sum_to(g, shape, node, i)
+    if gd.dtype is not dt and g._data.dtype != dt:
+        g = g.to(dt)
+    return g
+
+
+def _run_rule(task: GraphTask, node, grads: list, needs) -> list:
+    """Run ``node``'s rule in anomaly mode, on batched gradients or with donation, then
+    its post hooks and anomaly mode's NaN check."""
+    if task.anomaly:
+        in_grads = _apply_traced(task, node, grads, needs)
+    else:
+        if node._saved is None:
+            node._unpack()  # raises the "backward a second time" error
+        if task.nbatch is not None and not getattr(node._op, "batch_ok", False):
+            in_grads = _per_row(task, node, grads, needs)
+        elif task.donate and grads[0] is not None and \
+                grads[0]._data.nbytes >= task.donate_min and _donates(node, needs):
+            _pool.offer(grads)  # Note [Gradient donation] (ops/buffers.py)
+            try:
+                in_grads = node._op.backward(node, grads, needs)
+            finally:
+                _pool.withdraw()
+        else:
+            in_grads = node._op.backward(node, grads, needs)
+    if node._post_hooks:
+        in_grads = _run_post_hooks(task, node, grads, in_grads)
+    if task.anomaly and STATE.anomaly_check_nan:
+        _check_nan(node, in_grads, grads)
+    return in_grads
+
+
+def _per_row(task: GraphTask, node, grads: list, needs) -> list:
+    """Run a rule that is not batch-agnostic once per row and stack the results."""
+    STATE.batch = 0
+    try:
+        rows = []
+        for b in range(task.nbatch):
+            gb = [None if g is None else g[b] for g in grads]
+            rows.append(node._op.backward(node, gb, needs))
+    finally:
+        STATE.batch = 1
+    out = []
+    for i in range(len(rows[0])):
+        col = [r[i] for r in rows]
+        if all(c is None for c in col):
+            out.append(None)
+            continue
+        ref = next(c for c in col if c is not None)
+        col = [_zeros(ref.shape, dtype=ref.dtype) if c is None else c for c in col]
+        out.append(_stack(col, 0))
+    return out
+
+
+def _capture_grads(task: GraphTask, node, grads: list) -> None:
+    """autograd.grad of a non-leaf input: its node's output gradient, after pre hooks."""
+    captures, results = task.captures, task.results
+    for nr in range(node._nout):
+        ks = captures.get((node, nr))
+        if ks is not None and grads[nr] is not None:
+            for k in ks:
+                results[k] = grads[nr]
+
+
+def _gathered(task: GraphTask, allow_unused: bool, materialize: bool) -> tuple:
+    """autograd.grad's answer: one gradient per input (zeros or an error for unused)."""
+    results = task.results
+    for k, t in enumerate(task.inputs):
+        if results[k] is None:
+            if materialize:
+                shape = (() if task.nbatch is None else (task.nbatch,)) + t._data.shape
+                z = results[k] = _make(np.zeros(shape, t._data.dtype))
+                z._rg = task.create_graph  # zeros_like(input, requires_grad=True) in grad mode
+            elif not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {k} appears to not have been used "
+                    "in the graph. Set allow_unused=True if this is the desired behavior "
+                    f"(its gradient is then None), or materialize_grads=True for zeros. "
+                    f"(input shape {tuple(t.shape)})")
+    return tuple(results)
+
+
+def _run_pre_hooks(task: GraphTask, node, grads: list) -> list:
+    """Tensor hooks, then retain_grad, then node pre-hooks (PyTorch's order)."""
+    if node._tensor_hooks or node._pre_hooks:
+        task.show(grads)  # Note [Gradient accumulation]
+    if node._tensor_hooks:
+        for out_nr, fn in list(node._tensor_hooks.values()):
+            g = grads[out_nr]
+            if g is not None:
+                r = fn(g)
+                if r is not None:
+                    grads[out_nr] = r
+    if node._retain:
+        for out_nr, ref in node._retain.items():
+            t = ref()
+            g = grads[out_nr]
+            if t is not None and g is not None:
+                _retain_into(t, g, task.create_graph)
+    if node._pre_hooks:
+        for fn in list(node._pre_hooks.values()):
+            r = fn(tuple(grads))
+            if r is not None:
+                grads = list(r)
+    if node._tensor_hooks or node._pre_hooks:
+        task.show(grads)  # what the hooks returned is theirs too
+    return grads
+
+
+def _run_post_hooks(task: GraphTask, node, grads: list, in_grads):
+    """Node hooks: each sees (and may replace) the input gradients."""
+    task.show(grads)  # Note [Gradient accumulation]
+    for fn in list(node._post_hooks.values()):
+        task.show(in_grads)
+        # Note [Non-differentiable inputs] (node.py): the hook sees and returns one
+        # gradient per differentiable input
+        r = fn(tuple(public_slots(node, in_grads)), tuple(grads))
+        if r is not None:
+            in_grads = internal_slots(node, r)
+    task.show(in_grads)
+    return in_grads
+
+
+def _accumulate(task: GraphTask, node, g) -> None:
+    """A leaf's gradient ``g`` (``node`` is its AccumulateGrad): captured for
+    autograd.grad, or added into the leaf's ``.grad`` (Note [Gradient accumulation])."""
+    ks = task.leaf_caps.get(node)
+    if ks is not None and not task.accumulate:
+        for k in ks:
+            task.results[k] = g
+        return
+    if task.inputs is not None and ks is None:
+        return
+    var = node._var()
+    if var is not None and var._gfn is not None:
+        raise RuntimeError(
+            "leaf variable has been moved into the graph interior (an in-place op gave the "
+            f"leaf of shape {tuple(var.shape)} a grad_fn after this graph was built, e.g. "
+            "requires_grad_(False) then copy_ from a tensor that requires grad). Write into "
+            "a clone of the leaf instead.")
+    if var is None or not var._rg:  # requires_grad_(False) since: skip
+        return
+    # Note [Gradient accumulation]
+    # A leaf's .grad is a buffer that leaf alone owns, as in PyTorch. The first gradient
+    # is stored without a copy only when nothing else can see its memory. ``taken`` (one
+    # set per GraphTask) holds the identities of memory others can see (``memory_id``:
+    # the array or pool block at the bottom of a view chain): what the user passed in
+    # (gradient=), what a hook was shown or returned, and what a leaf took earlier in this
+    # pass. One rule may hand the same gradient to two inputs (add), and two leaves would
+    # then share one buffer, so that an in-place change to one .grad (clip_grad_norm_,
+    # zero_grad(set_to_none=False) + accumulation, a second backward) would corrupt the
+    # other; such a gradient is copied instead. Later gradients are added in place (the
+    # .grad object keeps its identity, as in PyTorch). Under create_graph the first
+    # gradient is copied with a differentiable copy (PyTorch's CopyBackwards) and later
+    # ones are summed out of place, so the sum stays differentiable. Without create_graph
+    # a later gradient is added in place even into a .grad that has a graph (PyTorch's
+    # ``variable_grad += new_grad`` under no_grad): that .grad keeps its grad_fn and
+    # takes the new values.
+    old = var._grad
+    if old is None:
+        if task.create_graph:
+            new = _make(np.empty_like(g._data))
+            var._grad = new.copy_(g)
+        else:
+            d = g._data
+            key = id(d) if d.base is None else memory_id(d.base)
+            flags = d.flags
+            if g._rg or key in task.taken or not (flags.writeable and flags.c_contiguous):
+                g = _make(d.copy())  # (a read-only broadcast, or a transposed layout)
+            else:
+                task.taken.add(key)
+                if g._base is not None or g._vc[0]:  # a fresh tensor object, unshared
+                    g = _make(d)
+            var._grad = g
+    elif task.create_graph or not old._data.flags.writeable:
+        var._grad = old + g
+    else:
+        old._data += g._data
+        old._vc[0] += 1
+    if node._post_acc_hooks:
+        for fn in list(node._post_acc_hooks.values()):
+            fn(var)
 
 
 # Note [Nodes PyTorch runs first]
@@ -391,6 +651,13 @@ def _first_key():
     return itertools.count(_FIRST).__next__
 
 
+def _heap_key(node, first) -> int:
+    """A ready node's key in the heap: newest first, after the nodes PyTorch runs first."""
+    if node._op.node_name in _FIRST_NAMES and _runs_first(node):
+        return first()
+    return -node._seq  # keys are unique
+
+
 def _runs_first(node) -> bool:
     """AccumulateGrad, or a node PyTorch records as NotImplemented."""
     if node.__class__ is AccumulateGrad:
@@ -401,79 +668,13 @@ def _runs_first(node) -> bool:
     # remainder(number, tensor): PyTorch's remainder.Scalar_Tensor has no derivative
     saved = node._saved
     return getattr(op, "name", None) == "remainder" and saved.__class__ is list and \
-        not isinstance(saved[0], _T.Tensor)
+        not isinstance(saved[0], _Tensor)
 
 
 def _donates(node, needs) -> bool:
     """The rules about to run read the gradient once, and no post hook sees it after."""
     once = getattr(node._op, "grad_once", None)
     return once is not None and node._nout == 1 and not node._post_hooks and once(node, needs)
-
-
-def _batched_grads(outputs, grads):
-    """Check the stacked output gradients of ``is_grads_batched=True``."""
-    if any(g is None for g in grads):
-        raise RuntimeError("is_grads_batched=True needs grad_outputs for every output, each "
-                           "with a leading batch dimension")
-    n = grads[0]._data.shape[0] if grads[0]._data.ndim else None
-    for i, (o, g) in enumerate(zip(outputs, grads)):
-        if g._data.shape[1:] != o._data.shape or g._data.shape[0] != n:
-            raise RuntimeError(
-                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
-                f"has a shape of {o.shape}. With is_grads_batched=True each grad_output is a "
-                f"stack of gradients: shape (batch, *output.shape), the same batch for all.")
-    return list(grads), n
-
-
-def _per_row(node, grads, needs, nbatch):
-    """Run a rule that is not batch-agnostic once per row and stack the results."""
-    from ..ops.functions import stack, zeros
-
-    STATE.batch = 0
-    try:
-        rows = []
-        for b in range(nbatch):
-            gb = [None if g is None else g[b] for g in grads]
-            rows.append(node._op.backward(node, gb, needs))
-    finally:
-        STATE.batch = 1
-    out = []
-    for i in range(len(rows[0])):
-        col = [r[i] for r in rows]
-        if all(c is None for c in col):
-            out.append(None)
-            continue
-        ref = next(c for c in col if c is not None)
-        col = [zeros(ref.shape, dtype=ref.dtype) if c is None else c for c in col]
-        out.append(stack(col, 0))
-    return out
-
-
-def _run_pre_hooks(node, grads: list, create_graph: bool, taken: set) -> list:
-    """Tensor hooks, then retain_grad, then node pre-hooks (PyTorch's order)."""
-    if node._tensor_hooks or node._pre_hooks:
-        _show(grads, taken)  # Note [Gradient accumulation]
-    if node._tensor_hooks:
-        for out_nr, fn in list(node._tensor_hooks.values()):
-            g = grads[out_nr]
-            if g is not None:
-                r = fn(g)
-                if r is not None:
-                    grads[out_nr] = r
-    if node._retain:
-        for out_nr, ref in node._retain.items():
-            t = ref()
-            g = grads[out_nr]
-            if t is not None and g is not None:
-                _retain_into(t, g, create_graph)
-    if node._pre_hooks:
-        for fn in list(node._pre_hooks.values()):
-            r = fn(tuple(grads))
-            if r is not None:
-                grads = list(r)
-    if node._tensor_hooks or node._pre_hooks:
-        _show(grads, taken)  # what the hooks returned is theirs too
-    return grads
 
 
 def _retain_into(t, g, create_graph: bool) -> None:
@@ -486,88 +687,40 @@ def _retain_into(t, g, create_graph: bool) -> None:
 
 
 def memory_id(arr) -> int:
-    """Identity of the memory under ``arr``: the object at the bottom of its view chain."""
+    """Identity of the memory under ``arr``: the object at the bottom of its view chain.
+
+    Example:
+        >>> import numpy as np
+        >>> a = np.zeros(4)
+        >>> memory_id(a[1:].reshape(3, 1)) == id(a)
+        True
+    """
     while isinstance(arr, np.ndarray) and arr.base is not None:
         arr = arr.base
     return id(arr)
 
 
-def _show(grads, taken: set) -> None:
-    """Gradients a hook sees may be kept by it: no leaf may take them as its .grad."""
-    for g in grads:
-        if g is not None:
-            taken.add(memory_id(g._data))
-
-
-def _accumulate(var, g, create_graph: bool, taken: set, leaf_node=None) -> None:
-    """Add ``g`` into ``var.grad`` (Note [Gradient accumulation])."""
-    # Note [Gradient accumulation]
-    # A leaf's .grad is a buffer that leaf alone owns, as in PyTorch. The first gradient
-    # is stored without a copy only when nothing else can see its memory. ``taken`` holds
-    # the identities of memory others can see (``memory_id``: the array or pool block at
-    # the bottom of a view chain): what the user passed in (gradient=), what a hook was
-    # shown or returned, and what a leaf took earlier in this pass. One rule may hand the
-    # same gradient to two inputs (add), and two leaves would then share one buffer, so
-    # that an in-place change to one .grad (clip_grad_norm_, zero_grad(set_to_none=False)
-    # + accumulation, a second backward) would corrupt the other; such a gradient is
-    # copied instead. Later gradients are added in place (the .grad object keeps its
-    # identity, as in PyTorch). Under create_graph the first gradient is copied with a
-    # differentiable copy (PyTorch's CopyBackwards) and later ones are summed out of
-    # place, so the sum stays differentiable. Without create_graph a later gradient is
-    # added in place even into a .grad that has a graph (PyTorch's ``variable_grad +=
-    # new_grad`` under no_grad): that .grad keeps its grad_fn and takes the new values.
-    old = var._grad
-    if old is None:
-        if create_graph:
-            new = _T._make(np.empty_like(g._data))
-            var._grad = new.copy_(g)
-        else:
-            d = g._data
-            key = id(d) if d.base is None else memory_id(d.base)
-            flags = d.flags
-            if g._rg or key in taken or not (flags.writeable and flags.c_contiguous):
-                g = _T._make(d.copy())  # (a read-only broadcast, or a transposed layout)
-            else:
-                taken.add(key)
-                if g._base is not None or g._vc[0]:  # a fresh tensor object, unshared
-                    g = _T._make(d)
-            var._grad = g
-    elif create_graph or not old._data.flags.writeable:
-        var._grad = old + g
-    else:
-        old._data += g._data
-        old._vc[0] += 1
-    if leaf_node is not None and leaf_node._post_acc_hooks:
-        for fn in list(leaf_node._post_acc_hooks.values()):
-            fn(var)
-
-
-def _apply_traced(node, grads, needs, nbatch):
+def _apply_traced(task: GraphTask, node, grads, needs):
     """Anomaly mode: run ``node``; if it raises, warn with the forward traceback of the op
     that made it (as PyTorch does) before the error propagates."""
-    from .anomaly_mode import warn_forward_trace
-
     try:
         if node._saved is None:
             node._unpack()  # raises the "backward a second time" error
-        if nbatch is not None and not getattr(node._op, "batch_ok", False):
-            return _per_row(node, grads, needs, nbatch)
+        if task.nbatch is not None and not getattr(node._op, "batch_ok", False):
+            return _per_row(task, node, grads, needs)
         return node._op.backward(node, grads, needs)
     except Exception:
         warn_forward_trace(node)
         raise
 
 
+def _has_nan(g) -> bool:
+    return g is not None and g.dtype.is_floating_point and bool(np.isnan(g._data).any())
+
+
 def _check_nan(node, in_grads, grads=()) -> None:
     """Anomaly mode: the first node whose rule returns NaN raises (autograd/anomaly_mode.py)."""
-    import numpy as np
-
-    from .anomaly_mode import nan_error, warn_forward_trace
-
-    def has_nan(g):
-        return g is not None and g.dtype.is_floating_point and bool(np.isnan(g._data).any())
-
     for i, g in enumerate(public_slots(node, in_grads)):  # Note [Non-differentiable inputs]
-        if has_nan(g):
+        if _has_nan(g):
             warn_forward_trace(node)
-            raise nan_error(node, i, any(has_nan(x) for x in grads))
+            raise nan_error(node, i, any(_has_nan(x) for x in grads))

@@ -1,0 +1,32 @@
+"""The tensor functions and the buffer pool the backward engine uses, handed to it by the
+op layer.
+
+The engine sits below the op layer and imports nothing from it; ``install()``, called
+by ``import retrograd`` once the op layer is loaded (as ``methods.install()`` is), gives
+it what it needs (Note [Engine services] in autograd/engine.py).
+
+Example:
+    >>> import retrograd as torch
+    >>> from retrograd.autograd import engine
+    >>> engine._sum_to is torch.ops.functions.sum_to
+    True
+"""
+
+from __future__ import annotations
+
+from .._tensor import Tensor, _make
+from ..autograd import engine
+from . import buffers
+from .creation import tensor, zeros
+from .functions import stack, sum_to
+
+
+def install() -> None:
+    """Register the engine's tensor functions (Note [Engine services]).
+
+    Example:
+        >>> from retrograd.ops import engine_services
+        >>> engine_services.install()  # done by ``import retrograd``; repeating is harmless
+    """
+    engine.register_tensor_ops(tensor_type=Tensor, make=_make, as_tensor=tensor, zeros=zeros,
+                               sum_to=sum_to, stack=stack, pool=buffers)
