@@ -211,6 +211,9 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
     return None
 
 
+_NO_RESULTS = ()  # (results and cap_nodes of a backward() of every leaf)
+
+
 class GraphTask:
     """One call of the engine (PyTorch's GraphTask): what it was asked and what it keeps.
 
@@ -244,7 +247,10 @@ class GraphTask:
         self.first = _first_key()  # Note [Nodes PyTorch runs first]
         self.anomaly = self.donate = False
         self.donate_min = 0
-        self.taken = {memory_id(g._data) for g in grads}  # Note [Gradient accumulation]
+        self.taken = taken = set()  # Note [Gradient accumulation]
+        for g in grads:
+            d = g._data
+            taken.add(id(d) if d.base is None else memory_id(d.base))
         self.buffers = buffers = {}
         self.roots = roots = []
         for o, g in zip(outputs, grads):
@@ -257,8 +263,14 @@ class GraphTask:
         # what to capture (autograd.grad) or where to accumulate (backward(inputs=...))
         self.captures = captures = {}  # (node, out_nr) -> indices in inputs
         self.leaf_caps = leaf_caps = {}  # AccumulateGrad node -> indices in inputs
-        self.results = [None] * (len(inputs) if inputs is not None else 0)
-        for k, t in enumerate(inputs if inputs is not None else ()):
+        self.needed = None  # nodes on a path to an input; None: all
+        if inputs is None:  # backward() of every leaf
+            self.results = _NO_RESULTS
+            self.deps = _collect(roots)
+            self.cap_nodes = _NO_RESULTS
+            return
+        self.results = [None] * len(inputs)
+        for k, t in enumerate(inputs):
             if not t._rg:
                 raise RuntimeError(
                     f"One of the differentiated Tensors does not require grad (input {k}, shape "
@@ -270,9 +282,7 @@ class GraphTask:
                 captures.setdefault((t.grad_fn, t._out_nr), []).append(k)
         self.deps = _collect(roots)
         self.cap_nodes = {n for (n, _) in captures}
-        self.needed = None  # nodes on a path to an input; None: all
-        if inputs is not None:
-            self.needed = _reaching(self.deps, set(leaf_caps) | self.cap_nodes)
+        self.needed = _reaching(self.deps, set(leaf_caps) | self.cap_nodes)
 
     def show(self, grads) -> None:
         """Gradients a hook sees may be kept by it: no leaf may take them as its .grad."""
@@ -340,8 +350,9 @@ def _execute(task: GraphTask) -> None:
         task.anomaly = STATE.anomaly
         # Note [Gradient donation] (ops/buffers.py): gradients this big may be donated; a
         # pass that starts with no pooled array (small tensors) skips the check per node
-        task.donate = not create_graph and nbatch is None and _pool.in_use()
-        task.donate_min = _pool.pool_min()
+        task.donate = donate = not create_graph and nbatch is None and _pool.in_use()
+        if donate:
+            task.donate_min = _pool.pool_min()
         _schedule(task, heap)
     finally:
         STATE.enabled, STATE.cut_watch, STATE.batch = prev
@@ -571,13 +582,14 @@ def _run_post_hooks(task: GraphTask, node, grads: list, in_grads):
 def _accumulate(task: GraphTask, node, g) -> None:
     """A leaf's gradient ``g`` (``node`` is its AccumulateGrad): captured for
     autograd.grad, or added into the leaf's ``.grad`` (Note [Gradient accumulation])."""
-    ks = task.leaf_caps.get(node)
-    if ks is not None and not task.accumulate:
-        for k in ks:
-            task.results[k] = g
-        return
-    if task.inputs is not None and ks is None:
-        return
+    if task.inputs is not None:  # (backward() of every leaf skips the lookups)
+        ks = task.leaf_caps.get(node)
+        if ks is None:
+            return
+        if not task.accumulate:
+            for k in ks:
+                task.results[k] = g
+            return
     var = node._var()
     if var is not None and var._gfn is not None:
         raise RuntimeError(
@@ -653,6 +665,8 @@ def _first_key():
 
 def _heap_key(node, first) -> int:
     """A ready node's key in the heap: newest first, after the nodes PyTorch runs first."""
+    if node.__class__ is AccumulateGrad:
+        return first()
     if node._op.node_name in _FIRST_NAMES and _runs_first(node):
         return first()
     return -node._seq  # keys are unique
