@@ -18,6 +18,8 @@ import retrograd as rg
 from retrograd import safetensors as st
 from retrograd import serialization as S
 
+pytestmark = pytest.mark.filterwarnings("ignore:this checkpoint is in retrograd's previous")
+
 ALL_DTYPES = [rg.float16, rg.bfloat16, rg.float32, rg.float64, rg.uint8, rg.int8, rg.int16,
               rg.int32, rg.int64, rg.bool]
 
@@ -47,7 +49,7 @@ def test_nested_structures_round_trip():
         "floats": [float("inf"), -float("inf"), 1e-300, -0.0, 1.0, 2 ** 70],
         "text": "héllo", "blob": b"\x00\x01", "size": rg.Size([2, 3]), "dtype": rg.bfloat16,
         (1, "k"): "tuple key", 2.5: "float key", None: "none key",
-        "array": np.arange(4, dtype=np.int16), "np_scalar": np.float32(1.5),
+        "set": {1, "a"}, "np_scalar": np.float32(1.5),
         "tied": [w, w],
     }
     out = _roundtrip(obj)
@@ -59,7 +61,7 @@ def test_nested_structures_round_trip():
     assert out["size"] == rg.Size([2, 3]) and isinstance(out["size"], rg.Size)
     assert out["dtype"] is rg.bfloat16
     assert out[(1, "k")] == "tuple key" and out[2.5] == "float key" and out[None] == "none key"
-    assert isinstance(out["array"], np.ndarray) and out["array"].dtype == np.int16
+    assert out["set"] == {1, "a"}
     assert out["np_scalar"] == 1.5
     assert out["tied"][0] is out["tied"][1] and out["tied"][0] is out["state"][0]["exp_avg"]
     assert rg.equal(out["tied"][0], w)
@@ -102,8 +104,8 @@ def test_unsupported_objects_are_refused_with_the_reason():
         rg.save({"m": Model()}, io.BytesIO())
     with pytest.raises(TypeError, match="type function at root\\[0\\]"):
         rg.save([lambda: 0], io.BytesIO())
-    with pytest.raises(TypeError, match="type set"):
-        rg.save({1, 2}, io.BytesIO())
+    with pytest.raises(TypeError, match="type ndarray.*torch.from_numpy"):
+        rg.save({"a": np.zeros(2)}, io.BytesIO())
     cyc: list = []
     cyc.append(cyc)
     with pytest.raises(ValueError, match="contains itself"):
@@ -115,7 +117,7 @@ def test_atomic_write_keeps_the_old_file_on_a_crash(tmp_path, monkeypatch):
     rg.save({"v": 1}, path)
     before = path.read_bytes()
 
-    def crash(f, header, blobs, n):
+    def crash(f, obj):
         f.write(b"partial")
         raise KeyboardInterrupt("power cut")
 
@@ -130,7 +132,7 @@ def test_atomic_write_keeps_the_old_file_on_a_crash(tmp_path, monkeypatch):
 
 def _blob(obj) -> bytes:
     buf = io.BytesIO()
-    rg.save(obj, buf)
+    S._save_v1(obj, buf)
     return buf.getvalue()
 
 
@@ -142,6 +144,7 @@ def _blob(obj) -> bytes:
     (lambda b: b[:40] + bytes([b[40] ^ 1]) + b[41:], "header checksum does not match"),
     (lambda b: b[:-20] + bytes([b[-20] ^ 0xFF]) + b[-19:], "fails its checksum"),
     (lambda b: b"XXXXXXXX" + b[8:], "not a retrograd checkpoint"),
+    (lambda b: b"PK\x05\x06" + b[4:], "zip archive but not a complete one"),
     (lambda b: b[:8] + struct.pack("<I", 99) + b[12:], "format version 99"),
     (lambda b: b[:-1] + b"?", "end marker is missing"),
 ])
@@ -170,10 +173,11 @@ def test_malicious_files_execute_nothing(tmp_path):
     # 1. a PyTorch (zip + pickle) checkpoint whose unpickling would run a command
     evil_pt = tmp_path / "evil.pt"
     torch.save({"x": _Evil()}, evil_pt)
-    with pytest.raises(RuntimeError, match="zip archive.*pickles"):
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed.*"
+                                                     "GLOBAL (posix|nt).system"):
         rg.load(evil_pt)
     # 2. a bare pickle
-    with pytest.raises(RuntimeError, match="Python pickle"):
+    with pytest.raises(RuntimeError, match="bare Python pickle"):
         rg.load(io.BytesIO(pickle.dumps(_Evil())))
     # 3. retrograd's own frame with a header naming a callable
     forged = _forge({"format": "retrograd.save", "version": 1, "arrays": [],

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import base64
 import collections
+import io
 import json
 import math
 import os
 import struct
 import sys
+import warnings
 import zlib
 from typing import Any
 
@@ -27,6 +29,7 @@ import numpy as np
 from . import _dtype as D
 from ._size import Size
 from ._tensor import Tensor, _make
+from ._zip_checkpoint import FromUser, is_zip, read_zip, write_zip
 
 __all__ = ["save", "load"]
 
@@ -177,7 +180,13 @@ def _encode_file(obj) -> tuple[bytes, list[np.ndarray], int]:
     return header, enc.blobs, enc.offset
 
 
-def _write(f, header: bytes, blobs: list[np.ndarray], data_len: int) -> None:
+def _save_v1(obj, f) -> None:
+    """Write ``obj`` in retrograd's previous own format (Note [Checkpoint format]); only
+    the tests use it, to make files that ``load`` must keep reading."""
+    _write_v1(f, *_encode_file(obj))
+
+
+def _write_v1(f, header: bytes, blobs: list[np.ndarray], data_len: int) -> None:
     f.write(_PRE.pack(MAGIC, VERSION, zlib.crc32(header), len(header), data_len))
     f.write(header)
     f.write(b"\0" * _pad(_PRE.size + len(header)))
@@ -285,13 +294,19 @@ def atomic_write(path, write) -> None:
         pass
 
 
+def _write(out, obj) -> None:
+    write_zip(obj, out)
+
+
 def save(obj: Any, f, pickle_module=None, pickle_protocol: int = 2,
          _use_new_zipfile_serialization: bool = True) -> None:
-    """Save tensors, NumPy arrays, numbers, strings, bytes and None, in any nesting of
-    dicts, lists and tuples (state dicts of modules and optimizers), to a path or a
-    binary file object. The file holds no code (see Note [Checkpoint format]); writing
-    to a path is atomic. ``pickle_module``/``pickle_protocol`` are accepted for
-    compatibility and unused: nothing is pickled.
+    """Save tensors, dtypes, sizes, numbers, strings, bytes and None, in any nesting of
+    dicts, lists, tuples and sets (state dicts of modules and optimizers), to a path or
+    a binary file object, in PyTorch's zip checkpoint format (Note [PyTorch zip
+    checkpoints] in _zip_checkpoint.py): ``torch.load(path, weights_only=True)`` reads
+    it, and tensors that share memory share one storage in the file. Writing to a path
+    is atomic (Note [Temporary files]). ``pickle_module``/``pickle_protocol`` are
+    accepted for compatibility; the pickle is always protocol 2, as PyTorch writes.
 
     Example:
         >>> import os, tempfile
@@ -301,14 +316,18 @@ def save(obj: Any, f, pickle_module=None, pickle_protocol: int = 2,
         >>> torch.load(path)['w']
         tensor([0, 1, 2])
     """
-    header, blobs, data_len = _encode_file(obj)
+    if not _use_new_zipfile_serialization:
+        raise RuntimeError("retrograd.save writes only the zip format "
+                           "(_use_new_zipfile_serialization=True); PyTorch reads it since 1.6")
     if isinstance(f, (str, os.PathLike)):
-        atomic_write(f, lambda out: _write(out, header, blobs, data_len))
+        atomic_write(f, lambda out: _write(out, obj))
         return
     if not hasattr(f, "write"):
         raise TypeError(f"retrograd.save expects a path or a binary file object, got "
                         f"{type(f).__name__}")
-    _write(f, header, blobs, data_len)
+    buf = io.BytesIO()
+    _write(buf, obj)  # an unsavable object raises before anything reaches ``f``
+    f.write(buf.getbuffer())
 
 
 # ----------------------------------------------------------------------------------
@@ -321,13 +340,11 @@ class _Corrupt(RuntimeError):
 
 def _describe_foreign(head: bytes) -> str:
     if head[:2] == b"PK":
-        return ("it is a zip archive, e.g. a checkpoint written by torch.save (those are "
-                "pickles, which run code when loaded, so retrograd does not read them). In "
-                "PyTorch, convert it with safetensors.torch.save_file(state_dict, path) and "
-                "read it with retrograd.safetensors.load_file")
+        return "it is a zip archive but not a complete one (a truncated or damaged file)"
     if head[:1] == b"\x80":
-        return ("it is a Python pickle; retrograd never unpickles (unpickling runs code the "
-                "file names). Re-save the data with retrograd.save or as safetensors")
+        return ("it is a bare Python pickle (PyTorch's legacy pre-1.6 format, or not a "
+                "checkpoint at all), which retrograd does not read; load it in PyTorch and "
+                "re-save it with torch.save (the zip format)")
     if len(head) >= 8 and struct.unpack("<Q", head[:8])[0] < (1 << 32) and head[8:9] == b"{":
         return "it is a safetensors file: read it with retrograd.safetensors.load_file"
     return "it does not start with retrograd's magic bytes"
@@ -617,6 +634,19 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
                         else bytearray())
     else:
         buf = _read_all(f)
+    head = bytes(buf[:8])
+    if is_zip(head):
+        try:
+            return read_zip(buf, map_location)
+        except FromUser as e:
+            raise e.exc from e.exc.__cause__
+        except RuntimeError as e:
+            raise RuntimeError(f"{where}: {e}") from None
+    if head == MAGIC:
+        warnings.warn("this checkpoint is in retrograd's previous own format, which "
+                      "retrograd.load still reads but retrograd.save no longer writes; "
+                      "re-save it with retrograd.save (PyTorch's zip format)",
+                      DeprecationWarning, stacklevel=2)
     try:
         header, data_start = _parse(buf)
         _, _, _, _, dlen = _PRE.unpack_from(buf, 0)

@@ -1,0 +1,479 @@
+"""PyTorch's zip checkpoint format: reading it through a restricted unpickler, writing it.
+
+Example:
+    >>> import io
+    >>> import retrograd as torch
+    >>> from retrograd._zip_checkpoint import read_zip, write_zip
+    >>> buf = io.BytesIO()
+    >>> write_zip({'w': torch.ones(2)}, buf)
+    >>> read_zip(buf.getvalue(), None)
+    {'w': tensor([1., 1.])}
+"""
+
+from __future__ import annotations
+
+import _codecs
+import collections
+import io
+import pickle
+import sys
+import zipfile
+from typing import Any
+
+import numpy as np
+
+from . import _dtype as D
+from ._size import Size
+from ._tensor import Tensor, _make
+
+__all__ = ["read_zip", "write_zip", "is_zip"]
+
+# Note [PyTorch zip checkpoints]
+# ``torch.save`` writes a zip archive (entries stored, not compressed) under one folder
+# ``<name>/``: ``data.pkl`` (a protocol-2 pickle of the object), ``data/<key>`` (each
+# storage's raw bytes, little-endian), ``byteorder`` and ``version``. In ``data.pkl`` a
+# tensor is ``torch._utils._rebuild_tensor_v2(storage, offset, size, stride,
+# requires_grad, OrderedDict())`` and a storage is a persistent id ``('storage',
+# torch.FloatStorage, key, location, numel)``; a Parameter wraps its tensor in
+# ``torch._utils._rebuild_parameter``. Unpickling runs whatever the file names, so the
+# reader is PyTorch's ``weights_only`` mode and nothing else: ``find_class`` returns
+# retrograd's own stand-ins for exactly the globals PyTorch's allowlist holds, and any
+# other name raises ``pickle.UnpicklingError`` before anything is called. Each storage is
+# read once into one NumPy buffer and every tensor over it is a strided view of that
+# buffer, so tensors (and views) that shared memory when saved share it when loaded.
+# The writer emits the same opcodes, naming torch's globals by module and name
+# (torch is never imported), so ``torch.load(weights_only=True)`` reads it.
+
+_BY_NAME = {d.name: d for d in D.ALL}
+_STORAGE_NAMES = {
+    "FloatStorage": D.float32, "DoubleStorage": D.float64, "HalfStorage": D.float16,
+    "BFloat16Storage": D.bfloat16, "LongStorage": D.int64, "IntStorage": D.int32,
+    "ShortStorage": D.int16, "CharStorage": D.int8, "ByteStorage": D.uint8,
+    "BoolStorage": D.bool,
+}
+_STORAGE_OF = {d.name: n for n, d in _STORAGE_NAMES.items()}
+_FIX = ("retrograd.load reads only what PyTorch's weights_only=True loader reads "
+        "(tensors, parameters, dtypes, sizes, numbers, strings and containers); "
+        "re-save the object as a state dict of tensors (model.state_dict()) to load it")
+
+
+def is_zip(head: bytes) -> bool:
+    return head[:4] == b"PK\x03\x04"
+
+
+class FromUser(Exception):
+    """An exception raised by the caller's ``map_location``: passed on unchanged."""
+
+    def __init__(self, exc: BaseException) -> None:
+        super().__init__()
+        self.exc = exc
+
+
+class _StorageType:
+    """Stand-in for ``torch.FloatStorage`` and friends: only carries a dtype."""
+
+    def __init__(self, name: str, dtype) -> None:
+        self.name = name
+        self.dtype = dtype
+
+
+def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False,
+                       backward_hooks=None, metadata=None) -> Tensor:
+    if not isinstance(storage, np.ndarray):
+        raise pickle.UnpicklingError(f"a tensor's storage is {type(storage).__name__}, "
+                                     "not a storage: the file is corrupted")
+    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    offset = int(storage_offset)
+    if len(size) != len(stride) or offset < 0 or any(s < 0 for s in size + stride):
+        raise pickle.UnpicklingError(f"bad tensor geometry size={size} stride={stride} "
+                                     f"offset={offset}: the file is corrupted")
+    if all(size):
+        last = offset + sum((n - 1) * s for n, s in zip(size, stride))
+        if last >= storage.size:
+            raise pickle.UnpicklingError(
+                f"a tensor of size {size} (stride {stride}, offset {offset}) reaches past "
+                f"its storage of {storage.size} elements: the file is corrupted")
+    elif offset > storage.size:
+        offset = storage.size
+    item = storage.itemsize
+    # a view whose .base is the storage array, so saving finds the storage again
+    arr = np.ndarray(size, storage.dtype, buffer=storage, offset=offset * item,
+                     strides=tuple(s * item for s in stride))
+    t = _make(arr)
+    if requires_grad:
+        if not t.is_floating_point():
+            raise pickle.UnpicklingError("a tensor of an integer dtype requires grad: the "
+                                         "file is corrupted")
+        t._rg = True
+    return t
+
+
+def _rebuild_parameter(data, requires_grad, backward_hooks=None, state=None) -> Tensor:
+    from .nn import Parameter
+
+    if not isinstance(data, Tensor):
+        raise pickle.UnpicklingError("a Parameter wraps something that is not a tensor: the "
+                                     "file is corrupted")
+    if state:
+        raise pickle.UnpicklingError(f"Weights only load failed. a Parameter carries extra "
+                                     f"attributes {sorted(state)!r}; {_FIX}")
+    p = Parameter(data, requires_grad=bool(requires_grad))
+    return p
+
+
+def _rebuild_from_type_v2(func, new_type, args, state):
+    t = func(*args)
+    if new_type is _PARAMETER and not getattr(type(t), "_is_param", False):
+        return _rebuild_parameter(t, t.requires_grad)
+    if state:
+        raise pickle.UnpicklingError(f"Weights only load failed. a tensor carries extra "
+                                     f"attributes; {_FIX}")
+    return t
+
+
+_PARAMETER = object()  # stand-in for torch.nn.parameter.Parameter (a type marker)
+
+
+def _device(*args):
+    from ._device import device
+
+    try:
+        return device(*args)
+    except RuntimeError:
+        return args[0] if len(args) == 1 else f"{args[0]}:{args[1]}"
+
+
+def _allowed() -> dict[str, Any]:
+    rc: dict[str, Any] = {
+        "collections.OrderedDict": collections.OrderedDict,
+        "collections.Counter": collections.Counter,
+        "torch.nn.parameter.Parameter": _PARAMETER,
+        "torch.Size": Size,
+        "torch.Tensor": Tensor,
+        "torch.device": _device,
+        "_codecs.encode": _codecs.encode,
+        "builtins.bytearray": bytearray,
+        "builtins.set": set,
+        "builtins.complex": complex,
+        "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2,
+        "torch._utils._rebuild_parameter": _rebuild_parameter,
+        "torch._utils._rebuild_parameter_with_state": _rebuild_parameter,
+        "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
+        "torch.storage.UntypedStorage": _StorageType("UntypedStorage", D.uint8),
+    }
+    for d in D.ALL:
+        rc[f"torch.{d.name}"] = d
+    for n, d in _STORAGE_NAMES.items():
+        rc[f"torch.{n}"] = _StorageType(n, d)
+    return rc
+
+
+_ALLOWED = _allowed()
+
+
+class _WeightsUnpickler(pickle.Unpickler):
+    """PyTorch's ``weights_only`` unpickler: globals from the allowlist, nothing else."""
+
+    def __init__(self, file, storages) -> None:
+        super().__init__(file, encoding="utf-8")
+        self._storages = storages
+
+    def find_class(self, module: str, name: str):
+        if module == "__builtin__":  # protocol-2 pickles name builtins as Python 2 did
+            module = "builtins"
+        obj = _ALLOWED.get(f"{module}.{name}")
+        if obj is None:
+            raise pickle.UnpicklingError(
+                f"Weights only load failed. WeightsUnpickler error: Unsupported global: "
+                f"GLOBAL {module}.{name} was not an allowed global by default. "
+                f"(retrograd never imports or calls names from a checkpoint: {_FIX})")
+        return obj
+
+    def persistent_load(self, pid):
+        if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"
+                and isinstance(pid[1], _StorageType)):
+            raise pickle.UnpicklingError(f"Weights only load failed. unknown persistent id "
+                                         f"{str(pid)[:60]}: the file is corrupted")
+        return self._storages(pid[1].dtype, str(pid[2]), pid[3], pid[4])
+
+
+def _map(arr: np.ndarray, location, map_location) -> np.ndarray:
+    """Apply ``map_location`` to one storage; any device ends up on the CPU."""
+    if map_location is None:
+        return arr
+    if isinstance(map_location, dict):
+        target = map_location.get(location, location)
+        return arr if isinstance(target, str) or target is not None else arr
+    if callable(map_location) and not isinstance(map_location, str) \
+            and not type(map_location).__name__ == "device":
+        try:
+            result = map_location(_make(arr), location)
+        except Exception as exc:
+            raise FromUser(exc) from None
+        if result is None:
+            return arr
+        if isinstance(result, Tensor):
+            return result._data.reshape(-1)
+        return arr
+    from ._device import check_device, device
+
+    check_device(map_location if not isinstance(map_location, str) else device(map_location))
+    return arr
+
+
+def read_zip(data, map_location) -> Any:
+    """Load a ``torch.save`` zip archive held in ``data`` (bytes-like)."""
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(bytes(data)))
+    except zipfile.BadZipFile as e:
+        raise RuntimeError(f"the zip archive is corrupted or truncated ({e})") from None
+    names = zf.namelist()
+    pkl = [n for n in names if n.endswith("data.pkl") and n.count("/") == 1]
+    if len(pkl) != 1:
+        raise RuntimeError("the zip archive has no <name>/data.pkl record: it is not a "
+                           "torch.save checkpoint")
+    prefix = pkl[0][:-len("data.pkl")]
+    order = prefix + "byteorder"
+    byteorder = zf.read(order).decode("ascii").strip() if order in names else "little"
+    if byteorder not in ("little", "big"):
+        raise RuntimeError(f"unknown byteorder {byteorder[:20]!r} in the archive")
+    loaded: dict[str, np.ndarray] = {}
+
+    def storage(dtype, key: str, location, numel) -> np.ndarray:
+        if key not in loaded:
+            entry = f"{prefix}data/{key}"
+            if entry not in names:
+                raise RuntimeError(f"storage {key!r} is missing from the archive: the file is "
+                                   "corrupted")
+            raw = bytearray(zf.read(entry))
+            np_dt = np.dtype(dtype.np).newbyteorder("<" if byteorder == "little" else ">")
+            if len(raw) % np_dt.itemsize:
+                raise RuntimeError(f"storage {key!r} has {len(raw)} bytes, not a whole number "
+                                   f"of {dtype.name} elements: the file is corrupted")
+            arr = np.frombuffer(raw, dtype=np_dt)
+            if np_dt.byteorder not in ("=", "|") and np_dt.byteorder != (
+                    "<" if sys.byteorder == "little" else ">"):
+                arr = arr.astype(np_dt.newbyteorder("="))
+            loaded[key] = _map(arr, str(location), map_location)
+        arr = loaded[key]
+        return arr if arr.dtype == dtype.np else arr.view(dtype.np)
+
+    try:
+        return _WeightsUnpickler(io.BytesIO(zf.read(pkl[0])), storage).load()
+    except (pickle.UnpicklingError, FromUser):
+        raise
+    except (EOFError, ValueError, TypeError, KeyError, IndexError, AttributeError,
+            zipfile.BadZipFile, RecursionError) as e:
+        raise RuntimeError(f"the checkpoint is corrupted ({type(e).__name__}: {e})") from None
+
+
+# ----------------------------------------------------------------------------------
+# writing
+
+
+class _Global:
+    """A name to write as a pickle GLOBAL (``module``, ``name``) without importing it."""
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module, self.name = module, name
+
+
+class _Reduce:
+    """An object to write as ``func(*args)``."""
+
+    def __init__(self, func: _Global, args: tuple) -> None:
+        self.func, self.args = func, args
+
+
+class _StorageRef:
+    def __init__(self, key: str, dtype, numel: int) -> None:
+        self.key, self.dtype, self.numel = key, dtype, numel
+
+
+_REBUILD = _Global("torch._utils", "_rebuild_tensor_v2")
+_REBUILD_PARAM = _Global("torch._utils", "_rebuild_parameter")
+_ODICT = _Global("collections", "OrderedDict")
+
+
+class _Pickler(pickle._Pickler):  # the Python pickler: it lets us write GLOBAL ourselves
+    dispatch = dict(pickle._Pickler.dispatch)
+
+    def __init__(self, file, storages) -> None:
+        super().__init__(file, protocol=2)
+        self._storages = storages
+        self._globals: dict[tuple[str, str], None] = {}
+
+    def persistent_id(self, obj):
+        if isinstance(obj, _StorageRef):
+            return ("storage", _Global("torch", _STORAGE_OF[obj.dtype.name]), obj.key, "cpu",
+                    obj.numel)
+        return None
+
+    def _save_global(self, obj: _Global) -> None:
+        self.write(pickle.GLOBAL + obj.module.encode() + b"\n" + obj.name.encode() + b"\n")
+
+    dispatch[_Global] = _save_global
+
+    def _save_reduce_obj(self, obj: _Reduce) -> None:
+        self.save(obj.func)
+        self.save(obj.args)
+        self.write(pickle.REDUCE)
+        self.memoize(obj)
+
+    dispatch[_Reduce] = _save_reduce_obj
+
+
+_byte_bounds = getattr(np.lib, "array_utils", np).byte_bounds  # moved in NumPy 2
+
+
+def _root(arr: np.ndarray) -> np.ndarray:
+    while isinstance(arr.base, np.ndarray):
+        arr = arr.base
+    return arr
+
+
+class _Storages:
+    """Groups saved tensors by the memory they view (Note [Saving storages])."""
+
+    # Note [Saving storages]
+    # Tensors whose arrays view one root NumPy array with the same dtype, nonnegative
+    # strides and element-aligned offsets are written over one storage (the span of the
+    # root they cover), so torch.load gives them one storage back. Anything else (a
+    # negative stride, a dtype reinterpretation) is written as its own contiguous copy.
+
+    def __init__(self) -> None:
+        self.groups: dict[tuple[int, str], list] = {}
+        self.keep: list = []
+        self.placed: dict[int, tuple] = {}  # id(tensor) -> (group, array written)
+        self.refs: dict[str, _StorageRef] = {}
+        self.active: set[int] = set()  # containers being converted (cycle check)
+
+    def add(self, arr: np.ndarray):
+        self.keep.append(arr)
+        item = arr.itemsize
+        root = _root(arr)
+        if arr.size and (any(s < 0 or s % item for s in arr.strides)
+                         or not root.flags.c_contiguous):
+            root = arr = np.ascontiguousarray(arr)
+            self.keep.append(arr)
+        key = (id(root), arr.dtype.str)
+        self.groups.setdefault(key, [root, []])[1].append(arr)
+        return key, arr
+
+    def layout(self):
+        """``{group: (key, span bytes, lo address)}`` for writing."""
+        out = {}
+        for n, (gk, (root, arrs)) in enumerate(self.groups.items()):
+            lo_root, hi_root = _byte_bounds(root)
+            bounds = [_byte_bounds(a) for a in arrs if a.size]
+            lo = min((b[0] for b in bounds), default=lo_root)
+            hi = max((b[1] for b in bounds), default=lo_root)
+            item = arrs[0].itemsize
+            if any((b[0] - lo) % item for b in bounds):
+                raise AssertionError("unaligned views")  # add() copies these
+            raw = root.reshape(-1).view(np.uint8)[lo - lo_root:hi - lo_root]
+            out[gk] = (str(n), raw, lo, item)
+        return out
+
+
+def _tensor_arrays(obj, storages: _Storages, seen: set) -> None:
+    """Collect every tensor array reachable from ``obj`` (first pass)."""
+    stack = [obj]
+    while stack:
+        o = stack.pop()
+        if isinstance(o, Tensor):
+            if id(o) not in seen:
+                seen.add(id(o))
+                storages.placed[id(o)] = storages.add(o._data)
+        elif isinstance(o, (dict, list, tuple, set, frozenset)) and id(o) not in seen:
+            seen.add(id(o))  # a cycle is reported by _convert
+            if isinstance(o, dict):
+                stack.extend(o.keys())
+                stack.extend(o.values())
+            else:
+                stack.extend(o)
+
+
+def _convert(obj, storages: _Storages, layout, made: dict, where: str = "root"):
+    """Replace tensors by ``_Reduce`` rebuild calls, keeping object identity."""
+    if isinstance(obj, (dict, list, tuple, set)):
+        if id(obj) in storages.active:
+            raise ValueError(f"retrograd.save: {where} contains itself (a reference cycle); "
+                             "torch.load(weights_only=True) cannot rebuild cycles")
+        storages.active.add(id(obj))
+        try:
+            return _convert_one(obj, storages, layout, made, where)
+        finally:
+            storages.active.discard(id(obj))
+    return _convert_one(obj, storages, layout, made, where)
+
+
+def _convert_one(obj, storages: _Storages, layout, made: dict, where: str):
+    if isinstance(obj, Tensor):
+        if id(obj) in made:
+            return made[id(obj)]
+        gk, arr = storages.placed[id(obj)]
+        item = arr.itemsize
+        key, raw, lo, _ = layout[gk]
+        dt = D.FROM_NP[arr.dtype.newbyteorder("=")]
+        offset = (_byte_bounds(arr)[0] - lo) // item if arr.size else 0
+        stride = tuple(s // item for s in arr.strides)
+        ref = storages.refs.setdefault(key, _StorageRef(key, dt, raw.nbytes // item))
+        is_param = bool(getattr(type(obj), "_is_param", False))
+        rebuilt = _Reduce(_REBUILD, (ref, offset, tuple(arr.shape), stride,
+                                     bool(obj.requires_grad) and not is_param,
+                                     _Reduce(_ODICT, ())))
+        if is_param:
+            rebuilt = _Reduce(_REBUILD_PARAM, (rebuilt, bool(obj.requires_grad),
+                                               _Reduce(_ODICT, ())))
+        made[id(obj)] = rebuilt
+        return rebuilt
+    if isinstance(obj, D.dtype):
+        return _Global("torch", obj.name)
+    if isinstance(obj, Size):
+        return _Reduce(_Global("torch", "Size"), (tuple(int(s) for s in obj),))
+    if isinstance(obj, collections.OrderedDict):
+        return _Reduce(_ODICT, ([[_convert(k, storages, layout, made, where),
+                                  _convert(v, storages, layout, made, f"{where}[{k!r}]")]
+                                 for k, v in obj.items()],))
+    if isinstance(obj, dict):
+        return {_convert(k, storages, layout, made, where):
+                _convert(v, storages, layout, made, f"{where}[{k!r}]") for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_convert(v, storages, layout, made, f"{where}[{i}]") for i, v in enumerate(obj)]
+    if isinstance(obj, tuple):
+        return tuple(_convert(v, storages, layout, made, f"{where}[{i}]")
+                     for i, v in enumerate(obj))
+    if isinstance(obj, (set, frozenset)) and type(obj) is set:
+        return {_convert(v, storages, layout, made, where) for v in obj}
+    if obj is None or isinstance(obj, (bool, int, float, complex, str, bytes, bytearray)):
+        return obj
+    if isinstance(obj, np.generic) and isinstance(obj.item(), (bool, int, float)):
+        return obj.item()
+    hint = (" Save model.state_dict() and rebuild the model in code instead."
+            if hasattr(obj, "state_dict") else "")
+    raise TypeError(f"retrograd.save can't save an object of type {type(obj).__name__} at "
+                    f"{where}: torch.load(weights_only=True) could not read it back; the "
+                    f"format holds tensors, dtypes, sizes, numbers, strings, bytes, None and "
+                    f"dicts/lists/tuples/sets of them (a NumPy array: save "
+                    f"torch.from_numpy(array)).{hint}")
+
+
+def write_zip(obj, f) -> None:
+    """Write ``obj`` to the binary file ``f`` in ``torch.save``'s zip format."""
+    storages = _Storages()
+    _tensor_arrays(obj, storages, set())
+    layout = storages.layout()
+    try:
+        tree = _convert(obj, storages, layout, {})
+    except RecursionError:
+        raise ValueError("retrograd.save: the object nests too deeply to save") from None
+    pkl = io.BytesIO()
+    _Pickler(pkl, storages).dump(tree)
+    with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED) as zf:
+        zf.writestr("archive/data.pkl", pkl.getvalue())
+        zf.writestr("archive/byteorder", sys.byteorder)  # raw bytes are native
+        for key, raw, _, _ in layout.values():
+            if key in storages.refs:
+                zf.writestr(f"archive/data/{key}", raw.tobytes())
+        zf.writestr("archive/version", "3\n")
