@@ -21,6 +21,7 @@ import os
 import struct
 import sys
 import warnings
+import zipfile
 import zlib
 from typing import Any
 
@@ -642,6 +643,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
             raise e.exc from e.exc.__cause__
         except RuntimeError as e:
             raise RuntimeError(f"{where}: {e}") from None
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError, KeyError) as e:
+            raise RuntimeError(f"{where}: the zip archive is corrupted ({type(e).__name__}: "
+                               f"{e})") from None
     if head == MAGIC:
         warnings.warn("this checkpoint is in retrograd's previous own format, which "
                       "retrograd.load still reads but retrograd.save no longer writes; "
