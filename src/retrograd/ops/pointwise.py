@@ -114,6 +114,14 @@ def div(input, other, *, rounding_mode=None, out=None) -> Tensor:  # noqa: A002
 divide = true_divide = div
 
 
+def _binary_overload(tensor_op, scalar_op, rscalar_op, input, other) -> Tensor:  # noqa: A002
+    """``input op other`` with PyTorch's overload for the operands (Note [Scalar overloads]
+    in ops/table.py): Tensor-Tensor, Tensor-Scalar, or Scalar-Tensor."""
+    if isinstance(other, Tensor):
+        return binary(tensor_op if isinstance(input, Tensor) else rscalar_op, input, other)
+    return binary(scalar_op, input, other)
+
+
 def floor_divide(input, other) -> Tensor:  # noqa: A002
     """Division rounded toward negative infinity (no gradient, as in PyTorch).
 
@@ -122,10 +130,8 @@ def floor_divide(input, other) -> Tensor:  # noqa: A002
         >>> torch.floor_divide(torch.tensor([7.]), 2)
         tensor([3.])
     """
-    if isinstance(other, Tensor):  # Note [Scalar overloads] (ops/table.py)
-        return binary(T.floor_divide if isinstance(input, Tensor) else T.floor_divide_rscalar,
-                      input, other)
-    return binary(T.floor_divide_scalar, input, other)
+    return _binary_overload(T.floor_divide, T.floor_divide_scalar, T.floor_divide_rscalar,
+                            input, other)
 
 
 def remainder(input, other) -> Tensor:  # noqa: A002
@@ -136,10 +142,7 @@ def remainder(input, other) -> Tensor:  # noqa: A002
         >>> torch.remainder(torch.tensor([-3.]), 2)
         tensor([1.])
     """
-    if isinstance(other, Tensor):  # Note [Scalar overloads] (ops/table.py)
-        return binary(T.remainder if isinstance(input, Tensor) else T.remainder_rscalar,
-                      input, other)
-    return binary(T.remainder_scalar, input, other)
+    return _binary_overload(T.remainder, T.remainder_scalar, T.remainder_rscalar, input, other)
 
 
 def fmod(input, other) -> Tensor:  # noqa: A002
@@ -169,9 +172,7 @@ def pow(input, exponent) -> Tensor:  # noqa: A001,A002
         >>> torch.pow(torch.tensor([3.]), 2)
         tensor([9.])
     """
-    if isinstance(exponent, Tensor):  # Note [Scalar overloads] (ops/table.py)
-        return binary(T.pow if isinstance(input, Tensor) else T.pow_rscalar, input, exponent)
-    return binary(T.pow_scalar, input, exponent)
+    return _binary_overload(T.pow, T.pow_scalar, T.pow_rscalar, input, exponent)
 
 
 def float_power(input, exponent) -> Tensor:  # noqa: A002
