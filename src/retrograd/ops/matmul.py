@@ -93,6 +93,8 @@ def _save_copies(a: Tensor, b: Tensor, node) -> None:
     """Swap ``a``/``b`` in ``node._saved`` for copies where PyTorch saves its reshape's
     copy (Note [What matmul saves])."""
     da, db = a._data, b._data
+    if da.ndim <= 2 and db.ndim <= 2:
+        return  # dot, mv and mm: PyTorch reshapes nothing
     if da.flags.c_contiguous and (db.ndim <= 2 or (db.flags.c_contiguous and
                                                    da.shape[:-2] == db.shape[:-2])):
         return  # the common case: a contiguous batch folds or flattens as a view
