@@ -244,7 +244,7 @@ class GraphTask:
                  accumulate: bool, nbatch):
         self.retain_graph, self.create_graph = retain_graph, create_graph
         self.inputs, self.accumulate, self.nbatch = inputs, accumulate, nbatch
-        self.first = _first_key()  # Note [Nodes PyTorch runs first]
+        self.first = _next_first  # Note [Nodes PyTorch runs first]
         self.anomaly = self.donate = False
         self.donate_min = 0
         self.taken = taken = set()  # Note [Gradient accumulation]
@@ -254,7 +254,11 @@ class GraphTask:
         self.buffers = buffers = {}
         self.roots = roots = []
         for o, g in zip(outputs, grads):
-            node, nr = _root_edge(o)
+            node = o.grad_fn  # (the property: a view's grad_fn is regenerated if stale)
+            if node is None:
+                node, nr = o._grad_accumulator(), 0
+            else:
+                nr = o._out_nr
             buf = buffers.get(node)
             if buf is None:
                 buf = buffers[node] = [None] * node._nout
@@ -290,12 +294,6 @@ class GraphTask:
         for g in grads:
             if g is not None:
                 taken.add(memory_id(g._data))
-
-
-def _root_edge(t):
-    if t.grad_fn is not None:
-        return t.grad_fn, t._out_nr
-    return t._grad_accumulator(), 0
 
 
 def _collect(roots: list) -> dict:
@@ -335,19 +333,22 @@ def _reaching(deps: dict, targets: set) -> set:
 
 def _execute(task: GraphTask) -> None:
     """Run the task's graph in the modes of its pass (grad mode = create_graph)."""
-    create_graph, nbatch = task.create_graph, task.nbatch
-    prev = STATE.enabled, STATE.cut_watch, STATE.batch
-    STATE.enabled = create_graph
-    STATE.cut_watch = None  # derivative rules leave no cut markers (autograd/provenance.py)
-    STATE.batch = 0 if nbatch is None else 1
-    TASKS.stack.append(task)  # Note [Graph tasks]
+    create_graph, nbatch, state = task.create_graph, task.nbatch, STATE
+    prev = state.enabled, state.cut_watch, state.batch
+    state.enabled = create_graph
+    if prev[1] is not None:
+        state.cut_watch = None  # derivative rules leave no cut markers (autograd/provenance.py)
+    state.batch = 0 if nbatch is None else 1
+    stack = TASKS.stack
+    stack.append(task)  # Note [Graph tasks]
     try:
         heap: list = []
         deps, first = task.deps, task.first
         for n in task.roots:
             if deps.get(n, 0) == 0:
-                heapq.heappush(heap, (first() if _runs_first(n) else -n._seq, n))
-        task.anomaly = STATE.anomaly
+                heap.append((_heap_key(n, first), n))
+        heapq.heapify(heap)
+        task.anomaly = state.anomaly
         # Note [Gradient donation] (ops/buffers.py): gradients this big may be donated; a
         # pass that starts with no pooled array (small tensors) skips the check per node
         task.donate = donate = not create_graph and nbatch is None and _pool.in_use()
@@ -355,8 +356,8 @@ def _execute(task: GraphTask) -> None:
             task.donate_min = _pool.pool_min()
         _schedule(task, heap)
     finally:
-        STATE.enabled, STATE.cut_watch, STATE.batch = prev
-        TASKS.stack.pop()
+        state.enabled, state.cut_watch, state.batch = prev
+        stack.pop()
 
 
 # Note [Chain fast path]: when a node made exactly one node ready and no other is
@@ -435,6 +436,14 @@ def _schedule(task: GraphTask, heap: list) -> None:
             d = deps[child] - 1
             deps[child] = d
             if d == 0:
+                if child.__class__ is AccumulateGrad and not child._hooked and (
+                        not heap or heap[0][0] > _LAST_FIRST) and (
+                        not ready or _heap_key(ready, _no_key) is not None):
+                    # Note [Leaves accumulate at once]
+                    buf = buffers.pop(child, None)
+                    if buf is not None and buf[0] is not None:
+                        _accumulate(task, child, buf[0])
+                    continue
                 if ready is None:
                     ready = child
                     continue
@@ -658,18 +667,34 @@ _FIRST_NAMES = frozenset(("torch::autograd::AccumulateGrad", _NOT_IMPLEMENTED,
                           "RemainderBackward0"))
 
 
-def _first_key():
-    """Heap keys for the nodes PyTorch runs first, increasing with each call."""
-    return itertools.count(_FIRST).__next__
+_LAST_FIRST = -(1 << 62)  # (above every key of a node that runs first)
 
 
-def _heap_key(node, first) -> int:
-    """A ready node's key in the heap: newest first, after the nodes PyTorch runs first."""
+# Note [Leaves accumulate at once]
+# An AccumulateGrad node that becomes ready would be pushed with a first key and popped
+# right after its parent's loop over edges, before every normal node and after the
+# nodes that run first pushed before it: when none of those waits in the heap and the
+# leaf has no hooks (nothing that could observe the moment), it accumulates at once,
+# in edge order, without a trip through the buffers and the heap (~0.5 us per leaf).
+# (A node made ready earlier in the loop and held for the chain fast path counts too.)
+# Heap keys for the nodes PyTorch runs first, increasing with each call: below every
+# other key (-seq) for 2**62 calls; one counter serves every task (a heap needs only
+# that its keys are unique and ordered).
+_next_first = itertools.count(_FIRST).__next__
+
+
+def _heap_key(node, first):
+    """A ready node's key in the heap: newest first, after the nodes PyTorch runs first
+    (their key is ``first()``)."""
     if node.__class__ is AccumulateGrad:
         return first()
     if node._op.node_name in _FIRST_NAMES and _runs_first(node):
         return first()
     return -node._seq  # keys are unique
+
+
+def _no_key():
+    """(``_heap_key(node, _no_key)`` is None for a node that runs first.)"""
 
 
 def _runs_first(node) -> bool:

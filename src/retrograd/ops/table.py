@@ -42,7 +42,7 @@ from ..autograd.forward_ad import (
 )
 from . import buffers as _buffers
 from ._core import _LOW, Op
-from .dispatch import scalar_array
+from .dispatch import scalar_array, view_apply
 from .rule_helpers import _bdims, _no_derivative, _no_forward_ad, _not_implemented  # noqa: F401
 from .table_matmul import (  # noqa: F401  (re-exported: the one table)
     _EINSUM_OPS,
@@ -946,7 +946,7 @@ def _restore(g, n, i=0, saved=False):
 
 def _expand_back(g, s, n):
     if n._p[0] is None and not STATE.batch and not n._p[1]:  # a full reduction: g is 0-d
-        return g.expand(n._edges[0][2])
+        return view_apply(expand, g, n._edges[0][2])  # (a 0-d g expands to any shape)
     return _restore(g, n).expand(_bdims(g) + tuple(n._edges[0][2]))
 
 
