@@ -100,6 +100,7 @@ from .amp.state import (  # noqa: E402
     set_autocast_dtype,
     set_autocast_enabled,
 )
+from .autograd import forward_ad  # noqa: E402, F401  (above the op layer: Note [Forward AD interceptor])
 from .serialization import load, save  # noqa: E402
 from .viz import explain_grad  # noqa: E402
 

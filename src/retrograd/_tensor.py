@@ -61,7 +61,7 @@ class Tensor:
     _retains = False
     _is_param = False
     _cut = None  # where this tensor's gradient path was cut (Note [Cut markers])
-    _fw_grad = None  # forward-AD tangent (Note [Forward AD state] in autograd/forward_ad.py)
+    _fw_grad = None  # forward-AD tangent (Note [Forward AD state] in autograd/forward_state.py)
     __array_priority__ = 1000  # NumPy defers to our operators
 
     # -- identity and metadata ----------------------------------------------------

@@ -10,7 +10,7 @@ Example:
 from __future__ import annotations
 
 from .._grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
-from . import anomaly_mode, forward_ad, function, functional, graph
+from . import anomaly_mode, function, functional, graph
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .engine import run_backward
 from .function import Function

@@ -372,7 +372,7 @@ _FN_VIEW = FnView()
 def _apply(op: _FunctionOp, args: tuple, kwargs: dict):
     from .._tensor import Tensor
     from ..ops._core import _edge
-    from .forward_ad import FW
+    from .forward_state import FW
 
     cls = op.cls
     ctx = _new_ctx(op)
@@ -515,7 +515,8 @@ def _forward_ad(ctx, args, outs) -> None:
     """Tangents of a Function's outputs from its ``jvp`` (forward-mode AD)."""
     from .._tensor import Tensor
     from ..ops.creation import zeros_like
-    from .forward_ad import FW, attach, get_tangent
+    from ..ops.jvp_rules import attach
+    from .forward_state import FW, get_tangent
 
     tans = [get_tangent(a) if isinstance(a, Tensor) else None for a in args]
     if all(t is None for t in tans):

@@ -245,7 +245,7 @@ class Node:
         t._gfn = self  # a fresh tensor, not a view: the grad_fn setter's check is moot
         if k:  # 0 is the class default: no instance dict for the common case
             t._out_nr = k
-        if self._fw_out is not None:  # Note [Forward grads of saved outputs] (forward_ad.py)
+        if self._fw_out is not None:  # Note [Forward grads of saved outputs] (ops/jvp_rules.py)
             t._fw_grad = self._fw_out.get(k)
         return t
 

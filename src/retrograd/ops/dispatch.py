@@ -26,8 +26,8 @@ from .. import _dtype as D
 from .. import _tensor as _Tensor_mod
 from .._grad_mode import STATE
 from .._tensor import Tensor, _make, track_view
-from ..autograd.forward_ad import FW as _FW
-from ..autograd.forward_ad import fw_op as _fw_op
+from ..autograd.forward_state import FW as _FW
+from ..autograd.forward_state import fw_op as _fw_op
 from ..autograd.provenance import mark as _cut_mark
 from . import buffers as _buffers
 from ._core import (
@@ -146,7 +146,7 @@ def unary(op, a: Tensor, p=None) -> Tensor:
             _cut_mark("no_grad", op.name, a, t)
     elif a._cut is not None:  # a value computed from a cut one (Note [Cut markers])
         t._cut = a._cut
-    if _FW.active:  # forward-mode AD (Note [Forward AD state] in autograd/forward_ad.py)
+    if _FW.active:  # forward-mode AD (Note [Forward AD interceptor] in autograd/forward_state.py)
         _fw_op(op, (a,), t, p, 1)
     return t
 

@@ -22,8 +22,8 @@ import numpy as np
 from .. import _dtype as D
 from .._grad_mode import STATE
 from .._tensor import Tensor, _make, check_inference_write, mark_views_requiring_grad, result_type
-from ..autograd.forward_ad import FW as _FW
-from ..autograd.forward_ad import inplace_tangent as _inplace_tangent
+from ..autograd.forward_state import FW as _FW
+from ..autograd.forward_state import inplace_tangent as _inplace_tangent
 from ..autograd.node import _LEGACY, RELEASED
 from . import buffers as _buffers
 from . import overlap as _overlap

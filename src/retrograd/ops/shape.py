@@ -19,7 +19,8 @@ from .. import _dtype as D
 from .._grad_mode import STATE
 from .._size import Size
 from .._tensor import Tensor, _make, _wrap_dim, result_type, track_view
-from ..autograd.forward_ad import FW as _FW
+from ..autograd.forward_state import FW as _FW
+from ..autograd.forward_state import fw_op as _fw_op
 from . import table as T
 from ._core import record
 from .arguments import _dims, _py_abs, _py_max, _py_sum
@@ -532,9 +533,7 @@ def _pieces(input, d, bounds, kind, sizes):
         record(op, outs[0] if len(outs) == 1 else tuple(outs), (input,), (kind, d, sizes),
                nout=len(outs))
     if _FW.active:  # forward-mode AD: the pieces' tangents are the same pieces of the tangent
-        from ..autograd.forward_ad import fw_op
-
-        fw_op(T.unbind if kind == "unbind" else T.split, (input,), tuple(outs),
+        _fw_op(T.unbind if kind == "unbind" else T.split, (input,), tuple(outs),
               (kind, d, sizes), 0)
     return tuple(outs)
 

@@ -33,16 +33,16 @@ import numpy as np
 import retrograd as R
 
 from .._grad_mode import STATE
-from ..autograd.forward_ad import (
+from . import buffers as _buffers
+from ._core import _LOW, Op
+from .dispatch import scalar_array, view_apply
+from .jvp_rules import (
     jvp_elementwise,
     jvp_linear,
     jvp_multilinear,
     jvp_reduction,
     jvp_view,
 )
-from . import buffers as _buffers
-from ._core import _LOW, Op
-from .dispatch import scalar_array, view_apply
 from .rule_helpers import _bdims, _no_derivative, _no_forward_ad, _not_implemented  # noqa: F401
 from .table_matmul import (  # noqa: F401  (re-exported: the one table)
     _EINSUM_OPS,
@@ -1381,7 +1381,7 @@ ALL_OPS = {k: v for k, v in dict(globals()).items() if isinstance(v, Op)}
 
 
 # ---------------------------------------------------------------------------------
-# Forward-mode (JVP) rules, one per entry (Note [JVP rules] in autograd/forward_ad.py):
+# Forward-mode (JVP) rules, one per entry (Note [JVP rules] in ops/jvp_rules.py):
 # elementwise entries apply their vjp rule to the tangent, linear ones apply
 # themselves to it, reductions contract D = vjp(ones) with it, products take one
 # term per operand; the others are written out here.

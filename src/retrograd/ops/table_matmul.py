@@ -16,8 +16,8 @@ import numpy as np
 import retrograd as R
 
 from .._grad_mode import STATE
-from ..autograd.forward_ad import jvp_multilinear
 from ._core import Op
+from .jvp_rules import jvp_multilinear
 
 # ---------------------------------------------------------------------------------
 # matrix products (1-D operands handled as numpy.matmul does)

@@ -1,0 +1,94 @@
+"""Forward-mode AD's state, below the op layer: whether a dual level is open, each
+tensor's tangent, and the hooks dispatch calls while a level is open (Note [Forward AD
+interceptor]).
+
+Example:
+    >>> from retrograd.autograd.forward_state import FW
+    >>> FW.active
+    False
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+
+__all__ = ["FW", "ELEMENTWISE", "VIEW", "GENERAL", "get_tangent", "set_tangent", "fw_op",
+           "inplace_tangent", "register"]
+
+
+# Note [Forward AD state]
+# One thread-local flag, ``FW.active``, tells the dispatch path whether any dual
+# level is open; ops read it once and pay nothing else when it is off. A tangent
+# lives in the tensor's ``__dict__`` under ``_fw_grad`` (a class-level default of
+# None, Note [Tensor fields]: tensors without a tangent stay as small as before).
+# Every tensor (and node, see Note [Forward grads of saved outputs]) that gets a
+# tangent is remembered weakly so leaving the level can drop them all, as PyTorch
+# does. Only one level at a time, as in PyTorch ("Nested forward mode AD is not
+# supported at the moment"); nested transforms (``func.jvp`` of ``func.jvp``) use
+# reverse mode instead.
+class _FwState(threading.local):
+    def __init__(self):
+        self.active = False
+        self.level = -1
+        self.owners: list = []
+
+
+FW = _FwState()
+
+
+def get_tangent(t):
+    """The tangent of ``t`` at the open level, or None."""
+    return t._fw_grad
+
+
+def set_tangent(t, tangent) -> None:
+    """Attach ``tangent`` to ``t`` (remembered so the level's exit can drop it)."""
+    if t._fw_grad is None:
+        FW.owners.append(weakref.ref(t))
+    t._fw_grad = tangent
+
+
+# the kind of op dispatch reports to ``fw_op``: it picks the default JVP rule of an op
+# without one (Note [JVP rules] in ops/jvp_rules.py)
+ELEMENTWISE, VIEW, GENERAL = 1, 2, 0
+
+
+# Note [Forward AD interceptor]
+# Forward-mode AD is an optional feature of every op call, like autocast (Note [Dispatch
+# interceptors] in ops/dispatch.py): dispatch tests ``FW.active`` once per op and, only
+# while a dual level is open, calls ``fw_op``. The JVP machinery itself (the rules, how a
+# tangent follows an in-place write) is written with Tensor ops, so it lives above
+# dispatch, in ops/jvp_rules.py, which registers it here when it is imported; this module
+# imports nothing of the op layer, and the public API (autograd/forward_ad.py) sits above
+# the op layer.
+class _Hooks:
+    fw_op = None
+    inplace_tangent = None
+
+
+_HOOKS = _Hooks()
+
+
+def register(*, fw_op, inplace_tangent) -> None:
+    """Install the JVP machinery (Note [Forward AD interceptor]).
+
+    Example:
+        >>> import retrograd
+        >>> from retrograd.autograd import forward_state
+        >>> forward_state._HOOKS.fw_op is not None
+        True
+    """
+    _HOOKS.fw_op = fw_op
+    _HOOKS.inplace_tangent = inplace_tangent
+
+
+def fw_op(op, inputs, out, p, kind: int) -> None:
+    """Attach the output tangent(s) of ``op(inputs) -> out`` (dispatch calls it while a dual
+    level is open)."""
+    _HOOKS.fw_op(op, inputs, out, p, kind)
+
+
+def inplace_tangent(self, res) -> None:
+    """``self`` was overwritten in place with ``res``: its tangent follows."""
+    _HOOKS.inplace_tangent(self, res)
