@@ -15,6 +15,7 @@ from .. import _dtype as D
 from .._tensor import Tensor, _make
 from . import table as T
 from .dispatch import apply
+from .public import public
 
 # ----------------------------------------------------------------------------------
 # conversions and copies
@@ -56,6 +57,7 @@ def parse_to_args(args, kwargs) -> tuple:
     return dtype, copy
 
 
+@public(function=False)
 def to(self, *args, **kwargs) -> Tensor:
     """Convert dtype (and accept a device, which must be the CPU).
 
@@ -81,6 +83,7 @@ def _caster(dt):
     return fn
 
 
+@public(function=False)
 def type_as(self, other) -> Tensor:
     return to(self, other.dtype)
 
@@ -103,6 +106,7 @@ def _legacy_type_str(t) -> str:
     return legacy_type_name(t)
 
 
+@public
 def clone(input, *, memory_format=None) -> Tensor:  # noqa: A002
     """A copy in the graph (its gradient flows back to ``input``).
 
@@ -114,6 +118,7 @@ def clone(input, *, memory_format=None) -> Tensor:  # noqa: A002
     return apply(T.clone, (input,))
 
 
+@public(function=False)
 def contiguous(input, memory_format=None) -> Tensor:  # noqa: A002
     """``input`` itself when contiguous, otherwise a contiguous copy.
 

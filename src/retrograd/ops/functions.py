@@ -163,6 +163,7 @@ from .pointwise import (  # noqa: F401
     trunc,
     where,
 )
+from .public import PUBLIC
 from .reductions import (  # noqa: F401
     ReturnTypes,
     all,
@@ -258,7 +259,6 @@ from .sorting import (  # noqa: F401
     sort,
     topk,
 )
-from .table import _CMP
 from .writes import (  # noqa: F401
     copy_,
     fill_,
@@ -266,26 +266,5 @@ from .writes import (  # noqa: F401
     zero_,
 )
 
-__all__ = [
-    "add", "sub", "mul", "div", "floor_divide", "remainder", "fmod", "pow", "float_power", "atan2",
-    "maximum", "minimum", "neg", "round", "square", "frac", "clamp", "clamp_min", "clamp_max",
-    "where", "lerp", "logical_not", "bitwise_not", "isnan", "isinf", "isfinite", "isposinf",
-    "isneginf", "nan_to_num", "allclose", "isclose", "equal", "sum", "mean", "nansum", "nanmean",
-    "prod", "max", "min", "amax", "amin", "aminmax", "argmax", "argmin", "all", "any",
-    "count_nonzero", "var", "std", "var_mean", "std_mean", "logsumexp", "cumsum", "cumprod",
-    "vector_norm", "norm", "dist", "matmul", "mm", "bmm", "mv", "dot", "outer", "addmm", "einsum",
-    "tensordot", "view", "reshape", "view_as", "reshape_as", "flatten", "unflatten", "squeeze",
-    "unsqueeze", "permute", "transpose", "t", "movedim", "expand", "expand_as", "broadcast_to",
-    "broadcast_tensors", "broadcast_shapes", "sum_to_size", "repeat", "tile", "repeat_interleave",
-    "flip", "fliplr", "flipud", "roll", "cat", "stack", "hstack", "vstack", "split",
-    "tensor_split", "chunk", "unbind", "narrow", "select", "diagonal", "diag", "trace", "tril",
-    "as_strided", "index_copy", "index_fill",
-    "triu", "index_put", "gather", "scatter", "scatter_add", "index_select", "index_add",
-    "masked_fill", "masked_select", "take_along_dim", "take", "nonzero", "argwhere", "sort",
-    "argsort", "topk", "kthvalue", "median", "clone", "bernoulli", "multinomial", "subtract",
-    "multiply", "divide", "arctan2", "fmax", "fmin", "negative", "absolute", "arcsin", "arccos",
-    "arctan", "clip", "greater", "greater_equal", "less", "less_equal", "not_equal", "inner",
-    "ger", "swapaxes", "moveaxis", "concat"
-]
-
-__all__ += list(_UNARY_EXAMPLES) + list(_CMP) + ["softmax", "log_softmax"]
+# Note [Exposure records] (public.py): the functions each module marks ``function=True``
+__all__ = [name for name, e in PUBLIC.items() if e.function]

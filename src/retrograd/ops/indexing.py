@@ -21,10 +21,12 @@ from .._tensor import _LEGACY_NAMES, Tensor, _make, _wrap_dim
 from . import table as T
 from .arguments import _py_sum
 from .dispatch import _is_number, apply, view_apply
+from .public import public
 from .reductions import _legacy_name
 from .shape import expand
 
 
+@public
 def repeat_interleave(input, repeats, dim=None) -> Tensor:  # noqa: A002
     if dim is None:
         input, dim = input.reshape(-1), 0
@@ -287,6 +289,7 @@ def _mask_shape_error(shape, key) -> None:
         pos += 1
 
 
+@public(inplace=True, inplace_function=True)
 def index_put(input, indices, values, accumulate: bool = False) -> Tensor:  # noqa: A002
     """Out-of-place ``input[indices] = values`` (or ``+=`` with ``accumulate``).
 
@@ -350,6 +353,7 @@ def _index_put_shape_error(self, key, vshape) -> RuntimeError:
                         "broadcast to the shape of x[key])")
 
 
+@public
 def gather(input, dim: int, index) -> Tensor:  # noqa: A002
     """``out[i][j] = input[i][index[i][j]]`` along ``dim``.
 
@@ -379,6 +383,7 @@ def _check_index(index, fn, input=None, d=0):
             "indices, so wrap them first, e.g. index % size)")
 
 
+@public(inplace=True)
 def scatter(input, dim: int, index, src=None, *, value=None, reduce=None) -> Tensor:  # noqa: A002
     """Out-of-place scatter: ``out[index[i][j]][j] = src[i][j]`` along ``dim``.
 
@@ -402,6 +407,7 @@ def scatter(input, dim: int, index, src=None, *, value=None, reduce=None) -> Ten
                  (d, reduce))
 
 
+@public(inplace=True)
 def scatter_add(input, dim: int, index, src) -> Tensor:  # noqa: A002
     """Out-of-place scatter that adds: ``out[index[i][j]][j] += src[i][j]``.
 
@@ -415,6 +421,7 @@ def scatter_add(input, dim: int, index, src) -> Tensor:  # noqa: A002
     return apply(T.scatter_add, (input, index, src), (d, "add"))
 
 
+@public
 def index_select(input, dim: int, index) -> Tensor:  # noqa: A002
     """Rows (or slices along ``dim``) picked by ``index``.
 
@@ -429,6 +436,7 @@ def index_select(input, dim: int, index) -> Tensor:  # noqa: A002
     return apply(T.index_select, (input, index), d)
 
 
+@public(inplace=True)
 def index_add(input, dim: int, index, source, *, alpha=1) -> Tensor:  # noqa: A002
     """Out-of-place ``input[index] += alpha * source`` along ``dim``.
 
@@ -441,6 +449,7 @@ def index_add(input, dim: int, index, source, *, alpha=1) -> Tensor:  # noqa: A0
     return apply(T.index_add, (input, index, source), (d, alpha))
 
 
+@public(inplace=True)
 def index_copy(input, dim: int, index, source) -> Tensor:  # noqa: A002
     """Out-of-place ``input[..., index, ...] = source`` along ``dim``.
 
@@ -465,6 +474,7 @@ def index_copy(input, dim: int, index, source) -> Tensor:  # noqa: A002
     return apply(T.index_put_setitem, (input, src), (key, False))
 
 
+@public(inplace=True)
 def index_fill(input, dim: int, index, value) -> Tensor:  # noqa: A002
     """Out-of-place ``input[..., index, ...] = value`` along ``dim`` (``value``: a number or
     a 0-d tensor, which then gets the gradient of the filled positions).
@@ -513,6 +523,7 @@ def index_fill(input, dim: int, index, value) -> Tensor:  # noqa: A002
     return apply(T.index_fill, (input,), (d, idx, raw, value))
 
 
+@public(inplace=True)
 def masked_fill(input, mask, value) -> Tensor:  # noqa: A002
     """``value`` where ``mask`` is True, ``input`` elsewhere.
 
@@ -532,6 +543,7 @@ def masked_fill(input, mask, value) -> Tensor:  # noqa: A002
     return apply(T.masked_fill, (input,), (mask, np.asarray(value, dtype=input._data.dtype)))
 
 
+@public
 def masked_select(input, mask) -> Tensor:  # noqa: A002
     """The elements where ``mask`` is True, as a 1-D tensor.
 
@@ -543,6 +555,7 @@ def masked_select(input, mask) -> Tensor:  # noqa: A002
     return apply(T.masked_select, (input,), (mask,))
 
 
+@public
 def take_along_dim(input, indices, dim=None) -> Tensor:  # noqa: A002
     """Values of ``input`` at ``indices`` along ``dim`` (broadcasting the other dims).
 
@@ -567,5 +580,6 @@ def take_along_dim(input, indices, dim=None) -> Tensor:  # noqa: A002
         np.broadcast_to(indices._data, ishp))))
 
 
+@public
 def take(input, index) -> Tensor:  # noqa: A002
     return input.reshape(-1)[index]

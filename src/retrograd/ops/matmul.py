@@ -24,6 +24,7 @@ from .arguments import _py_max
 from .conversion import clone
 from .dispatch import apply
 from .pointwise import _check_broadcast
+from .public import alias, public
 
 # ----------------------------------------------------------------------------------
 # matrix products
@@ -41,6 +42,7 @@ def _mm_error(a, b):
                         f"{'only' if len(sb) == 1 else 'second-to-last'} dim of the second")
 
 
+@public
 def matmul(input, other) -> Tensor:  # noqa: A002
     """Matrix product with NumPy/PyTorch broadcasting of batch dims; 1-D operands allowed.
 
@@ -242,6 +244,7 @@ def _dt_name(dt) -> str:
     return _C_NAMES.get(dt.name, dt.name)
 
 
+@public
 def mm(input, mat2) -> Tensor:  # noqa: A002
     """Product of two 2-D tensors.
 
@@ -255,6 +258,7 @@ def mm(input, mat2) -> Tensor:  # noqa: A002
     return matmul(input, mat2)
 
 
+@public
 def bmm(input, mat2) -> Tensor:  # noqa: A002
     """Batched product of two 3-D tensors.
 
@@ -269,6 +273,7 @@ def bmm(input, mat2) -> Tensor:  # noqa: A002
     return matmul(input, mat2)
 
 
+@public
 def mv(input, vec) -> Tensor:  # noqa: A002
     """Matrix-vector product.
 
@@ -280,6 +285,7 @@ def mv(input, vec) -> Tensor:  # noqa: A002
     return matmul(input, vec)
 
 
+@public
 def dot(input, other) -> Tensor:  # noqa: A002
     """Dot product of two 1-D tensors.
 
@@ -294,9 +300,10 @@ def dot(input, other) -> Tensor:  # noqa: A002
     return matmul(input, other)
 
 
-inner = dot
+inner = alias("inner", dot)
 
 
+@public
 def outer(input, vec2) -> Tensor:  # noqa: A002
     """Outer product of two vectors.
 
@@ -314,9 +321,10 @@ def outer(input, vec2) -> Tensor:  # noqa: A002
     return input.reshape(input._data.shape[0], 1) * vec2  # PyTorch's: one view, then mul
 
 
-ger = outer
+ger = alias("ger", outer)
 
 
+@public(inplace=True)
 def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
     """``beta * input + alpha * (mat1 @ mat2)``.
 
@@ -380,6 +388,7 @@ def _einsum_parse(eq: str, shapes):
     return new_ins, rhs
 
 
+@public(method=False)
 def einsum(equation: str, *operands) -> Tensor:
     """Einstein summation, differentiable in every operand (ellipsis supported).
 
@@ -397,6 +406,7 @@ def einsum(equation: str, *operands) -> Tensor:
     return apply(T.einsum_op(len(ops_)), ops_, (ins, out, spec))
 
 
+@public
 def tensordot(a, b, dims=2) -> Tensor:
     """Contract ``dims`` dimensions of ``a`` with ``b`` (an int or two lists of dims).
 

@@ -20,53 +20,20 @@ from .creation import legacy_new
 from .dispatch import binary
 from .inplace import _make_inplace
 from .pointwise import lerp_method, tensor_operand_method
-
-_METHODS = """
-add sub subtract mul multiply div divide true_divide floor_divide remainder fmod pow
-float_power atan2 arctan2 maximum minimum fmax fmin neg negative abs absolute sign floor ceil
-round trunc frac exp exp2 expm1 log log2 log10 log1p sqrt rsqrt reciprocal sin cos tan asin
-acos atan arcsin arccos arctan sinh cosh tanh sigmoid relu erf square clamp clip clamp_min
-clamp_max lerp eq ne lt le gt ge greater greater_equal less less_equal not_equal
-logical_and logical_or logical_xor logical_not bitwise_and bitwise_or bitwise_xor bitwise_not
-isnan isinf isfinite isposinf isneginf nan_to_num allclose isclose equal sum mean nansum nanmean
-prod max min amax amin aminmax argmax argmin all any count_nonzero var std logsumexp cumsum
-cumprod softmax log_softmax norm dist matmul mm bmm mv dot inner outer ger addmm tensordot
-view reshape view_as
-reshape_as flatten unflatten squeeze unsqueeze permute transpose swapaxes swapdims t movedim
-moveaxis expand expand_as broadcast_to sum_to_size repeat tile repeat_interleave flip fliplr
-flipud roll split tensor_split chunk unbind narrow select diagonal diag trace tril triu
-unfold as_strided index_copy index_fill
-index_put gather scatter scatter_add index_select index_add masked_fill masked_select
-take_along_dim take nonzero argwhere sort argsort topk kthvalue median to type_as clone
-contiguous fill_ zero_ copy_ uniform_ normal_ bernoulli_ bernoulli exponential_ random_
-multinomial
-""".split()
+from .public import PUBLIC
 
 # Note [In-place forms]
 # Every in-place form is generated here, in one place, from the out-of-place function of
 # the same name (``_make_inplace`` in inplace.py: compute, write, bump the version, rebase the
-# history). _INPLACE lists the ops with a ``Tensor.<name>_`` method, as in PyTorch
-# (ops whose result has the input's shape); an alias (``divide``, ``arcsin``, ``clip``)
-# gets the very method of the op it names. _INPLACE_FUNCTIONS lists the ones PyTorch
-# also exposes as functions, ``torch.<name>_(input, ...)``: the function is the method.
-# Not here: the shape-changing in-place methods (squeeze_, unsqueeze_, t_, transpose_,
-# swapaxes_, swapdims_), which rewrite metadata rather than values.
-_INPLACE = """
-add sub mul div pow clamp clamp_min clamp_max neg abs exp log sqrt sin cos tanh sigmoid relu
-floor ceil round trunc sign reciprocal rsqrt square lerp masked_fill index_put scatter
-scatter_add index_add index_copy index_fill remainder fmod atan2 log1p expm1 exp2 log2 log10
-erf frac nan_to_num
-tan asin acos atan sinh cosh clip subtract multiply divide true_divide negative absolute
-arcsin arccos arctan arctan2 float_power cumsum cumprod tril triu addmm eq ne lt le gt ge
-greater greater_equal less less_equal not_equal logical_and logical_or logical_xor
-logical_not bitwise_and bitwise_or bitwise_xor bitwise_not
-""".split()
-
-_INPLACE_FUNCTIONS = """
-abs acos arccos arcsin arctan asin atan ceil clamp clamp_max clamp_min clip cos cosh erf exp2
-exp expm1 floor frac index_put log10 log1p log2 log nan_to_num neg negative reciprocal relu
-round rsqrt sigmoid sin sinh sqrt square tan tanh trunc fill zero detach
-""".split()
+# history). The functions with a ``Tensor.<name>_`` method, as in PyTorch (ops whose result
+# has the input's shape), say so where they are defined (``@public(inplace=True)``, Note
+# [Exposure records] in public.py); an alias (``divide``, ``arcsin``, ``clip``) gets the very
+# method of the op it names, and ``inplace_function=True`` also makes it the function
+# ``torch.<name>_(input, ...)``. Not generated: the shape-changing in-place methods
+# (squeeze_, unsqueeze_, t_, transpose_, swapaxes_, swapdims_), which rewrite metadata
+# rather than values, and the methods that are in place by nature (``fill_``, ``zero_``,
+# ``detach_``), which PyTorch also exposes as functions (_INPLACE_BY_NATURE).
+_INPLACE_BY_NATURE = ("fill", "zero", "detach")
 
 # arguments for the doctest example of each generated function (none: one tensor)
 _EXAMPLE_ARGS = {"clamp": "0.0, 0.5", "clip": "0.0, 0.5", "clamp_min": "0.5",
@@ -84,8 +51,9 @@ def install() -> None:
     """Attach methods and operators to ``Tensor`` (called once at import)."""
     Tensor.__new__ = staticmethod(legacy_new)  # Tensor(data): the legacy constructor
     Tensor.backward = backward
-    for name in _METHODS:
-        setattr(Tensor, name, getattr(F, name))
+    for name, e in PUBLIC.items():  # Note [Exposure records]
+        if e.method:
+            setattr(Tensor, name, e.fn)
     for name, method in inplace_methods().items():
         setattr(Tensor, name, method)
     # Note [Tensor-only operands]: these methods name the bad operand as PyTorch's
@@ -182,8 +150,8 @@ _MADE: dict = {}
 
 
 def inplace_methods() -> dict:
-    """``{'sin_': method, ...}``: the in-place methods generated from _INPLACE (Note
-    [In-place forms]); made once, aliases share their op's method.
+    """``{'sin_': method, ...}``: the in-place methods generated from the functions marked
+    ``inplace`` (Note [In-place forms]); made once, aliases share their op's method.
 
     Example:
         >>> from retrograd.ops.methods import inplace_methods
@@ -193,8 +161,10 @@ def inplace_methods() -> dict:
     """
     if not _MADE:
         by_fn: dict = {}
-        for name in _INPLACE:
-            fn = _float_power_into_double if name == "float_power" else getattr(F, name)
+        for name, e in PUBLIC.items():
+            if not e.inplace:
+                continue
+            fn = _float_power_into_double if name == "float_power" else e.fn
             method = by_fn.get(id(fn))
             if method is None:
                 method = by_fn[id(fn)] = _make_inplace(fn, name + "_")
@@ -213,7 +183,8 @@ def inplace_functions() -> dict:
         (True, tensor([1.0000, 2.7183]))
     """
     out = {}
-    for name in _INPLACE_FUNCTIONS:
+    names = [name for name, e in PUBLIC.items() if e.inplace_function] + list(_INPLACE_BY_NATURE)
+    for name in names:
         fn = getattr(Tensor, name + "_")
         out[name + "_"] = fn
         if name + "_" in _MADE:  # a generated form: a doc with an example of its own

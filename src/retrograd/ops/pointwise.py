@@ -21,11 +21,13 @@ from .arguments import _t
 from .creation import tensor
 from .dispatch import _is_number, _mismatch, apply, binary, unary
 from .out_arg import write_out
+from .public import alias, public
 
 # ----------------------------------------------------------------------------------
 # arithmetic
 
 
+@public(inplace=True)
 def add(input, other, *, alpha=1, out=None) -> Tensor:  # noqa: A002
     """``input + alpha * other`` with broadcasting and type promotion.
 
@@ -41,6 +43,7 @@ def add(input, other, *, alpha=1, out=None) -> Tensor:  # noqa: A002
     return binary(T.add, input, other)
 
 
+@public(inplace=True)
 def sub(input, other, *, alpha=1, out=None) -> Tensor:  # noqa: A002
     """``input - alpha * other``.
 
@@ -71,9 +74,10 @@ def _with_alpha(op, plain, input, other, alpha) -> Tensor:  # noqa: A002
     return binary(op, input, other, alpha)
 
 
-subtract = sub
+subtract = alias("subtract", sub, inplace=True)
 
 
+@public(inplace=True)
 def mul(input, other, *, out=None) -> Tensor:  # noqa: A002
     """Elementwise product.
 
@@ -87,9 +91,10 @@ def mul(input, other, *, out=None) -> Tensor:  # noqa: A002
     return binary(T.mul, input, other)
 
 
-multiply = mul
+multiply = alias("multiply", mul, inplace=True)
 
 
+@public(inplace=True)
 def div(input, other, *, rounding_mode=None, out=None) -> Tensor:  # noqa: A002
     """True division (ints give floats), or ``rounding_mode='floor'``/``'trunc'``.
 
@@ -111,7 +116,8 @@ def div(input, other, *, rounding_mode=None, out=None) -> Tensor:  # noqa: A002
                      f"found '{rounding_mode}'")
 
 
-divide = true_divide = div
+divide = alias("divide", div, inplace=True)
+true_divide = alias("true_divide", div, function=False, inplace=True)
 
 
 def _binary_overload(tensor_op, scalar_op, rscalar_op, input, other) -> Tensor:  # noqa: A002
@@ -122,6 +128,7 @@ def _binary_overload(tensor_op, scalar_op, rscalar_op, input, other) -> Tensor: 
     return binary(scalar_op, input, other)
 
 
+@public
 def floor_divide(input, other) -> Tensor:  # noqa: A002
     """Division rounded toward negative infinity (no gradient, as in PyTorch).
 
@@ -134,6 +141,7 @@ def floor_divide(input, other) -> Tensor:  # noqa: A002
                             input, other)
 
 
+@public(inplace=True)
 def remainder(input, other) -> Tensor:  # noqa: A002
     """Python-style modulus (sign of the divisor).
 
@@ -145,6 +153,7 @@ def remainder(input, other) -> Tensor:  # noqa: A002
     return _binary_overload(T.remainder, T.remainder_scalar, T.remainder_rscalar, input, other)
 
 
+@public(inplace=True)
 def fmod(input, other) -> Tensor:  # noqa: A002
     """C-style modulus (sign of the dividend).
 
@@ -164,6 +173,7 @@ _FMOD_SIGNATURES = ("Tensor input, Tensor other, *, Tensor out = None",
                     "Tensor input, Number other, *, Tensor out = None")
 
 
+@public(inplace=True)
 def pow(input, exponent) -> Tensor:  # noqa: A001,A002
     """``input ** exponent`` (either may be a number).
 
@@ -175,12 +185,14 @@ def pow(input, exponent) -> Tensor:  # noqa: A001,A002
     return _binary_overload(T.pow, T.pow_scalar, T.pow_rscalar, input, exponent)
 
 
+@public(inplace=True)
 def float_power(input, exponent) -> Tensor:  # noqa: A002
     a = input.double() if isinstance(input, Tensor) else input
     b = exponent.double() if isinstance(exponent, Tensor) else exponent
     return pow(a, b)
 
 
+@public(inplace=True)
 def atan2(input, other) -> Tensor:  # noqa: A002
     """Angle of (other, input), elementwise.
 
@@ -194,9 +206,10 @@ def atan2(input, other) -> Tensor:  # noqa: A002
     return binary(T.atan2, input, other)
 
 
-arctan2 = atan2
+arctan2 = alias("arctan2", atan2, inplace=True)
 
 
+@public
 def maximum(input, other) -> Tensor:  # noqa: A002
     """Elementwise maximum (ties share the gradient, as PyTorch).
 
@@ -210,6 +223,7 @@ def maximum(input, other) -> Tensor:  # noqa: A002
     return binary(T.maximum, input, other)
 
 
+@public
 def minimum(input, other) -> Tensor:  # noqa: A002
     """Elementwise minimum.
 
@@ -223,7 +237,8 @@ def minimum(input, other) -> Tensor:  # noqa: A002
     return binary(T.minimum, input, other)
 
 
-fmax, fmin = maximum, minimum
+fmax = alias("fmax", maximum)
+fmin = alias("fmin", minimum)
 
 
 def _not_tensors(fn: str, input, other) -> TypeError:  # noqa: A002
@@ -246,6 +261,7 @@ def tensor_operand_method(fn, name: str):
     return method
 
 
+@public(inplace=True, inplace_function=True)
 def neg(input) -> Tensor:  # noqa: A002
     """``-input``.
 
@@ -261,7 +277,7 @@ def neg(input) -> Tensor:  # noqa: A002
     return unary(T.neg, input)
 
 
-negative = neg
+negative = alias("negative", neg, inplace=True, inplace_function=True)
 
 
 def _unary_fn(op, doc_example: str):
@@ -307,11 +323,17 @@ _UNARY_EXAMPLES = {
 }
 _g = globals()
 for _name, _ex in _UNARY_EXAMPLES.items():
-    _g[_name] = _unary_fn(getattr(T, _name), _ex)
-absolute = _g["abs"]
-arcsin, arccos, arctan = _g["asin"], _g["acos"], _g["atan"]
+    # every unary function of this table has an in-place form; all but sign's are also
+    # functions of the module (torch.sin_)
+    _g[_name] = public(_unary_fn(getattr(T, _name), _ex), name=_name, inplace=True,
+                       inplace_function=_name != "sign")
+absolute = alias("absolute", _g["abs"], inplace=True)
+arcsin = alias("arcsin", _g["asin"], inplace=True, inplace_function=True)
+arccos = alias("arccos", _g["acos"], inplace=True, inplace_function=True)
+arctan = alias("arctan", _g["atan"], inplace=True, inplace_function=True)
 
 
+@public(inplace=True, inplace_function=True)
 def round(input, *, decimals: int = 0) -> Tensor:  # noqa: A001,A002
     """Round half to even (``decimals`` digits).
 
@@ -329,6 +351,7 @@ def round(input, *, decimals: int = 0) -> Tensor:  # noqa: A001,A002
     return apply(T.round_decimals, (input,), decimals)
 
 
+@public(inplace=True, inplace_function=True)
 def square(input) -> Tensor:  # noqa: A002
     """``input ** 2``.
 
@@ -340,10 +363,12 @@ def square(input) -> Tensor:  # noqa: A002
     return binary(T.pow_scalar, input, 2)
 
 
+@public(inplace=True, inplace_function=True)
 def frac(input) -> Tensor:  # noqa: A002
     return input - trunc(input)  # noqa: F821
 
 
+@public(inplace=True, inplace_function=True)
 def clamp(input, min=None, max=None) -> Tensor:  # noqa: A001,A002
     """Limit values to [min, max]; bounds may be numbers or tensors.
 
@@ -375,9 +400,10 @@ def clamp(input, min=None, max=None) -> Tensor:  # noqa: A001,A002
     return unary(T.clamp, x, (min, max))
 
 
-clip = clamp
+clip = alias("clip", clamp, inplace=True, inplace_function=True)
 
 
+@public(inplace=True, inplace_function=True)
 def clamp_min(input, min) -> Tensor:  # noqa: A001,A002
     if min.__class__ in (int, float) and isinstance(input, Tensor) and \
             input._data.dtype in FLOAT_NP and min == min:
@@ -385,6 +411,7 @@ def clamp_min(input, min) -> Tensor:  # noqa: A001,A002
     return clamp(input, min=min)
 
 
+@public(inplace=True, inplace_function=True)
 def clamp_max(input, max) -> Tensor:  # noqa: A001,A002
     if max.__class__ in (int, float) and isinstance(input, Tensor) and \
             input._data.dtype in FLOAT_NP and max == max:
@@ -392,6 +419,7 @@ def clamp_max(input, max) -> Tensor:  # noqa: A001,A002
     return clamp(input, max=max)
 
 
+@public(method=False)
 def where(condition, input=None, other=None) -> Tensor:  # noqa: A002
     """Elementwise ``input if condition else other`` (numbers allowed).
 
@@ -452,6 +480,7 @@ def _check_broadcast(fn, names, tensors) -> None:
                 "1 (use unsqueeze/reshape/expand).") from None
 
 
+@public(inplace=True)
 def lerp(input, end, weight) -> Tensor:  # noqa: A002
     """``input + weight * (end - input)``, computed as PyTorch does.
 
@@ -541,12 +570,16 @@ def _cmp(name):
     return fn
 
 
-for _name in T._CMP:
-    _g[_name] = _cmp(_name)
-greater, greater_equal, less, less_equal, not_equal = (_g["gt"], _g["ge"], _g["lt"], _g["le"],
-                                                      _g["ne"])
+for _name in T._CMP:  # each with an in-place form (x.eq_(y) writes 0/1 in x's dtype)
+    _g[_name] = public(_cmp(_name), name=_name, inplace=True)
+greater = alias("greater", _g["gt"], inplace=True)
+greater_equal = alias("greater_equal", _g["ge"], inplace=True)
+less = alias("less", _g["lt"], inplace=True)
+less_equal = alias("less_equal", _g["le"], inplace=True)
+not_equal = alias("not_equal", _g["ne"], inplace=True)
 
 
+@public(inplace=True)
 def logical_not(input) -> Tensor:  # noqa: A002
     """Elementwise not (bool result).
 
@@ -558,6 +591,7 @@ def logical_not(input) -> Tensor:  # noqa: A002
     return _make(np.logical_not(input._data))
 
 
+@public(inplace=True)
 def bitwise_not(input) -> Tensor:  # noqa: A002
     """``~input`` for bool and integer tensors.
 
@@ -572,6 +606,7 @@ def bitwise_not(input) -> Tensor:  # noqa: A002
     return _make(np.asarray(np.invert(input._data)))
 
 
+@public
 def isnan(input) -> Tensor:  # noqa: A002
     """Elementwise NaN test.
 
@@ -583,22 +618,27 @@ def isnan(input) -> Tensor:  # noqa: A002
     return _make(np.asarray(np.isnan(input._data)))
 
 
+@public
 def isinf(input) -> Tensor:  # noqa: A002
     return _make(np.asarray(np.isinf(input._data)))
 
 
+@public
 def isfinite(input) -> Tensor:  # noqa: A002
     return _make(np.asarray(np.isfinite(input._data)))
 
 
+@public
 def isposinf(input) -> Tensor:  # noqa: A002
     return _make(np.asarray(np.isposinf(input._data)))
 
 
+@public
 def isneginf(input) -> Tensor:  # noqa: A002
     return _make(np.asarray(np.isneginf(input._data)))
 
 
+@public(inplace=True, inplace_function=True)
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None) -> Tensor:  # noqa: A002
     """Replace NaN and infinities (gradient flows where values are kept).
 
@@ -610,6 +650,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None) -> Tensor:  # noqa: A00
     return apply(T.nan_to_num, (input,), (nan, posinf, neginf))
 
 
+@public
 def allclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
              equal_nan: bool = False) -> bool:
     """True when all elements are close: |input - other| <= atol + rtol * |other|.
@@ -622,6 +663,7 @@ def allclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A0
     return bool(np.allclose(_np(input), _np(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
+@public
 def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
             equal_nan: bool = False) -> Tensor:
     """Elementwise closeness test.
@@ -635,6 +677,7 @@ def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A00
                                        equal_nan=equal_nan)))
 
 
+@public
 def equal(input, other) -> bool:  # noqa: A002
     """True when both have the same shape and elements.
 
@@ -654,6 +697,7 @@ def _np(x):
     return np.asarray(x)
 
 
+@public
 def nonzero(input, *, as_tuple: bool = False):  # noqa: A002
     """Indices of non-zero elements.
 
@@ -669,5 +713,6 @@ def nonzero(input, *, as_tuple: bool = False):  # noqa: A002
     return _make(np.stack(nz, axis=1).astype(np.int64) if nz else np.zeros((0, 0), np.int64))
 
 
+@public
 def argwhere(input) -> Tensor:  # noqa: A002
     return nonzero(input)

@@ -24,6 +24,7 @@ from ._core import _LOW, FLOAT_NP, Op
 from .arguments import _dims
 from .dispatch import apply
 from .pointwise import isnan, logical_not, maximum, minimum, where
+from .public import public
 from .softmax import log_softmax as _log_softmax
 from .softmax import softmax as _softmax
 
@@ -53,6 +54,7 @@ def _sum_dtype(x, dtype):
     return None
 
 
+@public
 def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A001,A002
     """Sum over all elements or over ``dim`` (ints and bools sum to int64).
 
@@ -73,6 +75,7 @@ def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noq
 _SUM1 = Op("sum", T._sum_fwd, T.sum.vjp, node_name="SumBackward1")
 
 
+@public
 def mean(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
     """Mean over all elements or over ``dim``.
 
@@ -108,15 +111,18 @@ def _legacy_name(dt) -> str:
 _INT_NAMES = frozenset(("int64", "int32", "int16", "int8", "uint8", "bool"))
 
 
+@public
 def nansum(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A002
     return sum(where(isnan(input), 0.0, input), dim, keepdim)
 
 
+@public
 def nanmean(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A002
     keep = logical_not(isnan(input))
     return nansum(input, dim, keepdim) / keep.sum(dim, keepdim)
 
 
+@public
 def prod(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
     """Product over all elements or over one ``dim``.
 
@@ -163,6 +169,7 @@ def _reduce_minmax(input, dim, keepdim, which, fn_name, other=None):
     return _rt(which)(vals, it)
 
 
+@public
 def max(input, dim=None, keepdim: bool = False, *, other=None):  # noqa: A001,A002
     """Largest element; with ``dim``, (values, indices); with a tensor, elementwise maximum.
 
@@ -178,6 +185,7 @@ def max(input, dim=None, keepdim: bool = False, *, other=None):  # noqa: A001,A0
     return _reduce_minmax(input, dim, keepdim, "max", "max", other)
 
 
+@public
 def min(input, dim=None, keepdim: bool = False, *, other=None):  # noqa: A001,A002
     """Smallest element; with ``dim``, (values, indices); with a tensor, elementwise minimum.
 
@@ -191,6 +199,7 @@ def min(input, dim=None, keepdim: bool = False, *, other=None):  # noqa: A001,A0
     return _reduce_minmax(input, dim, keepdim, "min", "min", other)
 
 
+@public
 def amax(input, dim=(), keepdim: bool = False) -> Tensor:  # noqa: A002
     """Maximum over ``dim`` (all dims by default); ties share the gradient.
 
@@ -204,6 +213,7 @@ def amax(input, dim=(), keepdim: bool = False) -> Tensor:  # noqa: A002
     return apply(T.amax, (input,), (_dims(dim, input._data.ndim), keepdim))
 
 
+@public
 def amin(input, dim=(), keepdim: bool = False) -> Tensor:  # noqa: A002
     """Minimum over ``dim`` (all dims by default).
 
@@ -248,6 +258,7 @@ def _check_empty_reduction(fn: str, x: Tensor, dim) -> None:
             raise _empty_dim_error(fn, x, d)
 
 
+@public
 def aminmax(input, *, dim=None, keepdim: bool = False):  # noqa: A002
     if not input._data.size:  # Note [Empty reductions]
         if dim is None:
@@ -262,6 +273,7 @@ def aminmax(input, *, dim=None, keepdim: bool = False):  # noqa: A002
         amax(input, () if dim is None else dim, keepdim))
 
 
+@public
 def argmax(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A002
     """Index of the largest element (flattened when ``dim`` is None).
 
@@ -273,6 +285,7 @@ def argmax(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A002
     return _argext(input, dim, keepdim, np.argmax)
 
 
+@public
 def argmin(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A002
     """Index of the smallest element.
 
@@ -303,6 +316,7 @@ def _argext(x, dim, keepdim, fn):
     return _make(np.asarray(r, dtype=np.int64))
 
 
+@public
 def all(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001,A002
     """True where all elements are non-zero.
 
@@ -316,6 +330,7 @@ def all(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001,A002
     return _make(np.asarray(r if input._data.dtype != np.uint8 else r.astype(np.uint8)))
 
 
+@public
 def any(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001,A002
     """True where any element is non-zero.
 
@@ -329,6 +344,7 @@ def any(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001,A002
     return _make(np.asarray(r if input._data.dtype != np.uint8 else r.astype(np.uint8)))
 
 
+@public
 def count_nonzero(input, dim=None) -> Tensor:  # noqa: A002
     return _make(np.asarray(np.count_nonzero(input._data, axis=_dims(dim, input.ndim)),
                             dtype=np.int64))
@@ -342,6 +358,7 @@ def _correction(unbiased, correction):
     return 1 if unbiased else 0
 
 
+@public
 def var(input, dim=None, unbiased=None, keepdim: bool = False, *,  # noqa: A002
         correction=None) -> Tensor:
     """Variance with Bessel's ``correction`` (1 by default).
@@ -365,6 +382,7 @@ def _var_args(input, dim, unbiased, keepdim, correction) -> tuple:  # noqa: A002
     return (_dims(dim, input._data.ndim), bool(keepdim), _correction(unbiased, correction))
 
 
+@public
 def std(input, dim=None, unbiased=None, keepdim: bool = False, *,  # noqa: A002
         correction=None) -> Tensor:
     """Standard deviation (square root of ``var``).
@@ -377,18 +395,21 @@ def std(input, dim=None, unbiased=None, keepdim: bool = False, *,  # noqa: A002
     return apply(T.std, (input,), _var_args(input, dim, unbiased, keepdim, correction))
 
 
+@public(method=False)
 def var_mean(input, dim=None, unbiased=None, keepdim: bool = False, *,  # noqa: A002
              correction=None):
     return (var(input, dim, unbiased, keepdim, correction=correction),
             mean(input, dim, keepdim) if dim is not None else mean(input))
 
 
+@public(method=False)
 def std_mean(input, dim=None, unbiased=None, keepdim: bool = False, *,  # noqa: A002
              correction=None):
     return (std(input, dim, unbiased, keepdim, correction=correction),
             mean(input, dim, keepdim) if dim is not None else mean(input))
 
 
+@public
 def softmax(input, dim: int, dtype=None) -> Tensor:  # noqa: A002
     """``exp(x) / exp(x).sum(dim)``, computed stably (``torch.softmax``).
 
@@ -400,6 +421,7 @@ def softmax(input, dim: int, dtype=None) -> Tensor:  # noqa: A002
     return _softmax(input, dim, dtype=dtype)
 
 
+@public
 def log_softmax(input, dim: int, dtype=None) -> Tensor:  # noqa: A002
     """``log(softmax(x))``, computed stably (``torch.log_softmax``).
 
@@ -411,6 +433,7 @@ def log_softmax(input, dim: int, dtype=None) -> Tensor:  # noqa: A002
     return _log_softmax(input, dim, dtype=dtype)
 
 
+@public
 def logsumexp(input, dim, keepdim: bool = False) -> Tensor:  # noqa: A002
     """``log(sum(exp(input)))`` over ``dim``, computed without overflow.
 
@@ -423,6 +446,7 @@ def logsumexp(input, dim, keepdim: bool = False) -> Tensor:  # noqa: A002
     return apply(T.logsumexp, (x,), (_dims(dim, x._data.ndim), keepdim))
 
 
+@public(inplace=True)
 def cumsum(input, dim: int, *, dtype=None) -> Tensor:  # noqa: A002
     """Cumulative sum along ``dim``.
 
@@ -434,6 +458,7 @@ def cumsum(input, dim: int, *, dtype=None) -> Tensor:  # noqa: A002
     return apply(T.cumsum, (input,), (_wrap_dim(dim, input._data.ndim), _sum_dtype(input, dtype)))
 
 
+@public(inplace=True)
 def cumprod(input, dim: int, *, dtype=None) -> Tensor:  # noqa: A002
     """Cumulative product along ``dim`` (zeros handled in the gradient).
 
@@ -445,6 +470,7 @@ def cumprod(input, dim: int, *, dtype=None) -> Tensor:  # noqa: A002
     return apply(T.cumprod, (input,), (_wrap_dim(dim, input._data.ndim), _sum_dtype(input, dtype)))
 
 
+@public(method=False)
 def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
     """The vector ``ord``-norm over ``dim`` (all elements by default).
 
@@ -461,6 +487,7 @@ def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Ten
     return apply(T.vector_norm, (x,), (_dims(dim, x._data.ndim), keepdim, ordv, dt))
 
 
+@public
 def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:  # noqa: A002
     """Vector norm (``p``: a number, 'fro' or inf) over ``dim`` or all elements.
 
@@ -476,5 +503,6 @@ def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
     return vector_norm(input, p, dim, keepdim, dtype=dtype)
 
 
+@public
 def dist(input, other, p=2) -> Tensor:  # noqa: A002
     return vector_norm(input - other, p)

@@ -15,6 +15,7 @@ import numpy as np
 from .._tensor import Tensor, _make, check_inference_write
 from . import overlap as _overlap
 from .inplace import _WRITING, _aliased_write, _check_inplace_leaf
+from .public import public
 
 
 def _rand_inplace(self, arr):
@@ -29,6 +30,7 @@ def _rand_inplace(self, arr):
     return self
 
 
+@public(function=False)
 def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
     """Fill with uniform samples from [a, b) in place.
 
@@ -42,6 +44,7 @@ def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
     return _rand_inplace(self, gen(generator).uniform(a, b, self._data.shape))
 
 
+@public(function=False)
 def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
     """Fill with normal samples in place.
 
@@ -55,6 +58,7 @@ def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Ten
     return _rand_inplace(self, gen(generator).normal(mean, std, self._data.shape))
 
 
+@public(function=False)
 def bernoulli_(self, p: float = 0.5, *, generator=None) -> Tensor:
     from .._random import gen
 
@@ -62,6 +66,7 @@ def bernoulli_(self, p: float = 0.5, *, generator=None) -> Tensor:
     return _rand_inplace(self, gen(generator).random(self._data.shape) < pp)
 
 
+@public
 def bernoulli(input, p=None, *, generator=None) -> Tensor:  # noqa: A002
     from .._random import gen
 
@@ -69,12 +74,14 @@ def bernoulli(input, p=None, *, generator=None) -> Tensor:  # noqa: A002
     return _make((gen(generator).random(input._data.shape) < probs).astype(input._data.dtype))
 
 
+@public(function=False)
 def exponential_(self, lambd: float = 1.0, *, generator=None) -> Tensor:
     from .._random import gen
 
     return _rand_inplace(self, gen(generator).exponential(1.0 / lambd, self._data.shape))
 
 
+@public(function=False)
 def random_(self, low: int = 0, high=None, *, generator=None) -> Tensor:
     from .._random import gen
 
@@ -83,6 +90,7 @@ def random_(self, low: int = 0, high=None, *, generator=None) -> Tensor:
     return _rand_inplace(self, gen(generator).integers(low, high, self._data.shape))
 
 
+@public
 def multinomial(input, num_samples: int, replacement: bool = False, *,  # noqa: A002
                 generator=None) -> Tensor:
     from .._random import gen

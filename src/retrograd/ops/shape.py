@@ -28,6 +28,7 @@ from .conversion import _legacy_type_str, clone
 from .creation import zeros
 from .dispatch import apply, view_apply
 from .pointwise import where
+from .public import alias, public
 from .reductions import sum
 
 # ----------------------------------------------------------------------------------
@@ -63,6 +64,7 @@ def _infer_shape(shape, numel: int, orig):
     return shape
 
 
+@public
 def view(input, *shape) -> Tensor:  # noqa: A002
     """The same data seen with a new shape (no copy; see ``reshape`` otherwise).
 
@@ -84,6 +86,7 @@ def view(input, *shape) -> Tensor:  # noqa: A002
             f"{list(shp)})") from None
 
 
+@public
 def reshape(input, *shape) -> Tensor:  # noqa: A002
     """A tensor with the same data and a new shape (a view when possible).
 
@@ -103,14 +106,17 @@ def reshape(input, *shape) -> Tensor:  # noqa: A002
         return apply(T.unsafe_view, (clone(input),), shp)
 
 
+@public
 def view_as(input, other) -> Tensor:  # noqa: A002
     return view(input, other.shape)
 
 
+@public
 def reshape_as(input, other) -> Tensor:  # noqa: A002
     return reshape(input, other.shape)
 
 
+@public
 def flatten(input, start_dim: int = 0, end_dim: int = -1) -> Tensor:  # noqa: A002
     """Merge dims ``start_dim..end_dim`` into one.
 
@@ -133,6 +139,7 @@ def flatten(input, start_dim: int = 0, end_dim: int = -1) -> Tensor:  # noqa: A0
     return reshape(input, new)
 
 
+@public
 def unflatten(input, dim: int, sizes) -> Tensor:  # noqa: A002
     """Split dim ``dim`` into ``sizes``.
 
@@ -147,6 +154,7 @@ def unflatten(input, dim: int, sizes) -> Tensor:  # noqa: A002
     return reshape(input, shp[:d] + tuple(sizes) + shp[d + 1:])
 
 
+@public
 def squeeze(input, dim=None) -> Tensor:  # noqa: A002
     """Remove dims of size 1 (all, or those in ``dim``).
 
@@ -164,6 +172,7 @@ def squeeze(input, dim=None) -> Tensor:  # noqa: A002
                       axes)
 
 
+@public
 def unsqueeze(input, dim: int) -> Tensor:  # noqa: A002
     """Insert a dim of size 1 at ``dim``.
 
@@ -175,6 +184,7 @@ def unsqueeze(input, dim: int) -> Tensor:  # noqa: A002
     return view_apply(T.unsqueeze, input, _wrap_dim(dim, input._data.ndim + 1))
 
 
+@public
 def permute(input, *dims) -> Tensor:  # noqa: A002
     """Reorder dims.
 
@@ -201,6 +211,7 @@ def permute(input, *dims) -> Tensor:  # noqa: A002
     return view_apply(T.permute, input, wrapped)
 
 
+@public
 def transpose(input, dim0: int, dim1: int) -> Tensor:  # noqa: A002
     """Swap two dims.
 
@@ -213,9 +224,11 @@ def transpose(input, dim0: int, dim1: int) -> Tensor:  # noqa: A002
     return view_apply(T.transpose, input, (_wrap_dim(dim0, nd), _wrap_dim(dim1, nd)))
 
 
-swapaxes = swapdims = transpose
+swapaxes = alias("swapaxes", transpose)
+swapdims = alias("swapdims", transpose, function=False)
 
 
+@public
 def t(input) -> Tensor:  # noqa: A002
     """Transpose of a tensor with at most 2 dims.
 
@@ -230,6 +243,7 @@ def t(input) -> Tensor:  # noqa: A002
     return view_apply(T.t_op, input, None)
 
 
+@public
 def movedim(input, source, destination) -> Tensor:  # noqa: A002
     """Move dims from ``source`` positions to ``destination`` positions.
 
@@ -249,9 +263,10 @@ def movedim(input, source, destination) -> Tensor:  # noqa: A002
     return permute(input, order)
 
 
-moveaxis = movedim
+moveaxis = alias("moveaxis", movedim)
 
 
+@public
 def expand(input, *sizes) -> Tensor:  # noqa: A002
     """A broadcast view with ``sizes`` (-1 keeps a dim); no copy.
 
@@ -293,10 +308,12 @@ def _check_expand(t: Tensor, shp: tuple, sizes) -> None:
                 f"{list(shp)}")
 
 
+@public
 def expand_as(input, other) -> Tensor:  # noqa: A002
     return expand(input, other.shape)
 
 
+@public
 def broadcast_to(input, size) -> Tensor:  # noqa: A002
     """``input`` broadcast to ``size`` (a view).
 
@@ -308,15 +325,18 @@ def broadcast_to(input, size) -> Tensor:  # noqa: A002
     return expand(input, tuple(size))
 
 
+@public(method=False)
 def broadcast_tensors(*tensors):
     shape = np.broadcast_shapes(*(t._data.shape for t in tensors))
     return tuple(expand(t, shape) for t in tensors)
 
 
+@public(method=False)
 def broadcast_shapes(*shapes):
     return Size(np.broadcast_shapes(*shapes))
 
 
+@public
 def sum_to_size(input, *size) -> Tensor:  # noqa: A002
     """Sum ``input`` down to ``size`` (undoes broadcasting).
 
@@ -354,6 +374,7 @@ def sum_to(g: Tensor, shape, node=None, i: int = 0, batch: int = 0) -> Tensor:
     return r
 
 
+@public
 def repeat(input, *sizes) -> Tensor:  # noqa: A002
     """Tile the tensor ``sizes`` times along each dim (a copy).
 
@@ -369,6 +390,7 @@ def repeat(input, *sizes) -> Tensor:  # noqa: A002
     return apply(T.repeat, (input,), sizes)
 
 
+@public
 def tile(input, dims) -> Tensor:  # noqa: A002
     """Like ``repeat``; missing leading dims count as 1.
 
@@ -383,6 +405,7 @@ def tile(input, dims) -> Tensor:  # noqa: A002
     return repeat(input, dims)
 
 
+@public
 def flip(input, dims) -> Tensor:  # noqa: A002
     """Reverse the order of elements along ``dims``.
 
@@ -395,14 +418,17 @@ def flip(input, dims) -> Tensor:  # noqa: A002
     return apply(T.flip, (input,), tuple(_wrap_dim(d, input._data.ndim) for d in dims))
 
 
+@public
 def fliplr(input) -> Tensor:  # noqa: A002
     return flip(input, 1)
 
 
+@public
 def flipud(input) -> Tensor:  # noqa: A002
     return flip(input, 0)
 
 
+@public
 def roll(input, shifts, dims=None) -> Tensor:  # noqa: A002
     """Rotate elements along ``dims`` by ``shifts``.
 
@@ -441,6 +467,7 @@ def _promote_list(tensors, fn_name):
     return [x if x.dtype == rdt else x.to(rdt) for x in tensors]
 
 
+@public(method=False)
 def cat(tensors, dim: int = 0) -> Tensor:
     """Join tensors along an existing dim.
 
@@ -476,9 +503,11 @@ def cat(tensors, dim: int = 0) -> Tensor:
     return apply(T.cat, ts, (d, sizes))
 
 
-concat = concatenate = cat
+concat = alias("concat", cat, method=False)
+concatenate = cat
 
 
+@public(method=False)
 def stack(tensors, dim: int = 0) -> Tensor:
     """Join tensors along a new dim.
 
@@ -497,11 +526,13 @@ def stack(tensors, dim: int = 0) -> Tensor:
     return apply(T.stack, ts, d)
 
 
+@public(method=False)
 def hstack(tensors) -> Tensor:
     ts = list(tensors)
     return cat(ts, 0 if ts[0].ndim == 1 else 1)
 
 
+@public(method=False)
 def vstack(tensors) -> Tensor:
     return cat([x.reshape(1, -1) if x.ndim == 1 else x for x in tensors], 0)
 
@@ -538,6 +569,7 @@ def _pieces(input, d, bounds, kind, sizes):
     return tuple(outs)
 
 
+@public
 def split(tensor, split_size_or_sections, dim: int = 0):
     """Split into pieces of a given size (an int) or sizes (a list); views.
 
@@ -569,6 +601,7 @@ def split(tensor, split_size_or_sections, dim: int = 0):
     return _pieces(tensor, d, bounds, kind, tuple(sizes))
 
 
+@public
 def tensor_split(input, indices_or_sections, dim: int = 0):  # noqa: A002
     n = input.shape[dim]
     if isinstance(indices_or_sections, int):
@@ -580,6 +613,7 @@ def tensor_split(input, indices_or_sections, dim: int = 0):  # noqa: A002
     return split(input, sizes, dim)
 
 
+@public
 def chunk(input, chunks: int, dim: int = 0):  # noqa: A002
     """Split into ``chunks`` pieces (the last may be smaller).
 
@@ -597,6 +631,7 @@ def chunk(input, chunks: int, dim: int = 0):  # noqa: A002
     return split(input, -(-n // chunks), dim)
 
 
+@public
 def unbind(input, dim: int = 0):  # noqa: A002
     """Slices along ``dim`` as a tuple of views.
 
@@ -610,6 +645,7 @@ def unbind(input, dim: int = 0):  # noqa: A002
     return _pieces(input, d, [(i, i + 1) for i in range(n)], "unbind", None)
 
 
+@public
 def narrow(input, dim: int, start, length: int) -> Tensor:  # noqa: A002
     """A view of ``length`` elements from ``start`` along ``dim``.
 
@@ -629,6 +665,7 @@ def narrow(input, dim: int, start, length: int) -> Tensor:  # noqa: A002
     return view_apply(T.slice_op, input, key)
 
 
+@public
 def select(input, dim: int, index: int) -> Tensor:  # noqa: A002
     """The slice at ``index`` along ``dim`` (a view, one dim fewer).
 
@@ -647,6 +684,7 @@ def select(input, dim: int, index: int) -> Tensor:  # noqa: A002
     return view_apply(T.select, input, key)
 
 
+@public
 def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:  # noqa: A002
     """The diagonal of the ``dim1``/``dim2`` planes, as a view (it shares memory).
 
@@ -664,6 +702,7 @@ def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:  #
     return view_apply(T.diagonal, input, (int(offset), d1, d2))
 
 
+@public(function=False)
 def unfold(input, dimension: int, size: int, step: int) -> Tensor:  # noqa: A002
     """All slices of length ``size`` along ``dimension``, ``step`` apart, as a view with a new
     last dim (``Tensor.unfold``).
@@ -687,6 +726,7 @@ def unfold(input, dimension: int, size: int, step: int) -> Tensor:  # noqa: A002
     return view_apply(T.unfold, input, (d, int(size), int(step)))
 
 
+@public
 def as_strided(input, size, stride, storage_offset: int | None = None) -> Tensor:  # noqa: A002
     """A view of the memory under ``input`` with the given sizes and element strides, from
     element ``storage_offset`` of the storage on (default: where ``input`` starts).
@@ -726,6 +766,7 @@ def as_strided(input, size, stride, storage_offset: int | None = None) -> Tensor
     return view_apply(T.as_strided, base, (size, stride, offset))
 
 
+@public
 def diag(input, diagonal_: int = 0) -> Tensor:  # noqa: A002
     if input.ndim == 1:
         n = input.shape[0] + _py_abs(diagonal_)
@@ -736,15 +777,18 @@ def diag(input, diagonal_: int = 0) -> Tensor:  # noqa: A002
     return diagonal(input, diagonal_)
 
 
+@public
 def trace(input) -> Tensor:  # noqa: A002
     return diagonal(input).sum()
 
 
+@public(inplace=True)
 def tril(input, diagonal: int = 0) -> Tensor:  # noqa: A002
     mask = np.tril(np.ones(input.shape[-2:], dtype=bool), diagonal)
     return where(_make(mask), input, 0.0 if input.is_floating_point() else 0)
 
 
+@public(inplace=True)
 def triu(input, diagonal: int = 0) -> Tensor:  # noqa: A002
     mask = np.triu(np.ones(input.shape[-2:], dtype=bool), diagonal)
     return where(_make(mask), input, 0.0 if input.is_floating_point() else 0)

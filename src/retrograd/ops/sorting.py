@@ -16,6 +16,7 @@ from .. import _dtype as D
 from .._tensor import Tensor, _make, _wrap_dim
 from . import table as T
 from .dispatch import apply
+from .public import public
 from .reductions import _rt
 
 
@@ -25,6 +26,7 @@ def _take_values(input, idx_arr, dim, which, keepdim=True):
     return vals, it
 
 
+@public
 def sort(input, dim: int = -1, descending: bool = False, stable: bool = False):  # noqa: A002
     """Sorted values and the indices that sort them (values carry the gradient).
 
@@ -58,6 +60,7 @@ def _desc_key(data):
     return k
 
 
+@public
 def argsort(input, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:  # noqa: A002
     """Indices that sort ``input`` along ``dim``.
 
@@ -69,6 +72,7 @@ def argsort(input, dim: int = -1, descending: bool = False, stable: bool = False
     return sort(input, dim, descending, stable).indices
 
 
+@public
 def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):  # noqa: A002
     """The ``k`` largest (or smallest) values along ``dim`` and their indices.
 
@@ -89,6 +93,7 @@ def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
     return _rt("topk")(vals, it)
 
 
+@public
 def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):  # noqa: A002
     """The ``k``-th smallest value along ``dim`` and its index.
 
@@ -112,6 +117,7 @@ def _kth(op, input, k, dim, keepdim):
         apply(op, (input,), (d, bool(keepdim), it)), it)
 
 
+@public
 def median(input, dim=None, keepdim: bool = False):  # noqa: A002
     """The lower median of all elements, or along ``dim`` with its index.
 

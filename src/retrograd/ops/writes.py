@@ -35,6 +35,7 @@ from .inplace import (
     _raise_view_of_leaf,
     _views_itself,
 )
+from .public import public
 from .shape import _check_expand, expand, view
 
 
@@ -275,6 +276,7 @@ def _setitem_overlapping(self, key, value) -> None:
                           rewrite=lambda w: w.__setitem__(key, vd if vd is not None else value))
 
 
+@public(function=False)
 def fill_(self, value) -> Tensor:
     """Fill with ``value`` in place.
 
@@ -308,6 +310,7 @@ def fill_(self, value) -> Tensor:
     return self
 
 
+@public(function=False)
 def zero_(self) -> Tensor:
     """Set every element to zero in place.
 
@@ -330,6 +333,7 @@ def zero_(self) -> Tensor:
     return self
 
 
+@public(function=False)
 def copy_(self, src, non_blocking: bool = False) -> Tensor:
     """Copy ``src`` (broadcast and cast) into this tensor in place.
 
