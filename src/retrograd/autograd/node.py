@@ -161,7 +161,34 @@ _FREED = ("Trying to backward through the graph a second time (or directly acces
           "tensors after calling backward.")
 
 
-class Node:
+class RuleInputs:
+    """What a derivative rule reads of its node's inputs (Note [Rule accessors]); a node
+    and forward AD's stand-in for one (ops/jvp_rules.py) both have it.
+
+    Example:
+        >>> import retrograd as torch
+        >>> y = torch.ones(2, 3, requires_grad=True).sum()
+        >>> y.grad_fn.input_shape(0), y.grad_fn.input_dtype(0)
+        ((2, 3), dtype('float32'))
+    """
+
+    __slots__ = ()
+
+    # Note [Rule accessors]
+    # A rule sees an input only through what its node recorded of it when the op ran:
+    # its shape (a gradient is summed or reshaped back to it) and its NumPy dtype. The
+    # rules ask these two methods rather than unpacking the engine's edge tuples, whose
+    # layout (node, input_nr, shape, dtype) is the engine's business.
+    def input_shape(self, i: int = 0) -> tuple:
+        """The shape input ``i`` had when the op ran."""
+        return self._edges[i][2]
+
+    def input_dtype(self, i: int = 0):
+        """The NumPy dtype input ``i`` had when the op ran."""
+        return self._edges[i][3]
+
+
+class Node(RuleInputs):
     """A node of the backward graph (PyTorch's ``torch.autograd.graph.Node``).
 
     Example:

@@ -21,6 +21,7 @@ from .._grad_mode import STATE
 from .._tensor import Tensor, _make
 from ..autograd.engine import run_backward
 from ..autograd.forward_state import ELEMENTWISE, FW, VIEW, get_tangent, register, set_tangent
+from ..autograd.node import RuleInputs
 from ._core import FLOAT_NP
 from .dispatch import apply, replay_view, view_apply
 
@@ -32,7 +33,7 @@ def _zeros_like(t: Tensor) -> Tensor:
     return _make(np.zeros(t._data.shape, t._data.dtype))
 
 
-class _FwNode:
+class _FwNode(RuleInputs):
     """What a rule reads from a node (``_p``, input shapes in ``_edges``), without a graph."""
 
     __slots__ = ("_p", "_edges", "_nout", "_op", "_xs")
@@ -65,7 +66,7 @@ def _saved(op, inputs, out, p=None) -> tuple:
 # A JVP rule is ``rule(t, s, n, out) -> Tensor`` (a tuple for multi-output ops): ``t``
 # the input tangents (None where the tangent is zero or the input is not a
 # tensor), ``s`` the saved values in the op's ``save`` order (as for its vjp
-# rules), ``n`` a node-like object (``n._p``, ``n._edges[i][2]`` the shape of input
+# rules), ``n`` a node-like object (``n._p``, ``n.input_shape(i)`` the shape of input
 # i), ``out`` the primal output. Like vjp rules they are written with Tensor ops,
 # so a tangent is itself differentiable (reverse-over-forward). Most rules come
 # from four shapes of op:
@@ -206,7 +207,7 @@ def jvp_reduction(t, s, n, out):
     if axes is None:
         r = prod.sum()
         if keepdim:
-            r = r.reshape((1,) * len(n._edges[0][2]))
+            r = r.reshape((1,) * len(n.input_shape(0)))
         return r
     return prod.sum(dim=axes, keepdim=keepdim)
 
@@ -244,7 +245,7 @@ def jvp_by_double_vjp(t, s, n, out):
         for i, (u, ti) in enumerate(zip(us, t)):
             if u is None or ti is None or not u._rg:
                 continue
-            shape = n._edges[i][2]
+            shape = n.input_shape(i)
             if u._data.shape != shape:
                 u = u.sum_to_size(shape)
             roots.append(u)

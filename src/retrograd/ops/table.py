@@ -12,7 +12,7 @@ says which).
 
 Rule signature: ``rule(g, s, n)`` with ``g`` the output gradient, ``s`` the saved
 values (in the order of ``save``), ``n`` the node (``n._p`` holds the op's
-non-tensor arguments, ``n._edges[i][2]`` the shape of input i).
+non-tensor arguments, ``n.input_shape(i)`` the shape of input i).
 
 Example:
     >>> import retrograd as torch
@@ -932,7 +932,7 @@ def _restore(g, n, i=0, saved=False):
     """Reshape a reduced gradient (or a ``saved`` reduced output, which never has batch
     dims) so it broadcasts against input i (keepdim shape)."""
     axes, keepdim = n._p[0], n._p[1]
-    shape = n._edges[i][2]
+    shape = n.input_shape(i)
     b = () if saved else _bdims(g)
     if keepdim or axes is None and g.ndim == len(shape) + len(b):
         return g
@@ -946,8 +946,8 @@ def _restore(g, n, i=0, saved=False):
 
 def _expand_back(g, s, n):
     if n._p[0] is None and not STATE.batch and not n._p[1]:  # a full reduction: g is 0-d
-        return view_apply(expand, g, n._edges[0][2])  # (a 0-d g expands to any shape)
-    return _restore(g, n).expand(_bdims(g) + tuple(n._edges[0][2]))
+        return view_apply(expand, g, n.input_shape(0))  # (a 0-d g expands to any shape)
+    return _restore(g, n).expand(_bdims(g) + tuple(n.input_shape(0)))
 
 
 _add_reduce = np.add.reduce  # the ufunc method: np.sum's wrapper costs ~1 us per call
@@ -981,7 +981,7 @@ def _mean_fwd(a, p):
 
 
 mean = Op("mean", _mean_fwd, (lambda g, s, n: _expand_back(g, s, n)
-                              / _count(n._edges[0][2], n._p[0]),))
+                              / _count(n.input_shape(0), n._p[0]),))
 
 
 def _nan_to_num_fwd(a, p):
@@ -1173,7 +1173,7 @@ def _cumsum_fwd(a, p):
     return torch_cumulative(np.cumsum, a, p[0], p[1])
 
 
-cumsum = Op("cumsum", _cumsum_fwd, (lambda g, s, n: g if not len(n._edges[0][2]) else
+cumsum = Op("cumsum", _cumsum_fwd, (lambda g, s, n: g if not len(n.input_shape(0)) else
                                     g.flip(n._p[0]).cumsum(n._p[0]).flip(n._p[0]),))
 
 

@@ -27,7 +27,7 @@ def _mm_rule_a(g, s, n):
     # a itself is saved only for b's gradient (PyTorch's mm saves self only if mat2
     # requires grad): its shape is its edge's
     a, b = s
-    ashape = a.shape if a is not None else n._edges[0][2]
+    ashape = a.shape if a is not None else n.input_shape(0)
     if len(ashape) == 2 and b.ndim > 2 and g._data.dtype in _LOW_MM and \
             g.shape[:-2] == b.shape[:-2]:
         # torch folds the batch into one product: one rounding (Note [Low-precision
@@ -43,7 +43,7 @@ def _mm_rule_a(g, s, n):
 
 def _mm_rule_b(g, s, n):
     a, b = s
-    bnd = b.ndim if b is not None else len(n._edges[1][2])  # (see _mm_rule_a)
+    bnd = b.ndim if b is not None else len(n.input_shape(1))  # (see _mm_rule_a)
     if bnd == 2 and a.ndim > 2 and g._data.dtype in _LOW_MM and g.shape[:-2] == a.shape[:-2]:
         # one folded product, as torch's matmul (see _mm_rule_a)
         return a.reshape(-1, a.shape[-1]).mT @ g.reshape(-1, g.shape[-1])

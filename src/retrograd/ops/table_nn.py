@@ -378,7 +378,7 @@ def _scatter_flat_fwd(g, idx, p):
 
 take_flat = Op("take_flat", _take_flat_fwd,
                (lambda g, s, n: apply(scatter_flat, (g, s[0]),
-                                      (n._p[0], n._edges[0][2][-n._p[0]:], n._p[1])), None),
+                                      (n._p[0], n.input_shape(0)[-n._p[0]:], n._p[1])), None),
                (1,), node_name="MaxPool2DWithIndicesBackward0")
 scatter_flat = Op("scatter_flat", _scatter_flat_fwd,
                   (lambda g, s, n: apply(take_flat, (g, s[0]), (n._p[0], n._p[2])), None),
@@ -723,7 +723,7 @@ def _embedding_bwd_fwd(g, idx, p):
 
 
 def _embedding_rule(g, s, n):
-    return apply(embedding_backward, (g, s[0]), (n._edges[0][2][0], n._p))
+    return apply(embedding_backward, (g, s[0]), (n.input_shape(0)[0], n._p))
 
 
 def _embedding_bwd_rule(h, s, n):
@@ -819,7 +819,8 @@ def _nll_bwd_fwd(g, w, p):
 # nll and nll_backward are linear in their first input and transposes of each other,
 # so each one's rule is the other one (w, the per-sample weight, is a constant).
 nll = Op("nll", _nll_fwd,
-         lambda g, s, n, needs: [apply(nll_backward, (g, s[0]), n._p + n._edges[0][2:4]), None],
+         lambda g, s, n, needs: [apply(nll_backward, (g, s[0]),
+                                       n._p + (n.input_shape(0), n.input_dtype(0))), None],
          (1,), node_name="NllLossBackward0", nondiff=(1,))  # the target has no slot
 nll_backward = Op("nll_backward", _nll_bwd_fwd,
                   lambda g, s, n, needs: [apply(nll, (g, s[0]), n._p[:2]), None],

@@ -27,7 +27,7 @@ from .rule_helpers import _bdims, _not_implemented
 # its input (Note [Views and in-place] in _tensor.py).
 
 def _back_to_input_shape(g, s, n):
-    return g.reshape(_bdims(g) + tuple(n._edges[0][2]))
+    return g.reshape(_bdims(g) + tuple(n.input_shape(0)))
 
 
 def _view_op(name, fwd, rule=_back_to_input_shape, node_name=None):
@@ -86,7 +86,7 @@ def _new_dim_strides(shape, strides, lead: int) -> list:
 
 
 expand = _view_op("expand", _expand_fwd,
-                  lambda g, s, n: R.ops.functions.sum_to(g, n._edges[0][2], batch=STATE.batch))
+                  lambda g, s, n: R.ops.functions.sum_to(g, n.input_shape(0), batch=STATE.batch))
 permute = _view_op("permute", lambda a, dims: np.transpose(a, dims),
                    lambda g, s, n: g.permute(tuple(range(STATE.batch)) + tuple(
                        STATE.batch + int(d) for d in np.argsort(n._p))))
@@ -94,7 +94,7 @@ transpose = _view_op("transpose",  # of a 0-d tensor (dims 0, 0): the tensor its
                      lambda a, p: np.swapaxes(a, p[0], p[1]) if a.ndim else a.view(),
                      lambda g, s, n: g.transpose(STATE.batch + n._p[0], STATE.batch + n._p[1]))
 t_op = _view_op("t", lambda a, p: a.T,
-                lambda g, s, n: g.transpose(-2, -1) if len(n._edges[0][2]) == 2 else g,
+                lambda g, s, n: g.transpose(-2, -1) if len(n.input_shape(0)) == 2 else g,
                 node_name="TBackward0")
 alias = _view_op("alias", lambda a, p: a.view(), lambda g, s, n: g)
 
@@ -108,10 +108,10 @@ alias = _view_op("alias", lambda a, p: a.view(), lambda g, s, n: g)
 # those positions (``index_put(accumulate=True)``, itself differentiable, so double
 # backward works).
 def _index_map_rule(g, s, n):
-    shape = tuple(n._edges[0][2])
+    shape = tuple(n.input_shape(0))
     numel = int(np.prod(shape, dtype=np.int64))
     where = n._op.fwd(np.arange(numel, dtype=np.int64).reshape(shape), n._p)
-    flat = R.zeros(numel, dtype=R._dtype.FROM_NP[n._edges[0][3]])
+    flat = R.zeros(numel, dtype=R._dtype.FROM_NP[n.input_dtype(0)])
     pos = R._tensor._make(np.ascontiguousarray(where).reshape(-1))
     return flat.index_put((pos,), g.reshape(-1), accumulate=True).reshape(shape)
 
@@ -203,7 +203,7 @@ def whole_selection(key, shape, allow_none: bool) -> bool:
 
 
 def _index_rule(g, s, n):
-    shape, dt = n._edges[0][2], n._edges[0][3]
+    shape, dt = n.input_shape(0), n.input_dtype(0)
     b = _bdims(g)
     if n._op is not index and whole_selection(n._p, shape, True):
         # PyTorch's AliasBackward0 / UnsqueezeBackward0: the gradient itself, or a view of
@@ -326,7 +326,7 @@ def _gather_fwd(a, idx, dim):
 
 
 gather = Op("gather", _gather_fwd,
-            (lambda g, s, n: R.zeros(n._edges[0][2], dtype=g.dtype)
+            (lambda g, s, n: R.zeros(n.input_shape(0), dtype=g.dtype)
              .scatter_add(n._p, s[0], g), None), (1,))
 
 
@@ -350,7 +350,7 @@ def _scatter_vjp(g, s, n, needs):
     if needs[0]:
         r[0] = g if reduce == "add" else g.scatter(dim, idx, 0.0)
     if needs[2]:
-        r[2] = _pad_to(g.gather(dim, idx), n._edges[2][2])
+        r[2] = _pad_to(g.gather(dim, idx), n.input_shape(2))
     return r
 
 
@@ -392,7 +392,7 @@ def _index_select_fwd(a, idx, dim):
 
 
 index_select = Op("index_select", _index_select_fwd,
-                  (lambda g, s, n: R.zeros(n._edges[0][2], dtype=g.dtype)
+                  (lambda g, s, n: R.zeros(n.input_shape(0), dtype=g.dtype)
                    .index_add(n._p, s[0], g), None), (1,))
 
 
@@ -436,7 +436,7 @@ def _index_fill_value_rule(g, s, n):
     dim, idx, raw = n._p[:3]
     u = np.unique(raw)
     if u.size and u[0] < 0:
-        size = n._edges[0][2][dim] if len(n._edges[0][2]) else 1
+        size = n.input_shape(0)[dim] if len(n.input_shape(0)) else 1
         raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(u[0])} "
                            f"axis_dim={size} (the backward of index_fill with a tensor value "
                            "reads the index as given: pass non-negative indices, e.g. index % "
@@ -467,7 +467,7 @@ def _value_at_index_rule(g, s, n):
     """Gradient of values picked by indices along a dim (max/min(dim), sort, topk)."""
     idx = s[0]
     dim, keepdim = n._p[0], n._p[1]
-    shape = n._edges[0][2]
+    shape = n.input_shape(0)
     if not keepdim and len(shape) > 0 and idx.ndim < len(shape):
         g = g.unsqueeze(dim)
         idx = idx.unsqueeze(dim)
@@ -518,7 +518,7 @@ stack = Op("stack", lambda *a: np.stack(a[:-1], axis=a[-1]),
 def _multi_out_vjp(g, s, n, needs):
     """split/unbind: put the pieces back together, zeros where a piece had no grad."""
     kind, dim, sizes = n._p
-    shape = n._edges[0][2]
+    shape = n.input_shape(0)
     if n._nout == 1:  # a single piece: the engine hands over the gradient itself
         g = [g]
     b = _bdims(next(gk for gk in g if gk is not None))  # Note [Batched rules]
@@ -530,7 +530,7 @@ def _multi_out_vjp(g, s, n, needs):
                 del pshape[dim]
             else:
                 pshape[dim] = sizes[k]
-            dt = R._dtype.FROM_NP[n._edges[0][3]]
+            dt = R._dtype.FROM_NP[n.input_dtype(0)]
             gk = R.zeros(b + tuple(pshape), dtype=dt)
         parts.append(gk)
     d = dim + len(b)
@@ -552,7 +552,7 @@ roll = Op("roll", _roll_fwd, (lambda g, s, n: g.roll(tuple(-x for x in n._p[0]),
 
 def _repeat_rule(g, s, n):
     reps = n._p
-    shape = n._edges[0][2]
+    shape = n.input_shape(0)
     padded = (1,) * (len(reps) - len(shape)) + tuple(shape)
     inter = []
     for r, d in zip(reps, padded):
