@@ -394,6 +394,10 @@ op("atan2", lambda m, x, y: m.atan2(x, y), binary("nz", "nz", scalars=(), extra=
     S(A([0.0, -0.0, 1.0]), A([0.0, 0.0, -0.0]), check_grad=False,
       desc="(0, 0): gradients 0 and -0 (atan2_backward's mask)")]), ("atan2",),
    inplace="atan2_", int_ok=True)
+op("hypot", lambda m, x, y: m.hypot(x, y), binary("nz", "nz", scalars=(), extra=lambda rng: [
+    S(A([0.0, 3.0]), A([0.0, -4.0]), check_grad=False,
+      desc="(0, 0): both gradients nan (grad * self / result)")]), ("hypot",),
+   inplace="hypot_")
 op("maximum", lambda m, x, y: m.maximum(x, y),
    binary(scalars=(), extra=lambda rng: [S(A([1.0, 2.0, 3.0]), A([1.0, 0.0, 3.0]),
                                            desc="ties", check_grad=False)]),

@@ -30,7 +30,7 @@ def _args(m, name: str, rg: bool):
 
     idx = m.tensor([[1, 0, 1], [0, 1, 0]])
     binary = {"add", "sub", "mul", "div", "subtract", "multiply", "divide", "true_divide", "pow",
-              "remainder", "fmod", "atan2", "arctan2", "float_power"}
+              "remainder", "fmod", "atan2", "arctan2", "float_power", "hypot"}
     compare = {"eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less",
                "less_equal", "not_equal", "logical_and", "logical_or", "logical_xor"}
     if name in binary or name in compare:

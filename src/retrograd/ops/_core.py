@@ -70,14 +70,15 @@ class Op:
                  "_save_if", "batch_ok", "save_plan", "grad_once", "unsaved", "nondiff")
 
     def __init__(self, name, fwd, vjp=None, save=(), jvp=None, node_name=None, view=False,
-                 kind=None, save_if=None, nondiff=None):
+                 kind=None, save_if=None, nondiff=None, batch_ok=None):
         # grad_once(node, needs): the rules about to run read g once in all (Note
         # [Gradient donation] in buffers.py); None: never assumed
         self.grad_once = None
         # what a node that saves nothing holds: () (it may run again), or RELEASED for
         # the nodes PyTorch frees all the same (Note [Nodes that saved nothing], node.py)
         self.unsaved = ()
-        self.batch_ok = name in BATCH_OK
+        # Note [Batched rules] (ops/table.py): True when the rules are batch-agnostic
+        self.batch_ok = name in BATCH_OK if batch_ok is None else batch_ok
         self.name = name
         self.kind = kind  # None: result has the promoted dtype; "float": ints become float;
         # "bool": comparisons

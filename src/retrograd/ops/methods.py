@@ -58,10 +58,12 @@ def install() -> None:
         setattr(Tensor, name, method)
     # Note [Tensor-only operands]: these methods name the bad operand as PyTorch's
     # method forms do (position 1, after self); the functions count self as position 1
-    for name in ("maximum", "minimum", "fmax", "fmin", "atan2", "arctan2"):
-        setattr(Tensor, name, tensor_operand_method(getattr(F, name), name))
-    for name in ("atan2_", "arctan2_"):
-        setattr(Tensor, name, tensor_operand_method(inplace_methods()[name], name))
+    for name, e in PUBLIC.items():
+        if e.tensor_operand:
+            setattr(Tensor, name, tensor_operand_method(e.fn, name))
+            if e.inplace:
+                setattr(Tensor, name + "_",
+                        tensor_operand_method(inplace_methods()[name + "_"], name + "_"))
     Tensor.lerp = lerp_method(F.lerp, "lerp")
     Tensor.lerp_ = lerp_method(inplace_methods()["lerp_"], "lerp_")
     for name, dt in _cast_methods().items():

@@ -192,7 +192,7 @@ def float_power(input, exponent) -> Tensor:  # noqa: A002
     return pow(a, b)
 
 
-@public(inplace=True)
+@public(inplace=True, tensor_operand=True)
 def atan2(input, other) -> Tensor:  # noqa: A002
     """Angle of (other, input), elementwise.
 
@@ -206,10 +206,29 @@ def atan2(input, other) -> Tensor:  # noqa: A002
     return binary(T.atan2, input, other)
 
 
-arctan2 = alias("arctan2", atan2, inplace=True)
+arctan2 = alias("arctan2", atan2, inplace=True, tensor_operand=True)
 
 
-@public
+@public(inplace=True, tensor_operand=True)
+def hypot(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """``sqrt(input**2 + other**2)``, elementwise, without overflow (floating tensors).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.hypot(torch.tensor([3., 5.]), torch.tensor([4., 12.]))
+        tensor([ 5., 13.])
+    """
+    if not isinstance(other, Tensor) or not isinstance(input, Tensor):
+        raise _not_tensors("hypot", input, other)
+    dt = result_type(input, other)
+    if not dt.is_floating_point:
+        raise NotImplementedError(
+            f'"hypot_cpu" not implemented for \'{_LEGACY_NAMES[dt.name]}\' (hypot takes '
+            "floating-point tensors: convert first, e.g. x.float())")
+    return binary(T.hypot, input, other)
+
+
+@public(tensor_operand=True)
 def maximum(input, other) -> Tensor:  # noqa: A002
     """Elementwise maximum (ties share the gradient, as PyTorch).
 
@@ -223,7 +242,7 @@ def maximum(input, other) -> Tensor:  # noqa: A002
     return binary(T.maximum, input, other)
 
 
-@public
+@public(tensor_operand=True)
 def minimum(input, other) -> Tensor:  # noqa: A002
     """Elementwise minimum.
 
@@ -237,8 +256,8 @@ def minimum(input, other) -> Tensor:  # noqa: A002
     return binary(T.minimum, input, other)
 
 
-fmax = alias("fmax", maximum)
-fmin = alias("fmin", minimum)
+fmax = alias("fmax", maximum, tensor_operand=True)
+fmin = alias("fmin", minimum, tensor_operand=True)
 
 
 def _not_tensors(fn: str, input, other) -> TypeError:  # noqa: A002

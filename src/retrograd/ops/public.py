@@ -37,6 +37,7 @@ class Exposure(NamedTuple):
     method: bool
     inplace: bool
     inplace_function: bool
+    tensor_operand: bool = False
 
 
 #: name -> Exposure, in the order the functions were defined
@@ -44,12 +45,13 @@ PUBLIC: dict[str, Exposure] = {}
 
 
 def public(fn: Callable | None = None, *, name: str | None = None, function: bool = True,
-           method: bool = True, inplace: bool = False,
-           inplace_function: bool = False) -> Callable:
+           method: bool = True, inplace: bool = False, inplace_function: bool = False,
+           tensor_operand: bool = False) -> Callable:
     """Record where a public function is exposed; returns the function unchanged.
 
     Used bare (``@public``: ``retrograd.f`` and ``Tensor.f``) or with flags
-    (``@public(inplace=True)``).
+    (``@public(inplace=True)``). ``tensor_operand``: the second operand must be a tensor,
+    and the method forms name it as PyTorch's methods do (position 1, after self).
 
     Example:
         >>> from retrograd.ops.public import PUBLIC, public
@@ -64,13 +66,14 @@ def public(fn: Callable | None = None, *, name: str | None = None, function: boo
         if key in PUBLIC:
             raise RuntimeError(f"the public name {key!r} is recorded twice (Note [Exposure "
                                "records]): give one of the functions another name")
-        PUBLIC[key] = Exposure(f, function, method, inplace, inplace_function)
+        PUBLIC[key] = Exposure(f, function, method, inplace, inplace_function, tensor_operand)
         return f
     return record if fn is None else record(fn)
 
 
 def alias(name: str, fn: Callable, *, function: bool = True, method: bool = True,
-          inplace: bool = False, inplace_function: bool = False) -> Callable:
+          inplace: bool = False, inplace_function: bool = False,
+          tensor_operand: bool = False) -> Callable:
     """Expose ``fn`` under a second public name; returns ``fn``.
 
     Example:
@@ -83,4 +86,4 @@ def alias(name: str, fn: Callable, *, function: bool = True, method: bool = True
         True
     """
     return public(fn, name=name, function=function, method=method, inplace=inplace,
-                  inplace_function=inplace_function)
+                  inplace_function=inplace_function, tensor_operand=tensor_operand)

@@ -514,8 +514,8 @@ erf = _u("erf", _erf_fwd, lambda g, s, n: g * _TWO_OVER_SQRT_PI * (-(s[0] * s[0]
 # elementwise, two inputs (either may be a Python scalar; see binary() in _core)
 
 
-def _b(name, fwd, rules, save=(), kind=None, node_name=None):
-    op = Op(name, fwd, rules, save, node_name=node_name)
+def _b(name, fwd, rules, save=(), kind=None, node_name=None, jvp=None, batch_ok=None):
+    op = Op(name, fwd, rules, save, node_name=node_name, jvp=jvp, batch_ok=batch_ok)
     op.kind = kind
     return op
 
@@ -668,6 +668,13 @@ def _atan2_rule(which):
 
 
 atan2 = _b("atan2", np.arctan2, (_atan2_rule(0), _atan2_rule(1)), (0, 1), kind="float")
+
+# hypot(a, b) = sqrt(a² + b²), NumPy's overflow-safe kernel. PyTorch's derivatives.yaml:
+# self: grad * self / result, other: grad * other / result (so at (0, 0) both are nan).
+# The worked example of docs/adding-an-op.md.
+hypot = _b("hypot", np.hypot,
+           (lambda g, s, n: g * (s[0] / s[2]), lambda g, s, n: g * (s[1] / s[2])),
+           save=(0, 1, "out"), jvp=jvp_elementwise, batch_ok=True)
 
 
 def _minmax_rule(which, loses):
