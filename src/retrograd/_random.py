@@ -1,4 +1,8 @@
-"""Random number generators: a global default and ``Generator`` objects (NumPy PCG64).
+"""Random number generators: a global default and ``Generator`` objects.
+
+Each generator is a Mersenne Twister (MT19937) seeded as PyTorch's CPU generator is, and
+``rand``/``randn``/``randint``/``randperm`` turn its words into numbers the way PyTorch's
+CPU kernels do, so the same seed gives PyTorch's numbers (see Note [PyTorch's CPU stream]).
 
 Example:
     >>> import retrograd as torch
@@ -11,13 +15,49 @@ Example:
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 
 import numpy as np
 
+from ._random_avx import box_muller_16 as box_muller_16_f32
+
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "default_generator", "fork_rng"]
+
+
+# Note [PyTorch's CPU stream]
+# PyTorch's CPU generator is a 32-bit Mersenne Twister initialised with init_genrand from
+# the seed's low 32 bits (NumPy's MT19937 runs the same recurrence; we set its state from
+# RandomState's legacy seeding, which is init_genrand). PyTorch reads it as
+#   random()   one 32-bit word;   random64()  two words, the first one the high half;
+#   uniform    float: (random() & (2**24 - 1)) * 2**-24, double: (random64() & (2**53 - 1))
+#              * 2**-53, element after element;
+#   randint    (word % range) + low, with random64() when range >= 2**32, else random();
+#   randperm   Fisher-Yates, r[i] <-> r[i + random() % (n - i)] for n < 2**32 / 20;
+#   randn      numel >= 16 and contiguous: fill with uniforms, then Box-Muller on blocks of 16
+#              (u1 = 1 - d[j], u2 = d[j + 8] for j < 8; d[j] = r cos, d[j + 8] = r sin), the
+#              last partial block redrawn as 16 fresh uniforms over the tensor's last 16;
+#              numel < 16: one double Box-Muller pair per two elements, the sine half kept
+#              in the generator for the next draw (manual_seed clears it).
+# The double Box-Muller uses glibc's scalar log/cos/sin (Python's math module), because
+# NumPy's SIMD loops round differently in the last bit. The float32 one is PyTorch's AVX2
+# kernel (its CPU capability on AVX2 and AVX-512 machines; ATEN_CPU_CAPABILITY=default
+# gives other float32 randn numbers there): Cephes polynomials with fused multiply-adds,
+# evaluated in retrograd/_random_avx.py.
+# Other consumers (dropout, sampling ops) still draw through NumPy's Generator on the same
+# bit generator (``Generator.np``): one stream, but not yet PyTorch's numbers there.
+
+_DEFAULT_SEED = 67280421310721
+
+
+def _mt19937(seed: int) -> np.random.MT19937:
+    """A NumPy MT19937 in the state PyTorch's ``mt19937(seed)`` starts from."""
+    legacy = np.random.RandomState(seed & 0xFFFFFFFF).get_state()
+    bits = np.random.MT19937()
+    bits.state = {"bit_generator": "MT19937", "state": {"key": legacy[1], "pos": legacy[2]}}
+    return bits
 
 
 class Generator:
@@ -31,8 +71,7 @@ class Generator:
     """
 
     def __init__(self, device="cpu"):
-        self._seed = 67280421310721
-        self.np = np.random.Generator(np.random.PCG64(self._seed))
+        self.manual_seed(_DEFAULT_SEED)
 
     @property
     def device(self):
@@ -47,8 +86,13 @@ class Generator:
             raise ValueError("Overflow when unpacking long long")
         seed &= 0xFFFFFFFFFFFFFFFF
         self._seed = seed
-        self.np = np.random.Generator(np.random.PCG64(seed))
+        self._reset(_mt19937(seed))
         return self
+
+    def _reset(self, bits: np.random.MT19937, next_normal: float | None = None) -> None:
+        self.bits = bits
+        self.np = np.random.Generator(bits)
+        self.next_double_normal = next_normal
 
     def seed(self) -> int:
         s = int.from_bytes(os.urandom(8), "little") ^ time.time_ns()
@@ -63,7 +107,9 @@ class Generator:
         """The generator state as a uint8 tensor (round-trips through ``set_state``)."""
         from ._tensor import _make
 
-        raw = json.dumps({"seed": self._seed, "state": self.np.bit_generator.state}).encode()
+        st = self.bits.state["state"]
+        raw = json.dumps({"seed": self._seed, "key": st["key"].tolist(), "pos": st["pos"],
+                          "normal": self.next_double_normal}).encode()
         return _make(np.frombuffer(raw, dtype=np.uint8).copy())
 
     def set_state(self, state) -> Generator:
@@ -73,17 +119,19 @@ class Generator:
         raw = bytes(state._data)
         try:
             d = json.loads(raw.decode())
-            self._seed = d["seed"]
-            bg = np.random.PCG64()
-            bg.state = d["state"]
-        except (ValueError, KeyError, TypeError) as e:
+            bits = np.random.MT19937()
+            bits.state = {"bit_generator": "MT19937",
+                          "state": {"key": np.asarray(d["key"], np.uint32), "pos": d["pos"]}}
+            seed, normal = d["seed"], d["normal"]
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
             raise RuntimeError("set_rng_state: this is not a retrograd generator state "
                                f"({e}); pass what get_rng_state() returned") from None
-        self.np = np.random.Generator(bg)
+        self._seed = seed
+        self._reset(bits, normal)
         return self
 
     def clone_state(self):
-        return self.np.bit_generator.state
+        return self.bits.state
 
 
 default_generator = Generator()
@@ -92,6 +140,128 @@ default_generator = Generator()
 def gen(generator) -> np.random.Generator:
     """The NumPy generator to draw from (``generator=`` or the default)."""
     return (generator or default_generator).np
+
+
+def _of(generator) -> Generator:
+    return generator or default_generator
+
+
+def random32(generator, n: int) -> np.ndarray:
+    """``n`` words of PyTorch's ``random()`` (uint64 array of 32-bit values).
+
+    Example:
+        >>> from retrograd import _random
+        >>> _random.random32(_random.Generator().manual_seed(0), 2).tolist()
+        [2357136044, 2546248239]
+    """
+    return _of(generator).bits.random_raw(n)
+
+
+def random64(generator, n: int) -> np.ndarray:
+    """``n`` values of PyTorch's ``random64()``: two words each, the first the high half.
+
+    Example:
+        >>> from retrograd import _random
+        >>> hex(int(_random.random64(_random.Generator().manual_seed(0), 1)[0]))
+        '0x8c7f0aac97c4aa2f'
+    """
+    w = _of(generator).bits.random_raw(2 * n)
+    return (w[0::2] << np.uint64(32)) | w[1::2]
+
+
+def uniform(generator, n: int, dtype) -> np.ndarray:
+    """``n`` uniforms in [0, 1) as PyTorch's ``uniform_real_distribution`` (float32/float64).
+
+    Example:
+        >>> from retrograd import _random
+        >>> _random.uniform(_random.Generator().manual_seed(0), 2, "float32")
+        array([0.4962566, 0.7682218], dtype=float32)
+    """
+    if np.dtype(dtype) == np.float64:
+        return (random64(generator, n) & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0 ** -53
+    words = random32(generator, n) & np.uint64((1 << 24) - 1)
+    return words.astype(np.float32) * np.float32(2.0 ** -24)
+
+
+_log = np.vectorize(math.log, otypes=[np.float64])
+_cos = np.vectorize(math.cos, otypes=[np.float64])
+_sin = np.vectorize(math.sin, otypes=[np.float64])
+
+
+def _box_muller_16(d: np.ndarray) -> None:
+    """PyTorch's double Box-Muller in place on blocks of 16 (``d`` has shape (k, 16))."""
+    radius = np.sqrt(-2.0 * _log(1.0 - d[:, :8]))
+    theta = 2.0 * math.pi * d[:, 8:]
+    d[:, :8] = radius * _cos(theta)
+    d[:, 8:] = radius * _sin(theta)
+
+
+def normal(generator, n: int, dtype) -> np.ndarray:
+    """``n`` standard normal samples as PyTorch's CPU ``normal_`` on a contiguous tensor.
+
+    Example:
+        >>> from retrograd import _random
+        >>> _random.normal(_random.Generator().manual_seed(0), 16, "float32").shape
+        (16,)
+    """
+    g = _of(generator)
+    dt = np.dtype(dtype)
+    if n >= 16:
+        fill = _box_muller_16 if dt == np.float64 else box_muller_16_f32
+        d = uniform(g, n, dt)
+        full = n - n % 16
+        fill(d[:full].reshape(-1, 16))
+        if n % 16:
+            tail = uniform(g, 16, dt).reshape(1, 16)
+            fill(tail)
+            d[n - 16:] = tail[0]
+        return d
+    out = np.empty(n, np.float64)
+    for i in range(n):
+        if g.next_double_normal is not None:
+            out[i], g.next_double_normal = g.next_double_normal, None
+            continue
+        u1, u2 = uniform(g, 2, np.float64).tolist()
+        r = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = 2.0 * math.pi * u1
+        g.next_double_normal = r * math.sin(theta)
+        out[i] = r * math.cos(theta)
+    return out.astype(dt)
+
+
+def randperm(generator, n: int) -> np.ndarray:
+    """PyTorch's CPU ``randperm(n)`` permutation (int64).
+
+    Example:
+        >>> from retrograd import _random
+        >>> sorted(_random.randperm(_random.Generator().manual_seed(0), 4).tolist())
+        [0, 1, 2, 3]
+    """
+    if n >= (1 << 32) // 20:
+        raise NotImplementedError(f"randperm: drawing a permutation of {n} elements the way "
+                                  f"PyTorch does is implemented for n < {(1 << 32) // 20}")
+    draws = random32(generator, max(n - 1, 0)).tolist()
+    perm = list(range(n))
+    for i, u in enumerate(draws):
+        j = i + u % (n - i)
+        perm[i], perm[j] = perm[j], perm[i]
+    return np.array(perm, dtype=np.int64)
+
+
+def randint(generator, n: int, low: int, high: int) -> np.ndarray:
+    """``n`` integers in [low, high) as PyTorch's CPU ``random_from_to`` kernel (int64).
+
+    Example:
+        >>> from retrograd import _random
+        >>> bool((_random.randint(_random.Generator().manual_seed(0), 5, 3, 6) >= 3).all())
+        True
+    """
+    span = high - low
+    if span <= 0:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
+                           f">= to={high}")
+    words = random64(generator, n) if span >= 1 << 32 else random32(generator, n)
+    return ((words % np.uint64(span)).astype(np.int64) + np.int64(low))
 
 
 def manual_seed(seed: int) -> Generator:

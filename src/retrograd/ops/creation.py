@@ -8,9 +8,12 @@ Example:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _dtype as D
+from .. import _random
 from .._device import check_device
 from .._random import gen
 from .._size import Size
@@ -435,7 +438,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = F
     shape = _shape(size)
     g = gen(generator)
     if dt in (np.float32, np.float64):
-        arr = g.random(shape, dtype=dt)
+        arr = _random.uniform(generator, math.prod(shape), dt).reshape(shape)
     else:
         arr = g.random(shape, dtype=np.float32).astype(dt)
     return _finish(arr, requires_grad, device)
@@ -453,7 +456,7 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = 
     shape = _shape(size)
     g = gen(generator)
     if dt in (np.float32, np.float64):
-        arr = g.standard_normal(shape, dtype=dt)
+        arr = _random.normal(generator, math.prod(shape), dt).reshape(shape)
     else:
         arr = g.standard_normal(shape, dtype=np.float32).astype(dt)
     return _finish(arr, requires_grad, device)
@@ -475,8 +478,8 @@ def randint(low, high=None, size=None, generator=None, dtype=None, device=None,
             raise TypeError("randint() missing required argument 'size'")
     if high is None:
         low, high = 0, low
-    arr = gen(generator).integers(low, high, size=_shape((size,)) if isinstance(size, int)
-                                  else tuple(size), dtype=np.int64)
+    shape = _shape((size,)) if isinstance(size, int) else tuple(size)
+    arr = _random.randint(generator, math.prod(shape), int(low), int(high)).reshape(shape)
     dt = _np_dtype(dtype, D.int64)
     return _finish(arr.astype(dt), requires_grad, device)
 
@@ -490,7 +493,7 @@ def randperm(n: int, generator=None, dtype=None, device=None,
         >>> sorted(torch.randperm(4).tolist())
         [0, 1, 2, 3]
     """
-    arr = gen(generator).permutation(int(n)).astype(_np_dtype(dtype, D.int64))
+    arr = _random.randperm(generator, int(n)).astype(_np_dtype(dtype, D.int64))
     return _finish(arr, requires_grad, device)
 
 
