@@ -81,3 +81,32 @@ def test_rng_state_round_trip_keeps_the_cached_normal():
     a = rt.randn(3)
     rt.set_rng_state(s)
     np.testing.assert_array_equal(a.numpy(), rt.randn(3).numpy())
+
+
+@pytest.mark.parametrize("draws", [0, 1, 2, 7, 623, 624, 625, 1300])
+def test_rng_state_is_pytorchs_layout(draws):
+    # the same bytes as torch.get_rng_state() after the same draws, and both directions load
+    for fn in ("randint", "randn1"):
+        torch.manual_seed(11)
+        rt.manual_seed(11)
+        if draws:
+            if fn == "randint":
+                torch.randint(0, 5, (draws,))
+                rt.randint(0, 5, (draws,))
+            else:
+                torch.randn(1, dtype=torch.float64)  # caches a double normal
+                rt.randn(1, dtype=rt.float64)
+                torch.randint(0, 5, (draws,))
+                rt.randint(0, 5, (draws,))
+        ts, rs = torch.get_rng_state(), rt.get_rng_state()
+        assert ts.numpy().tobytes() == rs.numpy().tobytes()
+        a = torch.randn(5, dtype=torch.float64).numpy()
+        rt.set_rng_state(rt.tensor(ts.numpy()))
+        np.testing.assert_array_equal(a, rt.randn(5, dtype=rt.float64).numpy())
+        torch.set_rng_state(torch.from_numpy(rs.numpy().copy()))
+        np.testing.assert_array_equal(a, torch.randn(5, dtype=torch.float64).numpy())
+
+
+def test_set_rng_state_rejects_a_wrong_size():
+    with pytest.raises(RuntimeError, match="CPUGeneratorImplState of size 5056"):
+        rt.set_rng_state(rt.zeros(10, dtype=rt.uint8))

@@ -14,9 +14,9 @@ Example:
 
 from __future__ import annotations
 
-import json
 import math
 import os
+import struct
 import time
 
 import numpy as np
@@ -49,7 +49,21 @@ __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
 # Other consumers (dropout, sampling ops) still draw through NumPy's Generator on the same
 # bit generator (``Generator.np``): one stream, but not yet PyTorch's numbers there.
 
+# Note [State layout]
+# get_rng_state() is PyTorch's CPUGeneratorImplState, 5056 little-endian bytes: uint64 seed,
+# int32 left, int32 seeded, uint64 next, 624 uint64 slots holding the mt19937 words, then
+# double normal_x, normal_y, normal_rho, int32 normal_is_valid (normal_y is the cached
+# double normal sample), float next_float_normal_sample, bool its validity, padding.
+# mt19937's (left, next) and NumPy's pos say the same: a fresh or exhausted block is
+# left == 1 (pos 624), otherwise pos = next = 625 - left. set_rng_state also takes the
+# 5048-byte legacy layout (no float cache), as PyTorch does.
+
 _DEFAULT_SEED = 67280421310721
+_N = 624
+_STATE_BYTES, _LEGACY_BYTES = 5056, 5048
+_HEAD = struct.Struct("<QiiQ")
+_TAIL = struct.Struct("<dddif?7x")
+_TAIL_AT = 24 + 8 * _N
 
 
 def _mt19937(seed: int) -> np.random.MT19937:
@@ -86,7 +100,10 @@ class Generator:
             raise ValueError("Overflow when unpacking long long")
         seed &= 0xFFFFFFFFFFFFFFFF
         self._seed = seed
-        self._reset(_mt19937(seed))
+        bits = _mt19937(seed)
+        self._seed_key = bits.state["state"]["key"]
+        self._reset(bits)
+        self.next_float_normal = None
         return self
 
     def _reset(self, bits: np.random.MT19937, next_normal: float | None = None) -> None:
@@ -104,30 +121,63 @@ class Generator:
         return self._seed
 
     def get_state(self):
-        """The generator state as a uint8 tensor (round-trips through ``set_state``)."""
+        """The generator state as PyTorch's 5056-byte uint8 tensor (see Note [State layout]).
+
+        Example:
+            >>> import retrograd as torch
+            >>> torch.Generator().manual_seed(5).get_state().shape
+            torch.Size([5056])
+        """
         from ._tensor import _make
 
         st = self.bits.state["state"]
-        raw = json.dumps({"seed": self._seed, "key": st["key"].tolist(), "pos": st["pos"],
-                          "normal": self.next_double_normal}).encode()
-        return _make(np.frombuffer(raw, dtype=np.uint8).copy())
+        pos = int(st["pos"])
+        if pos < _N:
+            left, nxt = _N + 1 - pos, pos
+        else:  # the next draw regenerates the block: next is 0 only before the first one
+            left, nxt = 1, 0 if np.array_equal(st["key"], self._seed_key) else _N
+        buf = np.zeros(_STATE_BYTES, np.uint8)
+        buf[:24] = np.frombuffer(_HEAD.pack(self._seed, left, 1, nxt), np.uint8)
+        buf[24:_TAIL_AT] = np.asarray(st["key"], "<u8").view(np.uint8)
+        buf[_TAIL_AT:] = np.frombuffer(_TAIL.pack(
+            0.0, self.next_double_normal or 0.0, 0.0, self.next_double_normal is not None,
+            self.next_float_normal or 0.0, self.next_float_normal is not None), np.uint8)
+        return _make(buf)
 
     def set_state(self, state) -> Generator:
+        """Restore a state from ``get_state()`` (or PyTorch's ``get_rng_state()``).
+
+        Example:
+            >>> import retrograd as torch
+            >>> g = torch.Generator(); s = g.get_state(); a = torch.rand(2, generator=g)
+            >>> bool(torch.equal(a, torch.rand(2, generator=g.set_state(s))))
+            True
+        """
         if not (hasattr(state, "_data") and state._data.dtype == np.uint8):
             raise TypeError("RNG state must be a torch.ByteTensor (pass what get_rng_state() "
                             "returned)")
-        raw = bytes(state._data)
-        try:
-            d = json.loads(raw.decode())
-            bits = np.random.MT19937()
-            bits.state = {"bit_generator": "MT19937",
-                          "state": {"key": np.asarray(d["key"], np.uint32), "pos": d["pos"]}}
-            seed, normal = d["seed"], d["normal"]
-        except (ValueError, KeyError, TypeError, AttributeError) as e:
-            raise RuntimeError("set_rng_state: this is not a retrograd generator state "
-                               f"({e}); pass what get_rng_state() returned") from None
+        raw = bytes(state._data.reshape(-1))
+        if len(raw) not in (_STATE_BYTES, _LEGACY_BYTES):
+            raise RuntimeError("Expected either a THGeneratorState of size 5048 or a "
+                               "CPUGeneratorImplState of size 5056 but found the input RNG state "
+                               f"size to be {len(raw)}. Pass what get_rng_state() returned (states "
+                               "saved by retrograd before it followed PyTorch's layout cannot "
+                               "be restored).")
+        seed, left, _, nxt = _HEAD.unpack(raw[:24])
+        key = np.frombuffer(raw[24:_TAIL_AT], "<u8").astype(np.uint32)
+        _, normal_y, _, normal_valid = struct.unpack("<dddi", raw[_TAIL_AT:_TAIL_AT + 28])
+        fnormal, fvalid = (struct.unpack("<f?", raw[5044:5049]) if len(raw) == _STATE_BYTES
+                           else (0.0, False))
+        if not 1 <= left <= _N or nxt > _N:
+            raise RuntimeError("The input RNG state has an invalid mt19937 position "
+                               f"(left={left}, next={nxt}); pass what get_rng_state() returned")
+        bits = np.random.MT19937()
+        bits.state = {"bit_generator": "MT19937",
+                      "state": {"key": key, "pos": _N if left == 1 else _N + 1 - left}}
         self._seed = seed
-        self._reset(bits, normal)
+        self._seed_key = _mt19937(seed).state["state"]["key"]
+        self._reset(bits, normal_y if normal_valid else None)
+        self.next_float_normal = fnormal if fvalid else None
         return self
 
     def clone_state(self):
