@@ -36,11 +36,9 @@ def _fma(a, b, c) -> np.ndarray:
     # two-sum: the exact error of s = p + c
     bb = s - p
     err = (p - (s - bb)) + (c - bb)
-    bits = s.view(np.int64).copy()
     inexact = err != 0
     away = inexact & ((err > 0) != (s > 0))  # s was rounded away from zero
-    bits[away] -= 1
-    bits[inexact] |= 1
+    bits = (s.view(np.int64) - away) | inexact
     return bits.view(np.float64).astype(_F)
 
 
