@@ -22,6 +22,7 @@ import time
 import numpy as np
 
 from ._random_avx import box_muller_16 as box_muller_16_f32
+from ._random_avx import fma64
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "default_generator", "fork_rng"]
@@ -233,21 +234,64 @@ def uniform(generator, n: int, dtype) -> np.ndarray:
     return words.astype(np.float32) * np.float32(2.0 ** -24)
 
 
-_log = np.vectorize(math.log, otypes=[np.float64])
-_cos = np.vectorize(math.cos, otypes=[np.float64])
-_sin = np.vectorize(math.sin, otypes=[np.float64])
+def _libm(fn):
+    """``fn`` (a glibc scalar function from ``math``) over a float64 array."""
+    def apply(x: np.ndarray) -> np.ndarray:
+        return np.fromiter(map(fn, x.ravel().tolist()), np.float64, x.size).reshape(x.shape)
+    return apply
 
 
-def _box_muller_16(d: np.ndarray) -> None:
-    """PyTorch's double Box-Muller in place on blocks of 16 (``d`` has shape (k, 16))."""
+_log, _cos, _sin = _libm(math.log), _libm(math.cos), _libm(math.sin)
+_log1p = _libm(math.log1p)
+
+
+def _box_muller_16(d: np.ndarray, mean: float = 0.0, std: float = 1.0) -> None:
+    """PyTorch's double Box-Muller in place on blocks of 16 (``d`` has shape (k, 16)), then
+    fma(d, std, mean)."""
     radius = np.sqrt(-2.0 * _log(1.0 - d[:, :8]))
     theta = 2.0 * math.pi * d[:, 8:]
     d[:, :8] = radius * _cos(theta)
     d[:, 8:] = radius * _sin(theta)
+    if std != 1 or mean != 0:
+        d[...] = fma64(d, float(std), float(mean))
 
 
-def normal(generator, n: int, dtype) -> np.ndarray:
-    """``n`` standard normal samples as PyTorch's CPU ``normal_`` on a contiguous tensor.
+def normal_serial(generator, n: int, mean: float = 0.0, std: float = 1.0) -> np.ndarray:
+    """``n`` float64 samples of PyTorch's ``normal_distribution<double>``, one after the
+    other: Box-Muller pairs whose sine half waits in the generator for the next sample.
+
+    Example:
+        >>> from retrograd import _random
+        >>> g = _random.Generator().manual_seed(0)
+        >>> a = _random.normal_serial(g, 3)
+        >>> bool(a[2] == _random.normal_serial(g.manual_seed(0), 4)[2])
+        True
+    """
+    g = _of(generator)
+    out = np.empty(n, np.float64)
+    start = 0
+    if n and g.next_double_normal is not None:
+        out[0], g.next_double_normal, start = g.next_double_normal, None, 1
+    pairs = (n - start + 1) // 2
+    if pairs:
+        u = uniform(g, 2 * pairs, np.float64)
+        r = np.sqrt(-2.0 * _log1p(-u[1::2]))
+        theta = 2.0 * math.pi * u[0::2]
+        both = np.empty(2 * pairs)
+        both[0::2] = r * _cos(theta)
+        both[1::2] = r * _sin(theta)
+        out[start:] = both[:n - start]
+        if (n - start) % 2:
+            g.next_double_normal = float(both[-1])
+    if std != 1 or mean != 0:
+        out = fma64(out, float(std), float(mean))
+    return out
+
+
+def normal(generator, n: int, dtype, mean: float = 0.0, std: float = 1.0,
+           contiguous: bool = True) -> np.ndarray:
+    """``n`` normal samples as PyTorch's CPU ``normal_(mean, std)``: the block-of-16 fill for
+    contiguous tensors of 16 or more elements, otherwise one double sample at a time.
 
     Example:
         >>> from retrograd import _random
@@ -256,27 +300,25 @@ def normal(generator, n: int, dtype) -> np.ndarray:
     """
     g = _of(generator)
     dt = np.dtype(dtype)
-    if n >= 16:
-        fill = _box_muller_16 if dt == np.float64 else box_muller_16_f32
-        d = uniform(g, n, dt)
-        full = n - n % 16
-        fill(d[:full].reshape(-1, 16))
-        if n % 16:
-            tail = uniform(g, 16, dt).reshape(1, 16)
-            fill(tail)
-            d[n - 16:] = tail[0]
-        return d
-    out = np.empty(n, np.float64)
-    for i in range(n):
-        if g.next_double_normal is not None:
-            out[i], g.next_double_normal = g.next_double_normal, None
-            continue
-        u1, u2 = uniform(g, 2, np.float64).tolist()
-        r = math.sqrt(-2.0 * math.log1p(-u2))
-        theta = 2.0 * math.pi * u1
-        g.next_double_normal = r * math.sin(theta)
-        out[i] = r * math.cos(theta)
-    return out.astype(dt)
+    if n < 16 or not contiguous:
+        return normal_serial(g, n, mean, std).astype(dt)
+    if dt == np.float64:
+        fill, work = _box_muller_16, np.float64
+    else:  # float32, and float16/bfloat16 through float32 (their opmath type)
+        fill, work = box_muller_16_f32, np.float32
+    full = n - n % 16
+    if dt in (np.float32, np.float64):  # all uniforms first, then a fresh block for the tail
+        d = uniform(g, n, work)
+        fill(d[:full].reshape(-1, 16), mean, std)
+    else:  # the reduced-precision path draws block by block into a float buffer
+        d = np.empty(n, work)
+        d[:full] = uniform(g, full, work)
+        fill(d[:full].reshape(-1, 16), mean, std)
+    if n % 16:
+        tail = uniform(g, 16, work).reshape(1, 16)
+        fill(tail, mean, std)
+        d[n - 16:] = tail[0]
+    return d.astype(dt, copy=False)
 
 
 def randperm(generator, n: int) -> np.ndarray:
@@ -310,7 +352,7 @@ def randint(generator, n: int, low: int, high: int) -> np.ndarray:
     if span <= 0:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
-    words = random64(generator, n) if span >= 1 << 32 else random32(generator, n)
+    words = random64(generator, n) if span >= 1 << 28 else random32(generator, n)
     return ((words % np.uint64(span)).astype(np.int64) + np.int64(low))
 
 

@@ -17,29 +17,142 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["box_muller_16"]
+__all__ = ["box_muller_16", "fma32", "fma64"]
 
 _F = np.float32
 
 # Note [Exact fma]
 # fma(a, b, c) for float32 must round a*b + c once. The product of two float32 values is
-# exact in float64; the float64 sum is not always, and rounding it again to float32 could
-# round twice. We round the float64 sum to odd instead (the sum, moved one step towards
-# zero when rounding went away from it, with its last bit set when inexact); float64 has
-# more than 24 + 2 bits, so rounding that to float32 is the correctly rounded fma.
+# exact in float64, so s = a*b + c in float64 is rounded once; rounding s to float32 then
+# gives the fma's result unless s sits exactly halfway between two float32 values (rounding
+# is monotonic, and every float32 value and midpoint is a float64 value): only there can
+# the second rounding go the wrong way. Those rare lanes (a midpoint has its low 29 float64
+# mantissa bits 1 followed by 28 zeros) are redone with round-to-odd: the float64 sum moved
+# one step towards zero when rounding went away from it, its last bit set when inexact;
+# float64 has more than 24 + 2 bits, so rounding that to float32 is the exact fma.
+# Note [Deferred midpoint check]
+# Checking each fma for a midpoint costs three NumPy calls more than the fma itself, and
+# a small randn is nothing but such calls. So a block is first computed with fmas that
+# round the float64 sum straight to float32 and only keep the sums; one check over all of
+# them at the end finds whether any lane sat on a midpoint, and only then is the block
+# recomputed with the checked fma (about one block in a million lanes' worth, or never).
+# Note [Chunks]
+# The polynomials take a few dozen NumPy passes over their arrays; run over blocks of
+# _CHUNK rows they stay in the CPU cache, which makes a large randn about 4x faster.
+
+_CHUNK = 4096
+_MID_LOW_BITS = np.int64(-(1 << 63))  # a float64 whose low 29 bits are 1 << 28, shifted by 35
 
 
-def _fma(a, b, c) -> np.ndarray:
+def _fma_odd(a, b, c) -> np.ndarray:
+    """fma by round-to-odd (every lane; see Note [Exact fma])."""
     p = np.asarray(a, np.float64) * np.asarray(b, np.float64)
     c = np.asarray(c, np.float64)
     s = p + c
-    # two-sum: the exact error of s = p + c
-    bb = s - p
-    err = (p - (s - bb)) + (c - bb)
+    err = _two_sum_error(p, c, s)
     inexact = err != 0
     away = inexact & ((err > 0) != (s > 0))  # s was rounded away from zero
     bits = (s.view(np.int64) - away) | inexact
     return bits.view(np.float64).astype(_F)
+
+
+def _on_midpoint(s: np.ndarray) -> np.ndarray:
+    return (s.view(np.int64) << 35) == _MID_LOW_BITS
+
+
+def _fma(a, b, c) -> np.ndarray:
+    """float32 fused multiply-add of arrays/scalars, rounded once (see Note [Exact fma]).
+
+    Example:
+        >>> import numpy as np
+        >>> from retrograd._random_avx import _fma
+        >>> one_ulp = np.float32(2.0 ** -23)
+        >>> float(_fma(np.float32(1) + one_ulp, np.float32(1) - one_ulp, np.float32(-1)))
+        -1.4210854715202004e-14
+    """
+    s = np.multiply(a, b, dtype=np.float64)
+    s += c
+    r = s.astype(_F)
+    mid = _on_midpoint(s)
+    if mid.any():
+        at = np.flatnonzero(mid)
+        a, b, c = (np.broadcast_to(v, s.shape).reshape(-1)[at] for v in (a, b, c))
+        r.reshape(-1)[at] = _fma_odd(a, b, c)
+    return r
+
+
+def _two_sum_error(p: np.ndarray, c: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """The exact error of the float64 sum ``s = p + c`` (Knuth's two-sum)."""
+    bb = s - p
+    return (p - (s - bb)) + (c - bb)
+
+
+fma32 = _fma
+
+_SPLIT = 134217729.0  # 2**27 + 1: Dekker's split of a float64 into two 26-bit halves
+
+
+def _split(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    t = _SPLIT * x
+    hi = t - (t - x)
+    return hi, x - hi
+
+
+def fma64(a, b, c) -> np.ndarray:
+    """float64 fused multiply-add of arrays/scalars, rounded once: a*b = p + e exactly
+    (Dekker), p + c = s + t exactly (two-sum), then s + round-to-odd(t + e) rounded to
+    nearest is the fma (Boldo and Melquiond's emulation; finite values without overflow).
+
+    Example:
+        >>> from retrograd._random_avx import fma64
+        >>> float(fma64(0.1, 10.0, -1.0))
+        5.551115123125783e-17
+    """
+    a, b, c = (np.asarray(v, np.float64) for v in (a, b, c))
+    p = a * b
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    s = p + c
+    t = _two_sum_error(p, c, s)
+    v = t + e
+    rest = _two_sum_error(t, e, v)
+    vb = v.view(np.int64)
+    # move v one step towards the exact t + e where it is even and inexact: round to odd
+    towards = np.where((rest > 0) == (v > 0), 1, -1)
+    v = np.where((rest != 0) & ((vb & 1) == 0), vb + towards, vb).view(np.float64)
+    return s + v
+
+
+class _Deferred:
+    """An fma that keeps its operands and float64 sums for one check at the end (see Note
+    [Deferred midpoint check])."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, a, b, c) -> np.ndarray:
+        s = np.multiply(a, b, dtype=np.float64)
+        s += c
+        self.calls.append((a, b, c, s))
+        return s.astype(_F)
+
+    def rounded_twice(self) -> bool:
+        """Whether any sum sat on a float32 midpoint without being exact."""
+        mid = _on_midpoint(np.concatenate([s.reshape(-1) for *_, s in self.calls]))
+        if not mid.any():
+            return False
+        at = np.flatnonzero(mid)
+        ends = np.cumsum([s.size for *_, s in self.calls])
+        owner = np.searchsorted(ends, at, side="right")
+        for k in np.unique(owner).tolist():  # an exact sum on a midpoint is fine
+            a, b, c, s = self.calls[k]
+            lanes = at[owner == k] - (ends[k] - s.size)
+            a, b, c = (np.broadcast_to(v, s.shape).reshape(-1)[lanes].astype(np.float64)
+                       for v in (a, b, c))
+            if _two_sum_error(a * b, c, s.reshape(-1)[lanes]).any():
+                return True
+        return False
 
 
 _LOG_P = [7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1,
@@ -53,7 +166,7 @@ _COS_P = [2.443315711809948e-005, -1.388731625493765e-003, 4.166664568298827e-00
 _FOUR_OVER_PI = _F(1.27323954473516)
 
 
-def _log(x: np.ndarray) -> np.ndarray:
+def _log(x: np.ndarray, fma) -> np.ndarray:
     """Natural log of positive normal float32 values (Cephes logf on mantissa/exponent)."""
     bits = x.view(np.int32)
     e = ((bits >> 23) - 127).astype(_F) + _F(1)
@@ -64,28 +177,28 @@ def _log(x: np.ndarray) -> np.ndarray:
     z = x * x
     y = np.full_like(x, _F(_LOG_P[0]))
     for p in _LOG_P[1:]:
-        y = _fma(y, x, _F(p))
-    y = _fma(y * x, z, e * _LOG_Q1)
+        y = fma(y, x, _F(p))
+    y = fma(y * x, z, e * _LOG_Q1)
     y = y - z * _F(0.5)
-    return _fma(e, _LOG_Q2, x + y)
+    return fma(e, _LOG_Q2, x + y)
 
 
-def _sincos(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _sincos(x: np.ndarray, fma) -> tuple[np.ndarray, np.ndarray]:
     """Sine and cosine of non-negative float32 values (Cephes sinf/cosf, octant reduction)."""
     j = (x * _FOUR_OVER_PI).astype(np.int32)
     j = (j + 1) & ~1
     y = j.astype(_F)
     for dp in _DP:
-        x = _fma(y, dp, x)
+        x = fma(y, dp, x)
     z = x * x
     c = np.full_like(x, _F(_COS_P[0]))
     for p in _COS_P[1:]:
-        c = _fma(c, z, _F(p))
-    c = _fma(c * z, z, -(z * _F(0.5))) + _F(1)
+        c = fma(c, z, _F(p))
+    c = fma(c * z, z, -(z * _F(0.5))) + _F(1)
     s = np.full_like(x, _F(_SIN_P[0]))
     for p in _SIN_P[1:]:
-        s = _fma(s, z, _F(p))
-    s = _fma(s * z, x, x)
+        s = fma(s, z, _F(p))
+    s = fma(s * z, x, x)
     first = (j & 2) == 0  # octants where the sine polynomial gives the sine
     sin, cos = np.where(first, s, c), np.where(first, c, s)
     sin = np.where((j & 4) != 0, -sin, sin)
@@ -93,11 +206,23 @@ def _sincos(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return sin, cos
 
 
-def box_muller_16(d: np.ndarray) -> None:
+def _block(d: np.ndarray, fma) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    radius = np.sqrt(_F(-2) * _log(_F(1) - d[:, :8], fma))
+    return (radius, *_sincos(_F(2 * np.pi) * d[:, 8:], fma))
+
+
+def box_muller_16(d: np.ndarray, mean: float = 0.0, std: float = 1.0) -> None:
     """Turn uniforms into normals in place on float32 blocks of 16 (``d`` has shape (k, 16)):
     u1 = 1 - d[:, :8], u2 = d[:, 8:]; d[:, :8] = r cos(2 pi u2), d[:, 8:] = r sin(2 pi u2)
-    with r = sqrt(-2 log u1)."""
-    radius = np.sqrt(_F(-2) * _log(_F(1) - d[:, :8]))
-    sin, cos = _sincos(_F(2 * np.pi) * d[:, 8:])
-    d[:, :8] = radius * cos
-    d[:, 8:] = radius * sin
+    with r = sqrt(-2 log u1), then fma(d, std, mean) as float32."""
+    mean, std = _F(mean), _F(std)
+    for i in range(0, d.shape[0], _CHUNK):
+        block = d[i:i + _CHUNK]
+        fma = _Deferred()
+        radius, sin, cos = _block(block, fma)
+        if fma.rounded_twice():
+            radius, sin, cos = _block(block, _fma)
+        block[:, :8] = radius * cos
+        block[:, 8:] = radius * sin
+        if std != 1 or mean != 0:
+            block[...] = _fma(block, std, mean)

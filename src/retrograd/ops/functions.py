@@ -196,7 +196,10 @@ from .reductions import (  # noqa: F401
 from .sampling import (  # noqa: F401
     bernoulli,
     bernoulli_,
+    cauchy_,
     exponential_,
+    geometric_,
+    log_normal_,
     multinomial,
     normal_,
     random_,

@@ -39,7 +39,7 @@ unfold as_strided index_copy index_fill
 index_put gather scatter scatter_add index_select index_add masked_fill masked_select
 take_along_dim take nonzero argwhere sort argsort topk kthvalue median to type_as clone
 contiguous fill_ zero_ copy_ uniform_ normal_ bernoulli_ bernoulli exponential_ random_
-multinomial
+multinomial geometric_ log_normal_ cauchy_
 """.split()
 
 # Note [In-place forms]
