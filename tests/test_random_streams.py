@@ -138,3 +138,91 @@ def test_generator_argument_and_errors():
         rt.zeros(3).bernoulli_(1.5)
     with pytest.raises(RuntimeError, match="cannot sample n_sample > prob_dist"):
         rt.multinomial(rt.ones(3), 4)
+
+
+INIT_FNS = [
+    ("uniform_", (-0.5, 2.0)), ("normal_", (0.1, 0.3)), ("xavier_uniform_", ()),
+    ("xavier_normal_", (1.3,)), ("kaiming_uniform_", ()), ("kaiming_normal_", ()),
+    ("kaiming_uniform_", (5 ** 0.5, "fan_out", "relu")), ("sparse_", (0.3,)),
+]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("shape", [(3, 4), (8, 5), (6, 2, 3, 3)])
+def test_nn_init(seed, shape):
+    def run(lib):
+        out = []
+        for name, args in INIT_FNS:
+            if name == "sparse_" and len(shape) != 2:
+                continue
+            out.append(getattr(lib.nn.init, name)(lib.empty(*shape), *args))
+        return out
+
+    _same(seed, lambda: run(torch), lambda: run(rt))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("shape", [(5,), (40,), (7, 9)])
+def test_trunc_normal_both_samplers(seed, shape):
+    # a wide window redraws outside normals; a narrow one accepts uniform candidates
+    for args in [(0.2, 0.5, -0.5, 0.8), (0.0, 1.0, 2.0, 3.0), (0.0, 0.02, -0.04, 0.04)]:
+        _same(seed, lambda lib=torch, args=args: lib.nn.init.trunc_normal_(lib.empty(*shape),
+                                                                            *args),
+              lambda args=args: rt.nn.init.trunc_normal_(rt.empty(*shape), *args))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_orthogonal_draws_and_values(seed):
+    # PyTorch's normal draws; LAPACK's QR rounds its own way in each build (Note
+    # [Initialisers' arithmetic] in retrograd/nn/init.py), so values agree to float rounding
+    for shape in [(4, 4), (3, 7), (7, 3), (2, 3, 4)]:
+        torch.manual_seed(seed)
+        rt.manual_seed(seed)
+        a = torch.nn.init.orthogonal_(torch.empty(*shape), 1.5).numpy()
+        b = rt.nn.init.orthogonal_(rt.empty(*shape), 1.5).numpy()
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+        assert torch.get_rng_state().numpy().tobytes() == rt.get_rng_state().numpy().tobytes()
+
+
+def _layers(lib):
+    nn = lib.nn
+    return [nn.Linear(4, 3), nn.Linear(7, 5, bias=False), nn.Bilinear(3, 4, 2),
+            nn.Conv1d(3, 4, 3), nn.Conv2d(2, 3, (3, 2), groups=1), nn.Conv3d(1, 2, 2),
+            nn.ConvTranspose2d(3, 2, 3), nn.Embedding(10, 4), nn.LayerNorm(5),
+            nn.BatchNorm1d(3), nn.RNN(3, 4, 2), nn.LSTM(3, 5, bidirectional=True),
+            nn.GRU(4, 3, batch_first=True), nn.MultiheadAttention(8, 2),
+            nn.TransformerEncoderLayer(8, 2, 16)]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_default_init_of_layers(seed):
+    torch.manual_seed(seed)
+    rt.manual_seed(seed)
+    for tm, rm in zip(_layers(torch), _layers(rt), strict=True):
+        ts, rs = tm.state_dict(), rm.state_dict()
+        assert list(ts) == list(rs), type(tm)
+        for k in ts:
+            assert _np(ts[k]).tobytes() == _rnp(rs[k]).tobytes(), (type(tm).__name__, k)
+    assert torch.get_rng_state().numpy().tobytes() == rt.get_rng_state().numpy().tobytes()
+
+
+def test_linear_weight_after_manual_seed():
+    torch.manual_seed(0)
+    rt.manual_seed(0)
+    assert torch.nn.Linear(4, 3).weight.detach().numpy().tobytes() == \
+        rt.nn.Linear(4, 3).weight.detach().numpy().tobytes()
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("p", [0.1, 0.5, 0.9])
+def test_dropout_masks(seed, p):
+    x = np.linspace(-3, 3, 2 * 3 * 17).reshape(2, 3, 17)
+
+    def run(lib):
+        drop = lib.nn.Dropout(p)
+        xt = lib.tensor(x, dtype=lib.float32)
+        return [lib.nn.functional.dropout(xt, p), drop(xt), drop(xt.transpose(0, 2)),
+                lib.nn.functional.dropout(xt.double(), p),
+                lib.nn.functional.dropout(xt.to(lib.bfloat16), p)]
+
+    _same(seed, lambda: run(torch), lambda: run(rt))

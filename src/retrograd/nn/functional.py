@@ -757,7 +757,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
             inplace: bool = False) -> Tensor:
     """Zero elements with probability ``p`` and scale the rest by ``1/(1-p)`` (training).
 
-    The mask comes from retrograd's global generator (``torch.manual_seed``).
+    The mask is PyTorch's: ``bernoulli_(1 - p)`` on a tensor laid out like ``input``,
+    drawn from the default generator (``torch.manual_seed``), divided by ``1 - p``.
 
     Example:
         >>> import retrograd as torch
@@ -768,11 +769,16 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:
         return input
-    from .._random import gen
+    if p == 1.0:
+        mask = np.zeros(input._data.shape, input._data.dtype)
+    else:
+        from .._random_dist import bernoulli
+        from ..ops.sampling import _laid_out
 
-    keep = gen(None).random(input._data.shape) >= p
-    scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
-    mask = keep.astype(input._data.dtype) * np.asarray(scale, dtype=input._data.dtype)
+        data = input._data
+        keep = _laid_out(np.empty_like(data), bernoulli(None, data.size, 1.0 - p))
+        op = np.float64 if data.dtype == np.float64 else np.float32  # PyTorch's opmath type
+        mask = (keep.astype(op) / op(1.0 - p)).astype(data.dtype)
     out = apply(TN.dropout, (input,), mask)
     if inplace:
         return input.copy_(out)

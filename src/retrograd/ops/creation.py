@@ -545,7 +545,8 @@ def randn_like(input: Tensor, dtype=None, generator=None, requires_grad: bool = 
     """
     from .sampling import normal_
 
-    return _grad(normal_(_empty_keeping_layout(input, dtype, kw), generator=generator), requires_grad)
+    out = normal_(_empty_keeping_layout(input, dtype, kw), generator=generator)
+    return _grad(out, requires_grad)
 
 
 def randint_like(input: Tensor, low, high=None, dtype=None, generator=None,  # noqa: A002
