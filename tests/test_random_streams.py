@@ -226,3 +226,104 @@ def test_dropout_masks(seed, p):
                 lib.nn.functional.dropout(xt.to(lib.bfloat16), p)]
 
     _same(seed, lambda: run(torch), lambda: run(rt))
+
+
+def _orders(lib, seed_gen):
+    data = lib.utils.data
+    ds = list(range(23))
+    g = (lambda: lib.Generator().manual_seed(5)) if seed_gen else (lambda: None)
+    out = [list(data.RandomSampler(ds, generator=g())),
+           list(data.RandomSampler(ds, replacement=True, num_samples=70, generator=g())),
+           list(data.RandomSampler(ds, num_samples=50, generator=g())),
+           list(data.SubsetRandomSampler([3, 9, 4, 11, 20], generator=g())),
+           list(data.WeightedRandomSampler([0.1, 2.0, 0.0, 1.0, 0.5], 9, generator=g())),
+           list(data.WeightedRandomSampler([0.1, 2.0, 0.0, 1.0, 0.5], 3, replacement=False,
+                                           generator=g()))]
+    split = data.random_split(ds, [0.5, 0.3, 0.2], **({"generator": g()} if seed_gen else {}))
+    out.append([list(s) for s in split])
+    loader = data.DataLoader(ds, batch_size=4, shuffle=True, generator=g())
+    for _ in range(3):  # each epoch draws the workers' base seed, then the order's seed
+        out.append([b.tolist() for b in loader])
+    out.append(lib.rand(3).tolist())  # and the default generator ends in the same state
+    return out
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("seed_gen", [False, True])
+def test_data_orders(seed, seed_gen):
+    torch.manual_seed(seed)
+    rt.manual_seed(seed)
+    assert _orders(torch, seed_gen) == _orders(rt, seed_gen)
+
+
+def test_worker_numpy_seed_is_pytorchs():
+    from torch.utils.data._utils.worker import _generate_state
+
+    from retrograd.utils.data.dataloader import _seed_worker
+
+    for base_seed, worker_id in [(0, 0), (900450186894289455, 3), (2**63 - 1, 7)]:
+        _seed_worker(base_seed + worker_id, base_seed, worker_id)
+        mine = np.random.get_state()[1].copy()
+        np.random.seed(_generate_state(base_seed, worker_id))
+        assert np.array_equal(mine, np.random.get_state()[1])
+        assert rt.initial_seed() == base_seed + worker_id
+
+
+# A training script as a user writes it for PyTorch, run unchanged on both libraries.
+TRAINING_SCRIPT = """
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+torch.manual_seed(SEED)
+X = torch.randn(200, 10)
+y = (X[:, 0] + 0.5 * X[:, 1] > 0).long() + (X[:, 2] > 1).long()
+model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Dropout(0.2), nn.Linear(32, 16),
+                      nn.Tanh(), nn.Dropout(0.1), nn.Linear(16, 3))
+initial = [p.detach().clone() for p in model.parameters()]
+opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+loader = DataLoader(TensorDataset(X, y), batch_size=16, shuffle=True)
+losses = []
+for epoch in range(4):
+    model.train()
+    total = 0.0
+    for xb, yb in loader:
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(model(xb), yb)
+        loss.backward()
+        opt.step()
+        total += loss.item() * len(xb)
+    losses.append(total / len(X))
+    print(f"epoch {epoch}: loss {losses[-1]:.4f}")
+"""
+
+
+def _run_script(lib, seed):
+    import sys
+
+    saved = {k: sys.modules[k] for k in list(sys.modules) if k == "torch"
+             or k.startswith("torch.")}
+    names = {"SEED": seed, "print": lambda *a: None}
+    if lib is rt:  # `import torch` inside the script gives retrograd
+        sys.modules["torch"] = rt
+        sys.modules["torch.nn"] = rt.nn
+        sys.modules["torch.utils"] = rt.utils
+        sys.modules["torch.utils.data"] = rt.utils.data
+    try:
+        exec(compile(TRAINING_SCRIPT, "train.py", "exec"), names)
+    finally:
+        sys.modules.update(saved)
+    return names
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_training_script_prints_pytorchs_losses(seed):
+    t, r = _run_script(torch, seed), _run_script(rt, seed)
+    assert type(r["X"]) is rt.Tensor and type(r["loader"]) is rt.utils.data.DataLoader
+    assert _np(t["X"]).tobytes() == _rnp(r["X"]).tobytes()
+    for a, b in zip(t["initial"], r["initial"], strict=True):
+        assert _np(a).tobytes() == _rnp(b).tobytes()
+    # the same data, init, dropout masks and batch orders: only float32 summation order
+    # (matmul, reductions) separates the losses
+    np.testing.assert_allclose(t["losses"], r["losses"], rtol=1e-5)
+    assert [f"{v:.4f}" for v in t["losses"]] == [f"{v:.4f}" for v in r["losses"]]

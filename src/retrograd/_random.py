@@ -356,6 +356,18 @@ def randint(generator, n: int, low: int, high: int) -> np.ndarray:
     return ((words % np.uint64(span)).astype(np.int64) + np.int64(low))
 
 
+def draw_seed(generator=None) -> int:
+    """``torch.empty((), dtype=torch.int64).random_(generator=generator).item()``: the seed
+    PyTorch's RandomSampler and DataLoader draw for a fresh generator or the workers.
+
+    Example:
+        >>> from retrograd import _random
+        >>> _random.draw_seed(_random.Generator().manual_seed(0))
+        900450186894289455
+    """
+    return int(random64(generator, 1)[0] % np.uint64(1 << 63))
+
+
 def manual_seed(seed: int) -> Generator:
     """Seed the default generator; returns it.
 

@@ -437,9 +437,9 @@ class DataLoader:
 
 
 def _draw_base_seed(generator) -> int:
-    from ...ops.creation import randint
+    from ..._random import draw_seed
 
-    return int(randint(0, 2 ** 63 - 1, (1,), generator=generator).item())
+    return draw_seed(generator)
 
 
 class _BaseIter:
