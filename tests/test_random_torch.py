@@ -110,3 +110,58 @@ def test_rng_state_is_pytorchs_layout(draws):
 def test_set_rng_state_rejects_a_wrong_size():
     with pytest.raises(RuntimeError, match="CPUGeneratorImplState of size 5056"):
         rt.set_rng_state(rt.zeros(10, dtype=rt.uint8))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 123])
+@pytest.mark.parametrize("n", [15, 16, 17, 1000, 65536 + 17, 10**5])
+def test_large_float32_randn_crosses_chunks(seed, n):
+    # retrograd/_random_avx.py works in blocks of 4096 rows of 16 (Note [Chunks])
+    _same(seed, lambda g: torch.randn(n, generator=g), lambda g: rt.randn(n, generator=g),
+          generator=True)
+    _same(seed, lambda g: torch.empty(n).normal_(0.5, 3.0, generator=g),
+          lambda g: rt.empty(n).normal_(0.5, 3.0, generator=g), generator=True)
+
+
+def _round_f32(x):
+    """The float32 nearest to the Fraction x (ties to even), without double rounding."""
+    from fractions import Fraction
+
+    near = np.float32(float(x))
+    cands = [near, np.nextafter(near, np.float32(np.inf)), np.nextafter(near, np.float32(-np.inf))]
+    dist = [abs(Fraction(float(c)) - x) for c in cands]
+    best = min(dist)
+    ties = [c for c, d in zip(cands, dist) if d == best]
+    return min(ties, key=lambda c: int(np.array(c).view(np.int32)) & 1)
+
+
+def test_exact_float32_fma_on_midpoints():
+    # a*b + c rounded once, also where the float64 sum lands on a float32 midpoint (the
+    # inputs are built so that it does: 1 + a*b with a*b just off 2**-24)
+    from fractions import Fraction
+
+    from retrograd._random_avx import fma32
+
+    rng = np.random.default_rng(0)
+    a = rng.uniform(1, 2, 4000).astype(np.float32)
+    b = (np.float64(2.0 ** -24) / a).astype(np.float32)
+    c = np.ones(4000, np.float32)
+    naive = (a.astype(np.float64) * b + c).astype(np.float32)
+    want = np.array([_round_f32(Fraction(float(x)) * Fraction(float(y)) + 1) for x, y in zip(a, b)],
+                    np.float32)
+    assert (naive != want).sum() > 10  # the hard cases are there
+    assert fma32(a, b, c).tobytes() == want.tobytes()
+    x = rng.standard_normal(3000).astype(np.float32)
+    y = rng.standard_normal(3000).astype(np.float32)
+    z = rng.standard_normal(3000).astype(np.float32) * np.float32(1e-3)
+    want = np.array([_round_f32(Fraction(float(p)) * Fraction(float(q)) + Fraction(float(r)))
+                     for p, q, r in zip(x, y, z)], np.float32)
+    assert fma32(x, y, z).tobytes() == want.tobytes()
+
+
+def test_randn_recomputes_a_block_with_the_checked_fma(monkeypatch):
+    # the path taken when a deferred check finds a double rounding gives the same numbers
+    from retrograd import _random_avx
+
+    monkeypatch.setattr(_random_avx._Deferred, "rounded_twice", lambda self: True)
+    _same(4, lambda g: torch.randn(100, generator=g), lambda g: rt.randn(100, generator=g),
+          generator=True)

@@ -35,20 +35,22 @@ __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
 #   random()   one 32-bit word;   random64()  two words, the first one the high half;
 #   uniform    float: (random() & (2**24 - 1)) * 2**-24, double: (random64() & (2**53 - 1))
 #              * 2**-53, element after element;
-#   randint    (word % range) + low, with random64() when range >= 2**32, else random();
+#   randint    (word % range) + low, with random64() when range >= 2**28, else random();
 #   randperm   Fisher-Yates, r[i] <-> r[i + random() % (n - i)] for n < 2**32 / 20;
 #   randn      numel >= 16 and contiguous: fill with uniforms, then Box-Muller on blocks of 16
 #              (u1 = 1 - d[j], u2 = d[j + 8] for j < 8; d[j] = r cos, d[j + 8] = r sin), the
 #              last partial block redrawn as 16 fresh uniforms over the tensor's last 16;
-#              numel < 16: one double Box-Muller pair per two elements, the sine half kept
-#              in the generator for the next draw (manual_seed clears it).
+#              numel < 16 or not contiguous: one double Box-Muller pair per two elements,
+#              the sine half kept in the generator for the next draw (manual_seed clears
+#              it); normal_(mean, std) ends both paths with fma(x, std, mean);
 # The double Box-Muller uses glibc's scalar log/cos/sin (Python's math module), because
 # NumPy's SIMD loops round differently in the last bit. The float32 one is PyTorch's AVX2
 # kernel (its CPU capability on AVX2 and AVX-512 machines; ATEN_CPU_CAPABILITY=default
 # gives other float32 randn numbers there): Cephes polynomials with fused multiply-adds,
 # evaluated in retrograd/_random_avx.py.
-# Other consumers (dropout, sampling ops) still draw through NumPy's Generator on the same
-# bit generator (``Generator.np``): one stream, but not yet PyTorch's numbers there.
+# The other distributions (uniform_ with bounds, bernoulli, exponential, ..., multinomial)
+# are in retrograd/_random_dist.py; every consumer (nn.init, dropout, the data samplers)
+# draws through these functions, so one seed gives PyTorch's numbers everywhere.
 
 # Note [State layout]
 # get_rng_state() is PyTorch's CPUGeneratorImplState, 5056 little-endian bytes: uint64 seed,
@@ -109,7 +111,6 @@ class Generator:
 
     def _reset(self, bits: np.random.MT19937, next_normal: float | None = None) -> None:
         self.bits = bits
-        self.np = np.random.Generator(bits)
         self.next_double_normal = next_normal
 
     def seed(self) -> int:
@@ -181,16 +182,20 @@ class Generator:
         self.next_float_normal = fnormal if fvalid else None
         return self
 
-    def clone_state(self):
-        return self.bits.state
+    def clone_state(self) -> Generator:
+        """A new generator in this one's state (PyTorch's ``Generator.clone_state``).
+
+        Example:
+            >>> import retrograd as torch
+            >>> g = torch.Generator().manual_seed(3)
+            >>> a = torch.rand(2, generator=g.clone_state())
+            >>> bool(torch.equal(a, torch.rand(2, generator=g)))
+            True
+        """
+        return Generator().set_state(self.get_state())
 
 
 default_generator = Generator()
-
-
-def gen(generator) -> np.random.Generator:
-    """The NumPy generator to draw from (``generator=`` or the default)."""
-    return (generator or default_generator).np
 
 
 def _of(generator) -> Generator:
