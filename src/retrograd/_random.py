@@ -312,17 +312,22 @@ def normal(generator, n: int, dtype, mean: float = 0.0, std: float = 1.0,
     else:  # float32, and float16/bfloat16 through float32 (their opmath type)
         fill, work = box_muller_16_f32, np.float32
     full = n - n % 16
-    if dt in (np.float32, np.float64):  # all uniforms first, then a fresh block for the tail
-        d = uniform(g, n, work)
-        fill(d[:full].reshape(-1, 16), mean, std)
-    else:  # the reduced-precision path draws block by block into a float buffer
-        d = np.empty(n, work)
-        d[:full] = uniform(g, full, work)
-        fill(d[:full].reshape(-1, 16), mean, std)
-    if n % 16:
-        tail = uniform(g, 16, work).reshape(1, 16)
-        fill(tail, mean, std)
-        d[n - 16:] = tail[0]
+    # the uniforms are drawn in PyTorch's order (the reduced-precision path draws block by
+    # block, but Box-Muller itself draws nothing, so the order of words is the same); the
+    # tail block's 16 fresh uniforms go through Box-Muller with the full blocks, in one call
+    tail = 16 if n % 16 else 0
+    if dt in (np.float32, np.float64):  # the words of the tail's first draw are dropped
+        u = uniform(g, n + tail, work)
+        blocks = np.concatenate([u[:full], u[n:]]) if tail else u
+    else:  # the reduced-precision path draws whole blocks only
+        blocks = uniform(g, full + tail, work)
+    blocks = blocks.reshape(-1, 16)
+    fill(blocks, mean, std)
+    if not tail:
+        return blocks.reshape(-1).astype(dt, copy=False)
+    d = np.empty(n, work)
+    d[:full] = blocks[:-1].reshape(-1)
+    d[n - 16:] = blocks[-1]
     return d.astype(dt, copy=False)
 
 

@@ -139,20 +139,31 @@ class _Deferred:
 
     def rounded_twice(self) -> bool:
         """Whether any sum sat on a float32 midpoint without being exact."""
+        if self.calls[0][3].size > _SMALL:  # large: check each sum while it is in cache
+            return any(_inexact(call, np.flatnonzero(_on_midpoint(call[3])))
+                       for call in self.calls)
         mid = _on_midpoint(np.concatenate([s.reshape(-1) for *_, s in self.calls]))
         if not mid.any():
             return False
         at = np.flatnonzero(mid)
         ends = np.cumsum([s.size for *_, s in self.calls])
         owner = np.searchsorted(ends, at, side="right")
-        for k in np.unique(owner).tolist():  # an exact sum on a midpoint is fine
-            a, b, c, s = self.calls[k]
-            lanes = at[owner == k] - (ends[k] - s.size)
-            a, b, c = (np.broadcast_to(v, s.shape).reshape(-1)[lanes].astype(np.float64)
-                       for v in (a, b, c))
-            if _two_sum_error(a * b, c, s.reshape(-1)[lanes]).any():
-                return True
+        return any(_inexact(self.calls[k], at[owner == k] - (ends[k] - self.calls[k][3].size))
+                   for k in np.unique(owner).tolist())
+
+
+_SMALL = 4096  # lanes up to which one check over all sums beats one check per sum
+
+
+def _inexact(call: tuple, lanes: np.ndarray) -> bool:
+    """Whether the float64 sum ``s = a*b + c`` of ``call`` was rounded in any of ``lanes``
+    (an exact sum on a midpoint rounds once, correctly)."""
+    if not lanes.size:
         return False
+    a, b, c, s = call
+    a, b, c = (np.broadcast_to(v, s.shape).reshape(-1)[lanes].astype(np.float64)
+               for v in (a, b, c))
+    return bool(_two_sum_error(a * b, c, s.reshape(-1)[lanes]).any())
 
 
 _LOG_P = [7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1,
