@@ -327,3 +327,34 @@ def test_training_script_prints_pytorchs_losses(seed):
     # (matmul, reductions) separates the losses
     np.testing.assert_allclose(t["losses"], r["losses"], rtol=1e-5)
     assert [f"{v:.4f}" for v in t["losses"]] == [f"{v:.4f}" for v in r["losses"]]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
+def test_channel_and_alpha_dropouts(seed, dtype):
+    x = np.linspace(-2, 2, 2 * 3 * 4 * 5 * 2).reshape(2, 3, 4, 5, 2)
+
+    def run(lib):
+        F = lib.nn.functional
+        t = lib.tensor(x, dtype=getattr(lib, dtype))
+        return [F.dropout1d(t[0, :, :, 0, 0], 0.4), F.dropout1d(t[:, :, :, 0, 0], 0.4),
+                F.dropout2d(t[..., 0], 0.3), F.dropout3d(t, 0.6), F.dropout3d(t[0], 0.6),
+                F.alpha_dropout(t, 0.2, True), F.feature_alpha_dropout(t, 0.5, True),
+                lib.nn.Dropout2d(0.5)(t[:, :, 0]), lib.nn.AlphaDropout(0.3)(t),
+                lib.nn.FeatureAlphaDropout(0.7)(t.transpose(1, 2)), F.alpha_dropout(t, 1.0, True),
+                F.alpha_dropout(t, 0.5)]
+
+    _same(seed, lambda: run(torch), lambda: run(rt))
+
+
+def test_dropout_gradients_follow_the_mask():
+    for lib in (torch, rt):
+        lib.manual_seed(0)
+    outs = []
+    for lib in (torch, rt):
+        x = lib.ones(2, 3, 4, requires_grad=True)
+        y = lib.nn.functional.alpha_dropout(x, 0.4, True) * 2 + \
+            lib.nn.functional.dropout1d(x, 0.5) * 3
+        y.sum().backward()
+        outs.append(_np(x.grad) if lib is torch else _rnp(x.grad))
+    assert outs[0].tobytes() == outs[1].tobytes()
