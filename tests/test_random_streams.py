@@ -358,3 +358,18 @@ def test_dropout_gradients_follow_the_mask():
         y.sum().backward()
         outs.append(_np(x.grad) if lib is torch else _rnp(x.grad))
     assert outs[0].tobytes() == outs[1].tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "int8", "uint8", "bool"])
+def test_random_on_integer_dtypes(dtype):
+    td, rd = _pair(dtype)
+    for args in [(), (2,), (0, 2)] + ([] if dtype in ("uint8", "bool") else [(-3, 5)]) + \
+            ([(0, 2**40)] if dtype == "int64" else []):
+        _same(1, lambda args=args: torch.empty(20, dtype=td).random_(*args),
+              lambda args=args: rt.empty(20, dtype=rd).random_(*args))
+    if dtype == "int64":  # no int64 bound beyond the argument parser's own
+        return
+    top = 1 if dtype == "bool" else int(np.iinfo(dtype).max)
+    for lib, d in ((torch, td), (rt, rd)):
+        with pytest.raises(RuntimeError, match=r"to - 1 is out of bounds for"):
+            lib.empty(3, dtype=d).random_(0, top + 2)

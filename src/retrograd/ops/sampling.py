@@ -220,8 +220,24 @@ def random_(self, low=None, high=None, *, generator=None) -> Tensor:
     else:
         if high is None:
             low, high = 0, low
-        flat = _random.randint(generator, data.size, int(low), int(high))
+        low, high = int(low), int(high)
+        if low < high and (data.dtype.kind in "iub"):
+            _check_int_bounds(data.dtype, low, high)
+        flat = _random.randint(generator, data.size, low, high)
     return _rand_inplace(self, _laid_out(data, flat.astype(data.dtype)))
+
+
+_C_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+            "uint8": "unsigned char", "bool": "bool"}
+
+
+def _check_int_bounds(dt: np.dtype, low: int, high: int) -> None:
+    lo, hi = (0, 1) if dt == np.bool_ else (np.iinfo(dt).min, np.iinfo(dt).max)
+    name = _C_NAMES[dt.name]
+    if not lo <= low <= hi:
+        raise RuntimeError(f"from is out of bounds for {name}")
+    if not lo <= high - 1 <= hi:
+        raise RuntimeError(f"to - 1 is out of bounds for {name}")
 
 
 def multinomial(input, num_samples: int, replacement: bool = False, *,  # noqa: A002
