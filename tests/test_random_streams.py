@@ -113,7 +113,7 @@ def test_normal_overloads_and_likes(seed, n):
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", FLOATS)
 def test_multinomial(seed, dtype):
     td, rd = _pair(dtype)
     w = np.array([[0.1, 0.0, 3.0, 1.0, 0.5, 0.25, 2.0], [1.0] * 7, [0, 0, 0, 1, 0, 0, 2]])

@@ -1,4 +1,5 @@
-"""float32 logarithm, sine and cosine as PyTorch's AVX2 ``randn`` kernel computes them.
+"""float32 logarithm, sine and cosine as PyTorch's AVX2 ``randn`` kernel computes them, and
+exact fused multiply-adds (``fma32``, ``fma64``) for the distributions that need them.
 
 PyTorch fills a float32 ``randn`` of 16 or more elements with Box-Muller on blocks of 8
 lanes, using the Cephes polynomials of ``avx_mathfun`` (not libm), compiled with fused
@@ -34,8 +35,9 @@ _F = np.float32
 # Checking each fma for a midpoint costs three NumPy calls more than the fma itself, and
 # a small randn is nothing but such calls. So a block is first computed with fmas that
 # round the float64 sum straight to float32 and only keep the sums; one check over all of
-# them at the end finds whether any lane sat on a midpoint, and only then is the block
-# recomputed with the checked fma (about one block in a million lanes' worth, or never).
+# them at the end finds whether any lane sat on a midpoint with an inexact sum, and only
+# then is the block recomputed with the checked fma (in practice almost never: such a
+# lane needs the float64 sum to land exactly on one of 2**-29 of its possible values).
 # Note [Exact products]
 # Three of the kernel's fmas multiply small integers by constants of few bits: e * ln2_hi
 # in logf (|e| <= 24, 0.693359375 has 9 significant bits) and j * DP1, j * DP2 in the
