@@ -196,6 +196,13 @@ _POLY = np.array([_LOG_P, [0.0] * 6 + _COS_P, [0.0] * 6 + _SIN_P], _F).T.reshape
 # which matters for small tensors, where each NumPy call costs more than its arithmetic.
 
 
+def _rows(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """np.stack((a, b, c)) of equal-shaped float32 arrays, with less overhead."""
+    out = np.empty((3,) + a.shape, _F)
+    out[0], out[1], out[2] = a, b, c
+    return out
+
+
 def _block(d: np.ndarray, fma) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Radius, sine and cosine of a float32 (k, 16) block of uniforms, as PyTorch's AVX2
     kernel computes them (avx_mathfun's log256_ps and sincos256_ps)."""
@@ -217,11 +224,11 @@ def _block(d: np.ndarray, fma) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     xt = y * _DP[1] + xt
     xt = fma(y, _DP[2], xt)
     zt = xt * xt
-    at = np.stack([xl, zt, zt])
+    at = _rows(xl, zt, zt)
     p = fma(_POLY[0], at, _POLY[1])
     for coef in _POLY[2:]:
         p = fma(p, at, coef)
-    last = fma(p * at, np.stack([zl, zt, xt]), np.stack([e * _LOG_Q1, -(zt * _F(0.5)), xt]))
+    last = fma(p * at, _rows(zl, zt, xt), _rows(e * _LOG_Q1, -(zt * _F(0.5)), xt))
     log = e * _LOG_Q2 + (xl + (last[0] - zl * _F(0.5)))  # an exact product again
     c, s = last[1] + _F(1), last[2]
     first = (j & 2) == 0  # octants where the sine polynomial gives the sine
