@@ -200,6 +200,17 @@ CASES = [
     # dropout (masks come from different generators: checked separately, and here in eval)
     Case("Dropout-eval", lambda L: L.nn.Dropout(0.3), [("f", (3, 4))], train=False,
          ggc=False),
+    *[Case(f"{name}-eval", lambda L, name=name: getattr(L.nn, name)(0.3), [("f", shape)],
+           train=False, ggc=False)
+      for name, shape in [("Dropout1d", (2, 3, 4)), ("Dropout2d", (2, 3, 2, 2)),
+                          ("Dropout3d", (1, 2, 2, 2, 2)), ("AlphaDropout", (3, 4)),
+                          ("FeatureAlphaDropout", (2, 3, 2))]],
+    # in training (test_random_streams compares the masks with PyTorch's): the gradchecks
+    # reseed before every call, so each sees one mask
+    Case("AlphaDropout-train", lambda L: L.nn.AlphaDropout(0.4), [("f", (3, 4))],
+         torch_cmp=False, ggc=False),
+    Case("Dropout2d-train", lambda L: L.nn.Dropout2d(0.4), [("f", (2, 3, 2, 2))],
+         torch_cmp=False, ggc=False),
     # embedding
     # padding_idx's row gets no gradient by definition: the gradchecks use other rows
     Case("Embedding", lambda L: L.nn.Embedding(5, 3, padding_idx=1),

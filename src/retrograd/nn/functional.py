@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -33,7 +34,8 @@ __all__ = [
     "conv_transpose3d", "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
     "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d",
     "adaptive_avg_pool2d", "batch_norm", "instance_norm", "layer_norm", "group_norm",
-    "dropout", "embedding", "relu", "relu_", "relu6", "leaky_relu", "elu", "selu", "celu",
+    "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
+    "embedding", "relu", "relu_", "relu6", "leaky_relu", "elu", "selu", "celu",
     "gelu", "silu", "mish", "softplus", "softsign", "tanh", "sigmoid", "hardtanh",
     "hardsigmoid", "hardswish", "logsigmoid", "tanhshrink", "threshold", "glu", "softmax",
     "softmin", "log_softmax", "mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss",
@@ -292,30 +294,177 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,  # 
 # dropout and embedding
 
 
+# Note [Dropout masks]
+# PyTorch's CPU dropouts (ATen's _dropout_impl) draw a noise tensor with bernoulli_(1 - p)
+# from the default generator: laid out like the input (empty_like) for dropout and
+# alpha_dropout, of shape (N, C, 1, ...) for the feature (channel) dropouts. Plain dropout
+# divides the noise by 1 - p and multiplies; alpha dropout keeps selu's mean and variance:
+# b = (noise - 1) * alpha*a + alpha*a*p, noise * a, then input * noise + b, with
+# alpha = 1.7580993408473766 and a = 1 / sqrt((alpha^2 p + 1)(1 - p)). Each step is one
+# tensor op in the input's dtype computed in its opmath type (float for float16 and
+# bfloat16), which _noise_op repeats: mul and div take the scalar at opmath precision, add
+# rounded to the tensor's dtype first (checked against PyTorch for bfloat16 and float16).
+
+_ALPHA = 1.7580993408473766
+
+
+def _noise_op(x: np.ndarray, fn) -> np.ndarray:
+    """One elementwise op with a scalar, computed in the opmath type, rounded to x's."""
+    op = np.float64 if x.dtype == np.float64 else np.float32
+    return fn(x.astype(op, copy=False), op).astype(x.dtype, copy=False)
+
+
+def _dropout(input: Tensor, p: float, training: bool, inplace: bool,  # noqa: A002
+             feature: bool = False, alpha: bool = False) -> Tensor:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    data = input._data
+    if feature and data.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    if not training or p == 0.0 or data.size == 0:
+        return input
+    shift = None
+    if p == 1.0:
+        noise = np.zeros((), data.dtype)
+    else:
+        from .._random_dist import bernoulli
+        from ..ops.sampling import _laid_out
+
+        if feature:
+            shape = data.shape[:2] + (1,) * (data.ndim - 2)
+            keep = bernoulli(None, data.shape[0] * data.shape[1], 1.0 - p).reshape(shape)
+        else:
+            keep = _laid_out(np.empty_like(data), bernoulli(None, data.size, 1.0 - p))
+        noise = keep.astype(data.dtype)
+        if alpha:
+            a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
+            shift = _noise_op(noise, lambda x, op: x + op(-1))
+            shift = _noise_op(shift, lambda x, op: x * op(_ALPHA * a))
+            # add's kernel takes its scalar in the tensor's dtype (mul's and div's in opmath)
+            offset = float(np.asarray(_ALPHA * a * p, data.dtype))
+            shift = _noise_op(shift, lambda x, op: x + op(offset))
+            noise = _noise_op(noise, lambda x, op: x * op(a))
+        else:
+            noise = _noise_op(noise, lambda x, op: x / op(1.0 - p))
+    out = apply(TN.dropout, (input,), noise)
+    if shift is not None:
+        out = out + _make(shift)
+    if inplace:
+        return input.copy_(out)
+    return out
+
+
 def dropout(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
             inplace: bool = False) -> Tensor:
-    """Zero elements with probability ``p`` and scale the rest by ``1/(1-p)`` (training).
-
-    The mask comes from retrograd's global generator (``torch.manual_seed``).
+    """Zero elements with probability ``p`` and scale the rest by ``1/(1-p)`` (training),
+    with PyTorch's mask after the same seed (Note [Dropout masks]).
 
     Example:
         >>> import retrograd as torch
         >>> torch.nn.functional.dropout(torch.ones(3), 0.5, training=False)
         tensor([1., 1., 1.])
     """
+    return _dropout(input, p, training, inplace)
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,  # noqa: A002
+                  inplace: bool = False) -> Tensor:
+    """Dropout that keeps a SELU network's mean and variance (dropped values go to selu's
+    negative saturation, then an affine correction), PyTorch's mask after the same seed.
+
+    Example:
+        >>> import retrograd as torch
+        >>> _ = torch.manual_seed(0)
+        >>> torch.nn.functional.alpha_dropout(torch.ones(4), 0.5, training=True)
+        tensor([-0.7792, -0.7792,  1.6656, -0.7792])
+    """
+    return _dropout(input, p, training, inplace, alpha=True)
+
+
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,  # noqa: A002
+                          inplace: bool = False) -> Tensor:
+    """``alpha_dropout`` of whole channels (``input[n, c]``).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.feature_alpha_dropout(torch.ones(2, 3), 0.5).shape
+        torch.Size([2, 3])
+    """
+    return _dropout(input, p, training, inplace, feature=True, alpha=True)
+
+
+def _channel_dropout(name: str, input: Tensor, p: float, training: bool,  # noqa: A002
+                     inplace: bool, batched_dim: int) -> Tensor:
+    """dropout1d/2d/3d: zero whole channels of an (N, C, *spatial) or (C, *spatial) input."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0.0:
-        return input
-    from .._random import gen
+    dim = input.dim()
+    spatial = batched_dim - 2
+    if dim not in (batched_dim - 1, batched_dim):
+        if name == "dropout1d":
+            raise RuntimeError(
+                f"dropout1d: Expected 2D or 3D input, but received a {dim}D input. Note that "
+                "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
+                "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or "
+                "3D inputs).")
+        warnings.warn(
+            f"{name}: Received a {dim}-D input to {name}, which is deprecated and will result "
+            "in an error in a future release. To retain the behavior and silence this "
+            f"warning, please use dropout instead. Note that {name} exists to provide "
+            f"channel-wise dropout on inputs with {spatial} spatial dimensions, a channel "
+            f"dimension, and an optional batch dimension (i.e. {batched_dim - 1}D or "
+            f"{batched_dim}D inputs).", stacklevel=3)
+    if name == "dropout2d":  # PyTorch keeps treating a 3-D input as batched (N, C, L)
+        if dim == 3:
+            warnings.warn(
+                "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise "
+                "1D dropout behavior is desired - input is interpreted as shape (N, C, L), "
+                "where C is the channel dim. This behavior will change in a future release to "
+                "interpret the input as one without a batch dimension, i.e. shape (C, H, W). "
+                "To maintain the 1D channel-wise dropout behavior, please switch to using "
+                "dropout1d instead.", stacklevel=3)
+        return _dropout(input, p, training, inplace, feature=True)
+    if dim == batched_dim:
+        return _dropout(input, p, training, inplace, feature=True)
+    out = _dropout(input.unsqueeze(0), p, training, False, feature=True).squeeze(0)
+    return input.copy_(out) if inplace else out
 
-    keep = gen(None).random(input._data.shape) >= p
-    scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
-    mask = keep.astype(input._data.dtype) * np.asarray(scale, dtype=input._data.dtype)
-    out = apply(TN.dropout, (input,), mask)
-    if inplace:
-        return input.copy_(out)
-    return out
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
+              inplace: bool = False) -> Tensor:
+    """Zero whole channels of an (N, C, L) or (C, L) input with probability ``p``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.dropout1d(torch.ones(2, 3, 4), training=False).shape
+        torch.Size([2, 3, 4])
+    """
+    return _channel_dropout("dropout1d", input, p, training, inplace, 3)
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
+              inplace: bool = False) -> Tensor:
+    """Zero whole channels of an (N, C, H, W) input with probability ``p``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.dropout2d(torch.ones(2, 3, 4, 4), training=False).shape
+        torch.Size([2, 3, 4, 4])
+    """
+    return _channel_dropout("dropout2d", input, p, training, inplace, 4)
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
+              inplace: bool = False) -> Tensor:
+    """Zero whole channels of an (N, C, D, H, W) or (C, D, H, W) input with probability
+    ``p``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.dropout3d(torch.ones(1, 2, 2, 2, 2), training=False).shape
+        torch.Size([1, 2, 2, 2, 2])
+    """
+    return _channel_dropout("dropout3d", input, p, training, inplace, 5)
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # noqa: A002

@@ -1,7 +1,9 @@
 """``retrograd.nn.init``: in-place parameter initialisation, as PyTorch's.
 
 Random draws come from retrograd's global generator (``torch.manual_seed``) or a
-``generator=``, so seeded initialisation is reproducible.
+``generator=``, through the tensors' own ``uniform_``/``normal_``, so a seeded
+initialisation gives PyTorch's numbers bit for bit (orthogonal_ to float rounding, see
+Note [Initialisers' arithmetic]).
 
 Example:
     >>> import retrograd as torch
@@ -18,9 +20,10 @@ import warnings
 
 import numpy as np
 
+from .. import _random
 from .._grad_mode import no_grad
-from .._random import gen
 from .._tensor import Tensor
+from ..ops import sampling
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
            "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
@@ -72,7 +75,8 @@ def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> 
         >>> bool((w.abs() <= 1).all())
         True
     """
-    return _fill(tensor, gen(generator).uniform(a, b, tensor._data.shape))
+    with no_grad():
+        return sampling.uniform_(tensor, a, b, generator=generator)
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
@@ -83,12 +87,14 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None)
         >>> torch.nn.init.normal_(torch.empty(2, 3)).shape
         torch.Size([2, 3])
     """
-    return _fill(tensor, gen(generator).normal(mean, std, tensor._data.shape))
+    with no_grad():
+        return sampling.normal_(tensor, mean, std, generator=generator)
 
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
                   b: float = 2.0, generator=None) -> Tensor:
-    """Fill with N(mean, std²) samples truncated to [a, b] (inverse-CDF method, as PyTorch).
+    """Fill with N(mean, std²) samples truncated to [a, b], by PyTorch's rejection sampling
+    (so a seed gives PyTorch's draws, see Note [Initialisers' arithmetic]).
 
     Example:
         >>> import retrograd as torch
@@ -96,41 +102,55 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
         >>> bool((w.abs() <= 0.5).all())
         True
     """
+    import retrograd as R
+
     def norm_cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
     if (mean < a - 2 * std) or (mean > b + 2 * std):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
                       "distribution of values may be incorrect.", stacklevel=2)
-    lo = norm_cdf((a - mean) / std)
-    hi = norm_cdf((b - mean) / std)
-    u = gen(generator).uniform(2 * lo - 1, 2 * hi - 1, tensor._data.shape)
-    u = np.clip(u, -1 + 1e-15, 1 - 1e-15)
-    x = _erfinv(u) * (std * math.sqrt(2.0)) + mean
-    return _fill(tensor, np.clip(x, a, b))
+    with no_grad():
+        if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
+            # most normal draws land in [a, b]: redraw the ones that do not
+            lo, hi = (float(tensor._data.dtype.type(v)) for v in (a, b))  # in its dtype
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                outside = (result < lo) | (result > hi)
+                if not outside.any():
+                    break
+                redraw = R.empty_like(result).normal_(mean, std, generator=generator)
+                result = R.where(outside, redraw, result)
+            if tensor is not result:
+                tensor.copy_(result)
+            return tensor
+        # a narrow window: uniform candidates in [a, b], accepted with the normal density
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
+        accept_buf = R.empty_like(tensor)
+        tensor.uniform_(a, b, generator=generator)
+        candidates = tensor.clone()
+        candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+        pending = accept_buf.uniform_(generator=generator).log_().gt(candidates)
+        result = tensor
+        while pending.any():
+            candidates.uniform_(a, b, generator=generator)
+            result = R.where(pending, candidates, result)
+            candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+            accepted = accept_buf.uniform_(generator=generator).log_().gt(candidates)
+            pending = R.where(pending, accepted, pending)
+        if result is not tensor:
+            tensor.copy_(result)
+        return tensor
 
 
-def _erfinv(y):
-    """Inverse error function (float64; Giles' approximation refined by Newton steps)."""
-    from ..ops.table import _erf_f64
-
-    w = -np.log((1.0 - y) * (1.0 + y))
-    small = w < 5.0
-    ws = w - 2.5
-    p = np.where(small, 2.81022636e-08, -0.000200214257)
-    cs = [(3.43273939e-07, 0.000100950558), (-3.5233877e-06, 0.00134934322),
-          (-4.39150654e-06, -0.00367342844), (0.00021858087, 0.00573950773),
-          (-0.00125372503, -0.0076224613), (-0.00417768164, 0.00943887047),
-          (0.246640727, 1.00167406), (1.50140941, 2.83297682)]
-    wb = np.sqrt(np.maximum(w, 5.0)) - 3.0
-    t = np.where(small, ws, wb)
-    for c_small, c_big in cs:
-        p = np.where(small, c_small, c_big) + p * t
-    x = p * y
-    for _ in range(2):  # Newton on erf(x) - y
-        err = _erf_f64(x) - y
-        x = x - err / (2.0 / math.sqrt(math.pi) * np.exp(-x * x))
-    return x
+# Note [Initialisers' arithmetic]
+# The random draws of every initialiser are PyTorch's (they go through uniform_/normal_).
+# trunc_normal_ is PyTorch's rejection sampler step by step, so its accept/redraw choices
+# and values match too (tested bit for bit), as long as retrograd's float log, division and
+# power round as PyTorch's do at the acceptance edge. orthogonal_ takes a QR factorisation,
+# which LAPACK builds (NumPy's OpenBLAS, PyTorch's MKL) round differently: its values agree
+# with PyTorch's to float rounding.
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
@@ -306,16 +326,19 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
         return tensor
     rows = tensor._data.shape[0]
     cols = tensor._data.size // rows
-    flat = gen(generator).normal(0.0, 1.0, (rows, cols))
+    dt = tensor._data.dtype
+    flat = _random.normal(generator, rows * cols, dt).reshape(rows, cols)
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
-    d = np.sign(np.diag(r))
-    d[d == 0] = 1
-    q = q * d
+    q = q * np.sign(np.diag(r)).astype(q.dtype)
     if rows < cols:
         q = q.T
-    return _fill(tensor, (q * gain).reshape(tensor._data.shape))
+    with no_grad():
+        tensor._data[...] = q.reshape(tensor._data.shape)
+        tensor._data *= dt.type(gain)
+        tensor._vc[0] += 1
+    return tensor
 
 
 def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) -> Tensor:
@@ -330,12 +353,12 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) 
     if tensor._data.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor._data.shape
-    g = gen(generator)
-    arr = g.normal(0.0, std, (rows, cols))
-    nz = int(math.ceil(sparsity * rows))
-    for c in range(cols):
-        arr[g.permutation(rows)[:nz], c] = 0
-    return _fill(tensor, arr)
+    num_zeros = int(math.ceil(sparsity * rows))
+    normal_(tensor, 0.0, std, generator)
+    with no_grad():
+        for c in range(cols):  # PyTorch draws these from the default generator
+            tensor._data[_random.randperm(None, rows)[:num_zeros], c] = 0
+    return tensor
 
 
 # legacy names without the trailing underscore

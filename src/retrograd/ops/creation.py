@@ -8,11 +8,13 @@ Example:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _dtype as D
+from .. import _random, _random_dist
 from .._device import check_device
-from .._random import gen
 from .._size import Size
 from .._tensor import Tensor, _make
 from ..autograd.node import _LEGACY
@@ -433,12 +435,22 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = F
     """
     dt = _np_dtype(dtype)
     shape = _shape(size)
-    g = gen(generator)
-    if dt in (np.float32, np.float64):
-        arr = g.random(shape, dtype=dt)
+    n = math.prod(shape)
+    if dt in _F32_F64:
+        arr = _random.uniform(generator, n, dt)
     else:
-        arr = g.random(shape, dtype=np.float32).astype(dt)
-    return _finish(arr, requires_grad, device)
+        _check_floating(dt, "check_uniform_bounds")
+        arr = _random_dist.uniform_range(generator, n, dt, 0.0, 1.0)
+    return _finish(arr.reshape(shape), requires_grad, device)
+
+
+_F32_F64 = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _check_floating(dt: np.dtype, kernel: str) -> None:
+    if dt.kind != "f" and dt.name != "bfloat16":
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_LEGACY[dt.name]}'")
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -451,11 +463,8 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = 
     """
     dt = _np_dtype(dtype)
     shape = _shape(size)
-    g = gen(generator)
-    if dt in (np.float32, np.float64):
-        arr = g.standard_normal(shape, dtype=dt)
-    else:
-        arr = g.standard_normal(shape, dtype=np.float32).astype(dt)
+    _check_floating(dt, "normal_kernel_cpu")
+    arr = _random.normal(generator, math.prod(shape), dt).reshape(shape)
     return _finish(arr, requires_grad, device)
 
 
@@ -475,8 +484,8 @@ def randint(low, high=None, size=None, generator=None, dtype=None, device=None,
             raise TypeError("randint() missing required argument 'size'")
     if high is None:
         low, high = 0, low
-    arr = gen(generator).integers(low, high, size=_shape((size,)) if isinstance(size, int)
-                                  else tuple(size), dtype=np.int64)
+    shape = _shape((size,)) if isinstance(size, int) else tuple(size)
+    arr = _random.randint(generator, math.prod(shape), int(low), int(high)).reshape(shape)
     dt = _np_dtype(dtype, D.int64)
     return _finish(arr.astype(dt), requires_grad, device)
 
@@ -490,39 +499,113 @@ def randperm(n: int, generator=None, dtype=None, device=None,
         >>> sorted(torch.randperm(4).tolist())
         [0, 1, 2, 3]
     """
-    arr = gen(generator).permutation(int(n)).astype(_np_dtype(dtype, D.int64))
+    arr = _random.randperm(generator, int(n)).astype(_np_dtype(dtype, D.int64))
     return _finish(arr, requires_grad, device)
 
 
-def rand_like(input: Tensor, dtype=None, generator=None, **kw) -> Tensor:  # noqa: A002
-    return rand(*input.shape, dtype=dtype or input.dtype, generator=generator, **kw)
+def _empty_keeping_layout(input: Tensor, dtype, kw: dict) -> Tensor:  # noqa: A002
+    """``empty_like(input)`` keeping its memory layout, as PyTorch's ``*_like`` do."""
+    check_device(kw.pop("device", None))
+    kw.pop("layout", None)
+    kw.pop("memory_format", None)
+    if kw:
+        raise TypeError(f"got an unexpected keyword argument '{next(iter(kw))}'")
+    dt = input._data.dtype if dtype is None else D.as_dtype(dtype).np
+    return _make(np.empty_like(input._data, dtype=dt))
 
 
-def randn_like(input: Tensor, dtype=None, generator=None, **kw) -> Tensor:  # noqa: A002
-    return randn(*input.shape, dtype=dtype or input.dtype, generator=generator, **kw)
+def _grad(t: Tensor, requires_grad: bool) -> Tensor:
+    return _finish(t._data, requires_grad, None) if requires_grad else t
 
 
-def randint_like(input: Tensor, low, high=None, dtype=None, **kw) -> Tensor:  # noqa: A002
+def rand_like(input: Tensor, dtype=None, generator=None, requires_grad: bool = False,  # noqa: A002
+              **kw) -> Tensor:
+    """``rand`` with ``input``'s shape, dtype and layout (PyTorch's numbers after a seed).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.rand_like(torch.zeros(2, 3)).shape
+        torch.Size([2, 3])
+    """
+    from .sampling import uniform_
+
+    out = _empty_keeping_layout(input, dtype, kw)
+    _check_floating(out._data.dtype, "check_uniform_bounds")
+    return _grad(uniform_(out, 0.0, 1.0, generator=generator), requires_grad)
+
+
+def randn_like(input: Tensor, dtype=None, generator=None, requires_grad: bool = False,  # noqa: A002
+               **kw) -> Tensor:
+    """``randn`` with ``input``'s shape, dtype and layout (PyTorch's numbers after a seed).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.randn_like(torch.zeros(2, 3)).shape
+        torch.Size([2, 3])
+    """
+    from .sampling import normal_
+
+    out = normal_(_empty_keeping_layout(input, dtype, kw), generator=generator)
+    return _grad(out, requires_grad)
+
+
+def randint_like(input: Tensor, low, high=None, dtype=None, generator=None,  # noqa: A002
+                 requires_grad: bool = False, **kw) -> Tensor:
+    """``randint`` with ``input``'s shape, dtype and layout (PyTorch's numbers after a seed).
+
+    Example:
+        >>> import retrograd as torch
+        >>> bool((torch.randint_like(torch.zeros(5), 3) < 3).all())
+        True
+    """
+    from .sampling import random_
+
     if high is None:
         low, high = 0, low
-    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, **kw)
+    out = random_(_empty_keeping_layout(input, dtype, kw), low, high, generator=generator)
+    return _grad(out, requires_grad)
 
 
-def normal(mean=0.0, std=1.0, size=None, generator=None, dtype=None) -> Tensor:
-    """Normal samples with the given mean and std (numbers or tensors).
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, out=None,
+           requires_grad: bool = False, device=None) -> Tensor:
+    """Normal samples with the given mean and std (numbers or tensors), PyTorch's numbers.
+
+    ``normal(mean_tensor, std)`` draws ``normal_(0, std)`` and adds the means;
+    ``normal(mean, std_tensor)`` and ``normal(mean_tensor, std_tensor)`` draw standard
+    normals, multiply by the stds and add the means, as PyTorch's CPU kernels do.
 
     Example:
         >>> import retrograd as torch
         >>> torch.normal(0.0, 1.0, size=(2,)).shape
         torch.Size([2])
     """
-    m = mean._data if isinstance(mean, Tensor) else mean
-    s = std._data if isinstance(std, Tensor) else std
-    shape = tuple(size) if size is not None else np.broadcast_shapes(np.shape(m), np.shape(s))
-    dt = (mean.dtype if isinstance(mean, Tensor) else
-          std.dtype if isinstance(std, Tensor) else D.as_dtype(dtype or D.DEFAULTS.float)).np
-    z = gen(generator).standard_normal(shape, dtype=np.float64)
-    return _make((m + s * z).astype(dt))
+    check_device(device)
+    if out is not None:
+        raise TypeError("normal(): out= is not supported; assign the result instead")
+    mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not st and std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    if st and std._data.size and (std._data < 0).any():
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    if not (mt or st):
+        if size is None:
+            raise TypeError("normal() received an invalid combination of arguments: pass "
+                            "size= when mean and std are numbers")
+        shape = _shape((size,)) if isinstance(size, int) else tuple(size)
+        dt = _np_dtype(dtype)
+        _check_floating(dt, "normal_kernel_cpu")
+        arr = _random.normal(generator, math.prod(shape), dt, float(mean), float(std))
+        return _finish(arr.reshape(shape), requires_grad, None)
+    dt = (mean if mt else std)._data.dtype
+    if mt and not st:
+        z = _random.normal(generator, mean._data.size, dt, 0.0, float(std))
+        res = z.reshape(mean._data.shape) + mean._data
+    else:
+        m = mean._data if mt else np.asarray(mean, dt)
+        shape = np.broadcast_shapes(np.shape(m), std._data.shape)
+        z = _random.normal(generator, math.prod(shape), dt).reshape(shape)
+        res = z * std._data.astype(dt, copy=False) + m
+    return _finish(np.asarray(res, dt), requires_grad, None)
 
 
 def _legacy(dt):

@@ -1,5 +1,6 @@
 """Random fills and sampling: ``uniform_``, ``normal_``, ``bernoulli_``/``bernoulli``,
-``exponential_``, ``random_``, ``multinomial`` (draws from ``retrograd._random``).
+``exponential_``, ``geometric_``, ``log_normal_``, ``cauchy_``, ``random_``, ``multinomial``,
+with PyTorch's CPU numbers (``retrograd._random``, ``retrograd._random_dist``).
 
 Example:
     >>> import retrograd as torch
@@ -12,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _random
+from .. import _random_dist as dist
 from .._tensor import Tensor, _make, check_inference_write
 from . import overlap as _overlap
 from .inplace import _WRITING, _aliased_write, _check_inplace_leaf
@@ -30,76 +33,253 @@ def _rand_inplace(self, arr):
     return self
 
 
+# Note [Sampling order]
+# PyTorch's serial sampling kernels write one sample per element in TensorIterator order:
+# memory order, which is the logical order for a contiguous tensor and for slices of one,
+# and the order of the strides for a permuted view (t.T.uniform_() fills t's memory as
+# t.uniform_() would). _laid_out puts a flat run of samples where that order takes them.
+
+
+def _laid_out(data: np.ndarray, flat: np.ndarray) -> np.ndarray:
+    if data.ndim < 2 or data.flags.c_contiguous:
+        return flat.reshape(data.shape)
+    order = sorted(range(data.ndim), key=lambda d: -abs(data.strides[d]))
+    out = np.empty(data.shape, flat.dtype)
+    out.transpose(order)[...] = flat.reshape([data.shape[d] for d in order])
+    return out
+
+
+def _floating(self, kernel: str) -> np.dtype:
+    dt = self._data.dtype
+    if dt.kind != "f" and dt.name != "bfloat16":
+        from .._dtype import FROM_NP
+
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_DTYPE_NAMES.get(FROM_NP[dt].name, dt.name)}'")
+    return dt
+
+
+_DTYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+                "uint8": "Byte", "bool": "Bool"}
+
+
 @public(function=False)
 def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
-    """Fill with uniform samples from [a, b) in place.
+    """Fill with uniform samples from [a, b) in place (PyTorch's numbers after a seed).
 
     Example:
         >>> import retrograd as torch
         >>> bool((torch.zeros(100).uniform_(2, 3) >= 2).all())
         True
     """
-    from .._random import gen
-
-    return _rand_inplace(self, gen(generator).uniform(a, b, self._data.shape))
+    dt = _floating(self, "uniform_kernel_cpu")
+    if not a <= b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} "
+                           f"> to={b}")
+    flat = dist.uniform_range(generator, self._data.size, dt, a, b)
+    return _rand_inplace(self, _laid_out(self._data, flat))
 
 
 @public(function=False)
 def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
-    """Fill with normal samples in place.
+    """Fill with normal samples in place (PyTorch's numbers after a seed).
 
     Example:
         >>> import retrograd as torch
         >>> torch.zeros(3).normal_().shape
         torch.Size([3])
     """
-    from .._random import gen
+    dt = _floating(self, "normal_kernel_cpu")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    data = self._data
+    flat = _random.normal(generator, data.size, dt, mean, std, data.flags.c_contiguous)
+    return _rand_inplace(self, _laid_out(data, flat))
 
-    return _rand_inplace(self, gen(generator).normal(mean, std, self._data.shape))
+
+def _check_p(p: float, name: str = "bernoulli_") -> None:
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"{name} expects p to be in [0, 1], but got p={p}")
 
 
 @public(function=False)
-def bernoulli_(self, p: float = 0.5, *, generator=None) -> Tensor:
-    from .._random import gen
+def bernoulli_(self, p=0.5, *, generator=None) -> Tensor:
+    """Fill with 0/1 samples of probability ``p`` (a number or a tensor) in place.
 
-    pp = p._data if isinstance(p, Tensor) else p
-    return _rand_inplace(self, gen(generator).random(self._data.shape) < pp)
+    Example:
+        >>> import retrograd as torch
+        >>> torch.zeros(3).bernoulli_(1.0).tolist()
+        [1.0, 1.0, 1.0]
+    """
+    data = self._data
+    if isinstance(p, Tensor):
+        probs = np.broadcast_to(p._data, data.shape)
+        hits = dist.bernoulli_tensor(generator, _in_order(data, probs))
+    else:
+        _check_p(float(p))
+        hits = dist.bernoulli(generator, data.size, p)
+    return _rand_inplace(self, _laid_out(data, hits).astype(data.dtype))
+
+
+def _in_order(data: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """``other`` (of ``data``'s shape) flattened in ``data``'s sampling order."""
+    if data.ndim < 2 or data.flags.c_contiguous:
+        return other.reshape(-1)
+    order = sorted(range(data.ndim), key=lambda d: -abs(data.strides[d]))
+    return other.transpose(order).reshape(-1)
 
 
 @public
 def bernoulli(input, p=None, *, generator=None) -> Tensor:  # noqa: A002
-    from .._random import gen
+    """0/1 samples with the probabilities in ``input`` (or a number ``p``), like PyTorch.
 
-    probs = input._data if p is None else p
-    return _make((gen(generator).random(input._data.shape) < probs).astype(input._data.dtype))
+    Example:
+        >>> import retrograd as torch
+        >>> torch.bernoulli(torch.tensor([0.0, 1.0])).tolist()
+        [0.0, 1.0]
+    """
+    data = input._data
+    if p is None:
+        if data.dtype.kind != "f" and data.dtype.name != "bfloat16":
+            raise NotImplementedError('"bernoulli_tensor_cpu_p_" not implemented for '
+                                      f"'{_DTYPE_NAMES.get(data.dtype.name, data.dtype.name)}'")
+        hits = dist.bernoulli_tensor(generator, _in_order(data, data))
+    else:
+        _check_p(float(p))
+        hits = dist.bernoulli(generator, data.size, p)
+    return _make(_laid_out(data, hits).astype(data.dtype))
+
+
+def _fill_with(self, kernel: str, samples) -> Tensor:
+    dt = _floating(self, kernel)
+    flat = samples(self._data.size).astype(dt)
+    return _rand_inplace(self, _laid_out(self._data, flat))
 
 
 @public(function=False)
 def exponential_(self, lambd: float = 1.0, *, generator=None) -> Tensor:
-    from .._random import gen
+    """Fill with exponential samples of rate ``lambd`` in place.
 
-    return _rand_inplace(self, gen(generator).exponential(1.0 / lambd, self._data.shape))
+    Example:
+        >>> import retrograd as torch
+        >>> bool((torch.zeros(5).exponential_() >= 0).all())
+        True
+    """
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    return _fill_with(self, "exponential_cpu",
+                      lambda n: dist.exponential(generator, n, lambd))
 
 
 @public(function=False)
-def random_(self, low: int = 0, high=None, *, generator=None) -> Tensor:
-    from .._random import gen
+def geometric_(self, p: float, *, generator=None) -> Tensor:
+    """Fill with geometric samples (trials to the first success) in place.
 
-    if high is None:
-        low, high = 0, low if low else 2 ** 24
-    return _rand_inplace(self, gen(generator).integers(low, high, self._data.shape))
+    Example:
+        >>> import retrograd as torch
+        >>> bool((torch.zeros(5).geometric_(0.5) >= 1).all())
+        True
+    """
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+    data = self._data
+    flat = dist.geometric(generator, data.size, p).astype(data.dtype)
+    return _rand_inplace(self, _laid_out(data, flat))
+
+
+@public(function=False)
+def log_normal_(self, mean: float = 1.0, std: float = 2.0, *, generator=None) -> Tensor:
+    """Fill with log-normal samples in place.
+
+    Example:
+        >>> import retrograd as torch
+        >>> bool((torch.zeros(5).log_normal_() > 0).all())
+        True
+    """
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+    return _fill_with(self, "log_normal_cpu",
+                      lambda n: dist.log_normal(generator, n, mean, std))
+
+
+@public(function=False)
+def cauchy_(self, median: float = 0.0, sigma: float = 1.0, *, generator=None) -> Tensor:
+    """Fill with Cauchy samples in place.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.zeros(2).cauchy_().shape
+        torch.Size([2])
+    """
+    return _fill_with(self, "cauchy_cpu", lambda n: dist.cauchy(generator, n, median, sigma))
+
+
+@public(function=False)
+def random_(self, low=None, high=None, *, generator=None) -> Tensor:
+    """Fill with integers: ``random_()`` over the dtype's range, ``random_(to)`` from
+    [0, to), ``random_(from, to)`` from [from, to).
+
+    Example:
+        >>> import retrograd as torch
+        >>> bool((torch.zeros(5).random_(3) < 3).all())
+        True
+    """
+    data = self._data
+    if low is None and high is None:
+        flat = dist.random_full(generator, data.size, data.dtype)
+    else:
+        if high is None:
+            low, high = 0, low
+        low, high = int(low), int(high)
+        if low < high and (data.dtype.kind in "iub"):
+            _check_int_bounds(data.dtype, low, high)
+        flat = _random.randint(generator, data.size, low, high)
+    return _rand_inplace(self, _laid_out(data, flat.astype(data.dtype)))
+
+
+_C_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+            "uint8": "unsigned char", "bool": "bool"}
+
+
+def _check_int_bounds(dt: np.dtype, low: int, high: int) -> None:
+    lo, hi = (0, 1) if dt == np.bool_ else (np.iinfo(dt).min, np.iinfo(dt).max)
+    name = _C_NAMES[dt.name]
+    if not lo <= low <= hi:
+        raise RuntimeError(f"from is out of bounds for {name}")
+    if not lo <= high - 1 <= hi:
+        raise RuntimeError(f"to - 1 is out of bounds for {name}")
 
 
 @public
 def multinomial(input, num_samples: int, replacement: bool = False, *,  # noqa: A002
                 generator=None) -> Tensor:
-    from .._random import gen
+    """Indices sampled from the rows of ``input`` (weights), PyTorch's draws after a seed.
 
-    g = gen(generator)
-    p = np.asarray(input._data, dtype=np.float64)
-    rows = p.reshape(-1, p.shape[-1])
-    out = []
-    for r in rows:
-        out.append(g.choice(len(r), num_samples, replace=replacement, p=r / r.sum()))
-    res = np.array(out, dtype=np.int64)
-    return _make(res.reshape(p.shape[:-1] + (num_samples,)))
+    Example:
+        >>> import retrograd as torch
+        >>> torch.multinomial(torch.tensor([0.0, 1.0, 0.0]), 2, True).tolist()
+        [1, 1]
+    """
+    data = input._data
+    if data.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if data.dtype.kind != "f" and data.dtype.name != "bfloat16":
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{input.dtype}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    cats = data.shape[-1]
+    if not replacement and num_samples > cats:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    rows = data.reshape(-1, cats)
+    if not (np.isfinite(rows).all() and (rows >= 0).all()):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if (rows.astype(np.float64).sum(-1) == 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    res = dist.multinomial(generator, rows, int(num_samples), bool(replacement))
+    return _make(res.reshape(data.shape[:-1] + (int(num_samples),)))
+
+
+__all__ = ["uniform_", "normal_", "bernoulli_", "bernoulli", "exponential_", "geometric_",
+           "log_normal_", "cauchy_", "random_", "multinomial"]

@@ -12,7 +12,8 @@ from __future__ import annotations
 from .. import functional as F
 from .module import Module
 
-__all__ = ["Dropout"]
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+           "FeatureAlphaDropout"]
 
 
 class Dropout(Module):
@@ -37,3 +38,68 @@ class Dropout(Module):
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout1d(Dropout):
+    """Zero whole channels of (N, C, L) or (C, L) inputs in training.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.Dropout1d(0.3)
+        Dropout1d(p=0.3, inplace=False)
+    """
+
+    def forward(self, input):  # noqa: A002
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(Dropout):
+    """Zero whole channels of (N, C, H, W) inputs in training.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.Dropout2d()
+        Dropout2d(p=0.5, inplace=False)
+    """
+
+    def forward(self, input):  # noqa: A002
+        return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(Dropout):
+    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) inputs in training.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.Dropout3d(0.1)
+        Dropout3d(p=0.1, inplace=False)
+    """
+
+    def forward(self, input):  # noqa: A002
+        return F.dropout3d(input, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(Dropout):
+    """Alpha dropout (for SELU networks) in training, the identity in eval mode.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.AlphaDropout(0.2)
+        AlphaDropout(p=0.2, inplace=False)
+    """
+
+    def forward(self, input):  # noqa: A002
+        return F.alpha_dropout(input, self.p, self.training, self.inplace)
+
+
+class FeatureAlphaDropout(Dropout):
+    """Alpha dropout of whole channels in training, the identity in eval mode.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.FeatureAlphaDropout(0.2)
+        FeatureAlphaDropout(p=0.2, inplace=False)
+    """
+
+    def forward(self, input):  # noqa: A002
+        return F.feature_alpha_dropout(input, self.p, self.training, self.inplace)

@@ -181,7 +181,8 @@ def _seed_worker(seed: int, base_seed: int, worker_id: int) -> None:
     random.seed(seed)
     _random.manual_seed(seed)
     # NumPy's global generator gets its own stream per worker (else every worker's
-    # np.random would repeat the same numbers)
+    # np.random would repeat the same numbers): SeedSequence's hash of (worker_id, base
+    # seed), the 4 words PyTorch's workers seed np.random with (their _generate_state)
     mask = 0xFFFFFFFF
     ss = np.random.SeedSequence([worker_id, base_seed & mask, (base_seed >> 32) & mask])
     np.random.seed(ss.generate_state(4))
@@ -437,9 +438,9 @@ class DataLoader:
 
 
 def _draw_base_seed(generator) -> int:
-    from ...ops.creation import randint
+    from ..._random import draw_seed
 
-    return int(randint(0, 2 ** 63 - 1, (1,), generator=generator).item())
+    return draw_seed(generator)
 
 
 class _BaseIter:

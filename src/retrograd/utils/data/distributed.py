@@ -15,39 +15,21 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-import numpy as np
-
+from ... import _random
 from .sampler import Sampler
 
 __all__ = ["DistributedSampler"]
 
 # Note [PyTorch's permutation]
 # DistributedSampler must give every rank the same permutation, and users moving from
-# PyTorch expect its exact index lists (to resume a run, or to compare two runs). But
-# retrograd's Generator is NumPy's PCG64, so retrograd.randperm(n, generator=g) is a
-# different permutation from torch.randperm's for the same seed. The sampler therefore
-# draws its permutation the way PyTorch's CPU randperm does: a Mersenne Twister
-# (MT19937, initialised from the seed's low 32 bits, NumPy's legacy seeding is the same
-# algorithm) feeding a Fisher-Yates shuffle, r[i] <-> r[i + (u32 % (n - i))]. PyTorch
-# switches to another algorithm at n >= 2**32 / 20, where this one refuses.
-_SMALL_N = (2 ** 32 - 1) // 20
+# PyTorch expect its exact index lists (to resume a run, or to compare two runs): it draws
+# with retrograd.randperm on a generator seeded with seed + epoch, which follows PyTorch's
+# CPU randperm (see Note [PyTorch's CPU stream] in retrograd/_random.py).
 
 
 def _torch_randperm(n: int, seed: int) -> list[int]:
     """``torch.randperm(n, generator=torch.Generator().manual_seed(seed)).tolist()``."""
-    if n >= _SMALL_N:
-        raise NotImplementedError(f"DistributedSampler: shuffling {n} indices the way PyTorch "
-                                  f"does is implemented for fewer than {_SMALL_N}; pass "
-                                  "shuffle=False and shuffle within each rank's share")
-    legacy = np.random.RandomState(seed & 0xFFFFFFFF).get_state()
-    bits = np.random.MT19937()
-    bits.state = {"bit_generator": "MT19937", "state": {"key": legacy[1], "pos": legacy[2]}}
-    draws = bits.random_raw(max(n - 1, 0)).tolist()
-    perm = list(range(n))
-    for i, u in enumerate(draws):
-        j = i + u % (n - i)
-        perm[i], perm[j] = perm[j], perm[i]
-    return perm
+    return _random.randperm(_random.Generator().manual_seed(seed), n).tolist()
 
 
 class DistributedSampler(Sampler):

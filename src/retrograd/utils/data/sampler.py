@@ -17,13 +17,11 @@ __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler
 
 def _fresh_generator(generator):
     """``generator``, or a new one seeded from the default generator (as PyTorch does)."""
-    from ..._random import Generator
-    from ...ops.creation import randint
+    from ..._random import Generator, draw_seed
 
     if generator is not None:
         return generator
-    seed = int(randint(0, 2 ** 63 - 1, (1,)).item())
-    return Generator().manual_seed(seed)
+    return Generator().manual_seed(draw_seed())
 
 
 class Sampler:
