@@ -13,7 +13,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd import backward as autograd_backward
 from ..autograd.node import _LEGACY
-from . import functions as F
+from . import functions
 from . import table as T
 from .conversion import _caster, type_
 from .creation import legacy_new
@@ -64,7 +64,7 @@ def install() -> None:
             if e.inplace:
                 setattr(Tensor, name + "_",
                         tensor_operand_method(inplace_methods()[name + "_"], name + "_"))
-    Tensor.lerp = lerp_method(F.lerp, "lerp")
+    Tensor.lerp = lerp_method(functions.lerp, "lerp")
     Tensor.lerp_ = lerp_method(inplace_methods()["lerp_"], "lerp_")
     for name, dt in _cast_methods().items():
         setattr(Tensor, name, _caster(dt))
@@ -109,27 +109,27 @@ def install() -> None:
     def rtruediv(self, other):
         # PyTorch: number / tensor is reciprocal(tensor) * number (MulBackward0 over
         # ReciprocalBackward0, which saves its result, not the tensor; rounded twice)
-        return binary(T.mul, F.reciprocal(self), other)
+        return binary(T.mul, functions.reciprocal(self), other)
     Tensor.__rtruediv__ = rtruediv
     for name in ("add", "sub", "mul", "truediv", "pow", "mod"):
         method = getattr(Tensor, {"truediv": "div", "mod": "remainder"}.get(name, name) + "_")
         setattr(Tensor, f"__i{name}__", method)
-    Tensor.__ifloordiv__ = _make_inplace(F.floor_divide, "floor_divide_")
+    Tensor.__ifloordiv__ = _make_inplace(functions.floor_divide, "floor_divide_")
     Tensor.floor_divide_ = Tensor.__ifloordiv__
     for name in ("eq", "ne", "lt", "le", "gt", "ge"):
         setattr(Tensor, f"__{name}__", op(T._CMP[name]))
     for name, key in (("and", "bitwise_and"), ("or", "bitwise_or"), ("xor", "bitwise_xor")):
         setattr(Tensor, f"__{name}__", op(T._CMP[key]))
         setattr(Tensor, f"__r{name}__", op(T._CMP[key], reflected=True))
-        setattr(Tensor, f"__i{name}__", _make_inplace(getattr(F, key), f"{key}_"))
-    Tensor.__matmul__ = lambda self, other: F.matmul(self, other)
-    Tensor.__rmatmul__ = lambda self, other: F.matmul(other, self)
-    Tensor.__neg__ = F.neg
+        setattr(Tensor, f"__i{name}__", _make_inplace(getattr(functions, key), f"{key}_"))
+    Tensor.__matmul__ = lambda self, other: functions.matmul(self, other)
+    Tensor.__rmatmul__ = lambda self, other: functions.matmul(other, self)
+    Tensor.__neg__ = functions.neg
     Tensor.__pos__ = lambda self: self
-    Tensor.__abs__ = F.abs
-    Tensor.__invert__ = F.bitwise_not
-    Tensor.__getitem__ = F.getitem
-    Tensor.__setitem__ = F.setitem
+    Tensor.__abs__ = functions.abs
+    Tensor.__invert__ = functions.bitwise_not
+    Tensor.__getitem__ = functions.getitem
+    Tensor.__setitem__ = functions.setitem
 
 
 def _overloaded(tensor_op, scalar_op, reflected: bool = False):
@@ -220,7 +220,7 @@ def _float_power_into_double(input, exponent) -> Tensor:  # noqa: A002
         raise RuntimeError(f"the base given to float_power_ has dtype "
                            f"{_LEGACY[input.dtype.name]} but the operation's result requires "
                            "dtype Double")
-    return F.float_power(input, exponent)
+    return functions.float_power(input, exponent)
 
 
 def _cpu(self, memory_format=None) -> Tensor:
@@ -282,7 +282,7 @@ def where(self, condition, y) -> Tensor:
         >>> x.where(x > 0, 0.)
         tensor([1., 0.])
     """
-    return F.where(condition, self, y)
+    return functions.where(condition, self, y)
 
 
 def backward(self, gradient=None, retain_graph=None, create_graph: bool = False,
