@@ -96,7 +96,7 @@ def test_matmul_saves_what_torch_saves(sa, sb):
 
 
 # ----------------------------------------------------------------------------------
-# Note [Nodes PyTorch runs first] (autograd/engine.py): a node without a derivative runs
+# Note [Nodes PyTorch runs first] (_graph/engine.py): a node without a derivative runs
 # as early as AccumulateGrad, in the order of the edges that made both ready, so whether
 # a leaf beside it got its gradient before the error depends on that order.
 

@@ -1,7 +1,7 @@
 """Per-input slots of backward nodes against torch 2.13: non-differentiable inputs and
 Scalar overloads.
 
-Note [Non-differentiable inputs] (autograd/node.py): an index, a condition or the number
+Note [Non-differentiable inputs] (_graph/node.py): an index, a condition or the number
 of a Scalar overload has no slot in ``next_functions``, in the ``grad_inputs`` of a node's
 hooks, in what calling a node returns, nor in anomaly mode's "its Nth output"; a number
 PyTorch wraps into a tensor (``2 * x``) keeps its (None, 0) slot. Note [Scalar overloads]

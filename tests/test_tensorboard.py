@@ -69,7 +69,7 @@ def test_scalars_values_steps_tags_match_torch(tmp_path):
 
 
 def test_logging_a_tensor_that_requires_grad_leaves_no_cut(tmp_path):
-    from retrograd.autograd.provenance import clear_cuts, recent_cuts
+    from retrograd._graph.provenance import clear_cuts, recent_cuts
 
     y = rg.tensor([1.0, 3.0], requires_grad=True) * 2
     clear_cuts()

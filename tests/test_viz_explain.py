@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import retrograd as rg
-from retrograd.autograd.provenance import clear_cuts, recent_cuts
+from retrograd._graph.provenance import clear_cuts, recent_cuts
 
 
 def _line() -> int:

@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from retrograd.autograd.provenance import clear_cuts
+from retrograd._graph.provenance import clear_cuts
 
 PRELUDE = """\
 import retrograd as torch

@@ -75,7 +75,7 @@ from .ops.functions import abs, all, any, max, min, pow, round, sum  # noqa: A00
 from .ops.methods import addcdiv, addcmul
 
 _methods.install()
-_engine_services.install()  # Note [Engine services] (autograd/engine.py)
+_engine_services.install()  # Note [Engine services] (_graph/engine.py)
 globals().update(_methods.inplace_functions())  # torch.sin_ & co (Note [In-place forms])
 
 from . import _random as random  # noqa: E402

@@ -20,9 +20,9 @@ from . import _dtype as D
 from . import _grad_mode
 from ._device import CPU
 from ._grad_mode import STATE
+from ._graph.node import AccumulateGrad, HookDict, RemovableHandle, _bind_make
+from ._graph.provenance import mark as _cut_mark
 from ._size import Size
-from .autograd.node import AccumulateGrad, HookDict, RemovableHandle, _bind_make
-from .autograd.provenance import mark as _cut_mark
 
 _new = object.__new__
 _ndarray = np.ndarray
@@ -61,7 +61,7 @@ class Tensor:
     _retains = False
     _is_param = False
     _cut = None  # where this tensor's gradient path was cut (Note [Cut markers])
-    _fw_grad = None  # forward-AD tangent (Note [Forward AD state] in autograd/forward_state.py)
+    _fw_grad = None  # forward-AD tangent (Note [Forward AD state] in _graph/forward_state.py)
     __array_priority__ = 1000  # NumPy defers to our operators
 
     # -- identity and metadata ----------------------------------------------------

@@ -90,7 +90,7 @@ STEPS = [step_backward, step_vjp, step_accumulate, step_higher_order, step_no_gr
 
 # Note [Tour sites]
 # retrograd records the first line outside its own package as the source of a node or
-# a cut (Note [User sites] in autograd/node.py). The tour lives in the package but is
+# a cut (Note [User sites] in _graph/node.py). The tour lives in the package but is
 # the user's code here, so this file is named user code (as the demo's models are,
 # Note [Demo sites]); otherwise the site would be the console-script launcher.
 

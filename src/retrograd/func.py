@@ -126,7 +126,7 @@ def _strip(t):
 
 def _depends_on_others(tensors, own) -> bool:
     """True if a graph from ``tensors`` reaches a leaf that is not one of ``own``."""
-    from .autograd.node import AccumulateGrad
+    from ._graph.node import AccumulateGrad
 
     own_ids = {id(t) for t in own}
     stack = [t.grad_fn for t in tensors

@@ -10,9 +10,10 @@ Example:
 from __future__ import annotations
 
 from .._grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .._graph.engine import run_backward  # noqa: F401
+from .._graph.entry_points import _as_seq, backward, grad  # noqa: F401
 from . import anomaly_mode, function, functional, graph
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
-from .engine import run_backward
 from .function import Function
 from .gradcheck import gradcheck, gradgradcheck
 
@@ -20,81 +21,6 @@ __all__ = ["backward", "grad", "Variable", "graph", "no_grad", "enable_grad",
            "set_grad_enabled", "inference_mode", "is_grad_enabled", "Function",
            "gradcheck", "gradgradcheck", "detect_anomaly", "set_detect_anomaly",
            "forward_ad", "function", "functional", "anomaly_mode"]
-
-
-def _as_seq(x) -> list:
-    if x is None:
-        return []
-    if x.__class__ is list or x.__class__ is tuple:
-        return list(x)
-    if hasattr(x, "_data"):  # a Tensor (itself iterable, so checked before list(x))
-        return [x]
-    return list(x)
-
-
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool = False,
-             grad_variables=None, inputs=None) -> None:
-    """Accumulate gradients of ``tensors`` into the ``.grad`` of the leaves (or ``inputs``).
-
-    Example:
-        >>> import retrograd as torch
-        >>> x = torch.ones(2, requires_grad=True)
-        >>> torch.autograd.backward([(x * 2).sum()]); x.grad
-        tensor([2., 2.])
-    """
-    outs = _as_seq(tensors)
-    grads = _as_seq(grad_tensors if grad_tensors is not None else grad_variables)
-    if not grads:
-        grads = [None] * len(outs)
-    if len(grads) != len(outs):
-        raise RuntimeError(f"got {len(grads)} gradients for {len(outs)} tensors: backward() "
-                           "needs one gradient per output (None for a scalar output)")
-    if retain_graph is None:
-        retain_graph = create_graph
-    ins = _as_seq(inputs) if inputs is not None else None
-    if ins is not None and not ins:
-        raise RuntimeError("`inputs` argument to `backward()` cannot be empty. Pass the "
-                           "tensors to accumulate into, or None for all leaves.")
-    if ins is not None:
-        for t in ins:  # as PyTorch: a non-leaf input keeps its .grad, now and later
-            if t.grad_fn is not None and t._rg:
-                t.retain_grad()
-    run_backward(outs, grads, retain_graph, create_graph, inputs=ins, accumulate=True)
-
-
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bool = False,
-         only_inputs: bool = True, allow_unused=None, is_grads_batched: bool = False,
-         materialize_grads: bool = False) -> tuple:
-    """Gradients of ``outputs`` with respect to ``inputs``, returned (not accumulated).
-
-    ``grad_outputs`` is the v of the vector-Jacobian product vᵀJ (implicit ones for
-    one-element outputs). With ``create_graph=True`` the result is differentiable.
-
-    Example:
-        >>> import retrograd as torch
-        >>> x = torch.tensor([2.0], requires_grad=True)
-        >>> g, = torch.autograd.grad(x ** 3, x, create_graph=True)
-        >>> torch.autograd.grad(g, x)
-        (tensor([12.]),)
-    """
-    outs = _as_seq(outputs)
-    ins = _as_seq(inputs)
-    grads = _as_seq(grad_outputs)
-    if not grads:
-        grads = [None] * len(outs)
-    if len(grads) != len(outs):
-        raise RuntimeError(f"grad requires one grad_output per output: got {len(grads)} for "
-                           f"{len(outs)} outputs")
-    if materialize_grads and allow_unused is False:
-        raise ValueError("Expected allow_unused to be True or not passed when "
-                         "materialize_grads=True, but got: allow_unused=False.")
-    if allow_unused is None:
-        allow_unused = materialize_grads
-    if retain_graph is None:
-        retain_graph = create_graph
-    return run_backward(outs, grads, retain_graph, create_graph, inputs=ins,
-                        allow_unused=allow_unused, accumulate=False,
-                        materialize=materialize_grads, batched=is_grads_batched)
 
 
 def Variable(data, requires_grad: bool = False, volatile: bool = False):  # noqa: N802

@@ -19,12 +19,12 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .._grad_mode import _DecoratorContextManager
+from .._graph.forward_state import FW, get_tangent, set_tangent  # noqa: F401  (re-exported)
 from .._tensor import Tensor
 from ..ops import table as T
 from ..ops.dispatch import view_apply
-from .forward_state import FW, get_tangent, set_tangent  # noqa: F401  (re-exported)
 
-# PyTorch's API, above the op layer; the state lives in autograd/forward_state.py and the
+# PyTorch's API, above the op layer; the state lives in _graph/forward_state.py and the
 # JVP rules with the dispatch interceptor in ops/jvp_rules.py (Note [Forward AD
 # interceptor]).
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._grad_mode import STATE
-from .node import OUT0, Node, _OutputSlot, user_site
+from .._graph.node import OUT0, Node, _OutputSlot, user_site
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable",
            "InplaceFunction"]
@@ -370,9 +370,9 @@ _FN_VIEW = FnView()
 
 
 def _apply(op: _FunctionOp, args: tuple, kwargs: dict):
+    from .._graph.forward_state import FW
     from .._tensor import Tensor
     from ..ops._core import _edge
-    from .forward_state import FW
 
     cls = op.cls
     ctx = _new_ctx(op)
@@ -478,7 +478,7 @@ def _wrap_outputs(ctx, args, outs, is_exec: bool) -> tuple:
         if has_out:
             ctx._out = [(o._data, o._vc, o._vc[0]) if isinstance(o, Tensor) and
                         o.grad_fn is ctx else None for o in new]
-        from .saved_hooks import HOOKS
+        from .._graph.saved_hooks import HOOKS
 
         if HOOKS.stack:
             HOOKS.pack_all(ctx, new[0] if len(new) == 1 else tuple(new))
@@ -513,10 +513,10 @@ def _rebase_dirty(ctx, o, k: int) -> None:
 
 def _forward_ad(ctx, args, outs) -> None:
     """Tangents of a Function's outputs from its ``jvp`` (forward-mode AD)."""
+    from .._graph.forward_state import FW, get_tangent
     from .._tensor import Tensor
     from ..ops.creation import zeros_like
     from ..ops.jvp_rules import attach
-    from .forward_state import FW, get_tangent
 
     tans = [get_tangent(a) if isinstance(a, Tensor) else None for a in args]
     if all(t is None for t in tans):

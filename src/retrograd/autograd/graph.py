@@ -7,8 +7,8 @@ Example:
     True
 """
 
-from .node import Node, RemovableHandle
-from .saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
+from .._graph.node import Node, RemovableHandle
+from .._graph.saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 
 __all__ = ["Node", "RemovableHandle", "saved_tensors_hooks", "save_on_cpu",
            "disable_saved_tensors_hooks"]

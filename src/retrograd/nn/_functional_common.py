@@ -14,9 +14,9 @@ import warnings
 
 import numpy as np
 
+from .._graph.node import _LEGACY
 from .._tensor import Tensor, _make
 from ..amp.state import AMP as _AMP
-from ..autograd.node import _LEGACY
 from ..ops import table_nn as TN
 from ..ops._core import FLOAT_NP
 from ..ops.dispatch import apply

@@ -20,10 +20,10 @@ import types
 
 from .._dtype import CACHES, DEFAULTS, FROM_NP, float32
 from .._grad_mode import INFERENCE_HOOKS, STATE
+from .._graph.node import _OUT_ONLY, OUT0, Kept, Node, _OutputSlot, sink, user_site
+from .._graph.provenance import FORWARD_WATCHERS
+from .._graph.saved_hooks import HOOKS
 from .._tensor import InferenceVersion, Tensor, check_inference_saved
-from ..autograd.node import _OUT_ONLY, OUT0, Kept, Node, _OutputSlot, sink, user_site
-from ..autograd.provenance import FORWARD_WATCHERS
-from ..autograd.saved_hooks import HOOKS
 
 _SEQ = itertools.count()
 _next_seq = _SEQ.__next__
@@ -87,7 +87,7 @@ class Op:
         self.fwd = fwd
         self.vjp = vjp
         self.per_input = isinstance(vjp, tuple)
-        # Note [Non-differentiable inputs] (autograd/node.py): the input positions that
+        # Note [Non-differentiable inputs] (_graph/node.py): the input positions that
         # never get a gradient (an index, a condition, a number operand of a Scalar
         # overload): the None rules of a per-input vjp, or given for a callable one
         if nondiff is None:
@@ -259,13 +259,13 @@ def _operand_edge(node, i: int, x):
     if x.__class__ is Tensor or isinstance(x, Tensor):
         if x._rg:
             return _edge(x)
-        if x._cut is not None:  # Note [Cut markers] (autograd/provenance.py)
+        if x._cut is not None:  # Note [Cut markers] (_graph/provenance.py)
             _cut_in(node, i, x)
     return None
 
 
 def _cut_in(node, i: int, x) -> None:
-    """Note [Cut markers] (autograd/provenance.py): input ``i`` carries a cut marker."""
+    """Note [Cut markers] (_graph/provenance.py): input ``i`` carries a cut marker."""
     node.__dict__.setdefault("_cut_in", []).append((i, x._cut))
 
 

@@ -19,7 +19,7 @@ import weakref
 import numpy as np
 
 from .._grad_mode import STATE
-from ..autograd.forward_state import FW
+from .._graph.forward_state import FW
 
 # Note [Buffer pool]
 # A kernel over a large array is a few passes over memory, and a fresh result array

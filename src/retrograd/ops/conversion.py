@@ -101,7 +101,7 @@ def type_(self, dtype=None, non_blocking: bool = False):
 
 
 def _legacy_type_str(t) -> str:
-    from ..autograd.node import legacy_type_name
+    from .._graph.node import legacy_type_name
 
     return legacy_type_name(t)
 

@@ -15,9 +15,9 @@ import numpy as np
 from .. import _dtype as D
 from .. import _random, _random_dist
 from .._device import check_device
+from .._graph.node import _LEGACY
 from .._size import Size
 from .._tensor import Tensor, _make
-from ..autograd.node import _LEGACY
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange",
            "linspace", "logspace", "eye", "zeros_like", "ones_like", "full_like", "empty_like",

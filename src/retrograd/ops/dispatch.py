@@ -25,10 +25,10 @@ import numpy as np
 from .. import _dtype as D
 from .. import _tensor as _Tensor_mod
 from .._grad_mode import STATE
+from .._graph.forward_state import FW as _FW
+from .._graph.forward_state import fw_op as _fw_op
+from .._graph.provenance import mark as _cut_mark
 from .._tensor import Tensor, _make, track_view
-from ..autograd.forward_state import FW as _FW
-from ..autograd.forward_state import fw_op as _fw_op
-from ..autograd.provenance import mark as _cut_mark
 from . import buffers as _buffers
 from ._core import (
     _LOW,
@@ -146,7 +146,7 @@ def unary(op, a: Tensor, p=None) -> Tensor:
             _cut_mark("no_grad", op.name, a, t)
     elif a._cut is not None:  # a value computed from a cut one (Note [Cut markers])
         t._cut = a._cut
-    if _FW.active:  # forward-mode AD (Note [Forward AD interceptor] in autograd/forward_state.py)
+    if _FW.active:  # forward-mode AD (Note [Forward AD interceptor] in _graph/forward_state.py)
         _fw_op(op, (a,), t, p, 1)
     return t
 
@@ -342,7 +342,7 @@ def apply(op, inputs, p=None, nout: int = 1, differentiable: bool = True):
 
 
 def _mark_apply_cut(op, t: Tensor, inputs, p) -> None:
-    """Note [Cut markers] (autograd/provenance.py): an op under no_grad, or a
+    """Note [Cut markers] (_graph/provenance.py): an op under no_grad, or a
     differentiable op whose result is an integer, took a tensor that requires grad."""
     if STATE.cut_watch is None:  # inside backward: derivative rules leave no markers
         return
@@ -396,7 +396,7 @@ def view_apply(op, a: Tensor, p):
         if not STATE.enabled:
             t._vmeta = "no_grad"
         if STATE.cut_watch is not None:  # None: a derivative rule's view of a gradient,
-            track_view(base, t)  # which no one can make require grad (autograd/engine.py)
+            track_view(base, t)  # which no one can make require grad (_graph/engine.py)
     if _FW.active:
         _fw_op(op, (a,), t, p, 2)
     return t

@@ -3,19 +3,19 @@ op layer.
 
 The engine sits below the op layer and imports nothing from it; ``install()``, called
 by ``import retrograd`` once the op layer is loaded (as ``methods.install()`` is), gives
-it what it needs (Note [Engine services] in autograd/engine.py).
+it what it needs (Note [Engine services] in _graph/engine.py).
 
 Example:
     >>> import retrograd as torch
-    >>> from retrograd.autograd import engine
+    >>> from retrograd._graph import engine
     >>> engine._sum_to is torch.ops.functions.sum_to
     True
 """
 
 from __future__ import annotations
 
+from .._graph import engine
 from .._tensor import Tensor, _make
-from ..autograd import engine
 from . import buffers
 from .creation import tensor, zeros
 from .functions import stack, sum_to

@@ -21,10 +21,10 @@ import numpy as np
 
 from .. import _dtype as D
 from .._grad_mode import STATE
+from .._graph.forward_state import FW as _FW
+from .._graph.forward_state import inplace_tangent as _inplace_tangent
+from .._graph.node import _LEGACY, RELEASED
 from .._tensor import Tensor, _make, check_inference_write, mark_views_requiring_grad, result_type
-from ..autograd.forward_state import FW as _FW
-from ..autograd.forward_state import inplace_tangent as _inplace_tangent
-from ..autograd.node import _LEGACY, RELEASED
 from . import buffers as _buffers
 from . import overlap as _overlap
 from ._core import Op, record

@@ -1,6 +1,6 @@
 """Forward-mode AD in the op layer: the JVP rules of op records and the interceptor that
 attaches output tangents while a dual level is open (Note [Forward AD interceptor] in
-autograd/forward_state.py).
+_graph/forward_state.py).
 
 Example:
     >>> import retrograd as torch
@@ -18,10 +18,10 @@ import weakref
 import numpy as np
 
 from .._grad_mode import STATE
+from .._graph.engine import run_backward
+from .._graph.forward_state import ELEMENTWISE, FW, VIEW, get_tangent, register, set_tangent
+from .._graph.node import RuleInputs
 from .._tensor import Tensor, _make
-from ..autograd.engine import run_backward
-from ..autograd.forward_state import ELEMENTWISE, FW, VIEW, get_tangent, register, set_tangent
-from ..autograd.node import RuleInputs
 from ._core import FLOAT_NP
 from .dispatch import apply, replay_view, view_apply
 

@@ -10,9 +10,9 @@ Example:
 from __future__ import annotations
 
 from .. import _dtype as D
+from .._graph.entry_points import backward as autograd_backward
+from .._graph.node import _LEGACY
 from .._tensor import Tensor
-from ..autograd import backward as autograd_backward
-from ..autograd.node import _LEGACY
 from . import functions
 from . import table as T
 from .conversion import _caster, type_

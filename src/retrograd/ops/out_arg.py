@@ -22,8 +22,8 @@ import warnings
 import numpy as np
 
 from .._grad_mode import STATE
+from .._graph.node import _LEGACY
 from .._tensor import Tensor, check_inference_write
-from ..autograd.node import _LEGACY
 from . import overlap as _overlap
 
 __all__ = ["write_out"]

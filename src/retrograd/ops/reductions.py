@@ -17,8 +17,8 @@ import collections
 import numpy as np
 
 from .. import _dtype as D
+from .._graph.node import _LEGACY
 from .._tensor import Tensor, _make, _wrap_dim
-from ..autograd.node import _LEGACY
 from . import table as T
 from ._core import _LOW, FLOAT_NP, Op
 from .arguments import _dims

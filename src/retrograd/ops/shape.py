@@ -17,10 +17,10 @@ import numpy as np
 
 from .. import _dtype as D
 from .._grad_mode import STATE
+from .._graph.forward_state import FW as _FW
+from .._graph.forward_state import fw_op as _fw_op
 from .._size import Size
 from .._tensor import Tensor, _make, _wrap_dim, result_type, track_view
-from ..autograd.forward_state import FW as _FW
-from ..autograd.forward_state import fw_op as _fw_op
 from . import table as T
 from ._core import record
 from .arguments import _dims, _py_abs, _py_max, _py_sum

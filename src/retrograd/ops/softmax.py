@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import warnings
 
+from .._graph.node import _LEGACY
 from .._tensor import Tensor
-from ..autograd.node import _LEGACY
 from . import table_nn as TN
 from ._core import FLOAT_NP
 from .dispatch import apply

@@ -530,7 +530,7 @@ sub = _b("sub", np.subtract, (lambda g, s, n: g, lambda g, s, n: -g))
 # divisor, Backward1 for a tensor one) and the NotImplemented nodes of the overloads
 # without a derivative. Each overload is an Op of its own here, picked by the public
 # function from its operands' types (one isinstance); its number operand has a None rule,
-# so the node has no slot for it (Note [Non-differentiable inputs], autograd/node.py).
+# so the node has no slot for it (Note [Non-differentiable inputs], _graph/node.py).
 # The overloads share the kernel and the name of their op, hence its batched rules,
 # JVP rule and autocast category. Ops whose scalar form PyTorch wraps into a tensor
 # (``x * 2``, ``x - 1``: mul.Tensor, sub.Tensor) keep one Op and a (None, 0) slot.
@@ -902,7 +902,7 @@ lerp = Op("lerp", _lerp_fwd, (lambda g, s, n: g * (1 - s[2]), lambda g, s, n: g 
           node_name="LerpBackward1")
 lerp.save_if = ((2,), (2,), (0, 1))  # the ends serve the weight's gradient only
 # a Python number weight is a parameter, as PyTorch's lerp.Scalar: nothing saved, so
-# the node may run again (Note [Nodes that saved nothing] in autograd/node.py)
+# the node may run again (Note [Nodes that saved nothing] in _graph/node.py)
 lerp_scalar = Op("lerp_scalar", lambda a, b, w: _lerp_fwd(a, b, np.asarray(w, a.dtype)),
                  (lambda g, s, n: g * (1 - n._p), lambda g, s, n: g * n._p),
                  node_name="LerpBackward0")

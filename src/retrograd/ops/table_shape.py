@@ -18,7 +18,7 @@ import numpy as np
 import retrograd as R
 
 from .._grad_mode import STATE
-from ..autograd.node import RELEASED
+from .._graph.node import RELEASED
 from ._core import Op
 from .rule_helpers import _bdims, _not_implemented
 

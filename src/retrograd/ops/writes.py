@@ -14,10 +14,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._grad_mode import STATE
+from .._graph.forward_state import FW as _FW
+from .._graph.forward_state import inplace_tangent as _inplace_tangent
+from .._graph.provenance import mark as _cut_mark
 from .._tensor import Tensor, _make, check_inference_write
-from ..autograd.forward_state import FW as _FW
-from ..autograd.forward_state import inplace_tangent as _inplace_tangent
-from ..autograd.provenance import mark as _cut_mark
 from . import overlap as _overlap
 from . import table as T
 from .arguments import _py_sum

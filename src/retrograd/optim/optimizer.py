@@ -22,8 +22,8 @@ from typing import Any, ClassVar
 
 from .. import _dtype as D
 from .._grad_mode import STATE, enable_grad
+from .._graph.node import RemovableHandle
 from .._tensor import Tensor
-from ..autograd.node import RemovableHandle
 from ..ops.creation import tensor, zeros, zeros_like
 
 __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
@@ -92,7 +92,7 @@ def register_optimizer_step_post_hook(hook: Callable) -> RemovableHandle:
 
 def _typename(obj) -> str:
     if isinstance(obj, Tensor):
-        from ..autograd.node import legacy_type_name
+        from .._graph.node import legacy_type_name
 
         return legacy_type_name(obj)
     cls = type(obj)

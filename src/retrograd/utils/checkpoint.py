@@ -5,7 +5,7 @@ Note [Two checkpoints]
 
 * Non-reentrant (``use_reentrant=False``, recommended) records the forward as usual,
   but inside the segment every tensor a node saves for backward goes through a
-  saved-tensor pack hook (autograd/saved_hooks.py) that stores a small ``_Holder``
+  saved-tensor pack hook (_graph/saved_hooks.py) that stores a small ``_Holder``
   instead of the tensor. The first time backward unpacks a holder, the segment's
   function is rerun once (same inputs, same RNG state, same autocast state) under a
   second pack hook that fills every live holder, in order, with the recomputed
@@ -45,14 +45,14 @@ from collections.abc import Callable
 from typing import Any
 
 from .._grad_mode import enable_grad, is_grad_enabled, no_grad
+from .._graph.engine import is_checkpoint_valid
+from .._graph.saved_hooks import saved_tensors_hooks
 from .._random import fork_rng, get_rng_state, set_rng_state
 from .._tensor import Tensor
 from ..amp.autocast_mode import autocast
 from ..amp.state import AMP
 from ..autograd import backward as autograd_backward
-from ..autograd.engine import is_checkpoint_valid
 from ..autograd.function import Function
-from ..autograd.saved_hooks import saved_tensors_hooks
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction",
            "set_checkpoint_early_stop", "detach_variable", "check_backward_validity",
@@ -296,7 +296,7 @@ class _CheckpointFrame:
     def get_inputs(self) -> list:
         for i, (a, v) in enumerate(zip(self.inputs, self.versions)):
             if isinstance(a, Tensor) and a._vc[0] != v:
-                from ..autograd.node import legacy_type_name
+                from .._graph.node import legacy_type_name
 
                 shape = ", ".join(str(s) for s in a.shape)
                 raise RuntimeError(

@@ -85,11 +85,11 @@ def as_user_code(*files: str) -> None:
     """Name lines of this file (and of ``files``) as the source of the nodes they create.
 
     Note [Demo sites]: nodes record the first frame outside the retrograd package as
-    their source line (Note [User sites] in autograd/node.py). These models live inside
+    their source line (Note [User sites] in _graph/node.py). These models live inside
     the package but stand for user code, so the demo marks this file as user code in
     that per-file cache; the graph picture then shows `x = self.pool(...)` lines.
     """
-    from ..autograd.node import _IS_OURS
+    from .._graph.node import _IS_OURS
 
     _IS_OURS[__file__] = False
     for f in files:  # e.g. the tour (Note [Tour sites] in retrograd/_tour.py)

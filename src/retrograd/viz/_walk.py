@@ -17,8 +17,8 @@ import os
 import numpy as np
 
 from .._dtype import FROM_NP
+from .._graph.node import AccumulateGrad, _OutputSlot, site_line
 from .._tensor import Tensor
-from ..autograd.node import AccumulateGrad, _OutputSlot, site_line
 
 __all__ = ["Graph", "walk", "site_text", "nbytes_str", "module_of", "param_names"]
 

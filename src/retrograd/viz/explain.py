@@ -9,7 +9,7 @@ The causes, in the order they are checked:
   ``no_grad()``, a cast to an integer dtype, a comparison, an in-place write under
   ``no_grad()``, ``detach_()``, ``requires_grad_(False)``, or a value taken out with
   ``item()``/``tolist()``/``numpy()``. The op and the user's line are named
-  (markers left by the core, Note [Cut markers] in autograd/provenance.py).
+  (markers left by the core, Note [Cut markers] in _graph/provenance.py).
 - ``'not_requires_grad'``: ``t`` is a leaf made without ``requires_grad=True``.
 - ``'not_used'``: ``t`` requires grad but no recorded op ever used it.
 - ``'not_reached'``: ``t`` is used by some graph, but not by the ``loss`` given.
@@ -31,9 +31,9 @@ from __future__ import annotations
 import linecache
 import os
 
+from .._graph.node import AccumulateGrad, site_line
+from .._graph.provenance import Cut, recent_cuts
 from .._tensor import Tensor
-from ..autograd.node import AccumulateGrad, site_line
-from ..autograd.provenance import Cut, recent_cuts
 
 __all__ = ["explain_grad", "GradExplanation"]
 

@@ -28,8 +28,8 @@ import os
 import shutil
 import warnings
 
+from .._graph.node import AccumulateGrad
 from .._tensor import Tensor
-from ..autograd.node import AccumulateGrad
 from ._walk import assign_modules, attribute_saved, nbytes_str, param_names, site_text, walk
 
 __all__ = ["draw_graph", "GraphPicture", "track_modules", "graphviz_available"]

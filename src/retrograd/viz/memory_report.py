@@ -17,8 +17,8 @@ Example:
 
 from __future__ import annotations
 
+from .._graph.node import AccumulateGrad
 from .._tensor import Tensor
-from ..autograd.node import AccumulateGrad
 from ._walk import assign_modules, attribute_saved, nbytes_str, param_names, site_text, walk
 
 __all__ = ["graph_report", "GraphReport"]

@@ -30,9 +30,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._grad_mode import STATE
+from .._graph.node import AccumulateGrad
+from .._graph.provenance import FORWARD_WATCHERS
 from .._tensor import Tensor
-from ..autograd.node import AccumulateGrad
-from ..autograd.provenance import FORWARD_WATCHERS
 from ._walk import site_text
 
 __all__ = ["nan_provenance", "find_nonfinite", "NonFiniteReport"]

@@ -27,8 +27,8 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ..._grad_mode import STATE, no_grad
+from ..._graph.node import RemovableHandle
 from ..._tensor import Tensor, _make
-from ...autograd.node import RemovableHandle
 from ..parameter import Buffer, Parameter
 
 __all__ = ["Module", "typename"]

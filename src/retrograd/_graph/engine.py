@@ -22,7 +22,7 @@ import threading
 import numpy as np
 
 from .._grad_mode import STATE
-from .anomaly_mode import nan_error, warn_forward_trace
+from .anomaly import nan_error, warn_forward_trace
 from .node import AccumulateGrad, Kept, internal_slots, public_slots
 
 __all__ = ["run_backward", "make_grads", "GraphTask", "is_checkpoint_valid",
@@ -79,7 +79,7 @@ def register_tensor_ops(*, tensor_type, make, as_tensor, zeros, sum_to, stack, p
 
     Example:
         >>> import retrograd as torch
-        >>> from retrograd.autograd import engine
+        >>> from retrograd._graph import engine
         >>> engine._Tensor is torch.Tensor  # registered by ``import retrograd``
         True
     """
@@ -106,7 +106,7 @@ def is_checkpoint_valid() -> bool:
     """False while running a backward that was given ``inputs`` (``autograd.grad`` too).
 
     Example:
-        >>> from retrograd.autograd.engine import is_checkpoint_valid
+        >>> from retrograd._graph.engine import is_checkpoint_valid
         >>> is_checkpoint_valid()
         True
     """
@@ -337,7 +337,7 @@ def _execute(task: GraphTask) -> None:
     prev = state.enabled, state.cut_watch, state.batch
     state.enabled = create_graph
     if prev[1] is not None:
-        state.cut_watch = None  # derivative rules leave no cut markers (autograd/provenance.py)
+        state.cut_watch = None  # derivative rules leave no cut markers (_graph/provenance.py)
     state.batch = 0 if nbatch is None else 1
     stack = TASKS.stack
     stack.append(task)  # Note [Graph tasks]
@@ -758,7 +758,7 @@ def _has_nan(g) -> bool:
 
 
 def _check_nan(node, in_grads, grads=()) -> None:
-    """Anomaly mode: the first node whose rule returns NaN raises (autograd/anomaly_mode.py)."""
+    """Anomaly mode: the first node whose rule returns NaN raises (_graph/anomaly.py)."""
     for i, g in enumerate(public_slots(node, in_grads)):  # Note [Non-differentiable inputs]
         if _has_nan(g):
             warn_forward_trace(node)

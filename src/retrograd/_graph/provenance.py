@@ -131,7 +131,7 @@ def mark(reason: str, op: str, source, out=None) -> Cut:
 
     Example:
         >>> import retrograd as torch
-        >>> from retrograd.autograd.provenance import mark
+        >>> from retrograd._graph.provenance import mark
         >>> w = torch.ones(1, requires_grad=True)
         >>> mark("detach", "my_cut()", w).reaches(w)
         True
@@ -169,7 +169,7 @@ def recent_cuts() -> list:
 
     Example:
         >>> import retrograd as torch
-        >>> from retrograd.autograd.provenance import recent_cuts
+        >>> from retrograd._graph.provenance import recent_cuts
         >>> _ = torch.ones(1, requires_grad=True).detach()
         >>> recent_cuts()[0].reason
         'detach'
@@ -181,7 +181,7 @@ def clear_cuts() -> None:
     """Forget every recorded cut (tests and long sessions).
 
     Example:
-        >>> from retrograd.autograd.provenance import clear_cuts, recent_cuts
+        >>> from retrograd._graph.provenance import clear_cuts, recent_cuts
         >>> clear_cuts(); recent_cuts()
         []
     """

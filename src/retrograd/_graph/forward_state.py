@@ -3,7 +3,7 @@ tensor's tangent, and the hooks dispatch calls while a level is open (Note [Forw
 interceptor]).
 
 Example:
-    >>> from retrograd.autograd.forward_state import FW
+    >>> from retrograd._graph.forward_state import FW
     >>> FW.active
     False
 """
@@ -75,7 +75,7 @@ def register(*, fw_op, inplace_tangent) -> None:
 
     Example:
         >>> import retrograd
-        >>> from retrograd.autograd import forward_state
+        >>> from retrograd._graph import forward_state
         >>> forward_state._HOOKS.fw_op is not None
         True
     """
