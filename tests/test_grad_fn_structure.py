@@ -23,9 +23,6 @@ import retrograd.utils.checkpoint  # noqa: E402
 # Entries whose graphs still differ from PyTorch's (values and gradients match; see
 # test_ops.py). Keep this short: fix the structure, then delete the entry.
 ALLOW = {
-    "matmul": "torch reshapes batched/1-D matmuls around bmm/mm (view/unsqueeze nodes)",
-    "matmul_op": "as matmul",
-    "einsum": "torch decomposes einsum into views/bmm; one primitive here",
 }
 
 
@@ -117,12 +114,6 @@ def _linear(m, shape, bias):
     return layer(x), [x, layer.weight] + ([layer.bias] if bias else [])
 
 
-_LINEAR_FUSED = ("nn.Linear is one fused node here (inputs x, W, b) where torch has "
-                 "addmm(b, x, W.t()) over TBackward0: the extra view and node cost W3 a third "
-                 "of its step (docs/compatibility.md); the names match, the edges do not")
-
-
-@pytest.mark.xfail(reason=_LINEAR_FUSED, strict=True)
 @pytest.mark.parametrize("shape,bias", [((2, 3), True), ((3,), True), ((2, 2, 3), True),
                                         ((2, 3), False)])
 def test_linear_graph(shape, bias):
@@ -135,9 +126,6 @@ def test_linear_graph(shape, bias):
         assert rw[3] == ("TBackward0", (("AccumulateGrad", 0),)) and rw[4] == ("leaf", 1)
 
 
-@pytest.mark.xfail(reason="1-D input without bias: torch's matmul unsqueezes the vector and "
-                          "squeezes the result around mm (allow-list entry 'matmul')",
-                   strict=True)
 def test_linear_graph_1d_no_bias():
     tw, rw = _pair(functools.partial(_linear, shape=(3,), bias=False))
     assert rw == tw

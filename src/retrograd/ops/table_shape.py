@@ -47,6 +47,10 @@ def _squeeze_fwd(a, ax):
 squeeze_all = _view_op("squeeze_all", _squeeze_fwd, node_name="SqueezeBackward0")
 squeeze = _view_op("squeeze", _squeeze_fwd, node_name="SqueezeBackward1")
 squeeze_dims = _view_op("squeeze_dims", _squeeze_fwd, node_name="SqueezeBackward2")
+# squeeze_(dim) of a fresh result (matmul's vector-times-matrix): PyTorch changes that
+# tensor's shape in place, so the result is no view; its node is SqueezeBackward4
+squeeze_inplace = Op("squeeze_inplace", _squeeze_fwd, (_back_to_input_shape,),
+                     node_name="SqueezeBackward4")
 def _unsqueeze_fwd(a, ax):
     if 1 not in a.shape:
         return np.expand_dims(a, ax)
