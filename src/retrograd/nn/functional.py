@@ -154,8 +154,13 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is not None:
         bd = bias._data
         if nd == 2:
+            if bd.shape == wd.shape[:1] and wd.ndim == 2 and xd.strides[0] != xd.itemsize:
+                # the common case: the layouts are known (Note [addmm gradient layouts])
+                ws, item = wd.strides, wd.itemsize
+                return apply(_T.addmm, (bias, input, wt), _LINEAR_P[
+                    ws[1] == item and ws[0] == item * wd.shape[1]])
             return _addmm_linear(bias, input, wt)
-        if xd.flags.c_contiguous and (nd == 3 or bd.ndim == 1):  # flattened to 2-D
+        if bd.ndim == 1 and xd.flags.c_contiguous:  # flattened to 2-D
             lead = xd.shape[:-1]
             x2 = view_apply(_T.view, input, (math.prod(lead), xd.shape[-1]))
             out = _addmm_linear(bias, x2, wt)
@@ -167,10 +172,13 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 # Note [linear's graph]
 # F.linear records what PyTorch's at::linear records: the weight's transpose (W.t(), a
 # view: TBackward0), then addmm(b, x, W.t()) for a 2-D input with a bias, the same on the
-# input flattened to 2-D (views before and after) when it is contiguous and 3-D or the
-# bias 1-D, and otherwise matmul(x, W.t()) with the bias added in place. addmm gives
+# input flattened to 2-D (views before and after) when it is contiguous and the bias 1-D
+# (torch 2.13), and otherwise matmul(x, W.t()) with the bias added in place. addmm gives
 # W.t() its gradient column-major (Note [addmm gradient layouts]), so TBackward0's
 # transpose hands the weight a contiguous gradient, which becomes its .grad uncopied.
+_LINEAR_P = ((1, 1, 0), (1, 1, 2))  # addmm's p: W.t() row- or column-major (x row-major)
+
+
 def _addmm_linear(bias: Tensor, x: Tensor, wt: Tensor) -> Tensor:
     w = wt._data
     if w.ndim != 2:

@@ -213,8 +213,10 @@ def _addmm_vjp(g, s, n, needs):
     if needs[0]:
         if beta != 1:
             r[0] = g * beta  # the engine sums it back to input's shape
-        elif gd.ndim == 2 and len(n._edges[0][2]) == 1 and not STATE.batch:
-            r[0] = R.ops.dispatch.apply(R.ops.reductions._SUM1, (g,), ((0,), False, None))
+        elif gd.ndim == 2 and len(n._edges[0][2]) == 1 and not STATE.batch:  # g.sum(0)
+            s1 = R.ops.reductions._SUM1
+            r[0] = (_make(s1.fwd(gd, _SUM0)) if not STATE.enabled else
+                    R.ops.dispatch.apply(s1, (g,), _SUM0))
         else:
             r[0] = g
     if needs[1] or needs[2]:
@@ -223,6 +225,9 @@ def _addmm_vjp(g, s, n, needs):
         r[1] = None if r[1] is None else r[1] * alpha
         r[2] = None if r[2] is None else r[2] * alpha
     return r
+
+
+_SUM0 = ((0,), False, None)  # sum's p: over dim 0, no keepdim, the dtype kept
 
 
 def _addmm_products(g, m1, m2, layout: int, needs, r: list) -> None:

@@ -18,6 +18,7 @@ import numpy as np
 import retrograd as R
 
 from .._grad_mode import STATE
+from .._tensor import _make
 from ..autograd.node import RELEASED
 from ._core import Op
 from .rule_helpers import _bdims, _not_implemented
@@ -97,9 +98,15 @@ permute = _view_op("permute", lambda a, dims: np.transpose(a, dims),
 transpose = _view_op("transpose",  # of a 0-d tensor (dims 0, 0): the tensor itself, as torch
                      lambda a, p: np.swapaxes(a, p[0], p[1]) if a.ndim else a.view(),
                      lambda g, s, n: g.transpose(STATE.batch + n._p[0], STATE.batch + n._p[1]))
-t_op = _view_op("t", lambda a, p: a.T,
-                lambda g, s, n: g.transpose(-2, -1) if len(n._edges[0][2]) == 2 else g,
-                node_name="TBackward0")
+def _t_rule(g, s, n):
+    if len(n._edges[0][2]) != 2:
+        return g
+    if not STATE.enabled and not STATE.batch:  # no graph to record (nn.Linear's W.t())
+        return _make(g._data.T)
+    return g.transpose(-2, -1)
+
+
+t_op = _view_op("t", lambda a, p: a.T, _t_rule, node_name="TBackward0")
 alias = _view_op("alias", lambda a, p: a.view(), lambda g, s, n: g)
 
 
