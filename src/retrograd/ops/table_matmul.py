@@ -28,12 +28,6 @@ def _mm_rule_a(g, s, n):
     # requires grad): its shape is its edge's
     a, b = s
     ashape = a.shape if a is not None else n._edges[0][2]
-    if len(ashape) == 2 and b.ndim > 2 and g._data.dtype in _LOW_MM and \
-            g.shape[:-2] == b.shape[:-2]:
-        # torch folds the batch into one product: one rounding (Note [Low-precision
-        # accumulation]), where a batched product and a sum would round twice
-        return g.movedim(-2, 0).reshape(ashape[0], -1) @ b.movedim(-2, 0).reshape(
-            ashape[1], -1).mT
     if b.ndim == 1:
         return g.unsqueeze(-1) * b
     if len(ashape) == 1:
@@ -44,9 +38,6 @@ def _mm_rule_a(g, s, n):
 def _mm_rule_b(g, s, n):
     a, b = s
     bnd = b.ndim if b is not None else len(n._edges[1][2])  # (see _mm_rule_a)
-    if bnd == 2 and a.ndim > 2 and g._data.dtype in _LOW_MM and g.shape[:-2] == a.shape[:-2]:
-        # one folded product, as torch's matmul (see _mm_rule_a)
-        return a.reshape(-1, a.shape[-1]).mT @ g.reshape(-1, g.shape[-1])
     if a.ndim == 1:
         if bnd == 1:
             return g.unsqueeze(-1) * a
