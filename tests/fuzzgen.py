@@ -1024,44 +1024,6 @@ EXCLUSIONS.append(Exclusion(
 ))
 
 
-_MATMUL_STEP = re.compile(r"^\w+ = (?:T\.matmul\(\w+, \w+\)|\w+ @ \w+)$")
-
-
-def _torch_matmul_views(program: Program) -> list:
-    """Steps ``v = a @ b`` whose result torch gives as a view (of its own buffer)."""
-    import torch
-
-    env = {"T": torch}
-    found = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for i, step in enumerate(program.steps):
-            try:
-                exec(_compiled(step.code), env)
-            except Exception:  # noqa: BLE001, S112 - as run(): the step is compared elsewhere
-                continue
-            if _MATMUL_STEP.match(step.code):
-                t = env.get(step.outs[0]) if step.outs else None
-                if _is_tensor(t) and t._base is not None:
-                    found.append(i)
-    return found
-
-
-def _matmul_result_view(diff: Difference, program: Program) -> bool:
-    # torch's matmul of a 2-D and a batched tensor computes the transposed product and
-    # returns its mT, a view, when that is contiguous (one row, or one column); an
-    # in-place op on the result then goes through CopySlices, whose gradient keeps a
-    # graph. It is this difference when it goes with those results cloned
-    views = _torch_matmul_views(program)
-    if not views or views[0] >= diff.step:
-        return False
-    steps = list(program.steps)
-    for i in views:
-        out, expr = steps[i].code.split(" = ", 1)
-        steps[i] = Step(f"{out} = ({expr}).clone()", steps[i].outs, steps[i].check)
-    return _gone(diff, compare(Program(program.seed, steps)))
-
-
 _INPLACE_STEP = re.compile(r"\w_\(|\] = |\.grad = ")
 _SECOND_ORDER = re.compile(r"\bg\d+_\d+\b|\.grad\b")
 
@@ -1089,28 +1051,6 @@ def _saved_by_second_order(diff: Difference, program: Program) -> bool:
     again = compare(Program(program.seed, steps))
     code = diff.code
     return again is None or not (again.kind == "exception" and again.code == code)
-
-
-EXCLUSIONS.append(Exclusion(
-    "the result of matmul is a view in torch",
-    "torch's matmul of a 2-D (or 1-row) operand and a batched one folds the batch, "
-    "computes the transposed product and returns its mT, which is a view of that buffer "
-    "when it is contiguous (at::matmul, `output.mT().contiguous()`); an in-place op on "
-    "the result then goes through CopySlices, so a gradient through it keeps a graph that "
-    "reaches nodes of the first backward. retrograd's result is a tensor of its own. "
-    "Matched when the difference goes with such results cloned.",
-    _matmul_result_view,
-    ("x1 = T.tensor([[-1.031, -1.387, -1.013]], dtype=T.float32, requires_grad=True)\n"
-     "x2 = T.tensor([[[-0.0, 1.0, -1.106], [0.458, 0.092, 0.0], [-0.0, -0.719, -1.615]], "
-     "[[0.5, 1.478, 0.061], [1.945, -1.982, -0.213], [-1.518, -1.431, 0.734]]], "
-     "dtype=T.float32, requires_grad=True)\n"
-     "v3 = T.matmul(x1, x2)\n"
-     "v3.fill_(1.5)\n"
-     "v5 = v3.reciprocal()\n"
-     "g7_0, = T.autograd.grad(v5.sum(), [x2], create_graph=True, allow_unused=True)\n"
-     "v5.mean().backward()\n"
-     "g7_0.sum().backward()\n",),
-))
 
 
 EXCLUSIONS.append(Exclusion(

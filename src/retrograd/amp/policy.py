@@ -29,7 +29,7 @@ doors into an op, and both consult the one table:
    the call to ``autocast_apply`` while autocast is on (this module registers both
    with dispatch when imported: Note [Dispatch interceptors]): table primitives are
    identified by ``Op.name`` (``mm``, ``bmm``, ``matmul``, ``prod``, ``cat``,
-   ``stack``, ``linear``, ``conv``...). ``unary``/``binary`` (elementwise ops, none
+   ``stack``, ``addmm``, ``conv``...). ``unary``/``binary`` (elementwise ops, none
    of which is on a list) have no check at all.
 2. Public functions that are compositions (``addmm``, ``F.linear``'s checks, the
    losses, ``matmul``'s choice among mm/mv/dot) get an entry check when ``install()``

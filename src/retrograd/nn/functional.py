@@ -23,10 +23,12 @@ import retrograd as R
 
 from .._grad_mode import no_grad
 from .._tensor import Tensor, _make
+from ..ops import table as _T
 from ..ops import table_nn as TN
 from ..ops._core import FLOAT_NP
-from ..ops.dispatch import apply
+from ..ops.dispatch import apply, view_apply
 from ..ops.out_arg import write_out
+from ..ops.shape import _check_expand
 from ..ops.softmax import log_softmax, softmax, softmin
 
 __all__ = [
@@ -90,7 +92,7 @@ from .functional_losses import (  # noqa: F401  (re-exported: F.mse_loss & co)
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
-    """``input @ weight.T + bias`` (one node, as PyTorch's addmm).
+    """``input @ weight.T + bias``, recorded as PyTorch records it (Note [linear's graph]).
 
     Example:
         >>> import retrograd as torch
@@ -99,28 +101,61 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """
     xd = input._data
     wd = weight._data
-    if xd.ndim == 0 or wd.ndim != 2:
-        if xd.ndim == 0 or wd.ndim != 1:
-            raise RuntimeError(
-                f"linear: input must have at least 1 dim and weight 1 or 2 dims, got input "
-                f"{tuple(input.shape)} and weight {tuple(weight.shape)}")
-        out = input.matmul(weight)
-        return out + bias if bias is not None else out
-    if xd.shape[-1] != wd.shape[1]:
-        lead = math.prod(input._data.shape[:-1]) if input._data.ndim > 1 else 1
+    nd = xd.ndim
+    if nd == 0 or wd.ndim not in (1, 2):
         raise RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({lead}x{input._data.shape[-1]} and "
-            f"{weight._data.shape[1]}x{weight._data.shape[0]}): the layer expects "
-            f"{weight._data.shape[1]} input features but the input's last dim is "
-            f"{input._data.shape[-1]}; reshape the input (x.flatten(1)) or change in_features")
+            f"linear: input must have at least 1 dim and weight 1 or 2 dims, got input "
+            f"{tuple(input.shape)} and weight {tuple(weight.shape)}")
+    if xd.shape[-1] != wd.shape[-1]:
+        lead = math.prod(xd.shape[:-1]) if nd > 1 else 1
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({lead}x{xd.shape[-1]} and "
+            f"{wd.shape[-1]}x{wd.shape[0] if wd.ndim == 2 else 1}): the layer expects "
+            f"{wd.shape[-1]} input features but the input's last dim is {xd.shape[-1]}; "
+            "reshape the input (x.flatten(1)) or change in_features")
     if xd.dtype != wd.dtype or (bias is not None and bias._data.dtype != wd.dtype):
         raise RuntimeError(
             f"mat1 and mat2 must have the same dtype, but got {_legacy(input.dtype)} and "
             f"{_legacy(weight.dtype)}: convert the input (x.to({weight.dtype})) or the "
             f"module (model.to({input.dtype}))")
-    # One node, where PyTorch has addmm(b, x, W.t()) (AddmmBackward0 over TBackward0):
-    # the transposed view and its node cost W3 a third of its step (docs/compatibility.md)
-    return apply(TN.linear, (input, weight, bias))
+    wt = view_apply(_T.t_op, weight, None)  # weight.t(): a view, its node TBackward0
+    if bias is not None:
+        bd = bias._data
+        if nd == 2:
+            if bd.shape == wd.shape[:1] and wd.ndim == 2 and xd.strides[0] != xd.itemsize:
+                # the common case: the layouts are known (Note [addmm gradient layouts])
+                ws, item = wd.strides, wd.itemsize
+                return apply(_T.addmm, (bias, input, wt), _LINEAR_P[
+                    ws[1] == item and ws[0] == item * wd.shape[1]])
+            return _addmm_linear(bias, input, wt)
+        if bd.ndim == 1 and xd.flags.c_contiguous:  # flattened to 2-D
+            lead = xd.shape[:-1]
+            x2 = view_apply(_T.view, input, (math.prod(lead), xd.shape[-1]))
+            out = _addmm_linear(bias, x2, wt)
+            return view_apply(_T.view, out, lead + out._data.shape[1:])
+    out = R.matmul(input, wt)
+    return out if bias is None else out.add_(bias)
+
+
+# Note [linear's graph]
+# F.linear records what PyTorch's at::linear records: the weight's transpose (W.t(), a
+# view: TBackward0), then addmm(b, x, W.t()) for a 2-D input with a bias, the same on the
+# input flattened to 2-D (views before and after) when it is contiguous and the bias 1-D
+# (torch 2.13), and otherwise matmul(x, W.t()) with the bias added in place. addmm gives
+# W.t() its gradient column-major (Note [addmm gradient layouts]), so TBackward0's
+# transpose hands the weight a contiguous gradient, which becomes its .grad uncopied.
+_LINEAR_P = ((1, 1, 0), (1, 1, 2))  # addmm's p: W.t() row- or column-major (x row-major)
+
+
+def _addmm_linear(bias: Tensor, x: Tensor, wt: Tensor) -> Tensor:
+    w = wt._data
+    if w.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {w.ndim}-D tensor (a 1-D weight "
+                           "takes no bias here: add the bias to the result)")
+    bd = bias._data
+    if bd.shape != w.shape[1:]:  # PyTorch's error where the bias does not fit the result
+        _check_expand(bias, bd.shape, (x._data.shape[0], w.shape[1]))
+    return apply(_T.addmm, (bias, x, wt), (1, 1, _T.addmm_layout(x._data, w)))
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,

@@ -113,7 +113,7 @@ class Op:
         self._save_if = value
         # Note [Recording]: the commonest save patterns get a straight path: nothing (0),
         # the output alone (1), input 0 alone (2), each of two operands for the other (3),
-        # inputs by index (4)
+        # inputs by index (4), inputs 1 and 2 each for the other (5: addmm, linear)
         save = self.save
         if not save:
             self.save_plan = 0
@@ -122,7 +122,8 @@ class Op:
             if self.save_plan == -1 and all(s.__class__ is int for s in save):
                 self.save_plan = 4  # only inputs
         else:
-            self.save_plan = 3 if (save, value) == ((0, 1), ((1,), (0,))) else -1
+            self.save_plan = {((0, 1), ((1,), (0,))): 3,
+                              ((1, 2), ((2,), (1,))): 5}.get((save, value), -1)
 
     def backward(self, node, grads, needs):
         """Input gradients; ``needs`` None means "every input with an edge"."""
@@ -280,11 +281,12 @@ def _save(node, op: Op, outs, inputs, nout: int) -> None:
         node._ver = [v]
         node._out = [(outs._data, vc, v)]
         return
-    if plan == 3:  # mul: each operand is saved only for the other one's gradient
-        a, b = inputs
+    if plan == 3 or plan == 5:  # mul, addmm: each operand saved only for the other's grad
+        a, b = inputs if plan == 3 else inputs[1:]
         xa = a if isinstance(b, Tensor) and b._rg else None
         xb = b if isinstance(a, Tensor) and a._rg else None
-        node._saved = [xa, xb]
+        # (addmm of a bias alone that requires grad saves nothing: the node may run again)
+        node._saved = [xa, xb] if xa is not None or xb is not None else Kept([None, None])
         node._ver = [xa._vc[0] if isinstance(xa, Tensor) else None,
                      xb._vc[0] if isinstance(xb, Tensor) else None]
         node._out = None

@@ -10,7 +10,6 @@ Example:
 from __future__ import annotations
 
 import builtins
-import collections
 import math
 
 import numpy as np
@@ -21,10 +20,12 @@ from .._tensor import _C_NAMES, _LEGACY_NAMES, Tensor, _make, _wrap_dim, result_
 from . import table as T
 from ._core import _LOW, FLOAT_NP
 from .arguments import _py_max
-from .conversion import clone
-from .dispatch import apply
+from .conversion import contiguous
+from .dispatch import apply, view_apply
 from .pointwise import _check_broadcast
 from .public import alias, public
+from .reductions import sum as rsum
+from .shape import diagonal, movedim, reshape
 
 # ----------------------------------------------------------------------------------
 # matrix products
@@ -54,90 +55,108 @@ def matmul(input, other) -> Tensor:  # noqa: A002
     a, b = input, other
     if not isinstance(b, Tensor) or not isinstance(a, Tensor):
         raise TypeError("matmul expects two tensors")
-    if a._data.ndim == 0 or b._data.ndim == 0:
+    da, db = a._data, b._data
+    if da.ndim == 0 or db.ndim == 0:
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
                            f"{a.ndim}D and {b.ndim}D")
-    if a._data.dtype != b._data.dtype:
+    if da.dtype != db.dtype:
         return _matmul_mixed(a, b)
-    na, nb = a._data.ndim, b._data.ndim
+    if STATE.enabled and (a._rg or b._rg):
+        return _matmul_recorded(a, b)
+    na, nb = da.ndim, db.ndim
     if na == 2 and nb == 2:
         op = T.mm_ops["mm"]
     elif na == 1 and nb == 1:
         op = T.mm_ops["dot"]
     elif na == 2 and nb == 1:
         op = T.mm_ops["mv"]
-    elif na == 3 and nb == 3 and a._data.shape[0] == b._data.shape[0]:
+    elif na == 3 and nb == 3 and da.shape[0] == db.shape[0]:
         op = T.mm_ops["bmm"]
     else:
         op = T.mm_ops["matmul"]
     try:
         r = apply(op, (a, b))
-        if op is T.mm_ops["matmul"] and r._gfn is not None:
-            _save_copies(a, b, r._gfn)
     except ValueError:
         raise _mm_error(a, b) from None
-    if na > 1 and nb > 1 and a._data.shape[-1] == 1:
+    if na > 1 and nb > 1 and da.shape[-1] == 1:
         _gemm_outer_zeros(a, b, r)
     return r
 
 
 # Note [What matmul saves]
-# PyTorch's matmul (at::_matmul_impl) reshapes a batched operand before its mm, mv or
-# bmm: folded into a matrix (_should_fold; the second operand as its mT), or with its
-# broadcast batch flattened into one dim (the bmm path). Where that reshape cannot be a
-# view (a transposed or permuted batch, a broadcast one), it copies, and the copy is
-# what the product saves for the other operand's gradient: writing into the operand in
-# place afterwards neither invalidates the graph nor changes the gradient. retrograd
-# multiplies the operands as they are, and saves a copy (in the graph, as PyTorch's
-# CloneBackward0) in exactly those cases. The reshape is NumPy's, whose no-copy rule is
-# PyTorch's (computeStride). A batch of 2-D operands of one shape never copies (bmm).
-def _save_copies(a: Tensor, b: Tensor, node) -> None:
-    """Swap ``a``/``b`` in ``node._saved`` for copies where PyTorch saves its reshape's
-    copy (Note [What matmul saves])."""
+# When it records a graph, matmul records PyTorch's decomposition (at::_matmul_impl)
+# node for node: dot, mv or mm for 1-D and 2-D operands (a vector times a matrix as
+# unsqueeze, mm, squeeze_); a batched operand folded into a matrix for mm or mv
+# (_should_fold; the second operand as its mT, the result transposed back); else both
+# operands expanded to the broadcast batch and reshaped to 3-D for bmm, the result an
+# _unsafe_view. Each product saves its own operands, as PyTorch's do: where a reshape
+# cannot be a view (a transposed or permuted batch, a broadcast one) it copies (a
+# CloneBackward0 node), and the copy is what the product saves for the other operand's
+# gradient, so writing into the operand in place afterwards neither invalidates the
+# graph nor changes the gradient. The reshape is ours, whose no-copy rule is PyTorch's
+# (computeStride). Without a graph to record (grad mode off, or no operand requires
+# grad) one table op computes the product: no node, nothing saved, less to run.
+def _matmul_recorded(a: Tensor, b: Tensor) -> Tensor:
+    """``a @ b`` as PyTorch's _matmul_impl records it (Note [What matmul saves])."""
     da, db = a._data, b._data
-    if da.ndim <= 2 and db.ndim <= 2:
-        return  # dot, mv and mm: PyTorch reshapes nothing
-    if da.flags.c_contiguous and (db.ndim <= 2 or (db.flags.c_contiguous and
-                                                   da.shape[:-2] == db.shape[:-2])):
-        return  # the common case: a contiguous batch folds or flattens as a view
-    saved = node._saved
-    if saved.__class__ is not list:  # packed by saved-tensor hooks: kept as they are
-        return
-    ca, cb = _copied_operands(da, db, a._rg, b._rg)
-    for i, (x, copied) in enumerate(((a, ca), (b, cb))):
-        if copied and saved[i] is x:
-            saved[i] = c = clone(x)
-            node._ver[i] = c._vc[0]
-
-
-def _copied_operands(da: np.ndarray, db: np.ndarray, a_rg: bool, b_rg: bool) -> tuple:
-    """Whether PyTorch's ``a @ b`` (one of them batched) reshapes a, and b, by a copy."""
-    if da.ndim == 3 and db.ndim == 3 and da.shape[0] != db.shape[0]:
-        # PyTorch drops a batch dim of 1 of an operand that needs a gradient
-        if da.shape[0] == 1 and a_rg:
-            da = da[0]
-        elif db.shape[0] == 1 and b_rg:
-            db = db[0]
     sa, sb = da.shape, db.shape
-    if _should_fold(da, db, a_rg, b_rg):
-        if da.ndim >= db.ndim:
-            return not _reshapes_as_view(da, (math.prod(sa[:-1]), sa[-1])), False
-        t1 = np.swapaxes(db, -1, -2)
-        return False, not _reshapes_as_view(t1, (math.prod(t1.shape[:-1]), sb[-2]))
-    batch = np.broadcast_shapes(sa[:-2], sb[:-2])
-    n = math.prod(batch)
-    ea = np.broadcast_to(da, batch + ((sa[-2],) if da.ndim > 1 else (1,)) + sa[-1:])
-    eb = np.broadcast_to(db, batch + sb[-2:])
-    return (not _reshapes_as_view(ea, (n,) + ea.shape[-2:]),
-            not _reshapes_as_view(eb, (n,) + (sb[-2:] if db.ndim > 1 else sb)))
-
-
-def _reshapes_as_view(x: np.ndarray, shape: tuple) -> bool:
+    na, nb = len(sa), len(sb)
+    if sa[-1] != (sb[-2] if nb > 1 else sb[0]):
+        raise _mm_error(a, b)
+    mm_ops = T.mm_ops
+    if na <= 2 and nb <= 2:
+        if nb == 1:
+            return apply(mm_ops["dot" if na == 1 else "mv"], (a, b))
+        if na == 2:
+            return _mm(a, b)
+        return apply(T.squeeze_inplace, (_mm(view_apply(T.unsqueeze, a, 0), b),), (0,))
     try:
-        np.reshape(x, shape, copy=False)
+        batch = np.broadcast_shapes(sa[:-2], sb[:-2])
     except ValueError:
-        return False
-    return True
+        raise _mm_error(a, b) from None
+    if _should_fold(da, db, a._rg, b._rg):
+        # the batched operand folded into a matrix: b.mT's when b is the batched one
+        swap = nb > na
+        t1 = view_apply(T.transpose, b, (nb - 2, nb - 1)) if swap else a
+        t2 = (view_apply(T.t_op, a, None) if na == 2 else a) if swap else b
+        s1 = t1._data.shape
+        out_shape = s1[:-1]
+        folded = reshape(t1, (math.prod(out_shape), s1[-1]))
+        if t2._data.ndim == 1:
+            return apply(T.unsafe_view, (apply(mm_ops["mv"], (folded, t2)),), out_shape)
+        out = apply(T.unsafe_view, (_mm(folded, t2),), out_shape + (t2._data.shape[1],))
+        if not swap:
+            return out
+        return contiguous(view_apply(T.transpose, out, (len(s1) - 2, len(s1) - 1)))
+    if na == 3 and nb == 3 and sa[0] != sb[0]:
+        # PyTorch drops a batch dim of 1 of an operand that needs a gradient (and folds)
+        if sa[0] == 1 and a._rg:
+            return _matmul_recorded(view_apply(T.squeeze, a, (0,)), b)
+        if sb[0] == 1 and b._rg:
+            return _matmul_recorded(a, view_apply(T.squeeze, b, (0,)))
+    n = sa[-2] if na > 1 else 1
+    m, p = sa[-1], (sb[-1] if nb > 1 else 1)
+    nbatch = math.prod(batch)
+    a3 = reshape(view_apply(T.expand, a, batch + (n, m)), (nbatch, n, m))
+    if nb == 1:
+        b3 = reshape(view_apply(T.expand, b, batch + (m,)), (nbatch, m))
+        b3 = view_apply(T.unsqueeze, b3, 2)
+    else:
+        b3 = reshape(view_apply(T.expand, b, batch + (m, p)), (nbatch, m, p))
+    r = apply(mm_ops["bmm"], (a3, b3))
+    if nb == 1:
+        r = view_apply(T.squeeze, r, (2,))
+    return apply(T.unsafe_view, (r,),
+                 batch + ((n,) if na > 1 else ()) + ((p,) if nb > 1 else ()))
+
+
+def _mm(a: Tensor, b: Tensor) -> Tensor:
+    """``mm`` of two 2-D tensors, with the zero signs of PyTorch's gemm
+    (Note [Signed zeros of k=1 products])."""
+    r = apply(T.mm_ops["mm"], (a, b))
+    if a._data.shape[1] == 1:
+        _gemm_outer_zeros(a, b, r)
+    return r
 
 
 # Note [Signed zeros of k=1 products]
@@ -270,7 +289,16 @@ def bmm(input, mat2) -> Tensor:  # noqa: A002
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor (bmm got {input.ndim}-D and "
                            f"{mat2.ndim}-D)")
-    return matmul(input, mat2)
+    sa, sb = input._data.shape, mat2._data.shape
+    if sb[:2] != (sa[0], sa[2]):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{sa[0]}, {sa[2]}] but got: [{sb[0]}, {sb[1]}]. (bmm does not "
+                           "broadcast: use matmul, or expand the batch dims to one size)")
+    if input._data.dtype != mat2._data.dtype:
+        raise RuntimeError(f"expected scalar type {_LEGACY_NAMES[input.dtype.name]} but found "
+                           f"{_LEGACY_NAMES[mat2.dtype.name]} (bmm does not promote: convert "
+                           f"one operand, e.g. b.to({D.promote_types(input.dtype, mat2.dtype)}))")
+    return apply(T.mm_ops["bmm"], (input, mat2))  # one BmmBackward0 node, as PyTorch
 
 
 @public
@@ -339,7 +367,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
     if b.ndim == 2 and c.ndim == 2 and b.shape[1] == c.shape[0] and a.dtype == b.dtype == \
             c.dtype and b.dtype in FLOAT_NP and b.dtype not in _LOW and a.ndim <= 2 and \
             np.broadcast_shapes(a.shape, (b.shape[0], c.shape[1])) == (b.shape[0], c.shape[1]):
-        return apply(T.addmm, (input, mat1, mat2), (beta, alpha))  # one AddmmBackward0 node
+        # one AddmmBackward0 node
+        return apply(T.addmm, (input, mat1, mat2), (beta, alpha, T.addmm_layout(b, c)))
     low = mat1._data.dtype
     if low in _LOW and mat2._data.dtype == low and input._data.dtype == low:
         # torch forms beta * input + alpha * (mat1 @ mat2) in float32 and rounds once
@@ -354,40 +383,56 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
     return prod_ + (input if beta == 1 else input * beta)
 
 
-def _einsum_parse(eq: str, shapes):
-    eq = eq.replace(" ", "")
-    if "->" in eq:
-        lhs, rhs = eq.split("->")
-    else:
-        lhs, rhs = eq, None
-    ins = lhs.split(",")
-    if len(ins) != len(shapes):
-        raise RuntimeError(f"einsum(): {len(ins)} operand subscripts for {len(shapes)} operands")
-    used = set(c for c in eq if c.isalpha())
-    free = [c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in used]
-    ell_n = 0
-    for sub, shape in zip(ins, shapes):
-        if "..." in sub:
-            ell_n = _py_max(ell_n, len(shape) - (len(sub) - 3))
-    ell = "".join(free[:ell_n])
-    new_ins = []
-    for sub, shape in zip(ins, shapes):
-        if "..." in sub:
-            k = len(shape) - (len(sub) - 3)
-            sub = sub.replace("...", ell[ell_n - k:] if k else "")
-        if len(sub) != len(shape):
-            raise RuntimeError(f"einsum(): the number of subscripts in the equation "
-                               f"({len(sub)}) does not match the number of dimensions "
-                               f"({len(shape)}) for operand")
-        new_ins.append(sub)
-    if rhs is None:
-        counts = collections.Counter("".join(new_ins))
-        rhs = ell + "".join(sorted(c for c, k in counts.items() if k == 1 and c not in ell))
-    else:
-        rhs = rhs.replace("...", ell)
-    return new_ins, rhs
+_ELLIPSIS = 52  # label codes: "A".."Z" are 0..25, "a".."z" 26..51 (PyTorch's order)
 
 
+def _einsum_label(c: str, where: int) -> int:
+    if not (c.isascii() and c.isalpha()):
+        raise RuntimeError(f"einsum(): invalid subscript given at index {where} in the "
+                           "equation string, subscripts must be in [a-zA-Z]")
+    return ord(c) - 65 if c.isupper() else ord(c) - 71
+
+
+def _einsum_operand_labels(lhs: str, n_ops: int) -> list:
+    """Each operand's label codes (``_ELLIPSIS`` for ``...``), as PyTorch parses them."""
+    labels: list = [[]]
+    i = 0
+    while i < len(lhs):
+        c = lhs[i]
+        if c == ".":
+            if _ELLIPSIS in labels[-1]:
+                raise RuntimeError(f"einsum(): found '.' for operand {len(labels) - 1} for "
+                                   "which an ellipsis was already found")
+            if lhs[i:i + 3] != "...":
+                raise RuntimeError(f"einsum(): found '.' for operand {len(labels) - 1} that "
+                                   "is not part of any ellipsis")
+            labels[-1].append(_ELLIPSIS)
+            i += 2
+        elif c == ",":
+            if len(labels) == n_ops:
+                raise RuntimeError("einsum(): fewer operands were provided than specified in "
+                                   f"the equation (pass one tensor per term of '{lhs}')")
+            labels.append([])
+        elif c != " ":
+            labels[-1].append(_einsum_label(c, i))
+        i += 1
+    if len(labels) != n_ops:
+        raise RuntimeError("einsum(): more operands were provided than specified in the "
+                           f"equation (the equation has {len(labels)} terms, for {n_ops} "
+                           "operands)")
+    return labels
+
+
+# Note [einsum as PyTorch records it]
+# einsum is PyTorch's algorithm (at::einsum), op for op, so that its graph, what it saves
+# and its low-precision roundings are PyTorch's: each operand's repeated labels become
+# diagonals (diagonal, movedim), missing labels are unsqueezed and the dims permuted
+# into one order (the output's labels, then the summed ones); operands are then
+# contracted left to right (sum over a label no later operand has, then
+# ``sumproduct_pair``: permute, reshape, bmm, view, permute, or a mul when nothing is
+# summed), and the summed dims are viewed away at the end (summed, for one operand).
+# (With more than two operands PyTorch follows opt_einsum's contraction order when that
+# package is installed; without it, as here, left to right.)
 @public(method=False)
 def einsum(equation: str, *operands) -> Tensor:
     """Einstein summation, differentiable in every operand (ellipsis supported).
@@ -399,11 +444,186 @@ def einsum(equation: str, *operands) -> Tensor:
     """
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    ins, out = _einsum_parse(equation, [o.shape for o in operands])
-    spec = ",".join(ins) + "->" + out
+    if not operands:
+        raise RuntimeError("einsum(): must provide at least one operand")
     rdt = result_type(*operands)
-    ops_ = tuple(o if o.dtype == rdt else o.to(rdt) for o in operands)
-    return apply(T.einsum_op(len(ops_)), ops_, (ins, out, spec))
+    ops = [o if o.dtype == rdt else o.to(rdt) for o in operands]
+    lhs, arrow, rhs = equation.partition("->")
+    op_labels = _einsum_operand_labels(lhs, len(ops))
+    count = [0] * _ELLIPSIS
+    ell_dims = 0  # the most dims any ellipsis covers
+    for i, (labels, x) in enumerate(zip(op_labels, ops)):
+        nd = x._data.ndim
+        named = len(labels) - (_ELLIPSIS in labels)
+        for s in labels:
+            if s != _ELLIPSIS:
+                count[s] += 1
+        if _ELLIPSIS in labels:
+            ell_dims = _py_max(ell_dims, nd - named)
+        if named > nd if _ELLIPSIS in labels else named != nd:
+            raise RuntimeError(
+                f"einsum(): the number of subscripts in the equation ({named}) "
+                + ("is more than the number of dimensions (" if _ELLIPSIS in labels else
+                   "does not match the number of dimensions (")
+                + f"{nd}) for operand {i}"
+                + ("" if _ELLIPSIS in labels else " and no ellipsis was given"))
+    # each label's position in the common order: output dims first, then summed ones
+    pos = [-1] * _ELLIPSIS
+    n_pos = ell_at = 0
+    ell_out = False
+    if not arrow:
+        n_pos, ell_out = ell_dims, True  # implicit output: ellipsis, then labels seen once
+        for s in range(_ELLIPSIS):
+            if count[s] == 1:
+                pos[s] = n_pos
+                n_pos += 1
+    else:
+        i = 0
+        while i < len(rhs):
+            c = rhs[i]
+            if c == ".":
+                if ell_out:
+                    raise RuntimeError("einsum(): found '.' for output but an ellipsis (...) "
+                                       "was already found")
+                if rhs[i:i + 3] != "...":
+                    raise RuntimeError("einsum(): found '.' for output that is not part of "
+                                       "any ellipsis (...)")
+                ell_at, ell_out = n_pos, True
+                n_pos += ell_dims
+                i += 2
+            elif c != " ":
+                s = _einsum_label(c, len(lhs) + 2 + i)
+                if count[s] == 0 or pos[s] != -1:
+                    raise RuntimeError(
+                        f"einsum(): output subscript {c} " + (
+                            "appears more than once in the output" if pos[s] != -1 else
+                            "does not appear in the equation for any input operand"))
+                pos[s] = n_pos
+                n_pos += 1
+            i += 1
+    n_out = n_pos
+    if not ell_out:
+        ell_at = n_pos
+        n_pos += ell_dims
+    for s in range(_ELLIPSIS):
+        if count[s] and pos[s] == -1:
+            pos[s] = n_pos
+            n_pos += 1
+    # diagonals, unsqueezes and one permutation per operand; sizes checked as PyTorch does
+    size = [1] * _ELLIPSIS
+    ell_size = [1] * ell_dims
+    dim_count = [0] * n_pos  # operands in which each dim has a size other than 1
+    aligned = []
+    for i, (labels, x) in enumerate(zip(op_labels, ops)):
+        perm = [-1] * n_pos
+        d = 0
+        for s in labels:
+            if s == _ELLIPSIS:
+                covered = x._data.ndim - (len(labels) - 1)
+                for j in range(ell_dims - covered, ell_dims):
+                    n = x._data.shape[d]
+                    if n != 1:
+                        if ell_size[j] not in (1, n):
+                            raise RuntimeError(
+                                f"einsum(): dimension {d} covered by ellipsis in operand {i}"
+                                f"has size {n} which does not broadcast with previously seen "
+                                f"ellipsis with size {ell_size[j]} for the respective "
+                                "dimension")
+                        ell_size[j] = n
+                        dim_count[ell_at + j] += 1
+                    perm[ell_at + j] = d
+                    d += 1
+            elif perm[pos[s]] == -1:
+                n = x._data.shape[d]
+                if n != 1:
+                    if size[s] not in (1, n):
+                        raise RuntimeError(
+                            f"einsum(): subscript {_einsum_char(s)} has size {n} for operand "
+                            f"{i} which does not broadcast with previously seen size {size[s]}")
+                    size[s] = n
+                    dim_count[pos[s]] += 1
+                perm[pos[s]] = d
+                d += 1
+            else:  # a repeated label: its diagonal, where the label first was
+                prev = perm[pos[s]]
+                if x._data.shape[d] != x._data.shape[prev]:
+                    raise RuntimeError(
+                        f"einsum(): subscript {_einsum_char(s)} is repeated for operand {i} "
+                        f"but the sizes don't match, {x._data.shape[d]} != "
+                        f"{x._data.shape[prev]}")
+                x = movedim(diagonal(x, 0, prev, d), -1, prev)
+        for k in range(n_pos):
+            if perm[k] == -1:
+                x = view_apply(T.unsqueeze, x, d)
+                perm[k] = d
+                d += 1
+        aligned.append(view_apply(T.permute, x, tuple(perm)))
+    while len(aligned) > 1:  # contract left to right
+        a, b = aligned[0], aligned[1]
+        sa, sb = a._data.shape, b._data.shape
+        sum_dims, a_only, b_only = [], [], []
+        for d in range(n_out, n_pos):
+            if sa[d] != 1 and sb[d] != 1:
+                dim_count[d] -= 1
+                if dim_count[d] == 1:
+                    sum_dims.append(d)
+                    dim_count[d] = 0
+            elif dim_count[d] == 1:
+                if sa[d] != 1:
+                    a_only.append(d)
+                    dim_count[d] = 0
+                elif sb[d] != 1:
+                    b_only.append(d)
+                    dim_count[d] = 0
+        if a_only:
+            a = rsum(a, a_only, True)
+        if b_only:
+            b = rsum(b, b_only, True)
+        aligned[:2] = [_sumproduct_pair(a, b, sum_dims)]
+    out = aligned[0]
+    if n_pos > n_out:
+        if len(ops) > 1:
+            return view_apply(T.view, out, out._data.shape[:n_out])
+        return rsum(out, list(range(n_out, n_pos)))
+    return out
+
+
+def _einsum_char(s: int) -> str:
+    return chr(s + 65 if s < 26 else s + 71)
+
+
+def _sumproduct_pair(left: Tensor, right: Tensor, sum_dims: list) -> Tensor:
+    """``(left * right).sum(sum_dims, keepdim=True)`` for operands of the same number of
+    dims (broadcasting), by one bmm, as PyTorch's sumproduct_pair."""
+    if not sum_dims:
+        return left * right
+    sl, sr = left._data.shape, right._data.shape
+    lro, lo, ro = [], [], []
+    n_lro = n_lo = n_ro = n_sum = 1
+    summed = set(sum_dims)
+    for i in range(len(sl)):
+        if i in summed:
+            n_sum *= sl[i]  # (einsum sums a dim here only where both have it)
+        elif sl[i] != 1 and sr[i] != 1:
+            lro.append(i)
+            n_lro *= sl[i]
+        elif sl[i] != 1:
+            lo.append(i)
+            n_lo *= sl[i]
+        else:
+            ro.append(i)
+            n_ro *= sr[i]
+    out_size = tuple([sl[d] for d in lro] + [sl[d] for d in lo] + [1] * len(sum_dims)
+                     + [sr[d] for d in ro])
+    order = lro + lo + sum_dims + ro
+    lmat = reshape(view_apply(T.permute, left, tuple(order)), (n_lro, n_lo, n_sum))
+    rmat = reshape(view_apply(T.permute, right, tuple(lro + sum_dims + ro + lo)),
+                   (n_lro, n_sum, n_ro))
+    r = view_apply(T.view, apply(T.mm_ops["bmm"], (lmat, rmat)), out_size)
+    back = [0] * len(order)
+    for k, d in enumerate(order):
+        back[d] = k
+    return view_apply(T.permute, r, tuple(back))
 
 
 @public

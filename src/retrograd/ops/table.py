@@ -45,7 +45,6 @@ from .jvp_rules import (
 )
 from .rule_helpers import _bdims, _no_derivative, _no_forward_ad, _not_implemented  # noqa: F401
 from .table_matmul import (  # noqa: F401  (re-exported: the one table)
-    _EINSUM_OPS,
     _F16,
     _F32,
     _LANE_BUDGET,
@@ -54,14 +53,11 @@ from .table_matmul import (  # noqa: F401  (re-exported: the one table)
     _addmm_fwd,
     _addmm_jvp,
     _addmm_vjp,
-    _einsum_fwd,
-    _einsum_vjp,
     _matmul_fwd,
     _mm_rule_a,
     _mm_rule_b,
     addmm,
-    einsum,
-    einsum_op,
+    addmm_layout,
     low_matmul_f32,
     mm_ops,
 )
@@ -138,6 +134,7 @@ from .table_shape import (  # noqa: F401  (re-exported: the one table)
     squeeze,
     squeeze_all,
     squeeze_dims,
+    squeeze_inplace,
     stack,
     t_op,
     take_ops,
@@ -1428,17 +1425,17 @@ _JVP_KINDS = (
      atan2 maximum minimum remainder fmod floor_divide div_floor trunc_divide clamp clamp_tensor
      lerp lerp_scalar nan_to_num"""),
     (jvp_linear, """where to_copy clone copy_from fill fill_tensor zero sum mean cumsum
-     unsafe_view index index_put index_put_setitem gather scatter scatter_add index_select
-     index_add cat stack flip roll repeat max min sort topk kthvalue mode"""),
+     unsafe_view squeeze_inplace index index_put index_put_setitem gather scatter scatter_add
+     index_select index_add cat stack flip roll repeat max min sort topk kthvalue mode"""),
     (jvp_reduction, """prod amax amin max_all min_all median_all logsumexp vector_norm var
      std"""),
-    (jvp_multilinear, "matmul mm bmm mv dot einsum"),
+    (jvp_multilinear, "matmul mm bmm mv dot"),
     (jvp_view, """view reshape_alias squeeze squeeze_all squeeze_dims unsqueeze expand permute
      transpose t alias select slice diagonal unfold as_strided"""),
     (_cumprod_jvp, "cumprod"), (_pad_jvp, "constant_pad"),
     (_split_jvp, "split split_with_sizes unbind"),
 )
 _JVP_BY_NAME = {name: rule for rule, names in _JVP_KINDS for name in names.split()}
-for _op in [*ALL_OPS.values(), *mm_ops.values(), *take_ops.values(), *_EINSUM_OPS.values()]:
+for _op in [*ALL_OPS.values(), *mm_ops.values(), *take_ops.values()]:
     if _op.vjp is not None and _op.jvp is None:
         _op.jvp = _JVP_BY_NAME.get(_op.name)

@@ -1,5 +1,5 @@
 """Op records of the matrix products: ``mm``/``mv``/``dot``/``bmm``/``matmul`` (one
-record each, ``mm_ops``), ``addmm``, ``einsum``, and the float32-accumulating kernel
+record each, ``mm_ops``), ``addmm``, and the float32-accumulating kernel
 for half-precision operands (Note [Low-precision accumulation]). Part of the one table
 (``table.py`` re-exports every record).
 
@@ -16,8 +16,8 @@ import numpy as np
 import retrograd as R
 
 from .._grad_mode import STATE
+from .._tensor import _make
 from ._core import Op
-from .jvp_rules import jvp_multilinear
 
 # ---------------------------------------------------------------------------------
 # matrix products (1-D operands handled as numpy.matmul does)
@@ -28,12 +28,6 @@ def _mm_rule_a(g, s, n):
     # requires grad): its shape is its edge's
     a, b = s
     ashape = a.shape if a is not None else n.input_shape(0)
-    if len(ashape) == 2 and b.ndim > 2 and g._data.dtype in _LOW_MM and \
-            g.shape[:-2] == b.shape[:-2]:
-        # torch folds the batch into one product: one rounding (Note [Low-precision
-        # accumulation]), where a batched product and a sum would round twice
-        return g.movedim(-2, 0).reshape(ashape[0], -1) @ b.movedim(-2, 0).reshape(
-            ashape[1], -1).mT
     if b.ndim == 1:
         return g.unsqueeze(-1) * b
     if len(ashape) == 1:
@@ -44,9 +38,6 @@ def _mm_rule_a(g, s, n):
 def _mm_rule_b(g, s, n):
     a, b = s
     bnd = b.ndim if b is not None else len(n.input_shape(1))  # (see _mm_rule_a)
-    if bnd == 2 and a.ndim > 2 and g._data.dtype in _LOW_MM and g.shape[:-2] == a.shape[:-2]:
-        # one folded product, as torch's matmul (see _mm_rule_a)
-        return a.reshape(-1, a.shape[-1]).mT @ g.reshape(-1, g.shape[-1])
     if a.ndim == 1:
         if bnd == 1:
             return g.unsqueeze(-1) * a
@@ -161,9 +152,10 @@ mm_ops["matmul"] = Op("matmul", _matmul_fwd, _MM_RULES, (0, 1), save_if=((1,), (
 
 # addmm: beta * input + alpha * (mat1 @ mat2) in one node, as PyTorch's AddmmBackward0
 # (inputs in its order: input, mat1, mat2; nn.functional.linear is addmm(b, x, W.t())).
-# One kernel call, no temporary for the product's sum with the bias; p = (beta, alpha).
+# One kernel call, no temporary for the product's sum with the bias. p = (beta, alpha,
+# layout), layout from ``addmm_layout`` (Note [addmm gradient layouts]).
 def _addmm_fwd(b, m1, m2, p):
-    beta, alpha = p
+    beta, alpha = p[0], p[1]
     if m1.dtype in _LOW_MM:  # float32 sums, the bias added in float32, one rounding
         dt = m1.dtype
         out = low_matmul_f32(m1.astype(_F32), m2.astype(_F32), dt)
@@ -179,31 +171,86 @@ def _addmm_fwd(b, m1, m2, p):
     return out if dt is None else out.astype(dt)
 
 
+def _column_major(x) -> bool:
+    st, item = x.strides, x.itemsize
+    return st[0] == item and st[1] == item * x.shape[0]
+
+
+def addmm_layout(m1, m2) -> int:
+    """Bit 0: ``m1`` (an array) is column-major; bit 1: ``m2`` is (Note [addmm gradient
+    layouts]). ``nn.Linear``'s ``W.t()`` is: its gradient is made so that its TBackward0
+    hands the weight a contiguous one.
+
+    Example:
+        >>> import numpy as np
+        >>> addmm_layout(np.ones((2, 3)), np.ones((4, 3)).T)
+        2
+    """
+    return _column_major(m1) | (_column_major(m2) << 1)
+
+
+# Note [addmm gradient layouts]
+# PyTorch's mm_mat1_backward and mm_mat2_backward give a column-major operand (strides
+# (1, rows): a transposed contiguous matrix, such as nn.Linear's W.t()) a gradient of the
+# same layout, computed as the transpose of the product in the other order
+# (``(g.t() @ mat1).t()``): the transpose that the operand's own node (TBackward0) then
+# applies makes it contiguous again, so the weight takes it as its .grad with no copy.
+# The layouts are read at the forward (an operand is not always saved) and kept in p.
 def _addmm_vjp(g, s, n, needs):
     m1, m2 = s
-    beta, alpha = n._p
+    beta, alpha, layout = n._p
     r = [None, None, None]
+    gd = g._data
     if needs[0]:
-        r[0] = g if beta == 1 else g * beta  # the engine sums it back to input's shape
-    if g.ndim == 2 and not STATE.batch and g.dtype == m1.dtype == m2.dtype:
-        mm = mm_ops["mm"]  # the common case, straight to the mm entry (no API checks)
-        if needs[1]:
-            r[1] = R.ops.dispatch.apply(mm, (g, m2.t()))
-        if needs[2]:
-            r[2] = R.ops.dispatch.apply(mm, (m1.t(), g))
-    else:
-        if needs[1]:
-            r[1] = g.matmul(m2.t())
-        if needs[2]:
-            r[2] = m1.t().matmul(g)
+        if beta != 1:
+            r[0] = g * beta  # the engine sums it back to input's shape
+        elif gd.ndim == 2 and len(n.input_shape(0)) == 1 and not STATE.batch:  # g.sum(0)
+            s1 = R.ops.reductions._SUM1
+            r[0] = (_make(s1.fwd(gd, _SUM0)) if not STATE.enabled else
+                    R.ops.dispatch.apply(s1, (g,), _SUM0))
+        else:
+            r[0] = g
+    if needs[1] or needs[2]:
+        _addmm_products(g, m1, m2, layout, needs, r)
     if alpha != 1:
         r[1] = None if r[1] is None else r[1] * alpha
         r[2] = None if r[2] is None else r[2] * alpha
     return r
 
 
+_SUM0 = ((0,), False, None)  # sum's p: over dim 0, no keepdim, the dtype kept
+
+
+def _addmm_products(g, m1, m2, layout: int, needs, r: list) -> None:
+    """The gradients of mat1 and mat2 into ``r[1]``/``r[2]`` (Note [addmm gradient
+    layouts])."""
+    gd = g._data
+    if gd.ndim != 2 or STATE.batch or gd.dtype != (m2 if needs[1] else m1)._data.dtype:
+        if needs[1]:
+            r[1] = g.matmul(m2.t())
+        if needs[2]:
+            r[2] = m1.t().matmul(g)
+    elif not STATE.enabled:  # no graph to record: the products of the arrays
+        if needs[1]:
+            w = m2._data
+            r[1] = _make(_matmul_fwd(w, gd.T).T if layout & 1 else _matmul_fwd(gd, w.T))
+        if needs[2]:
+            x = m1._data
+            r[2] = _make(_matmul_fwd(gd.T, x).T if layout & 2 else _matmul_fwd(x.T, gd))
+    else:
+        mm, apply, t = mm_ops["mm"], R.ops.dispatch.apply, _t
+        if needs[1]:
+            r[1] = t(apply(mm, (m2, t(g)))) if layout & 1 else apply(mm, (g, t(m2)))
+        if needs[2]:
+            r[2] = t(apply(mm, (t(g), m1))) if layout & 2 else apply(mm, (t(m1), g))
+
+
+def _t(x):
+    return R.ops.dispatch.view_apply(R.ops.table.t_op, x, None)
+
+
 def _addmm_jvp(t, s, n, out):
-    beta, alpha = n._p
+    beta, alpha = n._p[0], n._p[1]
     _, m1, m2 = n._xs
     res = None
     if t[1] is not None:
@@ -219,54 +266,5 @@ def _addmm_jvp(t, s, n, out):
     return res
 
 
-addmm = Op("addmm", _addmm_fwd, _addmm_vjp, (1, 2), jvp=_addmm_jvp)
-
-
-def _einsum_vjp(g, s, n, needs):
-    ins, out_sub = n._p[0], n._p[1]
-    ops = s
-    res = []
-    for i, need in enumerate(needs):
-        if not need:
-            res.append(None)
-            continue
-        sub = ins[i]
-        others = [o for j, o in enumerate(ops) if j != i]
-        others_sub = [x for j, x in enumerate(ins) if j != i]
-        avail = set(out_sub).union(*others_sub) if others_sub else set(out_sub)
-        if len(set(sub)) != len(sub):
-            raise NotImplementedError(
-                f"retrograd: the gradient of einsum with a repeated index in one operand "
-                f"('{sub}') is not supported; take the diagonal with torch.diagonal first")
-        kept = "".join(c for c in sub if c in avail)
-        spec = ",".join([out_sub] + others_sub) + "->" + kept
-        r = R.einsum(spec, g, *others)
-        if kept != sub:
-            shape = ops[i].shape
-            view = [shape[k] if c in avail else 1 for k, c in enumerate(sub)]
-            r = r.reshape(view).expand(shape)
-        res.append(r)
-    return res
-
-
-def _einsum_fwd(*a):
-    ops = a[:-1]
-    if ops and ops[0].dtype in _LOW_MM:  # float32 accumulation (see _matmul_fwd)
-        dt = ops[0].dtype
-        return np.einsum(a[-1][2], *(x.astype(_F32) for x in ops), optimize=True).astype(dt)
-    return np.einsum(a[-1][2], *ops, optimize=True)
-
-
-_EINSUM_OPS: dict = {}
-
-
-def einsum_op(n_operands: int) -> Op:
-    """The einsum entry for ``n_operands`` operands (its rules read them all back)."""
-    op = _EINSUM_OPS.get(n_operands)
-    if op is None:
-        op = _EINSUM_OPS[n_operands] = Op("einsum", _einsum_fwd, _einsum_vjp,
-                                          tuple(range(n_operands)), jvp=jvp_multilinear)
-    return op
-
-
-einsum = einsum_op(2)
+# mat1 is saved only for mat2's gradient and mat2 only for mat1's, as in PyTorch
+addmm = Op("addmm", _addmm_fwd, _addmm_vjp, (1, 2), jvp=_addmm_jvp, save_if=((2,), (1,)))

@@ -44,7 +44,6 @@ from numpy.lib.stride_tricks import as_strided
 import retrograd as R
 
 from .. import _dtype as D
-from .._grad_mode import STATE
 from .._tensor import _make
 from . import table as T
 from ._core import _LOW, Op
@@ -63,54 +62,6 @@ def _low_in(*arrays):
 
 def _low_out(dt, out):
     return out if dt is None else out.astype(dt)
-
-
-# ---------------------------------------------------------------------------------
-# linear: x @ W.T + b in one node (as addmm): one saved pair, no transposed copy of W
-
-
-def _linear_fwd(x, w, b):
-    if x.dtype in _LOW:
-        # float32 sums, the bias added in float32, one rounding (Note [Low-precision
-        # accumulation] in table.py)
-        dt, (x, w, b) = _low_in(x, w, b)
-        out = T.low_matmul_f32(x, w.T, dt)
-        if b is not None:
-            out += b
-        return out.astype(dt)
-    # np.dot: the same BLAS call as np.matmul for 2-D operands, with less overhead per call
-    out = np.dot(x, w.T) if x.ndim == 2 else np.matmul(x, w.T)
-    if b is not None:
-        out += b
-    return out
-
-
-def _linear_vjp(g, s, n, needs):
-    x, w = s
-    r = [None, None, None]
-    if g.ndim == 2 and x.ndim == 2 and not STATE.batch and g.dtype == w.dtype == x.dtype:
-        # the common case, straight to the table's mm entry (no public-API checks)
-        mm = T.mm_ops["mm"]
-        if needs[0]:
-            r[0] = apply(mm, (g, w))
-        if needs[1]:
-            r[1] = apply(mm, (g.t(), x))
-        if needs[2]:
-            r[2] = apply(R.ops.reductions._SUM1, (g,), ((0,), False, None))  # g.sum(0)
-        return r
-    if needs[0]:
-        r[0] = g.matmul(w)
-    if needs[1] or needs[2]:
-        out_f = w.shape[0]
-        g2 = g.reshape(-1, out_f)
-        if needs[1]:
-            r[1] = g2.t().matmul(x.reshape(-1, w.shape[1]))
-        if needs[2]:
-            r[2] = g2.sum(0)
-    return r
-
-
-linear = Op("linear", _linear_fwd, _linear_vjp, (0, 1), node_name="AddmmBackward0")
 
 
 # ---------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import retrograd as R
 
 from .._grad_mode import STATE
 from .._graph.node import RELEASED
+from .._tensor import _make
 from ._core import Op
 from .rule_helpers import _bdims, _not_implemented
 
@@ -47,6 +48,10 @@ def _squeeze_fwd(a, ax):
 squeeze_all = _view_op("squeeze_all", _squeeze_fwd, node_name="SqueezeBackward0")
 squeeze = _view_op("squeeze", _squeeze_fwd, node_name="SqueezeBackward1")
 squeeze_dims = _view_op("squeeze_dims", _squeeze_fwd, node_name="SqueezeBackward2")
+# squeeze_(dim) of a fresh result (matmul's vector-times-matrix): PyTorch changes that
+# tensor's shape in place, so the result is no view; its node is SqueezeBackward4
+squeeze_inplace = Op("squeeze_inplace", _squeeze_fwd, (_back_to_input_shape,),
+                     node_name="SqueezeBackward4")
 def _unsqueeze_fwd(a, ax):
     if 1 not in a.shape:
         return np.expand_dims(a, ax)
@@ -93,9 +98,15 @@ permute = _view_op("permute", lambda a, dims: np.transpose(a, dims),
 transpose = _view_op("transpose",  # of a 0-d tensor (dims 0, 0): the tensor itself, as torch
                      lambda a, p: np.swapaxes(a, p[0], p[1]) if a.ndim else a.view(),
                      lambda g, s, n: g.transpose(STATE.batch + n._p[0], STATE.batch + n._p[1]))
-t_op = _view_op("t", lambda a, p: a.T,
-                lambda g, s, n: g.transpose(-2, -1) if len(n.input_shape(0)) == 2 else g,
-                node_name="TBackward0")
+def _t_rule(g, s, n):
+    if len(n.input_shape(0)) != 2:
+        return g
+    if not STATE.enabled and not STATE.batch:  # no graph to record (nn.Linear's W.t())
+        return _make(g._data.T)
+    return g.transpose(-2, -1)
+
+
+t_op = _view_op("t", lambda a, p: a.T, _t_rule, node_name="TBackward0")
 alias = _view_op("alias", lambda a, p: a.view(), lambda g, s, n: g)
 
 
