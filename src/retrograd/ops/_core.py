@@ -38,20 +38,6 @@ _F32 = float32.np
 #: every Op ever defined (the op database's meta-test checks each has an entry)
 REGISTRY: list = []
 
-#: Note [Batched rules] (ops/table.py): ops whose rules are batch-agnostic
-BATCH_OK = frozenset({
-    "neg", "abs", "sign", "floor", "ceil", "round", "trunc", "exp", "exp2", "expm1",
-    "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan",
-    "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "relu", "erf",
-    "tanh_backward", "sigmoid_backward", "threshold_backward", "add", "sub", "add_alpha",
-    "sub_alpha", "mul", "div", "pow", "atan2",
-    "maximum", "minimum", "remainder", "fmod", "where", "clamp", "clamp_tensor", "lerp",
-    "lerp_scalar",
-    "to_copy", "clone", "sum", "mean", "prod", "amax", "amin", "max_all", "min_all",
-    "logsumexp", "vector_norm", "matmul", "mm", "bmm", "mv", "dot", "view", "reshape_alias",
-    "unsafe_view", "squeeze", "squeeze_all", "squeeze_dims", "unsqueeze", "expand", "permute",
-    "transpose", "t", "alias", "split", "split_with_sizes", "unbind", "cat", "stack", "select",
-    "slice"})
 
 
 class Op:
@@ -70,7 +56,7 @@ class Op:
                  "_save_if", "batch_ok", "save_plan", "grad_once", "unsaved", "nondiff")
 
     def __init__(self, name, fwd, vjp=None, save=(), jvp=None, node_name=None, view=False,
-                 kind=None, save_if=None, nondiff=None, batch_ok=None):
+                 kind=None, save_if=None, nondiff=None, batch_ok=False):
         # grad_once(node, needs): the rules about to run read g once in all (Note
         # [Gradient donation] in buffers.py); None: never assumed
         self.grad_once = None
@@ -78,7 +64,7 @@ class Op:
         # the nodes PyTorch frees all the same (Note [Nodes that saved nothing], node.py)
         self.unsaved = ()
         # Note [Batched rules] (ops/table.py): True when the rules are batch-agnostic
-        self.batch_ok = name in BATCH_OK if batch_ok is None else batch_ok
+        self.batch_ok = batch_ok
         self.name = name
         self.kind = kind  # None: result has the promoted dtype; "float": ints become float;
         # "bool": comparisons

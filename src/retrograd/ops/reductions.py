@@ -72,7 +72,7 @@ def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noq
     return apply(op, (x,), (axes, keepdim, dt))
 
 
-_SUM1 = Op("sum", T._sum_fwd, T.sum.vjp, node_name="SumBackward1")
+_SUM1 = Op("sum", T._sum_fwd, T.sum.vjp, node_name="SumBackward1", batch_ok=True)
 
 
 @public
@@ -97,7 +97,7 @@ def mean(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # no
     return apply(op, (x,), (axes, keepdim, None))
 
 
-_MEAN1 = Op("mean", T._mean_fwd, T.mean.vjp, node_name="MeanBackward1")
+_MEAN1 = Op("mean", T._mean_fwd, T.mean.vjp, node_name="MeanBackward1", batch_ok=True)
 
 
 def _cast_keep(r, dt):
@@ -139,7 +139,8 @@ def prod(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # no
     return apply(T.prod if dim is None else _PROD1, (x,), (axes, keepdim, dt))
 
 
-_PROD1 = Op("prod", T._prod_fwd, T.prod.vjp, T.prod.save, node_name="ProdBackward1")
+_PROD1 = Op("prod", T._prod_fwd, T.prod.vjp, T.prod.save, node_name="ProdBackward1",
+             batch_ok=True)
 
 
 def _reduce_minmax(input, dim, keepdim, which, fn_name, other=None):

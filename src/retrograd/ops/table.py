@@ -39,9 +39,7 @@ from .dispatch import scalar_array, view_apply
 from .jvp_rules import (
     jvp_elementwise,
     jvp_linear,
-    jvp_multilinear,
     jvp_reduction,
-    jvp_view,
 )
 from .rule_helpers import _bdims, _no_derivative, _no_forward_ad, _not_implemented  # noqa: F401
 from .table_matmul import (  # noqa: F401  (re-exported: the one table)
@@ -163,14 +161,16 @@ def _where0(cond, g):
 # ---------------------------------------------------------------------------------
 # elementwise, one input.  "float" kind: integer inputs are computed in the default
 # float dtype, as in PyTorch (torch.exp(int tensor) is float32).
-def _u(name, fwd, rule=None, save=(), kind="float", node_name=None):
-    op = Op(name, fwd, None if rule is None else (rule,), save, node_name=node_name)
+def _u(name, fwd, rule=None, save=(), kind="float", node_name=None, jvp=None, batch_ok=False):
+    op = Op(name, fwd, None if rule is None else (rule,), save, node_name=node_name, jvp=jvp,
+            batch_ok=batch_ok)
     op.kind = kind
     return op
 
 
-neg = _u("neg", np.negative, lambda g, s, n: -g, kind=None)
-abs = _u("abs", np.absolute, lambda g, s, n: g * s[0].sign(), (0,), kind=None)  # noqa: A001
+neg = _u("neg", np.negative, lambda g, s, n: -g, kind=None, jvp=jvp_elementwise, batch_ok=True)
+abs = _u("abs", np.absolute, lambda g, s, n: g * s[0].sign(), (0,), kind=None,
+         jvp=jvp_elementwise, batch_ok=True)  # noqa: A001
 
 
 def _sign_fwd(a):
@@ -184,37 +184,50 @@ def _sign_fwd(a):
     return r
 
 
-sign = _u("sign", _sign_fwd, _zeros_rule, kind=None)
-floor = _u("floor", np.floor, _zeros_rule, kind=None)
-ceil = _u("ceil", np.ceil, _zeros_rule, kind=None)
-round = _u("round", np.round, _zeros_rule, kind=None)  # noqa: A001 - half to even, as torch
-trunc = _u("trunc", np.trunc, _zeros_rule, kind=None)
-exp = _u("exp", np.exp, lambda g, s, n: g * s[0], ("out",))
-exp2 = _u("exp2", np.exp2, lambda g, s, n: g * s[0] * LN2, ("out",))
-expm1 = _u("expm1", np.expm1, lambda g, s, n: g * (s[0] + 1), ("out",))
-log = _u("log", np.log, lambda g, s, n: g / s[0], (0,))
-log2 = _u("log2", np.log2, lambda g, s, n: g / (s[0] * LN2), (0,))
+sign = _u("sign", _sign_fwd, _zeros_rule, kind=None, jvp=jvp_elementwise, batch_ok=True)
+floor = _u("floor", np.floor, _zeros_rule, kind=None, jvp=jvp_elementwise, batch_ok=True)
+ceil = _u("ceil", np.ceil, _zeros_rule, kind=None, jvp=jvp_elementwise, batch_ok=True)
+round = _u("round", np.round, _zeros_rule, kind=None,
+           jvp=jvp_elementwise, batch_ok=True)  # noqa: A001 - half to even, as torch
+trunc = _u("trunc", np.trunc, _zeros_rule, kind=None, jvp=jvp_elementwise, batch_ok=True)
+exp = _u("exp", np.exp, lambda g, s, n: g * s[0], ("out",), jvp=jvp_elementwise, batch_ok=True)
+exp2 = _u("exp2", np.exp2, lambda g, s, n: g * s[0] * LN2, ("out",),
+          jvp=jvp_elementwise, batch_ok=True)
+expm1 = _u("expm1", np.expm1, lambda g, s, n: g * (s[0] + 1), ("out",),
+           jvp=jvp_elementwise, batch_ok=True)
+log = _u("log", np.log, lambda g, s, n: g / s[0], (0,), jvp=jvp_elementwise, batch_ok=True)
+log2 = _u("log2", np.log2, lambda g, s, n: g / (s[0] * LN2), (0,),
+          jvp=jvp_elementwise, batch_ok=True)
 def _log10_fwd(a):
     # float32 through float64: NumPy's float32 log10 misses exact powers of ten
     return np.log10(a.astype(np.float64)).astype(a.dtype) if a.dtype == np.float32 else \
         np.log10(a)
 
 
-log10 = _u("log10", _log10_fwd, lambda g, s, n: g / (s[0] * LN10), (0,))
-log1p = _u("log1p", np.log1p, lambda g, s, n: g / (s[0] + 1), (0,), node_name="Log1PBackward0")
-sqrt = _u("sqrt", np.sqrt, lambda g, s, n: g / (2 * s[0]), ("out",))
+log10 = _u("log10", _log10_fwd, lambda g, s, n: g / (s[0] * LN10), (0,),
+           jvp=jvp_elementwise, batch_ok=True)
+log1p = _u("log1p", np.log1p, lambda g, s, n: g / (s[0] + 1), (0,), node_name="Log1PBackward0",
+           jvp=jvp_elementwise, batch_ok=True)
+sqrt = _u("sqrt", np.sqrt, lambda g, s, n: g / (2 * s[0]), ("out",),
+          jvp=jvp_elementwise, batch_ok=True)
 rsqrt = _u("rsqrt", lambda a: np.reciprocal(np.sqrt(a)),
-           lambda g, s, n: -0.5 * g * s[0].pow(3), ("out",))
+           lambda g, s, n: -0.5 * g * s[0].pow(3), ("out",), jvp=jvp_elementwise, batch_ok=True)
 reciprocal = _u("reciprocal", lambda a: np.reciprocal(a),
-                lambda g, s, n: -g * (s[0] * s[0]), ("out",))
-sin = _u("sin", np.sin, lambda g, s, n: g * s[0].cos(), (0,))
-cos = _u("cos", np.cos, lambda g, s, n: g * -s[0].sin(), (0,))
-tan = _u("tan", np.tan, lambda g, s, n: g * (1 + s[0] * s[0]), ("out",))
-asin = _u("asin", np.arcsin, lambda g, s, n: g * (-s[0] * s[0] + 1).rsqrt(), (0,))
-acos = _u("acos", np.arccos, lambda g, s, n: g * -((-s[0] * s[0] + 1).rsqrt()), (0,))
-atan = _u("atan", np.arctan, lambda g, s, n: g / (s[0] * s[0] + 1), (0,))
-sinh = _u("sinh", np.sinh, lambda g, s, n: g * s[0].cosh(), (0,))
-cosh = _u("cosh", np.cosh, lambda g, s, n: g * s[0].sinh(), (0,))
+                lambda g, s, n: -g * (s[0] * s[0]), ("out",), jvp=jvp_elementwise, batch_ok=True)
+sin = _u("sin", np.sin, lambda g, s, n: g * s[0].cos(), (0,), jvp=jvp_elementwise, batch_ok=True)
+cos = _u("cos", np.cos, lambda g, s, n: g * -s[0].sin(), (0,), jvp=jvp_elementwise, batch_ok=True)
+tan = _u("tan", np.tan, lambda g, s, n: g * (1 + s[0] * s[0]), ("out",),
+         jvp=jvp_elementwise, batch_ok=True)
+asin = _u("asin", np.arcsin, lambda g, s, n: g * (-s[0] * s[0] + 1).rsqrt(), (0,),
+          jvp=jvp_elementwise, batch_ok=True)
+acos = _u("acos", np.arccos, lambda g, s, n: g * -((-s[0] * s[0] + 1).rsqrt()), (0,),
+          jvp=jvp_elementwise, batch_ok=True)
+atan = _u("atan", np.arctan, lambda g, s, n: g / (s[0] * s[0] + 1), (0,),
+          jvp=jvp_elementwise, batch_ok=True)
+sinh = _u("sinh", np.sinh, lambda g, s, n: g * s[0].cosh(), (0,),
+          jvp=jvp_elementwise, batch_ok=True)
+cosh = _u("cosh", np.cosh, lambda g, s, n: g * s[0].sinh(), (0,),
+          jvp=jvp_elementwise, batch_ok=True)
 
 
 # Note [Fused backward ops]
@@ -307,11 +320,12 @@ def _sigmoid_bwd_fwd(g, y):
 
 tanh_backward = Op("tanh_backward", _tanh_bwd_fwd,
                    (lambda gg, s, n: R.ops.dispatch.binary(tanh_backward, gg, s[1]),
-                    lambda gg, s, n: -2 * gg * s[0] * s[1]), (0, 1), save_if=((1,), (0, 1)))
+                    lambda gg, s, n: -2 * gg * s[0] * s[1]), (0, 1), save_if=((1,), (0, 1)),
+                   jvp=jvp_elementwise, batch_ok=True)
 sigmoid_backward = Op("sigmoid_backward", _sigmoid_bwd_fwd,
                       (lambda gg, s, n: R.ops.dispatch.binary(sigmoid_backward, gg, s[1]),
                        lambda gg, s, n: gg * s[0] * (1 - 2 * s[1])), (0, 1),
-                      save_if=((1,), (0, 1)))
+                      save_if=((1,), (0, 1)), jvp=jvp_elementwise, batch_ok=True)
 tanh_backward.kind = sigmoid_backward.kind = None
 
 
@@ -321,7 +335,7 @@ def _fused(op):
     return rule
 
 
-tanh = _u("tanh", np.tanh, _fused(tanh_backward), ("out",))
+tanh = _u("tanh", np.tanh, _fused(tanh_backward), ("out",), jvp=jvp_elementwise, batch_ok=True)
 
 
 def _sigmoid_block(t, a):
@@ -399,7 +413,8 @@ def _relu_fwd(a):
 _ZEROS: dict = {}  # dtype -> a read-only block of zeros for _relu_fwd
 
 
-sigmoid = _u("sigmoid", _sigmoid_fwd, _fused(sigmoid_backward), ("out",))
+sigmoid = _u("sigmoid", _sigmoid_fwd, _fused(sigmoid_backward), ("out",),
+             jvp=jvp_elementwise, batch_ok=True)
 
 
 # Note [Fused backward ops]: relu's rule is PyTorch's threshold_backward(g, out), a
@@ -407,9 +422,11 @@ sigmoid = _u("sigmoid", _sigmoid_fwd, _fused(sigmoid_backward), ("out",))
 # a tensor of zeros, as in PyTorch, not "does not require grad".
 threshold_backward = Op("threshold_backward", _threshold_bwd_fwd,
                         (lambda gg, s, n: R.ops.dispatch.binary(threshold_backward, gg, s[1]),
-                         lambda gg, s, n: R.zeros_like(gg)), (0, 1), save_if=((1,), (0,)))
+                         lambda gg, s, n: R.zeros_like(gg)), (0, 1), save_if=((1,), (0,)),
+                        jvp=jvp_elementwise, batch_ok=True)
 threshold_backward.kind = None
-relu = _u("relu", _relu_fwd, _fused(threshold_backward), ("out",), kind=None)
+relu = _u("relu", _relu_fwd, _fused(threshold_backward), ("out",), kind=None,
+          jvp=jvp_elementwise, batch_ok=True)
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
@@ -505,20 +522,22 @@ def _erf_fwd(a):
     return _erf_f64(x).astype(a.dtype, copy=False)
 
 
-erf = _u("erf", _erf_fwd, lambda g, s, n: g * _TWO_OVER_SQRT_PI * (-(s[0] * s[0])).exp(), (0,))
+erf = _u("erf", _erf_fwd, lambda g, s, n: g * _TWO_OVER_SQRT_PI * (-(s[0] * s[0])).exp(), (0,),
+         jvp=jvp_elementwise, batch_ok=True)
 
 # ---------------------------------------------------------------------------------
 # elementwise, two inputs (either may be a Python scalar; see binary() in _core)
 
 
-def _b(name, fwd, rules, save=(), kind=None, node_name=None, jvp=None, batch_ok=None):
+def _b(name, fwd, rules, save=(), kind=None, node_name=None, jvp=None, batch_ok=False):
     op = Op(name, fwd, rules, save, node_name=node_name, jvp=jvp, batch_ok=batch_ok)
     op.kind = kind
     return op
 
 
-add = _b("add", np.add, (lambda g, s, n: g, lambda g, s, n: g))
-sub = _b("sub", np.subtract, (lambda g, s, n: g, lambda g, s, n: -g))
+add = _b("add", np.add, (lambda g, s, n: g, lambda g, s, n: g), jvp=jvp_elementwise, batch_ok=True)
+sub = _b("sub", np.subtract, (lambda g, s, n: g, lambda g, s, n: -g),
+         jvp=jvp_elementwise, batch_ok=True)
 # Note [Scalar overloads]
 # PyTorch gives some ops an overload per kind of operand, each its own node class:
 # ``x ** 2`` is pow.Tensor_Scalar (PowBackward0, one edge), ``x ** y`` pow.Tensor_Tensor
@@ -531,7 +550,8 @@ sub = _b("sub", np.subtract, (lambda g, s, n: g, lambda g, s, n: -g))
 # The overloads share the kernel and the name of their op, hence its batched rules,
 # JVP rule and autocast category. Ops whose scalar form PyTorch wraps into a tensor
 # (``x * 2``, ``x - 1``: mul.Tensor, sub.Tensor) keep one Op and a (None, 0) slot.
-rsub_scalar = _b("sub", np.subtract, (None, lambda g, s, n: -g), node_name="RsubBackward1")
+rsub_scalar = _b("sub", np.subtract, (None, lambda g, s, n: -g), node_name="RsubBackward1",
+                 jvp=jvp_elementwise, batch_ok=True)
 
 
 def _alpha_fwd(ufunc):
@@ -564,9 +584,10 @@ def _check_alpha(kind: str, alpha) -> None:
 
 # add/sub with alpha != 1: ``alpha`` is the node's parameter (n._p), as in PyTorch
 add_alpha = _b("add_alpha", _alpha_fwd(np.add), (lambda g, s, n: g, lambda g, s, n: g * n._p),
-               node_name="AddBackward0")
+               node_name="AddBackward0", jvp=jvp_elementwise, batch_ok=True)
 sub_alpha = _b("sub_alpha", _alpha_fwd(np.subtract),
-               (lambda g, s, n: g, lambda g, s, n: -g * n._p), node_name="SubBackward0")
+               (lambda g, s, n: g, lambda g, s, n: -g * n._p), node_name="SubBackward0",
+               jvp=jvp_elementwise, batch_ok=True)
 
 
 def _mul_vjp(g, s, n, needs):
@@ -580,11 +601,11 @@ def _mul_vjp(g, s, n, needs):
     return [ga, ga if ga is not None and a is b else g * a]
 
 
-mul = _b("mul", np.multiply, _mul_vjp, (0, 1))
+mul = _b("mul", np.multiply, _mul_vjp, (0, 1), jvp=jvp_elementwise, batch_ok=True)
 mul.save_if = ((1,), (0,))
 div = _b("div", np.true_divide,
          (lambda g, s, n: g / s[1], lambda g, s, n: -g * ((s[0] / s[1]) / s[1])), (0, 1),
-         kind="float")
+         kind="float", jvp=jvp_elementwise, batch_ok=True)
 div.save_if = ((1,), (0, 1))
 
 
@@ -645,9 +666,11 @@ def _int_pow_negative(a, b):
 
 # Note [Scalar overloads]: pow.Tensor_Tensor, pow.Tensor_Scalar, pow.Scalar
 pow = _b("pow", _pow_fwd, (_pow_self, _pow_exp), (0, 1, "out"),  # noqa: A001
-         node_name="PowBackward1")
-pow_scalar = _b("pow", _pow_fwd, (_pow_self, None), (0, 1), node_name="PowBackward0")
-pow_rscalar = _b("pow", _pow_fwd, (None, _pow_exp), (0, 1, "out"), node_name="PowBackward2")
+         node_name="PowBackward1", jvp=jvp_elementwise, batch_ok=True)
+pow_scalar = _b("pow", _pow_fwd, (_pow_self, None), (0, 1), node_name="PowBackward0",
+                jvp=jvp_elementwise, batch_ok=True)
+pow_rscalar = _b("pow", _pow_fwd, (None, _pow_exp), (0, 1, "out"), node_name="PowBackward2",
+                 jvp=jvp_elementwise, batch_ok=True)
 # the output is read only by the exponent's rule: pow.Tensor_Tensor saves it whether or
 # not the exponent needs a gradient (as PyTorch), pow.Tensor_Scalar does not, so x.pow(2)
 # followed by an in-place op on its result stays valid
@@ -664,7 +687,8 @@ def _atan2_rule(which):
     return rule
 
 
-atan2 = _b("atan2", np.arctan2, (_atan2_rule(0), _atan2_rule(1)), (0, 1), kind="float")
+atan2 = _b("atan2", np.arctan2, (_atan2_rule(0), _atan2_rule(1)), (0, 1), kind="float",
+           jvp=jvp_elementwise, batch_ok=True)
 
 # hypot(a, b) = sqrt(a² + b²), NumPy's overflow-safe kernel. PyTorch's derivatives.yaml:
 # self: grad * self / result, other: grad * other / result (so at (0, 0) both are nan).
@@ -683,8 +707,10 @@ def _minmax_rule(which, loses):
     return rule
 
 
-maximum = _b("maximum", np.maximum, (_minmax_rule(0, "lt"), _minmax_rule(1, "gt")), (0, 1))
-minimum = _b("minimum", np.minimum, (_minmax_rule(0, "gt"), _minmax_rule(1, "lt")), (0, 1))
+maximum = _b("maximum", np.maximum, (_minmax_rule(0, "lt"), _minmax_rule(1, "gt")), (0, 1),
+             jvp=jvp_elementwise, batch_ok=True)
+minimum = _b("minimum", np.minimum, (_minmax_rule(0, "gt"), _minmax_rule(1, "lt")), (0, 1),
+             jvp=jvp_elementwise, batch_ok=True)
 
 
 def _check_int_divisor(b, name):
@@ -729,12 +755,12 @@ def _trunc_div_fwd(a, b):
 
 remainder = _b("remainder", _remainder_fwd,
                (lambda g, s, n: g, lambda g, s, n: -g * R.div(s[0], s[1], rounding_mode="floor")),
-               (0, 1), node_name="RemainderBackward1")
+               (0, 1), node_name="RemainderBackward1", jvp=jvp_elementwise, batch_ok=True)
 remainder.save_if = ((1,), (1,))  # the operands serve the divisor's gradient only
 # Note [Scalar overloads]: remainder.Scalar saves nothing; remainder.Scalar_Tensor (a
 # number modulo a tensor) has no derivative in PyTorch
 remainder_scalar = _b("remainder", _remainder_fwd, (lambda g, s, n: g, None),
-                      node_name="RemainderBackward0")
+                      node_name="RemainderBackward0", jvp=jvp_elementwise, batch_ok=True)
 remainder_rscalar = _not_implemented(
     "remainder", _remainder_fwd, (None, True),
     "A number modulo a tensor (torch.remainder(2.0, x), 2.0 % x) has no gradient with "
@@ -742,9 +768,10 @@ remainder_rscalar = _not_implemented(
     "detach() x.")
 fmod = _b("fmod", _fmod_fwd,
           (lambda g, s, n: g, lambda g, s, n: -g * R.div(s[0], s[1], rounding_mode="trunc")),
-          (0, 1), node_name="FmodBackward1")
+          (0, 1), node_name="FmodBackward1", jvp=jvp_elementwise, batch_ok=True)
 fmod.save_if = ((1,), (1,))
-fmod_scalar = _b("fmod", _fmod_fwd, (lambda g, s, n: g, None), node_name="FmodBackward0")
+fmod_scalar = _b("fmod", _fmod_fwd, (lambda g, s, n: g, None), node_name="FmodBackward0",
+                 jvp=jvp_elementwise, batch_ok=True)
 
 # PyTorch: `//` (floor_divide) records a node whose backward raises; div with a
 # rounding mode has a zero gradient, computed as grad * 0 (so inf/nan propagate).
@@ -757,9 +784,10 @@ floor_divide_scalar = _not_implemented("floor_divide", _floor_div_fwd, (True, No
 floor_divide_rscalar = _not_implemented("floor_divide", _floor_div_fwd, (None, True),
                                         _FLOOR_DIV_HINT)
 _times_zero = (lambda g, s, n: g * 0, lambda g, s, n: g * 0)
-div_floor = _b("div_floor", _floor_div_fwd, _times_zero, node_name="DivBackward2")
+div_floor = _b("div_floor", _floor_div_fwd, _times_zero, node_name="DivBackward2",
+               jvp=jvp_elementwise)
 trunc_divide = _b("trunc_divide", _trunc_div_fwd, _times_zero,
-                  node_name="DivBackward2")
+                  node_name="DivBackward2", jvp=jvp_elementwise)
 floor_divide.kind = trunc_divide.kind = div_floor.kind = None
 
 
@@ -819,7 +847,7 @@ def _where_fwd(c, a, b, dt=None):
 # where(cond, a, b): cond is not differentiable
 where = Op("where", _where_fwd,
            (None, lambda g, s, n: _where0(s[0], g), lambda g, s, n: R.where(s[0], 0.0, g)),
-           (0,))
+           (0,), jvp=jvp_linear, batch_ok=True)
 
 
 def _clamp_rule(g, s, n):
@@ -844,10 +872,13 @@ def _clamp_fwd(a, p):
     return out.astype(a.dtype, copy=False)
 
 
-clamp = Op("clamp", _clamp_fwd, (_clamp_rule,), (0,), node_name="ClampBackward1")
+clamp = Op("clamp", _clamp_fwd, (_clamp_rule,), (0,), node_name="ClampBackward1",
+           jvp=jvp_elementwise, batch_ok=True)
 # clamp_min(x, number) / clamp_max(x, number): clamp's kernel and rule under PyTorch's names
-clamp_min = Op("clamp", _clamp_fwd, (_clamp_rule,), (0,), node_name="ClampMinBackward0")
-clamp_max = Op("clamp", _clamp_fwd, (_clamp_rule,), (0,), node_name="ClampMaxBackward0")
+clamp_min = Op("clamp", _clamp_fwd, (_clamp_rule,), (0,), node_name="ClampMinBackward0",
+               jvp=jvp_elementwise, batch_ok=True)
+clamp_max = Op("clamp", _clamp_fwd, (_clamp_rule,), (0,), node_name="ClampMaxBackward0",
+               jvp=jvp_elementwise, batch_ok=True)
 
 
 def _clamp_t_fwd(a, lo, hi):
@@ -885,7 +916,8 @@ def _clamp_t_vjp(g, s, n, needs):
     return out
 
 
-clamp_tensor = Op("clamp_tensor", _clamp_t_fwd, _clamp_t_vjp, (0, 1, 2), node_name="ClampBackward0")
+clamp_tensor = Op("clamp_tensor", _clamp_t_fwd, _clamp_t_vjp, (0, 1, 2), node_name="ClampBackward0",
+                  jvp=jvp_elementwise, batch_ok=True)
 
 
 def _lerp_fwd(a, b, w):
@@ -896,28 +928,32 @@ def _lerp_fwd(a, b, w):
 
 lerp = Op("lerp", _lerp_fwd, (lambda g, s, n: g * (1 - s[2]), lambda g, s, n: g * s[2],
                               lambda g, s, n: g * (s[1] - s[0])), (0, 1, 2),
-          node_name="LerpBackward1")
+          node_name="LerpBackward1", jvp=jvp_elementwise, batch_ok=True)
 lerp.save_if = ((2,), (2,), (0, 1))  # the ends serve the weight's gradient only
 # a Python number weight is a parameter, as PyTorch's lerp.Scalar: nothing saved, so
 # the node may run again (Note [Nodes that saved nothing] in _graph/node.py)
 lerp_scalar = Op("lerp_scalar", lambda a, b, w: _lerp_fwd(a, b, np.asarray(w, a.dtype)),
                  (lambda g, s, n: g * (1 - n._p), lambda g, s, n: g * n._p),
-                 node_name="LerpBackward0")
+                 node_name="LerpBackward0", jvp=jvp_elementwise, batch_ok=True)
 
 
 # ---------------------------------------------------------------------------------
 # type conversion and copies
-to_copy = Op("to_copy", lambda a, p: a.astype(p), (lambda g, s, n: g,), node_name="ToCopyBackward0")
-clone = Op("clone", lambda a: a.copy(), (lambda g, s, n: g,))
+to_copy = Op("to_copy", lambda a, p: a.astype(p), (lambda g, s, n: g,), node_name="ToCopyBackward0",
+             jvp=jvp_linear, batch_ok=True)
+clone = Op("clone", lambda a: a.copy(), (lambda g, s, n: g,), jvp=jvp_linear, batch_ok=True)
 # in-place building blocks: the value an in-place op writes, as an out-of-place op
 copy_from = Op("copy_from", lambda a, b: np.broadcast_to(b, a.shape).astype(a.dtype),
-               (_zeros_rule, lambda g, s, n: g), node_name="torch::autograd::CopyBackwards")
+               (_zeros_rule, lambda g, s, n: g), node_name="torch::autograd::CopyBackwards",
+               jvp=jvp_linear)
 # fill_(number) is fill_.Scalar (FillBackward2: no slot for the number, Note [Scalar
 # overloads]); fill_(0-d tensor) is fill_.Tensor (FillBackward3)
-fill = Op("fill", lambda a, v: np.full_like(a, v), (_zeros_rule, None), node_name="FillBackward2")
+fill = Op("fill", lambda a, v: np.full_like(a, v), (_zeros_rule, None), node_name="FillBackward2",
+          jvp=jvp_linear)
 fill_tensor = Op("fill_tensor", fill.fwd, (_zeros_rule, lambda g, s, n: g.sum()),
-                 node_name="FillBackward3")
-zero = Op("zero", lambda a: np.zeros_like(a), (_zeros_rule,), node_name="ZeroBackward0")
+                 node_name="FillBackward3", jvp=jvp_linear)
+zero = Op("zero", lambda a: np.zeros_like(a), (_zeros_rule,), node_name="ZeroBackward0",
+          jvp=jvp_linear)
 
 
 # ---------------------------------------------------------------------------------
@@ -927,9 +963,10 @@ zero = Op("zero", lambda a: np.zeros_like(a), (_zeros_rule,), node_name="ZeroBac
 
 # Note [Batched rules]
 # autograd.grad(..., is_grads_batched=True) runs the graph once with output
-# gradients that carry one extra leading dim (STATE.batch == 1). Rules marked
-# ``batch_ok`` address dims from the right or offset them by STATE.batch, so the
-# same rule serves both; the engine runs any other rule once per row.
+# gradients that carry one extra leading dim (STATE.batch == 1). Records marked
+# ``batch_ok=True`` have rules that address dims from the right or offset them by
+# STATE.batch, so the same rule serves both; the engine runs any other rule once per
+# row. The flag is part of each record, next to its rules.
 
 
 def _restore(g, n, i=0, saved=False):
@@ -967,7 +1004,7 @@ def _sum_fwd(a, p):
     return _add_reduce(a, axis=axes, keepdims=keepdim, dtype=dt)
 
 
-sum = Op("sum", _sum_fwd, (_expand_back,))  # noqa: A001
+sum = Op("sum", _sum_fwd, (_expand_back,), jvp=jvp_linear, batch_ok=True)  # noqa: A001
 
 
 def _count(shape, axes):
@@ -985,7 +1022,7 @@ def _mean_fwd(a, p):
 
 
 mean = Op("mean", _mean_fwd, (lambda g, s, n: _expand_back(g, s, n)
-                              / _count(n.input_shape(0), n._p[0]),))
+                              / _count(n.input_shape(0), n._p[0]),), jvp=jvp_linear, batch_ok=True)
 
 
 def _nan_to_num_fwd(a, p):
@@ -998,7 +1035,8 @@ def _nan_to_num_fwd(a, p):
 
 
 # one node saving its input, as PyTorch's NanToNumBackward0 (grad * isfinite(self))
-nan_to_num = Op("nan_to_num", _nan_to_num_fwd, (lambda g, s, n: g * R.isfinite(s[0]),), (0,))
+nan_to_num = Op("nan_to_num", _nan_to_num_fwd, (lambda g, s, n: g * R.isfinite(s[0]),), (0,),
+                jvp=jvp_elementwise)
 
 
 # Note [var and std]: one node each (VarBackward0, StdBackward0), saving the input
@@ -1029,10 +1067,10 @@ def _var_grad(g, x, n):
     return (2.0 / dof if dof else math.inf) * g * (x - x.mean(axes, keepdim=True))
 
 
-var = Op("var", _var_fwd, (lambda g, s, n: _var_grad(g, s[0], n),), (0,))
+var = Op("var", _var_fwd, (lambda g, s, n: _var_grad(g, s[0], n),), (0,), jvp=jvp_reduction)
 std = Op("std", lambda a, p: np.sqrt(_var_fwd(a, p)),
          (lambda g, s, n: _var_grad(R.where(s[1] == 0, 0.0, g / (s[1] * 2)), s[0], n),),
-         (0, "out"))
+         (0, "out"), jvp=jvp_reduction)
 
 
 def _prod_rule(g, s, n):
@@ -1070,7 +1108,7 @@ def _prod_fwd(a, p):
     return np.prod(a, axis=axes, keepdims=keepdim, dtype=dt)
 
 
-prod = Op("prod", _prod_fwd, (_prod_rule,), (0, "out"))
+prod = Op("prod", _prod_fwd, (_prod_rule,), (0, "out"), jvp=jvp_reduction, batch_ok=True)
 
 
 def _amax_rule(g, s, n):
@@ -1088,8 +1126,8 @@ def _amin_fwd(a, p):
     return np.amin(a, axis=p[0], keepdims=p[1])
 
 
-amax = Op("amax", _amax_fwd, (_amax_rule,), (0, "out"))
-amin = Op("amin", _amin_fwd, (_amax_rule,), (0, "out"))
+amax = Op("amax", _amax_fwd, (_amax_rule,), (0, "out"), jvp=jvp_reduction, batch_ok=True)
+amin = Op("amin", _amin_fwd, (_amax_rule,), (0, "out"), jvp=jvp_reduction, batch_ok=True)
 def _evenly_rule(g, s, n):
     # PyTorch's evenly_distribute_backward (max(), min(), median() of all elements): g
     # shared by the elements equal to the result (the nans, for a nan result) and written
@@ -1099,8 +1137,10 @@ def _evenly_rule(g, s, n):
     return R.where(mask, g / mask.sum(), 0.0)
 
 
-max_all = Op("max_all", _amax_fwd, (_evenly_rule,), (0, "out"), node_name="MaxBackward1")
-min_all = Op("min_all", _amin_fwd, (_evenly_rule,), (0, "out"), node_name="MinBackward1")
+max_all = Op("max_all", _amax_fwd, (_evenly_rule,), (0, "out"), node_name="MaxBackward1",
+             jvp=jvp_reduction, batch_ok=True)
+min_all = Op("min_all", _amin_fwd, (_evenly_rule,), (0, "out"), node_name="MinBackward1",
+             jvp=jvp_reduction, batch_ok=True)
 
 
 def _median_all_fwd(a, p):
@@ -1115,7 +1155,7 @@ def _median_all_fwd(a, p):
 # torch.median() with no dim: the gradient is spread evenly over the elements equal to the
 # median (median(dim) picks one index and has its own rule, in take_ops)
 median_all = Op("median_all", _median_all_fwd, (_evenly_rule,), (0, "out"),
-                node_name="MedianBackward0")
+                node_name="MedianBackward0", jvp=jvp_reduction)
 
 
 def _logsumexp_fwd(a, p):
@@ -1135,7 +1175,7 @@ def _logsumexp_fwd(a, p):
 # own entry for numerical stability (max-shifted), see Note [One table]
 logsumexp = Op("logsumexp", _logsumexp_fwd,
                (lambda g, s, n: _restore(g, n) * (s[0] - _restore(s[1], n, saved=True)).exp(),),
-               (0, "out"))
+               (0, "out"), jvp=jvp_reduction, batch_ok=True)
 
 
 # Note [Cumulative kernels]
@@ -1178,7 +1218,7 @@ def _cumsum_fwd(a, p):
 
 
 cumsum = Op("cumsum", _cumsum_fwd, (lambda g, s, n: g if not len(n.input_shape(0)) else
-                                    g.flip(n._p[0]).cumsum(n._p[0]).flip(n._p[0]),))
+                                    g.flip(n._p[0]).cumsum(n._p[0]).flip(n._p[0]),), jvp=jvp_linear)
 
 
 def _cumprod_rule(g, s, n):
@@ -1290,7 +1330,7 @@ def _norm_fwd(a, p):
 
 # own entry: the p=2 rule masks norm == 0 to a zero gradient instead of 0/0 (PyTorch)
 vector_norm = Op("vector_norm", _norm_fwd, (_norm_rule,), (0, "out"),
-                 node_name="LinalgVectorNormBackward0")
+                 node_name="LinalgVectorNormBackward0", jvp=jvp_reduction, batch_ok=True)
 
 
 # ---------------------------------------------------------------------------------
@@ -1385,10 +1425,11 @@ ALL_OPS = {k: v for k, v in dict(globals()).items() if isinstance(v, Op)}
 
 
 # ---------------------------------------------------------------------------------
-# Forward-mode (JVP) rules, one per entry (Note [JVP rules] in ops/jvp_rules.py):
-# elementwise entries apply their vjp rule to the tangent, linear ones apply
-# themselves to it, reductions contract D = vjp(ones) with it, products take one
-# term per operand; the others are written out here.
+# Forward-mode (JVP) rules (Note [JVP rules] in ops/jvp_rules.py), given by each record's
+# ``jvp=``: elementwise records apply their vjp rule to the tangent (jvp_elementwise),
+# linear ones apply themselves to it (jvp_linear), reductions contract D = vjp(ones)
+# with it (jvp_reduction), products take one term per operand (jvp_multilinear); the
+# others are written out here. A record without one falls back to a double backward.
 
 def _cumprod_jvp(t, s, n, out):
     a = s[0]
@@ -1418,24 +1459,7 @@ def _split_jvp(t, s, n, out):
     return t[0].unbind(dim) if kind == "unbind" else t[0].split(list(sizes), dim)
 
 
-_JVP_KINDS = (
-    (jvp_elementwise, """neg abs sign floor ceil round trunc exp exp2 expm1 log log2 log10 log1p
-     sqrt rsqrt reciprocal sin cos tan asin acos atan sinh cosh tanh sigmoid relu erf
-     tanh_backward sigmoid_backward threshold_backward add sub add_alpha sub_alpha mul div pow
-     atan2 maximum minimum remainder fmod floor_divide div_floor trunc_divide clamp clamp_tensor
-     lerp lerp_scalar nan_to_num"""),
-    (jvp_linear, """where to_copy clone copy_from fill fill_tensor zero sum mean cumsum
-     unsafe_view squeeze_inplace index index_put index_put_setitem gather scatter scatter_add
-     index_select index_add cat stack flip roll repeat max min sort topk kthvalue mode"""),
-    (jvp_reduction, """prod amax amin max_all min_all median_all logsumexp vector_norm var
-     std"""),
-    (jvp_multilinear, "matmul mm bmm mv dot"),
-    (jvp_view, """view reshape_alias squeeze squeeze_all squeeze_dims unsqueeze expand permute
-     transpose t alias select slice diagonal unfold as_strided"""),
-    (_cumprod_jvp, "cumprod"), (_pad_jvp, "constant_pad"),
-    (_split_jvp, "split split_with_sizes unbind"),
-)
-_JVP_BY_NAME = {name: rule for rule, names in _JVP_KINDS for name in names.split()}
-for _op in [*ALL_OPS.values(), *mm_ops.values(), *take_ops.values()]:
-    if _op.vjp is not None and _op.jvp is None:
-        _op.jvp = _JVP_BY_NAME.get(_op.name)
+# the three records whose JVP rule is defined above, after them
+cumprod.jvp = _cumprod_jvp
+constant_pad.jvp = _pad_jvp
+split.jvp = split_with_sizes.jvp = unbind.jvp = _split_jvp

@@ -18,6 +18,7 @@ import retrograd as R
 from .._grad_mode import STATE
 from .._tensor import _make
 from ._core import Op
+from .jvp_rules import jvp_multilinear
 
 # ---------------------------------------------------------------------------------
 # matrix products (1-D operands handled as numpy.matmul does)
@@ -144,10 +145,11 @@ def _matmul_fwd(a, b):
 
 _MM_RULES = (_mm_rule_a, _mm_rule_b)
 # each operand is saved only for the other's gradient (as mul; PyTorch's mm likewise)
-mm_ops = {k: Op(k, _matmul_fwd, _MM_RULES, (0, 1), save_if=((1,), (0,)))
+mm_ops = {k: Op(k, _matmul_fwd, _MM_RULES, (0, 1), save_if=((1,), (0,)), jvp=jvp_multilinear,
+                batch_ok=True)
           for k in ("mm", "bmm", "mv", "dot")}
 mm_ops["matmul"] = Op("matmul", _matmul_fwd, _MM_RULES, (0, 1), save_if=((1,), (0,)),
-                      node_name="UnsafeViewBackward0")
+                      node_name="UnsafeViewBackward0", jvp=jvp_multilinear, batch_ok=True)
 
 
 # addmm: beta * input + alpha * (mat1 @ mat2) in one node, as PyTorch's AddmmBackward0

@@ -21,6 +21,7 @@ from .._grad_mode import STATE
 from .._graph.node import RELEASED
 from .._tensor import _make
 from ._core import Op
+from .jvp_rules import jvp_linear, jvp_view
 from .rule_helpers import _bdims, _not_implemented
 
 # ---------------------------------------------------------------------------------
@@ -31,27 +32,31 @@ def _back_to_input_shape(g, s, n):
     return g.reshape(_bdims(g) + tuple(n.input_shape(0)))
 
 
-def _view_op(name, fwd, rule=_back_to_input_shape, node_name=None):
-    return Op(name, fwd, (rule,), node_name=node_name, view=True)
+def _view_op(name, fwd, rule=_back_to_input_shape, node_name=None, jvp=None, batch_ok=False):
+    return Op(name, fwd, (rule,), node_name=node_name, view=True, jvp=jvp, batch_ok=batch_ok)
 
 
-view = _view_op("view", lambda a, shape: a.reshape(shape, copy=False))
+view = _view_op("view", lambda a, shape: a.reshape(shape, copy=False), jvp=jvp_view, batch_ok=True)
 # reshape of a non-contiguous tensor that can be viewed: PyTorch's _reshape_alias
 reshape_alias = _view_op("reshape_alias", lambda a, shape: a.reshape(shape, copy=False),
-                         node_name="ReshapeAliasBackward0")
-unsafe_view = Op("unsafe_view", lambda a, shape: a.reshape(shape), (_back_to_input_shape,))
+                         node_name="ReshapeAliasBackward0", jvp=jvp_view, batch_ok=True)
+unsafe_view = Op("unsafe_view", lambda a, shape: a.reshape(shape), (_back_to_input_shape,),
+                 jvp=jvp_linear, batch_ok=True)
 def _squeeze_fwd(a, ax):
     return np.squeeze(a, axis=ax)
 
 
 # PyTorch's three overloads: squeeze() (SqueezeBackward0), squeeze(dim) (1), squeeze(dims) (2)
-squeeze_all = _view_op("squeeze_all", _squeeze_fwd, node_name="SqueezeBackward0")
-squeeze = _view_op("squeeze", _squeeze_fwd, node_name="SqueezeBackward1")
-squeeze_dims = _view_op("squeeze_dims", _squeeze_fwd, node_name="SqueezeBackward2")
+squeeze_all = _view_op("squeeze_all", _squeeze_fwd, node_name="SqueezeBackward0",
+                       jvp=jvp_view, batch_ok=True)
+squeeze = _view_op("squeeze", _squeeze_fwd, node_name="SqueezeBackward1",
+                   jvp=jvp_view, batch_ok=True)
+squeeze_dims = _view_op("squeeze_dims", _squeeze_fwd, node_name="SqueezeBackward2",
+                        jvp=jvp_view, batch_ok=True)
 # squeeze_(dim) of a fresh result (matmul's vector-times-matrix): PyTorch changes that
 # tensor's shape in place, so the result is no view; its node is SqueezeBackward4
 squeeze_inplace = Op("squeeze_inplace", _squeeze_fwd, (_back_to_input_shape,),
-                     node_name="SqueezeBackward4")
+                     node_name="SqueezeBackward4", jvp=jvp_linear)
 def _unsqueeze_fwd(a, ax):
     if 1 not in a.shape:
         return np.expand_dims(a, ax)
@@ -61,7 +66,7 @@ def _unsqueeze_fwd(a, ax):
     return _unsqueeze_strides(a, key, a[key])
 
 
-unsqueeze = _view_op("unsqueeze", _unsqueeze_fwd)
+unsqueeze = _view_op("unsqueeze", _unsqueeze_fwd, jvp=jvp_view, batch_ok=True)
 def _expand_fwd(a, shape):
     # a read-only stride-0 view, as np.broadcast_to makes, built directly (half the cost)
     lead = len(shape) - a.ndim
@@ -91,13 +96,16 @@ def _new_dim_strides(shape, strides, lead: int) -> list:
 
 
 expand = _view_op("expand", _expand_fwd,
-                  lambda g, s, n: R.ops.functions.sum_to(g, n.input_shape(0), batch=STATE.batch))
+                  lambda g, s, n: R.ops.functions.sum_to(g, n.input_shape(0), batch=STATE.batch),
+                  jvp=jvp_view, batch_ok=True)
 permute = _view_op("permute", lambda a, dims: np.transpose(a, dims),
                    lambda g, s, n: g.permute(tuple(range(STATE.batch)) + tuple(
-                       STATE.batch + int(d) for d in np.argsort(n._p))))
+                       STATE.batch + int(d) for d in np.argsort(n._p))),
+                   jvp=jvp_view, batch_ok=True)
 transpose = _view_op("transpose",  # of a 0-d tensor (dims 0, 0): the tensor itself, as torch
                      lambda a, p: np.swapaxes(a, p[0], p[1]) if a.ndim else a.view(),
-                     lambda g, s, n: g.transpose(STATE.batch + n._p[0], STATE.batch + n._p[1]))
+                     lambda g, s, n: g.transpose(STATE.batch + n._p[0], STATE.batch + n._p[1]),
+                     jvp=jvp_view, batch_ok=True)
 def _t_rule(g, s, n):
     if len(n.input_shape(0)) != 2:
         return g
@@ -106,8 +114,8 @@ def _t_rule(g, s, n):
     return g.transpose(-2, -1)
 
 
-t_op = _view_op("t", lambda a, p: a.T, _t_rule, node_name="TBackward0")
-alias = _view_op("alias", lambda a, p: a.view(), lambda g, s, n: g)
+t_op = _view_op("t", lambda a, p: a.T, _t_rule, node_name="TBackward0", jvp=jvp_view, batch_ok=True)
+alias = _view_op("alias", lambda a, p: a.view(), lambda g, s, n: g, jvp=jvp_view, batch_ok=True)
 
 
 # Note [Views by index maps]
@@ -170,9 +178,9 @@ def _as_strided_fwd(a, p):
     return out
 
 
-diagonal = _view_op("diagonal", _diagonal_fwd, _index_map_rule)
-unfold = _view_op("unfold", _unfold_fwd, _index_map_rule)
-as_strided = _view_op("as_strided", _as_strided_fwd, _index_map_rule)
+diagonal = _view_op("diagonal", _diagonal_fwd, _index_map_rule, jvp=jvp_view)
+unfold = _view_op("unfold", _unfold_fwd, _index_map_rule, jvp=jvp_view)
+as_strided = _view_op("as_strided", _as_strided_fwd, _index_map_rule, jvp=jvp_view)
 
 
 def whole_selection(key, shape, allow_none: bool) -> bool:
@@ -273,8 +281,8 @@ def _unsqueeze_strides(a, key, r):
     return out
 
 
-select = _view_op("select", _index_fwd, _index_rule)
-slice_op = _view_op("slice", _index_fwd, _index_rule)
+select = _view_op("select", _index_fwd, _index_rule, jvp=jvp_view, batch_ok=True)
+slice_op = _view_op("slice", _index_fwd, _index_rule, jvp=jvp_view, batch_ok=True)
 def _adv_index_fwd(a, key):
     # PyTorch's advanced-indexing result is a fresh contiguous tensor (so .view() works on
     # it); NumPy lays out x[:, idx] with the indexed dim first in memory. Already-contiguous
@@ -289,7 +297,7 @@ def _adv_index_fwd(a, key):
     return r
 
 
-index = Op("index", _adv_index_fwd, (_index_rule,))  # advanced indexing: a copy
+index = Op("index", _adv_index_fwd, (_index_rule,), jvp=jvp_linear)  # advanced indexing: a copy
 
 
 def _is_basic(key) -> bool:
@@ -319,10 +327,11 @@ def _index_put_vjp(g, s, n, needs):
     return r
 
 
-index_put = Op("index_put", _index_put_fwd, _index_put_vjp, node_name="IndexPutBackward0")
+index_put = Op("index_put", _index_put_fwd, _index_put_vjp, node_name="IndexPutBackward0",
+               jvp=jvp_linear)
 # ``x[key] = v``: the same kernel; PyTorch names this node CopySlices
 index_put_setitem = Op("index_put_setitem", _index_put_fwd, _index_put_vjp,
-                       node_name="torch::autograd::CopySlices")
+                       node_name="torch::autograd::CopySlices", jvp=jvp_linear)
 index_put.unsaved = index_put_setitem.unsaved = RELEASED  # freed as PyTorch frees them
 
 
@@ -338,7 +347,7 @@ def _gather_fwd(a, idx, dim):
 
 gather = Op("gather", _gather_fwd,
             (lambda g, s, n: R.zeros(n.input_shape(0), dtype=g.dtype)
-             .scatter_add(n._p, s[0], g), None), (1,))
+             .scatter_add(n._p, s[0], g), None), (1,), jvp=jvp_linear)
 
 
 def _scatter_fwd(a, idx, src, p):
@@ -373,8 +382,8 @@ def _pad_to(t, shape):
     return z.index_put(tuple(slice(0, k) for k in t.shape), t)
 
 
-scatter = Op("scatter", _scatter_fwd, _scatter_vjp, (1,), nondiff=(1,))
-scatter_add = Op("scatter_add", _scatter_fwd, _scatter_vjp, (1,), nondiff=(1,))
+scatter = Op("scatter", _scatter_fwd, _scatter_vjp, (1,), nondiff=(1,), jvp=jvp_linear)
+scatter_add = Op("scatter_add", _scatter_fwd, _scatter_vjp, (1,), nondiff=(1,), jvp=jvp_linear)
 
 
 def _scatter_value_fwd(a, idx, p):
@@ -404,7 +413,7 @@ def _index_select_fwd(a, idx, dim):
 
 index_select = Op("index_select", _index_select_fwd,
                   (lambda g, s, n: R.zeros(n.input_shape(0), dtype=g.dtype)
-                   .index_add(n._p, s[0], g), None), (1,))
+                   .index_add(n._p, s[0], g), None), (1,), jvp=jvp_linear)
 
 
 def _index_add_fwd(a, idx, src, p):
@@ -417,7 +426,7 @@ def _index_add_fwd(a, idx, src, p):
 
 index_add = Op("index_add", _index_add_fwd,
                (lambda g, s, n: g, None,
-                lambda g, s, n: g.index_select(n._p[0], s[0]) * n._p[1]), (1,))
+                lambda g, s, n: g.index_select(n._p[0], s[0]) * n._p[1]), (1,), jvp=jvp_linear)
 
 
 # index_fill: p = (dim, index, raw, value) with ``value`` the number filled
@@ -497,7 +506,7 @@ def _take_fwd(a, idx, p):
 
 
 take_ops = {k: Op(k, _take_fwd, (_value_at_index_rule, None), (1,),
-                  node_name=f"{k.capitalize()}Backward0")
+                  node_name=f"{k.capitalize()}Backward0", jvp=jvp_linear)
             for k in ("max", "min", "sort", "topk", "mode")}
 
 
@@ -520,10 +529,10 @@ def _cat_fwd(*a):
     return np.concatenate([x for x, size in zip(a[:-1], sizes) if size is not None], axis=dim)
 
 
-cat = Op("cat", _cat_fwd, _cat_vjp)
+cat = Op("cat", _cat_fwd, _cat_vjp, jvp=jvp_linear, batch_ok=True)
 stack = Op("stack", lambda *a: np.stack(a[:-1], axis=a[-1]),
            lambda g, s, n, needs: [g.select(n._p + STATE.batch, i) if need else None
-                                   for i, need in enumerate(needs)])
+                                   for i, need in enumerate(needs)], jvp=jvp_linear, batch_ok=True)
 
 
 def _multi_out_vjp(g, s, n, needs):
@@ -548,17 +557,21 @@ def _multi_out_vjp(g, s, n, needs):
     return [R.stack(parts, d) if kind == "unbind" else R.cat(parts, d)]
 
 
-split = Op("split", None, _multi_out_vjp, node_name="SplitBackward0", view=True)  # int size
+split = Op("split", None, _multi_out_vjp, node_name="SplitBackward0", view=True,
+           batch_ok=True)  # int size
 split_with_sizes = Op("split_with_sizes", None, _multi_out_vjp,
-                      node_name="SplitWithSizesBackward0", view=True)  # a list of sizes
-unbind = Op("unbind", None, _multi_out_vjp, node_name="UnbindBackward0", view=True)
+                      node_name="SplitWithSizesBackward0", view=True,
+                      batch_ok=True)  # a list of sizes
+unbind = Op("unbind", None, _multi_out_vjp, node_name="UnbindBackward0", view=True, batch_ok=True)
 
-flip = Op("flip", lambda a, dims: np.flip(a, dims).copy(), (lambda g, s, n: g.flip(n._p),))
+flip = Op("flip", lambda a, dims: np.flip(a, dims).copy(), (lambda g, s, n: g.flip(n._p),),
+          jvp=jvp_linear)
 def _roll_fwd(a, p):  # p: (shifts, dims), dims None: the flattened tensor, one shift
     return np.roll(a, p[0][0] if p[1] is None else p[0], p[1])
 
 
-roll = Op("roll", _roll_fwd, (lambda g, s, n: g.roll(tuple(-x for x in n._p[0]), n._p[1]),))
+roll = Op("roll", _roll_fwd, (lambda g, s, n: g.roll(tuple(-x for x in n._p[0]), n._p[1]),),
+          jvp=jvp_linear)
 
 
 def _repeat_rule(g, s, n):
@@ -572,7 +585,7 @@ def _repeat_rule(g, s, n):
     return gs.reshape(shape)
 
 
-repeat = Op("repeat", lambda a, reps: np.tile(a, reps), (_repeat_rule,))
+repeat = Op("repeat", lambda a, reps: np.tile(a, reps), (_repeat_rule,), jvp=jvp_linear)
 
 
 def _pad_fwd(a, p):
