@@ -21,7 +21,7 @@ from .._tensor import Tensor, _make
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange",
            "linspace", "logspace", "eye", "zeros_like", "ones_like", "full_like", "empty_like",
-           "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
+           "rand", "randn", "randint", "randperm",
            "normal", "scalar_tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor",
            "BoolTensor", "HalfTensor", "ByteTensor", "BFloat16Tensor"]
 
@@ -516,54 +516,6 @@ def _empty_keeping_layout(input: Tensor, dtype, kw: dict) -> Tensor:  # noqa: A0
 
 def _grad(t: Tensor, requires_grad: bool) -> Tensor:
     return _finish(t._data, requires_grad, None) if requires_grad else t
-
-
-def rand_like(input: Tensor, dtype=None, generator=None, requires_grad: bool = False,  # noqa: A002
-              **kw) -> Tensor:
-    """``rand`` with ``input``'s shape, dtype and layout (PyTorch's numbers after a seed).
-
-    Example:
-        >>> import retrograd as torch
-        >>> torch.rand_like(torch.zeros(2, 3)).shape
-        torch.Size([2, 3])
-    """
-    from .sampling import uniform_
-
-    out = _empty_keeping_layout(input, dtype, kw)
-    _check_floating(out._data.dtype, "check_uniform_bounds")
-    return _grad(uniform_(out, 0.0, 1.0, generator=generator), requires_grad)
-
-
-def randn_like(input: Tensor, dtype=None, generator=None, requires_grad: bool = False,  # noqa: A002
-               **kw) -> Tensor:
-    """``randn`` with ``input``'s shape, dtype and layout (PyTorch's numbers after a seed).
-
-    Example:
-        >>> import retrograd as torch
-        >>> torch.randn_like(torch.zeros(2, 3)).shape
-        torch.Size([2, 3])
-    """
-    from .sampling import normal_
-
-    out = normal_(_empty_keeping_layout(input, dtype, kw), generator=generator)
-    return _grad(out, requires_grad)
-
-
-def randint_like(input: Tensor, low, high=None, dtype=None, generator=None,  # noqa: A002
-                 requires_grad: bool = False, **kw) -> Tensor:
-    """``randint`` with ``input``'s shape, dtype and layout (PyTorch's numbers after a seed).
-
-    Example:
-        >>> import retrograd as torch
-        >>> bool((torch.randint_like(torch.zeros(5), 3) < 3).all())
-        True
-    """
-    from .sampling import random_
-
-    if high is None:
-        low, high = 0, low
-    out = random_(_empty_keeping_layout(input, dtype, kw), low, high, generator=generator)
-    return _grad(out, requires_grad)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, out=None,

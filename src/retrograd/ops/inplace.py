@@ -2,7 +2,8 @@
 version bump, rebasing a view's history onto its base (CopySlices), writes into
 memory that NumPy holds read-only, in-place ops on overlapping views, and the direct
 in-place kernels used outside any graph. Every ``Tensor.<op>_`` method is made here
-from its out-of-place function (``_make_inplace``; the list is in ``methods.py``).
+from its out-of-place function (``_make_inplace``; which ops have one: their ``@public``
+lines, Note [Exposure records] in public.py).
 
 Example:
     >>> import retrograd as torch
@@ -31,7 +32,6 @@ from ._core import Op, record
 from ._core import any_requires_grad as _any_rg
 from .arguments import _py_abs
 from .conversion import contiguous
-from .creation import zeros
 from .dispatch import apply, base_positions, check_view_rebase, move_retain, replay_view
 from .dispatch import scalar_array as _scalar_array
 from .indexing import norm_key
@@ -307,7 +307,7 @@ def _folded_copy_slices(nondiff: tuple) -> Op:
 # elements), ours through the overwrite, so second derivatives at shared elements differ.
 def _overlap_self_rule(g, s, n):
     _, shape, dt, pos, locs = n._p
-    flat = zeros(int(np.prod(shape, dtype=np.int64)), dtype=D.FROM_NP[dt])
+    flat = _make(np.zeros(int(np.prod(shape, dtype=np.int64)), dt))
     b = g._data.ndim - len(n._p[0].shape)  # leading batch dims (vmap)
     vals = g.reshape(g.shape[:b] + (-1,))[(slice(None),) * b + (_make(pos),)]
     return flat.index_put((slice(None),) * b + (_make(locs),), vals).reshape(

@@ -17,6 +17,7 @@ from .. import _random
 from .. import _random_dist as dist
 from .._tensor import Tensor, _make, check_inference_write
 from . import overlap as _overlap
+from .creation import _check_floating, _empty_keeping_layout, _grad
 from .inplace import _WRITING, _aliased_write, _check_inplace_leaf
 from .public import public
 
@@ -283,3 +284,52 @@ def multinomial(input, num_samples: int, replacement: bool = False, *,  # noqa: 
 
 __all__ = ["uniform_", "normal_", "bernoulli_", "bernoulli", "exponential_", "geometric_",
            "log_normal_", "cauchy_", "random_", "multinomial"]
+
+
+# ---------------------------------------------------------------------------------
+# random tensors shaped like another (creation functions over the fills above)
+
+
+@public(method=False)
+def rand_like(input: Tensor, dtype=None, generator=None, requires_grad: bool = False,  # noqa: A002
+              **kw) -> Tensor:
+    """``rand`` with ``input``'s shape, dtype and layout (PyTorch's numbers after a seed).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.rand_like(torch.zeros(2, 3)).shape
+        torch.Size([2, 3])
+    """
+    out = _empty_keeping_layout(input, dtype, kw)
+    _check_floating(out._data.dtype, "check_uniform_bounds")
+    return _grad(uniform_(out, 0.0, 1.0, generator=generator), requires_grad)
+
+
+@public(method=False)
+def randn_like(input: Tensor, dtype=None, generator=None, requires_grad: bool = False,  # noqa: A002
+               **kw) -> Tensor:
+    """``randn`` with ``input``'s shape, dtype and layout (PyTorch's numbers after a seed).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.randn_like(torch.zeros(2, 3)).shape
+        torch.Size([2, 3])
+    """
+    out = normal_(_empty_keeping_layout(input, dtype, kw), generator=generator)
+    return _grad(out, requires_grad)
+
+
+@public(method=False)
+def randint_like(input: Tensor, low, high=None, dtype=None, generator=None,  # noqa: A002
+                 requires_grad: bool = False, **kw) -> Tensor:
+    """``randint`` with ``input``'s shape, dtype and layout (PyTorch's numbers after a seed).
+
+    Example:
+        >>> import retrograd as torch
+        >>> bool((torch.randint_like(torch.zeros(5), 3) < 3).all())
+        True
+    """
+    if high is None:
+        low, high = 0, low
+    out = random_(_empty_keeping_layout(input, dtype, kw), low, high, generator=generator)
+    return _grad(out, requires_grad)
