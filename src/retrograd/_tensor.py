@@ -20,7 +20,7 @@ from . import _dtype as D
 from . import _grad_mode
 from ._device import CPU
 from ._grad_mode import STATE
-from ._graph.node import AccumulateGrad, HookDict, RemovableHandle, _bind_make
+from ._graph.node import AccumulateGrad, HookDict, RemovableHandle, register_tensor_type
 from ._graph.provenance import mark as _cut_mark
 from ._size import Size
 
@@ -626,7 +626,7 @@ def mark_views_requiring_grad(base: Tensor) -> None:
             v._inherits = True
 
 
-_bind_make(_make)
+register_tensor_type(Tensor, _make)  # Note [Graph services] (_graph/node.py)
 _grad_mode.INFERENCE_HOOKS.append(_set_inference_marking)
 #: regenerates a stale view's grad_fn; bound by ops.views (Note [View grad_fn regeneration])
 _VIEW_GRAD_FN: list = [None]

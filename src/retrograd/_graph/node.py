@@ -120,7 +120,46 @@ class RemovableHandle:
 
 
 class _Packed:
-    """Placeholder; the real class is bound from saved_hooks at import (no cycle)."""
+    """A saved value that went through a pack hook; ``unpack`` runs the paired hook."""
+
+    __slots__ = ("packed", "unpack_fn", "is_output", "k", "src")
+
+    def __init__(self, packed, unpack_fn, is_output: bool, k: int, src=None):
+        self.packed = packed
+        self.unpack_fn = unpack_fn
+        self.is_output = is_output
+        self.k = k
+        self.src = src  # (grad_fn, output_nr, accumulator) of a saved input that requires grad
+
+    def unpack(self, node):
+        t = self.unpack_fn(self.packed)
+        if not isinstance(t, _Tensor):
+            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
+                            f"result of type {type(t).__name__}")
+        if self.is_output and t.grad_fn is None and node is not None:
+            # Note [Saved outputs]: an output is saved without its grad_fn (no cycle);
+            # on unpack it is re-attached to the node that made it.
+            r = _make(t._data)
+            r._vc = t._vc
+            r._rg = True
+            r.grad_fn = node
+            r._out_nr = self.k
+            return r
+        src = self.src
+        if src is not None and (t.grad_fn is not src[0] or not t._rg):
+            # Note [Saved inputs through hooks]: as PyTorch's SavedVariable does, the
+            # unpacked data gets the saved input's place in the graph back (its grad_fn,
+            # or the leaf's accumulator), so create_graph through the rule still reaches
+            # the original graph (non-reentrant checkpoint hands back recomputed data).
+            r = _make(t._data)
+            r._vc = t._vc
+            r._rg = True
+            r.grad_fn = src[0]
+            r._out_nr = src[1]
+            if src[0] is None:
+                r._acc = src[2]
+            return r
+        return t
 
 
 class _OutputSlot:
@@ -373,19 +412,37 @@ _LEGACY = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16
            "bool": "Bool"}
 
 
-def _bind_packed(cls) -> None:
-    global _Packed
-    _Packed = cls
+# Note [Graph services]
+# The graph layer sits below the Tensor class (``_tensor.py`` imports it: a tensor holds
+# its grad_fn, hooks and accumulator), yet a node makes tensors of its own: a saved
+# output handed back to a rule, a saved tensor unpacked through saved-tensor hooks. As
+# the op layer hands the engine its services (Note [Engine services] in engine.py),
+# ``_tensor.py`` registers the Tensor class and its ``_make`` here once it is defined,
+# before any op can run; imports point down only.
+class _Unregistered:
+    """Stands for the Tensor class until ``_tensor.py`` registers it."""
+
+
+_Tensor = _Unregistered
 
 
 def _make(data):
-    """Placeholder; ``_tensor`` binds its ``_make`` here at import (no import cycle)."""
-    raise RuntimeError("retrograd._tensor was not imported")
+    raise RuntimeError("the Tensor class has not been registered with the graph layer "
+                       "(Note [Graph services])")
 
 
-def _bind_make(fn) -> None:
-    global _make
-    _make = fn
+def register_tensor_type(tensor_type, make) -> None:
+    """Give the graph layer the Tensor class and its constructor from an ndarray (Note
+    [Graph services]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd._graph import node
+        >>> node._Tensor is torch.Tensor
+        True
+    """
+    global _Tensor, _make
+    _Tensor, _make = tensor_type, make
 
 
 def legacy_type_name(t) -> str:

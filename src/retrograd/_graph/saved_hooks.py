@@ -17,58 +17,10 @@ from __future__ import annotations
 
 import threading
 
-from .node import _bind_packed
+from . import node as _node
+from .node import _OutputSlot, _Packed
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "HOOKS"]
-
-
-class _Packed:
-    """A saved value that went through a pack hook; ``unpack`` runs the paired hook."""
-
-    __slots__ = ("packed", "unpack_fn", "is_output", "k", "src")
-
-    def __init__(self, packed, unpack_fn, is_output: bool, k: int, src=None):
-        self.packed = packed
-        self.unpack_fn = unpack_fn
-        self.is_output = is_output
-        self.k = k
-        self.src = src  # (grad_fn, output_nr, accumulator) of a saved input that requires grad
-
-    def unpack(self, node):
-        from .._tensor import Tensor
-
-        t = self.unpack_fn(self.packed)
-        if not isinstance(t, Tensor):
-            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
-                            f"result of type {type(t).__name__}")
-        if self.is_output and t.grad_fn is None and node is not None:
-            # Note [Saved outputs]: an output is saved without its grad_fn (no cycle);
-            # on unpack it is re-attached to the node that made it.
-            from .._tensor import _make
-
-            r = _make(t._data)
-            r._vc = t._vc
-            r._rg = True
-            r.grad_fn = node
-            r._out_nr = self.k
-            return r
-        src = self.src
-        if src is not None and (t.grad_fn is not src[0] or not t._rg):
-            # Note [Saved inputs through hooks]: as PyTorch's SavedVariable does, the
-            # unpacked data gets the saved input's place in the graph back (its grad_fn,
-            # or the leaf's accumulator), so create_graph through the rule still reaches
-            # the original graph (non-reentrant checkpoint hands back recomputed data).
-            from .._tensor import _make
-
-            r = _make(t._data)
-            r._vc = t._vc
-            r._rg = True
-            r.grad_fn = src[0]
-            r._out_nr = src[1]
-            if src[0] is None:
-                r._acc = src[2]
-            return r
-        return t
 
 
 class _Hooks(threading.local):
@@ -78,9 +30,6 @@ class _Hooks(threading.local):
 
     def pack_all(self, node, outs) -> None:
         """Send each saved tensor of ``node`` through the innermost pack hook."""
-        from .._tensor import Tensor
-        from .node import _OutputSlot
-
         if self.disabled_msg is not None:
             raise RuntimeError(self.disabled_msg)
         pack, unpack = self.stack[-1]
@@ -90,7 +39,7 @@ class _Hooks(threading.local):
                 o = outs if node._nout == 1 else outs[s.k]
                 t = _detached_view(o)
                 new.append(_Packed(pack(t), unpack, True, s.k))
-            elif isinstance(s, Tensor):
+            elif isinstance(s, _node._Tensor):
                 src = None
                 if s._rg:
                     fn = s.grad_fn
@@ -104,15 +53,12 @@ class _Hooks(threading.local):
 
 
 def _detached_view(o):
-    from .._tensor import _make
-
-    t = _make(o._data)
+    t = _node._make(o._data)
     t._vc = o._vc
     return t
 
 
 HOOKS = _Hooks()
-_bind_packed(_Packed)
 
 
 class saved_tensors_hooks:

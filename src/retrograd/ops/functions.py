@@ -45,7 +45,8 @@ from .indexing import getitem, norm_key  # noqa: F401
 from .pointwise import _UNARY_EXAMPLES, lerp_method, tensor_operand_method  # noqa: F401
 from .public import PUBLIC
 from .reductions import ReturnTypes  # noqa: F401
-from .shape import concatenate, sum_to  # noqa: F401
+from .rule_helpers import sum_to  # noqa: F401
+from .shape import concatenate  # noqa: F401
 from .writes import setitem  # noqa: F401
 
 # Note [Exposure records] (public.py): every public function under the name it is exposed

@@ -11,6 +11,8 @@ Example:
 
 from __future__ import annotations
 
+import builtins
+
 from .._grad_mode import STATE
 from ._core import Op
 
@@ -43,3 +45,35 @@ def _bdims(g):
     """The leading batch dims of ``g``, empty outside a batched backward (Note [Batched rules]
     in table.py)."""
     return g.shape[:STATE.batch] if STATE.batch else ()
+
+
+def sum_to(g, shape, node=None, i: int = 0, batch: int = 0):
+    """Sum a gradient back to an input's shape (the engine's one place for broadcasting).
+
+    ``batch`` leading dims of ``g`` are kept as they are (Note [Batched rules] in table.py).
+    Written with Tensor methods, so the op records (expand's rule) use it too.
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.ops.rule_helpers import sum_to
+        >>> sum_to(torch.ones(2, 3), (1, 3))
+        tensor([[2., 2., 2.]])
+    """
+    gs = g._data.shape
+    shape = tuple(shape)
+    lead = len(gs) - len(shape) - batch
+    ok = lead >= 0 and builtins.all(s == 1 or s == gs[batch + lead + k]
+                                    for k, s in enumerate(shape))
+    if not ok:
+        who = f"Function {node.name()}" if node is not None else "sum_to_size"
+        raise RuntimeError(
+            f"{who} returned an invalid gradient at index {i} - got {list(gs[batch:])} but "
+            f"expected shape compatible with {list(shape)}. A backward must return one gradient "
+            "per input, each with that input's shape.")
+    axes = tuple(range(batch, batch + lead)) + tuple(
+        batch + lead + k for k, s in enumerate(shape) if s == 1 and gs[batch + lead + k] != 1)
+    r = g.sum(dim=axes, keepdim=True) if axes else g
+    target = gs[:batch] + shape
+    if r._data.shape != target:
+        r = r.reshape(target)
+    return r

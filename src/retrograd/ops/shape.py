@@ -1,6 +1,6 @@
 """Shape and view functions: ``view``/``reshape``, ``squeeze``, ``permute``, ``expand``,
 ``cat``/``stack``/``split``, ``narrow``/``select``/``diagonal``, ``repeat``, ``flip``,
-``roll``, ``tril``/``triu``, and ``sum_to`` (undoing broadcasting, for the engine).
+``roll``, ``tril``/``triu``; ``sum_to`` (undoing broadcasting) is in rule_helpers.py.
 
 Example:
     >>> import retrograd as torch
@@ -29,7 +29,7 @@ from .creation import zeros
 from .dispatch import apply, view_apply
 from .pointwise import where
 from .public import alias, public
-from .reductions import sum
+from .rule_helpers import sum_to
 
 # ----------------------------------------------------------------------------------
 # shape and view ops
@@ -347,31 +347,6 @@ def sum_to_size(input, *size) -> Tensor:  # noqa: A002
     """
     size = _shape_arg(size)
     return sum_to(input, size)
-
-
-def sum_to(g: Tensor, shape, node=None, i: int = 0, batch: int = 0) -> Tensor:
-    """Sum a gradient back to an input's shape (the engine's one place for broadcasting).
-
-    ``batch`` leading dims of ``g`` are kept as they are (Note [Batched rules] in table.py).
-    """
-    gs = g._data.shape
-    shape = tuple(shape)
-    lead = len(gs) - len(shape) - batch
-    ok = lead >= 0 and builtins.all(s == 1 or s == gs[batch + lead + k]
-                                    for k, s in enumerate(shape))
-    if not ok:
-        who = f"Function {node.name()}" if node is not None else "sum_to_size"
-        raise RuntimeError(
-            f"{who} returned an invalid gradient at index {i} - got {list(gs[batch:])} but "
-            f"expected shape compatible with {list(shape)}. A backward must return one gradient "
-            "per input, each with that input's shape.")
-    axes = tuple(range(batch, batch + lead)) + tuple(
-        batch + lead + k for k, s in enumerate(shape) if s == 1 and gs[batch + lead + k] != 1)
-    r = sum(g, dim=axes, keepdim=True) if axes else g
-    target = gs[:batch] + shape
-    if r._data.shape != target:
-        r = reshape(r, target)
-    return r
 
 
 @public

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
-import retrograd as R
-
 from .._grad_mode import STATE
 from .._tensor import _make
 from ._core import Op
+from .dispatch import apply, view_apply
 from .jvp_rules import jvp_multilinear
+from .sum_kernel import F32, LOW_FLOATS, sum_kernel
+from .table_shape import t_op
 
 # ---------------------------------------------------------------------------------
 # matrix products (1-D operands handled as numpy.matmul does)
@@ -48,8 +49,7 @@ def _mm_rule_b(g, s, n):
     return a.mT @ g
 
 
-_F32 = np.dtype(np.float32)
-_LOW_MM = frozenset((np.dtype(np.float16), R._dtype.bfloat16.np))
+_F32, _LOW_MM = F32, LOW_FLOATS
 
 
 _F16 = np.dtype(np.float16)
@@ -207,9 +207,8 @@ def _addmm_vjp(g, s, n, needs):
         if beta != 1:
             r[0] = g * beta  # the engine sums it back to input's shape
         elif gd.ndim == 2 and len(n.input_shape(0)) == 1 and not STATE.batch:  # g.sum(0)
-            s1 = R.ops.reductions._SUM1
-            r[0] = (_make(s1.fwd(gd, _SUM0)) if not STATE.enabled else
-                    R.ops.dispatch.apply(s1, (g,), _SUM0))
+            # SumBackward1 (sum over dim 0), as PyTorch's addmm backward records it
+            r[0] = _make(sum_kernel(gd, _SUM0)) if not STATE.enabled else g.sum(0)
         else:
             r[0] = g
     if needs[1] or needs[2]:
@@ -240,7 +239,7 @@ def _addmm_products(g, m1, m2, layout: int, needs, r: list) -> None:
             x = m1._data
             r[2] = _make(_matmul_fwd(gd.T, x).T if layout & 2 else _matmul_fwd(x.T, gd))
     else:
-        mm, apply, t = mm_ops["mm"], R.ops.dispatch.apply, _t
+        mm, t = mm_ops["mm"], _t
         if needs[1]:
             r[1] = t(apply(mm, (m2, t(g)))) if layout & 1 else apply(mm, (g, t(m2)))
         if needs[2]:
@@ -248,7 +247,7 @@ def _addmm_products(g, m1, m2, layout: int, needs, r: list) -> None:
 
 
 def _t(x):
-    return R.ops.dispatch.view_apply(R.ops.table.t_op, x, None)
+    return view_apply(t_op, x, None)
 
 
 def _addmm_jvp(t, s, n, out):

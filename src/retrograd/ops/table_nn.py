@@ -41,8 +41,6 @@ import math
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-import retrograd as R
-
 from .. import _dtype as D
 from .._tensor import _make
 from . import table as T
@@ -557,7 +555,7 @@ def _softplus_rule(g, s, n):
     bx = s[0] * beta if beta != 1 else s[0]
     d = bx.sigmoid()
     if threshold != math.inf:
-        d = R.where(bx > threshold, 1.0, d)
+        d = T._where(bx > threshold, 1.0, d)
     return g * d
 
 
@@ -636,7 +634,7 @@ def _hardtanh_bwd_fwd(g, x, p):
 def _fused_mask_ops(name, fwd, bwd_fwd, title, result_nr=1):
     back = Op(f"{name}_backward", bwd_fwd,
               (lambda gg, s, n: apply(back, (gg, s[1]), n._p),
-               lambda gg, s, n: R.zeros_like(gg)),
+               lambda gg, s, n: T._zeros_like(gg)),
               (0, 1), save_if=((1,), (0,)), node_name=f"{title}BackwardBackward0")
 
     def rule(g, s, n):
@@ -682,7 +680,7 @@ def _embedding_bwd_rule(h, s, n):
     r = apply(embedding, (h, idx), None)
     pad = n._p[1]
     if pad is not None:
-        r = R.where(_make(np.expand_dims(idx._data != pad, -1)), r, 0.0)
+        r = T._where(_make(np.expand_dims(idx._data != pad, -1)), r, 0.0)
     return r
 
 

@@ -15,14 +15,30 @@ from __future__ import annotations
 
 import numpy as np
 
-import retrograd as R
-
 from .._grad_mode import STATE
 from .._graph.node import RELEASED
 from .._tensor import _make
 from ._core import Op
+from .dispatch import apply
 from .jvp_rules import jvp_linear, jvp_view
-from .rule_helpers import _bdims, _not_implemented
+from .rule_helpers import _bdims, _not_implemented, sum_to
+
+
+def _zeros(shape, dt):
+    """Zeros of ``shape`` and NumPy dtype ``dt``: a constant inside a rule."""
+    return _make(np.zeros(tuple(shape), dt))
+
+
+def _cat(ts, dim: int):
+    """``torch.cat`` inside a rule (its operands share one dtype)."""
+    d = dim % ts[0]._data.ndim
+    return apply(cat, tuple(ts), (d, tuple(x._data.shape[d] for x in ts)))
+
+
+def _stack(ts, dim: int):
+    """``torch.stack`` inside a rule (its operands share one dtype and shape)."""
+    return apply(stack, tuple(ts), dim % (ts[0]._data.ndim + 1))
+
 
 # ---------------------------------------------------------------------------------
 # views and shape ops.  A view op's output shares memory and version counter with
@@ -96,7 +112,7 @@ def _new_dim_strides(shape, strides, lead: int) -> list:
 
 
 expand = _view_op("expand", _expand_fwd,
-                  lambda g, s, n: R.ops.functions.sum_to(g, n.input_shape(0), batch=STATE.batch),
+                  lambda g, s, n: sum_to(g, n.input_shape(0), batch=STATE.batch),
                   jvp=jvp_view, batch_ok=True)
 permute = _view_op("permute", lambda a, dims: np.transpose(a, dims),
                    lambda g, s, n: g.permute(tuple(range(STATE.batch)) + tuple(
@@ -130,8 +146,8 @@ def _index_map_rule(g, s, n):
     shape = tuple(n.input_shape(0))
     numel = int(np.prod(shape, dtype=np.int64))
     where = n._op.fwd(np.arange(numel, dtype=np.int64).reshape(shape), n._p)
-    flat = R.zeros(numel, dtype=R._dtype.FROM_NP[n.input_dtype(0)])
-    pos = R._tensor._make(np.ascontiguousarray(where).reshape(-1))
+    flat = _zeros((numel,), n.input_dtype(0))
+    pos = _make(np.ascontiguousarray(where).reshape(-1))
     return flat.index_put((pos,), g.reshape(-1), accumulate=True).reshape(shape)
 
 
@@ -230,7 +246,7 @@ def _index_rule(g, s, n):
         return g if g._data.shape == b + tuple(shape) else g.reshape(b + tuple(shape))
     # basic keys only are batched (Note [Batched rules]): a leading full
     key = (slice(None),) * len(b) + tuple(n._p) if b else n._p  # slice keeps their meaning
-    return R.zeros(b + tuple(shape), dtype=R._dtype.FROM_NP[dt]).index_put(key, g,
+    return _zeros(b + tuple(shape), dt).index_put(key, g,
                                                                           accumulate=True)
 
 
@@ -346,7 +362,7 @@ def _gather_fwd(a, idx, dim):
 
 
 gather = Op("gather", _gather_fwd,
-            (lambda g, s, n: R.zeros(n.input_shape(0), dtype=g.dtype)
+            (lambda g, s, n: _zeros(n.input_shape(0), g._data.dtype)
              .scatter_add(n._p, s[0], g), None), (1,), jvp=jvp_linear)
 
 
@@ -378,7 +394,7 @@ def _pad_to(t, shape):
     """Zero-pad ``t`` at the end of each dim up to ``shape`` (scatter's src may be larger)."""
     if tuple(t.shape) == tuple(shape):
         return t
-    z = R.zeros(shape, dtype=t.dtype)
+    z = _zeros(shape, t._data.dtype)
     return z.index_put(tuple(slice(0, k) for k in t.shape), t)
 
 
@@ -412,7 +428,7 @@ def _index_select_fwd(a, idx, dim):
 
 
 index_select = Op("index_select", _index_select_fwd,
-                  (lambda g, s, n: R.zeros(n.input_shape(0), dtype=g.dtype)
+                  (lambda g, s, n: _zeros(n.input_shape(0), g._data.dtype)
                    .index_add(n._p, s[0], g), None), (1,), jvp=jvp_linear)
 
 
@@ -447,7 +463,7 @@ def _index_fill_into(a, v, p):
 
 def _index_fill_self_rule(g, s, n):
     dim, idx, raw = n._p[:3]
-    return R.ops.dispatch.apply(index_fill, (g,), (dim, idx, raw, 0))
+    return apply(index_fill, (g,), (dim, idx, raw, 0))
 
 
 def _index_fill_value_rule(g, s, n):
@@ -462,8 +478,8 @@ def _index_fill_value_rule(g, s, n):
                            "reads the index as given: pass non-negative indices, e.g. index % "
                            "size)")
     if g.ndim == 0:
-        return g if u.size else R.zeros_like(g)
-    return g.index_select(dim, R.ops.creation.tensor(u)).sum()
+        return g if u.size else _zeros(g._data.shape, g._data.dtype)
+    return g.index_select(dim, _make(np.asarray(u, dtype=np.int64))).sum()
 
 
 index_fill = Op("index_fill", lambda a, p: _index_fill_into(a, p[3], p),
@@ -472,10 +488,10 @@ index_fill = Op("index_fill", lambda a, p: _index_fill_into(a, p[3], p),
 
 
 def _index_fill_tensor_jvp(t, s, n, out):
-    ts = R.zeros_like(out) if t[0] is None else t[0]
+    ts = _zeros(out._data.shape, out._data.dtype) if t[0] is None else t[0]
     if t[1] is None:  # a constant value: its tangent is zero
         return _index_fill_self_rule(ts, s, n)
-    return R.ops.dispatch.apply(index_fill_tensor, (ts, t[1]), n._p)
+    return apply(index_fill_tensor, (ts, t[1]), n._p)
 
 
 index_fill_tensor = Op("index_fill_tensor", _index_fill_into,
@@ -493,7 +509,7 @@ def _value_at_index_rule(g, s, n):
         idx = idx.unsqueeze(dim)
     if len(shape) == 0:
         return g.reshape(())
-    return R.zeros(shape, dtype=g.dtype).scatter(dim, idx, g)
+    return _zeros(shape, g._data.dtype).scatter(dim, idx, g)
 
 
 def _take_fwd(a, idx, p):
@@ -517,7 +533,7 @@ def _cat_vjp(g, s, n, needs):
     for i in range(len(n._edges)):
         size = sizes[i]
         if size is None:  # a legacy empty 1-D input: an empty gradient, as in PyTorch
-            out.append(R.zeros((0,), dtype=g.dtype) if needs[i] else None)
+            out.append(_zeros((0,), g._data.dtype) if needs[i] else None)
             continue
         out.append(g.narrow(dim + STATE.batch, off, size) if needs[i] else None)
         off += size
@@ -550,11 +566,10 @@ def _multi_out_vjp(g, s, n, needs):
                 del pshape[dim]
             else:
                 pshape[dim] = sizes[k]
-            dt = R._dtype.FROM_NP[n.input_dtype(0)]
-            gk = R.zeros(b + tuple(pshape), dtype=dt)
+            gk = _zeros(b + tuple(pshape), n.input_dtype(0))
         parts.append(gk)
     d = dim + len(b)
-    return [R.stack(parts, d) if kind == "unbind" else R.cat(parts, d)]
+    return [_stack(parts, d) if kind == "unbind" else _cat(parts, d)]
 
 
 split = Op("split", None, _multi_out_vjp, node_name="SplitBackward0", view=True,
