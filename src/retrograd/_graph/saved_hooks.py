@@ -102,9 +102,7 @@ class save_on_cpu(saved_tensors_hooks):
 
     def __init__(self, pin_memory: bool = False, device_type: str = "cpu"):
         def pack(t):
-            from .._tensor import _make
-
-            c = _make(t._data.copy())
+            c = _node._make(t._data.copy())
             return (t, c) if t._rg else (None, c)
 
         def unpack(p):

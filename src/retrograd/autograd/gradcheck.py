@@ -262,7 +262,7 @@ def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes, v=None) 
 def _forward_ad_jacobian(fn, inputs, func_out, check_grad_dtypes=False, all_u=None) -> list:
     """jac[i][j]: J of float output j w.r.t. diff input i by forward AD, shape
     (numel input, numel output), or (1, numel output) rows J u when ``all_u`` is given."""
-    from .. import zeros_like
+    from ..ops.creation import zeros_like
     from . import forward_ad as fwAD
 
     float_outs = [o for o in _as_tuple(func_out) if _is_float(o)]
@@ -499,7 +499,7 @@ def _slow_mode_details(func, inputs, func_out, i, j, rtol, atol, eps, is_forward
 
 
 def _test_backward_mul_by_grad_output(outputs, inputs) -> bool:
-    from .. import zeros_like
+    from ..ops.creation import zeros_like
     from . import grad as autograd_grad
 
     diff_inputs = [inputs[k] for k in _diff_input_indices(inputs)]
@@ -525,7 +525,7 @@ def _undefined_grad(t):
 
 
 def _test_undefined_backward_mode(func, outputs, inputs) -> bool:
-    from .. import zeros_like
+    from ..ops.creation import zeros_like
     from . import grad as autograd_grad
 
     diff_inputs = [inputs[k] for k in _diff_input_indices(inputs)]
@@ -566,7 +566,7 @@ def _test_undefined_backward_mode(func, outputs, inputs) -> bool:
 
 
 def _test_undefined_forward_mode(func, outputs, inputs) -> bool:
-    from .. import zeros_like
+    from ..ops.creation import zeros_like
     from . import forward_ad as fwAD
 
     diff_idx = _diff_input_indices(inputs)

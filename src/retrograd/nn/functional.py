@@ -19,15 +19,16 @@ import warnings
 
 import numpy as np
 
-import retrograd as R
-
 from .._grad_mode import no_grad
 from .._tensor import Tensor, _make
 from ..ops import table as _T
 from ..ops import table_nn as TN
 from ..ops._core import FLOAT_NP
 from ..ops.dispatch import apply, view_apply
+from ..ops.matmul import einsum, matmul
 from ..ops.out_arg import write_out
+from ..ops.pointwise import where
+from ..ops.reductions import vector_norm
 from ..ops.shape import _check_expand
 from ..ops.softmax import log_softmax, softmax, softmin
 
@@ -133,7 +134,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             x2 = view_apply(_T.view, input, (math.prod(lead), xd.shape[-1]))
             out = _addmm_linear(bias, x2, wt)
             return view_apply(_T.view, out, lead + out._data.shape[1:])
-    out = R.matmul(input, wt)
+    out = matmul(input, wt)
     return out if bias is None else out.add_(bias)
 
 
@@ -171,7 +172,7 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
     lead = input1.shape[:-1]
     x1 = input1.reshape(-1, input1.shape[-1])
     x2 = input2.reshape(-1, input2.shape[-1])
-    out = R.einsum("ni,oij,nj->no", x1, weight, x2)
+    out = einsum("ni,oij,nj->no", x1, weight, x2)
     if bias is not None:
         out = out + bias
     return out.reshape(tuple(lead) + (weight.shape[0],))
@@ -776,7 +777,7 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     x = input._data
     m = np.where(x <= -3, 0.0, np.where(x >= 3, 1.0, 0.0)).astype(x.dtype)
     inside = _make((x > -3) & (x < 3))
-    out = R.where(inside, input * (input + 3) / 6, input * _make(m))
+    out = where(inside, input * (input + 3) / 6, input * _make(m))
     return _inplace_result(input, out, inplace)
 
 
@@ -789,7 +790,7 @@ def threshold(input: Tensor, threshold: float, value: float,  # noqa: A002
         >>> torch.nn.functional.threshold(torch.tensor([0.5, 2.]), 1., -1.)
         tensor([-1.,  2.])
     """
-    return _inplace_result(input, R.where(input > threshold, input, float(value)), inplace)
+    return _inplace_result(input, where(input > threshold, input, float(value)), inplace)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:  # noqa: A002
@@ -933,7 +934,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,  
     """
     if out is not None:  # Note [out= arguments] (ops/out_arg.py)
         return write_out("normalize", out, normalize(input, p, dim, eps), (input,))
-    denom = R.vector_norm(input, p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+    denom = vector_norm(input, p, dim, keepdim=True).clamp(min=eps).expand_as(input)
     return input / denom
 
 

@@ -13,12 +13,12 @@ import warnings
 
 import numpy as np
 
-import retrograd as R
-
 from .._tensor import Tensor, _make
 from ..ops import table_nn as TN
 from ..ops._core import FLOAT_NP
+from ..ops.creation import zeros_like
 from ..ops.dispatch import apply
+from ..ops.pointwise import where
 from ..ops.softmax import log_softmax
 from ._functional_common import (
     _TARGET_DTYPES,
@@ -90,7 +90,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",  # noqa: 
     _check_same_size(input, target)
     d = input - target
     ad = d.abs()
-    loss = R.where(ad < delta, 0.5 * d * d, (ad - 0.5 * delta) * delta)
+    loss = where(ad < delta, 0.5 * d * d, (ad - 0.5 * delta) * delta)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)
@@ -113,7 +113,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     ad = d.abs()
     if beta == 0:
         return _reduce(ad, reduction)
-    loss = R.where(ad < beta, 0.5 * d * d / beta, ad - 0.5 * beta)
+    loss = where(ad < beta, 0.5 * d * d / beta, ad - 0.5 * beta)
     return _reduce(loss, reduction)
 
 
@@ -308,8 +308,8 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,  # noq
         loss = target.exp() * (target - input)
     else:
         pos = target > 0
-        safe = R.where(pos, target, 1.0)
-        loss = R.where(pos, target * safe.log(), 0.0) - target * input
+        safe = where(pos, target, 1.0)
+        loss = where(pos, target * safe.log(), 0.0) - target * input
     if reduction == "batchmean":
         return loss.sum() / (input.shape[0] if input._data.ndim > 0 else 1)
     return _reduce(loss, reduction)
@@ -350,8 +350,8 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor,
     cos = prod / (m1 * m2).sqrt()
     pos = 1 - cos
     neg = (cos - margin).clamp(min=0)
-    zeros = R.zeros_like(cos)
-    out = R.where(target == 1, pos, zeros) + R.where(target == -1, neg, zeros)
+    zeros = zeros_like(cos)
+    out = where(target == 1, pos, zeros) + where(target == -1, neg, zeros)
     return _reduce(out, reduction)
 
 

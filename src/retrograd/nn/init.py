@@ -24,6 +24,8 @@ from .. import _random
 from .._grad_mode import no_grad
 from .._tensor import Tensor
 from ..ops import sampling
+from ..ops.creation import empty_like
+from ..ops.pointwise import where
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
            "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
@@ -102,8 +104,6 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
         >>> bool((w.abs() <= 0.5).all())
         True
     """
-    import retrograd as R
-
     def norm_cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
@@ -119,15 +119,15 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
                 outside = (result < lo) | (result > hi)
                 if not outside.any():
                     break
-                redraw = R.empty_like(result).normal_(mean, std, generator=generator)
-                result = R.where(outside, redraw, result)
+                redraw = empty_like(result).normal_(mean, std, generator=generator)
+                result = where(outside, redraw, result)
             if tensor is not result:
                 tensor.copy_(result)
             return tensor
         # a narrow window: uniform candidates in [a, b], accepted with the normal density
         mode = max(a, min(mean, b))
         log_peak = -0.5 * ((mode - mean) / std) ** 2
-        accept_buf = R.empty_like(tensor)
+        accept_buf = empty_like(tensor)
         tensor.uniform_(a, b, generator=generator)
         candidates = tensor.clone()
         candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
@@ -135,10 +135,10 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
         result = tensor
         while pending.any():
             candidates.uniform_(a, b, generator=generator)
-            result = R.where(pending, candidates, result)
+            result = where(pending, candidates, result)
             candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
             accepted = accept_buf.uniform_(generator=generator).log_().gt(candidates)
-            pending = R.where(pending, accepted, pending)
+            pending = where(pending, accepted, pending)
         if result is not tensor:
             tensor.copy_(result)
         return tensor

@@ -10,9 +10,8 @@ Example:
 
 from __future__ import annotations
 
-import retrograd as R
-
 from ...ops.creation import empty
+from ...ops.pointwise import where
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -455,7 +454,7 @@ class PReLU(Module):
         w = self.weight
         if input.dim() >= 2 and self.num_parameters > 1:
             w = w.reshape((1, -1) + (1,) * (input.dim() - 2))
-        return R.where(input >= 0, input, input * w)
+        return where(input >= 0, input, input * w)
 
     def extra_repr(self) -> str:
         return f"num_parameters={self.num_parameters}"

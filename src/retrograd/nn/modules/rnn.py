@@ -19,10 +19,9 @@ from __future__ import annotations
 import math
 import warnings
 
-import retrograd as R
-
 from ... import _dtype as D
 from ...ops.creation import empty, zeros
+from ...ops.shape import cat, stack
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -191,14 +190,14 @@ class RNNBase(Module):
                     else:
                         h = _rnn_step(h, xt, w_hh, b_hh, relu)
                     outs[t] = h
-                outs_dir.append(R.stack(outs, 0))
+                outs_dir.append(stack(outs, 0))
                 h_n.append(h)
                 if c is not None:
                     c_n.append(c)
-            layer_input = outs_dir[0] if dirs == 1 else R.cat(outs_dir, -1)
+            layer_input = outs_dir[0] if dirs == 1 else cat(outs_dir, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 layer_input = F.dropout(layer_input, self.dropout, True)
-        return layer_input, R.stack(h_n, 0), (R.stack(c_n, 0) if c_n else None)
+        return layer_input, stack(h_n, 0), (stack(c_n, 0) if c_n else None)
 
     def _zeros_state(self, x):
         dirs = 2 if self.bidirectional else 1
