@@ -158,7 +158,7 @@ def _is_terminal(stream) -> bool:
 
 
 def _build_model(kind: str):
-    from .viz._demo_models import DigitsCNN, DigitsMLP, as_user_code
+    from ._demo_models import DigitsCNN, DigitsMLP, as_user_code
 
     as_user_code()
     return DigitsCNN() if kind == "cnn" else DigitsMLP()
@@ -253,7 +253,7 @@ def demo(epochs: int = 5, model: str = "cnn", amp: str | None = None, checkpoint
     loader = DataLoader(TensorDataset(Xtr, Ytr), batch_size=batch_size, shuffle=True,
                         generator=torch.Generator().manual_seed(seed))
 
-    from .viz._demo_models import step_loss as _step_loss
+    from ._demo_models import step_loss as _step_loss
 
     def step_loss(xb, yb):
         return _step_loss(net, lossf, xb, yb, amp, checkpoint)

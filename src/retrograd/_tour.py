@@ -111,7 +111,7 @@ def tour(interactive: bool | None = None) -> int:
     """
     import retrograd as torch
 
-    from .viz._demo_models import as_user_code
+    from ._demo_models import as_user_code
 
     as_user_code(__file__)
     if interactive is None:
