@@ -410,9 +410,7 @@ def _schedule(task: GraphTask, heap: list) -> None:
             g = gd = in_grads = None  # Note [Gradient donation]: no reference of ours
             in_grads = _run_rule(task, node, grads, needs)
         if free and runs and node._saved and node._saved.__class__ is not Kept:
-            node._saved = None
-            if node._out is not None:
-                node._out = None
+            node._saved = node._out = None
         ready = None
         for i, e in enumerate(node._edges):
             if e is None or (needs is not None and not needs[i]):
@@ -425,24 +423,15 @@ def _schedule(task: GraphTask, heap: list) -> None:
                     g = _conform(g, node, i, shape, dt, nbatch)
                 buf = buffers.get(child)
                 if buf is None:
-                    if child._nout == 1:
-                        buffers[child] = [g]
-                    else:
-                        buf = buffers[child] = [None] * child._nout
-                        buf[nr] = g
+                    buffers[child] = [g] if child._nout == 1 else _one_slot(child._nout, nr, g)
                 else:
                     old = buf[nr]
                     buf[nr] = g if old is None else old + g
             d = deps[child] - 1
             deps[child] = d
             if d == 0:
-                if child.__class__ is AccumulateGrad and not child._hooked and (
-                        not heap or heap[0][0] > _LAST_FIRST) and (
-                        not ready or _heap_key(ready, _no_key) is not None):
-                    # Note [Leaves accumulate at once]
-                    buf = buffers.pop(child, None)
-                    if buf is not None and buf[0] is not None:
-                        _accumulate(task, child, buf[0])
+                if child.__class__ is AccumulateGrad and _leaf_now(child, heap, ready):
+                    _accumulate_buffered(task, child, buffers.pop(child, None))
                     continue
                 if ready is None:
                     ready = child
@@ -455,6 +444,26 @@ def _schedule(task: GraphTask, heap: list) -> None:
             push(heap, (_heap_key(ready, first), ready))
             ready = None
         node = ready or None
+
+
+def _one_slot(nout: int, nr: int, g) -> list:
+    """The gradient buffer of a node with ``nout`` outputs holding ``g`` at ``nr``."""
+    buf = [None] * nout
+    buf[nr] = g
+    return buf
+
+
+def _leaf_now(leaf, heap: list, ready) -> bool:
+    """Whether a leaf just made ready may accumulate at once (Note [Leaves accumulate at
+    once]): no hooks, and no node that runs first waits, in the heap or held aside."""
+    return not leaf._hooked and (not heap or heap[0][0] > _LAST_FIRST) and (
+        not ready or _heap_key(ready, _no_key) is not None)
+
+
+def _accumulate_buffered(task: GraphTask, leaf, buf) -> None:
+    """Accumulate the gradient buffered for ``leaf`` (its AccumulateGrad), if any."""
+    if buf is not None and buf[0] is not None:
+        _accumulate(task, leaf, buf[0])
 
 
 def _conform(g, node, i: int, shape: tuple, dt, nbatch):
