@@ -385,16 +385,18 @@ def _make_inplace(fn, name):
             if self is not _WRITING[0]:
                 return _overlapping_inplace(self, fn, kind, name, method, args, kwargs)
         else:
-            for a in args:
-                if isinstance(a, Tensor) and not (own and a._data.base is None) and \
-                        a._data is not d and _may_share(d, a._data) and \
-                        self is not _WRITING[0]:
-                    return _overlapping_inplace(self, fn, kind, name, method, args, kwargs)
-            if kwargs:
-                for a in kwargs.values():
-                    if isinstance(a, Tensor) and not (own and a._data.base is None) and \
-                            a._data is not d and _may_share(d, a._data) and \
-                            self is not _WRITING[0]:
+            for a in (args if not kwargs else (*args, *kwargs.values())):
+                if isinstance(a, Tensor):
+                    ad = a._data
+                    if ad is d:
+                        continue
+                    # an operand whose memory another array owns (a gradient made as the
+                    # transpose of a product) cannot overlap an array that owns its own
+                    owner = ad.base
+                    if own and (owner is None or (owner is not d and owner.__class__ is
+                                                  _ndarray and owner.base is None)):
+                        continue
+                    if _may_share(d, ad) and self is not _WRITING[0]:
                         return _overlapping_inplace(self, fn, kind, name, method, args,
                                                     kwargs)
         if not STATE.enabled or not (self._rg or _any_rg(args) or _any_rg(kwargs.values())):
@@ -412,6 +414,7 @@ def _make_inplace(fn, name):
 
 
 _may_share = np.may_share_memory
+_ndarray = np.ndarray
 
 
 def _overlapping_inplace(self, fn, kind, name, method, args, kwargs):
@@ -523,7 +526,7 @@ def _operand(self, other):
 def _fast_arith(ufunc):
     def fast(self, other, *, alpha=1, rounding_mode=None):
         d = self._data
-        if d.dtype not in _F32_64 or rounding_mode is not None or _fw_active():
+        if d.dtype not in _F32_64 or rounding_mode is not None or _FW.active:
             return False
         od = _operand(self, other)
         if od is None or (alpha.__class__ is not int and alpha.__class__ is not float):
