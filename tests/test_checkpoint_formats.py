@@ -384,3 +384,93 @@ def test_previous_retrograd_format_still_loads_with_a_deprecation_warning():
     rg.save(out, buf)
     assert torch.load(io.BytesIO(buf.getvalue()), weights_only=True)["w"].tolist() \
         == out["w"].tolist()
+
+
+# ----------------------------------------------------------------------------------
+# safetensors, read and written both ways with the real safetensors.torch
+
+ST_DTYPES = ("float64", "float32", "bfloat16", "float16", "int64", "int32", "int16", "int8",
+             "uint8", "bool")
+
+
+def _st_tensors():
+    ts = {d: (torch.arange(-3, 3) * 1.25).reshape(2, 3).to(getattr(torch, d)) for d in ST_DTYPES}
+    ts["scalar"] = torch.tensor(2.5, dtype=torch.bfloat16)
+    ts["empty"] = torch.zeros(0, 3)
+    return ts
+
+
+def _rg_of(t: torch.Tensor):
+    dtype = getattr(rg, str(t.dtype).split(".")[1])
+    return rg.tensor(t.tolist(), dtype=dtype).reshape(tuple(t.shape))
+
+
+def test_safetensors_written_by_retrograd_are_read_by_safetensors_torch(tmp_path):
+    from safetensors.torch import load, load_file
+
+    from retrograd import safetensors as rst
+
+    ref = _st_tensors()
+    ours = {k: _rg_of(v) for k, v in ref.items()}
+    ours["t"], ref["t"] = ours["float32"].t(), ref["float32"].t().contiguous()  # a view
+    path = tmp_path / "rg.safetensors"
+    rst.save_file(ours, path, metadata={"by": "retrograd"})
+    for back in (load_file(path), load(rst.save(ours))):
+        assert sorted(back) == sorted(ref)
+        for k, v in ref.items():
+            assert back[k].dtype == v.dtype and back[k].shape == v.shape, k
+            assert torch.equal(back[k], v), k
+    from safetensors import safe_open
+
+    with safe_open(str(path), framework="pt") as f:
+        assert f.metadata() == {"by": "retrograd"}
+
+
+def test_safetensors_written_by_safetensors_torch_are_read_by_retrograd(tmp_path):
+    from safetensors.torch import save, save_file
+
+    from retrograd import safetensors as rst
+
+    ref = _st_tensors()
+    path = tmp_path / "torch.safetensors"
+    save_file(ref, path, metadata={"format": "pt"})
+    with rst.safe_open(path, framework="pt") as f:
+        assert f.metadata() == {"format": "pt"} and f.keys() == sorted(ref)
+        from_open = {k: f.get_tensor(k) for k in f.keys()}
+    for out in (rst.load_file(path), rst.load(save(ref)), from_open, rg.load(path),
+                rg.load(path, map_location="cpu")):
+        assert sorted(out) == sorted(ref)
+        for k, v in ref.items():
+            assert str(out[k].dtype) == str(v.dtype) and tuple(out[k].shape) == v.shape, k
+            assert out[k].tolist() == v.tolist(), k
+    # loaded tensors are the caller's own: writable, independent of the file
+    t = rst.load_file(path)["float32"]
+    with rg.no_grad():
+        t[0, 0] = 9.0
+    assert rst.load_file(path)["float32"][0, 0].item() == -3.75
+    # torch.load dispatches .safetensors paths to safetensors; so does retrograd.load
+    for ml in ({"cpu": "cpu"}, lambda s, loc: s):
+        with pytest.raises(RuntimeError) as want:
+            torch.load(path, map_location=ml)
+        with pytest.raises(RuntimeError) as got:
+            rg.load(path, map_location=ml)
+        assert str(got.value) == str(want.value)
+
+
+def test_safetensors_dtypes_retrograd_lacks_and_a_missing_package(tmp_path, monkeypatch):
+    from safetensors.torch import save
+
+    from retrograd import safetensors as rst
+
+    with pytest.raises(rst.SafetensorError, match="'u' has dtype U16, which retrograd has no"):
+        rst.load(save({"u": torch.ones(2, dtype=torch.uint16)}))
+    path = tmp_path / "u.safetensors"
+    path.write_bytes(save({"u": torch.ones(2, dtype=torch.uint32)}))
+    with pytest.raises(rst.SafetensorError, match="'u' has dtype U32"):
+        rst.load_file(path)
+    with pytest.raises(rst.SafetensorError, match="header too small.*damaged or not a "
+                                                  "safetensors file"):
+        rst.load(b"\x01")
+    monkeypatch.setitem(__import__("sys").modules, "safetensors", None)
+    with pytest.raises(ModuleNotFoundError, match="pip install 'retrograd\\[safetensors\\]'"):
+        rst.save({"a": rg.ones(1)})
