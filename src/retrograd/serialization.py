@@ -1,4 +1,5 @@
-"""``retrograd.save`` / ``retrograd.load``: checkpoints in a format that holds no code.
+"""``retrograd.save`` / ``retrograd.load``: PyTorch's checkpoint formats, loaded without
+running anything the file names.
 
 Example:
     >>> import io
@@ -37,9 +38,9 @@ from ._zip_checkpoint import FromUser, Refused, is_zip, read_zip, write_zip
 __all__ = ["save", "load"]
 
 # Note [Checkpoint format]
-# PyTorch checkpoints are pickles, and unpickling runs whatever code the file names,
-# so loading a file from someone else is running their program. retrograd's format
-# holds data only, and ``load`` never calls anything the file names:
+# retrograd's previous own format, which ``load`` still reads (with a DeprecationWarning)
+# and ``save`` no longer writes (it writes PyTorch's zip format, Note [PyTorch zip
+# checkpoints]). It held data only, never a pickle:
 #
 #   offset 0   8 bytes  magic b"\x89RGRD\r\n\x1a" (PNG-style: catches text-mode mangling)
 #          8   4        format version (uint32, little-endian)
