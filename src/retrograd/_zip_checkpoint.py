@@ -16,6 +16,7 @@ import _codecs
 import collections
 import io
 import pickle
+import struct
 import sys
 import zipfile
 from typing import Any
@@ -26,7 +27,7 @@ from . import _dtype as D
 from ._size import Size
 from ._tensor import Tensor, _make
 
-__all__ = ["read_zip", "write_zip", "is_zip"]
+__all__ = ["read_zip", "write_zip", "is_zip", "WeightsUnpickler", "Refused", "map_storage"]
 
 # Note [PyTorch zip checkpoints]
 # ``torch.save`` writes a zip archive (entries stored, not compressed) under one folder
@@ -59,6 +60,11 @@ _FIX = ("retrograd.load reads only what PyTorch's weights_only=True loader reads
 
 def is_zip(head: bytes) -> bool:
     return head[:4] == b"PK\x03\x04"
+
+
+class Refused(pickle.UnpicklingError):
+    """The file names something outside PyTorch's ``weights_only`` allowlist (as opposed
+    to a damaged pickle, which loading reports as a ``RuntimeError``)."""
 
 
 class FromUser(Exception):
@@ -115,7 +121,7 @@ def _rebuild_parameter(data, requires_grad, backward_hooks=None, state=None) -> 
         raise pickle.UnpicklingError("a Parameter wraps something that is not a tensor: the "
                                      "file is corrupted")
     if state:
-        raise pickle.UnpicklingError(f"Weights only load failed. a Parameter carries extra "
+        raise Refused(f"Weights only load failed. a Parameter carries extra "
                                      f"attributes {sorted(state)!r}; {_FIX}")
     p = Parameter(data, requires_grad=bool(requires_grad))
     return p
@@ -126,7 +132,7 @@ def _rebuild_from_type_v2(func, new_type, args, state):
     if new_type is _PARAMETER and not getattr(type(t), "_is_param", False):
         return _rebuild_parameter(t, t.requires_grad)
     if state:
-        raise pickle.UnpicklingError(f"Weights only load failed. a tensor carries extra "
+        raise Refused(f"Weights only load failed. a tensor carries extra "
                                      f"attributes; {_FIX}")
     return t
 
@@ -171,60 +177,147 @@ def _allowed() -> dict[str, Any]:
 _ALLOWED = _allowed()
 
 
-class _WeightsUnpickler(pickle.Unpickler):
+class WeightsUnpickler(pickle.Unpickler):
     """PyTorch's ``weights_only`` unpickler: globals from the allowlist, nothing else."""
 
-    def __init__(self, file, storages) -> None:
+    def __init__(self, file, storages=None) -> None:
         super().__init__(file, encoding="utf-8")
-        self._storages = storages
+        self._storages = storages  # None: the pickle may name no storages
 
     def find_class(self, module: str, name: str):
         if module == "__builtin__":  # protocol-2 pickles name builtins as Python 2 did
             module = "builtins"
         obj = _ALLOWED.get(f"{module}.{name}")
         if obj is None:
-            raise pickle.UnpicklingError(
+            raise Refused(
                 f"Weights only load failed. WeightsUnpickler error: Unsupported global: "
                 f"GLOBAL {module}.{name} was not an allowed global by default. "
                 f"(retrograd never imports or calls names from a checkpoint: {_FIX})")
         return obj
 
     def persistent_load(self, pid):
-        if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"
-                and isinstance(pid[1], _StorageType)):
-            raise pickle.UnpicklingError(f"Weights only load failed. unknown persistent id "
-                                         f"{str(pid)[:60]}: the file is corrupted")
-        return self._storages(pid[1].dtype, str(pid[2]), pid[3], pid[4])
+        # the zip format's ids are ('storage', type, key, location, numel); the legacy
+        # format adds view_metadata: None, or (view_key, offset, numel) for a storage
+        # that is a slice of another (files from PyTorch before 1.0)
+        if not (isinstance(pid, tuple) and len(pid) in (5, 6) and pid[0] == "storage"
+                and isinstance(pid[1], _StorageType) and self._storages is not None):
+            raise pickle.UnpicklingError(f"unknown persistent id {str(pid)[:60]}: the file "
+                                         "is corrupted")
+        arr = self._storages(pid[1].dtype, str(pid[2]), str(pid[3]), pid[4])
+        view = pid[5] if len(pid) == 6 else None
+        if view is None:
+            return arr
+        if not (isinstance(view, tuple) and len(view) == 3):
+            raise pickle.UnpicklingError(f"bad storage view {str(view)[:60]}: the file is "
+                                         "corrupted")
+        offset, numel = int(view[1]), int(view[2])
+        if offset < 0 or numel < 0 or offset + numel > arr.size:
+            raise pickle.UnpicklingError(f"a storage view [{offset}, {offset + numel}) lies "
+                                         f"outside its storage of {arr.size} elements: the "
+                                         "file is corrupted")
+        return arr[offset:offset + numel]
 
 
-def _map(arr: np.ndarray, location, map_location) -> np.ndarray:
-    """Apply ``map_location`` to one storage; any device ends up on the CPU."""
+def map_storage(arr: np.ndarray, location: str, map_location) -> np.ndarray:
+    """Apply ``map_location`` to one storage, as ``torch.load`` does (Note [Storage
+    locations])."""
+    # Note [Storage locations]
+    # A storage carries the device it was saved from ('cpu', 'cuda:0', ...). retrograd
+    # has only the CPU, so a storage saved from any device loads there: PyTorch would
+    # raise on a machine without CUDA, but a CUDA-trained checkpoint is exactly what a
+    # CPU user wants to read. Only an explicit request for another device (a string, a
+    # device, or a dict entry naming one) is refused with the 'CPU only' error. A
+    # callable gets ``(storage, location)``, the storage standing in as a flat tensor;
+    # what it returns (a tensor, or None for "keep it") becomes the storage.
+    from ._device import check_device, device
+
     if map_location is None:
         return arr
     if isinstance(map_location, dict):
-        target = map_location.get(location, location)
-        return arr if isinstance(target, str) or target is not None else arr
-    if callable(map_location) and not isinstance(map_location, str) \
-            and not type(map_location).__name__ == "device":
-        try:
-            result = map_location(_make(arr), location)
-        except Exception as exc:
-            raise FromUser(exc) from None
-        if result is None:
-            return arr
-        if isinstance(result, Tensor):
-            return result._data.reshape(-1)
+        if location in map_location:
+            target = map_location[location]
+            check_device(device(target) if isinstance(target, (str, bytes)) else target)
         return arr
-    from ._device import check_device, device
-
-    check_device(map_location if not isinstance(map_location, str) else device(map_location))
-    return arr
-
-
-def read_zip(data, map_location) -> Any:
-    """Load a ``torch.save`` zip archive held in ``data`` (bytes-like)."""
+    if isinstance(map_location, bytes):
+        map_location = map_location.decode("ascii")
+    if isinstance(map_location, str):
+        check_device(device(map_location))
+        return arr
+    if isinstance(map_location, device) or not callable(map_location):
+        check_device(map_location)
+        return arr
     try:
-        zf = zipfile.ZipFile(io.BytesIO(bytes(data)))
+        result = map_location(_make(arr), location)
+    except Exception as exc:
+        raise FromUser(exc) from None
+    if result is None:
+        return arr
+    if not isinstance(result, Tensor) or result.numel() != arr.size:
+        raise FromUser(TypeError(
+            f"map_location returned {type(result).__name__}"
+            f"{f' of {result.numel()} elements' if isinstance(result, Tensor) else ''} for a "
+            f"storage of {arr.size} elements; it must return the storage it was given (a "
+            "flat tensor of the same size), a copy of it, or None"))
+    return result._data.reshape(-1)
+
+
+_LOCAL_HEADER = struct.Struct("<4s22xHH")  # signature, ..., name length, extra length
+
+
+def _mapped_entry(mapped, info: zipfile.ZipInfo) -> memoryview:
+    """The bytes of a stored (uncompressed) zip entry, as a window on the mapped file."""
+    start = info.header_offset
+    if start + _LOCAL_HEADER.size > len(mapped):
+        raise RuntimeError(f"the zip entry {info.filename!r} lies past the end of the file: "
+                           "the file is truncated")
+    sig, name_len, extra_len = _LOCAL_HEADER.unpack_from(mapped, start)
+    if sig != b"PK\x03\x04":
+        raise RuntimeError(f"the zip entry {info.filename!r} has no local header: the file is "
+                           "corrupted")
+    begin = start + _LOCAL_HEADER.size + name_len + extra_len
+    if begin + info.file_size > len(mapped):
+        raise RuntimeError(f"the zip entry {info.filename!r} runs past the end of the file: "
+                           "the file is truncated")
+    return memoryview(mapped)[begin:begin + info.file_size]
+
+
+class _MappedFile:
+    """A read-only file object over a mapped file (``mmap`` objects are not seekable
+    file objects before Python 3.13), for ``zipfile``."""
+
+    def __init__(self, mapped) -> None:
+        self._m, self._pos = mapped, 0
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, pos: int, whence: int = 0) -> int:
+        self._pos = max(0, pos + (0, self._pos, len(self._m))[whence])
+        return self._pos
+
+    def read(self, n: int = -1) -> bytes:
+        end = len(self._m) if n is None or n < 0 else min(self._pos + n, len(self._m))
+        out = bytes(self._m[self._pos:end])
+        self._pos = max(self._pos, end)
+        return out
+
+
+def read_zip(data, map_location, mapped=None) -> Any:
+    """Load a ``torch.save`` zip archive: ``data`` is its bytes, or with ``mapped`` (the
+    file mapped copy-on-write, Note [mmap loading]) the same mapping."""
+    # Note [mmap loading]
+    # ``torch.load(path, mmap=True)`` maps the file and builds each storage over its
+    # bytes instead of reading them: pages are read when touched, and the mapping is
+    # private (MAP_PRIVATE, PyTorch's default mmap option), so a write to a loaded
+    # tensor changes that process's copy of the page and never the file. Python's
+    # ``mmap.ACCESS_COPY`` is that mapping. torch.save stores entries uncompressed and
+    # 64-byte aligned; a compressed entry (another zip writer) is read into memory.
+    try:
+        zf = zipfile.ZipFile(_MappedFile(mapped) if mapped is not None
+                             else io.BytesIO(bytes(data)))
     except zipfile.BadZipFile as e:
         raise RuntimeError(f"the zip archive is corrupted or truncated ({e})") from None
     names = zf.namelist()
@@ -239,13 +332,15 @@ def read_zip(data, map_location) -> Any:
         raise RuntimeError(f"unknown byteorder {byteorder[:20]!r} in the archive")
     loaded: dict[str, np.ndarray] = {}
 
-    def storage(dtype, key: str, location, numel) -> np.ndarray:
+    def storage(dtype, key: str, location: str, numel) -> np.ndarray:
         if key not in loaded:
             entry = f"{prefix}data/{key}"
             if entry not in names:
                 raise RuntimeError(f"storage {key!r} is missing from the archive: the file is "
                                    "corrupted")
-            raw = bytearray(zf.read(entry))
+            info = zf.getinfo(entry)
+            raw = (_mapped_entry(mapped, info) if mapped is not None
+                   and info.compress_type == zipfile.ZIP_STORED else bytearray(zf.read(entry)))
             np_dt = np.dtype(dtype.np).newbyteorder("<" if byteorder == "little" else ">")
             if len(raw) % np_dt.itemsize:
                 raise RuntimeError(f"storage {key!r} has {len(raw)} bytes, not a whole number "
@@ -254,16 +349,25 @@ def read_zip(data, map_location) -> Any:
             if np_dt.byteorder not in ("=", "|") and np_dt.byteorder != (
                     "<" if sys.byteorder == "little" else ">"):
                 arr = arr.astype(np_dt.newbyteorder("="))
-            loaded[key] = _map(arr, str(location), map_location)
+            loaded[key] = map_storage(arr, location, map_location)
         arr = loaded[key]
         return arr if arr.dtype == dtype.np else arr.view(dtype.np)
 
+    return unpickle(io.BytesIO(zf.read(pkl[0])), storage)
+
+
+def unpickle(f, storages=None) -> Any:
+    """One pickle from ``f`` through the weights-only unpickler; a damaged pickle raises
+    ``RuntimeError``, a refused global ``pickle.UnpicklingError`` (``Refused``)."""
     try:
-        return _WeightsUnpickler(io.BytesIO(zf.read(pkl[0])), storage).load()
-    except (pickle.UnpicklingError, FromUser):
+        return WeightsUnpickler(f, storages).load()
+    except (Refused, FromUser, RuntimeError):
         raise
-    except (EOFError, ValueError, TypeError, KeyError, IndexError, AttributeError,
-            zipfile.BadZipFile, RecursionError) as e:
+    except EOFError:
+        raise RuntimeError("the checkpoint is truncated (a pickle ends early)") from None
+    except (pickle.UnpicklingError, ValueError, TypeError, KeyError, IndexError,
+            AttributeError, OverflowError, MemoryError, zipfile.BadZipFile,
+            RecursionError, struct.error) as e:
         raise RuntimeError(f"the checkpoint is corrupted ({type(e).__name__}: {e})") from None
 
 

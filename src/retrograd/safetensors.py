@@ -4,7 +4,8 @@ safetensors is the weight format shared by PyTorch, JAX, TensorFlow, MLX and the
 Hugging Face hub: an 8-byte little-endian header length, a JSON header mapping each
 name to ``{"dtype", "shape", "data_offsets": [begin, end]}`` (plus an optional
 ``"__metadata__"`` dict of strings), then the raw little-endian bytes. It holds no
-code. The API mirrors ``safetensors.torch``.
+code. The API mirrors ``safetensors.torch``; the reading and writing is done by the
+``safetensors`` package (``pip install 'retrograd[safetensors]'``).
 
 Example:
     >>> import retrograd as torch
@@ -17,11 +18,7 @@ Example:
 
 from __future__ import annotations
 
-import json
-import math
 import os
-import struct
-import sys
 from typing import Any
 
 import numpy as np
@@ -29,36 +26,47 @@ import numpy as np
 from . import _dtype as D
 from ._tensor import Tensor, _make
 
-__all__ = ["save", "save_file", "load", "load_file", "safe_open"]
+__all__ = ["save", "save_file", "load", "load_file", "safe_open", "SafetensorError"]
 
-# safetensors dtype codes <-> retrograd dtypes, in the specification's order of
-# alignment (the reference writer stores larger alignments first)
-_CODES = {"F64": D.float64, "I64": D.int64, "F32": D.float32, "I32": D.int32,
-          "BF16": D.bfloat16, "F16": D.float16, "I16": D.int16, "I8": D.int8, "U8": D.uint8,
+# Note [safetensors through the safetensors package]
+# The ``safetensors`` package (Hugging Face's reference implementation, in Rust) parses,
+# validates and writes the files; retrograd hands it NumPy arrays and wraps what comes
+# back. Its NumPy API serves every dtype retrograd has, bfloat16 (ml_dtypes) included,
+# with one exception: ``safetensors.numpy.load(bytes)`` looks dtypes up in a table that
+# has no "BF16" entry (``load_file`` and ``safe_open`` do read BF16, through the Rust
+# side), so reading bytes calls the package's own parser ``safetensors.deserialize``
+# and maps its dtype codes with the table below, the only code of our own. retrograd
+# never imports torch, so ``safetensors.torch`` is not an option.
+
+# safetensors dtype codes <-> retrograd dtypes
+_CODES = {"F64": D.float64, "F32": D.float32, "BF16": D.bfloat16, "F16": D.float16,
+          "I64": D.int64, "I32": D.int32, "I16": D.int16, "I8": D.int8, "U8": D.uint8,
           "BOOL": D.bool}
-_NAMES = {d.name: code for code, d in _CODES.items()}
-_UNSUPPORTED = ("U16", "U32", "U64", "F8_E4M3", "F8_E5M2", "F8_E8M0", "F4", "F6_E2M3",
-                "F6_E3M2", "C64", "E8M0")
-_MAX_HEADER = 100_000_000
 
 
 class SafetensorError(RuntimeError):
     """A safetensors file that breaks the format (the message says how)."""
 
 
-def _fail(msg: str, where: str = "") -> SafetensorError:
-    return SafetensorError(f"{where}: {msg}" if where else msg)
+def _package():
+    try:
+        import safetensors
+        import safetensors.numpy
+    except ImportError:
+        raise ModuleNotFoundError(
+            "retrograd.safetensors needs the safetensors package, which is not installed: "
+            "pip install 'retrograd[safetensors]' (or pip install safetensors)") from None
+    return safetensors
 
 
-def _prepare(tensors: dict[str, Tensor], metadata: dict[str, str] | None):
+def _arrays(tensors: dict[str, Tensor], metadata: dict[str, str] | None) -> dict:
     if not isinstance(tensors, dict):
         raise TypeError(f"safetensors.save expects a dict of name -> Tensor, got "
                         f"{type(tensors).__name__}")
-    if metadata is not None:
-        if not isinstance(metadata, dict) or not all(
-                isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
-            raise TypeError("metadata must be a dict of str -> str (convert values with str())")
-    items = []
+    if metadata is not None and (not isinstance(metadata, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())):
+        raise TypeError("metadata must be a dict of str -> str (convert values with str())")
+    arrays = {}
     for name, t in tensors.items():
         if not isinstance(name, str):
             raise TypeError(f"tensor names must be strings, got {type(name).__name__}")
@@ -67,33 +75,36 @@ def _prepare(tensors: dict[str, Tensor], metadata: dict[str, str] | None):
         if not isinstance(t, Tensor):
             raise TypeError(f"safetensors stores tensors only; {name!r} is a "
                             f"{type(t).__name__}")
-        items.append((name, t))
-    order = list(_CODES)
-    items.sort(key=lambda it: (order.index(_NAMES[it[1].dtype.name]), it[0]))
-    header: dict[str, Any] = {}
-    if metadata:
-        header["__metadata__"] = dict(metadata)
-    blobs = []
-    offset = 0
-    for name, t in items:
-        arr = t._data if t._data.flags.c_contiguous else t._data.copy(order="C")
-        if sys.byteorder != "little":
-            arr = arr.astype(arr.dtype.newbyteorder("<"))
-        raw = arr.reshape(-1).view(np.uint8)
-        header[name] = {"dtype": _NAMES[t.dtype.name], "shape": list(arr.shape),
-                        "data_offsets": [offset, offset + raw.nbytes]}
-        offset += raw.nbytes
-        blobs.append(raw)
-    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
-    text += b" " * ((-(8 + len(text))) % 8)  # pad so the data starts 8-aligned
-    return text, blobs
+        arr = t._data
+        arrays[name] = arr if arr.flags.c_contiguous else arr.copy(order="C")  # keeps 0-d
+    return arrays
 
 
-def _write(f, text: bytes, blobs) -> None:
-    f.write(struct.pack("<Q", len(text)))
-    f.write(text)
-    for raw in blobs:
-        f.write(memoryview(raw))
+def _tensor(name: str, arr: np.ndarray, code: str, where: str) -> Tensor:
+    if arr.dtype.newbyteorder("=") not in D.FROM_NP:
+        raise SafetensorError(f"{where}: tensor {name!r} has dtype {code}, which retrograd has "
+                              f"no dtype for (supported: {', '.join(_CODES)})")
+    if not arr.flags.writeable:  # a window on the package's buffer: take our own copy
+        arr = arr.copy()
+    return _make(arr.astype(arr.dtype.newbyteorder("="), copy=False))
+
+
+def _errors(where: str):
+    """Re-raise the package's errors as ``SafetensorError`` naming the call."""
+    pkg = _package()
+
+    class _Ctx:
+        def __enter__(self):
+            return None
+
+        def __exit__(self, kind, exc, tb):
+            if kind is not None and issubclass(kind, pkg.SafetensorError):
+                raise SafetensorError(f"{where}: {exc} (the safetensors package refused the "
+                                      "data: it is damaged or not a safetensors file)") \
+                    from None
+            return False
+
+    return _Ctx()
 
 
 def save(tensors: dict[str, Tensor], metadata: dict[str, str] | None = None) -> bytes:
@@ -106,17 +117,15 @@ def save(tensors: dict[str, Tensor], metadata: dict[str, str] | None = None) -> 
         >>> blob[8:9], len(blob) % 8
         (b'{', 0)
     """
-    import io
-
-    text, blobs = _prepare(tensors, metadata)
-    buf = io.BytesIO()
-    _write(buf, text, blobs)
-    return buf.getvalue()
+    arrays = _arrays(tensors, metadata)
+    with _errors("safetensors.save"):
+        return _package().numpy.save(arrays, metadata=metadata)
 
 
 def save_file(tensors: dict[str, Tensor], filename: str | os.PathLike,
               metadata: dict[str, str] | None = None) -> None:
-    """Write a dict of tensors to ``filename`` in the safetensors format (atomically).
+    """Write a dict of tensors to ``filename`` in the safetensors format (atomically: a
+    crash mid-write leaves any previous file intact).
 
     Example:
         >>> import os, tempfile
@@ -130,97 +139,8 @@ def save_file(tensors: dict[str, Tensor], filename: str | os.PathLike,
     """
     from .serialization import atomic_write
 
-    text, blobs = _prepare(tensors, metadata)
-    atomic_write(filename, lambda out: _write(out, text, blobs))
-
-
-def _parse(buf, where: str) -> tuple[dict, dict, int]:
-    """Validate a safetensors buffer; returns (entries, metadata, data start)."""
-    n = len(buf)
-    if n < 8:
-        raise _fail(f"the file is too short ({n} bytes) to hold the 8-byte header length",
-                    where)
-    (hlen,) = struct.unpack_from("<Q", buf, 0)
-    if hlen > _MAX_HEADER:
-        raise _fail(f"the header length field says {hlen} bytes (the format allows at most "
-                    f"{_MAX_HEADER}): this is not a safetensors file, or it is corrupted",
-                    where)
-    if 8 + hlen > n:
-        raise _fail(f"the file is truncated: the header needs {8 + hlen} bytes but the file "
-                    f"has {n}", where)
-    raw = bytes(buf[8:8 + hlen])
-    if not raw.startswith(b"{"):
-        raise _fail("the header does not start with '{'", where)
-
-    def no_duplicates(pairs):
-        d = {}
-        for k, v in pairs:
-            if k in d:
-                raise _fail(f"the header names {k!r} twice", where)
-            d[k] = v
-        return d
-
-    try:
-        header = json.loads(raw.decode("utf-8"), object_pairs_hook=no_duplicates)
-    except (UnicodeDecodeError, ValueError, RecursionError) as e:
-        if isinstance(e, SafetensorError):
-            raise
-        raise _fail(f"the header is not valid UTF-8 JSON ({e})", where) from None
-    if not isinstance(header, dict):
-        raise _fail("the header is not a JSON object", where)
-    metadata = header.pop("__metadata__", None) or {}
-    if not isinstance(metadata, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
-        raise _fail("__metadata__ must map strings to strings", where)
-    data_start = 8 + hlen
-    data_len = n - data_start
-    spans = []
-    for name, info in header.items():
-        if not isinstance(info, dict) or set(info) != {"dtype", "shape", "data_offsets"}:
-            raise _fail(f"tensor {name!r}: an entry needs exactly dtype, shape and "
-                        "data_offsets", where)
-        code, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
-        if code in _UNSUPPORTED:
-            raise _fail(f"tensor {name!r} has dtype {code}, which retrograd has no dtype for "
-                        f"(supported: {', '.join(_CODES)})", where)
-        if code not in _CODES:
-            raise _fail(f"tensor {name!r}: unknown dtype {code!r}", where)
-        if not (isinstance(shape, list) and all(
-                isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape)):
-            raise _fail(f"tensor {name!r}: bad shape {shape!r}", where)
-        if not (isinstance(offsets, list) and len(offsets) == 2 and all(
-                isinstance(o, int) and not isinstance(o, bool) for o in offsets)
-                and 0 <= offsets[0] <= offsets[1]):
-            raise _fail(f"tensor {name!r}: bad data_offsets {offsets!r}", where)
-        nbytes = math.prod(shape) * np.dtype(_CODES[code].np).itemsize
-        if offsets[1] - offsets[0] != nbytes:
-            raise _fail(f"tensor {name!r}: data_offsets {offsets} span "
-                        f"{offsets[1] - offsets[0]} bytes but {code} of shape {tuple(shape)} "
-                        f"needs {nbytes}", where)
-        spans.append((offsets[0], offsets[1], name))
-    # the tensors must tile the data section exactly: no gaps, no overlaps, no extra bytes
-    pos = 0
-    for begin, end, name in sorted(spans):
-        if begin != pos:
-            raise _fail(f"tensor {name!r} starts at byte {begin} of the data, expected {pos} "
-                        "(the tensors must cover the data without gaps or overlaps)", where)
-        pos = end
-    if pos != data_len:
-        kind = "truncated" if pos > data_len else "followed by unreferenced bytes"
-        raise _fail(f"the data section has {data_len} bytes but the tensors need {pos}: the "
-                    f"file is {kind}", where)
-    return header, metadata, data_start
-
-
-def _tensor(buf, info: dict, data_start: int) -> Tensor:
-    d = _CODES[info["dtype"]]
-    dt = np.dtype(d.np).newbyteorder("<")
-    begin = data_start + info["data_offsets"][0]
-    arr = np.frombuffer(buf, dtype=dt, count=math.prod(info["shape"]), offset=begin)
-    arr = arr.reshape(info["shape"])
-    if sys.byteorder != "little":
-        arr = arr.astype(dt.newbyteorder("="))
-    return _make(arr)
+    blob = save(tensors, metadata)
+    atomic_write(filename, lambda out: out.write(blob))
 
 
 def load(data: bytes) -> dict[str, Tensor]:
@@ -232,18 +152,30 @@ def load(data: bytes) -> dict[str, Tensor]:
         >>> safetensors.load(safetensors.save({'a': torch.arange(3)}))
         {'a': tensor([0, 1, 2])}
     """
-    buf = bytearray(data)
-    header, _, start = _parse(buf, "safetensors.load")
-    return {name: _tensor(buf, info, start) for name, info in header.items()}
+    where = "safetensors.load"
+    with _errors(where):
+        entries = _package().deserialize(bytes(data))
+    out = {}
+    for name, info in entries:
+        code = info["dtype"]
+        if code not in _CODES:
+            raise SafetensorError(f"{where}: tensor {name!r} has dtype {code}, which retrograd "
+                                  f"has no dtype for (supported: {', '.join(_CODES)})")
+        dt = np.dtype(_CODES[code].np).newbyteorder("<")
+        out[name] = _tensor(name, np.frombuffer(info["data"], dt).reshape(info["shape"]),
+                            code, where)
+    return out
 
 
-def _read(filename) -> bytearray:
-    with open(filename, "rb") as f:
-        return bytearray(f.read())
+def _check_device(device) -> None:
+    from ._device import check_device
+    from ._device import device as _device
+
+    check_device(_device(device) if isinstance(device, str) else device)
 
 
 def load_file(filename: str | os.PathLike, device: str = "cpu") -> dict[str, Tensor]:
-    """The tensors stored in a safetensors file, by name (in file order).
+    """The tensors stored in a safetensors file, by name.
 
     Example:
         >>> import os, tempfile
@@ -254,13 +186,9 @@ def load_file(filename: str | os.PathLike, device: str = "cpu") -> dict[str, Ten
         >>> sorted(load_file(path))
         ['a', 'b']
     """
-    from ._device import check_device
-    from ._device import device as _device
-
-    check_device(_device(device) if isinstance(device, str) else device)
-    buf = _read(filename)
-    header, _, start = _parse(buf, f"safetensors.load_file({os.fspath(filename)!r})")
-    return {name: _tensor(buf, info, start) for name, info in header.items()}
+    _check_device(device)
+    with safe_open(filename, framework="np") as f:
+        return {name: f.get_tensor(name) for name in f.keys()}
 
 
 class safe_open:
@@ -280,24 +208,28 @@ class safe_open:
 
     def __init__(self, filename: str | os.PathLike, framework: str = "pt",
                  device: str = "cpu") -> None:
+        _check_device(device)
         self._where = f"safe_open({os.fspath(filename)!r})"
-        self._buf = _read(filename)
-        self._header, self._metadata, self._start = _parse(self._buf, self._where)
+        with _errors(self._where):
+            self._f: Any = _package().safe_open(os.fspath(filename), framework="np")
 
     def __enter__(self) -> safe_open:
         return self
 
     def __exit__(self, *exc) -> None:
-        return None
+        self._f.__exit__(*exc)
 
     def keys(self) -> list[str]:
-        return sorted(self._header)
+        return sorted(self._f.keys())
 
     def metadata(self) -> dict[str, str]:
-        return dict(self._metadata)
+        return dict(self._f.metadata() or {})
 
     def get_tensor(self, name: str) -> Tensor:
-        if name not in self._header:
+        if name not in self._f.keys():
             raise SafetensorError(f"{self._where}: no tensor named {name!r} (the file has "
-                                  f"{', '.join(sorted(self._header)) or 'none'})")
-        return _tensor(self._buf, self._header[name], self._start).clone()
+                                  f"{', '.join(self.keys()) or 'none'})")
+        with _errors(self._where):
+            code = self._f.get_slice(name).get_dtype()
+            arr = self._f.get_tensor(name)
+        return _tensor(name, arr, code, self._where)

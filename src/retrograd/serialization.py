@@ -1,4 +1,5 @@
-"""``retrograd.save`` / ``retrograd.load``: checkpoints in a format that holds no code.
+"""``retrograd.save`` / ``retrograd.load``: PyTorch's checkpoint formats, loaded without
+running anything the file names.
 
 Example:
     >>> import io
@@ -18,6 +19,7 @@ import io
 import json
 import math
 import os
+import pickle
 import struct
 import sys
 import warnings
@@ -28,16 +30,17 @@ from typing import Any
 import numpy as np
 
 from . import _dtype as D
+from ._legacy_checkpoint import is_legacy, is_tar, read_legacy
 from ._size import Size
 from ._tensor import Tensor, _make
-from ._zip_checkpoint import FromUser, is_zip, read_zip, write_zip
+from ._zip_checkpoint import FromUser, Refused, is_zip, read_zip, write_zip
 
 __all__ = ["save", "load"]
 
 # Note [Checkpoint format]
-# PyTorch checkpoints are pickles, and unpickling runs whatever code the file names,
-# so loading a file from someone else is running their program. retrograd's format
-# holds data only, and ``load`` never calls anything the file names:
+# retrograd's previous own format, which ``load`` still reads (with a DeprecationWarning)
+# and ``save`` no longer writes (it writes PyTorch's zip format, Note [PyTorch zip
+# checkpoints]). It held data only, never a pickle:
 #
 #   offset 0   8 bytes  magic b"\x89RGRD\r\n\x1a" (PNG-style: catches text-mode mangling)
 #          8   4        format version (uint32, little-endian)
@@ -342,13 +345,10 @@ class _Corrupt(RuntimeError):
 def _describe_foreign(head: bytes) -> str:
     if head[:2] == b"PK":
         return "it is a zip archive but not a complete one (a truncated or damaged file)"
-    if head[:1] == b"\x80":
-        return ("it is a bare Python pickle (PyTorch's legacy pre-1.6 format, or not a "
-                "checkpoint at all), which retrograd does not read; load it in PyTorch and "
-                "re-save it with torch.save (the zip format)")
     if len(head) >= 8 and struct.unpack("<Q", head[:8])[0] < (1 << 32) and head[8:9] == b"{":
         return "it is a safetensors file: read it with retrograd.safetensors.load_file"
-    return "it does not start with retrograd's magic bytes"
+    return ("it is none of the formats retrograd.load reads (torch.save's zip and legacy "
+            "formats, retrograd's previous own format): it is damaged or another kind of file")
 
 
 def _read_all(f) -> bytearray:
@@ -605,17 +605,57 @@ def _apply_map_location(t: Tensor, map_location):
     return t
 
 
+_MMAP_LEGACY = ("mmap can only be used with files saved with "
+                "`torch.save({}_use_new_zipfile_serialization=True), please torch.save your "
+                "checkpoint with this option in order to use mmap.")
+_TAR = ("Cannot use ``weights_only=True`` with files saved in the legacy .tar format. "
+        "retrograd.load reads checkpoints only as PyTorch's weights_only=True does (no code "
+        "from the file runs); load this file in PyTorch (torch.load(path, "
+        "weights_only=False), only if you trust it) and re-save it with torch.save")
+
+
+def _map_file(path):
+    """The file at ``path`` mapped copy-on-write (Note [mmap loading] in
+    _zip_checkpoint.py); an empty file maps to empty bytes."""
+    import mmap as _mmap
+
+    with open(path, "rb") as fh:
+        if not os.fstat(fh.fileno()).st_size:
+            return b""
+        return _mmap.mmap(fh.fileno(), 0, access=_mmap.ACCESS_COPY)
+
+
+def _load_safetensors(path: str, map_location):
+    from ._device import device
+
+    if isinstance(map_location, dict):
+        raise RuntimeError("Loading safetensors file with dict map_location is not supported. "
+                           "Use a device string or torch.device instead.")
+    if callable(map_location) and not isinstance(map_location, device):
+        raise RuntimeError("Loading safetensors file with callable map_location is not "
+                           "supported. Use a device string or torch.device instead.")
+    from .safetensors import load_file
+
+    target = map_location.decode() if isinstance(map_location, bytes) else map_location
+    return load_file(path, device="cpu" if target is None else target)
+
+
 def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None = None,
          mmap: bool | None = None, **pickle_load_args) -> Any:
-    """Load what ``retrograd.save`` wrote, from a path or a binary file object.
+    """Load a checkpoint from a path or a binary file object: ``torch.save``'s zip format
+    (what ``retrograd.save`` writes), its legacy pre-1.6 format, retrograd's previous own
+    format (with a ``DeprecationWarning``), or a ``.safetensors`` path, as ``torch.load``
+    does.
 
-    Loading only ever creates tensors, arrays, numbers, strings, bytes, None, dicts,
-    lists and tuples; it never runs anything named by the file (unlike pickle-based
-    formats), and a damaged file raises ``RuntimeError`` saying what is wrong.
-    ``map_location`` may be None, ``'cpu'``, a CPU device, a dict or a callable
-    ``fn(tensor, 'cpu')``; ``weights_only`` and ``pickle_module`` are accepted for
-    compatibility (every load is weights-only); ``mmap=True`` maps the file instead of
-    reading it (tensors are copy-on-write).
+    Loading is PyTorch's ``weights_only=True`` mode whatever ``weights_only`` says: the
+    pickle may name only what PyTorch's allowlist holds (tensors, parameters, dtypes,
+    sizes, numbers, strings, containers) and anything else raises
+    ``pickle.UnpicklingError`` before it runs; a damaged file raises ``RuntimeError``
+    saying what is wrong. ``map_location`` may be None, ``'cpu'``, a CPU device, a dict
+    of locations or a callable ``fn(storage, location)``; a storage saved on a GPU loads
+    on the CPU (Note [Storage locations] in _zip_checkpoint.py). ``mmap=True`` maps a zip
+    checkpoint (a path) instead of reading it: writes to the tensors stay in memory, never
+    reach the file (Note [mmap loading]). ``pickle_module`` is accepted for compatibility.
 
     Example:
         >>> import io
@@ -624,33 +664,49 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
         >>> torch.load(io.BytesIO(buf.getvalue()), map_location='cpu', weights_only=True)
         [tensor([0.]), (1, 2.5)]
     """
-    name = os.fspath(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", None)
+    is_path = isinstance(f, (str, os.PathLike))
+    name = os.fspath(f) if is_path else getattr(f, "name", None)
     where = f"retrograd.load({name!r})" if isinstance(name, str) else "retrograd.load"
-    if mmap and isinstance(f, (str, os.PathLike)):
-        import mmap as _mmap
-
-        with open(f, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            buf: Any = (_mmap.mmap(fh.fileno(), 0, access=_mmap.ACCESS_COPY) if size
-                        else bytearray())
-    else:
-        buf = _read_all(f)
+    if is_path and str(name).endswith(".safetensors"):
+        return _load_safetensors(name, map_location)
+    buf: Any = _map_file(f) if mmap and is_path else _read_all(f)
     head = bytes(buf[:8])
     if is_zip(head):
-        try:
-            return read_zip(buf, map_location)
-        except FromUser as e:
-            raise e.exc from e.exc.__cause__
-        except RuntimeError as e:
-            raise RuntimeError(f"{where}: {e}") from None
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError, KeyError) as e:
-            raise RuntimeError(f"{where}: the zip archive is corrupted ({type(e).__name__}: "
-                               f"{e})") from None
+        if mmap and not is_path:
+            raise ValueError("f must be a file path in order to use the mmap argument")
+        return _load_with(where, read_zip, buf, map_location, buf if mmap else None)
     if head == MAGIC:
         warnings.warn("this checkpoint is in retrograd's previous own format, which "
                       "retrograd.load still reads but retrograd.save no longer writes; "
                       "re-save it with retrograd.save (PyTorch's zip format)",
                       DeprecationWarning, stacklevel=2)
+        return _load_v1(buf, where, map_location)
+    if mmap and (is_legacy(head) or is_tar(buf)):
+        raise RuntimeError(_MMAP_LEGACY.format(f"{name}, " if isinstance(f, str) else ""))
+    if is_tar(buf):
+        raise RuntimeError(f"{where}: {_TAR}")
+    if is_legacy(head):
+        return _load_with(where, read_legacy, buf, map_location)
+    return _load_v1(buf, where, map_location)
+
+
+def _load_with(where: str, reader, *args):
+    """Run a pickle-based reader, reporting every damage as one ``RuntimeError``."""
+    try:
+        return reader(*args)
+    except Refused as e:  # raised as PyTorch raises it: a plain UnpicklingError
+        raise pickle.UnpicklingError(str(e)) from None
+    except FromUser as e:
+        raise e.exc from e.exc.__cause__
+    except RuntimeError as e:
+        raise RuntimeError(f"{where}: {e}") from None
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, KeyError, IndexError,
+            struct.error) as e:
+        raise RuntimeError(f"{where}: the checkpoint is corrupted ({type(e).__name__}: "
+                           f"{e})") from None
+
+
+def _load_v1(buf, where: str, map_location) -> Any:
     try:
         header, data_start = _parse(buf)
         _, _, _, _, dlen = _PRE.unpack_from(buf, 0)
