@@ -19,10 +19,12 @@ import atexit
 import os
 import signal
 import sys
+import threading
 import warnings
 from datetime import timedelta
 
 from ._mpi import load_mpi, mpi_available
+from .watchdog import Watchdog, can_revoke
 
 __all__ = ["Backend", "DistError", "DistBackendError", "ProcessGroup", "GroupMember", "group",
            "init_process_group", "destroy_process_group", "is_initialized", "is_available",
@@ -78,6 +80,7 @@ class ProcessGroup:
         self.timeout = timeout
         self.group_name = name
         self._rank = comm.Get_rank()
+        self.timeout_s = timeout.total_seconds()  # for the watchdog, read on every call
 
     def rank(self) -> int:
         return self._rank
@@ -105,6 +108,7 @@ class _State:
         self.broken = ""  # why the process group cannot be used any more
         self.prev_hook = None
         self.counter = 0
+        self.watchdog = None  # Note [Blocking calls and the watchdog]
 
 
 # Note [One world per process]
@@ -270,6 +274,11 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
     STATE.broken = ""
     STATE.counter = 0
     _start_failure_channel(world)
+    if can_revoke(MPI):
+        from .collectives import bind_mpi
+
+        bind_mpi(MPI)
+        STATE.watchdog = Watchdog(STATE)
     for key, value in _launcher_rank_env().items():
         os.environ.setdefault(key, str(value))
     os.environ.setdefault("RANK", str(mrank))
@@ -294,6 +303,9 @@ def destroy_process_group(group: ProcessGroup | None = None) -> None:
             STATE.groups.remove(group)
             group.comm.Free()
         return
+    dog, STATE.watchdog = STATE.watchdog, None
+    if dog is not None:
+        dog.stop()  # before the communicators it may revoke are freed
     for pg in STATE.groups:
         pg.comm.Free()
     STATE.groups = []
@@ -462,6 +474,9 @@ def _start_failure_channel(world) -> None:
 
 
 def _stop_failure_channel() -> None:
+    dog, STATE.watchdog = STATE.watchdog, None
+    if dog is not None:
+        dog.stop()  # it polls the channel and may revoke: stop it first
     req, STATE.fail_req = STATE.fail_req, None
     if req is not None:
         try:
@@ -475,12 +490,16 @@ def _stop_failure_channel() -> None:
     STATE.fail_comm = None
 
 
+_NOTICE_LOCK = threading.Lock()  # the watchdog thread and a failing call both poll
+
+
 def peer_failure() -> str | None:
     """The notice a failed peer sent, if one has arrived (polled by waits)."""
-    req = STATE.fail_req
-    if req is None or not req.Test():
-        return None
-    STATE.fail_req = None
+    with _NOTICE_LOCK:
+        req = STATE.fail_req
+        if req is None or not req.Test():
+            return None
+        STATE.fail_req = None
     raw = bytes(STATE.fail_buf).rstrip(b"\0")
     return raw.decode("utf-8", "replace")
 
