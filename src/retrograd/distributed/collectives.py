@@ -166,7 +166,7 @@ def _run(work: Work, async_op: bool):
 # types, views with gaps, read-only arrays, async_op=True, or no watchdog) takes the
 # general path below, which gives the same results.
 _STATE = _pg_state.STATE
-_NATIVE_SUM = frozenset(np.dtype(t).char for t in (
+_NATIVE_SUM = frozenset(np.dtype(t) for t in (
     np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8,
     np.complex64, np.complex128))
 _SUM, _AVG = RedOpType.SUM, RedOpType.AVG
@@ -200,15 +200,11 @@ def all_reduce(tensor: Tensor, op=ReduceOp.SUM, group: ProcessGroup | None = Non
             isinstance(tensor, Tensor)):
         # Note [The all_reduce fast path]
         a = tensor._data
-        flags = a.flags
-        if flags.c_contiguous and flags.writeable and a.dtype.char in _NATIVE_SUM:
-            pg = _STATE.world
-            if group is not None and group is not pg:
-                pg = resolve(group)
+        if a.flags.carray and a.dtype in _NATIVE_SUM:  # carray: C-contiguous and writeable
+            pg = _STATE.world if group is None else resolve(group)
             if pg is not None:
-                dog.limit = pg.timeout_s
                 dog.seq += 1
-                dog.busy = "all_reduce"
+                dog.busy = pg.all_reduce_watch
                 try:
                     pg.comm.Allreduce(_IN_PLACE, a)  # op: MPI.SUM
                 except _MPIError as e:

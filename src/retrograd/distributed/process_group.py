@@ -80,7 +80,9 @@ class ProcessGroup:
         self.timeout = timeout
         self.group_name = name
         self._rank = comm.Get_rank()
-        self.timeout_s = timeout.total_seconds()  # for the watchdog, read on every call
+        # what the all_reduce fast path tells the watchdog (Note [Blocking calls and the
+        # watchdog]): the operation, and how long it may wait
+        self.all_reduce_watch = ("all_reduce", timeout.total_seconds())
 
     def rank(self) -> int:
         return self._rank

@@ -28,7 +28,8 @@ __all__ = ["Watchdog", "can_revoke"]
 # operation on a communicator fail with MPI_ERR_REVOKED, on every rank. So when it is
 # there (Open MPI with mpi_ft_enable, which load_mpi turns on, and MPI_THREAD_MULTIPLE),
 # init_process_group starts this thread and collectives wait in blocking MPI calls:
-# before each, the caller notes what it waits for (``busy``, ``limit``) and bumps ``seq``;
+# before each, the caller notes what it waits for and how long it may (``busy``) and bumps
+# ``seq``;
 # every ``period`` the thread checks whether the same call is still waiting after its
 # limit, and polls the failure-notice channel (Note [Failure notices]). On a timeout or a
 # notice it records why (STATE.broken) and revokes every communicator of the process
@@ -58,14 +59,13 @@ def can_revoke(MPI) -> bool:
 class Watchdog:
     """The thread of Note [Blocking calls and the watchdog] for one process group world.
 
-    A caller about to block sets ``limit`` (seconds), bumps ``seq``, sets ``busy`` to the
-    operation's name, and clears ``busy`` afterwards; ``failure`` turns the MPI error a
+    A caller about to block bumps ``seq``, sets ``busy`` to ``(operation's name, seconds
+    it may wait)``, and clears ``busy`` afterwards; ``failure`` turns the MPI error a
     revoked call raised into the ``DistBackendError`` to raise.
     """
 
     def __init__(self, state, period: float = 0.05):
-        self.busy: str | None = None
-        self.limit = 0.0
+        self.busy: tuple[str, float] | None = None  # (operation, seconds it may wait)
         self.seq = 0
         self._state = state
         self._period = period
@@ -91,14 +91,15 @@ class Watchdog:
             if notice is not None:
                 self._trip(notice)
                 continue
-            op, seq, now = self.busy, self.seq, time.monotonic()
-            if op is None or seq != last:
+            busy, seq, now = self.busy, self.seq, time.monotonic()
+            if busy is None or seq != last:
                 last, since = seq, now
                 continue
-            if now - since > self.limit:
+            op, limit_s = busy
+            if now - since > limit_s:
                 from datetime import timedelta
 
-                limit = timedelta(seconds=self.limit)
+                limit = timedelta(seconds=limit_s)
                 self._trip(f"{op} timed out after {limit}: a peer did not join it (it may "
                            "have died, hung, or be running a different collective). Raise "
                            "the limit with init_process_group(timeout=...) if the peers are "

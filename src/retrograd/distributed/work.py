@@ -115,9 +115,8 @@ class Work:
         MPI = load_mpi()
         dog = state.watchdog
         if dog is not None:  # Note [Blocking calls and the watchdog]
-            dog.limit = limit
             dog.seq += 1
-            dog.busy = self._op
+            dog.busy = (self._op, limit)
             try:
                 MPI.Request.Waitall(self._reqs, self._statuses)
             except MPI.Exception as e:
