@@ -29,62 +29,88 @@ def _median_time(fn, reps: int) -> float:
     return float(np.median(ts))
 
 
-def bandwidth(dist, MPI, torch) -> list[dict]:
+def bandwidth(dist, MPI, torch, rounds: int = 7) -> list[dict]:
+    """Per size: ``rounds`` alternating rounds of dist.all_reduce and raw mpi4py's
+    ``comm.Allreduce(MPI.IN_PLACE, array)`` on the same array; each round's time is the
+    median call, the slower rank's; the ratio is mpi4py's time over ours, per round."""
     comm = MPI.COMM_WORLD
     n = comm.Get_size()
     rows = []
     for size in SIZES:
         t = torch.ones(size)
         arr = t.numpy()
-        reps = max(5, min(200, (1 << 24) // size))
-        for _ in range(2):  # warm up both paths
+        reps = max(5, min(400, (1 << 24) // size))
+        for _ in range(3):  # warm up both paths
             dist.all_reduce(t)
             comm.Allreduce(MPI.IN_PLACE, arr)
-        comm.Barrier()
-        ours = _median_time(lambda t=t: dist.all_reduce(t), reps)
-        comm.Barrier()
-        raw = _median_time(lambda a=arr: comm.Allreduce(MPI.IN_PLACE, a), reps)
-        # both ranks' medians, the slower one counts (a collective ends when all do)
-        ours, raw = comm.allreduce(ours, op=MPI.MAX), comm.allreduce(raw, op=MPI.MAX)
+        ours_r, raw_r = [], []
+        for _ in range(rounds):
+            comm.Barrier()
+            ours = _median_time(lambda t=t: dist.all_reduce(t), reps)
+            comm.Barrier()
+            raw = _median_time(lambda a=arr: comm.Allreduce(MPI.IN_PLACE, a), reps)
+            # a collective ends when every rank's call does: the slower rank counts
+            ours_r.append(comm.allreduce(ours, op=MPI.MAX))
+            raw_r.append(comm.allreduce(raw, op=MPI.MAX))
+        ratios = [r / o for r, o in zip(raw_r, ours_r)]
         bus = 2 * (n - 1) / n * size * 4
+        ours, raw = float(np.median(ours_r)), float(np.median(raw_r))
         rows.append({"bytes": size * 4, "retrograd_s": ours, "mpi4py_s": raw,
                      "retrograd_GBps": bus / ours / 1e9, "mpi4py_GBps": bus / raw / 1e9,
-                     "ratio": raw / ours})
+                     "ratio": float(np.median(ratios)), "ratio_min": min(ratios),
+                     "ratio_max": max(ratios)})
     return rows
 
 
-def w2_step(dist, torch, batch: int, ddp: bool, reps: int = 15) -> dict:
+def _w2_model(torch):
+    nn = torch.nn
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
+                         nn.Linear(512, 10))
+
+
+def w2_step(dist, torch, batch: int, ddp: bool, reps: int = 30) -> dict:
+    """W2's training step (MLP 784-512-512-10, SGD, cross-entropy) on ``batch`` rows.
+
+    With DDP also: the step without communication (``no_sync``), the blocking
+    all-reduce of DDP's buckets alone, and how long the end of backward waited for the
+    buckets' all-reduces (the part of communication that backward did not hide)."""
     from retrograd.nn.parallel import DistributedDataParallel as DDP
 
-    torch.manual_seed(0)
-    nn = torch.nn
-    net = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
-                        nn.Linear(512, 10))
+    net = _w2_model(torch)
     model = DDP(net) if ddp else net
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    g = torch.Generator().manual_seed(dist.get_rank())
+    g = torch.Generator().manual_seed(dist.get_rank() if dist.is_initialized() else 0)
     x = torch.randn(batch, 784, generator=g)
     y = torch.randint(0, 10, (batch,), generator=g)
-    lossf = nn.CrossEntropyLoss()
+    lossf = torch.nn.CrossEntropyLoss()
+    waits = []
 
     def step():
         opt.zero_grad()
         lossf(model(x), y).backward()
         opt.step()
+        if ddp:
+            waits.append(model._comm_wait_s)
 
-    def local_backward():
+    def local_step():
         opt.zero_grad()
         with model.no_sync():
             lossf(model(x), y).backward()
+        opt.step()
 
-    for _ in range(2):
+    for _ in range(3):
         step()
+    waits.clear()
     out = {"step_s": _median_time(step, reps)}
     if ddp:
-        flat = torch.cat([p.grad.reshape(-1) for p in net.parameters()])
-        out["compute_only_s"] = _median_time(local_backward, reps)
-        out["allreduce_alone_s"] = _median_time(lambda: dist.all_reduce(flat), reps)
+        out["exposed_s"] = float(np.median(waits))
+        out["compute_only_s"] = _median_time(local_step, reps)
+        flats = [torch.zeros(b.offsets[-1]) for b in model._buckets]
+        out["allreduce_alone_s"] = _median_time(
+            lambda: [dist.all_reduce(f) for f in flats], reps)
         out["buckets"] = len(model._buckets)
+        out["hidden"] = max(0.0, 1.0 - out["exposed_s"] / out["allreduce_alone_s"])
     return out
 
 
@@ -97,7 +123,8 @@ def worker() -> None:
     n, r = dist.get_world_size(), dist.get_rank()
     res = {"ranks": n}
     if n > 1:
-        res["bandwidth"] = bandwidth(dist, load_mpi(), torch)
+        if "--no-bandwidth" not in sys.argv:
+            res["bandwidth"] = bandwidth(dist, load_mpi(), torch)
         res["w2"] = w2_step(dist, torch, 128 // n, ddp=True)
     else:
         res["w2"] = w2_step(dist, torch, 128, ddp=False)
@@ -106,34 +133,60 @@ def worker() -> None:
     dist.destroy_process_group()
 
 
-def _job(n: int) -> dict:
+def _job(n: int, args=()) -> dict:
     from retrograd.distributed.launch import launch_command
 
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
-    cmd = launch_command(n, os.path.abspath(__file__), ["--worker"])
+    extra = []
+    if "--mpiexec-args" in sys.argv:  # e.g. --mpiexec-args "--bind-to none"
+        extra = sys.argv[sys.argv.index("--mpiexec-args") + 1].split()
+    cmd = launch_command(n, os.path.abspath(__file__), ["--worker", *args], extra=extra)
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stdout
     line = next(x for x in out.splitlines() if x.startswith("RESULT "))
     return json.loads(line[len("RESULT "):])
 
 
+def _spread(xs: list[float], scale: float = 1.0, fmt: str = ".2f") -> str:
+    xs = sorted(x * scale for x in xs)
+    return f"{np.median(xs):{fmt}} (min {xs[0]:{fmt}}, max {xs[-1]:{fmt}})"
+
+
 def main() -> None:
-    two, one = _job(2), _job(1)
-    print("all_reduce, 2 ranks, float32 (bus bandwidth; median of repeats):")
-    print(f"{'bytes':>10} {'retrograd GB/s':>15} {'mpi4py GB/s':>12} {'ratio':>6}")
-    for row in two["bandwidth"]:
+    repeat = 3
+    if "--repeat" in sys.argv:
+        repeat = int(sys.argv[sys.argv.index("--repeat") + 1])
+    twos, ones = [], []
+    for k in range(repeat):  # alternate the jobs, so that the machine's load hits both
+        skip = k > 0 or "--no-bandwidth" in sys.argv
+        twos.append(_job(2, ["--no-bandwidth"] if skip else []))
+        ones.append(_job(1))
+    print("all_reduce, 2 ranks, float32 (bus bandwidth of the median call; ratio = mpi4py's "
+          "time / retrograd's, median over 7 alternating rounds, with the lowest and "
+          "highest round):")
+    print(f"{'bytes':>10} {'retrograd GB/s':>15} {'mpi4py GB/s':>12} {'ratio':>6} "
+          f"{'(min':>6} {'max)':>6}")
+    for row in twos[0].get("bandwidth", []):
         print(f"{row['bytes']:>10} {row['retrograd_GBps']:>15.3f} {row['mpi4py_GBps']:>12.3f} "
-              f"{row['ratio']:>6.2f}")
-    w1, w2 = one["w2"], two["w2"]
-    print("\nW2 (MLP 784-512-512-10, SGD), global batch 128, single-threaded BLAS:")
-    print(f"  1 rank, batch 128:          {w1['step_s'] * 1e3:7.2f} ms/step")
-    print(f"  2 ranks, batch 64 each, DDP: {w2['step_s'] * 1e3:7.2f} ms/step "
-          f"(speed-up {w1['step_s'] / w2['step_s']:.2f}x, {w2['buckets']} buckets)")
-    comm = w2["allreduce_alone_s"]
-    hidden = (w2["compute_only_s"] + comm - w2["step_s"]) / comm if comm > 0 else 0.0
-    print(f"  per rank: step without communication (no_sync) "
-          f"{w2['compute_only_s'] * 1e3:.2f} ms, all-reduce of all gradients alone "
-          f"{comm * 1e3:.2f} ms; share of communication hidden behind backward: "
-          f"{max(0.0, min(1.0, hidden)):.0%}")
+              f"{row['ratio']:>6.2f} {row['ratio_min']:>6.2f} {row['ratio_max']:>6.2f}")
+    w1 = [o["w2"]["step_s"] for o in ones]
+    w2 = [t["w2"]["step_s"] for t in twos]
+    speed = [a / b for a, b in zip(w1, w2)]
+    d = twos[0]["w2"]
+    print(f"\nW2 (MLP 784-512-512-10, SGD), global batch 128, single-threaded BLAS; median "
+          f"step of each of {repeat} alternating jobs (median, min, max over the jobs):")
+    print(f"  1 rank, batch 128:            {_spread(w1, 1e3)} ms/step")
+    print(f"  2 ranks, batch 64 each, DDP:  {_spread(w2, 1e3)} ms/step "
+          f"({d['buckets']} buckets)")
+    print(f"  speed-up of 2 ranks:          {_spread(speed)}x")
+    print(f"  per rank, 2 ranks: step without communication (no_sync) "
+          f"{_spread([t['w2']['compute_only_s'] for t in twos], 1e3)} ms")
+    print(f"  all-reduce of DDP's buckets alone, blocking: "
+          f"{_spread([t['w2']['allreduce_alone_s'] for t in twos], 1e3, '.3f')} ms")
+    print(f"  end of backward waiting for them (exposed): "
+          f"{_spread([t['w2']['exposed_s'] for t in twos], 1e3, '.3f')} ms")
+    print(f"  overlap, share of the all-reduce hidden behind backward "
+          f"(1 - exposed / alone): {_spread([t['w2']['hidden'] * 100 for t in twos], 1, '.0f')}"
+          " %")
 
 
 if __name__ == "__main__":

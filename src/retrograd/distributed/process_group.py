@@ -19,12 +19,11 @@ import atexit
 import os
 import signal
 import sys
-import threading
 import warnings
 from datetime import timedelta
 
 from ._mpi import load_mpi, mpi_available
-from .watchdog import Watchdog, can_revoke
+from .watchdog import Watchdog, can_revoke, revoke_all
 
 __all__ = ["Backend", "DistError", "DistBackendError", "ProcessGroup", "GroupMember", "group",
            "init_process_group", "destroy_process_group", "is_initialized", "is_available",
@@ -492,16 +491,12 @@ def _stop_failure_channel() -> None:
     STATE.fail_comm = None
 
 
-_NOTICE_LOCK = threading.Lock()  # the watchdog thread and a failing call both poll
-
-
 def peer_failure() -> str | None:
     """The notice a failed peer sent, if one has arrived (polled by waits)."""
-    with _NOTICE_LOCK:
-        req = STATE.fail_req
-        if req is None or not req.Test():
-            return None
-        STATE.fail_req = None
+    req = STATE.fail_req
+    if req is None or not req.Test():
+        return None
+    STATE.fail_req = None
     raw = bytes(STATE.fail_buf).rstrip(b"\0")
     return raw.decode("utf-8", "replace")
 
@@ -530,6 +525,8 @@ def _excepthook(etype, value, tb) -> None:
     if STATE.world is not None and not issubclass(etype, KeyboardInterrupt):
         me = STATE.world.rank()
         notify_failure(f"rank {me} raised {etype.__name__}: {value}")
+        if STATE.watchdog is not None:  # peers waiting in blocking calls: make them fail
+            revoke_all(STATE)
         if hasattr(signal, "SIGALRM"):
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
             signal.alarm(max(1, int(STATE.world.timeout.total_seconds()) + 1))

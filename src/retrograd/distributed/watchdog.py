@@ -16,7 +16,7 @@ import os
 import threading
 import time
 
-__all__ = ["Watchdog", "can_revoke"]
+__all__ = ["Watchdog", "can_revoke", "revoke_all"]
 
 
 # Note [Blocking calls and the watchdog]
@@ -26,17 +26,22 @@ __all__ = ["Watchdog", "can_revoke"]
 # whose peer died would wait forever. Open MPI 5 implements the fault-tolerance interface
 # ULFM, whose MPI_Comm_revoke, called from any thread, makes every pending and future
 # operation on a communicator fail with MPI_ERR_REVOKED, on every rank. So when it is
-# there (Open MPI with mpi_ft_enable, which load_mpi turns on, and MPI_THREAD_MULTIPLE),
-# init_process_group starts this thread and collectives wait in blocking MPI calls:
-# before each, the caller notes what it waits for and how long it may (``busy``) and bumps
-# ``seq``;
-# every ``period`` the thread checks whether the same call is still waiting after its
-# limit, and polls the failure-notice channel (Note [Failure notices]). On a timeout or a
-# notice it records why (STATE.broken) and revokes every communicator of the process
-# group: the waiting call raises at once, and the caller turns MPI's error into
-# DistBackendError with that reason. The check costs the caller three attribute stores;
-# the thread wakes 20 times a second. Elsewhere (another MPI, or no thread support)
-# waits poll instead (Note [Waiting by polling] in work.py).
+# there (Open MPI with mpi_ft_enable, which load_mpi turns on under a launcher, and
+# MPI_THREAD_MULTIPLE), init_process_group starts this thread and collectives wait in
+# blocking MPI calls:
+# - before each, the caller bumps ``seq`` and notes what it waits for and how long it may
+#   (``busy``), and clears ``busy`` after: two attribute stores and an increment;
+# - the thread wakes 20 times a second and, when the same call has waited past its limit,
+#   revokes every communicator of the process group; the call raises at once, and the
+#   caller sends the peers a failure notice (Note [Failure notices]) saying that it gave up;
+# - a rank dying of an exception sends its notice and then revokes too, so that peers
+#   blocked in a call wake up; a peer whose call fails reads the notice (waiting up to a
+#   second for it: the revocation can overtake it) and raises DistBackendError with it.
+# The thread itself calls MPI only to revoke: Open MPI's non-blocking collectives
+# (libnbc) crashed (SIGSEGV in ompi_coll_libnbc_progress) when a second thread drove MPI's
+# progress while the first waited, so nothing here polls from another thread. Elsewhere
+# (another MPI, or no thread support) waits poll instead (Note [Waiting by polling] in
+# work.py).
 
 
 def can_revoke(MPI) -> bool:
@@ -56,6 +61,22 @@ def can_revoke(MPI) -> bool:
             and MPI.Query_thread() == MPI.THREAD_MULTIPLE)
 
 
+def revoke_all(state) -> None:
+    """Revoke every communicator of the process group (ULFM): their calls fail, everywhere.
+
+    Example:
+        >>> from retrograd.distributed.watchdog import revoke_all
+        >>> callable(revoke_all)  # Note [Blocking calls and the watchdog]
+        True
+    """
+    for pg in [state.world] + list(state.groups):
+        if pg is not None:
+            try:
+                pg.comm.Revoke()
+            except Exception:  # already freed or revoked: nothing waits on it
+                pass
+
+
 class Watchdog:
     """The thread of Note [Blocking calls and the watchdog] for one process group world.
 
@@ -67,6 +88,7 @@ class Watchdog:
     def __init__(self, state, period: float = 0.05):
         self.busy: tuple[str, float] | None = None  # (operation, seconds it may wait)
         self.seq = 0
+        self.timed_out = ""  # set by the thread when it revoked for a timeout
         self._state = state
         self._period = period
         self._halt = threading.Event()
@@ -81,54 +103,33 @@ class Watchdog:
             self._thread.join()
 
     def _run(self) -> None:
-        from . import process_group as pgm
-
         last, since = -1, 0.0
         while not self._halt.wait(self._period):
-            if self._state.broken:
-                continue
-            notice = pgm.peer_failure()
-            if notice is not None:
-                self._trip(notice)
-                continue
             busy, seq, now = self.busy, self.seq, time.monotonic()
-            if busy is None or seq != last:
+            if self._state.broken or busy is None or seq != last:
                 last, since = seq, now
                 continue
             op, limit_s = busy
             if now - since > limit_s:
                 from datetime import timedelta
 
-                limit = timedelta(seconds=limit_s)
-                self._trip(f"{op} timed out after {limit}: a peer did not join it (it may "
-                           "have died, hung, or be running a different collective). Raise "
-                           "the limit with init_process_group(timeout=...) if the peers are "
-                           "only slow",
-                           f"rank {self._state.world.rank()} gave up on {op} after its "
-                           f"timeout of {limit}")
-
-    def _trip(self, why: str, tell: str | None = None) -> None:
-        """Record ``why``, tell the peers ``tell`` (a timeout: they could not know), and
-        revoke every communicator so that the waiting calls raise."""
-        from .process_group import notify_failure
-
-        state = self._state
-        state.broken = why
-        if tell is not None:
-            notify_failure(tell)
-        for pg in [state.world] + list(state.groups):
-            if pg is not None:
-                try:
-                    pg.comm.Revoke()
-                except Exception:  # already freed or revoked: nothing waits on it
-                    pass
+                self.timed_out = (f"{op} timed out after {timedelta(seconds=limit_s)}: a "
+                                  "peer did not join it (it may have died, hung, or be "
+                                  "running a different collective). Raise the limit with "
+                                  "init_process_group(timeout=...) if the peers are only "
+                                  "slow")
+                revoke_all(self._state)
+                last = -1
 
     def failure(self, op: str, err: BaseException):
         """The ``DistBackendError`` for ``op``, which MPI failed with ``err``."""
-        from .process_group import DistBackendError, peer_failure
+        from .process_group import DistBackendError, notify_failure, peer_failure
 
         state = self._state
         rank = state.world.rank() if state.world is not None else -1
+        if self.timed_out and not state.broken:  # this rank's own timeout: tell the peers
+            state.broken = self.timed_out
+            notify_failure(f"rank {rank} gave up on {op} after its timeout")
         # A peer's revocation can overtake the notice that says why: wait for it a little.
         deadline = time.monotonic() + 1.0
         while not state.broken and time.monotonic() < deadline:
