@@ -69,49 +69,86 @@ def _w2_model(torch):
                          nn.Linear(512, 10))
 
 
-def w2_step(dist, torch, batch: int, ddp: bool, reps: int = 30) -> dict:
-    """W2's training step (MLP 784-512-512-10, SGD, cross-entropy) on ``batch`` rows.
+class W2:
+    """W2's training step (MLP 784-512-512-10, SGD, cross-entropy) on ``batch`` rows,
+    plain or under DDP (``views``: ``gradient_as_bucket_view=True``).
 
-    With DDP also: the step without communication (``no_sync``), the blocking
-    all-reduce of DDP's buckets alone, and how long the end of backward waited for the
-    buckets' all-reduces (the part of communication that backward did not hide)."""
-    from retrograd.nn.parallel import DistributedDataParallel as DDP
+    ``measure`` times one round; the DDP variants are measured in alternating rounds,
+    so that the machine's load (shared by other jobs) falls on both alike. With DDP each
+    round also times the step without communication (``no_sync``), the blocking
+    all-reduce of DDP's buckets alone, and the wait at the end of backward (Note
+    [Measuring overlap])."""
 
-    net = _w2_model(torch)
-    model = DDP(net) if ddp else net
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    g = torch.Generator().manual_seed(dist.get_rank() if dist.is_initialized() else 0)
-    x = torch.randn(batch, 784, generator=g)
-    y = torch.randint(0, 10, (batch,), generator=g)
-    lossf = torch.nn.CrossEntropyLoss()
-    waits = []
+    def __init__(self, dist, torch, batch: int, ddp: bool, views: bool = False):
+        from retrograd.nn.parallel import DistributedDataParallel as DDP
 
-    def step():
-        opt.zero_grad()
-        lossf(model(x), y).backward()
-        opt.step()
-        if ddp:
-            waits.append(model._comm_wait_s)
+        self.dist, self.ddp = dist, ddp
+        net = _w2_model(torch)
+        self.model = DDP(net, gradient_as_bucket_view=views) if ddp else net
+        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.01)
+        g = torch.Generator().manual_seed(dist.get_rank() if dist.is_initialized() else 0)
+        self.x = torch.randn(batch, 784, generator=g)
+        self.y = torch.randint(0, 10, (batch,), generator=g)
+        self.lossf = torch.nn.CrossEntropyLoss()
+        self.flats = ([torch.zeros(b.offsets[-1]) for b in self.model._buckets]
+                      if ddp else [])
+        self.rounds: list[dict] = []
+        for _ in range(3):
+            self.step()
 
-    def local_step():
-        opt.zero_grad()
-        with model.no_sync():
-            lossf(model(x), y).backward()
-        opt.step()
+    def step(self) -> None:
+        self.opt.zero_grad()
+        self.lossf(self.model(self.x), self.y).backward()
+        self.opt.step()
 
-    for _ in range(3):
-        step()
-    waits.clear()
-    out = {"step_s": _median_time(step, reps)}
-    if ddp:
-        out["exposed_s"] = float(np.median(waits))
-        out["compute_only_s"] = _median_time(local_step, reps)
-        flats = [torch.zeros(b.offsets[-1]) for b in model._buckets]
-        out["allreduce_alone_s"] = _median_time(
-            lambda: [dist.all_reduce(f) for f in flats], reps)
-        out["buckets"] = len(model._buckets)
-        out["hidden"] = max(0.0, 1.0 - out["exposed_s"] / out["allreduce_alone_s"])
-    return out
+    def local_step(self) -> None:
+        self.opt.zero_grad()
+        with self.model.no_sync():
+            self.lossf(self.model(self.x), self.y).backward()
+        self.opt.step()
+
+    def alone(self) -> None:
+        for f in self.flats:
+            self.dist.all_reduce(f)
+
+    def measure(self, reps: int = 15) -> None:
+        dist = self.dist
+        if not self.ddp:
+            self.rounds.append({"step_s": _median_time(self.step, reps)})
+            return
+        waits = []
+
+        def step():
+            self.step()
+            waits.append(self.model._comm_wait_s)
+
+        def alone():  # ranks in step: time the transfer, not a late peer
+            dist.barrier()
+            t = time.perf_counter()
+            self.alone()
+            return time.perf_counter() - t
+        mine = {"step_s": _median_time(step, reps), "exposed_s": float(np.median(waits)),
+                "compute_only_s": _median_time(self.local_step, reps),
+                "allreduce_alone_s": float(np.median([alone() for _ in range(reps)]))}
+        every = dist.group.WORLD.comm.allgather(mine)
+        # Note [Measuring overlap]
+        # A rank that reaches the end of backward first also waits for its peer to get
+        # there, which is imbalance, not communication; the rank that arrives last waits
+        # only for what is left of the transfer. So the exposed communication is the
+        # smallest of the ranks' waits, and the hidden share is 1 - exposed / (the same
+        # all-reduces alone, the ranks in step).
+        self.rounds.append({
+            "step_s": max(e["step_s"] for e in every),
+            "exposed_s": min(e["exposed_s"] for e in every),
+            "compute_only_s": max(e["compute_only_s"] for e in every),
+            "allreduce_alone_s": min(e["allreduce_alone_s"] for e in every)})
+
+    def summary(self) -> dict:
+        out = {k: float(np.median([r[k] for r in self.rounds])) for k in self.rounds[0]}
+        if self.ddp:
+            out["buckets"] = len(self.model._buckets)
+            out["hidden"] = min(1.0, max(0.0, 1 - out["exposed_s"] / out["allreduce_alone_s"]))
+        return out
 
 
 def worker() -> None:
@@ -125,9 +162,15 @@ def worker() -> None:
     if n > 1:
         if "--no-bandwidth" not in sys.argv:
             res["bandwidth"] = bandwidth(dist, load_mpi(), torch)
-        res["w2"] = w2_step(dist, torch, 128 // n, ddp=True)
+        runs = {"w2": W2(dist, torch, 128 // n, ddp=True),
+                "w2_views": W2(dist, torch, 128 // n, ddp=True, views=True)}
     else:
-        res["w2"] = w2_step(dist, torch, 128, ddp=False)
+        runs = {"w2": W2(dist, torch, 128, ddp=False)}
+    for _ in range(5):
+        for run in runs.values():
+            run.measure()
+    for key, run in runs.items():
+        res[key] = run.summary()
     if r == 0:
         print("RESULT " + json.dumps(res), flush=True)
     dist.destroy_process_group()
@@ -169,24 +212,24 @@ def main() -> None:
         print(f"{row['bytes']:>10} {row['retrograd_GBps']:>15.3f} {row['mpi4py_GBps']:>12.3f} "
               f"{row['ratio']:>6.2f} {row['ratio_min']:>6.2f} {row['ratio_max']:>6.2f}")
     w1 = [o["w2"]["step_s"] for o in ones]
-    w2 = [t["w2"]["step_s"] for t in twos]
-    speed = [a / b for a, b in zip(w1, w2)]
-    d = twos[0]["w2"]
-    print(f"\nW2 (MLP 784-512-512-10, SGD), global batch 128, single-threaded BLAS; median "
-          f"step of each of {repeat} alternating jobs (median, min, max over the jobs):")
-    print(f"  1 rank, batch 128:            {_spread(w1, 1e3)} ms/step")
-    print(f"  2 ranks, batch 64 each, DDP:  {_spread(w2, 1e3)} ms/step "
-          f"({d['buckets']} buckets)")
-    print(f"  speed-up of 2 ranks:          {_spread(speed)}x")
-    print(f"  per rank, 2 ranks: step without communication (no_sync) "
-          f"{_spread([t['w2']['compute_only_s'] for t in twos], 1e3)} ms")
-    print(f"  all-reduce of DDP's buckets alone, blocking: "
-          f"{_spread([t['w2']['allreduce_alone_s'] for t in twos], 1e3, '.3f')} ms")
-    print(f"  end of backward waiting for them (exposed): "
-          f"{_spread([t['w2']['exposed_s'] for t in twos], 1e3, '.3f')} ms")
-    print(f"  overlap, share of the all-reduce hidden behind backward "
-          f"(1 - exposed / alone): {_spread([t['w2']['hidden'] * 100 for t in twos], 1, '.0f')}"
-          " %")
+    print(f"\nW2 (MLP 784-512-512-10, SGD), global batch 128, single-threaded BLAS; per job the "
+          f"median of 5 rounds of 15 steps; over {repeat} alternating jobs: median (min, max):")
+    print(f"  1 rank, batch 128:               {_spread(w1, 1e3)} ms/step")
+    for key, what in (("w2", "DDP"), ("w2_views", "DDP(gradient_as_bucket_view=True)")):
+        def col(name, scale=1e3, fmt=".2f", key=key):
+            return _spread([t[key][name] for t in twos], scale, fmt)
+        w2 = [t[key]["step_s"] for t in twos]
+        print(f"  2 ranks, batch 64 each, {what}: {_spread(w2, 1e3)} ms/step, speed-up "
+              f"{_spread([a / b for a, b in zip(w1, w2)])}x ({twos[0][key]['buckets']} "
+              "buckets)")
+        print(f"    the same step without communication (no_sync, slower rank): "
+              f"{col('compute_only_s')} ms")
+        print(f"    all-reduce of the buckets alone (blocking, ranks in step): "
+              f"{col('allreduce_alone_s', fmt='.3f')} ms")
+        print(f"    end of backward waiting for them (exposed; the last rank to arrive): "
+              f"{col('exposed_s', fmt='.3f')} ms")
+        print(f"    overlap, share of the all-reduce hidden behind backward "
+              f"(1 - exposed / alone): {col('hidden', 100, '.0f')} %")
 
 
 if __name__ == "__main__":

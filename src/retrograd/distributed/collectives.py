@@ -178,7 +178,13 @@ class _MPIError(Exception):
 
 
 def bind_mpi(MPI) -> None:
-    """Look up the MPI objects of the fast path once (called by init_process_group)."""
+    """Look up the MPI objects of the fast path once (called by init_process_group).
+
+    Example:
+        >>> from retrograd.distributed._mpi import load_mpi
+        >>> from retrograd.distributed.collectives import bind_mpi
+        >>> bind_mpi(load_mpi())
+    """
     global _IN_PLACE, _MPIError
     _IN_PLACE, _MPIError = MPI.IN_PLACE, MPI.Exception
 

@@ -57,6 +57,19 @@ _DEFAULT_BUCKET_MB = 25.0
 # "used" flags tells which parameters no rank used, and their .grad is left untouched
 # (None stays None), as PyTorch does.
 
+# Note [DDP progress]
+# MPI moves a non-blocking collective forward only inside MPI calls on the rank that
+# issued it (this Open MPI has no asynchronous progress thread: ompi_info says "OMPI
+# progress: no"), and its ring all-reduce needs both ranks to call in turn: each of its
+# rounds waits for the peer's half. So a bucket launched while backward still runs
+# travels only when some hook calls MPI. Every post-accumulate-grad hook tests the
+# buckets in flight, and each launch tests its bucket at once (the peer may have posted
+# its half already). Measured on W2 with 2 ranks (bench/bench_distributed.py), testing
+# at launch cut the wait at the end of backward from about 0.5 ms to 0.2 ms; testing also
+# before every backward node (pre-hooks on the graph) did not help, and a Python thread
+# blocked in MPI_Wait while backward ran crashed Open MPI's libnbc (two threads in its
+# progress loop). The end of backward then waits with one blocking MPI_Waitall.
+
 
 class _Bucket:
     __slots__ = ("params", "offsets", "flat", "views", "pending", "work", "dtype")
@@ -232,7 +245,7 @@ class DistributedDataParallel(Module):
         if not self._expect_hooks:
             return  # no_sync(), or a graph DDP's forward did not make: plain accumulation
         self._mark_ready(p, p.grad)
-        for b in self._buckets[:self._next]:  # drive MPI's progress while backward runs
+        for b in self._buckets[:self._next]:  # Note [DDP progress]
             if b.work is not None:
                 b.work.is_completed()
 
@@ -261,6 +274,7 @@ class DistributedDataParallel(Module):
         while self._next < len(self._buckets) and self._buckets[self._next].pending == 0:
             b = self._buckets[self._next]
             b.work = dist.all_reduce(_make(b.flat), group=self.process_group, async_op=True)
+            b.work.is_completed()  # Note [DDP progress]: the peer may have posted already
             self._next += 1
         if self._next == len(self._buckets):
             start = time.perf_counter()
