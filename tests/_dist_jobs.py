@@ -283,7 +283,25 @@ def job_fastpath() -> None:
     if r < 2:
         dist.all_reduce(t, group=sub)
         check(t, [1.0], "subgroup")
+    # an MPI error that is no peer's failure (a receive too small) reaches the caller as
+    # it is, and the process group stays usable
+    if r == 0:
+        dist.send(torch.ones(8), dst=1)
+    elif r == 1:
+        from mpi4py import MPI
+
+        try:
+            dist.recv(torch.zeros(2), src=0)
+        except dist.DistBackendError as e:
+            raise AssertionError(f"a truncated receive broke the group: {e}") from None
+        except MPI.Exception:
+            pass
+        else:
+            raise AssertionError("a truncated receive raised nothing")
     dist.barrier()
+    t = torch.ones(2)
+    dist.all_reduce(t)
+    check(t, [n, n], "after an MPI error")
     dist.destroy_process_group()
     print(f"rank {r}/{n} ok fast path", flush=True)
 

@@ -477,7 +477,7 @@ def _start_failure_channel(world) -> None:
 def _stop_failure_channel() -> None:
     dog, STATE.watchdog = STATE.watchdog, None
     if dog is not None:
-        dog.stop()  # it polls the channel and may revoke: stop it first
+        dog.stop()  # it may revoke the communicators: stop it first
     req, STATE.fail_req = STATE.fail_req, None
     if req is not None:
         try:

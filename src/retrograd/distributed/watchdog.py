@@ -77,6 +77,16 @@ def revoke_all(state) -> None:
                 pass
 
 
+def _any_revoked(state) -> bool:
+    for pg in [state.world] + list(state.groups):
+        try:
+            if pg is not None and pg.comm.Is_revoked():
+                return True
+        except Exception:  # a freed communicator
+            pass
+    return False
+
+
 class Watchdog:
     """The thread of Note [Blocking calls and the watchdog] for one process group world.
 
@@ -122,10 +132,19 @@ class Watchdog:
                 last = -1
 
     def failure(self, op: str, err: BaseException):
-        """The ``DistBackendError`` for ``op``, which MPI failed with ``err``."""
+        """The ``DistBackendError`` for ``op``, which MPI failed with ``err`` because a
+        communicator was revoked or a peer failed; any other MPI error is given back as
+        it is (the caller raises it)."""
+        from ._mpi import load_mpi
         from .process_group import DistBackendError, notify_failure, peer_failure
 
+        MPI = load_mpi()
         state = self._state
+        failed = (MPI.ERR_REVOKED, MPI.ERR_PROC_FAILED,
+                  getattr(MPI, "ERR_PROC_FAILED_PENDING", -1))
+        # (MPI_Waitall reports a revoked request as MPI_ERR_IN_STATUS)
+        if err.Get_error_class() not in failed and not _any_revoked(state):
+            return err
         rank = state.world.rank() if state.world is not None else -1
         if self.timed_out and not state.broken:  # this rank's own timeout: tell the peers
             state.broken = self.timed_out
