@@ -19,6 +19,7 @@ from datetime import timedelta
 
 from . import process_group as _pg
 from ._mpi import load_mpi
+from .watchdog import failure_error
 
 __all__ = ["Work"]
 
@@ -126,6 +127,16 @@ class Work:
                 dog.busy = None
             self._complete()
             return True
+        try:
+            return self._poll(MPI, state, limit)
+        except MPI.Exception as e:  # MPI's word that a peer died (ULFM), or another error
+            exc = failure_error(state, self._op, e)
+            if exc is e:
+                raise
+            self._exc = exc
+            raise exc from None
+
+    def _poll(self, MPI, state, limit: float) -> bool:
         Testall = MPI.Request.Testall
         reqs, statuses = self._reqs, self._statuses
         start = time.monotonic()
