@@ -2,8 +2,18 @@
 step on 2 ranks (each half the batch) against 1 rank, and how much of DDP's gradient
 communication hides behind backward.
 
-Run ``python bench/bench_distributed.py`` (it starts its own MPI jobs: 2 ranks, then 1),
-or ``retrograd run --nproc N bench/bench_distributed.py --worker`` for other sizes.
+Run ``python bench/bench_distributed.py`` (it starts its own MPI jobs with ``retrograd
+run``: 2 ranks, then 1, ``--repeat N`` times in turn, 3 by default). It prints, per buffer
+size, retrograd's and mpi4py's bus bandwidth and their ratio (the median of 7
+alternating rounds, with the lowest and highest round), then W2's step time on 1 rank
+and on 2 ranks under DDP (default, and ``gradient_as_bucket_view=True``) with the
+speed-up, and for DDP the step without communication, the all-reduce of the buckets
+alone, the wait at the end of backward and the share of the all-reduce hidden behind
+backward (Note [Measuring overlap]). ``--no-bandwidth`` skips the bandwidth table;
+``--mpiexec-args "--bind-to none"`` passes options to mpiexec. The machine's other load
+moves every number: compare runs only with their spread.
+``retrograd run --nproc N bench/bench_distributed.py --worker`` runs one job of N ranks
+and prints its raw results.
 """
 
 from __future__ import annotations
