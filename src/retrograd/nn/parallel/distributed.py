@@ -142,6 +142,9 @@ class DistributedDataParallel(Module):
         self._next = 0
         self._used = None
         self._used_work = None
+        # how long the last synced backward waited for its buckets after launching the
+        # last one (bench/bench_distributed.py reads it: Note [Measuring overlap])
+        self._comm_wait_s = 0.0
         self._verify_same_model()
         if init_sync:
             self._broadcast(list(module.parameters()) + list(module.buffers()))
