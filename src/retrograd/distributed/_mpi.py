@@ -48,9 +48,21 @@ def load_mpi():
     # its ring algorithm matches it, so it is the default unless the user chose one. Open
     # MPI reads MCA parameters from the environment when MPI starts (at the import below).
     os.environ.setdefault("OMPI_MCA_coll_libnbc_iallreduce_algorithm", "1")
-    from mpi4py import MPI
+    # Open MPI's fault tolerance (ULFM): lets the watchdog thread interrupt a blocking call
+    # (Note [Blocking calls and the watchdog] in watchdog.py); set it to 0 to opt out. Only
+    # under a launcher: a singleton (a world of one, no mpiexec) has no peer to wait for,
+    # and there Open MPI cannot find the parameter file that this mode reads.
+    if "OMPI_COMM_WORLD_SIZE" in os.environ:
+        os.environ.setdefault("OMPI_MCA_mpi_ft_enable", "1")
+    global _MPI
+    if _MPI is None:
+        from mpi4py import MPI
 
-    return MPI
+        _MPI = MPI
+    return _MPI
+
+
+_MPI = None
 
 
 def find_mpiexec() -> str:

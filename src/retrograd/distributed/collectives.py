@@ -24,6 +24,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor, _make
+from . import process_group as _pg_state
 from ._mpi import load_mpi
 from .process_group import ProcessGroup, resolve
 from .reduce_op import RedOpType, ReduceOp, mpi_op
@@ -154,6 +155,40 @@ def _run(work: Work, async_op: bool):
 # --------------------------------------------------------------------------------------
 # reductions
 
+# Note [The all_reduce fast path]
+# Most all_reduce calls (DDP's, a metric's) are synchronous SUM or AVG of a contiguous
+# tensor of a type MPI reduces natively. Where the watchdog runs (Note [Blocking calls and
+# the watchdog]), those go straight to mpi4py's blocking comm.Allreduce(IN_PLACE, array)
+# on the tensor's own memory, as a user of raw mpi4py would write it: no Work, no closure,
+# no request, no copy; the MPI objects are looked up once, when the first process group
+# starts. The timeout and failure notices still apply: the watchdog revokes the
+# communicator, and the call raises DistBackendError. Everything else (other ops, half
+# types, views with gaps, read-only arrays, async_op=True, or no watchdog) takes the
+# general path below, which gives the same results.
+_STATE = _pg_state.STATE
+_NATIVE_SUM = frozenset(np.dtype(t) for t in (
+    np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8,
+    np.complex64, np.complex128))
+_SUM, _AVG = RedOpType.SUM, RedOpType.AVG
+_IN_PLACE = None
+
+
+class _MPIError(Exception):
+    """Stands for ``mpi4py.MPI.Exception`` until MPI is loaded (nothing raises it)."""
+
+
+def bind_mpi(MPI) -> None:
+    """Look up the MPI objects of the fast path once (called by init_process_group).
+
+    Example:
+        >>> from retrograd.distributed._mpi import load_mpi
+        >>> from retrograd.distributed.collectives import bind_mpi
+        >>> bind_mpi(load_mpi())
+    """
+    global _IN_PLACE, _MPIError
+    _IN_PLACE, _MPIError = MPI.IN_PLACE, MPI.Exception
+
+
 def all_reduce(tensor: Tensor, op=ReduceOp.SUM, group: ProcessGroup | None = None,
                async_op: bool = False) -> Work | None:
     """Reduce ``tensor`` across the group; every rank gets the result in ``tensor``.
@@ -166,6 +201,26 @@ def all_reduce(tensor: Tensor, op=ReduceOp.SUM, group: ProcessGroup | None = Non
         tensor([1, 2])
         >>> dist.destroy_process_group()
     """
+    dog = _STATE.watchdog
+    if dog is not None and not async_op and (op is _SUM or op is _AVG) and (
+            isinstance(tensor, Tensor)):
+        # Note [The all_reduce fast path]
+        a = tensor._data
+        if a.flags.carray and a.dtype in _NATIVE_SUM:  # carray: C-contiguous and writeable
+            pg = _STATE.world if group is None else resolve(group)
+            if pg is not None:
+                dog.seq += 1
+                dog.busy = pg.all_reduce_watch
+                try:
+                    pg.comm.Allreduce(_IN_PLACE, a)  # op: MPI.SUM
+                except _MPIError as e:
+                    raise dog.failure("all_reduce", e) from None
+                finally:
+                    dog.busy = None
+                if op is _AVG:
+                    _average(a, op, len(pg.ranks))
+                tensor._vc[0] += 1
+                return None
     _check_tensor(tensor, "tensor")
     pg = resolve(group)
     if pg is None:

@@ -23,6 +23,7 @@ import warnings
 from datetime import timedelta
 
 from ._mpi import load_mpi, mpi_available
+from .watchdog import Watchdog, can_revoke, revoke_all
 
 __all__ = ["Backend", "DistError", "DistBackendError", "ProcessGroup", "GroupMember", "group",
            "init_process_group", "destroy_process_group", "is_initialized", "is_available",
@@ -78,6 +79,9 @@ class ProcessGroup:
         self.timeout = timeout
         self.group_name = name
         self._rank = comm.Get_rank()
+        # what the all_reduce fast path tells the watchdog (Note [Blocking calls and the
+        # watchdog]): the operation, and how long it may wait
+        self.all_reduce_watch = ("all_reduce", timeout.total_seconds())
 
     def rank(self) -> int:
         return self._rank
@@ -105,6 +109,7 @@ class _State:
         self.broken = ""  # why the process group cannot be used any more
         self.prev_hook = None
         self.counter = 0
+        self.watchdog = None  # Note [Blocking calls and the watchdog]
 
 
 # Note [One world per process]
@@ -270,6 +275,11 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
     STATE.broken = ""
     STATE.counter = 0
     _start_failure_channel(world)
+    if can_revoke(MPI):
+        from .collectives import bind_mpi
+
+        bind_mpi(MPI)
+        STATE.watchdog = Watchdog(STATE)
     for key, value in _launcher_rank_env().items():
         os.environ.setdefault(key, str(value))
     os.environ.setdefault("RANK", str(mrank))
@@ -294,6 +304,9 @@ def destroy_process_group(group: ProcessGroup | None = None) -> None:
             STATE.groups.remove(group)
             group.comm.Free()
         return
+    dog, STATE.watchdog = STATE.watchdog, None
+    if dog is not None:
+        dog.stop()  # before the communicators it may revoke are freed
     for pg in STATE.groups:
         pg.comm.Free()
     STATE.groups = []
@@ -462,6 +475,9 @@ def _start_failure_channel(world) -> None:
 
 
 def _stop_failure_channel() -> None:
+    dog, STATE.watchdog = STATE.watchdog, None
+    if dog is not None:
+        dog.stop()  # it may revoke the communicators: stop it first
     req, STATE.fail_req = STATE.fail_req, None
     if req is not None:
         try:
@@ -509,6 +525,8 @@ def _excepthook(etype, value, tb) -> None:
     if STATE.world is not None and not issubclass(etype, KeyboardInterrupt):
         me = STATE.world.rank()
         notify_failure(f"rank {me} raised {etype.__name__}: {value}")
+        if STATE.watchdog is not None:  # peers waiting in blocking calls: make them fail
+            revoke_all(STATE)
         if hasattr(signal, "SIGALRM"):
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
             signal.alarm(max(1, int(STATE.world.timeout.total_seconds()) + 1))

@@ -19,6 +19,7 @@ from datetime import timedelta
 
 from . import process_group as _pg
 from ._mpi import load_mpi
+from .watchdog import failure_error
 
 __all__ = ["Work"]
 
@@ -95,7 +96,9 @@ class Work:
     def wait(self, timeout: timedelta | None = None) -> bool:
         """Block until done; True. Raises ``DistBackendError`` on a timeout or a failed peer.
 
-        Note [Waiting by polling] (and Note [Failure notices] in process_group.py): MPI
+        Where the watchdog runs (Note [Blocking calls and the watchdog] in watchdog.py),
+        this is one blocking ``MPI_Waitall``. Elsewhere, Note [Waiting by polling] (and
+        Note [Failure notices] in process_group.py): MPI
         progresses non-blocking operations inside MPI calls, so waiting spins on
         ``Testall`` for 1 ms (a small collective ends within it), then sleeps
         between tests, backing off, so that a waiting rank leaves the
@@ -110,7 +113,31 @@ class Work:
         if state.broken:
             raise self._fail(state.broken)
         limit = (timeout or self._pg.timeout).total_seconds()
-        Testall = load_mpi().Request.Testall
+        MPI = load_mpi()
+        dog = state.watchdog
+        if dog is not None:  # Note [Blocking calls and the watchdog]
+            dog.seq += 1
+            dog.busy = (self._op, limit)
+            try:
+                MPI.Request.Waitall(self._reqs, self._statuses)
+            except MPI.Exception as e:
+                exc = self._exc = dog.failure(self._op, e)
+                raise exc from None
+            finally:
+                dog.busy = None
+            self._complete()
+            return True
+        try:
+            return self._poll(MPI, state, limit)
+        except MPI.Exception as e:  # MPI's word that a peer died (ULFM), or another error
+            exc = failure_error(state, self._op, e)
+            if exc is e:
+                raise
+            self._exc = exc
+            raise exc from None
+
+    def _poll(self, MPI, state, limit: float) -> bool:
+        Testall = MPI.Request.Testall
         reqs, statuses = self._reqs, self._statuses
         start = time.monotonic()
         spins = 0

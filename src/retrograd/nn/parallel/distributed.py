@@ -22,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterator
 
 import numpy as np
@@ -47,21 +48,41 @@ _DEFAULT_BUCKET_MB = 25.0
 # Buckets are launched in index order on every rank (a bucket that is ready early waits
 # for its predecessors), because MPI, like NCCL, matches collectives by their order. When
 # the last bucket has been launched, the hook waits for all of them and copies the
-# averaged values back into each .grad. With find_unused_parameters=True, the forward
-# pass walks the output's graph and marks the parameters it does not reach as ready with
-# zeros; an extra all-reduce of the "used" flags tells which parameters no rank used,
-# and their .grad is left untouched (None stays None), as PyTorch does.
+# averaged values back into each .grad (with gradient_as_bucket_view=True, .grad becomes
+# a view of its slot instead, so later backward passes accumulate straight into the
+# bucket: no copy either way). The buckets' buffers live as long as the DDP object:
+# allocating them every step cost W2 about 1 ms a step in page faults and cache misses.
+# With find_unused_parameters=True, the forward pass walks the output's graph and marks
+# the parameters it does not reach as ready with zeros; an extra all-reduce of the
+# "used" flags tells which parameters no rank used, and their .grad is left untouched
+# (None stays None), as PyTorch does.
+
+# Note [DDP progress]
+# MPI moves a non-blocking collective forward only inside MPI calls on the rank that
+# issued it (this Open MPI has no asynchronous progress thread: ompi_info says "OMPI
+# progress: no"), and its ring all-reduce needs both ranks to call in turn: each of its
+# rounds waits for the peer's half. So a bucket launched while backward still runs
+# travels only when some hook calls MPI. Every post-accumulate-grad hook tests the
+# buckets in flight, and each launch tests its bucket at once (the peer may have posted
+# its half already). Measured on W2 with 2 ranks (bench/bench_distributed.py), testing
+# at launch cut the wait at the end of backward from about 0.5 ms to 0.2 ms; testing also
+# before every backward node (pre-hooks on the graph) did not help, and a Python thread
+# blocked in MPI_Wait while backward ran crashed Open MPI's libnbc (two threads in its
+# progress loop). The end of backward then waits with one blocking MPI_Waitall.
 
 
 class _Bucket:
-    __slots__ = ("params", "offsets", "flat", "pending", "work", "dtype")
+    __slots__ = ("params", "offsets", "flat", "views", "pending", "work", "dtype")
 
     def __init__(self, params: list, dtype):
         self.params = params
         self.dtype = dtype
         sizes = [p.numel() for p in params]
         self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int).tolist()
-        self.flat = None
+        # one buffer for the bucket's life (Note [DDP buckets]); views[i] is params[i]'s slot
+        self.flat = np.zeros(self.offsets[-1], params[0]._data.dtype)
+        self.views = [self.flat[a:b].reshape(p._data.shape)
+                      for a, b, p in zip(self.offsets, self.offsets[1:], params)]
         self.pending = 0
         self.work = None
 
@@ -121,6 +142,9 @@ class DistributedDataParallel(Module):
         self._next = 0
         self._used = None
         self._used_work = None
+        # how long the last synced backward waited for its buckets after launching the
+        # last one (bench/bench_distributed.py reads it: Note [Measuring overlap])
+        self._comm_wait_s = 0.0
         self._verify_same_model()
         if init_sync:
             self._broadcast(list(module.parameters()) + list(module.buffers()))
@@ -201,13 +225,12 @@ class DistributedDataParallel(Module):
     def _unready_names(self) -> list[str]:
         names = {id(p): n for n, p in self.module.named_parameters()}
         return [names.get(id(p), "?") for b in self._buckets[self._next:] for p in b.params
-                if b.flat is None or b.pending]
+                if b.pending]
 
     def _prepare_for_backward(self, out) -> None:
         self._expect_hooks = True
         self._next = 0
         for b in self._buckets:
-            b.flat = np.zeros(b.offsets[-1], b.params[0]._data.dtype)
             b.pending = len(b.params)
             b.work = None
         self._ready = set()
@@ -225,7 +248,7 @@ class DistributedDataParallel(Module):
         if not self._expect_hooks:
             return  # no_sync(), or a graph DDP's forward did not make: plain accumulation
         self._mark_ready(p, p.grad)
-        for b in self._buckets[:self._next]:  # drive MPI's progress while backward runs
+        for b in self._buckets[:self._next]:  # Note [DDP progress]
             if b.work is not None:
                 b.work.is_completed()
 
@@ -238,9 +261,13 @@ class DistributedDataParallel(Module):
                 "backward once per forward of the DDP model")
         self._ready.add(id(p))
         b, i = self._where[id(p)]
-        if grad is not None:
-            view = b.flat[b.offsets[i]:b.offsets[i + 1]]
-            np.divide(grad._data.reshape(-1), self._pg.size(), out=view, casting="unsafe")
+        view = b.views[i]
+        if grad is None:
+            if p.grad is not None and p.grad._data is view:  # keep an unused .grad's value
+                p.grad = _make(view.copy())
+            view.fill(0)
+        else:  # in place when .grad is already the slot (gradient_as_bucket_view)
+            np.divide(grad._data, self._pg.size(), out=view, casting="unsafe")
         b.pending -= 1
         self._launch_ready()
 
@@ -250,28 +277,35 @@ class DistributedDataParallel(Module):
         while self._next < len(self._buckets) and self._buckets[self._next].pending == 0:
             b = self._buckets[self._next]
             b.work = dist.all_reduce(_make(b.flat), group=self.process_group, async_op=True)
+            b.work.is_completed()  # Note [DDP progress]: the peer may have posted already
             self._next += 1
         if self._next == len(self._buckets):
+            start = time.perf_counter()
             if self._used is not None:
                 used = _make(self._used)
                 dist.all_reduce(used, group=self.process_group)
-            self._finish()
+            self._finish(start)
 
-    def _finish(self) -> None:
+    def _finish(self, start: float) -> None:
         self._expect_hooks = False
         for b in self._buckets:
             b.work.wait()
+        self._comm_wait_s = time.perf_counter() - start
+        for b in self._buckets:
             for i, p in enumerate(b.params):
                 if self._used is not None and not self._used[self._params_index(p)]:
                     continue  # no rank used it: .grad stays as it was
-                avg = b.flat[b.offsets[i]:b.offsets[i + 1]].reshape(p._data.shape)
+                avg = b.views[i]
                 g = p.grad
-                if g is None:
-                    p.grad = _make(avg.astype(p._data.dtype, copy=True))
+                if g is not None and g._data is avg:
+                    g._vc[0] += 1  # .grad is the slot: averaged in place
+                elif self.gradient_as_bucket_view:
+                    p.grad = _make(avg)  # the slot becomes .grad, as in PyTorch
+                elif g is None:
+                    p.grad = _make(avg.copy())
                 else:
                     np.copyto(g._data, avg, casting="unsafe")
                     g._vc[0] += 1
-            b.flat = None
             b.work = None
 
     def _params_index(self, p) -> int:

@@ -1,0 +1,179 @@
+"""The watchdog: a thread that bounds blocking MPI calls by the process group's timeout.
+
+Example:
+    >>> import retrograd.distributed as dist
+    >>> from retrograd.distributed.watchdog import Watchdog
+    >>> dist.init_process_group()
+    >>> wd = dist.process_group.STATE.watchdog
+    >>> wd is None or isinstance(wd, Watchdog)  # None where MPI cannot revoke
+    True
+    >>> dist.destroy_process_group()
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+__all__ = ["Watchdog", "can_revoke", "revoke_all", "failure_error"]
+
+
+# Note [Blocking calls and the watchdog]
+# A blocking MPI call costs least (mpi4py's comm.Allreduce is what the benchmark compares
+# with: polling a non-blocking one from Python added 5-10 us a call, and spinning Python
+# took the CPU from a peer that shares the core), but MPI has no timeouts: a blocking call
+# whose peer died would wait forever. Open MPI 5 implements the fault-tolerance interface
+# ULFM, whose MPI_Comm_revoke, called from any thread, makes every pending and future
+# operation on a communicator fail with MPI_ERR_REVOKED, on every rank. So when it is
+# there (Open MPI with mpi_ft_enable, which load_mpi turns on under a launcher, and
+# MPI_THREAD_MULTIPLE), init_process_group starts this thread and collectives wait in
+# blocking MPI calls:
+# - before each, the caller bumps ``seq`` and notes what it waits for and how long it may
+#   (``busy``), and clears ``busy`` after: two attribute stores and an increment;
+# - the thread wakes 20 times a second and, when the same call has waited past its limit,
+#   revokes every communicator of the process group; the call raises at once, and the
+#   caller sends the peers a failure notice (Note [Failure notices]) saying that it gave up;
+# - a rank dying of an exception sends its notice and then revokes too, so that peers
+#   blocked in a call wake up; a peer whose call fails reads the notice (waiting up to a
+#   second for it: the revocation can overtake it) and raises DistBackendError with it.
+# The thread itself calls MPI only to revoke: Open MPI's non-blocking collectives
+# (libnbc) crashed (SIGSEGV in ompi_coll_libnbc_progress) when a second thread drove MPI's
+# progress while the first waited, so nothing here polls from another thread. Elsewhere
+# (another MPI, or no thread support) waits poll instead (Note [Waiting by polling] in
+# work.py).
+
+
+def can_revoke(MPI) -> bool:
+    """Whether blocking calls can be interrupted here (Note [Blocking calls and the watchdog]).
+
+    Example:
+        >>> from retrograd.distributed._mpi import load_mpi
+        >>> from retrograd.distributed.watchdog import can_revoke
+        >>> can_revoke(load_mpi()) in (True, False)
+        True
+    """
+    if os.environ.get("RETROGRAD_DIST_POLL", "") not in ("", "0"):
+        return False  # the user asked for polled waits
+    flag = os.environ.get("OMPI_MCA_mpi_ft_enable", "").lower()
+    return (hasattr(MPI.Comm, "Revoke") and flag in ("1", "true", "yes", "on")
+            and "Open MPI" in MPI.Get_library_version()
+            and MPI.Query_thread() == MPI.THREAD_MULTIPLE)
+
+
+def revoke_all(state) -> None:
+    """Revoke every communicator of the process group (ULFM): their calls fail, everywhere.
+
+    Example:
+        >>> from retrograd.distributed.watchdog import revoke_all
+        >>> callable(revoke_all)  # Note [Blocking calls and the watchdog]
+        True
+    """
+    for pg in [state.world] + list(state.groups):
+        if pg is not None:
+            try:
+                pg.comm.Revoke()
+            except Exception:  # already freed or revoked: nothing waits on it
+                pass
+
+
+def _any_revoked(state) -> bool:
+    for pg in [state.world] + list(state.groups):
+        try:
+            if pg is not None and pg.comm.Is_revoked():
+                return True
+        except Exception:  # a freed communicator
+            pass
+    return False
+
+
+class Watchdog:
+    """The thread of Note [Blocking calls and the watchdog] for one process group world.
+
+    A caller about to block bumps ``seq``, sets ``busy`` to ``(operation's name, seconds
+    it may wait)``, and clears ``busy`` afterwards; ``failure`` turns the MPI error a
+    revoked call raised into the ``DistBackendError`` to raise.
+    """
+
+    def __init__(self, state, period: float = 0.05):
+        self.busy: tuple[str, float] | None = None  # (operation, seconds it may wait)
+        self.seq = 0
+        self.timed_out = ""  # set by the thread when it revoked for a timeout
+        self._state = state
+        self._period = period
+        self._halt = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="retrograd-dist-watchdog",
+                                        daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """End the thread (before the communicators are freed)."""
+        self._halt.set()
+        if self._thread is not threading.current_thread():
+            self._thread.join()
+
+    def _run(self) -> None:
+        last, since = -1, 0.0
+        while not self._halt.wait(self._period):
+            busy, seq, now = self.busy, self.seq, time.monotonic()
+            if self._state.broken or busy is None or seq != last:
+                last, since = seq, now
+                continue
+            op, limit_s = busy
+            if now - since > limit_s:
+                from datetime import timedelta
+
+                self.timed_out = (f"{op} timed out after {timedelta(seconds=limit_s)}: a "
+                                  "peer did not join it (it may have died, hung, or be "
+                                  "running a different collective). Raise the limit with "
+                                  "init_process_group(timeout=...) if the peers are only "
+                                  "slow")
+                revoke_all(self._state)
+                last = -1
+
+    def failure(self, op: str, err: BaseException):
+        """The ``DistBackendError`` for ``op``, which MPI failed with ``err`` (see
+        ``failure_error``); this rank's own timeout, if the thread revoked for one."""
+        return failure_error(self._state, op, err, self.timed_out)
+
+
+def failure_error(state, op: str, err: BaseException, timed_out: str = ""):
+    """The ``DistBackendError`` for ``op``, which MPI failed with ``err`` because a
+    communicator was revoked or a peer failed; any other MPI error is given back as it is
+    (the caller raises it). ``timed_out``: why this rank revoked, if it did.
+
+    Example:
+        >>> from retrograd.distributed.watchdog import failure_error
+        >>> callable(failure_error)  # used where a wait caught an MPI error
+        True
+    """
+    from ._mpi import load_mpi
+    from .process_group import DistBackendError, notify_failure, peer_failure
+
+    MPI = load_mpi()
+    failed = (MPI.ERR_REVOKED, MPI.ERR_PROC_FAILED,
+              getattr(MPI, "ERR_PROC_FAILED_PENDING", -1))
+    # (MPI_Waitall reports a revoked request as MPI_ERR_IN_STATUS)
+    if err.Get_error_class() not in failed and not _any_revoked(state):
+        return err
+    rank = state.world.rank() if state.world is not None else -1
+    if timed_out and not state.broken:  # this rank's own timeout: tell the peers
+        state.broken = timed_out
+        notify_failure(f"rank {rank} gave up on {op} after its timeout")
+    # A peer's revocation, or MPI's word that it died, can overtake the notice that says
+    # why: wait for it a little.
+    deadline = time.monotonic() + 1.0
+    while not state.broken and time.monotonic() < deadline:
+        notice = peer_failure()
+        if notice is not None:
+            state.broken = notice
+            break
+        time.sleep(0.002)
+    why = state.broken
+    if not why:
+        why = (f"{op} failed: another rank gave up on the process group (its timeout "
+               f"passed or it saw a peer fail): {err}")
+        state.broken = why
+    elif not why.startswith(op + " timed out"):
+        why = f"{why}; this rank cannot finish {op} without it"
+    return DistBackendError(f"[Rank {rank}] {why}")
