@@ -24,8 +24,10 @@ from typing import Any
 import numpy as np
 
 from . import _dtype as D
+from ._device import check_device, device
 from ._size import Size
 from ._tensor import Tensor, _make
+from .nn import Parameter
 
 __all__ = ["read_zip", "write_zip", "is_zip", "WeightsUnpickler", "Refused", "map_storage"]
 
@@ -115,7 +117,6 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
 
 
 def _rebuild_parameter(data, requires_grad, backward_hooks=None, state=None) -> Tensor:
-    from .nn import Parameter
 
     if not isinstance(data, Tensor):
         raise pickle.UnpicklingError("a Parameter wraps something that is not a tensor: the "
@@ -141,7 +142,6 @@ _PARAMETER = object()  # stand-in for torch.nn.parameter.Parameter (a type marke
 
 
 def _device(*args):
-    from ._device import device
 
     try:
         return device(*args)
@@ -229,7 +229,6 @@ def map_storage(arr: np.ndarray, location: str, map_location) -> np.ndarray:
     # device, or a dict entry naming one) is refused with the 'CPU only' error. A
     # callable gets ``(storage, location)``, the storage standing in as a flat tensor;
     # what it returns (a tensor, or None for "keep it") becomes the storage.
-    from ._device import check_device, device
 
     if map_location is None:
         return arr

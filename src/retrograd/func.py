@@ -16,7 +16,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
+from . import autograd
 from ._grad_mode import enable_grad
+from ._graph.node import AccumulateGrad
+from ._tensor import Tensor
+from .autograd import forward_ad as fwAD
+from .autograd.forward_ad import get_tangent, set_tangent
+from .ops.creation import zeros, zeros_like
+from .ops.functions import cat, stack
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian"]
 
@@ -39,7 +46,6 @@ __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian"
 
 
 def _tensor_cls():
-    from ._tensor import Tensor
 
     return Tensor
 
@@ -98,7 +104,6 @@ def _check_tensor(t, api: str):
 
 def _fresh(t):
     """The alias a transform differentiates with respect to (keeps forward-AD tangents)."""
-    from .autograd.forward_ad import get_tangent, set_tangent
 
     if t._rg:
         return t.view_as(t)
@@ -111,7 +116,6 @@ def _fresh(t):
 
 def _strip(t):
     """``t`` without its graph, keeping its forward-AD tangent (itself without graph)."""
-    from .autograd.forward_ad import get_tangent, set_tangent
 
     if t is None or not isinstance(t, _tensor_cls()):
         return t
@@ -126,7 +130,6 @@ def _strip(t):
 
 def _depends_on_others(tensors, own) -> bool:
     """True if a graph from ``tensors`` reaches a leaf that is not one of ``own``."""
-    from ._graph.node import AccumulateGrad
 
     own_ids = {id(t) for t in own}
     stack = [t.grad_fn for t in tensors
@@ -154,7 +157,6 @@ def _depends_on_others(tensors, own) -> bool:
 def _finish(results, own):
     """Drop the graphs of ``results`` (a flat list) and of their tangents, unless they
     reach outside ``own``."""
-    from .autograd.forward_ad import get_tangent
 
     T = _tensor_cls()
     tans = [get_tangent(r) for r in results if isinstance(r, T)]
@@ -228,7 +230,6 @@ def _regroup(leaves, flats, specs) -> list:
 
 
 def _zeros_for_none(grads, like) -> list:
-    from .ops.creation import zeros_like
 
     return [zeros_like(t) if g is None else g for g, t in zip(grads, like)]
 
@@ -254,7 +255,6 @@ def grad_and_value(func: Callable, argnums=0, has_aux: bool = False) -> Callable
     """
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        from . import autograd
 
         T = _tensor_cls()
         with enable_grad():
@@ -319,7 +319,6 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
         >>> vjp_fn(torch.ones(2))
         (tensor([1.0000, 0.5403]),)
     """
-    from . import autograd
 
     with enable_grad():
         new_args, flats, specs = _prepare_args(primals, tuple(range(len(primals)))) \
@@ -370,8 +369,6 @@ def jvp(func: Callable, primals, tangents, *, strict: bool = False, has_aux: boo
         >>> jvp(lambda x: x ** 2, (torch.tensor([1.0, 2.0]),), (torch.ones(2),))
         (tensor([1., 4.]), tensor([2., 4.]))
     """
-    from .autograd import forward_ad as fwAD
-    from .ops.creation import zeros_like
 
     if not isinstance(primals, tuple):
         raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it "
@@ -416,8 +413,6 @@ def jvp(func: Callable, primals, tangents, *, strict: bool = False, has_aux: boo
 
 def _jvp_by_reverse(func, p_leaves, p_spec, t_leaves, has_aux):
     """J t = d/du <uᵀJ, t>: the double-backward trick, for a jvp inside an open dual level."""
-    from . import autograd
-    from .ops.creation import zeros_like
 
     with enable_grad():
         xs = [_fresh(p) for p in p_leaves]
@@ -473,9 +468,6 @@ def jacrev(func: Callable, argnums=0, *, has_aux: bool = False, chunk_size=None,
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        from . import autograd
-        from .ops.creation import zeros
-        from .ops.functions import cat
 
         with enable_grad():
             new_args, flats, specs = _prepare_args(args, argnums)
@@ -548,9 +540,6 @@ def jacfwd(func: Callable, argnums=0, has_aux: bool = False, *,
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        from .autograd import forward_ad as fwAD
-        from .ops.creation import zeros, zeros_like
-        from .ops.functions import stack
 
         if fwAD.FW.level >= 0:
             return jacrev(func, argnums, has_aux=has_aux)(*args, **kwargs)

@@ -24,6 +24,9 @@ from typing import Any
 import numpy as np
 
 from . import _dtype as D
+from ._atomic_write import atomic_write
+from ._device import check_device
+from ._device import device as _device
 from ._tensor import Tensor, _make
 
 __all__ = ["save", "save_file", "load", "load_file", "safe_open", "SafetensorError"]
@@ -137,7 +140,6 @@ def save_file(tensors: dict[str, Tensor], filename: str | os.PathLike,
         tensor([[1., 0.],
                 [0., 1.]])
     """
-    from .serialization import atomic_write
 
     blob = save(tensors, metadata)
     atomic_write(filename, lambda out: out.write(blob))
@@ -168,8 +170,6 @@ def load(data: bytes) -> dict[str, Tensor]:
 
 
 def _check_device(device) -> None:
-    from ._device import check_device
-    from ._device import device as _device
 
     check_device(_device(device) if isinstance(device, str) else device)
 

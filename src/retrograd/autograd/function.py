@@ -27,8 +27,16 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from .._grad_mode import STATE
+from .._grad_mode import STATE, no_grad
+from .._graph.forward_state import FW, get_tangent
 from .._graph.node import OUT0, Node, _OutputSlot, user_site
+from .._graph.saved_hooks import HOOKS
+from .._tensor import Tensor, _make, check_inference_saved
+from ..ops import table as T
+from ..ops._core import FLOAT_NP, _anomaly_trace, _edge, _next_seq
+from ..ops.creation import zeros_like
+from ..ops.inplace import _rebase_view
+from ..ops.jvp_rules import attach
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable",
            "InplaceFunction"]
@@ -83,7 +91,6 @@ class FunctionCtx:
             >>> Cube.apply(x).backward(); x.grad
             tensor([12.])
         """
-        from .._tensor import Tensor
 
         for i, t in enumerate(tensors):
             if t is not None and not isinstance(t, Tensor):
@@ -99,7 +106,6 @@ class FunctionCtx:
             >>> import retrograd as torch
             >>> torch.autograd.function.FunctionCtx().save_for_forward(torch.ones(1))
         """
-        from .._tensor import Tensor
 
         for t in tensors:
             if not (isinstance(t, Tensor) or t is None):
@@ -200,7 +206,6 @@ class BackwardCFunction(FunctionCtx, Node):
 
 
 def _new_ctx(op) -> BackwardCFunction:
-    from ..ops._core import _anomaly_trace, _next_seq
 
     ctx = BackwardCFunction.__new__(BackwardCFunction)
     ctx._op = op
@@ -261,7 +266,6 @@ class _FunctionOp:
         return vjp if vjp is not base.vjp else bw
 
     def backward(self, node, grads, needs):
-        from .._tensor import Tensor
 
         if node.materialize_grads:
             grads = [_zeros_meta(m) if g is None and m is not None else g
@@ -320,8 +324,6 @@ class _FunctionOp:
 def _zeros_meta(meta):
     from numpy import zeros
 
-    from .._tensor import _make
-
     shape, dt = meta
     return _make(zeros(shape, dtype=dt))
 
@@ -336,8 +338,6 @@ def _function_op(cls) -> _FunctionOp:
 
 def _alias(t):
     """A new tensor object viewing ``t`` (same data and version counter), outside any graph."""
-    from .._tensor import _make
-    from ..ops import table as T
 
     a = _make(t._data)
     a._vc = t._vc
@@ -370,9 +370,6 @@ _FN_VIEW = FnView()
 
 
 def _apply(op: _FunctionOp, args: tuple, kwargs: dict):
-    from .._graph.forward_state import FW
-    from .._tensor import Tensor
-    from ..ops._core import _edge
 
     cls = op.cls
     ctx = _new_ctx(op)
@@ -406,8 +403,6 @@ def _apply(op: _FunctionOp, args: tuple, kwargs: dict):
 
 def _wrap_outputs(ctx, args, outs, is_exec: bool) -> tuple:
     """Attach the outputs to ``ctx`` (Note [Custom Function nodes]); save what was asked."""
-    from .._tensor import Tensor
-    from ..ops._core import FLOAT_NP
 
     input_ids = {id(a) for a in args if isinstance(a, Tensor)}
     out_ids = {id(o) for o in outs}
@@ -442,7 +437,6 @@ def _wrap_outputs(ctx, args, outs, is_exec: bool) -> tuple:
                 o.grad_fn = ctx
                 o._out_nr = k
                 if o._base is not None:  # an input returned as-is, or a view made in forward
-                    from ..ops import table as T
 
                     o._vfn = (o._vfn, T.alias, _FN_VIEW)
             attached[oid] = k
@@ -468,7 +462,6 @@ def _wrap_outputs(ctx, args, outs, is_exec: bool) -> tuple:
                 has_out = True
             else:
                 if t._vc.__class__ is not list and not STATE.inference:
-                    from .._tensor import check_inference_saved
 
                     check_inference_saved(t)  # Note [Inference tensors] (_tensor.py)
                 saved.append(t)
@@ -478,7 +471,6 @@ def _wrap_outputs(ctx, args, outs, is_exec: bool) -> tuple:
         if has_out:
             ctx._out = [(o._data, o._vc, o._vc[0]) if isinstance(o, Tensor) and
                         o.grad_fn is ctx else None for o in new]
-        from .._graph.saved_hooks import HOOKS
 
         if HOOKS.stack:
             HOOKS.pack_all(ctx, new[0] if len(new) == 1 else tuple(new))
@@ -487,8 +479,6 @@ def _wrap_outputs(ctx, args, outs, is_exec: bool) -> tuple:
 
 def _rebase_dirty(ctx, o, k: int) -> None:
     """A dirty (modified in place) input becomes output ``k`` of ``ctx``."""
-    from .._tensor import _make
-    from ..ops.inplace import _rebase_view
 
     if o.grad_fn is None and o._rg:
         raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
@@ -513,10 +503,6 @@ def _rebase_dirty(ctx, o, k: int) -> None:
 
 def _forward_ad(ctx, args, outs) -> None:
     """Tangents of a Function's outputs from its ``jvp`` (forward-mode AD)."""
-    from .._graph.forward_state import FW, get_tangent
-    from .._tensor import Tensor
-    from ..ops.creation import zeros_like
-    from ..ops.jvp_rules import attach
 
     tans = [get_tangent(a) if isinstance(a, Tensor) else None for a in args]
     if all(t is None for t in tans):
@@ -669,8 +655,6 @@ def once_differentiable(fn: Callable) -> Callable:
 
     @functools.wraps(fn)
     def wrapper(ctx, *args, **kwargs):
-        from .._grad_mode import no_grad
-        from .._tensor import Tensor
 
         with no_grad():
             outputs = fn(ctx, *args, **kwargs)

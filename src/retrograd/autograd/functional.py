@@ -19,6 +19,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .._grad_mode import STATE, enable_grad, set_grad_enabled
+from .._tensor import Tensor
+from ..ops.creation import ones_like, zeros, zeros_like
+from ..ops.functions import stack
+from . import forward_ad as fwAD
+from . import grad as autograd_grad
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
@@ -41,7 +46,6 @@ __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
 
 def _tensor_cls():
-    from .._tensor import Tensor
 
     return Tensor
 
@@ -178,7 +182,6 @@ def _check_requires_grad(inputs, input_type: str, strict: bool) -> None:
 
 def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph: bool = False,
                    retain_graph=None, is_grads_batched: bool = False) -> tuple:
-    from . import grad as autograd_grad
 
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
@@ -210,7 +213,6 @@ _FILL_MSG = {
 
 
 def _fill_in_zeros(grads, refs, strict: bool, create_graph: bool, stage: str) -> tuple:
-    from ..ops.creation import zeros_like
 
     res = []
     for i, g in enumerate(grads):
@@ -259,7 +261,6 @@ def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
         >>> jvp(lambda x: x ** 2, torch.tensor([1.0, 2.0]), torch.ones(2))
         (tensor([1., 4.]), tensor([2., 4.]))
     """
-    from . import forward_ad as fwAD
 
     with enable_grad():
         is_inputs_tuple, inputs = _prepare_inputs(inputs, create_graph, "jvp")
@@ -269,7 +270,6 @@ def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
             raise RuntimeError("The vector v can only be None if the input to the user-provided "
                                "function is a single Tensor with a single element.")
         else:
-            from ..ops.creation import ones_like
 
             v = (ones_like(inputs[0]),)
         if fwAD.FW.level >= 0:
@@ -286,7 +286,6 @@ def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
 
 def _jvp_double_backward(func, inputs, v, create_graph, strict, is_inputs_tuple):
     """PyTorch's double-backward trick: J v = d/du (uᵀJ) v, for use inside a dual level."""
-    from ..ops.creation import zeros_like
 
     with enable_grad():
         is_outputs_tuple, outputs = _call_user_func(func, inputs, strict, "jvp")
@@ -301,7 +300,6 @@ def _jvp_double_backward(func, inputs, v, create_graph, strict, is_inputs_tuple)
 
 def _construct_standard_basis_for(tensors, numels) -> tuple:
     """One-hot rows, split per tensor: chunk k is (sum(numels), numels[k])."""
-    from ..ops.creation import zeros
 
     total = sum(numels)
     chunks = []
@@ -323,9 +321,6 @@ def _eye(n, dtype):
 
 def _jacfwd(func, inputs, strict: bool, vectorize: bool):
     """Forward-mode Jacobian: one basis tangent per input element (Note [Vectorized Jacobians])."""
-    from ..ops.creation import zeros, zeros_like
-    from ..ops.functions import stack
-    from . import forward_ad as fwAD
 
     if strict:
         raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
@@ -396,8 +391,6 @@ def jacobian(func: Callable, inputs, create_graph: bool = False, strict: bool = 
                                       "(yet). Please either set `create_graph=False` or "
                                       '`strategy="reverse-mode"`.')
         return _jacfwd(func, inputs, strict, vectorize)
-    from ..ops.creation import zeros_like
-    from ..ops.functions import stack
 
     with enable_grad():
         is_inputs_tuple, inputs = _prepare_inputs(inputs, create_graph, "jacobian")
@@ -548,8 +541,6 @@ def hvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
         >>> hvp(lambda x: (x ** 3).sum(), torch.tensor([1.0, 2.0]), torch.ones(2))
         (tensor(9.), tensor([ 6., 12.]))
     """
-    from ..ops.creation import ones_like, zeros_like
-    from . import forward_ad as fwAD
 
     with enable_grad():
         is_inputs_tuple, inputs = _prepare_inputs(inputs, create_graph, "hvp")

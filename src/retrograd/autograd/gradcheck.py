@@ -21,6 +21,14 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .._dtype import FROM_NP
+from .._random import Generator
+from .._tensor import Tensor, _make
+from ..ops.creation import rand, randn, zeros, zeros_like
+from . import forward_ad as fwAD
+from . import grad as autograd_grad
+from .function import _UndefinedGrad
+
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "get_numerical_jacobian",
            "get_analytical_jacobian"]
 
@@ -39,7 +47,6 @@ class GradcheckError(RuntimeError):
 
 
 def _tensor_cls():
-    from .._tensor import Tensor
 
     return Tensor
 
@@ -66,7 +73,6 @@ def _diff_input_indices(inputs) -> list:
 
 
 def _wrap(arr):
-    from .._tensor import _make
 
     return _make(np.array(arr, order="C"))
 
@@ -175,7 +181,6 @@ def _numerical_jacobian(fn, inputs, func_out, eps) -> list:
 
 def _vjp_rows(output, diff_inputs) -> list:
     """rows[i][r]: gradient of output element r w.r.t. diff input i (None if unused)."""
-    from . import grad as autograd_grad
 
     n = output._data.size
     rows = [[] for _ in diff_inputs]
@@ -229,7 +234,6 @@ If the test
 
 def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes, v=None) -> list:
     """Blocks (numel input, numel output) of J^T for one output (or vJ columns when ``v``)."""
-    from . import grad as autograd_grad
 
     diff_inputs = [inputs[k] for k in _diff_input_indices(inputs)]
     if v is None:
@@ -262,8 +266,6 @@ def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes, v=None) 
 def _forward_ad_jacobian(fn, inputs, func_out, check_grad_dtypes=False, all_u=None) -> list:
     """jac[i][j]: J of float output j w.r.t. diff input i by forward AD, shape
     (numel input, numel output), or (1, numel output) rows J u when ``all_u`` is given."""
-    from ..ops.creation import zeros_like
-    from . import forward_ad as fwAD
 
     float_outs = [o for o in _as_tuple(func_out) if _is_float(o)]
     diff_idx = _diff_input_indices(inputs)
@@ -402,7 +404,6 @@ def _check_no_differentiable_outputs(func, inputs, func_out, eps) -> bool:
 
 
 def _rand_unit(n: int, dtype, gen) -> np.ndarray:
-    from ..ops.creation import rand
 
     v = rand(n, generator=gen, dtype=_tensor_dtype(dtype))._data
     nrm = np.sqrt(np.sum(v.astype(np.float64) ** 2))
@@ -410,14 +411,12 @@ def _rand_unit(n: int, dtype, gen) -> np.ndarray:
 
 
 def _tensor_dtype(npdt):
-    from .._dtype import FROM_NP
 
     return FROM_NP[np.dtype(npdt)]
 
 
 def _fast_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes,
                     nondet_tol, use_forward_ad=False) -> bool:
-    from .._random import Generator
 
     gen = Generator()
     diff_idx = _diff_input_indices(inputs)
@@ -499,8 +498,6 @@ def _slow_mode_details(func, inputs, func_out, i, j, rtol, atol, eps, is_forward
 
 
 def _test_backward_mul_by_grad_output(outputs, inputs) -> bool:
-    from ..ops.creation import zeros_like
-    from . import grad as autograd_grad
 
     diff_inputs = [inputs[k] for k in _diff_input_indices(inputs)]
     gis = autograd_grad(outputs, diff_inputs, [zeros_like(o) for o in outputs],
@@ -519,14 +516,11 @@ def _test_backward_mul_by_grad_output(outputs, inputs) -> bool:
 
 def _undefined_grad(t):
     """``t`` unchanged, but its backward sends an undefined (None) gradient upstream."""
-    from .function import _UndefinedGrad
 
     return _UndefinedGrad.apply(t)
 
 
 def _test_undefined_backward_mode(func, outputs, inputs) -> bool:
-    from ..ops.creation import zeros_like
-    from . import grad as autograd_grad
 
     diff_inputs = [inputs[k] for k in _diff_input_indices(inputs)]
 
@@ -566,8 +560,6 @@ def _test_undefined_backward_mode(func, outputs, inputs) -> bool:
 
 
 def _test_undefined_forward_mode(func, outputs, inputs) -> bool:
-    from ..ops.creation import zeros_like
-    from . import forward_ad as fwAD
 
     diff_idx = _diff_input_indices(inputs)
     with fwAD.dual_level():
@@ -595,8 +587,6 @@ def _test_undefined_forward_mode(func, outputs, inputs) -> bool:
 
 def _test_batched_grad(inputs, output, output_idx) -> bool:
     """Batched vector-Jacobian products (``is_grads_batched=True``) equal one-at-a-time ones."""
-    from ..ops.creation import randn
-    from . import grad as autograd_grad
 
     diff_inputs = [inputs[k] for k in _diff_input_indices(inputs)]
     grads = randn((2,) + tuple(output.shape), dtype=output.dtype)
@@ -729,9 +719,6 @@ def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-
         >>> torch.autograd.gradgradcheck(lambda x: (x ** 3).sum(), (x,))
         True
     """
-    from .._random import Generator
-    from ..ops.creation import rand
-    from . import grad as autograd_grad
 
     if not (check_fwd_over_rev or check_rev_over_rev):
         raise AssertionError(
@@ -782,7 +769,6 @@ def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-
 
 def _noncontiguous(g):
     """A non-contiguous tensor equal to ``g`` (every other element of a wider buffer)."""
-    from ..ops.creation import zeros
 
     wide = zeros(tuple(g.shape[:-1]) + (g.shape[-1] * 2,), dtype=g.dtype)
     view = wide[..., ::2]

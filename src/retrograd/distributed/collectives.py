@@ -26,7 +26,7 @@ import numpy as np
 from .._tensor import Tensor, _make
 from . import process_group as _pg_state
 from ._mpi import load_mpi
-from .process_group import ProcessGroup, resolve
+from .process_group import ProcessGroup, failure_error, resolve
 from .reduce_op import RedOpType, ReduceOp, mpi_op
 from .work import Work
 
@@ -189,6 +189,9 @@ def bind_mpi(MPI) -> None:
     _IN_PLACE, _MPIError = MPI.IN_PLACE, MPI.Exception
 
 
+_pg_state.ON_MPI.append(bind_mpi)  # Note [Binding MPI at init] (process_group.py)
+
+
 def all_reduce(tensor: Tensor, op=ReduceOp.SUM, group: ProcessGroup | None = None,
                async_op: bool = False) -> Work | None:
     """Reduce ``tensor`` across the group; every rank gets the result in ``tensor``.
@@ -214,7 +217,7 @@ def all_reduce(tensor: Tensor, op=ReduceOp.SUM, group: ProcessGroup | None = Non
                 try:
                     pg.comm.Allreduce(_IN_PLACE, a)  # op: MPI.SUM
                 except _MPIError as e:
-                    raise dog.failure("all_reduce", e) from None
+                    raise failure_error(_STATE, "all_reduce", e, dog.timed_out) from None
                 finally:
                     dog.busy = None
                 if op is _AVG:

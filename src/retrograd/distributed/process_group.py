@@ -19,11 +19,18 @@ import atexit
 import os
 import signal
 import sys
+import time
 import warnings
 from datetime import timedelta
 
 from ._mpi import load_mpi, mpi_available
 from .watchdog import Watchdog, can_revoke, revoke_all
+
+# Note [Binding MPI at init]
+# The collectives look up MPI's objects once, when the world is made (the fast path of
+# all_reduce reads them as module globals): collectives.py, which imports this module,
+# registers its binding function here at import, and init_process_group calls it.
+ON_MPI: list = []
 
 __all__ = ["Backend", "DistError", "DistBackendError", "ProcessGroup", "GroupMember", "group",
            "init_process_group", "destroy_process_group", "is_initialized", "is_available",
@@ -276,9 +283,8 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
     STATE.counter = 0
     _start_failure_channel(world)
     if can_revoke(MPI):
-        from .collectives import bind_mpi
-
-        bind_mpi(MPI)
+        for bind in ON_MPI:  # Note [Binding MPI at init]
+            bind(MPI)
         STATE.watchdog = Watchdog(STATE)
     for key, value in _launcher_rank_env().items():
         os.environ.setdefault(key, str(value))
@@ -531,3 +537,52 @@ def _excepthook(etype, value, tb) -> None:
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
             signal.alarm(max(1, int(STATE.world.timeout.total_seconds()) + 1))
     (STATE.prev_hook or sys.__excepthook__)(etype, value, tb)
+
+
+def _any_revoked(state) -> bool:
+    for pg in [state.world] + list(state.groups):
+        try:
+            if pg is not None and pg.comm.Is_revoked():
+                return True
+        except Exception:  # a freed communicator
+            pass
+    return False
+
+
+def failure_error(state, op: str, err: BaseException, timed_out: str = ""):
+    """The ``DistBackendError`` for ``op``, which MPI failed with ``err`` because a
+    communicator was revoked or a peer failed; any other MPI error is given back as it is
+    (the caller raises it). ``timed_out``: why this rank revoked, if it did.
+
+    Example:
+        >>> from retrograd.distributed.process_group import failure_error
+        >>> callable(failure_error)  # used where a wait caught an MPI error
+        True
+    """
+    MPI = load_mpi()
+    failed = (MPI.ERR_REVOKED, MPI.ERR_PROC_FAILED,
+              getattr(MPI, "ERR_PROC_FAILED_PENDING", -1))
+    # (MPI_Waitall reports a revoked request as MPI_ERR_IN_STATUS)
+    if err.Get_error_class() not in failed and not _any_revoked(state):
+        return err
+    rank = state.world.rank() if state.world is not None else -1
+    if timed_out and not state.broken:  # this rank's own timeout: tell the peers
+        state.broken = timed_out
+        notify_failure(f"rank {rank} gave up on {op} after its timeout")
+    # A peer's revocation, or MPI's word that it died, can overtake the notice that says
+    # why: wait for it a little.
+    deadline = time.monotonic() + 1.0
+    while not state.broken and time.monotonic() < deadline:
+        notice = peer_failure()
+        if notice is not None:
+            state.broken = notice
+            break
+        time.sleep(0.002)
+    why = state.broken
+    if not why:
+        why = (f"{op} failed: another rank gave up on the process group (its timeout "
+               f"passed or it saw a peer fail): {err}")
+        state.broken = why
+    elif not why.startswith(op + " timed out"):
+        why = f"{why}; this rank cannot finish {op} without it"
+    return DistBackendError(f"[Rank {rank}] {why}")

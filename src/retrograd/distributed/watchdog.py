@@ -16,7 +16,7 @@ import os
 import threading
 import time
 
-__all__ = ["Watchdog", "can_revoke", "revoke_all", "failure_error"]
+__all__ = ["Watchdog", "can_revoke", "revoke_all"]
 
 
 # Note [Blocking calls and the watchdog]
@@ -77,16 +77,6 @@ def revoke_all(state) -> None:
                 pass
 
 
-def _any_revoked(state) -> bool:
-    for pg in [state.world] + list(state.groups):
-        try:
-            if pg is not None and pg.comm.Is_revoked():
-                return True
-        except Exception:  # a freed communicator
-            pass
-    return False
-
-
 class Watchdog:
     """The thread of Note [Blocking calls and the watchdog] for one process group world.
 
@@ -130,50 +120,3 @@ class Watchdog:
                                   "slow")
                 revoke_all(self._state)
                 last = -1
-
-    def failure(self, op: str, err: BaseException):
-        """The ``DistBackendError`` for ``op``, which MPI failed with ``err`` (see
-        ``failure_error``); this rank's own timeout, if the thread revoked for one."""
-        return failure_error(self._state, op, err, self.timed_out)
-
-
-def failure_error(state, op: str, err: BaseException, timed_out: str = ""):
-    """The ``DistBackendError`` for ``op``, which MPI failed with ``err`` because a
-    communicator was revoked or a peer failed; any other MPI error is given back as it is
-    (the caller raises it). ``timed_out``: why this rank revoked, if it did.
-
-    Example:
-        >>> from retrograd.distributed.watchdog import failure_error
-        >>> callable(failure_error)  # used where a wait caught an MPI error
-        True
-    """
-    from ._mpi import load_mpi
-    from .process_group import DistBackendError, notify_failure, peer_failure
-
-    MPI = load_mpi()
-    failed = (MPI.ERR_REVOKED, MPI.ERR_PROC_FAILED,
-              getattr(MPI, "ERR_PROC_FAILED_PENDING", -1))
-    # (MPI_Waitall reports a revoked request as MPI_ERR_IN_STATUS)
-    if err.Get_error_class() not in failed and not _any_revoked(state):
-        return err
-    rank = state.world.rank() if state.world is not None else -1
-    if timed_out and not state.broken:  # this rank's own timeout: tell the peers
-        state.broken = timed_out
-        notify_failure(f"rank {rank} gave up on {op} after its timeout")
-    # A peer's revocation, or MPI's word that it died, can overtake the notice that says
-    # why: wait for it a little.
-    deadline = time.monotonic() + 1.0
-    while not state.broken and time.monotonic() < deadline:
-        notice = peer_failure()
-        if notice is not None:
-            state.broken = notice
-            break
-        time.sleep(0.002)
-    why = state.broken
-    if not why:
-        why = (f"{op} failed: another rank gave up on the process group (its timeout "
-               f"passed or it saw a peer fail): {err}")
-        state.broken = why
-    elif not why.startswith(op + " timed out"):
-        why = f"{why}; this rank cannot finish {op} without it"
-    return DistBackendError(f"[Rank {rank}] {why}")

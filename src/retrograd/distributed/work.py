@@ -19,7 +19,7 @@ from datetime import timedelta
 
 from . import process_group as _pg
 from ._mpi import load_mpi
-from .watchdog import failure_error
+from .process_group import failure_error
 
 __all__ = ["Work"]
 
@@ -121,7 +121,7 @@ class Work:
             try:
                 MPI.Request.Waitall(self._reqs, self._statuses)
             except MPI.Exception as e:
-                exc = self._exc = dog.failure(self._op, e)
+                exc = self._exc = failure_error(state, self._op, e, dog.timed_out)
                 raise exc from None
             finally:
                 dog.busy = None

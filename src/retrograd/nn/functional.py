@@ -48,6 +48,10 @@ __all__ = [
 ]
 
 
+from .._random_dist import bernoulli
+from ..ops import table as T
+from ..ops.inplace import _inplace
+from ..ops.sampling import _laid_out
 from ._functional_common import (  # noqa: F401  (_legacy_get_string: for nn.modules.loss)
     _check_float,
     _legacy,
@@ -363,8 +367,6 @@ def _dropout(input: Tensor, p: float, training: bool, inplace: bool,  # noqa: A0
     if p == 1.0:
         noise = np.zeros((), data.dtype)
     else:
-        from .._random_dist import bernoulli
-        from ..ops.sampling import _laid_out
 
         if feature:
             shape = data.shape[:2] + (1,) * (data.ndim - 2)
@@ -592,7 +594,6 @@ def _write_result(input: Tensor, out: Tensor) -> Tensor:  # noqa: A002
     """The in-place form of a one-node activation whose node saved its output: ``input``
     takes ``out``'s values and its node (EluBackward1, LeakyReluBackward1, ...), as
     PyTorch's elu_ / leaky_relu_ / hardtanh_, through the in-place machinery."""
-    from ..ops.inplace import _inplace
 
     return _inplace(input, out)
 
@@ -865,7 +866,6 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
             pairs = [(max(lo, 0), max(hi, 0)) for lo, hi in pairs]
         if all(lo == 0 and hi == 0 for lo, hi in pairs):
             return out if out is not input else input.clone()
-        from ..ops import table as T
 
         widths = [(0, 0)] * nd
         for i, (lo, hi) in enumerate(pairs):

@@ -12,6 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
+from .._device import check_device
+from .._device import device as _device
+from .._graph.node import legacy_type_name
 from .._tensor import Tensor, _make
 from . import table as T
 from .dispatch import apply
@@ -25,8 +28,6 @@ def parse_to_args(args, kwargs) -> tuple:
     """(dtype or None, copy) from the arguments of ``Tensor.to``/``Module.to``, in any of
     PyTorch's forms: ``to(dtype)``, ``to(device, dtype)``, ``to(other)``,
     ``to(dtype, non_blocking, copy)``, keywords. The device must be the CPU."""
-    from .._device import check_device
-    from .._device import device as _device
 
     kwargs = dict(kwargs)
     dtype = kwargs.pop("dtype", None)
@@ -101,7 +102,6 @@ def type_(self, dtype=None, non_blocking: bool = False):
 
 
 def _legacy_type_str(t) -> str:
-    from .._graph.node import legacy_type_name
 
     return legacy_type_name(t)
 

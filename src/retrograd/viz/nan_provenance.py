@@ -33,7 +33,9 @@ from .._grad_mode import STATE
 from .._graph.node import AccumulateGrad
 from .._graph.provenance import FORWARD_WATCHERS
 from .._tensor import Tensor
-from ._walk import site_text
+from ..autograd import grad as _grad
+from ..ops.creation import ones_like
+from ._walk import saved_values, site_text, walk
 
 __all__ = ["nan_provenance", "find_nonfinite", "NonFiniteReport"]
 
@@ -306,8 +308,6 @@ def find_nonfinite(output: Tensor, gradient: Tensor | None = None) -> NonFiniteR
         >>> r.backward["op"], r.backward["masked"], r.backward["mask_op"]
         ('LogBackward0', True, 'WhereBackward0')
     """
-    from ..autograd import grad as _grad
-    from ._walk import saved_values, walk
 
     rep = NonFiniteReport()
     g = walk(output)
@@ -334,7 +334,6 @@ def find_nonfinite(output: Tensor, gradient: Tensor | None = None) -> NonFiniteR
         STATE.anomaly_check_nan = False
         if leaves:
             if gradient is None and output._data.size != 1:
-                from ..ops.creation import ones_like
 
                 gradient = ones_like(output)
             _grad(output, leaves, grad_outputs=gradient, retain_graph=True, allow_unused=True)

@@ -26,9 +26,14 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from ..._device import check_device
 from ..._grad_mode import STATE, no_grad
 from ..._graph.node import RemovableHandle
 from ..._tensor import Tensor, _make
+from ...ops._core import record
+from ...ops.creation import tensor
+from ...ops.functions import parse_to_args
+from ...ops.table_nn import backward_hook
 from ..parameter import Buffer, Parameter
 
 __all__ = ["Module", "typename"]
@@ -671,7 +676,6 @@ class Module:
             >>> torch.nn.Linear(2, 1).to(torch.float64).weight.dtype
             torch.float64
         """
-        from ...ops.functions import parse_to_args
 
         dtype, _ = parse_to_args(args, kwargs)
         if dtype is not None and not (dtype.is_floating_point):
@@ -690,7 +694,6 @@ class Module:
 
     def cuda(self, device=None) -> Module:
         """Raises: retrograd runs on the CPU only."""
-        from ..._device import check_device
 
         check_device("cuda")
         return self
@@ -1000,11 +1003,9 @@ def _as_tensor(v):
     import numpy as np
 
     if isinstance(v, np.ndarray) or isinstance(v, np.generic):
-        from ...ops.creation import tensor
 
         return tensor(np.asarray(v))
     if hasattr(v, "__array__") and not isinstance(v, (str, bytes)):
-        from ...ops.creation import tensor
 
         return tensor(np.asarray(v))
     return None
@@ -1070,8 +1071,6 @@ class _BackwardHookState:
         self.input_node = None
 
     def _identity(self, tensors):
-        from ...ops._core import record
-        from ...ops.table_nn import backward_hook
 
         outs = []
         for t in tensors:

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from ... import distributed as dist
 from ..._grad_mode import is_grad_enabled, no_grad
 from ..._tensor import Tensor, _make
 from ..modules.module import Module
@@ -108,7 +109,6 @@ class DistributedDataParallel(Module):
                  check_reduction: bool = False, gradient_as_bucket_view: bool = False,
                  static_graph: bool = False, **kwargs):
         super().__init__()
-        from ... import distributed as dist
 
         if device_ids is not None or output_device is not None:
             raise ValueError(
@@ -168,7 +168,6 @@ class DistributedDataParallel(Module):
         return buckets
 
     def _verify_same_model(self) -> None:
-        from ... import distributed as dist
 
         mine = [tuple(p.shape) for p in self.module.parameters()]
         every = [None] * self._pg.size()
@@ -182,7 +181,6 @@ class DistributedDataParallel(Module):
 
     def _broadcast(self, tensors: list[Tensor]) -> None:
         """Rank 0's values of ``tensors`` on every rank, one broadcast per dtype."""
-        from ... import distributed as dist
 
         root = self._pg.ranks[0]
         by_dtype: dict = {}
@@ -272,7 +270,6 @@ class DistributedDataParallel(Module):
         self._launch_ready()
 
     def _launch_ready(self) -> None:
-        from ... import distributed as dist
 
         while self._next < len(self._buckets) and self._buckets[self._next].pending == 0:
             b = self._buckets[self._next]

@@ -17,6 +17,8 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._tensor import Tensor
+from ...ops.creation import as_tensor, tensor
+from ...ops.functions import stack
 
 __all__ = ["collate", "default_collate", "default_convert", "default_collate_fn_map"]
 
@@ -28,7 +30,6 @@ default_collate_err_msg_format = ("default_collate: batch must contain tensors, 
 
 
 def _as_tensor(x) -> Tensor:
-    from ...ops.creation import as_tensor
 
     return as_tensor(x)
 
@@ -134,7 +135,6 @@ def collate(batch, *, collate_fn_map: dict | None = None):
 
 
 def _collate_tensor(batch, *, collate_fn_map=None) -> Tensor:
-    from ...ops.functions import stack
 
     return stack(batch, 0)
 
@@ -151,13 +151,11 @@ def _collate_numpy_scalar(batch, *, collate_fn_map=None) -> Tensor:
 
 
 def _collate_float(batch, *, collate_fn_map=None) -> Tensor:
-    from ...ops.creation import tensor
 
     return tensor(batch, dtype=D.float64)
 
 
 def _collate_int(batch, *, collate_fn_map=None) -> Tensor:
-    from ...ops.creation import tensor
 
     return tensor(batch)
 

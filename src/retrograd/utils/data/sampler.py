@@ -11,13 +11,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 
+from ... import _dtype as D
+from ..._random import Generator, draw_seed
+from ...ops.creation import as_tensor, randint, randperm
+from ...ops.functions import multinomial
+
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
            "WeightedRandomSampler", "BatchSampler"]
 
 
 def _fresh_generator(generator):
     """``generator``, or a new one seeded from the default generator (as PyTorch does)."""
-    from ..._random import Generator, draw_seed
 
     if generator is not None:
         return generator
@@ -95,7 +99,6 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self) -> Iterator[int]:
-        from ...ops.creation import randint, randperm
 
         n = len(self.data_source)
         generator = _fresh_generator(self.generator)
@@ -127,7 +130,6 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        from ...ops.creation import randperm
 
         for i in randperm(len(self.indices), generator=self.generator).tolist():
             yield self.indices[i]
@@ -149,8 +151,6 @@ class WeightedRandomSampler(Sampler):
 
     def __init__(self, weights: Sequence[float], num_samples: int, replacement: bool = True,
                  generator=None) -> None:
-        from ... import _dtype as D
-        from ...ops.creation import as_tensor
 
         if (not isinstance(num_samples, int) or isinstance(num_samples, bool)
                 or num_samples <= 0):
@@ -169,7 +169,6 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        from ...ops.functions import multinomial
 
         return iter(multinomial(self.weights, self.num_samples, self.replacement,
                                 generator=self.generator).tolist())
