@@ -166,13 +166,14 @@ class Tensor:
     def grad_fn(self):
         """The node that made this tensor (None for leaves).
 
+        (The op layer installs the full property, which first re-derives a stale view's
+        grad_fn: Note [View grad_fn regeneration] in ops/dispatch.py.)
+
         Example:
             >>> import retrograd as torch
             >>> (torch.ones(1, requires_grad=True) * 2).grad_fn
             <MulBackward0 object>
         """
-        if self._base is not None and self._vc[0] != self._vver:
-            _VIEW_GRAD_FN[0](self)  # Note [View grad_fn regeneration]
         return self._gfn
 
     @grad_fn.setter
@@ -628,8 +629,6 @@ def mark_views_requiring_grad(base: Tensor) -> None:
 
 register_tensor_type(Tensor, _make)  # Note [Graph services] (_graph/node.py)
 _grad_mode.INFERENCE_HOOKS.append(_set_inference_marking)
-#: regenerates a stale view's grad_fn; bound by ops.views (Note [View grad_fn regeneration])
-_VIEW_GRAD_FN: list = [None]
 
 #: C++ type names PyTorch uses in messages ("float", "double", "long int")
 _C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",

@@ -38,6 +38,15 @@ _F32 = float32.np
 #: every Op ever defined (the op database's meta-test checks each has an entry)
 REGISTRY: list = []
 
+# How a record's node keeps what its rules read (``Op.save_plan``, Note [Recording]):
+SAVE_NOTHING = 0  # saves nothing (add, views)
+SAVE_OUTPUT = 1  # the output alone (exp, tanh, sigmoid, relu, ...)
+SAVE_INPUT0 = 2  # input 0 alone
+SAVE_CROSSED = 3  # each of two operands only for the other's gradient (mul, mm)
+SAVE_INPUTS = 4  # inputs by index
+SAVE_CROSSED_12 = 5  # inputs 1 and 2 each for the other's gradient (addmm, linear)
+SAVE_GENERAL = -1  # anything else: outputs, parameters, conditional saves
+
 
 
 class Op:
@@ -97,19 +106,19 @@ class Op:
     @save_if.setter
     def save_if(self, value) -> None:
         self._save_if = value
-        # Note [Recording]: the commonest save patterns get a straight path: nothing (0),
-        # the output alone (1), input 0 alone (2), each of two operands for the other (3),
-        # inputs by index (4), inputs 1 and 2 each for the other (5: addmm, linear)
+        # Note [Recording]: the commonest save patterns get a straight path (the SAVE_*
+        # plans below); any other pattern takes the general one
         save = self.save
         if not save:
-            self.save_plan = 0
+            self.save_plan = SAVE_NOTHING
         elif value is None:
-            self.save_plan = {("out",): 1, (0,): 2}.get(save, -1)
-            if self.save_plan == -1 and all(s.__class__ is int for s in save):
-                self.save_plan = 4  # only inputs
+            self.save_plan = {("out",): SAVE_OUTPUT, (0,): SAVE_INPUT0}.get(save, SAVE_GENERAL)
+            if self.save_plan == SAVE_GENERAL and all(s.__class__ is int for s in save):
+                self.save_plan = SAVE_INPUTS
         else:
-            self.save_plan = {((0, 1), ((1,), (0,))): 3,
-                              ((1, 2), ((2,), (1,))): 5}.get((save, value), -1)
+            self.save_plan = {((0, 1), ((1,), (0,))): SAVE_CROSSED,
+                              ((1, 2), ((2,), (1,))): SAVE_CROSSED_12}.get((save, value),
+                                                                         SAVE_GENERAL)
 
     def backward(self, node, grads, needs):
         """Input gradients; ``needs`` None means "every input with an edge"."""
@@ -260,15 +269,15 @@ def _save(node, op: Op, outs, inputs, nout: int) -> None:
     """Fill ``node._saved``/``_ver``/``_out`` from ``op.save`` (Note [Saved tensor versions]);
     the commonest plans (Note [Recording]) first."""
     plan = op.save_plan
-    if plan == 1 and nout == 1:  # the output alone (exp, tanh, sigmoid, relu, ...)
+    if plan == SAVE_OUTPUT and nout == 1:
         vc = outs._vc
         v = vc[0]
         node._saved = _OUT_ONLY
         node._ver = [v]
         node._out = [(outs._data, vc, v)]
         return
-    if plan == 3 or plan == 5:  # mul, addmm: each operand saved only for the other's grad
-        a, b = inputs if plan == 3 else inputs[1:]
+    if plan == SAVE_CROSSED or plan == SAVE_CROSSED_12:
+        a, b = inputs if plan == SAVE_CROSSED else inputs[1:]
         xa = a if isinstance(b, Tensor) and b._rg else None
         xb = b if isinstance(a, Tensor) and a._rg else None
         # (addmm of a bias alone that requires grad saves nothing: the node may run again)
@@ -277,7 +286,7 @@ def _save(node, op: Op, outs, inputs, nout: int) -> None:
                      xb._vc[0] if isinstance(xb, Tensor) else None]
         node._out = None
         return
-    if plan == 2 or plan == 4:  # inputs by index
+    if plan == SAVE_INPUT0 or plan == SAVE_INPUTS:
         saved = []
         vers = []
         for i in op.save:

@@ -23,7 +23,6 @@ from weakref import ref as _weakref
 import numpy as np
 
 from .. import _dtype as D
-from .. import _tensor as _Tensor_mod
 from .._grad_mode import STATE
 from .._graph.forward_state import FW as _FW
 from .._graph.forward_state import fw_op as _fw_op
@@ -536,7 +535,23 @@ def check_view_rebase(view: Tensor, indirect: bool, via: str | None = None) -> N
     raise RuntimeError(msg)  # PyTorch's words, which name the fix already
 
 
-_Tensor_mod._VIEW_GRAD_FN[0] = regenerate_view_grad_fn
+def _grad_fn(self):
+    """The node that made this tensor (None for leaves); a view whose base or sibling was
+    written in place since gets its grad_fn re-derived first (Note [View grad_fn
+    regeneration]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> (torch.ones(1, requires_grad=True) * 2).grad_fn
+        <MulBackward0 object>
+    """
+    if self._base is not None and self._vc[0] != self._vver:
+        regenerate_view_grad_fn(self)
+    return self._gfn
+
+
+# the op layer's Tensor.grad_fn: the core property plus the regeneration of stale views
+Tensor.grad_fn = property(_grad_fn, Tensor.grad_fn.fset, doc=_grad_fn.__doc__)
 
 
 def replay_view(recipe, t: Tensor) -> Tensor:

@@ -20,7 +20,7 @@ from .. import _dtype as D
 from .._graph.node import _LEGACY
 from .._tensor import Tensor, _make, _wrap_dim
 from . import table as T
-from ._core import _LOW, FLOAT_NP, Op
+from ._core import _LOW, FLOAT_NP
 from .arguments import _dims
 from .dispatch import apply
 from .pointwise import isnan, logical_not, maximum, minimum, where
@@ -68,11 +68,10 @@ def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noq
     dt = _sum_dtype(x, dtype)
     if dt is not None and dt in FLOAT_NP and x._data.dtype != dt:
         x, dt = x.to(dt), None
-    op = T.sum if axes is None and not keepdim and dim is None else _SUM1
+    op = T.sum if axes is None and not keepdim and dim is None else T.sum_dims
     return apply(op, (x,), (axes, keepdim, dt))
 
 
-_SUM1 = Op("sum", T._sum_fwd, T.sum.vjp, node_name="SumBackward1", batch_ok=True)
 
 
 @public
@@ -90,14 +89,13 @@ def mean(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # no
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {_legacy_name(x.dtype)}. Convert first: x.float().mean()")
     axes = _dims(dim, x._data.ndim)
-    op = T.mean if dim is None else _MEAN1
+    op = T.mean if dim is None else T.mean_dims
     if x._data.dtype in _LOW:
         r = apply(op, (x,), (axes, keepdim, np.float32))
         return r.to(x.dtype) if not r._rg else _cast_keep(r, x.dtype)
     return apply(op, (x,), (axes, keepdim, None))
 
 
-_MEAN1 = Op("mean", T._mean_fwd, T.mean.vjp, node_name="MeanBackward1", batch_ok=True)
 
 
 def _cast_keep(r, dt):
@@ -136,11 +134,9 @@ def prod(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # no
     if dim is not None and not isinstance(dim, (int, np.integer)):
         raise TypeError("prod(): dim must be a single int")
     axes = _dims(dim, x._data.ndim)
-    return apply(T.prod if dim is None else _PROD1, (x,), (axes, keepdim, dt))
+    return apply(T.prod if dim is None else T.prod_dims, (x,), (axes, keepdim, dt))
 
 
-_PROD1 = Op("prod", T._prod_fwd, T.prod.vjp, T.prod.save, node_name="ProdBackward1",
-             batch_ok=True)
 
 
 def _reduce_minmax(input, dim, keepdim, which, fn_name, other=None):

@@ -1121,6 +1121,13 @@ def _prod_fwd(a, p):
 
 
 prod = Op("prod", _prod_fwd, (_prod_rule,), (0, "out"), jvp=jvp_reduction, batch_ok=True)
+# sum/mean/prod over given dims: PyTorch's dim_IntList overloads, the same kernels and
+# rules under the node names PyTorch gives them (SumBackward1, MeanBackward1, ProdBackward1)
+sum_dims = Op("sum", _sum_fwd, sum.vjp, node_name="SumBackward1", jvp=jvp_linear, batch_ok=True)
+mean_dims = Op("mean", _mean_fwd, mean.vjp, node_name="MeanBackward1", jvp=jvp_linear,
+               batch_ok=True)
+prod_dims = Op("prod", _prod_fwd, prod.vjp, prod.save, node_name="ProdBackward1",
+               jvp=jvp_reduction, batch_ok=True)
 
 
 def _amax_rule(g, s, n):
