@@ -531,13 +531,52 @@ def _fast_arith(ufunc):
         od = _operand(self, other)
         if od is None or (alpha.__class__ is not int and alpha.__class__ is not float):
             return False  # bool, complex, NumPy or tensor alpha: the general path checks it
-        if alpha != 1:  # the scaled operand is a temporary: a pooled one for large steps
-            a = _scalar_array(alpha, d.dtype)
-            od = np.multiply(od, a) if od.nbytes < _buffers.pool_min() else \
-                np.multiply(od, a, out=_buffers.empty(od.shape, d.dtype))
+        if alpha != 1:
+            od = _scaled(od, alpha, d.dtype)
         ufunc(d, od, out=d)
         return True
     return fast
+
+
+def _scaled(od, alpha, dt):
+    """``alpha * od``: a temporary, a pooled one for large steps (Note [Buffer pool])."""
+    a = _scalar_array(alpha, dt)
+    return np.multiply(od, a) if od.nbytes < _buffers.pool_min() else \
+        np.multiply(od, a, out=_buffers.empty(od.shape, dt))
+
+
+def add_scaled_(param: Tensor, grad: Tensor, alpha: float) -> bool:
+    """``param.add_(grad, alpha=alpha)`` for an optimizer step, where the general in-place
+    path's checks are known to pass: True when done, False to take ``add_`` instead.
+
+    Done here only outside grad mode and forward AD, for a float32/float64 tensor that
+    owns its writable memory and a gradient of its dtype and shape in other memory (an
+    array of its own, or a view of an array that owns its own): then ``add_``'s checks
+    (inference, overlap, leaf) pass and its kernel is this one (Note [Direct in-place
+    kernels]), so the values and the version bump are ``add_``'s.
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.ops.inplace import add_scaled_
+        >>> w = torch.ones(2)
+        >>> with torch.no_grad():
+        ...     add_scaled_(w, torch.ones(2), -0.5), w, w._version
+        (True, tensor([0.5000, 0.5000]), 1)
+    """
+    d = param._data
+    gd = grad._data
+    if STATE.enabled or _FW.active or param._vc.__class__ is not list or \
+            d.base is not None or gd.dtype is not d.dtype or gd.shape != d.shape or \
+            d.dtype not in _F32_64 or grad.__class__ is not Tensor or \
+            alpha.__class__ is not float or not d.flags.writeable:
+        return False
+    owner = gd.base
+    if gd is d or (owner is not None and (owner is d or owner.__class__ is not _ndarray or
+                                          owner.base is not None)):
+        return False
+    np.add(d, _scaled(gd, alpha, d.dtype) if alpha != 1 else gd, out=d)
+    param._vc[0] += 1
+    return True
 
 
 def _fast_addc(ufunc):

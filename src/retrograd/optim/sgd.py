@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 from .._tensor import Tensor
+from ..ops.inplace import add_scaled_
 from .optimizer import Optimizer, _call_closure, _check_lr, _to_scalar, _use_grad
 
 __all__ = ["SGD"]
@@ -82,5 +83,6 @@ class SGD(Optimizer):
                         grad = grad.add(buf, alpha=momentum)
                     else:
                         grad = buf
-                p.add_(grad, alpha=-lr)
+                if not add_scaled_(p, grad, -lr):  # (the direct kernel of add_)
+                    p.add_(grad, alpha=-lr)
         return loss
