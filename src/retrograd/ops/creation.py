@@ -16,6 +16,7 @@ from .. import _dtype as D
 from .. import _random, _random_dist
 from .._device import check_device
 from .._graph.node import _LEGACY
+from .._random_avx import fma32, fma64
 from .._size import Size
 from .._tensor import Tensor, _make
 
@@ -386,16 +387,46 @@ def linspace(start, end, steps: int, dtype=None, device=None,
         tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])
     """
     dt = D.as_dtype(dtype) if dtype is not None else D.DEFAULTS.float
-    # PyTorch fills the first half from start and the second half from end
     steps = int(steps)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    return _finish(_linspace_values(start, end, steps, dt.np), requires_grad, device)
+
+
+# Note [linspace as PyTorch computes it]
+# PyTorch's CPU kernel fills the first half (index < steps // 2) from start and the rest
+# from end: start + step * i and end - step * (steps - 1 - i), step = (end - start) /
+# (steps - 1), all in the tensor's dtype (double for integer dtypes, then truncated).
+# For float32 and float64 the compiler fuses each multiply-add (one rounding: an fma);
+# float16 and bfloat16 round after every operation (c10::Half arithmetic goes through
+# float), the index included. Computed the same way here, the values are PyTorch's bit
+# for bit (tests/test_linspace_torch.py).
+def _linspace_values(start, end, steps: int, np_dt) -> np.ndarray:
+    if steps == 0:
+        return np.empty(0, np_dt)
     if steps == 1:
-        arr = np.array([start], dtype=np.float64)
-    else:
-        step = (end - start) / (steps - 1)
-        i = np.arange(steps, dtype=np.float64)
-        half = steps // 2
-        arr = np.where(i < half, start + step * i, end - step * (steps - 1 - i))
-    return _finish(arr.astype(dt.np), requires_grad, device)
+        return np.array([start]).astype(np_dt)
+    idx = np.arange(steps)
+    low = idx < steps // 2
+    back = (steps - 1 - idx)
+    if np_dt == np.float32 or np_dt == np.float64:
+        t = np_dt.type
+        s, e = t(start), t(end)
+        step = (e - s) / t(steps - 1)
+        fma = fma32 if np_dt == np.float32 else fma64
+        return np.where(low, fma(step, idx.astype(np_dt), s),
+                        fma(-step, back.astype(np_dt), e)).astype(np_dt)
+    if np_dt.kind == "f" or np_dt.name == "bfloat16":  # float16, bfloat16
+        def r(x):  # one operation of PyTorch's Half/BFloat16 arithmetic: float, rounded
+            return np.asarray(x, np.float32).astype(np_dt).astype(np.float32)
+        s, e = r(start), r(end)
+        step = r(r(e - s) / r(steps - 1))
+        return np.where(low, r(s + r(step * r(idx))), r(e - r(step * r(back)))).astype(np_dt)
+    s, e = float(np_dt.type(start)), float(np_dt.type(end))  # integers: in double, truncated
+    step = (e - s) / (steps - 1)
+    vals = np.where(low, fma64(step, idx.astype(np.float64), s),
+                    fma64(-step, back.astype(np.float64), e))
+    return np.trunc(vals).astype(np_dt)
 
 
 def logspace(start, end, steps: int, base: float = 10.0, dtype=None, device=None,

@@ -1,0 +1,41 @@
+"""linspace gives PyTorch's values bit for bit (Note [linspace as PyTorch computes it])."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import retrograd as rg
+
+_DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8"]
+
+
+def _cases():
+    rng = np.random.default_rng(7)
+    fixed = [(0, 1, 7), (-3.3, 2.7, 11), (0, 1, 100), (2, -3, 64), (0, 5, 0), (1, 1, 1),
+             (0, 100, 1000), (-7, 9, 33), (0.1, 0.7, 17), (0, 1, 40000)]
+    return fixed + [(float(rng.normal() * 5), float(rng.normal() * 5),
+                     int(rng.integers(2, 2000))) for _ in range(40)]
+
+
+def _np(t):
+    return t.float().numpy() if t.dtype in (torch.bfloat16, rg.bfloat16) else t.numpy()
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_linspace_values_are_torchs(dtype):
+    for a, b, n in _cases():
+        if dtype.startswith("int"):
+            a, b = round(a), round(b)
+        t = torch.linspace(a, b, n, dtype=getattr(torch, dtype))
+        r = rg.linspace(a, b, n, dtype=getattr(rg, dtype))
+        assert str(r.dtype) == str(t.dtype)
+        np.testing.assert_array_equal(_np(r), _np(t), err_msg=f"{dtype} {a} {b} {n}")
+
+
+def test_linspace_default_dtype_and_errors():
+    np.testing.assert_array_equal(rg.linspace(-1.5, 2, 9).numpy(), torch.linspace(-1.5, 2, 9))
+    for m in (torch, rg):
+        with pytest.raises(RuntimeError, match="number of steps must be non-negative"):
+            m.linspace(0, 1, -1)
