@@ -1,4 +1,5 @@
-"""linspace gives PyTorch's values bit for bit (Note [linspace as PyTorch computes it])."""
+"""linspace and arange give PyTorch's values bit for bit (Notes [linspace as PyTorch computes
+it] and [arange as PyTorch computes it] in ops/creation.py)."""
 
 from __future__ import annotations
 
@@ -39,3 +40,27 @@ def test_linspace_default_dtype_and_errors():
     for m in (torch, rg):
         with pytest.raises(RuntimeError, match="number of steps must be non-negative"):
             m.linspace(0, 1, -1)
+
+
+@pytest.mark.parametrize("dtype", [None, "float32", "float64"])
+def test_arange_values_are_torchs(dtype):
+    """Note [arange as PyTorch computes it]: vector pairs and a scalar tail, in double."""
+    rng = np.random.default_rng(3)
+    cases = [(0, 1, 0.1), (-3.3, 2.7, 0.3), (0, 10, 0.7), (1.5, 100.2, 1.1), (0, 1, 1 / 3),
+             (0.05, 7.3, 0.011), (5, -3, -0.37), (0, 5000, 0.37), (0, 1, 0.25), (1.5,)]
+    for _ in range(30):
+        start = float(rng.normal() * 3)
+        cases.append((start, start + float(abs(rng.normal()) * 3 + 1),
+                      float(abs(rng.normal()) * 0.1 + 0.001)))
+    for args in cases:
+        t = torch.arange(*args, **({} if dtype is None else {"dtype": getattr(torch, dtype)}))
+        r = rg.arange(*args, **({} if dtype is None else {"dtype": getattr(rg, dtype)}))
+        assert str(r.dtype) == str(t.dtype)
+        np.testing.assert_array_equal(r.numpy(), t.numpy(), err_msg=f"{args} {dtype}")
+
+
+def test_arange_refuses_a_step_away_from_the_end():
+    for m in (torch, rg):
+        with pytest.raises(RuntimeError, match="upper bound and lower bound inconsistent"):
+            m.arange(5, 1, 0.5)
+        assert m.arange(2, 2, 1).numel() == 0

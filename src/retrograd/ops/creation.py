@@ -370,11 +370,37 @@ def arange(start, end=None, step=1, dtype=None, device=None,
         dt = D.as_dtype(dtype)
     if step == 0:
         raise RuntimeError("step must be nonzero")
-    n = int(np.ceil((end - start) / step))
-    arr = (start + np.arange(max(n, 0), dtype=np.float64) * step)
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign "
+                           f"(arange({start}, {end}, {step}) would count away from its end: "
+                           "swap the bounds or change the sign of the step)")
     if not dt.is_floating_point:
-        arr = np.arange(start, end, step, dtype=np.int64)
-    return _finish(arr.astype(dt.np), requires_grad, device)
+        return _finish(np.arange(start, end, step, dtype=np.int64).astype(dt.np), requires_grad,
+                       device)
+    n = int(np.ceil((end - start) / step))
+    return _finish(_arange_values(float(start), float(step), max(n, 0), dt.np), requires_grad,
+                   device)
+
+
+# Note [arange as PyTorch computes it]
+# PyTorch's CPU arange computes in double (float's accumulate type) with fused
+# multiply-adds: whole pairs of 256-bit vectors (8 float32, 4 float64 or 16 half lanes
+# each) start at base = start + step * j, rounded to the dtype, and their lanes are
+# base + k * step; the remaining elements are start + step * i, each rounded once. The
+# same arithmetic here gives PyTorch's values bit for bit for float32 and float64
+# (tests/test_linspace_torch.py); float16/bfloat16 lanes differ in rare last bits.
+def _arange_values(start: float, step: float, n: int, np_dt) -> np.ndarray:
+    i = np.arange(n)
+    lanes = 32 // np_dt.itemsize
+    nvec = n // (2 * lanes) * (2 * lanes)
+    tail = fma64(step, i.astype(np.float64), start)
+    if not nvec:
+        return tail.astype(np_dt)
+    j = (i[:nvec] // lanes * lanes).astype(np.float64)
+    k = (i[:nvec] % lanes).astype(np.float64)
+    base = fma64(step, j, start).astype(np_dt).astype(np.float64)
+    lane = np.where(k == 0, base, fma64(k, step, base))
+    return np.concatenate([lane, tail[nvec:]]).astype(np_dt)
 
 
 def linspace(start, end, steps: int, dtype=None, device=None,
