@@ -1,5 +1,5 @@
-"""linspace and arange give PyTorch's values bit for bit (Notes [linspace as PyTorch computes
-it] and [arange as PyTorch computes it] in ops/creation.py)."""
+"""linspace, logspace and arange give PyTorch's values bit for bit (Notes [linspace as
+PyTorch computes it], [logspace ...] and [arange ...] in ops/creation.py)."""
 
 from __future__ import annotations
 
@@ -64,3 +64,20 @@ def test_arange_refuses_a_step_away_from_the_end():
         with pytest.raises(RuntimeError, match="upper bound and lower bound inconsistent"):
             m.arange(5, 1, 0.5)
         assert m.arange(2, 2, 1).numel() == 0
+
+
+@pytest.mark.parametrize("dtype", [None, "float32", "float64", "float16", "bfloat16", "int64"])
+def test_logspace_values_are_torchs(dtype):
+    """Note [logspace as PyTorch computes it]: the C library's pow of each exponent."""
+    rng = np.random.default_rng(5)
+    cases = [(0, 2, 5, 10.0), (-1, 3, 11, 10.0), (0, 1, 100, 10.0), (0.5, 2.5, 33, 2.0),
+             (-2, 2, 17, 2.718281828459045), (0, 3, 1, 10.0), (1, 2, 0, 10.0)]
+    cases += [(float(rng.normal()), float(rng.normal() + 2), int(rng.integers(2, 300)),
+               float(abs(rng.normal()) + 1.5)) for _ in range(30)]
+    for a, b, n, base in cases:
+        t = torch.logspace(a, b, n, base=base,
+                           **({} if dtype is None else {"dtype": getattr(torch, dtype)}))
+        r = rg.logspace(a, b, n, base=base,
+                        **({} if dtype is None else {"dtype": getattr(rg, dtype)}))
+        assert str(r.dtype) == str(t.dtype)
+        np.testing.assert_array_equal(_np(r), _np(t), err_msg=f"{a} {b} {n} {base} {dtype}")

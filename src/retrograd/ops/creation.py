@@ -464,9 +464,36 @@ def logspace(start, end, steps: int, base: float = 10.0, dtype=None, device=None
         >>> torch.logspace(0, 2, 3)
         tensor([  1.,  10., 100.])
     """
-    lin = linspace(start, end, steps, dtype=D.float64)._data
     dt = D.as_dtype(dtype) if dtype is not None else D.DEFAULTS.float
-    return _finish(np.power(base, lin).astype(dt.np), requires_grad, device)
+    steps = int(steps)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    return _finish(_logspace_values(start, end, steps, float(base), dt.np), requires_grad,
+                   device)
+
+
+# Note [logspace as PyTorch computes it]
+# PyTorch's CPU logspace is a scalar loop: start and end in the tensor's dtype, step =
+# (end - start) / (steps - 1) in double, then pow(base, start + step * i) for the first
+# half and pow(base, end - step * (steps - 1 - i)) for the rest, in double with the C
+# library's pow (no fused multiply-add here), rounded to the dtype. math.pow is that pow.
+def _logspace_values(start, end, steps: int, base: float, np_dt) -> np.ndarray:
+    if steps == 0:
+        return np.empty(0, np_dt)
+    floating = np_dt.kind == "f" or np_dt.name == "bfloat16"
+    ts, te = (np_dt.type(start), np_dt.type(end)) if floating else (int(start), int(end))
+    s, e = float(ts), float(te)
+    if steps == 1:
+        return np.array([math.pow(base, s)]).astype(np_dt)
+    step = float(te - ts) / (steps - 1)  # (the difference in the dtype, as PyTorch's)
+    half = steps // 2
+    pw = math.pow
+    vals = [pw(base, s + step * i) if i < half else pw(base, e - step * (steps - i - 1))
+            for i in range(steps)]
+    out = np.array(vals, dtype=np.float64)
+    if np_dt.itemsize == 2 and floating:  # a double stored into Half/BFloat16 goes via float
+        out = out.astype(np.float32)
+    return out.astype(np_dt)
 
 
 def eye(n: int, m: int | None = None, dtype=None, device=None,
