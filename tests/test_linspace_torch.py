@@ -81,3 +81,19 @@ def test_logspace_values_are_torchs(dtype):
                         **({} if dtype is None else {"dtype": getattr(rg, dtype)}))
         assert str(r.dtype) == str(t.dtype)
         np.testing.assert_array_equal(_np(r), _np(t), err_msg=f"{a} {b} {n} {base} {dtype}")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_normal_with_out_matches_torch(dtype):
+    for args in ((0.5, 2.0, (5,)), ("mean", 1.5)):
+        outs = []
+        for m in (torch, rg):
+            out = m.empty(4 if args[0] == "mean" else 5, dtype=getattr(m, dtype))
+            m.manual_seed(3)
+            if args[0] == "mean":
+                r = m.normal(m.arange(4, dtype=getattr(m, dtype)), args[1], out=out)
+            else:
+                r = m.normal(*args, out=out)
+            assert r is out
+            outs.append(out.numpy().copy())
+        np.testing.assert_array_equal(outs[1], outs[0])

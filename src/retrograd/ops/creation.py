@@ -19,6 +19,7 @@ from .._graph.node import _LEGACY
 from .._random_avx import fma32, fma64
 from .._size import Size
 from .._tensor import Tensor, _make
+from .out_arg import write_out
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange",
            "linspace", "logspace", "eye", "zeros_like", "ones_like", "full_like", "empty_like",
@@ -616,9 +617,12 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, out=None
         torch.Size([2])
     """
     check_device(device)
-    if out is not None:
-        raise TypeError("normal(): out= is not supported; assign the result instead")
     mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if out is not None:  # the samples drawn in out's dtype (numbers) and copied into out
+        if not (mt or st) and dtype is None and isinstance(out, Tensor):
+            dtype = out.dtype
+        res = normal(mean, std, size, generator=generator, dtype=dtype)
+        return write_out("normal", out, res, (mean, std))
     if not st and std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     if st and std._data.size and (std._data < 0).any():
