@@ -457,7 +457,7 @@ def _leaf_now(leaf, heap: list, ready) -> bool:
     """Whether a leaf just made ready may accumulate at once (Note [Leaves accumulate at
     once]): no hooks, and no node that runs first waits, in the heap or held aside."""
     return not leaf._hooked and (not heap or heap[0][0] > _LAST_FIRST) and (
-        not ready or _heap_key(ready, _no_key) is not None)
+        not ready or not _is_first(ready))
 
 
 def _accumulate_buffered(task: GraphTask, leaf, buf) -> None:
@@ -695,15 +695,13 @@ _next_first = itertools.count(_FIRST).__next__
 def _heap_key(node, first):
     """A ready node's key in the heap: newest first, after the nodes PyTorch runs first
     (their key is ``first()``)."""
-    if node.__class__ is AccumulateGrad:
-        return first()
-    if node._op.node_name in _FIRST_NAMES and _runs_first(node):
-        return first()
-    return -node._seq  # keys are unique
+    return first() if _is_first(node) else -node._seq  # keys are unique
 
 
-def _no_key():
-    """(``_heap_key(node, _no_key)`` is None for a node that runs first.)"""
+def _is_first(node) -> bool:
+    """Whether PyTorch runs ``node`` as soon as it is ready (the set lookup first)."""
+    return node.__class__ is AccumulateGrad or (
+        node._op.node_name in _FIRST_NAMES and _runs_first(node))
 
 
 def _runs_first(node) -> bool:

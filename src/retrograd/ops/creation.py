@@ -416,7 +416,8 @@ def linspace(start, end, steps: int, dtype=None, device=None,
     dt = D.as_dtype(dtype) if dtype is not None else D.DEFAULTS.float
     steps = int(steps)
     if steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
+        raise RuntimeError(f"number of steps must be non-negative (got steps={steps}: pass "
+                           "the number of points wanted, 0 for an empty tensor)")
     return _finish(_linspace_values(start, end, steps, dt.np), requires_grad, device)
 
 
@@ -468,7 +469,8 @@ def logspace(start, end, steps: int, base: float = 10.0, dtype=None, device=None
     dt = D.as_dtype(dtype) if dtype is not None else D.DEFAULTS.float
     steps = int(steps)
     if steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
+        raise RuntimeError(f"number of steps must be non-negative (got steps={steps}: pass "
+                           "the number of points wanted, 0 for an empty tensor)")
     return _finish(_logspace_values(start, end, steps, float(base), dt.np), requires_grad,
                    device)
 

@@ -388,13 +388,7 @@ def _make_inplace(fn, name):
             for a in (args if not kwargs else (*args, *kwargs.values())):
                 if isinstance(a, Tensor):
                     ad = a._data
-                    if ad is d:
-                        continue
-                    # an operand whose memory another array owns (a gradient made as the
-                    # transpose of a product) cannot overlap an array that owns its own
-                    owner = ad.base
-                    if own and (owner is None or (owner is not d and owner.__class__ is
-                                                  _ndarray and owner.base is None)):
+                    if ad is d or (own and _apart(d, ad)):
                         continue
                     if _may_share(d, ad) and self is not _WRITING[0]:
                         return _overlapping_inplace(self, fn, kind, name, method, args,
@@ -415,6 +409,15 @@ def _make_inplace(fn, name):
 
 _may_share = np.may_share_memory
 _ndarray = np.ndarray
+
+
+def _apart(d: np.ndarray, ad: np.ndarray) -> bool:
+    """Whether ``ad`` cannot overlap ``d``, an array that owns its memory: ``ad`` owns its
+    own, or is a view of another array that does (a gradient made as the transpose of a
+    product). Otherwise NumPy's overlap test decides."""
+    owner = ad.base
+    return owner is None or (owner is not d and owner.__class__ is _ndarray and
+                             owner.base is None)
 
 
 def _overlapping_inplace(self, fn, kind, name, method, args, kwargs):
@@ -570,9 +573,7 @@ def add_scaled_(param: Tensor, grad: Tensor, alpha: float) -> bool:
             d.dtype not in _F32_64 or grad.__class__ is not Tensor or \
             alpha.__class__ is not float or not d.flags.writeable:
         return False
-    owner = gd.base
-    if gd is d or (owner is not None and (owner is d or owner.__class__ is not _ndarray or
-                                          owner.base is not None)):
+    if gd is d or not _apart(d, gd):
         return False
     np.add(d, _scaled(gd, alpha, d.dtype) if alpha != 1 else gd, out=d)
     param._vc[0] += 1

@@ -15,22 +15,17 @@ from __future__ import annotations
 
 import weakref
 
-import numpy as np
-
 from .._grad_mode import STATE
 from .._graph.engine import run_backward
 from .._graph.forward_state import ELEMENTWISE, FW, VIEW, get_tangent, register, set_tangent
 from .._graph.node import RuleInputs
-from .._tensor import Tensor, _make
+from .._tensor import Tensor
 from ._core import FLOAT_NP
 from .dispatch import apply, replay_view, view_apply
+from .rule_helpers import ones_like_of, rule_zeros, zeros_like_of
 
 __all__ = ["fw_op", "attach", "inplace_tangent", "jvp_elementwise", "jvp_linear", "jvp_view",
            "jvp_reduction", "jvp_multilinear", "jvp_by_double_vjp"]
-
-
-def _zeros_like(t: Tensor) -> Tensor:
-    return _make(np.zeros(t._data.shape, t._data.dtype))
 
 
 class _FwNode(RuleInputs):
@@ -140,7 +135,7 @@ def attach(outs, res, who: str) -> None:
 
 def _zeros_for(n, i):
     e = n._edges[i]
-    return _make(np.zeros(e[2], e[3]))
+    return rule_zeros(e[2], e[3])
 
 
 def _expand_to(r, out):
@@ -168,7 +163,7 @@ def jvp_elementwise(t, s, n, out):
             continue
         res = r if res is None else res + r
     if res is None:
-        return _zeros_like(out)
+        return zeros_like_of(out)
     return _expand_to(res, out)
 
 
@@ -199,9 +194,9 @@ def jvp_view(t, s, n, out):
 def jvp_reduction(t, s, n, out):
     """Reduction whose vjp is "broadcast g, times D": J t = sum over reduced dims of D * t."""
     op = n._op
-    d = op.vjp[0](_make(np.ones(out._data.shape, out._data.dtype)), s, n)
+    d = op.vjp[0](ones_like_of(out), s, n)
     if d is None:  # the rule says "no gradient" (e.g. the 0-norm): a zero tangent
-        return _zeros_like(out)
+        return zeros_like_of(out)
     axes, keepdim = n._p[0], n._p[1]
     prod = d * t[0]
     if axes is None:
@@ -229,7 +224,7 @@ def jvp_by_double_vjp(t, s, n, out):
     """Any op: J t = d/dv <vjp(v), t> (the vjp is linear in v), one backward of the vjp rule."""
     op = n._op
     outs = out if isinstance(out, tuple) else (out,)
-    vs = [None if o is None or not o.is_floating_point() else _zeros_like(o).requires_grad_()
+    vs = [None if o is None or not o.is_floating_point() else zeros_like_of(o).requires_grad_()
           for o in outs]
     prev = STATE.enabled
     STATE.enabled = True
@@ -252,7 +247,7 @@ def jvp_by_double_vjp(t, s, n, out):
             gos.append(ti.to(u.dtype) if ti.dtype != u.dtype else ti)
         live = [v for v in vs if v is not None]
         if not roots:
-            res = [_zeros_like(o) if v is not None else None for o, v in zip(outs, vs)]
+            res = [zeros_like_of(o) if v is not None else None for o, v in zip(outs, vs)]
         else:
             got = run_backward(roots, gos, prev, prev, inputs=live, allow_unused=True,
                                accumulate=False)
@@ -263,7 +258,7 @@ def jvp_by_double_vjp(t, s, n, out):
                     res.append(None)
                     continue
                 r = next(it)
-                res.append(_zeros_like(o) if r is None else r)
+                res.append(zeros_like_of(o) if r is None else r)
     finally:
         STATE.enabled = prev
     return tuple(res) if isinstance(out, tuple) else res[0]
@@ -282,7 +277,7 @@ def inplace_tangent(self, res) -> None:
             base = self._base
             bt = get_tangent(base)
             if bt is None:
-                bt = _zeros_like(base)
+                bt = zeros_like_of(base)
                 set_tangent(base, bt)
             ts = replay_view(self._vfn, bt)
             set_tangent(self, ts)

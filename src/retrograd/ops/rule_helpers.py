@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import builtins
 
+import numpy as np
+
 from .._grad_mode import STATE
+from .._tensor import _make
 from ._core import Op
 
 
@@ -77,3 +80,27 @@ def sum_to(g, shape, node=None, i: int = 0, batch: int = 0):
     if r._data.shape != target:
         r = r.reshape(target)
     return r
+
+
+# Constants inside rules: tensors that need no grad, of a given shape and NumPy dtype
+# (the op records, their JVP rules and the engine's helpers share them).
+def rule_zeros(shape, dt):
+    """Zeros of ``shape`` and NumPy dtype ``dt``, a constant inside a rule.
+
+    Example:
+        >>> import numpy as np
+        >>> from retrograd.ops.rule_helpers import rule_zeros
+        >>> rule_zeros((2,), np.float32)
+        tensor([0., 0.])
+    """
+    return _make(np.zeros(tuple(shape), dt))
+
+
+def zeros_like_of(t):
+    """Zeros shaped and typed as ``t``, a constant inside a rule."""
+    return _make(np.zeros(t._data.shape, t._data.dtype))
+
+
+def ones_like_of(t):
+    """Ones shaped and typed as ``t``, a constant inside a rule."""
+    return _make(np.ones(t._data.shape, t._data.dtype))

@@ -41,7 +41,15 @@ from .jvp_rules import (
     jvp_linear,
     jvp_reduction,
 )
-from .rule_helpers import _bdims, _no_derivative, _no_forward_ad, _not_implemented  # noqa: F401
+from .rule_helpers import (  # noqa: F401
+    _bdims,
+    _no_derivative,
+    _no_forward_ad,
+    _not_implemented,
+    ones_like_of,
+    rule_zeros,
+    zeros_like_of,
+)
 from .sum_kernel import sum_kernel
 from .table_matmul import (  # noqa: F401  (re-exported: the one table)
     _F16,
@@ -151,13 +159,8 @@ LN2 = math.log(2.0)
 LN10 = math.log(10.0)
 
 
-def _zeros_like(t):
-    """Zeros shaped and typed as ``t``: a constant inside a rule."""
-    return _make(np.zeros(t._data.shape, t._data.dtype))
-
-
 def _zeros_rule(g, s, n):
-    return _zeros_like(g)
+    return zeros_like_of(g)
 
 
 def _where(cond, x, y):
@@ -442,7 +445,7 @@ sigmoid = _u("sigmoid", _sigmoid_fwd, _fused(sigmoid_backward), ("out",),
 # a tensor of zeros, as in PyTorch, not "does not require grad".
 threshold_backward = Op("threshold_backward", _threshold_bwd_fwd,
                         (lambda gg, s, n: binary(threshold_backward, gg, s[1]),
-                         lambda gg, s, n: _zeros_like(gg)), (0, 1), save_if=((1,), (0,)),
+                         lambda gg, s, n: zeros_like_of(gg)), (0, 1), save_if=((1,), (0,)),
                         jvp=jvp_elementwise, batch_ok=True)
 threshold_backward.kind = None
 relu = _u("relu", _relu_fwd, _fused(threshold_backward), ("out",), kind=None,
@@ -634,7 +637,7 @@ def _pow_self(g, s, n):
     if isinstance(b, Tensor):
         return _where(b == 0, 0.0, g * (b * a.pow(b - 1)))
     if b == 0:
-        return _zeros_like(g)
+        return zeros_like_of(g)
     return g * (b * a.pow(b - 1))
 
 
@@ -1108,8 +1111,7 @@ def _prod_rule(g, s, n):
 
 def _prod_others(a, dim):
     n = a.shape[dim]
-    first = a.narrow(dim, 0, 1)
-    ones = _make(np.ones(first._data.shape, first._data.dtype))
+    ones = ones_like_of(a.narrow(dim, 0, 1))
     left = _cat([ones, a.narrow(dim, 0, n - 1)], dim).cumprod(dim)
     right = _cat([a.narrow(dim, 1, n - 1), ones], dim).flip(dim).cumprod(dim).flip(dim)
     return left * right
@@ -1258,8 +1260,7 @@ def _cumprod_rule(g, s, n):
     cols = []
     for k in range(size):
         if k == 0:
-            first = a.narrow(dim, 0, 1)
-            omitted = _cat([_make(np.ones(first._data.shape, first._data.dtype)),
+            omitted = _cat([ones_like_of(a.narrow(dim, 0, 1)),
                             a.narrow(dim, 1, size - 1).cumprod(dim)], dim)
         else:
             until = a.narrow(dim, 0, k).prod(dim, keepdim=True)
@@ -1375,7 +1376,7 @@ def _masked_fill_value_rule(g, s, n):
 
 
 def _masked_fill_jvp(t, s, n, out):
-    ts = _zeros_like(out) if t[0] is None else t[0]
+    ts = zeros_like_of(out) if t[0] is None else t[0]
     if len(t) == 1 or t[1] is None:
         return ts.masked_fill(s[0], 0)
     return ts.masked_fill(s[0], t[1])
@@ -1400,7 +1401,7 @@ def _masked_select_rule(g, s, n):
     x, mask = s  # PyTorch's masked_select_backward: zeros of the broadcast shape, g scattered
     shape = np.broadcast_shapes(tuple(x.shape), tuple(mask.shape))
     m = mask if tuple(mask.shape) == shape else mask.expand(shape)
-    return _make(np.zeros(shape, g._data.dtype)).index_put((m,), g)
+    return rule_zeros(shape, g._data.dtype).index_put((m,), g)
 
 
 masked_select = Op("masked_select", _masked_select_fwd, (_masked_select_rule,), (0, "p0"),

@@ -46,6 +46,7 @@ from .._tensor import _make
 from . import table as T
 from ._core import _LOW, Op
 from .dispatch import apply
+from .rule_helpers import zeros_like_of
 
 _F32 = np.dtype(np.float32)
 
@@ -634,7 +635,7 @@ def _hardtanh_bwd_fwd(g, x, p):
 def _fused_mask_ops(name, fwd, bwd_fwd, title, result_nr=1):
     back = Op(f"{name}_backward", bwd_fwd,
               (lambda gg, s, n: apply(back, (gg, s[1]), n._p),
-               lambda gg, s, n: T._zeros_like(gg)),
+               lambda gg, s, n: zeros_like_of(gg)),
               (0, 1), save_if=((1,), (0,)), node_name=f"{title}BackwardBackward0")
 
     def rule(g, s, n):

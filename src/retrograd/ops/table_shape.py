@@ -21,12 +21,7 @@ from .._tensor import _make
 from ._core import Op
 from .dispatch import apply
 from .jvp_rules import jvp_linear, jvp_view
-from .rule_helpers import _bdims, _not_implemented, sum_to
-
-
-def _zeros(shape, dt):
-    """Zeros of ``shape`` and NumPy dtype ``dt``: a constant inside a rule."""
-    return _make(np.zeros(tuple(shape), dt))
+from .rule_helpers import _bdims, _not_implemented, rule_zeros, sum_to
 
 
 def _cat(ts, dim: int):
@@ -146,7 +141,7 @@ def _index_map_rule(g, s, n):
     shape = tuple(n.input_shape(0))
     numel = int(np.prod(shape, dtype=np.int64))
     where = n._op.fwd(np.arange(numel, dtype=np.int64).reshape(shape), n._p)
-    flat = _zeros((numel,), n.input_dtype(0))
+    flat = rule_zeros((numel,), n.input_dtype(0))
     pos = _make(np.ascontiguousarray(where).reshape(-1))
     return flat.index_put((pos,), g.reshape(-1), accumulate=True).reshape(shape)
 
@@ -246,7 +241,7 @@ def _index_rule(g, s, n):
         return g if g._data.shape == b + tuple(shape) else g.reshape(b + tuple(shape))
     # basic keys only are batched (Note [Batched rules]): a leading full
     key = (slice(None),) * len(b) + tuple(n._p) if b else n._p  # slice keeps their meaning
-    return _zeros(b + tuple(shape), dt).index_put(key, g,
+    return rule_zeros(b + tuple(shape), dt).index_put(key, g,
                                                                           accumulate=True)
 
 
@@ -362,7 +357,7 @@ def _gather_fwd(a, idx, dim):
 
 
 gather = Op("gather", _gather_fwd,
-            (lambda g, s, n: _zeros(n.input_shape(0), g._data.dtype)
+            (lambda g, s, n: rule_zeros(n.input_shape(0), g._data.dtype)
              .scatter_add(n._p, s[0], g), None), (1,), jvp=jvp_linear)
 
 
@@ -394,7 +389,7 @@ def _pad_to(t, shape):
     """Zero-pad ``t`` at the end of each dim up to ``shape`` (scatter's src may be larger)."""
     if tuple(t.shape) == tuple(shape):
         return t
-    z = _zeros(shape, t._data.dtype)
+    z = rule_zeros(shape, t._data.dtype)
     return z.index_put(tuple(slice(0, k) for k in t.shape), t)
 
 
@@ -428,7 +423,7 @@ def _index_select_fwd(a, idx, dim):
 
 
 index_select = Op("index_select", _index_select_fwd,
-                  (lambda g, s, n: _zeros(n.input_shape(0), g._data.dtype)
+                  (lambda g, s, n: rule_zeros(n.input_shape(0), g._data.dtype)
                    .index_add(n._p, s[0], g), None), (1,), jvp=jvp_linear)
 
 
@@ -478,7 +473,7 @@ def _index_fill_value_rule(g, s, n):
                            "reads the index as given: pass non-negative indices, e.g. index % "
                            "size)")
     if g.ndim == 0:
-        return g if u.size else _zeros(g._data.shape, g._data.dtype)
+        return g if u.size else rule_zeros(g._data.shape, g._data.dtype)
     return g.index_select(dim, _make(np.asarray(u, dtype=np.int64))).sum()
 
 
@@ -488,7 +483,7 @@ index_fill = Op("index_fill", lambda a, p: _index_fill_into(a, p[3], p),
 
 
 def _index_fill_tensor_jvp(t, s, n, out):
-    ts = _zeros(out._data.shape, out._data.dtype) if t[0] is None else t[0]
+    ts = rule_zeros(out._data.shape, out._data.dtype) if t[0] is None else t[0]
     if t[1] is None:  # a constant value: its tangent is zero
         return _index_fill_self_rule(ts, s, n)
     return apply(index_fill_tensor, (ts, t[1]), n._p)
@@ -509,7 +504,7 @@ def _value_at_index_rule(g, s, n):
         idx = idx.unsqueeze(dim)
     if len(shape) == 0:
         return g.reshape(())
-    return _zeros(shape, g._data.dtype).scatter(dim, idx, g)
+    return rule_zeros(shape, g._data.dtype).scatter(dim, idx, g)
 
 
 def _take_fwd(a, idx, p):
@@ -533,7 +528,7 @@ def _cat_vjp(g, s, n, needs):
     for i in range(len(n._edges)):
         size = sizes[i]
         if size is None:  # a legacy empty 1-D input: an empty gradient, as in PyTorch
-            out.append(_zeros((0,), g._data.dtype) if needs[i] else None)
+            out.append(rule_zeros((0,), g._data.dtype) if needs[i] else None)
             continue
         out.append(g.narrow(dim + STATE.batch, off, size) if needs[i] else None)
         off += size
@@ -566,7 +561,7 @@ def _multi_out_vjp(g, s, n, needs):
                 del pshape[dim]
             else:
                 pshape[dim] = sizes[k]
-            gk = _zeros(b + tuple(pshape), n.input_dtype(0))
+            gk = rule_zeros(b + tuple(pshape), n.input_dtype(0))
         parts.append(gk)
     d = dim + len(b)
     return [_stack(parts, d) if kind == "unbind" else _cat(parts, d)]
