@@ -23,7 +23,15 @@ import numpy as np
 
 from .._grad_mode import STATE
 from .anomaly import nan_error, warn_forward_trace
-from .node import AccumulateGrad, Kept, internal_slots, public_slots
+from .node import (
+    SITE_SCOPE,
+    AccumulateGrad,
+    Kept,
+    call_unscoped,
+    internal_slots,
+    public_slots,
+    scoped_site,
+)
 
 __all__ = ["run_backward", "make_grads", "GraphTask", "is_checkpoint_valid",
            "register_tensor_ops"]
@@ -333,8 +341,11 @@ def _reaching(deps: dict, targets: set) -> set:
 
 def _execute(task: GraphTask) -> None:
     """Run the task's graph in the modes of its pass (grad mode = create_graph)."""
-    create_graph, nbatch, state = task.create_graph, task.nbatch, STATE
+    create_graph, nbatch, state, scope = task.create_graph, task.nbatch, STATE, SITE_SCOPE
     prev = state.enabled, state.cut_watch, state.batch
+    prev_site = scope.site
+    if create_graph:  # nodes recorded by the rules: the user's backward/grad line
+        scope.site = scoped_site(2)  # (Note [Site scopes] in node.py)
     state.enabled = create_graph
     if prev[1] is not None:
         state.cut_watch = None  # derivative rules leave no cut markers (_graph/provenance.py)
@@ -357,6 +368,7 @@ def _execute(task: GraphTask) -> None:
         _schedule(task, heap)
     finally:
         state.enabled, state.cut_watch, state.batch = prev
+        scope.site = prev_site
         stack.pop()
 
 
@@ -558,6 +570,10 @@ def _gathered(task: GraphTask, allow_unused: bool, materialize: bool) -> tuple:
 
 def _run_pre_hooks(task: GraphTask, node, grads: list) -> list:
     """Tensor hooks, then retain_grad, then node pre-hooks (PyTorch's order)."""
+    return call_unscoped(_pre_hooks, task, node, grads)
+
+
+def _pre_hooks(task: GraphTask, node, grads: list) -> list:
     if node._tensor_hooks or node._pre_hooks:
         task.show(grads)  # Note [Gradient accumulation]
     if node._tensor_hooks:
@@ -585,6 +601,10 @@ def _run_pre_hooks(task: GraphTask, node, grads: list) -> list:
 
 def _run_post_hooks(task: GraphTask, node, grads: list, in_grads):
     """Node hooks: each sees (and may replace) the input gradients."""
+    return call_unscoped(_post_hooks, task, node, grads, in_grads)
+
+
+def _post_hooks(task: GraphTask, node, grads: list, in_grads):
     task.show(grads)  # Note [Gradient accumulation]
     for fn in list(node._post_hooks.values()):
         task.show(in_grads)
@@ -656,7 +676,7 @@ def _accumulate(task: GraphTask, node, g) -> None:
         old._vc[0] += 1
     if node._post_acc_hooks:
         for fn in list(node._post_acc_hooks.values()):
-            fn(var)
+            call_unscoped(fn, var)
 
 
 # Note [Nodes PyTorch runs first]

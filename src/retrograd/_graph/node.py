@@ -18,9 +18,11 @@ import itertools
 import os
 import re
 import sys
+import threading
 import weakref
 
-__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "user_site", "site_line", "format_site"]
+__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "user_site", "site_line", "format_site",
+           "SITE_SCOPE", "scoped_site", "call_unscoped", "is_library_file"]
 
 _SEQ = itertools.count()
 _ACC_SEQ = itertools.count()
@@ -40,9 +42,58 @@ _IS_OURS: dict = {}
 _RAW = object()
 
 
+# Note [Site scopes]
+# Most ops that record nodes in a training step run inside retrograd's own code: an
+# nn layer's forward (Sequential -> Linear -> F.linear -> addmm), or a derivative rule
+# under create_graph=True. From there the walk of Note [User sites] climbs every library
+# frame to reach the same user line each time (W3: 10 walks of 4-5 frames a step; W5's
+# Hessian: walks of up to 17 frames). A *site scope* computes that line once: a library
+# nn.Module's __call__ (one whose forward is ours) and a create_graph pass of the engine
+# set SITE_SCOPE.site to the user's line for their duration, and user_site returns it
+# without walking. Code that calls back into the user's code from inside a scope (a
+# Module whose forward is the user's, module and tensor hooks, a custom Function's
+# backward) clears the scope around that call (call_unscoped), so its ops walk to their
+# own line as before. The scope is per thread, like grad mode.
+class _SiteScope(threading.local):
+    site = None
+
+
+SITE_SCOPE = _SiteScope()
+
+
+def scoped_site(depth: int = 2):
+    """The site for a scope opened ``depth`` frames up from the caller: the enclosing
+    scope's when one is open, else the walk of ``user_site``."""
+    s = SITE_SCOPE.site
+    return s if s is not None else user_site(depth + 1)
+
+
+def call_unscoped(fn, *args):
+    """``fn(*args)`` with no site scope open: user code called from inside one."""
+    scope = SITE_SCOPE
+    prev = scope.site
+    if prev is None:
+        return fn(*args)
+    scope.site = None
+    try:
+        return fn(*args)
+    finally:
+        scope.site = prev
+
+
 def user_site(depth: int = 2):
     """(code, offset, _RAW) of the first frame outside retrograd, starting ``depth`` frames
-    up from the caller of this function; None when there is none."""
+    up from the caller of this function; None when there is none. Inside a site scope
+    (Note [Site scopes]), the scope's site.
+
+    Example:
+        >>> import retrograd as torch
+        >>> user_site(1)[0].co_name  # this doctest's own frame is outside retrograd
+        '<module>'
+    """
+    s = SITE_SCOPE.site
+    if s is not None:
+        return s
     try:
         f = sys._getframe(depth)
     except ValueError:
@@ -52,11 +103,25 @@ def user_site(depth: int = 2):
         fn = f.f_code.co_filename
         r = ours.get(fn)
         if r is None:
-            r = ours[fn] = fn.startswith(_PKG_DIR) and "/tests/" not in fn
+            r = is_library_file(fn)
         if not r:
             return (f.f_code, f.f_lasti, _RAW)
         f = f.f_back
     return None
+
+
+def is_library_file(filename: str) -> bool:
+    """Whether code in ``filename`` is retrograd's own (a user site is never there).
+
+    Example:
+        >>> import retrograd as torch
+        >>> is_library_file(torch.nn.Linear.forward.__code__.co_filename)
+        True
+    """
+    r = _IS_OURS.get(filename)
+    if r is None:
+        r = _IS_OURS[filename] = filename.startswith(_PKG_DIR) and "/tests/" not in filename
+    return r
 
 
 def site_line(site):

@@ -29,7 +29,7 @@ from typing import Any
 
 from .._grad_mode import STATE, no_grad
 from .._graph.forward_state import FW, get_tangent
-from .._graph.node import OUT0, Node, _OutputSlot, user_site
+from .._graph.node import OUT0, Node, _OutputSlot, call_unscoped, user_site
 from .._graph.saved_hooks import HOOKS
 from .._tensor import Tensor, _make, check_inference_saved
 from ..ops import table as T
@@ -270,7 +270,7 @@ class _FunctionOp:
         if node.materialize_grads:
             grads = [_zeros_meta(m) if g is None and m is not None else g
                      for g, m in zip(grads, node._out_meta)]
-        res = self.user_backward()(node, *grads)
+        res = call_unscoped(self.user_backward(), node, *grads)  # Note [Site scopes]
         if not isinstance(res, tuple):
             res = (res,)
         name = self.node_name

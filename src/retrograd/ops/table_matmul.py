@@ -19,7 +19,7 @@ from ._core import Op
 from .dispatch import apply, view_apply
 from .jvp_rules import jvp_multilinear
 from .sum_kernel import F32, LOW_FLOATS, sum_kernel
-from .table_shape import t_op
+from .table_shape import t_op, transpose, view
 
 # ---------------------------------------------------------------------------------
 # matrix products (1-D operands handled as numpy.matmul does)
@@ -144,10 +144,70 @@ def _matmul_fwd(a, b):
 
 
 _MM_RULES = (_mm_rule_a, _mm_rule_b)
+
+
+# Note [Product rules as PyTorch writes them]
+# mm, bmm, mv and dot differentiate with PyTorch's formulas (derivatives.yaml,
+# mm_mat1_backward/mm_mat2_backward's general case): mm's gradients are
+# ``grad.mm(mat2.t())`` and ``mat1.t().mm(grad)``, bmm's the same with transpose(1, 2),
+# mv's ``grad.ger(vec)`` (``grad.reshape(n, 1) * vec``) and ``self.t().mv(grad)``, dot's
+# ``grad * other`` and ``grad * self``. So a double backward records PyTorch's graph
+# (TBackward0, MvBackward0, ...) and each gradient is one product node, where the
+# generic ``@`` rules would record matmul's decomposition (views, expand, bmm). A batched
+# gradient (Note [Batched rules]: one more leading dim than the output) takes the
+# generic rules, which broadcast.
+def _mm_mat1(g, s, n):
+    if g._data.ndim != 2:
+        return _mm_rule_a(g, s, n)
+    return apply(mm_ops["mm"], (g, view_apply(t_op, s[1], None)))
+
+
+def _mm_mat2(g, s, n):
+    if g._data.ndim != 2:
+        return _mm_rule_b(g, s, n)
+    return apply(mm_ops["mm"], (view_apply(t_op, s[0], None), g))
+
+
+def _bmm_mat1(g, s, n):
+    if g._data.ndim != 3:
+        return _mm_rule_a(g, s, n)
+    return apply(mm_ops["bmm"], (g, view_apply(transpose, s[1], (1, 2))))
+
+
+def _bmm_mat2(g, s, n):
+    if g._data.ndim != 3:
+        return _mm_rule_b(g, s, n)
+    return apply(mm_ops["bmm"], (view_apply(transpose, s[0], (1, 2)), g))
+
+
+def _mv_self(g, s, n):
+    if g._data.ndim != 1:
+        return _mm_rule_a(g, s, n)
+    return view_apply(view, g, (g._data.shape[0], 1)) * s[1]
+
+
+def _mv_vec(g, s, n):
+    nd = g._data.ndim
+    if nd == 1:
+        return apply(mm_ops["mv"], (view_apply(t_op, s[0], None), g))
+    if nd == 2:  # batched: (B, m) @ (m, n), one product
+        return apply(mm_ops["mm"], (g, s[0]))
+    return _mm_rule_b(g, s, n)
+
+
+def _dot_self(g, s, n):
+    return g * s[1] if g._data.ndim == 0 else _mm_rule_a(g, s, n)
+
+
+def _dot_other(g, s, n):
+    return g * s[0] if g._data.ndim == 0 else _mm_rule_b(g, s, n)
+
+
 # each operand is saved only for the other's gradient (as mul; PyTorch's mm likewise)
-mm_ops = {k: Op(k, _matmul_fwd, _MM_RULES, (0, 1), save_if=((1,), (0,)), jvp=jvp_multilinear,
+mm_ops = {k: Op(k, _matmul_fwd, rules, (0, 1), save_if=((1,), (0,)), jvp=jvp_multilinear,
                 batch_ok=True)
-          for k in ("mm", "bmm", "mv", "dot")}
+          for k, rules in (("mm", (_mm_mat1, _mm_mat2)), ("bmm", (_bmm_mat1, _bmm_mat2)),
+                           ("mv", (_mv_self, _mv_vec)), ("dot", (_dot_self, _dot_other)))}
 mm_ops["matmul"] = Op("matmul", _matmul_fwd, _MM_RULES, (0, 1), save_if=((1,), (0,)),
                       node_name="UnsafeViewBackward0", jvp=jvp_multilinear, batch_ok=True)
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..._device import check_device
 from ..._grad_mode import STATE, no_grad
-from ..._graph.node import RemovableHandle
+from ..._graph.node import SITE_SCOPE, RemovableHandle, is_library_file, user_site
 from ..._tensor import Tensor, _make
 from ...ops._core import record
 from ...ops.creation import tensor
@@ -86,9 +86,19 @@ _INIT_HINT = ("; call super().__init__() at the top of your module's __init__, b
 
 # Note [Module call fast path]
 # ``__call__`` is on the hot path of every network: with no hooks registered it is a
-# single attribute test and a call to ``forward``. Hook dicts start as None-free
-# empty dicts created in ``__init__`` so the test is a plain truthiness check of one
-# counter (``_hook_count``), kept up to date by every register/remove.
+# test of one counter (``_hook_count``, kept up to date by every register/remove), the
+# site scope of Note [Site scopes] (one dict lookup says whether the class's forward is
+# retrograd's own) and a call to ``forward``.
+_LIBRARY_FORWARD: dict = {}
+
+
+def _library_forward(cls) -> bool:
+    """Whether ``cls.forward`` is retrograd's own code (cached per class)."""
+    code = getattr(cls.forward, "__code__", None)
+    lib = _LIBRARY_FORWARD[cls] = code is not None and is_library_file(code.co_filename)
+    return lib
+
+
 class Module:
     """Base class for all neural network modules.
 
@@ -140,11 +150,38 @@ class Module:
 
     # -- calling --------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if not self._hook_count:
+        if self._hook_count:
+            return self._call_with_hooks(args, kwargs)
+        # Note [Site scopes] (_graph/node.py): a forward of ours runs under the user's
+        # line, found once; a forward of the user's runs unscoped (its ops find their line)
+        lib = _LIBRARY_FORWARD.get(self.__class__)
+        if lib is None:
+            lib = _library_forward(self.__class__)
+        scope = SITE_SCOPE
+        prev = scope.site
+        if lib:
+            if prev is not None:
+                return self.forward(*args, **kwargs) if kwargs else self.forward(*args)
+            scope.site = user_site(2)
+        elif prev is None:
             return self.forward(*args, **kwargs) if kwargs else self.forward(*args)
-        return self._call_with_hooks(args, kwargs)
+        else:
+            scope.site = None
+        try:
+            return self.forward(*args, **kwargs) if kwargs else self.forward(*args)
+        finally:
+            scope.site = prev
 
     def _call_with_hooks(self, args, kwargs):
+        scope = SITE_SCOPE
+        prev = scope.site  # hooks are the user's code: no site scope (Note [Site scopes])
+        scope.site = None
+        try:
+            return self._call_hooked(args, kwargs)
+        finally:
+            scope.site = prev
+
+    def _call_hooked(self, args, kwargs):
         for hid, hook in list(self._forward_pre_hooks.items()):
             if hid in self._forward_pre_hooks_with_kwargs:
                 r = hook(self, args, kwargs)
