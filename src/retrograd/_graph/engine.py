@@ -433,18 +433,23 @@ def _schedule(task: GraphTask, heap: list) -> None:
                 gd = g._data
                 if nbatch is not None or gd.shape != shape or gd.dtype is not dt:
                     g = _conform(g, node, i, shape, dt, nbatch)
+            d = deps[child] - 1
+            deps[child] = d
+            if d == 0 and child.__class__ is AccumulateGrad and _leaf_now(child, heap, ready):
+                buf = buffers.pop(child, None)  # (Note [Leaves accumulate at once])
+                if buf is not None and buf[0] is not None:
+                    g = buf[0] if g is None else buf[0] + g
+                if g is not None:
+                    _accumulate(task, child, g)
+                continue
+            if g is not None:
                 buf = buffers.get(child)
                 if buf is None:
                     buffers[child] = [g] if child._nout == 1 else _one_slot(child._nout, nr, g)
                 else:
                     old = buf[nr]
                     buf[nr] = g if old is None else old + g
-            d = deps[child] - 1
-            deps[child] = d
             if d == 0:
-                if child.__class__ is AccumulateGrad and _leaf_now(child, heap, ready):
-                    _accumulate_buffered(task, child, buffers.pop(child, None))
-                    continue
                 if ready is None:
                     ready = child
                     continue
@@ -470,12 +475,6 @@ def _leaf_now(leaf, heap: list, ready) -> bool:
     once]): no hooks, and no node that runs first waits, in the heap or held aside."""
     return not leaf._hooked and (not heap or heap[0][0] > _LAST_FIRST) and (
         not ready or not _is_first(ready))
-
-
-def _accumulate_buffered(task: GraphTask, leaf, buf) -> None:
-    """Accumulate the gradient buffered for ``leaf`` (its AccumulateGrad), if any."""
-    if buf is not None and buf[0] is not None:
-        _accumulate(task, leaf, buf[0])
 
 
 def _conform(g, node, i: int, shape: tuple, dt, nbatch):
