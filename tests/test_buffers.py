@@ -350,3 +350,47 @@ def test_no_donation_with_create_graph_or_forward_ad(pool, monkeypatch):
     for a, b in zip(run(R), run(torch)):
         np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-10)
     assert taken  # the second-order pass (no create_graph) still donates
+
+
+class _KeepsItsGradient:
+    """A custom Function whose backward keeps the gradient it returns."""
+
+    def __init__(self, m):
+        kept = self.kept = []
+
+        class Twice(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2.0
+
+            @staticmethod
+            def backward(ctx, g):
+                r = g * 2.0
+                kept.append(r)
+                return r
+
+        self.fn = Twice
+
+
+def test_donation_only_of_memory_the_engine_alone_holds(pool, monkeypatch):
+    # explicit ownership (Note [Gradient donation]): one gradient handed to two nodes,
+    # autograd.grad's answers (a non-leaf's and a leaf's), what a custom Function's
+    # backward returned and kept: none is written into while someone else holds it
+    taken = _spy_donations(monkeypatch)
+    rng = np.random.default_rng(6)
+    x0, y0, z0, g0 = (rng.standard_normal(300) for _ in range(4))
+
+    def run(m):
+        keep = _KeepsItsGradient(m)
+        x, y, z = (m.tensor(v, requires_grad=True) for v in (x0, y0, z0))
+        a = (x.exp() + x.sin()) * 3.0  # add hands one gradient to exp and sin
+        h = keep.fn.apply(y.sin()).exp()  # the custom backward's result flows into sin
+        k = h.sin()
+        u = (z + k.exp()) * 3.0  # add's gradient: to the leaf z and to exp
+        out = a * 2.0 + u
+        gk, gz, gy, gx = m.autograd.grad(out, (k, z, y, x), m.tensor(g0))
+        return [gk, gz, gy, gx, keep.kept[0]]
+
+    for a, b in zip(run(R), run(torch)):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12, atol=1e-12)
+    assert taken  # what the engine alone held was still written into

@@ -419,7 +419,6 @@ def _schedule(task: GraphTask, heap: list) -> None:
             if node._post_hooks:
                 in_grads = _run_post_hooks(task, node, grads, in_grads)
         else:
-            g = gd = in_grads = None  # Note [Gradient donation]: no reference of ours
             in_grads = _run_rule(task, node, grads, needs)
         if free and runs and node._saved and node._saved.__class__ is not Kept:
             node._saved = node._out = None
@@ -502,14 +501,17 @@ def _run_rule(task: GraphTask, node, grads: list, needs) -> list:
         if task.nbatch is not None and not getattr(node._op, "batch_ok", False):
             in_grads = _per_row(task, node, grads, needs)
         elif task.donate and grads[0] is not None and \
-                grads[0]._data.nbytes >= task.donate_min and _donates(node, needs):
-            _pool.offer(grads)  # Note [Gradient donation] (ops/buffers.py)
+                grads[0]._data.nbytes >= task.donate_min and _donates(node, needs) and \
+                _owned(task, grads[0]._data):
+            _pool.offer(grads[0]._data)  # Note [Gradient donation] (ops/buffers.py)
             try:
                 in_grads = node._op.backward(node, grads, needs)
             finally:
                 _pool.withdraw()
         else:
             in_grads = node._op.backward(node, grads, needs)
+        if task.donate and getattr(node._op, "runs_user_code", False):
+            task.show(in_grads)  # the user's code may keep what it returned
     if node._post_hooks:
         in_grads = _run_post_hooks(task, node, grads, in_grads)
     if task.anomaly and STATE.anomaly_check_nan:
@@ -545,6 +547,7 @@ def _capture_grads(task: GraphTask, node, grads: list) -> None:
     for nr in range(node._nout):
         ks = captures.get((node, nr))
         if ks is not None and grads[nr] is not None:
+            task.show((grads[nr],))  # the caller's now (Note [Gradient donation])
             for k in ks:
                 results[k] = grads[nr]
 
@@ -624,6 +627,7 @@ def _accumulate(task: GraphTask, node, g) -> None:
         if ks is None:
             return
         if not task.accumulate:
+            task.show((g,))  # the caller's now (Note [Gradient donation])
             for k in ks:
                 task.results[k] = g
             return
@@ -740,6 +744,23 @@ def _donates(node, needs) -> bool:
     """The rules about to run read the gradient once, and no post hook sees it after."""
     once = getattr(node._op, "grad_once", None)
     return once is not None and node._nout == 1 and not node._post_hooks and once(node, needs)
+
+
+def _owned(task: GraphTask, arr) -> bool:
+    """Whether the engine alone holds ``arr``'s memory (Note [Gradient donation]): a
+    gradient a rule made in this pass, writeable, that no one was shown or took (the
+    user's ``gradient=``, hooks, custom Functions, a leaf's ``.grad``, autograd.grad's
+    answers: ``task.taken``) and that no other node's buffer holds, itself or a view."""
+    if not arr.flags.writeable:
+        return False
+    mid = memory_id(arr)
+    if mid in task.taken:
+        return False
+    for buf in task.buffers.values():
+        for g in buf:
+            if g is not None and memory_id(g._data) == mid:
+                return False
+    return True
 
 
 def _retain_into(t, g, create_graph: bool) -> None:

@@ -232,6 +232,7 @@ class _FunctionOp:
     """The ``_op`` of every node a given Function class makes (Note [Custom Function nodes])."""
 
     __slots__ = ("cls", "node_name", "setup", "_sig", "__weakref__")
+    runs_user_code = True  # what backward returns may be kept (Note [Gradient donation])
 
     def __init__(self, cls):
         self.cls = cls
