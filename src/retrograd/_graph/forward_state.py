@@ -13,13 +13,16 @@ from __future__ import annotations
 import threading
 import weakref
 
+from .modes import FORWARD_AD, set_mode
+
 __all__ = ["FW", "ELEMENTWISE", "VIEW", "GENERAL", "get_tangent", "set_tangent", "fw_op",
            "inplace_tangent", "register"]
 
 
 # Note [Forward AD state]
 # One thread-local flag, ``FW.active``, tells the dispatch path whether any dual
-# level is open; ops read it once and pay nothing else when it is off. A tangent
+# level is open; each write of it sets the forward-AD bit of Note [Optional modes]
+# (modes.py), so ops pay nothing beyond that note's one test when it is off. A tangent
 # lives in the tensor's ``__dict__`` under ``_fw_grad`` (a class-level default of
 # None, Note [Tensor fields]: tensors without a tangent stay as small as before).
 # Every tensor (and node, see Note [Forward grads of saved outputs]) that gets a
@@ -32,6 +35,11 @@ class _FwState(threading.local):
         self.active = False
         self.level = -1
         self.owners: list = []
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        if name == "active":  # Note [Optional modes]
+            set_mode(FORWARD_AD, value)
 
 
 FW = _FwState()
@@ -56,8 +64,9 @@ ELEMENTWISE, VIEW, GENERAL = 1, 2, 0
 
 # Note [Forward AD interceptor]
 # Forward-mode AD is an optional feature of every op call, like autocast (Note [Dispatch
-# interceptors] in ops/dispatch.py): dispatch tests ``FW.active`` once per op and, only
-# while a dual level is open, calls ``fw_op``. The JVP machinery itself (the rules, how a
+# interceptors] in ops/dispatch.py): dispatch tests ``FW.active`` once per op while
+# MODES.any is set (Note [Optional modes]) and, only while a dual level is open, calls
+# ``fw_op``. The JVP machinery itself (the rules, how a
 # tangent follows an in-place write) is written with Tensor ops, so it lives above
 # dispatch, in ops/jvp_rules.py, which registers it here when it is imported; this module
 # imports nothing of the op layer, and the public API (autograd/forward_ad.py) sits above

@@ -18,6 +18,7 @@ from __future__ import annotations
 import threading
 
 from . import node as _node
+from .modes import SAVED_HOOKS, set_mode
 from .node import _OutputSlot, _Packed
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "HOOKS"]
@@ -81,10 +82,12 @@ class saved_tensors_hooks:
         if HOOKS.disabled_msg is not None:
             raise RuntimeError(HOOKS.disabled_msg)
         HOOKS.stack.append((self.pack_hook, self.unpack_hook))
+        set_mode(SAVED_HOOKS, True)  # Note [Optional modes]
         return self
 
     def __exit__(self, *exc):
         HOOKS.stack.pop()
+        set_mode(SAVED_HOOKS, bool(HOOKS.stack))
         return False
 
 

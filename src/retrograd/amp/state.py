@@ -2,11 +2,12 @@
 
 Note [Autocast state]
 Everything autocast knows lives in one ``threading.local`` (``AMP``), so a thread
-sees only the regions it entered itself, as in PyTorch. The hot path reads a single
-attribute, ``AMP.on``: True while CPU autocast is enabled *and* we are not already
-inside an op that autocast handled (PyTorch excludes its Autocast dispatch key while
-the cast op runs, so the ops an autocast op is made of are not cast again). Ordinary
-ops therefore pay one thread-local attribute read when autocast is off.
+sees only the regions it entered itself, as in PyTorch. ``AMP.on`` is True while CPU
+autocast is enabled *and* we are not already inside an op that autocast handled
+(PyTorch excludes its Autocast dispatch key while the cast op runs, so the ops an
+autocast op is made of are not cast again). Every write of ``on`` sets the autocast
+bit of Note [Optional modes] (_graph/modes.py), so ordinary ops pay the one test of
+``MODES.any`` when autocast and every other optional mode are off.
 ``nesting`` counts entered ``autocast`` regions; leaving the outermost one drops the
 cache of weight casts (Note [Autocast weight cache] in policy.py).
 
@@ -25,6 +26,7 @@ import threading
 import warnings
 
 from .. import _dtype as D
+from .._graph.modes import AUTOCAST, set_mode
 
 __all__ = ["AMP", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype",
            "set_autocast_dtype", "is_autocast_cache_enabled", "set_autocast_cache_enabled",
@@ -42,6 +44,11 @@ class _AutocastState(threading.local):
         self.cache_enabled = True
         self.nesting = 0
         self.cache: dict = {}  # id(leaf) -> (weakref to leaf, its lower-precision cast)
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        if name == "on":  # Note [Optional modes]
+            set_mode(AUTOCAST, value)
 
 
 AMP = _AutocastState()

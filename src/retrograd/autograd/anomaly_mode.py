@@ -28,6 +28,7 @@ from __future__ import annotations
 import warnings
 
 from .._grad_mode import STATE
+from .._graph.modes import set_anomaly
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled"]
@@ -56,8 +57,7 @@ def is_anomaly_check_nan_enabled() -> bool:
 
 
 def _set(mode: bool, check_nan: bool) -> None:
-    STATE.anomaly = bool(mode)
-    STATE.anomaly_check_nan = bool(check_nan)
+    set_anomaly(mode, check_nan)
 
 
 class detect_anomaly:

@@ -20,6 +20,7 @@ import types
 
 from .._dtype import CACHES, DEFAULTS, FROM_NP, float32
 from .._grad_mode import INFERENCE_HOOKS, STATE
+from .._graph.modes import MODES
 from .._graph.node import _OUT_ONLY, OUT0, Kept, Node, _OutputSlot, sink, user_site
 from .._graph.provenance import FORWARD_WATCHERS
 from .._graph.saved_hooks import HOOKS
@@ -185,7 +186,7 @@ def record1(op: Op, out, a, p=None):
         node._ver = node._out = None
     out._rg = True
     out._gfn = node
-    if STATE.anomaly or (HOOKS.stack and node._saved):
+    if MODES.any and (STATE.anomaly or (HOOKS.stack and node._saved)):
         _finish(node, out, (a,))
     return node
 
@@ -206,7 +207,7 @@ def record2(op: Op, out, a, b):
         node._ver = node._out = None
     out._rg = True
     out._gfn = node
-    if STATE.anomaly or (HOOKS.stack and node._saved):
+    if MODES.any and (STATE.anomaly or (HOOKS.stack and node._saved)):
         _finish(node, out, (a, b))
     return node
 
@@ -237,7 +238,7 @@ def record(op: Op, outs, inputs, p=None, nout: int = 1, depth: int = 2):
                 o._rg = True
                 o.grad_fn = node
                 o._out_nr = k
-    if STATE.anomaly or (HOOKS.stack and node._saved):
+    if MODES.any and (STATE.anomaly or (HOOKS.stack and node._saved)):
         _finish(node, outs, inputs)
     return node
 

@@ -26,6 +26,7 @@ from .. import _dtype as D
 from .._grad_mode import STATE
 from .._graph.forward_state import FW as _FW
 from .._graph.forward_state import fw_op as _fw_op
+from .._graph.modes import MODES as _MODES
 from .._graph.provenance import mark as _cut_mark
 from .._tensor import Tensor, _make, track_view
 from . import buffers as _buffers
@@ -56,9 +57,9 @@ _re_backward = re.compile(r"Backward\d*$")
 # A library above dispatch that must see every table op while one of its modes is on
 # registers an interceptor here when it is imported, instead of dispatch importing it:
 # autocast (amp/policy.py, Note [Autocast dispatch]) calls ``intercept_autocast`` with
-# its thread-local state and its handler. ``apply`` tests the state's ``on`` flag, one
-# attribute read, and hands the call to the handler while it is set. Until a library
-# registers, the flag is a constant False.
+# its thread-local state and its handler. While MODES.any is set (Note [Optional modes]
+# in _graph/modes.py), ``apply`` tests the state's ``on`` flag and hands the call to the
+# handler while it is set. Until a library registers, the flag is a constant False.
 
 
 class _Off:
@@ -145,7 +146,7 @@ def unary(op, a: Tensor, p=None) -> Tensor:
             _cut_mark("no_grad", op.name, a, t)
     elif a._cut is not None:  # a value computed from a cut one (Note [Cut markers])
         t._cut = a._cut
-    if _FW.active:  # forward-mode AD (Note [Forward AD interceptor] in _graph/forward_state.py)
+    if _MODES.any and _FW.active:  # forward-mode AD (Note [Optional modes])
         _fw_op(op, (a,), t, p, 1)
     return t
 
@@ -236,7 +237,7 @@ def binary(op, a, b, p=None) -> Tensor:
         t._cut = a._cut
     elif tb and b._cut is not None:
         t._cut = b._cut
-    if _FW.active:
+    if _MODES.any and _FW.active:  # Note [Optional modes]
         _fw_op(op, (a, b), t, p, 1)
     return t
 
@@ -288,7 +289,8 @@ def _mismatch(sa, sb):
 
 def apply(op, inputs, p=None, nout: int = 1, differentiable: bool = True):
     """Run any table op on ``inputs`` (tensors or other values) and record it."""
-    if _AMP.on:  # Note [Dispatch interceptors]: one thread-local read when autocast is off
+    modes = _MODES.any  # Note [Optional modes]: one read while every optional mode is off
+    if modes and _AMP.on:  # (Note [Dispatch interceptors])
         return _autocast_apply(op, inputs, p, nout, differentiable)
     n = len(inputs)
     if n == 2:  # the commonest arities written out (no list per call)
@@ -326,7 +328,7 @@ def apply(op, inputs, p=None, nout: int = 1, differentiable: bool = True):
                 if isinstance(x, Tensor) and x._cut is not None:
                     t._cut = x._cut
                     break
-        if _FW.active and differentiable:
+        if modes and _FW.active and differentiable:
             _fw_op(op, inputs, t, p, 0)
         return t
     ts = tuple(_make(o if o.__class__ is _ndarray else _asarray(o)) for o in out)
@@ -335,7 +337,7 @@ def apply(op, inputs, p=None, nout: int = 1, differentiable: bool = True):
     elif STATE.cut_watch and not STATE.enabled:
         for o in ts:
             _mark_apply_cut(op, o, inputs, p)
-    if _FW.active and differentiable:
+    if modes and _FW.active and differentiable:
         _fw_op(op, inputs, ts, p, 0)
     return ts
 
@@ -396,7 +398,7 @@ def view_apply(op, a: Tensor, p):
             t._vmeta = "no_grad"
         if STATE.cut_watch is not None:  # None: a derivative rule's view of a gradient,
             track_view(base, t)  # which no one can make require grad (_graph/engine.py)
-    if _FW.active:
+    if _MODES.any and _FW.active:  # Note [Optional modes]
         _fw_op(op, (a,), t, p, 2)
     return t
 

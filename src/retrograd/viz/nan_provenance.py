@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._grad_mode import STATE
+from .._graph.modes import set_anomaly
 from .._graph.node import AccumulateGrad
 from .._graph.provenance import FORWARD_WATCHERS
 from .._tensor import Tensor
@@ -277,14 +278,13 @@ class nan_provenance:
 
     def __enter__(self) -> NonFiniteReport:
         self._prev = (STATE.anomaly, STATE.anomaly_check_nan)
-        STATE.anomaly = True
-        STATE.anomaly_check_nan = False  # report, don't stop (Note [Non-finite provenance])
+        set_anomaly(True, False)  # report, don't stop (Note [Non-finite provenance])
         FORWARD_WATCHERS.append(self.report._watch_forward)
         return self.report
 
     def __exit__(self, exc_type, exc, tb) -> bool:
         FORWARD_WATCHERS.remove(self.report._watch_forward)
-        STATE.anomaly, STATE.anomaly_check_nan = self._prev
+        set_anomaly(*self._prev)
         self._prev = None
         if exc is not None and not self.report.ok and hasattr(exc, "add_note"):
             exc.add_note("retrograd.viz.nan_provenance: " + str(self.report))

@@ -1,0 +1,70 @@
+"""The one flag the op path tests for every optional mode (Note [Optional modes]).
+
+Example:
+    >>> import retrograd as torch
+    >>> from retrograd._graph.modes import MODES
+    >>> MODES.any
+    False
+    >>> with torch.autograd.detect_anomaly(check_nan=False):
+    ...     MODES.any
+    True
+"""
+
+from __future__ import annotations
+
+import threading
+
+from .._grad_mode import STATE
+
+__all__ = ["MODES", "AUTOCAST", "FORWARD_AD", "ANOMALY", "SAVED_HOOKS", "set_mode",
+           "set_anomaly"]
+
+# Note [Optional modes]
+# Four features change what an op call does, and all are off in an ordinary training
+# step: autocast (amp/state.py), forward-mode AD (Note [Forward AD interceptor]),
+# anomaly mode (a traceback per node, NaN checks) and saved-tensor hooks. Each keeps its
+# own thread-local state, and each sets its bit here whenever it turns on or off
+# (``set_mode``). Dispatch and recording test ``MODES.any``, one thread-local read, and
+# look at the features themselves only when it is set: a feature that is off costs that
+# one test, whichever of them it is. (The markers explain_grad reads, Note [Cut markers],
+# are made only on the paths that record nothing: they cost the recording path nothing.)
+AUTOCAST, FORWARD_AD, ANOMALY, SAVED_HOOKS = 1, 2, 4, 8
+
+
+class _Modes(threading.local):
+    """Per thread: which optional modes are on (``bits``), and whether any is (``any``)."""
+
+    def __init__(self):
+        self.bits = 0
+        self.any = False
+
+
+MODES = _Modes()
+
+
+def set_mode(bit: int, on: bool) -> None:
+    """Turn the optional mode ``bit`` on or off for this thread.
+
+    Example:
+        >>> set_mode(SAVED_HOOKS, True); MODES.any
+        True
+        >>> set_mode(SAVED_HOOKS, False); MODES.any
+        False
+    """
+    bits = MODES.bits | bit if on else MODES.bits & ~bit
+    MODES.bits = bits
+    MODES.any = bits != 0
+
+
+def set_anomaly(mode: bool, check_nan: bool) -> None:
+    """Anomaly mode on or off for this thread (``STATE.anomaly``), with its mode bit.
+
+    Example:
+        >>> set_anomaly(True, False); MODES.any
+        True
+        >>> set_anomaly(False, True); MODES.any
+        False
+    """
+    STATE.anomaly = bool(mode)
+    STATE.anomaly_check_nan = bool(check_nan)
+    set_mode(ANOMALY, STATE.anomaly)
