@@ -335,14 +335,22 @@ if hasattr(os, "register_at_fork"):
 # gradients) ran at 0.93x torch or 1.2x depending on where an unrelated 672-byte frame
 # object landed. ``M_TOP_PAD`` makes glibc keep 16 MiB free at the top when it trims or
 # grows the heap, so the step's arrays stay mapped; the cost is at most that much
-# resident memory. Only glibc has mallopt; ``RETROGRAD_MALLOC_TOP_PAD=<bytes>`` sets the
-# pad (0: leave malloc as it is). It is set once, when retrograd is imported.
-_M_TOP_PAD = -2  # glibc's malloc.h
+# resident memory. Setting any of these parameters turns off glibc's dynamic mmap
+# threshold, which otherwise rises to the size of the largest array freed (up to 32 MiB)
+# so that such arrays are reused from the heap: without it, every array over 128 KiB
+# outside the pool (``ones_like`` of a 16 MB gradient) is a fresh mapping, faulted in
+# page by page (4x slower; W7 lost 8%). So the threshold is set where the dynamic one
+# ends (``M_MMAP_THRESHOLD`` 32 MiB, ``M_TRIM_THRESHOLD`` twice that, as glibc pairs
+# them). Only glibc has mallopt; ``RETROGRAD_MALLOC_TOP_PAD=<bytes>`` sets the pad (0:
+# leave malloc as it is). It is set once, when retrograd is imported.
+_M_TRIM_THRESHOLD, _M_TOP_PAD, _M_MMAP_THRESHOLD = -1, -2, -3  # glibc's malloc.h
+_MMAP_MAX = 32 * _MIB  # glibc's DEFAULT_MMAP_THRESHOLD_MAX on 64-bit systems
 
 
 def pad_heap_top(nbytes: int) -> bool:
-    """Ask glibc to keep ``nbytes`` free at the top of its heap (Note [Heap top padding]);
-    False where there is no glibc mallopt (other C libraries, other systems).
+    """Ask glibc to keep ``nbytes`` free at the top of its heap, with the mmap threshold
+    where its dynamic one would end (Note [Heap top padding]); False where there is no
+    glibc mallopt (other C libraries, other systems).
 
     Example:
         >>> from retrograd.ops import buffers
@@ -357,7 +365,8 @@ def pad_heap_top(nbytes: int) -> bool:
     except (OSError, AttributeError):
         return False
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
-    return bool(mallopt(_M_TOP_PAD, int(nbytes)))
+    return bool(mallopt(_M_TOP_PAD, int(nbytes)) and mallopt(_M_MMAP_THRESHOLD, _MMAP_MAX)
+                and mallopt(_M_TRIM_THRESHOLD, 2 * _MMAP_MAX))
 
 
 _TOP_PAD = int(os.environ.get("RETROGRAD_MALLOC_TOP_PAD", 16 * _MIB))
