@@ -56,10 +56,87 @@ def _torch_autocast_cpu_ops() -> set:
     return names
 
 
-def test_policy_table_is_torch_cpu_list():
-    assert set(policy.POLICY) == _torch_autocast_cpu_ops()
-    assert not set(policy.LOWER_PRECISION_FP_OPS) & set(policy.FP32_OPS)
-    assert set(policy.PROMOTE_OPS) == {"cat", "stack", "index_copy"}
+# torch 2.13's CPU autocast lists by category (aten/src/ATen/autocast_mode.cpp), the
+# oracle for retrograd's records (Note [Autocast records])
+_TORCH_LOWER = (
+    "conv1d", "conv2d", "conv3d", "bmm", "mm", "linalg_vecdot", "baddbmm", "addmm", "addbmm",
+    "linear", "_convolution", "matmul", "conv_tbc", "mkldnn_rnn_layer", "conv_transpose1d",
+    "conv_transpose2d", "conv_transpose3d", "prelu", "scaled_dot_product_attention",
+    "_native_multi_head_attention", "_addmm_activation",
+)
+
+_TORCH_FP32 = (
+    "avg_pool3d", "binary_cross_entropy", "grid_sampler", "grid_sampler_2d",
+    "grid_sampler_3d", "_grid_sampler_2d_cpu_fallback", "polar", "prod", "quantile",
+    "nanquantile", "stft", "cdist", "trace", "view_as_complex", "cholesky", "cholesky_inverse",
+    "cholesky_solve", "inverse", "lu_solve", "orgqr", "ormqr", "pinverse", "max_pool3d",
+    "max_unpool2d", "max_unpool3d", "adaptive_avg_pool3d", "reflection_pad1d",
+    "reflection_pad2d", "replication_pad1d", "replication_pad2d", "replication_pad3d",
+    "mse_loss", "cosine_embedding_loss", "nll_loss", "nll_loss2d", "hinge_embedding_loss",
+    "poisson_nll_loss", "smooth_l1_loss", "cross_entropy_loss", "l1_loss", "huber_loss",
+    "margin_ranking_loss", "soft_margin_loss", "triplet_margin_loss", "multi_margin_loss",
+    "ctc_loss", "kl_div", "multilabel_margin_loss", "multilabel_margin_loss_forward",
+    "binary_cross_entropy_with_logits", "fft_fft", "fft_ifft", "fft_fft2", "fft_ifft2",
+    "fft_fftn", "fft_ifftn", "fft_rfft", "fft_irfft", "fft_rfft2", "fft_irfft2", "fft_rfftn",
+    "fft_irfftn", "fft_hfft", "fft_ihfft", "linalg_cond", "linalg_matrix_rank",
+    "linalg_solve", "linalg_cholesky", "linalg_cholesky_ex", "linalg_svdvals",
+    "linalg_eigvals", "linalg_eigvalsh", "linalg_inv", "linalg_inv_ex",
+    "linalg_householder_product", "linalg_tensorinv", "linalg_tensorsolve",
+    "fake_quantize_per_tensor_affine", "geqrf", "_lu_with_info", "qr", "svd",
+    "triangular_solve", "fractional_max_pool2d", "fractional_max_pool3d",
+    "adaptive_max_pool3d", "linalg_qr", "linalg_svd", "linalg_eig", "linalg_eigh",
+    "linalg_lstsq",
+)
+
+_TORCH_PROMOTE = ("stack", "cat", "index_copy")
+_TORCH_CATEGORY = {**{k: policy.LOWER_PRECISION_FP for k in _TORCH_LOWER},
+                   **{k: policy.FP32 for k in _TORCH_FP32},
+                   **{k: policy.PROMOTE for k in _TORCH_PROMOTE}}
+
+
+def test_torch_lists_are_torch_cpu_list():
+    assert set(_TORCH_CATEGORY) == _torch_autocast_cpu_ops()
+    assert len(_TORCH_CATEGORY) == len(_TORCH_LOWER) + len(_TORCH_FP32) + len(_TORCH_PROMOTE)
+
+
+def test_records_give_torch_categories():
+    # every op and public function retrograd marks is on torch's list, in its category
+    assert policy.POLICY
+    for name, cat in policy.POLICY.items():
+        assert _TORCH_CATEGORY.get(name) == cat, name
+
+
+def _exposed(torch_name: str) -> list:
+    """retrograd's public functions that stand for PyTorch's op ``torch_name``."""
+    import retrograd.linalg
+    import retrograd.nn.functional as F
+
+    renamed = {"cross_entropy_loss": "cross_entropy",
+               "_native_multi_head_attention": "multi_head_attention_forward",
+               "grid_sampler": "grid_sample"}
+    name = renamed.get(torch_name, torch_name)
+    found = []
+    if name.startswith("linalg_"):
+        fn = getattr(retrograd.linalg, name[len("linalg_"):], None)
+        return [("linalg_" + name[len("linalg_"):], fn)] if fn is not None else []
+    for ns in (rg, rg.Tensor, F):
+        fn = getattr(ns, name, None)
+        if callable(fn) and not isinstance(fn, type):
+            found.append((name, fn))
+    return found
+
+
+def test_every_listed_op_retrograd_has_carries_its_category():
+    # a new op PyTorch autocasts (a linalg function, say) fails here until its record
+    # says so
+    missing = []
+    for torch_name, cat in _TORCH_CATEGORY.items():
+        for name, fn in _exposed(torch_name):
+            if getattr(fn, "_autocast_op", None) is None or policy.ENTRIES.get(name) is None:
+                missing.append(name)
+            elif policy.ENTRIES[name].__class__ is str:
+                assert policy.ENTRIES[name] == cat, name
+    assert not missing
 
 
 # ----------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .ops.functions import matmul, vector_norm
 from .ops.functions import norm as _norm
+from .ops.public import LOWER_PRECISION_FP, autocast_category
 
 __all__ = ["vector_norm", "norm", "matrix_norm", "matmul", "vecdot"]
 
@@ -45,6 +46,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim: bool = False):
     return vector_norm(A, 2, dim, keepdim)
 
 
+@autocast_category(LOWER_PRECISION_FP, name="linalg_vecdot")
 def vecdot(x, y, *, dim: int = -1):
     """Dot product along ``dim``.
 

@@ -13,24 +13,28 @@ key and the output dtypes real torch gives under ``torch.autocast('cpu')``):
   float64 ignored (cat, stack, index_copy); float16 meeting bfloat16 is an error.
 
 Every other op runs in the dtype of its inputs, with the usual type promotion.
-The table is keyed by PyTorch's op names; ``ALIASES`` maps retrograd's public names
-(``F.cross_entropy``, ``linalg.vecdot``, ``x @ y``) and op-table names to them, and
-``_CONDITIONAL`` holds the two entries whose category depends on the arguments
-(``F.pad``: reflect/replicate modes are fp32 ops; ``einsum``: PyTorch runs a
-contraction through bmm, which is autocast).
+The category is part of each op's record (Note [Autocast records] in ops/public.py):
+``Op(..., autocast=...)`` for table ops, ``@public(autocast=...)`` or
+``@autocast_category(...)`` for public functions. This module reads the records into
+``POLICY`` (PyTorch op name -> category, for the listed ops retrograd has),
+``ENTRIES`` (public name -> category, or a function of the call's arguments: ``F.pad``
+is float32 only in reflect/replicate modes; ``einsum`` is lower precision when it
+contracts, as PyTorch runs that through bmm) and ``ALIASES`` (public and op-table names
+whose PyTorch name differs: ``F.cross_entropy`` is ``cross_entropy_loss``). The test
+suite holds the records against torch 2.13's own CPU list (tests/test_amp.py).
 
 Note [Autocast dispatch]
 An op's category is applied where PyTorch's Autocast dispatch key acts: at the op the
 program called, before that op checks its arguments (``F.linear`` refuses a bfloat16
 input with a float32 weight unless autocast cast them first). retrograd has two
-doors into an op, and both consult the one table:
+doors into an op, and both read the records:
 
-1. ``ops/dispatch.py: apply()`` checks ``AMP.on`` (one thread-local read) and sends
-   the call to ``autocast_apply`` while autocast is on (this module registers both
-   with dispatch when imported: Note [Dispatch interceptors]): table primitives are
-   identified by ``Op.name`` (``mm``, ``bmm``, ``matmul``, ``prod``, ``cat``,
-   ``stack``, ``addmm``, ``conv``...). ``unary``/``binary`` (elementwise ops, none
-   of which is on a list) have no check at all.
+1. ``ops/dispatch.py: apply()`` checks ``AMP.on`` (while Note [Optional modes]'s flag
+   is set) and sends the call to ``autocast_apply`` while autocast is on (this module
+   registers both with dispatch when imported: Note [Dispatch interceptors]): a table
+   op's category is its record's ``autocast`` (``mm``, ``bmm``, ``matmul``, ``prod``,
+   ``cat``, ``stack``, ``addmm``, ``conv``...). ``unary``/``binary`` (elementwise ops,
+   none of which is on a list) have no check at all.
 2. Public functions that are compositions (``addmm``, ``F.linear``'s checks, the
    losses, ``matmul``'s choice among mm/mv/dot) get an entry check when ``install()``
    runs (at the end of ``import retrograd``, and again on entering autocast while a
@@ -81,98 +85,42 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..ops import dispatch as _dispatch
+from ..ops._core import REGISTRY
 from ..ops.functions import matmul, to
+from ..ops.public import AUTOCAST, FP32, LOWER_PRECISION_FP, PROMOTE
 from .state import AMP
 
-__all__ = ["LOWER_PRECISION_FP", "FP32", "PROMOTE", "LOWER_PRECISION_FP_OPS", "FP32_OPS",
-           "PROMOTE_OPS", "POLICY", "ALIASES", "category", "cast_arguments", "autocast_apply",
-           "install", "installed_everywhere"]
+__all__ = ["LOWER_PRECISION_FP", "FP32", "PROMOTE", "ENTRIES", "POLICY", "ALIASES", "category",
+           "cast_arguments", "autocast_apply", "install", "installed_everywhere"]
 
-LOWER_PRECISION_FP = "lower_precision_fp"
-FP32 = "fp32"
-PROMOTE = "promote"
-
-#: CPU ops that autocast to the lower-precision dtype (torch 2.13)
-LOWER_PRECISION_FP_OPS = (
-    "conv1d", "conv2d", "conv3d", "bmm", "mm", "linalg_vecdot", "baddbmm", "addmm", "addbmm",
-    "linear", "_convolution", "matmul", "conv_tbc", "mkldnn_rnn_layer", "conv_transpose1d",
-    "conv_transpose2d", "conv_transpose3d", "prelu", "scaled_dot_product_attention",
-    "_native_multi_head_attention", "_addmm_activation",
-)
-
-#: CPU ops that autocast to float32 (torch 2.13)
-FP32_OPS = (
-    "avg_pool3d", "binary_cross_entropy", "grid_sampler", "grid_sampler_2d",
-    "grid_sampler_3d", "_grid_sampler_2d_cpu_fallback", "polar", "prod", "quantile",
-    "nanquantile", "stft", "cdist", "trace", "view_as_complex", "cholesky", "cholesky_inverse",
-    "cholesky_solve", "inverse", "lu_solve", "orgqr", "ormqr", "pinverse", "max_pool3d",
-    "max_unpool2d", "max_unpool3d", "adaptive_avg_pool3d", "reflection_pad1d",
-    "reflection_pad2d", "replication_pad1d", "replication_pad2d", "replication_pad3d",
-    "mse_loss", "cosine_embedding_loss", "nll_loss", "nll_loss2d", "hinge_embedding_loss",
-    "poisson_nll_loss", "smooth_l1_loss", "cross_entropy_loss", "l1_loss", "huber_loss",
-    "margin_ranking_loss", "soft_margin_loss", "triplet_margin_loss", "multi_margin_loss",
-    "ctc_loss", "kl_div", "multilabel_margin_loss", "multilabel_margin_loss_forward",
-    "binary_cross_entropy_with_logits", "fft_fft", "fft_ifft", "fft_fft2", "fft_ifft2",
-    "fft_fftn", "fft_ifftn", "fft_rfft", "fft_irfft", "fft_rfft2", "fft_irfft2", "fft_rfftn",
-    "fft_irfftn", "fft_hfft", "fft_ihfft", "linalg_cond", "linalg_matrix_rank",
-    "linalg_solve", "linalg_cholesky", "linalg_cholesky_ex", "linalg_svdvals",
-    "linalg_eigvals", "linalg_eigvalsh", "linalg_inv", "linalg_inv_ex",
-    "linalg_householder_product", "linalg_tensorinv", "linalg_tensorsolve",
-    "fake_quantize_per_tensor_affine", "geqrf", "_lu_with_info", "qr", "svd",
-    "triangular_solve", "fractional_max_pool2d", "fractional_max_pool3d",
-    "adaptive_max_pool3d", "linalg_qr", "linalg_svd", "linalg_eig", "linalg_eigh",
-    "linalg_lstsq",
-)
-
-#: CPU ops that promote their floating inputs to the widest one (torch 2.13)
-PROMOTE_OPS = ("stack", "cat", "index_copy")
-
-#: PyTorch op name -> category: the one policy table
-POLICY: dict = {**{k: LOWER_PRECISION_FP for k in LOWER_PRECISION_FP_OPS},
-                **{k: FP32 for k in FP32_OPS},
-                **{k: PROMOTE for k in PROMOTE_OPS}}
-
-#: retrograd public names and op-table names -> PyTorch op names
-ALIASES: dict = {
-    "concat": "cat", "concatenate": "cat", "cross_entropy": "cross_entropy_loss",
-    "grid_sample": "grid_sampler", "__matmul__": "matmul", "__rmatmul__": "matmul",
-    "conv": "_convolution", "conv_transpose": "_convolution",
-    "multi_head_attention_forward": "_native_multi_head_attention",
-}
+# Note [Autocast records] (ops/public.py): each op and public function carries its
+# category; the tables below are read from those records
+#: public name ("linalg_" + name for retrograd.linalg) -> category (or a function of the
+#: call's arguments), and -> PyTorch's op name
+ENTRIES: dict = {}
+ALIASES: dict = {"__matmul__": "matmul", "__rmatmul__": "matmul"}
+#: PyTorch op name -> category, for every listed op retrograd has
+POLICY: dict = {}
 
 
-def _pad_category(args, kwargs):
-    x = args[0] if args else kwargs.get("input")
-    mode = args[2] if len(args) > 2 else kwargs.get("mode", "constant")
-    nd = x.ndim if hasattr(x, "ndim") else 0
-    if mode == "reflect" and nd in (2, 3, 4):  # reflection_pad1d/2d; 3d is not listed
-        return FP32
-    if mode == "replicate" and nd in (2, 3, 4, 5):  # replication_pad1d/2d/3d
-        return FP32
-    return None
+def _read_records() -> None:
+    """(Re)build the tables from the records (public functions register at import)."""
+    for name, entry in AUTOCAST.items():
+        ENTRIES[name] = entry.category
+        if entry.op != name:
+            ALIASES[name] = entry.op
+        if entry.category.__class__ is str:
+            POLICY[entry.op] = entry.category
+    for op in REGISTRY:
+        if op.autocast is not None:
+            torch_name = _TABLE_OP_NAMES.get(op.name, op.name)
+            POLICY[torch_name] = op.autocast
+            if torch_name != op.name:
+                ALIASES[op.name] = torch_name
 
 
-def _einsum_category(args, kwargs):
-    """Lower precision when some index is summed between two operands (torch uses bmm)."""
-    if not args or not isinstance(args[0], str):
-        return None
-    eq = args[0].replace(" ", "")
-    lhs, _, out = eq.partition("->")
-    terms = lhs.split(",")
-    if len(terms) < 2 and not (len(args) == 2 and isinstance(args[1], (list, tuple))):
-        return None
-    if "->" not in eq:
-        letters = [c for c in lhs if c.isalpha()]
-        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
-    seen = {}
-    for term in terms:
-        for c in set(term):
-            if c.isalpha():
-                seen[c] = seen.get(c, 0) + 1
-    return LOWER_PRECISION_FP if any(n > 1 and c not in out for c, n in seen.items()) else None
-
-
-_CONDITIONAL = {"pad": _pad_category, "einsum": _einsum_category}
+#: table ops whose PyTorch name differs (what the record computes, as at::_convolution)
+_TABLE_OP_NAMES = {"conv": "_convolution", "conv_transpose": "_convolution"}
 
 
 def category(name: str):
@@ -183,6 +131,9 @@ def category(name: str):
         >>> category("linear"), category("cross_entropy"), category("softmax")
         ('lower_precision_fp', 'fp32', None)
     """
+    cat = ENTRIES.get(name)
+    if cat.__class__ is str:
+        return cat
     return POLICY.get(ALIASES.get(name, name))
 
 
@@ -296,8 +247,7 @@ def autocast_apply(op, inputs, p, nout, differentiable):
         >>> out.dtype
         torch.bfloat16
     """
-    name = op.name
-    cat = POLICY.get(ALIASES.get(name, name))
+    cat = op.autocast  # Note [Autocast records]
     AMP.on = False
     try:
         if cat is not None:
@@ -315,7 +265,7 @@ _dispatch.intercept_autocast(AMP, autocast_apply)  # Note [Dispatch interceptors
 
 
 def _entry(fn, name: str):
-    cat = _CONDITIONAL.get(name) or category(name)
+    cat = ENTRIES.get(name) or category(name)
 
     def autocast_entry(*args, **kwargs):
         if not AMP.on:
@@ -336,8 +286,8 @@ def _entry(fn, name: str):
 
 
 def _public_names(prefix: str = "") -> set:
-    names = set(_CONDITIONAL) if not prefix else set()
-    for k in (*POLICY, *ALIASES):
+    names = set()
+    for k in (*ENTRIES, *ALIASES):
         if prefix:
             if k.startswith(prefix):
                 names.add(k[len(prefix):])
@@ -395,6 +345,7 @@ def install() -> None:
         >>> install(); torch.addmm._autocast_op
         'addmm'
     """
+    _read_records()
     mods = sys.modules
     for key, ns, prefix in (("retrograd", mods.get("retrograd"), ""), ("Tensor", Tensor, ""),
                             ("linalg", mods.get("retrograd.linalg"), "linalg_"),

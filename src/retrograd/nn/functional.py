@@ -28,6 +28,7 @@ from ..ops.dispatch import apply, view_apply
 from ..ops.matmul import einsum, matmul
 from ..ops.out_arg import write_out
 from ..ops.pointwise import where
+from ..ops.public import FP32, LOWER_PRECISION_FP, autocast_category
 from ..ops.reductions import vector_norm
 from ..ops.shape import _check_expand
 from ..ops.softmax import log_softmax, softmax, softmin
@@ -96,6 +97,7 @@ from .functional_losses import (  # noqa: F401  (re-exported: F.mse_loss & co)
 # linear layers
 
 
+@autocast_category(LOWER_PRECISION_FP)
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
     """``input @ weight.T + bias``, recorded as PyTorch records it (Note [linear's graph]).
 
@@ -832,6 +834,21 @@ def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
 # utilities
 
 
+# Note [Autocast records] (ops/public.py): F.pad is an autocast op only where PyTorch
+# runs it as reflection_pad / replication_pad (float32 ops)
+def _pad_category(args, kwargs):
+    """F.pad's autocast category for this call: float32 for reflect and replicate."""
+    x = args[0] if args else kwargs.get("input")
+    mode = args[2] if len(args) > 2 else kwargs.get("mode", "constant")
+    nd = x.ndim if hasattr(x, "ndim") else 0
+    if mode == "reflect" and nd in (2, 3, 4):  # reflection_pad1d/2d; 3d is not listed
+        return FP32
+    if mode == "replicate" and nd in (2, 3, 4, 5):  # replication_pad1d/2d/3d
+        return FP32
+    return None
+
+
+@autocast_category(_pad_category)
 def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:  # noqa: A002
     """Pad the last ``len(pad) // 2`` dims: ``pad = (left_last, right_last, left_prev, ...)``.
     Modes: constant (negative pads crop), reflect, replicate, circular.
@@ -938,6 +955,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,  
     return input / denom
 
 
+@autocast_category(LOWER_PRECISION_FP)
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
                                  attn_mask: Tensor | None = None, dropout_p: float = 0.0,
                                  is_causal: bool = False, scale: float | None = None,
@@ -1082,6 +1100,7 @@ def _canonical_mask(mask, dtype):
     return mask
 
 
+@autocast_category(LOWER_PRECISION_FP, op="_native_multi_head_attention")
 def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor,
                                  embed_dim_to_check: int, num_heads: int,
                                  in_proj_weight: Tensor | None, in_proj_bias: Tensor | None,

@@ -15,6 +15,7 @@ from .. import _dtype as D
 from .._tensor import Tensor, _make
 from ..ops import table_nn as TN
 from ..ops.dispatch import apply
+from ..ops.public import FP32, LOWER_PRECISION_FP, autocast_category
 from ._functional_common import _check_float, _ntuple, _same_dtype
 
 # ---------------------------------------------------------------------------------
@@ -87,6 +88,7 @@ def _convnd(nsp, input, weight, bias, stride, padding, dilation, groups, name): 
     return out.squeeze(0) if unbatched else out
 
 
+@autocast_category(LOWER_PRECISION_FP)
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,  # noqa: A002
            padding=0, dilation=1, groups: int = 1) -> Tensor:
     """1-D convolution over (N, C, L) or (C, L) input.
@@ -99,6 +101,7 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     return _convnd(1, input, weight, bias, stride, padding, dilation, groups, "conv1d")
 
 
+@autocast_category(LOWER_PRECISION_FP)
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,  # noqa: A002
            padding=0, dilation=1, groups: int = 1) -> Tensor:
     """2-D convolution over (N, C, H, W) or (C, H, W) input; ``padding`` may be an int,
@@ -113,6 +116,7 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     return _convnd(2, input, weight, bias, stride, padding, dilation, groups, "conv2d")
 
 
+@autocast_category(LOWER_PRECISION_FP)
 def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,  # noqa: A002
            padding=0, dilation=1, groups: int = 1) -> Tensor:
     """3-D convolution over (N, C, D, H, W) or (C, D, H, W) input.
@@ -167,6 +171,7 @@ def _conv_transposend(nsp, input, weight, bias, stride, padding, output_padding,
     return out.squeeze(0) if unbatched else out
 
 
+@autocast_category(LOWER_PRECISION_FP)
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002
                      stride=1, padding=0, output_padding=0, groups: int = 1,
                      dilation=1) -> Tensor:
@@ -181,6 +186,7 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                              dilation, "conv_transpose1d")
 
 
+@autocast_category(LOWER_PRECISION_FP)
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002
                      stride=1, padding=0, output_padding=0, groups: int = 1,
                      dilation=1) -> Tensor:
@@ -196,6 +202,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                              dilation, "conv_transpose2d")
 
 
+@autocast_category(LOWER_PRECISION_FP)
 def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002
                      stride=1, padding=0, output_padding=0, groups: int = 1,
                      dilation=1) -> Tensor:
@@ -290,6 +297,7 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,  
                        return_indices, "max_pool2d")
 
 
+@autocast_category(FP32)
 def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002
                ceil_mode: bool = False, return_indices: bool = False):
     """3-D max pooling.
@@ -380,6 +388,7 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0,  # noqa: A002
                        divisor_override, "avg_pool2d")
 
 
+@autocast_category(FP32)
 def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0,  # noqa: A002
                ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override=None) -> Tensor:

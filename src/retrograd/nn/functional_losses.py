@@ -19,6 +19,7 @@ from ..ops._core import FLOAT_NP
 from ..ops.creation import zeros_like
 from ..ops.dispatch import apply
 from ..ops.pointwise import where
+from ..ops.public import FP32, autocast_category
 from ..ops.softmax import log_softmax
 from ._functional_common import (
     _TARGET_DTYPES,
@@ -43,6 +44,7 @@ def _check_same_size(input, target, stacklevel=3):  # noqa: A002
                       stacklevel=stacklevel)
 
 
+@autocast_category(FP32)
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,  # noqa: A002
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """Mean squared error.
@@ -61,6 +63,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,  # n
     return _reduce(loss, reduction)
 
 
+@autocast_category(FP32)
 def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,  # noqa: A002
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """Mean absolute error.
@@ -78,6 +81,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,  # no
     return _reduce(loss, reduction)
 
 
+@autocast_category(FP32)
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",  # noqa: A002
                delta: float = 1.0, weight: Tensor | None = None) -> Tensor:
     """0.5 d² for |d| < delta, delta (|d| - delta / 2) beyond.
@@ -96,6 +100,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",  # noqa: 
     return _reduce(loss, reduction)
 
 
+@autocast_category(FP32)
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,  # noqa: A002
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
     """0.5 d² / beta for |d| < beta, |d| - beta / 2 beyond (L1 when beta = 0).
@@ -117,6 +122,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     return _reduce(loss, reduction)
 
 
+@autocast_category(FP32)
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
              size_average=None, ignore_index: int = -100, reduce=None,
              reduction: str = "mean") -> Tensor:
@@ -180,6 +186,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
+@autocast_category(FP32, op="cross_entropy_loss")
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
                   size_average=None, ignore_index: int = -100, reduce=None,
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
@@ -234,6 +241,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  
     return nll * (1 - label_smoothing) + ret * (label_smoothing / nc)
 
 
+@autocast_category(FP32)
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """-(t log x + (1 - t) log(1 - x)), logs clamped at -100 as in PyTorch.
@@ -261,6 +269,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     return _reduce(loss, reduction)
 
 
+@autocast_category(FP32)
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A002
                                      weight: Tensor | None = None, size_average=None,
                                      reduce=None, reduction: str = "mean",
@@ -287,6 +296,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A00
     return _reduce(loss, reduction)
 
 
+@autocast_category(FP32)
 def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,  # noqa: A002
            reduction: str = "mean", log_target: bool = False) -> Tensor:
     """KL divergence with ``input`` as log-probabilities; ``reduction='batchmean'`` is the
@@ -330,6 +340,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     return w12 / (n1 * n2).clamp(min=eps * eps).sqrt()
 
 
+@autocast_category(FP32)
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor,
                           margin: float = 0.0, size_average=None, reduce=None,
                           reduction: str = "mean") -> Tensor:

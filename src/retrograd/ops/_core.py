@@ -59,14 +59,16 @@ class Op:
     ``"out"`` (``"out1"``... for further outputs) and/or ``"p0"``, ``"p1"``... (the
     Tensor ``node._p[k]``: Note [Tensors saved from parameters]).
     ``jvp(tangents, saved, node, out) -> Tensor`` is the forward rule (tangents of
-    inputs, None where zero).
+    inputs, None where zero). ``autocast`` is the op's autocast category, if PyTorch
+    lists it (Note [Autocast records] in ops/public.py).
     """
 
     __slots__ = ("name", "node_name", "fwd", "vjp", "jvp", "save", "view", "per_input", "kind",
-                 "_save_if", "batch_ok", "save_plan", "grad_once", "unsaved", "nondiff")
+                 "_save_if", "batch_ok", "save_plan", "grad_once", "unsaved", "nondiff",
+                 "autocast")
 
     def __init__(self, name, fwd, vjp=None, save=(), jvp=None, node_name=None, view=False,
-                 kind=None, save_if=None, nondiff=None, batch_ok=False):
+                 kind=None, save_if=None, nondiff=None, batch_ok=False, autocast=None):
         # grad_once(node, needs): the rules about to run read g once in all (Note
         # [Gradient donation] in buffers.py); None: never assumed
         self.grad_once = None
@@ -75,6 +77,8 @@ class Op:
         self.unsaved = ()
         # Note [Batched rules] (ops/table.py): True when the rules are batch-agnostic
         self.batch_ok = batch_ok
+        # Note [Autocast records] (ops/public.py): the category autocast casts inputs to
+        self.autocast = autocast
         self.name = name
         self.kind = kind  # None: result has the promoted dtype; "float": ints become float;
         # "bool": comparisons

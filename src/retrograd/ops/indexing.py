@@ -21,7 +21,7 @@ from .._tensor import _LEGACY_NAMES, Tensor, _make, _wrap_dim
 from . import table as T
 from .arguments import _py_sum
 from .dispatch import _is_number, apply, view_apply
-from .public import public
+from .public import PROMOTE, public
 from .reductions import _legacy_name
 from .shape import expand
 
@@ -449,7 +449,7 @@ def index_add(input, dim: int, index, source, *, alpha=1) -> Tensor:  # noqa: A0
     return apply(T.index_add, (input, index, source), (d, alpha))
 
 
-@public(inplace=True)
+@public(inplace=True, autocast=PROMOTE)
 def index_copy(input, dim: int, index, source) -> Tensor:  # noqa: A002
     """Out-of-place ``input[..., index, ...] = source`` along ``dim``.
 

@@ -23,7 +23,7 @@ from .arguments import _py_max
 from .conversion import contiguous
 from .dispatch import apply, view_apply
 from .pointwise import _check_broadcast
-from .public import alias, public
+from .public import LOWER_PRECISION_FP, alias, public
 from .reductions import sum as rsum
 from .shape import diagonal, movedim, reshape
 
@@ -43,7 +43,7 @@ def _mm_error(a, b):
                         f"{'only' if len(sb) == 1 else 'second-to-last'} dim of the second")
 
 
-@public
+@public(autocast=LOWER_PRECISION_FP)
 def matmul(input, other) -> Tensor:  # noqa: A002
     """Matrix product with NumPy/PyTorch broadcasting of batch dims; 1-D operands allowed.
 
@@ -263,7 +263,7 @@ def _dt_name(dt) -> str:
     return _C_NAMES.get(dt.name, dt.name)
 
 
-@public
+@public(autocast=LOWER_PRECISION_FP)
 def mm(input, mat2) -> Tensor:  # noqa: A002
     """Product of two 2-D tensors.
 
@@ -277,7 +277,7 @@ def mm(input, mat2) -> Tensor:  # noqa: A002
     return matmul(input, mat2)
 
 
-@public
+@public(autocast=LOWER_PRECISION_FP)
 def bmm(input, mat2) -> Tensor:  # noqa: A002
     """Batched product of two 3-D tensors.
 
@@ -352,7 +352,7 @@ def outer(input, vec2) -> Tensor:  # noqa: A002
 ger = alias("ger", outer)
 
 
-@public(inplace=True)
+@public(inplace=True, autocast=LOWER_PRECISION_FP)
 def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
     """``beta * input + alpha * (mat1 @ mat2)``.
 
@@ -433,7 +433,27 @@ def _einsum_operand_labels(lhs: str, n_ops: int) -> list:
 # summed), and the summed dims are viewed away at the end (summed, for one operand).
 # (With more than two operands PyTorch follows opt_einsum's contraction order when that
 # package is installed; without it, as here, left to right.)
-@public(method=False)
+def _einsum_category(args, kwargs):
+    """Lower precision when some index is summed between two operands (torch uses bmm)."""
+    if not args or not isinstance(args[0], str):
+        return None
+    eq = args[0].replace(" ", "")
+    lhs, _, out = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) < 2 and not (len(args) == 2 and isinstance(args[1], (list, tuple))):
+        return None
+    if "->" not in eq:
+        letters = [c for c in lhs if c.isalpha()]
+        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    seen = {}
+    for term in terms:
+        for c in set(term):
+            if c.isalpha():
+                seen[c] = seen.get(c, 0) + 1
+    return LOWER_PRECISION_FP if any(n > 1 and c not in out for c, n in seen.items()) else None
+
+
+@public(method=False, autocast=_einsum_category)
 def einsum(equation: str, *operands) -> Tensor:
     """Einstein summation, differentiable in every operand (ellipsis supported).
 

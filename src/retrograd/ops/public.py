@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-__all__ = ["Exposure", "PUBLIC", "public", "alias"]
+__all__ = ["Exposure", "PUBLIC", "public", "alias", "AUTOCAST", "autocast_category",
+           "LOWER_PRECISION_FP", "FP32", "PROMOTE"]
 
 
 # Note [Exposure records]
@@ -43,15 +44,64 @@ class Exposure(NamedTuple):
 #: name -> Exposure, in the order the functions were defined
 PUBLIC: dict[str, Exposure] = {}
 
+# Note [Autocast records]
+# PyTorch's CPU autocast puts some ops in a category (amp/policy.py, Note [Autocast policy
+# table]): cast to the lower precision, to float32, or to the widest input. The category
+# is part of the op's record: a table op carries it (``Op(..., autocast=...)``, read by
+# autocast's dispatch interceptor), and a public function that PyTorch casts at its entry
+# says so where it is defined (``@public(autocast=...)`` in the op layer,
+# ``@autocast_category(...)`` for nn.functional and linalg), with the name of PyTorch's op
+# it stands for when that differs (``F.cross_entropy`` is ``cross_entropy_loss``). A
+# category may be a function of the call's arguments (``F.pad``: only reflect and
+# replicate modes are float32 ops). amp derives its tables from these records; a test
+# holds them against torch 2.13's own list.
+LOWER_PRECISION_FP = "lower_precision_fp"
+FP32 = "fp32"
+PROMOTE = "promote"
+
+
+class AutocastEntry(NamedTuple):
+    """A public function's autocast category and the PyTorch op it stands for."""
+
+    category: str | Callable
+    op: str
+
+
+#: public name ("linalg_" + name for retrograd.linalg) -> AutocastEntry
+AUTOCAST: dict[str, AutocastEntry] = {}
+
+
+def autocast_category(category: str | Callable, *, name: str | None = None,
+                      op: str | None = None) -> Callable:
+    """Record the autocast category of a public function (Note [Autocast records]);
+    returns the function unchanged.
+
+    Example:
+        >>> from retrograd.ops.public import AUTOCAST, FP32, autocast_category
+        >>> @autocast_category(FP32, op="doc_example_loss")
+        ... def doc_example_loss(x):
+        ...     return x
+        >>> AUTOCAST.pop("doc_example_loss")
+        AutocastEntry(category='fp32', op='doc_example_loss')
+    """
+    def record(f: Callable) -> Callable:
+        key = name or f.__name__
+        AUTOCAST[key] = AutocastEntry(category, op or key)
+        return f
+    return record
+
 
 def public(fn: Callable | None = None, *, name: str | None = None, function: bool = True,
            method: bool = True, inplace: bool = False, inplace_function: bool = False,
-           tensor_operand: bool = False) -> Callable:
+           tensor_operand: bool = False, autocast: str | Callable | None = None,
+           autocast_op: str | None = None) -> Callable:
     """Record where a public function is exposed; returns the function unchanged.
 
     Used bare (``@public``: ``retrograd.f`` and ``Tensor.f``) or with flags
     (``@public(inplace=True)``). ``tensor_operand``: the second operand must be a tensor,
     and the method forms name it as PyTorch's methods do (position 1, after self).
+    ``autocast``: its autocast category, ``autocast_op`` PyTorch's name for it when it
+    differs (Note [Autocast records]).
 
     Example:
         >>> from retrograd.ops.public import PUBLIC, public
@@ -67,6 +117,8 @@ def public(fn: Callable | None = None, *, name: str | None = None, function: boo
             raise RuntimeError(f"the public name {key!r} is recorded twice (Note [Exposure "
                                "records]): give one of the functions another name")
         PUBLIC[key] = Exposure(f, function, method, inplace, inplace_function, tensor_operand)
+        if autocast is not None:
+            autocast_category(autocast, name=key, op=autocast_op)(f)
         return f
     return record if fn is None else record(fn)
 
@@ -85,5 +137,9 @@ def alias(name: str, fn: Callable, *, function: bool = True, method: bool = True
         >>> PUBLIC.pop("doc_example_negative").fn is neg
         True
     """
+    original = next((k for k, e in PUBLIC.items() if e.fn is fn), None)
+    entry = AUTOCAST.get(original) if original is not None else None
     return public(fn, name=name, function=function, method=method, inplace=inplace,
-                  inplace_function=inplace_function, tensor_operand=tensor_operand)
+                  inplace_function=inplace_function, tensor_operand=tensor_operand,
+                  autocast=entry.category if entry else None,
+                  autocast_op=entry.op if entry else None)

@@ -24,7 +24,7 @@ from ._core import _LOW, FLOAT_NP
 from .arguments import _dims
 from .dispatch import apply
 from .pointwise import isnan, logical_not, maximum, minimum, where
-from .public import public
+from .public import FP32, public
 from .softmax import log_softmax as _log_softmax
 from .softmax import softmax as _softmax
 
@@ -120,7 +120,7 @@ def nanmean(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A002
     return nansum(input, dim, keepdim) / keep.sum(dim, keepdim)
 
 
-@public
+@public(autocast=FP32)
 def prod(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
     """Product over all elements or over one ``dim``.
 

@@ -28,7 +28,7 @@ from .conversion import _legacy_type_str, clone
 from .creation import zeros
 from .dispatch import apply, view_apply
 from .pointwise import where
-from .public import alias, public
+from .public import FP32, PROMOTE, alias, public
 from .rule_helpers import sum_to
 
 # ----------------------------------------------------------------------------------
@@ -442,7 +442,7 @@ def _promote_list(tensors, fn_name):
     return [x if x.dtype == rdt else x.to(rdt) for x in tensors]
 
 
-@public(method=False)
+@public(method=False, autocast=PROMOTE)
 def cat(tensors, dim: int = 0) -> Tensor:
     """Join tensors along an existing dim.
 
@@ -482,7 +482,7 @@ concat = alias("concat", cat, method=False)
 concatenate = cat
 
 
-@public(method=False)
+@public(method=False, autocast=PROMOTE)
 def stack(tensors, dim: int = 0) -> Tensor:
     """Join tensors along a new dim.
 
@@ -752,7 +752,7 @@ def diag(input, diagonal_: int = 0) -> Tensor:  # noqa: A002
     return diagonal(input, diagonal_)
 
 
-@public
+@public(autocast=FP32)
 def trace(input) -> Tensor:  # noqa: A002
     return diagonal(input).sum()
 

@@ -41,6 +41,7 @@ from .jvp_rules import (
     jvp_linear,
     jvp_reduction,
 )
+from .public import FP32
 from .rule_helpers import (  # noqa: F401
     _bdims,
     _no_derivative,
@@ -1122,14 +1123,15 @@ def _prod_fwd(a, p):
     return np.prod(a, axis=axes, keepdims=keepdim, dtype=dt)
 
 
-prod = Op("prod", _prod_fwd, (_prod_rule,), (0, "out"), jvp=jvp_reduction, batch_ok=True)
+prod = Op("prod", _prod_fwd, (_prod_rule,), (0, "out"), jvp=jvp_reduction, batch_ok=True,
+          autocast=FP32)
 # sum/mean/prod over given dims: PyTorch's dim_IntList overloads, the same kernels and
 # rules under the node names PyTorch gives them (SumBackward1, MeanBackward1, ProdBackward1)
 sum_dims = Op("sum", _sum_fwd, sum.vjp, node_name="SumBackward1", jvp=jvp_linear, batch_ok=True)
 mean_dims = Op("mean", _mean_fwd, mean.vjp, node_name="MeanBackward1", jvp=jvp_linear,
                batch_ok=True)
 prod_dims = Op("prod", _prod_fwd, prod.vjp, prod.save, node_name="ProdBackward1",
-               jvp=jvp_reduction, batch_ok=True)
+               jvp=jvp_reduction, batch_ok=True, autocast=FP32)
 
 
 def _amax_rule(g, s, n):

@@ -46,6 +46,7 @@ from .._tensor import _make
 from . import table as T
 from ._core import _LOW, Op
 from .dispatch import apply
+from .public import LOWER_PRECISION_FP
 from .rule_helpers import zeros_like_of
 
 _F32 = np.dtype(np.float32)
@@ -282,9 +283,10 @@ def _conv_w_vjp(h, s, n, needs):
     return r
 
 
-conv = Op("conv", _conv_fwd, _conv_vjp, (0, 1), node_name="ConvolutionBackward0")
+conv = Op("conv", _conv_fwd, _conv_vjp, (0, 1), node_name="ConvolutionBackward0",
+          autocast=LOWER_PRECISION_FP)
 conv_transpose = Op("conv_transpose", _conv_t_fwd, _conv_t_vjp, (0, 1),
-                    node_name="ConvolutionBackward0")
+                    node_name="ConvolutionBackward0", autocast=LOWER_PRECISION_FP)
 conv_weight = Op("conv_weight", _conv_w_fwd, _conv_w_vjp, (0, 1),
                  node_name="ConvolutionBackwardBackward0")
 

@@ -21,6 +21,7 @@ from .._tensor import _make
 from ._core import Op
 from .dispatch import apply
 from .jvp_rules import jvp_linear, jvp_view
+from .public import PROMOTE
 from .rule_helpers import _bdims, _not_implemented, rule_zeros, sum_to
 
 
@@ -540,10 +541,11 @@ def _cat_fwd(*a):
     return np.concatenate([x for x, size in zip(a[:-1], sizes) if size is not None], axis=dim)
 
 
-cat = Op("cat", _cat_fwd, _cat_vjp, jvp=jvp_linear, batch_ok=True)
+cat = Op("cat", _cat_fwd, _cat_vjp, jvp=jvp_linear, batch_ok=True, autocast=PROMOTE)
 stack = Op("stack", lambda *a: np.stack(a[:-1], axis=a[-1]),
            lambda g, s, n, needs: [g.select(n._p + STATE.batch, i) if need else None
-                                   for i, need in enumerate(needs)], jvp=jvp_linear, batch_ok=True)
+                                   for i, need in enumerate(needs)], jvp=jvp_linear, batch_ok=True,
+           autocast=PROMOTE)
 
 
 def _multi_out_vjp(g, s, n, needs):
