@@ -129,8 +129,8 @@ INTERNAL_OPS = {
     "mode": "take_ops['mode'] (values-at-indices for a future torch.mode) has no public "
             "function yet",
     "constant_pad": "the kernel behind nn.functional.pad (an nn-layer op, tested with nn)",
-    "overlap_self": "an overlapping view's values under an in-place op (Note [In-place ops on "
-                    "overlapping views]); tested in test_fuzz_fixes_overlap.py",
+    "overlap_self": "an overlapping view's values under an in-place op (Note "
+                    "[In-place ops on overlapping views]); tested in test_fuzz_fixes_overlap.py",
 }
 
 

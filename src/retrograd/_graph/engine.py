@@ -435,11 +435,7 @@ def _schedule(task: GraphTask, heap: list) -> None:
             d = deps[child] - 1
             deps[child] = d
             if d == 0 and child.__class__ is AccumulateGrad and _leaf_now(child, heap, ready):
-                buf = buffers.pop(child, None)  # (Note [Leaves accumulate at once])
-                if buf is not None and buf[0] is not None:
-                    g = buf[0] if g is None else buf[0] + g
-                if g is not None:
-                    _accumulate(task, child, g)
+                _accumulate_now(task, child, g)  # (Note [Leaves accumulate at once])
                 continue
             if g is not None:
                 buf = buffers.get(child)
@@ -460,6 +456,16 @@ def _schedule(task: GraphTask, heap: list) -> None:
             push(heap, (_heap_key(ready, first), ready))
             ready = None
         node = ready or None
+
+
+def _accumulate_now(task: GraphTask, leaf, g) -> None:
+    """A leaf made ready by the edge that brings ``g``: its buffered gradient (if any)
+    and ``g`` accumulate at once, without a buffer for ``g``."""
+    buf = task.buffers.pop(leaf, None)
+    if buf is not None and buf[0] is not None:
+        g = buf[0] if g is None else buf[0] + g
+    if g is not None:
+        _accumulate(task, leaf, g)
 
 
 def _one_slot(nout: int, nr: int, g) -> list:

@@ -338,6 +338,13 @@ class Node(RuleInputs):
         """(code, line) of the user code that created this node, or None."""
         return site_line(self._site)
 
+    # Note [Saved tensor versions]
+    # Recording keeps, next to each saved tensor, the value of its version counter then
+    # (``_ver``; outputs in ``_out`` with their counter). Every in-place write bumps the
+    # counter that a tensor shares with its views, so when the rule asks for its saved
+    # values a changed count means the value the rule needs was overwritten: PyTorch's
+    # "modified by an inplace operation" error, raised here with the node, the tensor's
+    # shape, both versions and the line that made the node.
     def _unpack(self) -> tuple:
         """Saved values for the rules, each tensor checked against its saved version."""
         saved = self._saved

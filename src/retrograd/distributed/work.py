@@ -97,9 +97,11 @@ class Work:
         """Block until done; True. Raises ``DistBackendError`` on a timeout or a failed peer.
 
         Where the watchdog runs (Note [Blocking calls and the watchdog] in watchdog.py),
-        this is one blocking ``MPI_Waitall``. Elsewhere, Note [Waiting by polling] (and
-        Note [Failure notices] in process_group.py): MPI
-        progresses non-blocking operations inside MPI calls, so waiting spins on
+        this is one blocking ``MPI_Waitall``. Elsewhere, see Note [Failure notices] in
+        process_group.py and:
+
+        Note [Waiting by polling]
+        MPI progresses non-blocking operations inside MPI calls, so waiting spins on
         ``Testall`` for 1 ms (a small collective ends within it), then sleeps
         between tests, backing off, so that a waiting rank leaves the
         CPU to ranks that still compute when ranks share cores (200 us at most, so a

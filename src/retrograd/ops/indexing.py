@@ -190,7 +190,7 @@ def getitem(self, key) -> Tensor:
         return t
     parts = _advanced_parts(key, self._data.shape)
     t = self
-    if parts is not None:  # the basic parts first, as views (Note [Basic indexing as ...])
+    if parts is not None:  # the basic parts first, as views (Note [Basic indexing as view steps])
         steps, idx = parts
         for op, p in steps:
             t = view_apply(op, t, p)

@@ -114,8 +114,8 @@ def public(fn: Callable | None = None, *, name: str | None = None, function: boo
     def record(f: Callable) -> Callable:
         key = name or f.__name__
         if key in PUBLIC:
-            raise RuntimeError(f"the public name {key!r} is recorded twice (Note [Exposure "
-                               "records]): give one of the functions another name")
+            raise RuntimeError(f"the public name {key!r} is recorded twice (Note "
+                               "[Exposure records]): give one of the functions another name")
         PUBLIC[key] = Exposure(f, function, method, inplace, inplace_function, tensor_operand)
         if autocast is not None:
             autocast_category(autocast, name=key, op=autocast_op)(f)

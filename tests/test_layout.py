@@ -1,0 +1,84 @@
+"""The shape of the source tree that the re-layering set (issue 13): files of a
+readable size, short engine functions, imports pointing down the layers, and every
+note a comment cites by its bracketed title is written down somewhere."""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+import re
+
+SRC = pathlib.Path(__file__).resolve().parent.parent / "src" / "retrograd"
+FILES = sorted(SRC.rglob("*.py"))
+
+# the layers, bottom first: a module may import from its own layer and those below
+LAYERS = [
+    {"_dtype", "_device", "_grad_mode", "_size"},
+    {"_graph"},
+    {"_tensor"},
+    {"ops"},
+    {"autograd", "amp", "linalg", "fft", "special", "func"},
+    {"nn", "optim", "utils", "viz", "distributed", "cpu", "_legacy_checkpoint"},
+]
+
+
+def _layer(parts: tuple) -> int | None:
+    top = parts[0] if parts else ""
+    top = top[:-3] if top.endswith(".py") else top
+    for i, names in enumerate(LAYERS):
+        if top in names:
+            return i
+    return None
+
+
+def test_no_source_file_over_1500_lines():
+    long = {str(p.relative_to(SRC)): n for p in FILES
+            if (n := len(p.read_text().splitlines())) > 1500}
+    assert not long
+
+
+def test_engine_functions_are_short():
+    tree = ast.parse((SRC / "_graph" / "engine.py").read_text())
+    lengths = {n.name: n.end_lineno - n.lineno + 1 for n in ast.walk(tree)
+               if isinstance(n, ast.FunctionDef)}
+    assert max(lengths.values()) <= 80, sorted(lengths.items(), key=lambda kv: -kv[1])[:3]
+
+
+def _imports(path: pathlib.Path):
+    """(module parts relative to the package, line) of each relative import in ``path``."""
+    here = path.relative_to(SRC).parts[:-1]
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = here[:len(here) - node.level + 1] if node.level > 1 else here
+            target = base + tuple((node.module or "").split(".")) if node.module else base
+            if not target or target == ("",):
+                target = tuple(a.name for a in node.names[:1])
+            yield tuple(t for t in target if t), node.lineno
+
+
+def test_imports_point_down_the_layers():
+    upward = []
+    for path in FILES:
+        parts = path.relative_to(SRC).parts
+        mine = _layer(parts)
+        if mine is None:
+            continue
+        for target, line in _imports(path):
+            theirs = _layer(target)
+            if theirs is not None and theirs > mine:
+                upward.append(f"{'/'.join(parts)}:{line} imports {'.'.join(target)}")
+    assert not upward
+
+
+_CITE = re.compile(r"Note \[([^\]]+)\]")
+_DEFINE = re.compile(r"^\s*(?:#\s*)?Note \[([^\]]+)\]", re.M)  # a line that starts with it
+
+
+def test_every_cited_note_is_written_down():
+    root = SRC.parent.parent
+    texts = [p.read_text() for p in FILES]
+    texts += [p.read_text() for d in ("tests", "bench") for p in (root / d).rglob("*.py")]
+    texts += [p.read_text() for p in (root / "docs").rglob("*.md")]
+    defined = {re.sub(r"\s*\n\s*#?:?\s*", " ", m) for t in texts for m in _DEFINE.findall(t)}
+    cited = {re.sub(r"\s*\n\s*#?:?\s*", " ", m) for t in texts for m in _CITE.findall(t)}
+    assert sorted(cited - defined) == []
