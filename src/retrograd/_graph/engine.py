@@ -341,11 +341,11 @@ def _reaching(deps: dict, targets: set) -> set:
 
 def _execute(task: GraphTask) -> None:
     """Run the task's graph in the modes of its pass (grad mode = create_graph)."""
-    create_graph, nbatch, state, scope = task.create_graph, task.nbatch, STATE, SITE_SCOPE
+    create_graph, nbatch, state = task.create_graph, task.nbatch, STATE
     prev = state.enabled, state.cut_watch, state.batch
-    prev_site = scope.site
     if create_graph:  # nodes recorded by the rules: the user's backward/grad line
-        scope.site = scoped_site(2)  # (Note [Site scopes] in node.py)
+        prev_site = SITE_SCOPE.site
+        SITE_SCOPE.site = scoped_site(2)  # (Note [Site scopes] in node.py)
     state.enabled = create_graph
     if prev[1] is not None:
         state.cut_watch = None  # derivative rules leave no cut markers (_graph/provenance.py)
@@ -368,7 +368,8 @@ def _execute(task: GraphTask) -> None:
         _schedule(task, heap)
     finally:
         state.enabled, state.cut_watch, state.batch = prev
-        scope.site = prev_site
+        if create_graph:
+            SITE_SCOPE.site = prev_site
         stack.pop()
 
 
