@@ -73,6 +73,10 @@ def uniform_range(generator, n: int, dtype, low: float, high: float) -> np.ndarr
     x = uniform(generator, n, op)
     if lo == 0 and hi == 1:
         out = x
+    elif op == np.float64 and max(abs(hi - lo), abs(lo)) > 2.0 ** 960:
+        # fma64's splitting overflows near the float64 limit: scaled by a power of two
+        # (exact), the fma is the same
+        out = fma64(x, (hi - lo) * 2.0 ** -64, lo * 2.0 ** -64) * 2.0 ** 64
     else:
         out = (fma64 if op == np.float64 else fma32)(x, hi - lo, lo)
     out = out.astype(dt)
