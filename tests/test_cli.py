@@ -21,7 +21,7 @@ def run_cli(*args, cwd=None):
 def test_version():
     r = run_cli("--version")
     assert r.returncode == 0
-    assert r.stdout.startswith(f"retrograd {retrograd.__version__} (NumPy ")
+    assert r.stdout.startswith(f"retrograd {retrograd.version.retrograd_version} (NumPy ")
 
 
 def test_every_option_has_help():

@@ -13,12 +13,13 @@ FILES = sorted(SRC.rglob("*.py"))
 
 # the layers, bottom first: a module may import from its own layer and those below
 LAYERS = [
-    {"_dtype", "_device", "_grad_mode", "_size"},
+    {"_dtype", "_device", "_grad_mode", "_size", "_deterministic", "version"},
     {"_graph"},
     {"_tensor"},
     {"ops"},
     {"autograd", "amp", "linalg", "fft", "special", "func"},
-    {"nn", "optim", "utils", "viz", "distributed", "cpu", "_legacy_checkpoint"},
+    {"nn", "optim", "utils", "viz", "distributed", "cpu", "_legacy_checkpoint", "backends",
+     "jit", "testing"},
 ]
 
 

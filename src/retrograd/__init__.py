@@ -24,6 +24,13 @@ import warnings as _warnings
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"retrograd(\.|$)")
 
 from . import _dtype
+from ._deterministic import (
+    are_deterministic_algorithms_enabled,
+    get_deterministic_debug_mode,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_deterministic_debug_mode,
+    use_deterministic_algorithms,
+)
 from ._device import device, get_default_device, set_default_device
 from ._dtype import (  # noqa: A004
     bfloat16,
@@ -82,12 +89,17 @@ from . import _random as random  # noqa: E402
 from . import (  # noqa: E402  # noqa: E402  # noqa: E402
     amp,
     autograd,
+    backends,
     cpu,
     cuda,
+    func,  # noqa: E402
+    jit,
     linalg,
     nn,  # noqa: E402
     optim,
+    testing,
     utils,
+    version,
     viz,  # noqa: E402
 )
 from .amp import autocast  # noqa: E402
@@ -101,13 +113,14 @@ from .amp.state import (  # noqa: E402
     set_autocast_enabled,
 )
 from .autograd import forward_ad  # noqa: E402, F401  (above the op layer: Note [Forward AD interceptor])
-from .serialization import load, save  # noqa: E402
-from .viz import explain_grad  # noqa: E402
-
-__version__ = "0.1.0"
-
-from . import func  # noqa: E402
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: E402
+from .backends._precision import (  # noqa: E402
+    get_float32_matmul_precision,
+    set_float32_matmul_precision,
+)
+from .serialization import load, save  # noqa: E402
+from .version import __version__  # noqa: E402  (Note [Version seen by user code])
+from .viz import explain_grad  # noqa: E402
 
 strided = "torch.strided"
 contiguous_format = preserve_format = channels_last = None

@@ -53,9 +53,9 @@ def _version() -> str:
 
     import numpy
 
-    from . import __version__
+    from .version import retrograd_version
 
-    return (f"retrograd {__version__} (NumPy {numpy.__version__}, Python "
+    return (f"retrograd {retrograd_version} (NumPy {numpy.__version__}, Python "
             f"{platform.python_version()})")
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _random, _random_dist
+from .._deterministic import fill_uninitialized
 from .._device import check_device
 from .._graph.node import _LEGACY
 from .._random_avx import fma32, fma64
@@ -25,7 +26,7 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty"
            "linspace", "logspace", "eye", "zeros_like", "ones_like", "full_like", "empty_like",
            "rand", "randn", "randint", "randperm",
            "normal", "scalar_tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor",
-           "BoolTensor", "HalfTensor", "ByteTensor", "BFloat16Tensor"]
+           "BoolTensor", "HalfTensor", "ByteTensor", "BFloat16Tensor", "set_default_tensor_type"]
 
 
 def _finish(arr, requires_grad: bool, device) -> Tensor:
@@ -149,6 +150,20 @@ def _tensors_to_values(data):
     return data
 
 
+def check_pin_memory(pin_memory: bool) -> None:
+    """Refuse ``pin_memory=True`` in a constructor, as PyTorch without an accelerator.
+
+    Example:
+        >>> from retrograd.ops.creation import check_pin_memory
+        >>> check_pin_memory(False)
+    """
+    if pin_memory:
+        raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no "
+                           "pinned memory allocator is available on this system.\n(retrograd "
+                           "runs on the CPU only, where pinning has no use: drop "
+                           "pin_memory=True)")
+
+
 def tensor(data, dtype=None, device=None, requires_grad: bool = False,
            pin_memory: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data`` (dtype inferred as PyTorch does).
@@ -158,6 +173,7 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False,
         >>> torch.tensor([1.0, 2.0], requires_grad=True)
         tensor([1., 2.], requires_grad=True)
     """
+    check_pin_memory(pin_memory)
     if dtype is not None and not isinstance(data, (Tensor, np.ndarray)):
         dt = D.as_dtype(dtype).np
         if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
@@ -241,7 +257,7 @@ def _fill_out(out, size, value, dtype, requires_grad: bool):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad: bool = False, out=None,
-          layout=None) -> Tensor:
+          layout=None, pin_memory: bool = False) -> Tensor:
     """A tensor of zeros.
 
     Example:
@@ -249,13 +265,14 @@ def zeros(*size, dtype=None, device=None, requires_grad: bool = False, out=None,
         >>> torch.zeros(2)
         tensor([0., 0.])
     """
+    check_pin_memory(pin_memory)
     if out is not None:
         return _fill_out(out, size, 0, dtype, requires_grad)
     return _filled(size, None, dtype or D.DEFAULTS.float, requires_grad, device)
 
 
 def ones(*size, dtype=None, device=None, requires_grad: bool = False, out=None,
-         layout=None) -> Tensor:
+         layout=None, pin_memory: bool = False) -> Tensor:
     """A tensor of ones.
 
     Example:
@@ -263,6 +280,7 @@ def ones(*size, dtype=None, device=None, requires_grad: bool = False, out=None,
         >>> torch.ones(2, dtype=torch.int64)
         tensor([1, 1])
     """
+    check_pin_memory(pin_memory)
     if out is not None:
         return _fill_out(out, size, 1, dtype, requires_grad)
     return _filled(size, 1, dtype or D.DEFAULTS.float, requires_grad, device)
@@ -283,7 +301,7 @@ def full(size, fill_value, dtype=None, device=None, requires_grad: bool = False)
 
 
 def empty(*size, dtype=None, device=None, requires_grad: bool = False,
-          memory_format=None) -> Tensor:
+          memory_format=None, pin_memory: bool = False) -> Tensor:
     """An uninitialised tensor (zeros here, so results never depend on garbage).
 
     Example:
@@ -291,7 +309,29 @@ def empty(*size, dtype=None, device=None, requires_grad: bool = False,
         >>> torch.empty(2, 3).shape
         torch.Size([2, 3])
     """
-    return _filled(size, None, dtype or D.DEFAULTS.float, requires_grad, device)
+    check_pin_memory(pin_memory)
+    return uninitialized(_filled(size, None, dtype or D.DEFAULTS.float, requires_grad, device))
+
+
+def uninitialized(t: Tensor) -> Tensor:
+    """``t`` (a fresh tensor standing for uninitialised memory), filled with NaN or the
+    dtype's largest value while deterministic algorithms are on, as PyTorch's
+    ``fill_uninitialized_memory`` does; zeros otherwise.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.use_deterministic_algorithms(True)
+        >>> torch.empty(2, dtype=torch.int8), torch.empty(1)
+        (tensor([127, 127], dtype=torch.int8), tensor([nan]))
+        >>> torch.use_deterministic_algorithms(False)
+    """
+    if fill_uninitialized():
+        arr = t._data
+        if arr.dtype.kind in "fV":  # V: bfloat16
+            arr[...] = np.nan
+        else:
+            arr[...] = True if arr.dtype.kind == "b" else np.iinfo(arr.dtype).max
+    return t
 
 
 def scalar_tensor(s, dtype=None, device=None) -> Tensor:
@@ -348,7 +388,8 @@ def empty_like(input: Tensor, dtype=None, device=None, requires_grad: bool = Fal
         >>> torch.empty_like(torch.ones(2)).shape
         torch.Size([2])
     """
-    return zeros_like(input, dtype=dtype, requires_grad=requires_grad, device=device)
+    return uninitialized(zeros_like(input, dtype=dtype, requires_grad=requires_grad,
+                                    device=device))
 
 
 def arange(start, end=None, step=1, dtype=None, device=None,
@@ -656,6 +697,7 @@ def _legacy(dt):
             return tensor(args[0], dtype=dt)
         return zeros(*args, dtype=dt)
     make.__name__ = f"{dt.name}_tensor"
+    make.dtype = dt
     make.__doc__ = f"Legacy constructor: a {dt} tensor from data or a shape."
     return make
 
@@ -700,3 +742,46 @@ def legacy_new(cls, *args, **kwargs) -> Tensor:
     if cls is not Tensor:
         t.__class__ = cls
     return t
+
+
+_LEGACY_TYPES = {"torch.FloatTensor": FloatTensor, "torch.DoubleTensor": DoubleTensor,
+                 "torch.HalfTensor": HalfTensor, "torch.BFloat16Tensor": BFloat16Tensor,
+                 "torch.LongTensor": LongTensor, "torch.IntTensor": IntTensor,
+                 "torch.BoolTensor": BoolTensor, "torch.ByteTensor": ByteTensor}
+
+
+def set_default_tensor_type(t) -> None:
+    """Deprecated (PyTorch warns so): set the default floating dtype from a legacy tensor
+    type, ``torch.DoubleTensor`` or its name ``"torch.DoubleTensor"``. Prefer
+    ``torch.set_default_dtype``.
+
+    Example:
+        >>> import retrograd as torch, warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     torch.set_default_tensor_type("torch.DoubleTensor")
+        >>> torch.tensor([1.0]).dtype
+        torch.float64
+        >>> torch.set_default_dtype(torch.float32)
+    """
+    import warnings
+    warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+                  "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
+                  UserWarning, stacklevel=2)
+    if isinstance(t, str):
+        if t.startswith("torch.cuda."):
+            raise TypeError(f"type {t} not available. Torch not compiled with CUDA enabled. "
+                            "(retrograd runs on the CPU only: use the CPU type, e.g. "
+                            "'torch.FloatTensor')")
+        if t not in _LEGACY_TYPES:
+            raise TypeError(f"invalid type: '{t}' (pass a legacy tensor type such as "
+                            "'torch.DoubleTensor', or call torch.set_default_dtype)")
+        t = _LEGACY_TYPES[t]
+    dt = t.dtype if any(t is f for f in _LEGACY_TYPES.values()) else None
+    if dt is None or not dt.is_floating_point:
+        raise TypeError(("only floating-point types are supported as the default type" if dt
+                         else "invalid type object: only floating-point types are supported "
+                         "as the default type") + " (pass torch.FloatTensor or "
+                         "torch.DoubleTensor; for a dtype use torch.set_default_dtype)")
+    D.set_default_dtype(dt)
+

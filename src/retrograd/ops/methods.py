@@ -13,7 +13,7 @@ from .. import _dtype as D
 from .._graph.entry_points import backward as autograd_backward
 from .._graph.node import _LEGACY
 from .._tensor import Tensor
-from . import functions
+from . import functions, new_tensors
 from . import table as T
 from .conversion import _caster, type_
 from .creation import legacy_new
@@ -78,6 +78,8 @@ def install() -> None:
     Tensor.T = property(lambda self: self.permute(tuple(reversed(range(self.ndim)))),
                         doc="All dims reversed.")
     Tensor.where = where
+    for name in new_tensors.__all__ + ["pin_memory", "is_pinned"]:
+        setattr(Tensor, name, getattr(new_tensors, name))
     Tensor.mT = property(lambda self: self.transpose(-2, -1), doc="Last two dims swapped.")
     Tensor.H = Tensor.T
     Tensor.mH = Tensor.mT

@@ -376,9 +376,6 @@ class DataLoader:
             _get_context(multiprocessing_context)  # fail now on a bad start method
         self.multiprocessing_context = multiprocessing_context
         self._iterator = None
-        if pin_memory:
-            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
-                          "then device pinned memory won't be used.", stacklevel=2)
         self._check_worker_number()
         self._initialized = True
 
@@ -457,6 +454,13 @@ class _BaseIter:
         self._base_seed = _draw_base_seed(loader.generator)
         self._persistent_workers = loader.persistent_workers
         self._num_yielded = 0
+        if loader.pin_memory and loader.pin_memory_device:
+            warnings.warn("pin_memory_device is deprecated, the current accelerator will be used "
+                          f"as the device,ignore pin_memory_device='{loader.pin_memory_device}'.",
+                          stacklevel=2)
+        if loader.pin_memory:  # as PyTorch, on each new iterator (no accelerator here)
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
+                          "then device pinned memory won't be used.", stacklevel=2)
 
     def __iter__(self):
         return self
