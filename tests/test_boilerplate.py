@@ -13,6 +13,7 @@ import sys
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import retrograd as R
@@ -405,3 +406,65 @@ def test_cli_version_is_the_distributions():
     out = subprocess.run([sys.executable, "-c", "from retrograd.__main__ import _version; "
                           "print(_version())"], capture_output=True, text=True, check=True)
     assert out.stdout.startswith(f"retrograd {R.version.retrograd_version} (NumPy")
+
+
+ASARRAY = [
+    ("tensor-shared", lambda m, x, a: m.asarray(x) is x),
+    ("tensor-copy", lambda m, x, a: m.asarray(x, copy=True) is x),
+    ("tensor-dtype", lambda m, x, a: str(m.asarray(x, dtype=m.float64).dtype)),
+    ("tensor-no-copy-dtype", lambda m, x, a: m.asarray(x, dtype=m.float64, copy=False)),
+    ("ndarray-no-copy-dtype", lambda m, x, a: m.asarray(a, dtype=m.float32, copy=False)),
+    ("list", lambda m, x, a: m.asarray([1, 2]).tolist()),
+    ("list-dtype", lambda m, x, a: str(m.asarray([1.5, 2.], dtype=m.int32))),
+    ("number", lambda m, x, a: str(m.asarray(3.0))),
+    ("bool", lambda m, x, a: str(m.asarray(True))),
+    ("numpy-scalar", lambda m, x, a: str(m.asarray(np.float32(2.5)))),
+    ("requires-grad", lambda m, x, a: m.asarray(x, requires_grad=True).requires_grad),
+]
+
+
+@pytest.mark.parametrize("fn", [c[1] for c in ASARRAY], ids=[c[0] for c in ASARRAY])
+def test_asarray_matches_torch(fn):
+    outs = []
+    for m in (R, torch):
+        x, a = m.ones(2), np.arange(3.0)
+        try:
+            outs.append(fn(m, x, a))
+        except ValueError as e:
+            outs.append(str(e).splitlines()[0])
+    assert outs[0] == outs[1]
+
+
+def test_asarray_shares_numpy_memory_as_torch():
+    a = np.arange(3.0)
+    t = R.asarray(a)
+    a[0] = 9
+    assert t.tolist() == [9.0, 1.0, 2.0]
+    c = R.asarray(a, copy=True)
+    a[0] = 1
+    assert t.tolist()[0] == 1.0 and c.tolist()[0] == 9.0
+
+
+def test_legacy_types_and_sizes_as_torch():
+    for m in (R, torch):
+        assert str(m.ShortTensor([1]).dtype).endswith("int16")
+        assert str(m.CharTensor(2).dtype).endswith("int8") and m.CharTensor(2).shape == (2,)
+    x, y = R.ones(2, 3, dtype=R.float64), torch.ones(2, 3, dtype=torch.float64)
+    assert (x.get_device(), x.nbytes, x.itemsize) == (y.get_device(), y.nbytes, y.itemsize)
+
+
+def test_fill_uninitialized_memory_flag_as_torch():
+    import torch.utils.deterministic as tdet
+
+    import retrograd.utils.deterministic as det
+    assert det.fill_uninitialized_memory is tdet.fill_uninitialized_memory is True
+    assert _first_line(_error(lambda: setattr(det, "fill_uninitialized_memory", 1))) == \
+        _first_line(_error(lambda: setattr(tdet, "fill_uninitialized_memory", 1)))
+    try:
+        R.use_deterministic_algorithms(True)
+        assert R.empty(1).isnan().all()
+        det.fill_uninitialized_memory = False
+        assert R.empty(1).tolist() == [0.0]
+    finally:
+        det.fill_uninitialized_memory = True
+        R.use_deterministic_algorithms(False)

@@ -16,7 +16,7 @@ Example:
 
 from __future__ import annotations
 
-_state = {"enabled": False, "warn_only": False}
+_state = {"enabled": False, "warn_only": False, "fill": True}
 _MODES = {"default": 0, "warn": 1, "error": 2}
 
 
@@ -100,11 +100,12 @@ def get_deterministic_debug_mode() -> int:
 
 
 def fill_uninitialized() -> bool:
-    """Whether ``empty``-like constructors fill their memory (the mode is on).
+    """Whether ``empty``-like constructors fill their memory (the mode is on and
+    ``torch.utils.deterministic.fill_uninitialized_memory`` is True).
 
     Example:
         >>> from retrograd._deterministic import fill_uninitialized
         >>> fill_uninitialized()
         False
     """
-    return _state["enabled"]
+    return _state["enabled"] and _state["fill"]

@@ -114,6 +114,26 @@ class Tensor:
     def element_size(self) -> int:
         return self._data.itemsize
 
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element (``element_size()``)."""
+        return self._data.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the elements (``numel() * itemsize``)."""
+        return self._data.size * self._data.itemsize
+
+    def get_device(self) -> int:
+        """-1: the tensor is on the CPU (PyTorch's answer for CPU tensors).
+
+        Example:
+            >>> import retrograd as torch
+            >>> torch.ones(1).get_device()
+            -1
+        """
+        return -1
+
     def stride(self, dim: int | None = None):
         """Strides in elements, as PyTorch reports them.
 

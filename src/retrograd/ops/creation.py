@@ -26,7 +26,8 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty"
            "linspace", "logspace", "eye", "zeros_like", "ones_like", "full_like", "empty_like",
            "rand", "randn", "randint", "randperm",
            "normal", "scalar_tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor",
-           "BoolTensor", "HalfTensor", "ByteTensor", "BFloat16Tensor", "set_default_tensor_type"]
+           "BoolTensor", "HalfTensor", "ByteTensor", "BFloat16Tensor", "ShortTensor",
+           "CharTensor", "set_default_tensor_type", "asarray"]
 
 
 def _finish(arr, requires_grad: bool, device) -> Tensor:
@@ -208,6 +209,41 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
             arr = _infer(arr)
         return _make(arr)
     return tensor(data, dtype=dtype)
+
+
+def asarray(obj, *, dtype=None, device=None, copy: bool | None = None,
+            requires_grad: bool = False) -> Tensor:
+    """``obj`` as a tensor: a Tensor or NumPy array of the wanted dtype is shared (not
+    copied) unless ``copy=True``; ``copy=False`` refuses a conversion that would copy;
+    numbers and sequences are converted as by ``tensor``.
+
+    Example:
+        >>> import numpy as np, retrograd as torch
+        >>> a = np.zeros(2); t = torch.asarray(a); a[0] = 5; t
+        tensor([5., 0.], dtype=torch.float64)
+        >>> torch.asarray([1, 2], dtype=torch.float32)
+        tensor([1., 2.])
+    """
+    check_device(device)
+    if isinstance(obj, (Tensor, np.ndarray)):
+        src = obj._data.dtype if isinstance(obj, Tensor) else obj.dtype
+        want = src if dtype is None else D.as_dtype(dtype).np
+        if copy is False and want != src:
+            raise ValueError(f"can't alias tensor with dtype '{_LEGACY.get(src.name, src.name)}'"
+                             f" into dtype '{_LEGACY[want.name]}'.\n(copy=False asks for the "
+                             "very memory of the input: leave copy=None to allow a converted "
+                             "copy)")
+        if isinstance(obj, Tensor):
+            out = obj.to(D.FROM_NP[want]) if want != src else obj
+            out = out.clone() if copy and out is obj else out
+        else:
+            arr = obj.astype(want, copy=bool(copy))
+            out = _make(arr if arr.dtype in D.FROM_NP else _infer(arr))
+    else:
+        out = tensor(obj, dtype=dtype)
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
 
 
 def from_numpy(a: np.ndarray) -> Tensor:
@@ -708,6 +744,8 @@ HalfTensor = _legacy(D.float16)
 BFloat16Tensor = _legacy(D.bfloat16)
 LongTensor = _legacy(D.int64)
 IntTensor = _legacy(D.int32)
+ShortTensor = _legacy(D.int16)
+CharTensor = _legacy(D.int8)
 BoolTensor = _legacy(D.bool)
 ByteTensor = _legacy(D.uint8)
 
@@ -747,6 +785,7 @@ def legacy_new(cls, *args, **kwargs) -> Tensor:
 _LEGACY_TYPES = {"torch.FloatTensor": FloatTensor, "torch.DoubleTensor": DoubleTensor,
                  "torch.HalfTensor": HalfTensor, "torch.BFloat16Tensor": BFloat16Tensor,
                  "torch.LongTensor": LongTensor, "torch.IntTensor": IntTensor,
+                 "torch.ShortTensor": ShortTensor, "torch.CharTensor": CharTensor,
                  "torch.BoolTensor": BoolTensor, "torch.ByteTensor": ByteTensor}
 
 
