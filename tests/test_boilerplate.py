@@ -468,3 +468,22 @@ def test_fill_uninitialized_memory_flag_as_torch():
     finally:
         det.fill_uninitialized_memory = True
         R.use_deterministic_algorithms(False)
+
+
+def test_torch_version_orders_as_packaging_does():
+    # PEP 440's order without a runtime dependency (retrograd.version._key)
+    import itertools
+
+    from packaging.version import Version
+
+    from retrograd.version import TorchVersion
+
+    vs = ["1.0", "1.0.0", "1.0a1", "1.0b2", "1.0rc1", "1.0c1", "1.0.post1", "1.0-1",
+          "1.0.dev3", "1.0a1.dev2", "1.0.post1.dev0", "1.0rc1.post2", "1.0+cpu", "1.0+abc.5",
+          "1.0+5", "2.13", "2.13.1", "2.0.0rc3", "1.12.1+cu116", "2.14.0.dev20260101",
+          "2.13.0+retrograd.0.1.0"]
+    for a, b in itertools.product(vs, vs):
+        for op in ("__lt__", "__eq__", "__gt__", "__le__", "__ge__"):
+            want = getattr(Version(a), op)(Version(b))
+            assert getattr(TorchVersion(a), op)(b) == want, (a, op, b)
+            assert getattr(TorchVersion(a), op)(Version(b)) == want, (a, op, b)
