@@ -84,6 +84,7 @@ from . import (  # noqa: E402  # noqa: E402  # noqa: E402
     autograd,
     cpu,
     cuda,
+    distributions,
     linalg,
     nn,  # noqa: E402
     optim,
