@@ -9,7 +9,7 @@ Example:
 
 from __future__ import annotations
 
-from .._dtype import float32, get_default_dtype, int64, long  # noqa: F401
+from .._dtype import bool, float32, get_default_dtype, int64, long  # noqa: F401, A004
 from .._grad_mode import enable_grad, no_grad  # noqa: F401
 from .._size import Size  # noqa: F401
 from .._tensor import Tensor  # noqa: F401

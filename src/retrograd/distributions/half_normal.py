@@ -28,7 +28,7 @@ class HalfNormal(TransformedDistribution):
         >>> from retrograd.distributions import HalfNormal
         >>> HalfNormal(torch.tensor([1.]), validate_args=False).log_prob(
         ...     torch.tensor([-1., 1.]))
-        tensor([   -inf, -1.2258])
+        tensor([   -inf, -0.7258])
     """
 
     arg_constraints = {"scale": constraints.positive}

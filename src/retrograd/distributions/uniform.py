@@ -27,17 +27,16 @@ class Uniform(Distribution):
         tensor([0.6931])
     """
 
-    arg_constraints = {"low": constraints.dependent(is_discrete=False, event_dim=0),
-                       "high": constraints.dependent(is_discrete=False, event_dim=0)}
     has_rsample = True
+
+    @property
+    def arg_constraints(self) -> dict:
+        return {"low": constraints.less_than(self.high),
+                "high": constraints.greater_than(self.low)}
 
     def __init__(self, low, high, validate_args: bool | None = None) -> None:
         self.low, self.high = broadcast_all(low, high)
-        batch_shape = self.low.size()
-        super().__init__(batch_shape, validate_args=validate_args)
-        if self._validate_args and not bool(torch.lt(self.low, self.high).all()):
-            raise ValueError("Uniform is not defined when low>= high"
-                             "\n(Pass parameters with low < high elementwise.)")
+        super().__init__(self.low.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         return self._expand_params(Uniform, batch_shape, _instance, ("low", "high"))

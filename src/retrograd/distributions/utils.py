@@ -13,6 +13,7 @@ Example:
 
 from __future__ import annotations
 
+import importlib
 import math
 from functools import update_wrapper
 from numbers import Number
@@ -169,6 +170,12 @@ def special_function(name: str):
         True
     """
     fn = getattr(torch, name, None)
+    if fn is None:  # retrograd.special, where the special functions may live alone
+        try:
+            special = importlib.import_module(__package__.rsplit(".", 1)[0] + ".special")
+        except ImportError:
+            special = None
+        fn = getattr(special, name, None)
     if fn is None:
         raise NotImplementedError(
             f"this method needs torch.{name}, which this retrograd does not have yet; "
