@@ -406,8 +406,32 @@ def test_kl_dispatch_most_specific_and_ambiguity_warning():
         del D.kl._KL_REGISTRY[A, D.Normal], D.kl._KL_REGISTRY[D.Normal, B]
         D.kl._KL_MEMOIZE.clear()
     with pytest.raises(NotImplementedError, match="No KL\\(p \\|\\| q\\) is implemented for p "
-                                                  "type Normal and q type Bernoulli"):
+                                                  "type Normal and q type Categorical"):
+        D.kl_divergence(D.Normal(0.0, 1.0), D.Categorical(rt.ones(2)))
+    with pytest.raises(NotImplementedError, match="The cross KL-divergence between different "
+                                                  "exponential families"):
         D.kl_divergence(D.Normal(0.0, 1.0), D.Bernoulli(0.5))
+
+
+@pytest.mark.parametrize("make", [
+    lambda m: m.distributions.Normal(m.tensor([0.3, -1.0], dtype=m.float64, requires_grad=True),
+                                     m.tensor([0.5, 2.0], dtype=m.float64)),
+    lambda m: m.distributions.Bernoulli(m.tensor([0.3, 0.8], dtype=m.float64,
+                                                 requires_grad=True)),
+    lambda m: m.distributions.Exponential(m.tensor([0.3, 2.0], dtype=m.float64,
+                                                   requires_grad=True)),
+    lambda m: m.distributions.ContinuousBernoulli(logits=m.tensor([0.3, 2.0], dtype=m.float64,
+                                                                  requires_grad=True)),
+], ids=["normal", "bernoulli", "exponential", "contbern"])
+def test_exponential_family_bregman_entropy_and_kl(make):
+    t, r = make(torch), make(rt)
+    assert isinstance(r, D.ExponentialFamily)
+    if not isinstance(r, D.ContinuousBernoulli):  # it has no _mean_carrier_measure in torch
+        _close(TD.ExponentialFamily.entropy(t), D.ExponentialFamily.entropy(r), "entropy")
+        _close(r.entropy(), D.ExponentialFamily.entropy(r), "closed form")
+    expected = TD.kl._kl_expfamily_expfamily(t, make(torch))
+    got = D.kl._kl_expfamily_expfamily(r, make(rt))
+    _close(expected, got, "Bregman KL")
     with pytest.raises(TypeError):
         D.register_kl(int, D.Normal)
 

@@ -23,6 +23,7 @@ from .cauchy import Cauchy
 from .constraint_registry import biject_to, transform_to
 from .continuous_bernoulli import ContinuousBernoulli
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .geometric import Geometric
 from .gumbel import Gumbel
@@ -42,8 +43,9 @@ from .uniform import Uniform
 
 __all__ = [
     "Bernoulli", "Categorical", "Cauchy", "ContinuousBernoulli", "Distribution",
-    "ExpRelaxedCategorical", "Exponential", "Geometric", "Gumbel", "HalfCauchy",
-    "HalfNormal", "Independent", "Laplace", "LogNormal", "LogitRelaxedBernoulli", "Normal",
+    "ExpRelaxedCategorical", "Exponential", "ExponentialFamily", "Geometric", "Gumbel",
+    "HalfCauchy", "HalfNormal", "Independent", "Laplace", "LogNormal", "LogitRelaxedBernoulli",
+    "Normal",
     "OneHotCategorical", "OneHotCategoricalStraightThrough", "RelaxedBernoulli",
     "RelaxedOneHotCategorical", "TransformedDistribution", "Uniform", "biject_to",
     "constraints", "kl", "kl_divergence", "register_kl", "transform_to", "transforms",

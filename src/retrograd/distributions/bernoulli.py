@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from . import _torch as torch
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import _probs_or_logits, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(Distribution):
+class Bernoulli(ExponentialFamily):
     """Bernoulli distribution parameterized by ``probs`` or ``logits`` (not both).
 
     Example:
@@ -83,6 +83,17 @@ class Bernoulli(Distribution):
     def entropy(self):
         return torch.F.binary_cross_entropy_with_logits(self.logits, self.probs,
                                                         reduction="none")
+
+    @property
+    def _natural_params(self):
+        return (torch.log(self.probs / (1 - self.probs)),)  # logit(probs)
+
+    def _log_normalizer(self, x):
+        return torch.log1p(torch.exp(x))
+
+    @property
+    def _mean_carrier_measure(self):
+        return 0
 
     def enumerate_support(self, expand: bool = True):
         values = torch.arange(2, dtype=self._param.dtype)

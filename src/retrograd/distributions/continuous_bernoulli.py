@@ -13,7 +13,7 @@ import math
 
 from . import _torch as torch
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import (
     _probs_or_logits,
     broadcast_all,
@@ -26,7 +26,7 @@ from .utils import (
 __all__ = ["ContinuousBernoulli"]
 
 
-class ContinuousBernoulli(Distribution):
+class ContinuousBernoulli(ExponentialFamily):
     """Continuous Bernoulli distribution with shape ``probs`` (or ``logits``); near
     ``probs = 0.5`` (inside ``lims``) Taylor expansions replace the unstable closed forms.
 
@@ -149,6 +149,18 @@ class ContinuousBernoulli(Distribution):
             (torch.log1p(-cut + value * (2.0 * cut - 1.0)) - torch.log1p(-cut))
             / (torch.log(cut) - torch.log1p(-cut)),
             value)
+
+    @property
+    def _natural_params(self):
+        return (self.logits,)
+
+    def _log_normalizer(self, x):
+        """The log normalizer as a function of the logits (Taylor expansion near 0)."""
+        outside = torch.max(torch.le(x, self._lims[0] - 0.5), torch.gt(x, self._lims[1] - 0.5))
+        cut = torch.where(outside, x, (self._lims[0] - 0.5) * torch.ones_like(x))
+        log_norm = torch.log(torch.abs(torch.expm1(cut))) - torch.log(torch.abs(cut))
+        taylor = 0.5 * x + torch.pow(x, 2) / 24.0 - torch.pow(x, 4) / 2880.0
+        return torch.where(outside, log_norm, taylor)
 
     def entropy(self):
         log_probs0 = torch.log1p(-self.probs)

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from . import _torch as torch
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
 __all__ = ["Exponential"]
 
 
-class Exponential(Distribution):
+class Exponential(ExponentialFamily):
     """Exponential distribution with rate ``rate``.
 
     Example:
@@ -73,3 +73,14 @@ class Exponential(Distribution):
 
     def entropy(self):
         return 1.0 - torch.log(self.rate)
+
+    @property
+    def _natural_params(self):
+        return (-self.rate,)
+
+    def _log_normalizer(self, x):
+        return -torch.log(-x)
+
+    @property
+    def _mean_carrier_measure(self):
+        return 0

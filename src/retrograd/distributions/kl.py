@@ -14,12 +14,14 @@ import math
 import warnings
 from functools import total_ordering
 
+from ..autograd import grad
 from . import _torch as torch
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .cauchy import Cauchy
 from .continuous_bernoulli import ContinuousBernoulli
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .geometric import Geometric
 from .gumbel import Gumbel
@@ -164,6 +166,24 @@ def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
 def _kl_exponential_exponential(p, q):
     rate_ratio = q.rate / p.rate
     return -rate_ratio.log() + rate_ratio - 1
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p, q):
+    """The Bregman divergence of the log normalizer (same family only)."""
+    if type(p) is not type(q):
+        raise NotImplementedError(
+            "The cross KL-divergence between different exponential families cannot be "
+            "computed using Bregman divergences\n(Register a closed form with "
+            f"@register_kl({type(p).__name__}, {type(q).__name__}).)")
+    p_nparams = [param.detach().requires_grad_() for param in p._natural_params]
+    q_nparams = q._natural_params
+    lg_normal = p._log_normalizer(*p_nparams)
+    gradients = grad(lg_normal.sum(), p_nparams, create_graph=True)
+    result = q._log_normalizer(*q_nparams) - lg_normal
+    for pnp, qnp, g in zip(p_nparams, q_nparams, gradients):
+        result = result - _sum_rightmost((qnp - pnp) * g, len(q.event_shape))
+    return result
 
 
 @register_kl(Gumbel, Gumbel)

@@ -13,13 +13,13 @@ import math
 
 from . import _torch as torch
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import _LOG_SQRT_2PI, _standard_normal, broadcast_all, special_function
 
 __all__ = ["Normal"]
 
 
-class Normal(Distribution):
+class Normal(ExponentialFamily):
     """Normal distribution with mean ``loc`` and standard deviation ``scale``.
 
     Example:
@@ -85,3 +85,14 @@ class Normal(Distribution):
 
     def entropy(self):
         return 0.5 + 0.5 * math.log(2 * math.pi) + torch.log(self.scale)
+
+    @property
+    def _natural_params(self):
+        return (self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal())
+
+    def _log_normalizer(self, x, y):
+        return -0.25 * x.pow(2) / y + 0.5 * torch.log(-math.pi / y)
+
+    @property
+    def _mean_carrier_measure(self):
+        return 0
