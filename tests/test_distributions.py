@@ -480,6 +480,17 @@ def test_transforms_match_torch(name, make, kind):
         _close(a, b, f"{name} log_abs_det_jacobian grad {i}")
 
 
+def test_lower_cholesky_transform_matches_torch():
+    tx, rx = _pair(_param("real", (2, 3, 3)))
+    ty, ry = TD.transform_to(TD.constraints.lower_cholesky)(tx), D.transform_to(
+        D.constraints.lower_cholesky)(rx)
+    _close(ty, ry, "forward")
+    _close(TD.LowerCholeskyTransform().inv(ty), D.LowerCholeskyTransform().inv(ry), "inverse")
+    for a, b in zip(_grads(ty, [tx], torch), _grads(ry, [rx], rt)):
+        _close(a, b, "grad")
+    assert bool(D.constraints.lower_cholesky.check(ry).all())
+
+
 def test_transform_cache_equality_and_sign():
     t = D.ExpTransform(cache_size=1)
     x = rt.tensor([0.5])
@@ -552,3 +563,55 @@ def test_torch_namespace_and_pathwise_gradients():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         D.Normal(loc, scale).log_prob(x.detach()).sum().backward()
+
+
+def _reinforce_step(lib, w, states):
+    """One REINFORCE step of pytorch/examples' shape: sample actions from a softmax
+    policy, score them, and backpropagate the policy-gradient loss."""
+    weight = lib.tensor(w, requires_grad=True)
+    lib.manual_seed(4)
+    probs = lib.softmax(lib.tensor(states) @ weight, dim=-1)
+    dist = lib.distributions.Categorical(probs)
+    actions = dist.sample()
+    returns = lib.arange(len(states), dtype=lib.float32) * 0.1 + 1.0
+    loss = -(dist.log_prob(actions) * returns).sum() - 0.01 * dist.entropy().sum()
+    loss.backward()
+    return actions.numpy(), loss.item(), weight.grad.numpy()
+
+
+def _vae_step(lib, mu, logvar):
+    """A VAE's reparameterized latent and KL term, as in pytorch/examples' vae."""
+    mu = lib.tensor(mu, requires_grad=True)
+    logvar = lib.tensor(logvar, requires_grad=True)
+    lib.manual_seed(9)
+    q = lib.distributions.Normal(mu, (0.5 * logvar).exp())
+    z = q.rsample()
+    prior = lib.distributions.Normal(lib.zeros_like(mu), lib.ones_like(mu))
+    loss = lib.distributions.kl_divergence(q, prior).sum() + (z**2).sum()
+    loss.backward()
+    return z.detach().numpy(), loss.item(), mu.grad.numpy(), logvar.grad.numpy()
+
+
+def test_reinforce_and_vae_steps_match_torch():
+    rng = np.random.default_rng(5)
+    w = rng.standard_normal((4, 3)).astype(np.float32)
+    states = rng.standard_normal((6, 4)).astype(np.float32)
+    for a, b in zip(_reinforce_step(torch, w, states), _reinforce_step(rt, w, states)):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+    mu, logvar = (rng.standard_normal((3, 5)).astype(np.float32) for _ in range(2))
+    for a, b in zip(_vae_step(torch, mu, logvar), _vae_step(rt, mu, logvar)):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+
+
+def test_log_prob_supports_double_backward():
+    for lib in (torch, rt):
+        loc = lib.tensor([0.3, -0.4], dtype=lib.float64, requires_grad=True)
+        x = lib.tensor([1.0, 2.0], dtype=lib.float64)
+        lp = lib.distributions.Laplace(loc, 2.0).log_prob(x) + lib.distributions.Normal(
+            loc, 1.5).log_prob(x)
+        (g,) = lib.autograd.grad(lp.sum(), loc, create_graph=True)
+        (gg,) = lib.autograd.grad((g**2).sum(), loc)
+        if lib is torch:
+            expected = (g.detach().numpy(), gg.numpy())
+    np.testing.assert_allclose(g.detach().numpy(), expected[0], rtol=1e-10)
+    np.testing.assert_allclose(gg.numpy(), expected[1], rtol=1e-10)

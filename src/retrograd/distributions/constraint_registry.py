@@ -129,3 +129,8 @@ def _biject_to_simplex(constraint):
 @transform_to.register(constraints.simplex)
 def _transform_to_simplex(constraint):
     return transforms.SoftmaxTransform()
+
+
+@transform_to.register(constraints.lower_cholesky)
+def _transform_to_lower_cholesky(constraint):
+    return transforms.LowerCholeskyTransform()

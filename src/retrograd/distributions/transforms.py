@@ -25,7 +25,8 @@ from .utils import _sum_rightmost, broadcast_all, finfo
 
 __all__ = [
     "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
-    "IndependentTransform", "PowerTransform", "SigmoidTransform", "SoftmaxTransform",
+    "IndependentTransform", "LowerCholeskyTransform", "PowerTransform", "SigmoidTransform",
+    "SoftmaxTransform",
     "SoftplusTransform", "StickBreakingTransform", "TanhTransform", "Transform",
     "identity_transform",
 ]
@@ -703,3 +704,29 @@ class StickBreakingTransform(_Elementwise):
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
         return shape[:-1] + (shape[-1] - 1,)
+
+
+def _diagonal_mask(x):
+    """True on the main diagonal of the trailing square matrices of ``x``."""
+    return torch.eye(x.shape[-1], dtype=torch.bool).expand(x.shape)
+
+
+class LowerCholeskyTransform(_Elementwise):
+    """Unconstrained square matrices to lower-triangular ones with a positive diagonal
+    (``exp`` of the diagonal); not a bijection, as in PyTorch.
+
+    Example:
+        >>> import retrograd as torch
+        >>> LowerCholeskyTransform()(torch.zeros(2, 2) + 1.)
+        tensor([[2.7183, 0.0000],
+                [1.0000, 2.7183]])
+    """
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.lower_cholesky
+
+    def _call(self, x):
+        return torch.where(_diagonal_mask(x), x.exp(), x.tril(-1))
+
+    def _inverse(self, y):
+        return torch.where(_diagonal_mask(y), y.log(), y.tril(-1))
