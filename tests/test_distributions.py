@@ -26,7 +26,8 @@ def _param(kind, shape):
     draw = {"real": lambda: RNG.standard_normal(shape),
             "pos": lambda: RNG.uniform(0.5, 2.0, shape),
             "prob": lambda: RNG.uniform(0.1, 0.9, shape),
-            "low": lambda: RNG.uniform(-2.0, -0.5, shape)}[kind]
+            "low": lambda: RNG.uniform(-2.0, -0.5, shape),
+            "big": lambda: RNG.uniform(2.5, 4.0, shape)}[kind]
     return np.asarray(draw(), dtype=np.float64)
 
 
@@ -76,6 +77,16 @@ CASES = [
      [("pos", ()), ("prob", (2, 3))]),
     ("relaxed_onehot", lambda m, t, a: m.distributions.RelaxedOneHotCategorical(t, logits=a),
      [("pos", ()), ("real", (2, 4))]),
+    ("pareto", lambda m, a, b: m.distributions.Pareto(a, b), [("pos", (2, 3)), ("pos", (3,))]),
+    ("pareto_heavy", lambda m, a, b: m.distributions.Pareto(a, b),
+     [("pos", (3,)), ("num:0.8", ())]),
+    ("mixture_normal", lambda m, w, a, b: m.distributions.MixtureSameFamily(
+        m.distributions.Categorical(w), m.distributions.Normal(a, b)),
+     [("pos", (2, 3)), ("real", (2, 3)), ("pos", (3,))]),
+    ("mixture_independent", lambda m, w, a, b: m.distributions.MixtureSameFamily(
+        m.distributions.Categorical(logits=w),
+        m.distributions.Independent(m.distributions.Laplace(a, b), 1)),
+     [("real", (2, 3)), ("real", (2, 3, 4)), ("pos", (2, 3, 4))]),
     ("independent", lambda m, a, b: m.distributions.Independent(m.distributions.Normal(a, b), 1),
      [("real", (2, 3)), ("pos", (2, 3))]),
     ("transformed_affine_exp", lambda m, a, b, c, d: m.distributions.TransformedDistribution(
@@ -335,6 +346,7 @@ def test_perplexity_sample_n_and_repr():
 KL_MAKERS = {
     "Normal": lambda m, g: m.distributions.Normal(g("real", (3,)), g("pos", (2, 3))),
     "Uniform": lambda m, g: m.distributions.Uniform(g("low", (2, 3)), g("pos", (3,))),
+    "UniformPositive": lambda m, g: m.distributions.Uniform(g("prob", (2, 3)), g("big", (3,))),
     "Exponential": lambda m, g: m.distributions.Exponential(g("pos", (2, 3))),
     "Laplace": lambda m, g: m.distributions.Laplace(g("real", (3,)), g("pos", (3,))),
     "Cauchy": lambda m, g: m.distributions.Cauchy(g("real", (3,)), g("pos", (3,))),
@@ -348,9 +360,14 @@ KL_MAKERS = {
     "Independent": lambda m, g: m.distributions.Independent(
         m.distributions.Normal(g("real", (2, 3)), g("pos", (2, 3))), 1),
     "LogNormal": lambda m, g: m.distributions.LogNormal(g("real", (3,)), g("pos", (3,))),
+    "Pareto": lambda m, g: m.distributions.Pareto(g("pos", (2, 3)), g("big", (2, 3))),
 }
+def _kl_type(name):
+    return getattr(D, name.replace("Positive", ""))
+
+
 KL_PAIRS = [(p, q) for p in KL_MAKERS for q in KL_MAKERS
-            if (getattr(D, p), getattr(D, q)) in D.kl._KL_REGISTRY
+            if (_kl_type(p), _kl_type(q)) in D.kl._KL_REGISTRY
             or (p == q == "LogNormal")]
 
 

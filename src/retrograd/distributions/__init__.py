@@ -33,8 +33,10 @@ from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .mixture_same_family import MixtureSameFamily
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .pareto import Pareto
 from .relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
 from .relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
 from .transformed_distribution import TransformedDistribution
@@ -45,7 +47,7 @@ __all__ = [
     "Bernoulli", "Categorical", "Cauchy", "ContinuousBernoulli", "Distribution",
     "ExpRelaxedCategorical", "Exponential", "ExponentialFamily", "Geometric", "Gumbel",
     "HalfCauchy", "HalfNormal", "Independent", "Laplace", "LogNormal", "LogitRelaxedBernoulli",
-    "Normal",
+    "MixtureSameFamily", "Normal", "Pareto",
     "OneHotCategorical", "OneHotCategoricalStraightThrough", "RelaxedBernoulli",
     "RelaxedOneHotCategorical", "TransformedDistribution", "Uniform", "biject_to",
     "constraints", "kl", "kl_divergence", "register_kl", "transform_to", "transforms",

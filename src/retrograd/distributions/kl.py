@@ -30,6 +30,7 @@ from .independent import Independent
 from .laplace import Laplace
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .pareto import Pareto
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 from .utils import _sum_rightmost, euler_constant, special_function
@@ -230,6 +231,18 @@ def _kl_onehotcategorical_onehotcategorical(p, q):
     return _kl_categorical_categorical(p._categorical, q._categorical)
 
 
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p, q):
+    # Gil (2011), via PyTorch
+    scale_ratio = p.scale / q.scale
+    alpha_ratio = q.alpha / p.alpha
+    t1 = q.alpha * scale_ratio.log()
+    t2 = -alpha_ratio.log()
+    result = t1 + t2 + alpha_ratio - 1
+    result[p.support.lower_bound < q.support.lower_bound] = math.inf
+    return result
+
+
 @register_kl(TransformedDistribution, TransformedDistribution)
 def _kl_transformed_transformed(p, q):
     if p.transforms != q.transforms:
@@ -271,6 +284,17 @@ def _kl_cauchy_cauchy(p, q):
 # cross-family pairs
 
 
+@register_kl(ContinuousBernoulli, Pareto)
+def _kl_continuous_bernoulli_infinity(p, q):
+    return _infinite_like(p.probs)
+
+
+@register_kl(Pareto, ContinuousBernoulli)
+@register_kl(Pareto, Uniform)
+def _kl_pareto_infinity(p, q):
+    return _infinite_like(p.scale)
+
+
 @register_kl(ContinuousBernoulli, Exponential)
 def _kl_continuous_bernoulli_exponential(p, q):
     return -p.entropy() - torch.log(q.rate) + q.rate * p.mean
@@ -294,6 +318,7 @@ def _kl_continuous_bernoulli_uniform(p, q):
 
 
 @register_kl(Exponential, ContinuousBernoulli)
+@register_kl(Exponential, Pareto)
 @register_kl(Exponential, Uniform)
 def _kl_exponential_infinity(p, q):
     return _infinite_like(p.rate)
@@ -321,6 +346,7 @@ def _kl_exponential_normal(p, q):
 
 
 @register_kl(Gumbel, ContinuousBernoulli)
+@register_kl(Gumbel, Pareto)
 @register_kl(Gumbel, Exponential)
 @register_kl(Gumbel, Uniform)
 def _kl_gumbel_infinity(p, q):
@@ -337,6 +363,7 @@ def _kl_gumbel_normal(p, q):
 
 
 @register_kl(Laplace, ContinuousBernoulli)
+@register_kl(Laplace, Pareto)
 @register_kl(Laplace, Exponential)
 @register_kl(Laplace, Uniform)
 def _kl_laplace_infinity(p, q):
@@ -355,6 +382,7 @@ def _kl_laplace_normal(p, q):
 
 
 @register_kl(Normal, ContinuousBernoulli)
+@register_kl(Normal, Pareto)
 @register_kl(Normal, Exponential)
 @register_kl(Normal, Uniform)
 def _kl_normal_infinity(p, q):
@@ -381,6 +409,45 @@ def _kl_normal_laplace(p, q):
     t2 = math.sqrt(2 / math.pi) * p.scale * torch.exp(-0.5 * loc_diff_scale_ratio.pow(2))
     t3 = loc_diff * torch.erf(math.sqrt(0.5) * loc_diff_scale_ratio)
     return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
+
+
+@register_kl(Pareto, Exponential)
+def _kl_pareto_exponential(p, q):
+    scale_rate_prod = p.scale * q.rate
+    t1 = (p.alpha / scale_rate_prod).log()
+    t2 = p.alpha.reciprocal()
+    t3 = p.alpha * scale_rate_prod / (p.alpha - 1)
+    result = t1 - t2 + t3 - 1
+    result[p.alpha <= 1] = math.inf
+    return result
+
+
+@register_kl(Pareto, Normal)
+def _kl_pareto_normal(p, q):
+    var_normal = 2 * q.scale.pow(2)
+    common_term = p.scale / (p.alpha - 1)
+    t1 = (math.sqrt(2 * math.pi) * q.scale * p.alpha / p.scale).log()
+    t2 = p.alpha.reciprocal()
+    t3 = p.alpha * common_term.pow(2) / (p.alpha - 2)
+    t4 = (p.alpha * common_term - q.loc).pow(2)
+    result = t1 - t2 + (t3 + t4) / var_normal - 1
+    result[p.alpha <= 2] = math.inf
+    return result
+
+
+def _x_log_x(tensor):
+    """``x log x`` with ``0 log 0 = 0`` (PyTorch's xlogy(x, x))."""
+    return torch.where(tensor == 0, torch.zeros_like(tensor), tensor * tensor.log())
+
+
+@register_kl(Uniform, Pareto)
+def _kl_uniform_pareto(p, q):
+    support_uniform = p.high - p.low
+    t1 = (q.alpha * q.scale.pow(q.alpha) * support_uniform).log()
+    t2 = (_x_log_x(p.high) - _x_log_x(p.low) - support_uniform) / support_uniform
+    result = t2 * (q.alpha + 1) - t1
+    result[p.low < q.support.lower_bound] = math.inf
+    return result
 
 
 @register_kl(Uniform, ContinuousBernoulli)
