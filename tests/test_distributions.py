@@ -77,6 +77,7 @@ CASES = [
      [("pos", ()), ("prob", (2, 3))]),
     ("relaxed_onehot", lambda m, t, a: m.distributions.RelaxedOneHotCategorical(t, logits=a),
      [("pos", ()), ("real", (2, 4))]),
+    ("weibull", lambda m, a, b: m.distributions.Weibull(a, b), [("pos", (2, 3)), ("pos", (3,))]),
     ("pareto", lambda m, a, b: m.distributions.Pareto(a, b), [("pos", (2, 3)), ("pos", (3,))]),
     ("pareto_heavy", lambda m, a, b: m.distributions.Pareto(a, b),
      [("pos", (3,)), ("num:0.8", ())]),
@@ -506,6 +507,28 @@ def test_lower_cholesky_transform_matches_torch():
     for a, b in zip(_grads(ty, [tx], torch), _grads(ry, [rx], rt)):
         _close(a, b, "grad")
     assert bool(D.constraints.lower_cholesky.check(ry).all())
+
+
+def test_corr_cholesky_transform_matches_torch():
+    tx, rx = _pair(_param("real", (2, 6)))
+    tt, rtr = TD.biject_to(TD.constraints.corr_cholesky), D.biject_to(D.constraints.corr_cholesky)
+    ty, ry = tt(tx), rtr(rx)
+    _close(ty, ry, "forward")
+    assert bool(D.constraints.corr_cholesky.check(ry).all())
+    _close(tt.inv(ty), rtr.inv(ry), "inverse")
+    expected, got = tt.log_abs_det_jacobian(tx, ty), rtr.log_abs_det_jacobian(rx, ry)
+    _close(expected, got, "log_abs_det_jacobian")
+    for a, b in zip(_grads(expected, [tx], torch), _grads(got, [rx], rt)):
+        _close(a, b, "grad")
+    assert rtr.forward_shape((5, 6)) == (5, 4, 4) and rtr.inverse_shape((4, 4)) == (6,)
+    m = np.arange(12.0).reshape(3, 4)
+    for diag in (-1, 0, 1):
+        vec = D.utils.tril_matrix_to_vec(rt.tensor(m[:, :3]), diag)
+        np.testing.assert_array_equal(
+            vec.numpy(), TD.utils.tril_matrix_to_vec(torch.tensor(m[:, :3]), diag).numpy())
+        np.testing.assert_array_equal(
+            D.utils.vec_to_tril_matrix(vec, diag).numpy(),
+            TD.utils.vec_to_tril_matrix(torch.tensor(vec.numpy()), diag).numpy())
 
 
 def test_transform_cache_equality_and_sign():

@@ -42,6 +42,7 @@ from .relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F403
 from .uniform import Uniform
+from .weibull import Weibull
 
 __all__ = [
     "Bernoulli", "Categorical", "Cauchy", "ContinuousBernoulli", "Distribution",
@@ -49,7 +50,7 @@ __all__ = [
     "HalfCauchy", "HalfNormal", "Independent", "Laplace", "LogNormal", "LogitRelaxedBernoulli",
     "MixtureSameFamily", "Normal", "Pareto",
     "OneHotCategorical", "OneHotCategoricalStraightThrough", "RelaxedBernoulli",
-    "RelaxedOneHotCategorical", "TransformedDistribution", "Uniform", "biject_to",
+    "RelaxedOneHotCategorical", "TransformedDistribution", "Uniform", "Weibull", "biject_to",
     "constraints", "kl", "kl_divergence", "register_kl", "transform_to", "transforms",
 ]
 __all__.extend(transforms.__all__)

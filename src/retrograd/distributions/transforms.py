@@ -21,10 +21,11 @@ from numbers import Number
 
 from . import _torch as torch
 from . import constraints
-from .utils import _sum_rightmost, broadcast_all, finfo
+from .utils import _sum_rightmost, broadcast_all, finfo, tril_matrix_to_vec, vec_to_tril_matrix
 
 __all__ = [
-    "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
+    "AbsTransform", "AffineTransform", "ComposeTransform", "CorrCholeskyTransform",
+    "ExpTransform",
     "IndependentTransform", "LowerCholeskyTransform", "PowerTransform", "SigmoidTransform",
     "SoftmaxTransform",
     "SoftplusTransform", "StickBreakingTransform", "TanhTransform", "Transform",
@@ -730,3 +731,59 @@ class LowerCholeskyTransform(_Elementwise):
 
     def _inverse(self, y):
         return torch.where(_diagonal_mask(y), y.log(), y.tril(-1))
+
+
+class CorrCholeskyTransform(_Elementwise):
+    """Unconstrained vectors of length ``D(D-1)/2`` to Cholesky factors of ``D x D``
+    correlation matrices (lower triangular, positive diagonal, unit rows): ``tanh`` into
+    ``(-1, 1)``, then stick breaking along each row (a bijection).
+
+    Example:
+        >>> import retrograd as torch
+        >>> CorrCholeskyTransform()(torch.zeros(1))
+        tensor([[1., 0.],
+                [0., 1.]])
+    """
+
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def _call(self, x):
+        eps = finfo(x.dtype).eps
+        x = torch.tanh(x).clamp(min=-1 + eps, max=1 - eps)
+        r = vec_to_tril_matrix(x, diag=-1)
+        z1m_cumprod_sqrt = (1 - r**2).sqrt().cumprod(-1)
+        r = r + torch.eye(r.shape[-1], dtype=r.dtype)
+        return r * _pad_last(z1m_cumprod_sqrt[..., :-1], 1, 0, 1.0)
+
+    def _inverse(self, y):
+        y_cumsum = 1 - torch.cumsum(y * y, dim=-1)
+        y_cumsum_shifted = _pad_last(y_cumsum[..., :-1], 1, 0, 1.0)
+        y_vec = tril_matrix_to_vec(y, diag=-1)
+        y_cumsum_vec = tril_matrix_to_vec(y_cumsum_shifted, diag=-1)
+        t = y_vec / y_cumsum_vec.sqrt()
+        return (t.log1p() - t.neg().log1p()) / 2  # atanh(t)
+
+    def log_abs_det_jacobian(self, x, y, intermediates=None):
+        y1m_cumsum = 1 - (y * y).cumsum(dim=-1)
+        stick_breaking_logdet = 0.5 * tril_matrix_to_vec(y1m_cumsum, diag=-2).log().sum(-1)
+        tanh_logdet = -2 * (x + torch.F.softplus(-2 * x) - math.log(2.0)).sum(dim=-1)
+        return stick_breaking_logdet + tanh_logdet
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        n = shape[-1]
+        d = round((0.25 + 2 * n) ** 0.5 + 0.5)
+        if d * (d - 1) // 2 != n:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return shape[:-1] + (d, d)
+
+    def inverse_shape(self, shape):
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        d = shape[-1]
+        return shape[:-2] + (d * (d - 1) // 2,)

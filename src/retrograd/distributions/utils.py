@@ -23,7 +23,7 @@ import numpy as np
 from . import _torch as torch
 
 __all__ = ["broadcast_all", "logits_to_probs", "clamp_probs", "probs_to_logits",
-           "lazy_property", "euler_constant"]
+           "lazy_property", "euler_constant", "tril_matrix_to_vec", "vec_to_tril_matrix"]
 
 euler_constant = 0.57721566490153286060  # Euler-Mascheroni constant
 
@@ -128,6 +128,48 @@ def probs_to_logits(probs, is_binary: bool = False):
     if is_binary:
         return torch.log(clamped) - torch.log1p(-clamped)
     return torch.log(clamped)
+
+
+def _tril_mask(n: int, diag: int):
+    arange = torch.arange(n)
+    return arange < arange.view(-1, 1) + (diag + 1)
+
+
+def tril_matrix_to_vec(mat, diag: int = 0):
+    """The lower-triangular entries (below diagonal ``diag``) of the trailing ``D x D``
+    matrices of ``mat``, in row order.
+
+    Example:
+        >>> import retrograd as torch
+        >>> tril_matrix_to_vec(torch.arange(9.).reshape(3, 3), diag=-1)
+        tensor([3., 6., 7.])
+    """
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    return mat[..., _tril_mask(n, diag)]
+
+
+def vec_to_tril_matrix(vec, diag: int = 0):
+    """The ``D x D`` lower-triangular matrices whose entries (below diagonal ``diag``, in
+    row order) are the last dimension of ``vec``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> vec_to_tril_matrix(torch.tensor([1., 2., 3.]))
+        tensor([[1., 0.],
+                [2., 3.]])
+    """
+    # the positive root of D**2 + (1 + 2 diag) D - |diag| (diag + 1) - 2 len = 0
+    n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * vec.shape[-1]
+                            + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    if round(n) - n > finfo(vec.dtype).eps:
+        raise ValueError(f"The size of last dimension is {vec.shape[-1]} which cannot be "
+                         "expressed as the lower triangular part of a square D x D matrix.")
+    n = round(n)
+    mat = torch.zeros(vec.shape[:-1] + (n, n), dtype=vec.dtype)
+    mat[..., _tril_mask(n, diag)] = vec
+    return mat
 
 
 class lazy_property:  # noqa: N801  (PyTorch's name)
