@@ -167,10 +167,10 @@ def test_check_reports_missing_parts_and_restores_torch(tmp_path, capsys):
     import torch
 
     bad = tmp_path / "bad.py"
-    bad.write_text("import torch.distributions\n")
+    bad.write_text("import torch.onnx\n")
     assert run_check(str(bad)) == 1
     err = capsys.readouterr().err
-    assert "No module named 'torch.distributions'" in err and "retrograd has no" in err
+    assert "No module named 'torch.onnx'" in err and "retrograd has no" in err
     assert sys.modules["torch"] is torch  # the real PyTorch is back
     exits = tmp_path / "exits.py"
     exits.write_text("raise SystemExit(3)\n")

@@ -18,8 +18,8 @@ LAYERS = [
     {"_tensor"},
     {"ops"},
     {"autograd", "amp", "linalg", "fft", "special", "func"},
-    {"nn", "optim", "utils", "viz", "distributed", "cpu", "_legacy_checkpoint", "backends",
-     "jit", "testing"},
+    {"nn", "optim", "utils", "viz", "distributed", "distributions", "cpu",
+     "_legacy_checkpoint", "backends", "jit", "testing"},
 ]
 
 

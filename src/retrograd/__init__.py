@@ -92,6 +92,7 @@ from . import (  # noqa: E402  # noqa: E402  # noqa: E402
     backends,
     cpu,
     cuda,
+    distributions,
     func,  # noqa: E402
     jit,
     linalg,

@@ -144,7 +144,11 @@ def bernoulli(input, p=None, *, generator=None) -> Tensor:  # noqa: A002
         if data.dtype.kind != "f" and data.dtype.name != "bfloat16":
             raise NotImplementedError('"bernoulli_tensor_cpu_p_" not implemented for '
                                       f"'{_DTYPE_NAMES.get(data.dtype.name, data.dtype.name)}'")
-        hits = dist.bernoulli_tensor(generator, _in_order(data, data))
+        # PyTorch samples into a fresh contiguous result (empty_like with the legacy
+        # contiguous format), so the draws follow the C order of the shape whatever the
+        # input's strides (a transposed or expanded input included)
+        hits = dist.bernoulli_tensor(generator, np.ascontiguousarray(data).reshape(-1))
+        return _make(hits.reshape(data.shape).astype(data.dtype))
     else:
         _check_p(float(p))
         hits = dist.bernoulli(generator, data.size, p)

@@ -1,0 +1,56 @@
+"""``retrograd.distributions``: PyTorch's ``torch.distributions``, written in retrograd
+Tensor ops, so log-probabilities, entropies, KL divergences and reparameterized samples
+(``rsample``) carry gradients to every parameter, and samples drawn after
+``manual_seed(s)`` are PyTorch's numbers where PyTorch draws them with a shared primitive
+(``normal``, ``rand``, ``bernoulli``, ``multinomial``, ``exponential_``, ``uniform_``,
+``cauchy_``).
+
+Example:
+    >>> import retrograd as torch
+    >>> from retrograd.distributions import Normal
+    >>> loc = torch.tensor(0.5, requires_grad=True)
+    >>> Normal(loc, 1.).log_prob(torch.tensor(1.)).backward()
+    >>> loc.grad
+    tensor(0.5000)
+"""
+
+from __future__ import annotations
+
+from . import constraints, kl, transforms
+from .bernoulli import Bernoulli
+from .categorical import Categorical
+from .cauchy import Cauchy
+from .constraint_registry import biject_to, transform_to
+from .continuous_bernoulli import ContinuousBernoulli
+from .distribution import Distribution
+from .exp_family import ExponentialFamily
+from .exponential import Exponential
+from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_cauchy import HalfCauchy
+from .half_normal import HalfNormal
+from .independent import Independent
+from .kl import kl_divergence, register_kl
+from .laplace import Laplace
+from .log_normal import LogNormal
+from .mixture_same_family import MixtureSameFamily
+from .normal import Normal
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .pareto import Pareto
+from .relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
+from .relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
+from .transformed_distribution import TransformedDistribution
+from .transforms import *  # noqa: F403
+from .uniform import Uniform
+from .weibull import Weibull
+
+__all__ = [
+    "Bernoulli", "Categorical", "Cauchy", "ContinuousBernoulli", "Distribution",
+    "ExpRelaxedCategorical", "Exponential", "ExponentialFamily", "Geometric", "Gumbel",
+    "HalfCauchy", "HalfNormal", "Independent", "Laplace", "LogNormal", "LogitRelaxedBernoulli",
+    "MixtureSameFamily", "Normal", "Pareto",
+    "OneHotCategorical", "OneHotCategoricalStraightThrough", "RelaxedBernoulli",
+    "RelaxedOneHotCategorical", "TransformedDistribution", "Uniform", "Weibull", "biject_to",
+    "constraints", "kl", "kl_divergence", "register_kl", "transform_to", "transforms",
+]
+__all__.extend(transforms.__all__)
