@@ -87,6 +87,7 @@ from . import (  # noqa: E402  # noqa: E402  # noqa: E402
     linalg,
     nn,  # noqa: E402
     optim,
+    special,
     utils,
     viz,  # noqa: E402
 )
