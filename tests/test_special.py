@@ -126,6 +126,14 @@ def test_gradients_pytorch_refuses():
                                                "implemented"):
             m.heaviside(x, y).sum().backward()
         assert m.special.bessel_j0(x).grad_fn is None
+        # asinh_/acosh_/atanh_: PyTorch's in-place overloads have no derivative
+        for name, v in (("asinh_", 0.5), ("acosh_", 1.5), ("atanh_", 0.5)):
+            z = m.tensor([v], dtype=m.float64, requires_grad=True)
+            w = getattr(z * 1, name)()
+            assert w.grad_fn.name() == name[:-1].capitalize() + "Backward1"
+            with pytest.raises(NotImplementedError, match="the derivative for 'inplace "
+                                                          f"version of {name[:-1]}' is not"):
+                w.sum().backward()
         # nextafter: the gradient passes to self where self != other, none to other
         a = m.tensor([1.0, 2.0], dtype=m.float64, requires_grad=True)
         b = m.tensor([3.0, 2.0], dtype=m.float64, requires_grad=True)

@@ -167,6 +167,9 @@ def inplace_methods() -> dict:
             if not e.inplace:
                 continue
             fn = _float_power_into_double if name == "float_power" else e.fn
+            # a function whose in-place form is another overload of PyTorch's (asinh_:
+            # AsinhBackward1, without a derivative) names it as ``inplace_variant``
+            fn = getattr(fn, "inplace_variant", fn)
             method = by_fn.get(id(fn))
             if method is None:
                 method = by_fn[id(fn)] = _make_inplace(fn, name + "_")

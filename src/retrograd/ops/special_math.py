@@ -89,6 +89,17 @@ def polygamma(n: int, input: Tensor) -> Tensor:  # noqa: A002
     return unary(TS.polygamma, input, int(n))
 
 
+def _polygamma_inplace(input: Tensor, n: int) -> Tensor:  # noqa: A002
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n. (n is the order "
+                           "of the derivative of digamma: pass n >= 0)")
+    return unary(TS.polygamma_inplace, input, int(n))
+
+
+_polygamma_inplace.__name__ = "polygamma"
+polygamma.inplace_variant = _polygamma_inplace
+
+
 @public(inplace=True, name="mvlgamma")
 def mvlgamma(input: Tensor, p: int) -> Tensor:  # noqa: A002
     """The multivariate log-gamma function of dimension ``p``.
@@ -227,6 +238,18 @@ def atanh(input: Tensor) -> Tensor:  # noqa: A002
     return unary(TS.atanh, input)
 
 
+def _inplace_variant(op):
+    """The function an in-place form computes with (methods.inplace_methods): ``op``'s
+    record, PyTorch's in-place overload."""
+    def fn(input: Tensor) -> Tensor:  # noqa: A002
+        return unary(op, input)
+    fn.__name__ = fn.__qualname__ = op.name
+    return fn
+
+
+asinh.inplace_variant = _inplace_variant(TS.asinh_inplace)
+acosh.inplace_variant = _inplace_variant(TS.acosh_inplace)
+atanh.inplace_variant = _inplace_variant(TS.atanh_inplace)
 arcsinh = alias("arcsinh", asinh, inplace=True, inplace_function=True)
 arccosh = alias("arccosh", acosh, inplace=True, inplace_function=True)
 arctanh = alias("arctanh", atanh, inplace=True, inplace_function=True)
@@ -391,6 +414,15 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:  # noqa: A002
     return binary(TS.heaviside, input, values)
 
 
+def _heaviside_inplace(input: Tensor, values: Tensor) -> Tensor:  # noqa: A002
+    heaviside(input.detach(), values.detach())  # its argument checks
+    return binary(TS.heaviside_inplace, input, values)
+
+
+_heaviside_inplace.__name__ = "heaviside"
+heaviside.inplace_variant = _heaviside_inplace
+
+
 @public(inplace=True, inplace_function=True, tensor_operand=True)
 def ldexp(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """``input * 2**other``.
@@ -437,7 +469,8 @@ bessel_j1 = _special_unary(TS.bessel_j1, "torch.special.bessel_j1(torch.tensor([
 
 
 def ndtr(input: Tensor) -> Tensor:  # noqa: A002
-    """The standard normal CDF, ``(1 + erf(x / sqrt(2))) / 2`` (PyTorch's composition).
+    """The standard normal CDF, ``(1 + erf(x / sqrt(2))) / 2``: PyTorch's composition of
+    Scalar overloads (its graph: MulBackward1, AddBackward1, ErfBackward0, MulBackward1).
 
     Example:
         >>> import retrograd as torch
@@ -445,7 +478,8 @@ def ndtr(input: Tensor) -> Tensor:  # noqa: A002
         tensor([0.5000])
     """
     x = input if input._data.dtype in FLOAT_NP else input.float()
-    return unary(TS.mul_scalar, 1 + (x * _SQRT1_2).erf(), 0.5)
+    e = unary(TS.mul_scalar, x, _SQRT1_2).erf()
+    return unary(TS.mul_scalar, unary(TS.add_scalar, e, 1.0), 0.5)
 
 
 def special_round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A002

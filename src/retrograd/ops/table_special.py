@@ -92,16 +92,46 @@ digamma = _u("digamma", _sp_kernel("psi"), lambda g, s, n: g * unary(polygamma, 
                   (0,))
 
 
+# Note [Trigamma series]
+# PyTorch computes polygamma(1, x) with its own series, not with the Hurwitz zeta that
+# serves n >= 2: reflection below 1/2 (psi1(x) = pi^2 / sin^2(pi x) - psi1(1 - x)), six
+# steps of the recurrence psi1(x) = 1/x^2 + psi1(x + 1), then the asymptotic expansion
+# 1/x + 1/(2x^2) + 1/(6x^3) - 1/(30x^5) + 1/(42x^7), cut after that term (~1e-10 relative
+# from the exact value near x = 0). SciPy's polygamma(1, x) is exact to ~1e-16, so the
+# two differ in the tenth digit; this kernel takes PyTorch's truncation, to print its
+# numbers (and digamma's gradient, which is polygamma(1, x)).
+def _trigamma(x: np.ndarray) -> np.ndarray:  # in x's dtype, as PyTorch's scalar_t
+    low = x < 0.5
+    s = np.sin(np.pi * x)
+    result = np.where(low, -(np.pi * np.pi) / (s * s), x.dtype.type(0))
+    x = np.where(low, 1 - x, x)
+    for _ in range(6):
+        result += 1 / (x * x)
+        x = x + 1
+    ixx = 1 / (x * x)
+    result += (1 + 1 / (2 * x) + ixx * (1 / 6 - ixx * (1 / 30 - ixx * (1 / 42)))) / x
+    return np.where(low, -result, result)
+
+
 def _polygamma_fwd(a, k):
     if k == 0:
         return _sp_kernel("psi")(a)
+    if k == 1:  # Note [Trigamma series]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return _trigamma(a)
     r = _scipy("polygamma")(k, a.astype(np.float64, copy=False))
     return np.asarray(r).astype(a.dtype, copy=False)
 
 
 # polygamma(n, x): the order is the record's parameter (PolygammaBackward0, one edge)
-polygamma = _u("polygamma", _polygamma_fwd, lambda g, s, n: g * unary(polygamma, s[0], n._p + 1),
-               (0,))
+def _polygamma_rule(g, s, n):
+    return g * unary(polygamma, s[0], n._p + 1)
+
+
+polygamma = _u("polygamma", _polygamma_fwd, _polygamma_rule, (0,))
+# x.polygamma_(n) is PyTorch's in-place overload (PolygammaBackward1), the same formula
+polygamma_inplace = _u("polygamma", _polygamma_fwd, _polygamma_rule, (0,),
+                       node_name="PolygammaBackward1")
 
 
 def _mvlgamma_offsets(p: int, dt) -> np.ndarray:
@@ -284,9 +314,11 @@ def _heaviside_fwd(a, v):
     return np.where(a == 0, v, a > 0).astype(a.dtype, copy=False)
 
 
-heaviside = _not_implemented("heaviside", _heaviside_fwd, (True, True),
-                             "heaviside is a step function: use a smooth surrogate "
-                             "(e.g. torch.sigmoid(k * x)) where a gradient is needed.")
+_STEP_HINT = ("heaviside is a step function: use a smooth surrogate (e.g. "
+              "torch.sigmoid(k * x)) where a gradient is needed.")
+heaviside = _not_implemented("heaviside", _heaviside_fwd, (True, True), _STEP_HINT)
+# the in-place overload's node has self's edge alone (PyTorch's graph)
+heaviside_inplace = _not_implemented("heaviside_", _heaviside_fwd, (True, None), _STEP_HINT)
 ldexp = _b("ldexp", lambda a, b: a * np.exp2(b),
            (lambda g, s, n: g * s[0].exp2(), lambda g, s, n: g * s[1] * LN2), (1, "out"))
 deg2rad = _u("deg2rad", lambda a: a * a.dtype.type(math.pi / 180),
@@ -298,11 +330,31 @@ rad2deg = _u("rad2deg", lambda a: a * a.dtype.type(180 / math.pi),
 # call it (special.ndtr's final ``* 0.5``); Python's ``x * c`` is mul.Tensor
 mul_scalar = _u("mul", lambda a, c: a * a.dtype.type(c), lambda g, s, n: g * n._p, kind=None,
                 node_name="MulBackward1")
+# add.Scalar (AddBackward1): ``x + c``, likewise (special.ndtr's ``1 + erf(...)``)
+add_scalar = _u("add", lambda a, c: a + a.dtype.type(c), lambda g, s, n: g, kind=None,
+                node_name="AddBackward1")
 
 # --- inverse hyperbolic functions -----------------------------------------------------
 asinh = _u("asinh", np.arcsinh, lambda g, s, n: g * (s[0] * s[0] + 1).rsqrt(), (0,))
 acosh = _u("acosh", np.arccosh, lambda g, s, n: g * (s[0] * s[0] - 1).rsqrt(), (0,))
 atanh = _u("atanh", np.arctanh, lambda g, s, n: g / (1 - s[0] * s[0]), (0,))
+
+
+def _no_inplace_derivative(name: str):
+    def rule(g, s, n):
+        raise NotImplementedError(f"the derivative for 'inplace version of {name}' is not "
+                                  "implemented. (use the out-of-place form, y = x." + name +
+                                  "(), where a gradient is needed)")
+    return rule
+
+
+# their in-place forms are PyTorch overloads without a derivative (AsinhBackward1, ...):
+# backward through them raises, as in PyTorch
+asinh_inplace, acosh_inplace, atanh_inplace = (
+    _u(f"{f}_", k, _no_inplace_derivative(f), node_name=f"{f.capitalize()}Backward1")
+    for f, k in (("asinh", np.arcsinh), ("acosh", np.arccosh), ("atanh", np.arctanh)))
+for _op in (asinh_inplace, acosh_inplace, atanh_inplace):
+    _op.jvp = None
 
 
 # frexp: the mantissa is this record (FrexpBackward0, grad / 2**exponent); the exponent,
