@@ -161,3 +161,61 @@ def test_special_round_and_aliases():
     assert R.special.expit is R.sigmoid and R.special.psi is R.digamma
     assert R.special.gammaln is R.lgamma
     assert R.special.softmax(R.tensor([0.0, 0.0]), 0).tolist() == [0.5, 0.5]
+
+
+# forward mode (each record's jvp rule) and batched gradients (batch_ok rules) vs torch
+_FWD = {
+    "gamma": lambda m, a, b: (m.lgamma(a), m.digamma(a), m.polygamma(2, a), m.mvlgamma(a, 2)),
+    "erf": lambda m, a, b: (m.erfc(b), m.erfinv(b * 0.5), m.special.erfcx(b),
+                            m.special.ndtri(a * 0.2), m.special.log_ndtr(b)),
+    "bessel": lambda m, a, b: (m.i0(b), m.special.i0e(b), m.special.i1(b), m.special.i1e(b)),
+    "logs": lambda m, a, b: (m.special.entr(a), m.sinc(b), m.logit(a * 0.2), m.xlogy(b, a),
+                             m.special.xlog1py(b, a), m.special.bessel_j0(b)),
+    "binary": lambda m, a, b: (m.logaddexp(a, b), m.logaddexp2(a, b), m.copysign(a, b),
+                               m.ldexp(a, b), m.nextafter(a, b), m.frexp(b)[0]),
+    "angles": lambda m, a, b: (m.deg2rad(b), m.rad2deg(b), m.asinh(b), m.acosh(a + 1),
+                               m.atanh(b * 0.5), m.special.ndtr(b)),
+}
+_A = np.array([[0.7, 1.3, 2.1], [3.2, 0.4, 1.9]])  # positive, away from the poles
+_B = np.array([[-1.2, 0.3, 0.9], [1.7, -0.6, 0.2]])
+
+
+@pytest.mark.parametrize("name", sorted(_FWD))
+def test_forward_mode_matches_torch(name):
+    rng = np.random.default_rng(0)
+    tangents = [rng.standard_normal(_A.shape), rng.standard_normal(_B.shape)]
+    res = []
+    for m in (torch, R):
+        prim = tuple(m.tensor(x, dtype=m.float64) for x in (_A, _B))
+        tan = tuple(m.tensor(x, dtype=m.float64) for x in tangents)
+        _, out = m.func.jvp(lambda a, b, m=m: _FWD[name](m, a, b), prim, tan)
+        res.append([o.numpy() for o in out])
+    for r, t in zip(*reversed(res)):
+        np.testing.assert_allclose(r, t, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(_FWD))
+def test_batched_grads_match_torch(name):
+    res = []
+    for m in (torch, R):
+        a = m.tensor(_A, dtype=m.float64, requires_grad=True)
+        b = m.tensor(_B, dtype=m.float64, requires_grad=True)
+        y = sum((o * (k + 1)).sum() for k, o in enumerate(_FWD[name](m, a, b)))
+        (ga, gb) = m.autograd.grad(y, (a, b), m.tensor([1.0, -2.0], dtype=m.float64),
+                                   is_grads_batched=True, allow_unused=True)
+        res.append([None if g is None else g.numpy() for g in (ga, gb)])
+    for r, t in zip(*reversed(res)):
+        assert (r is None) == (t is None)
+        if t is not None:
+            np.testing.assert_allclose(r, t, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("call", [lambda m, a: m.special.zeta(a + 1, a),
+                                  lambda m, a: m.special.zeta(3.0, a),
+                                  lambda m, a: (a * 1).asinh_(),
+                                  lambda m, a: m.heaviside(a, a)])
+def test_forward_mode_refused_as_torch(call):
+    for m in (torch, R):
+        a = m.tensor([0.5, 0.7], dtype=m.float64)
+        with pytest.raises(NotImplementedError, match="Trying to use forward AD with"):
+            m.func.jvp(lambda x, m=m: call(m, x), (a,), (m.ones_like(a),))

@@ -288,6 +288,20 @@ zeta, zeta_scalar, zeta_rscalar = _xlogy_overloads(
 zeta_scalar.node_name = "SpecialZetaBackward2"
 zeta_rscalar.node_name = "SpecialZetaBackward1"
 
+
+def _no_forward_ad(name: str):
+    """The JVP rule of an op PyTorch gives no forward derivative (its error, then ours)."""
+    def rule(t, s, n, out):
+        raise NotImplementedError(
+            f"Trying to use forward AD with {name} that does not support it because it has "
+            "not been implemented yet. (PyTorch has no forward-mode rule for it: use reverse "
+            "mode, torch.autograd.grad)")
+    return rule
+
+
+for _op in (zeta, zeta_scalar, zeta_rscalar):
+    _op.jvp = _no_forward_ad("special_zeta")
+
 # --- two-operand elementwise math -----------------------------------------------------
 logaddexp = _b("logaddexp", np.logaddexp,
                (lambda g, s, n: g / (1 + (s[1] - s[0]).exp()),
@@ -354,7 +368,7 @@ asinh_inplace, acosh_inplace, atanh_inplace = (
     _u(f"{f}_", k, _no_inplace_derivative(f), node_name=f"{f.capitalize()}Backward1")
     for f, k in (("asinh", np.arcsinh), ("acosh", np.arccosh), ("atanh", np.arctanh)))
 for _op in (asinh_inplace, acosh_inplace, atanh_inplace):
-    _op.jvp = None
+    _op.jvp = _no_forward_ad(_op.name)
 
 
 # frexp: the mantissa is this record (FrexpBackward0, grad / 2**exponent); the exponent,
