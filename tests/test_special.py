@@ -219,3 +219,34 @@ def test_forward_mode_refused_as_torch(call):
         a = m.tensor([0.5, 0.7], dtype=m.float64)
         with pytest.raises(NotImplementedError, match="Trying to use forward AD with"):
             m.func.jvp(lambda x, m=m: call(m, x), (a,), (m.ones_like(a),))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, x, o: m.lgamma(x, out=o), lambda m, x, o: m.special.erfcx(x, out=o),
+    lambda m, x, o: m.polygamma(1, x, out=o), lambda m, x, o: m.xlogy(x, 2.0, out=o),
+    lambda m, x, o: m.special.zeta(x + 1, x, out=o), lambda m, x, o: m.logit(x, 0.1, out=o),
+    lambda m, x, o: m.ldexp(x, x.long(), out=o)])
+def test_out_argument_matches_torch(call):
+    res = []
+    for m in (torch, R):
+        x = m.tensor([0.25, 0.5, 3.0], dtype=m.float64)
+        o = m.zeros(3, dtype=m.float64)
+        assert call(m, x, o) is o
+        res.append(o.numpy().copy())
+        with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
+            call(m, x.requires_grad_(), m.zeros(3, dtype=m.float64))
+    np.testing.assert_allclose(res[1], res[0], rtol=1e-12)
+
+
+def test_ndtr_out_keeps_autograd_as_torch():
+    """special.ndtr is a composite in PyTorch: out= is a copy_, with its CopyBackwards."""
+    res = []
+    for m in (torch, R):
+        x = m.tensor([0.25, -1.0], dtype=m.float64, requires_grad=True)
+        o = m.zeros(2, dtype=m.float64)
+        assert m.special.ndtr(x, out=o) is o
+        o.sum().backward()
+        res.append((o.detach().numpy().copy(), o.grad_fn.name(), x.grad.numpy().copy()))
+    np.testing.assert_allclose(res[1][0], res[0][0], rtol=1e-12)
+    assert res[1][1] == res[0][1]
+    np.testing.assert_allclose(res[1][2], res[0][2], rtol=1e-12)

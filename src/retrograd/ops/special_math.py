@@ -13,6 +13,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -24,6 +25,7 @@ from . import table_special as TS
 from ._core import FLOAT_NP
 from .argcheck import invalid_combination, not_tensor
 from .dispatch import apply, binary, unary
+from .out_arg import write_out
 from .pointwise import _binary_overload
 from .public import alias, public
 
@@ -43,8 +45,22 @@ def _floating_only(kernel: str, fn: str, *tensors: Tensor) -> None:
             "floating-point tensors: convert first, e.g. x.float())")
 
 
+def _out(name: str):
+    """Give a function PyTorch's ``out=`` keyword: the result is written into ``out``
+    (Note [out= arguments] in out_arg.py)."""
+    def deco(fn):
+        @functools.wraps(fn)
+        def with_out(*args, out=None, **kwargs):
+            if out is None:
+                return fn(*args, **kwargs)
+            return write_out(name, out, fn(*args, **kwargs), args)
+        return with_out
+    return deco
+
+
 # --- one input ------------------------------------------------------------------------
 @public(inplace=True)
+@_out("lgamma")
 def lgamma(input: Tensor) -> Tensor:  # noqa: A002
     """``log|Γ(input)|``, elementwise.
 
@@ -57,6 +73,7 @@ def lgamma(input: Tensor) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True)
+@_out("digamma")
 def digamma(input: Tensor) -> Tensor:  # noqa: A002
     """``d/dx log Γ(x)``; -inf at 0, nan at the negative integers (as PyTorch).
 
@@ -73,6 +90,7 @@ def digamma(input: Tensor) -> Tensor:  # noqa: A002
 # x.polygamma_(n): one function serves both (the Tensor operand is found by its type), so
 # the method and in-place forms that @public derives call it with self first.
 @public(inplace=True)
+@_out("polygamma")
 def polygamma(n: int, input: Tensor) -> Tensor:  # noqa: A002
     """The ``n``-th derivative of digamma (Note [polygamma's operand order]).
 
@@ -101,6 +119,7 @@ polygamma.inplace_variant = _polygamma_inplace
 
 
 @public(inplace=True, name="mvlgamma")
+@_out("mvlgamma")
 def mvlgamma(input: Tensor, p: int) -> Tensor:  # noqa: A002
     """The multivariate log-gamma function of dimension ``p``.
 
@@ -117,6 +136,7 @@ def mvlgamma(input: Tensor, p: int) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True, inplace_function=True)
+@_out("erfc")
 def erfc(input: Tensor) -> Tensor:  # noqa: A002
     """``1 - erf(input)``, accurate where erf is near 1.
 
@@ -129,6 +149,7 @@ def erfc(input: Tensor) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True)
+@_out("erfinv")
 def erfinv(input: Tensor) -> Tensor:  # noqa: A002
     """The inverse of erf on (-1, 1) (±inf at ±1, nan outside).
 
@@ -141,6 +162,7 @@ def erfinv(input: Tensor) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True, inplace_function=True)
+@_out("i0")
 def i0(input: Tensor) -> Tensor:  # noqa: A002
     """The modified Bessel function of the first kind, order 0.
 
@@ -153,6 +175,7 @@ def i0(input: Tensor) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True, inplace_function=True)
+@_out("sinc")
 def sinc(input: Tensor) -> Tensor:  # noqa: A002
     """The normalized sinc, ``sin(pi x) / (pi x)`` (1 at 0).
 
@@ -165,6 +188,7 @@ def sinc(input: Tensor) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True, inplace_function=True)
+@_out("logit")
 def logit(input: Tensor, eps: float | None = None) -> Tensor:  # noqa: A002
     """``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` when eps is given.
 
@@ -177,6 +201,7 @@ def logit(input: Tensor, eps: float | None = None) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True, inplace_function=True)
+@_out("deg2rad")
 def deg2rad(input: Tensor) -> Tensor:  # noqa: A002
     """Degrees to radians.
 
@@ -190,6 +215,7 @@ def deg2rad(input: Tensor) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True, inplace_function=True)
+@_out("rad2deg")
 def rad2deg(input: Tensor) -> Tensor:  # noqa: A002
     """Radians to degrees.
 
@@ -203,6 +229,7 @@ def rad2deg(input: Tensor) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True, inplace_function=True)
+@_out("asinh")
 def asinh(input: Tensor) -> Tensor:  # noqa: A002
     """The inverse hyperbolic sine.
 
@@ -215,6 +242,7 @@ def asinh(input: Tensor) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True, inplace_function=True)
+@_out("acosh")
 def acosh(input: Tensor) -> Tensor:  # noqa: A002
     """The inverse hyperbolic cosine (nan below 1).
 
@@ -227,6 +255,7 @@ def acosh(input: Tensor) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True, inplace_function=True)
+@_out("atanh")
 def atanh(input: Tensor) -> Tensor:  # noqa: A002
     """The inverse hyperbolic tangent (±inf at ±1).
 
@@ -296,6 +325,7 @@ def _xlogy_like(name: str, ops, input, other) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True, inplace_function=True)
+@_out("xlogy")
 def xlogy(input, other) -> Tensor:  # noqa: A002
     """``input * log(other)``, 0 where input is 0 (unless other is nan).
 
@@ -307,6 +337,7 @@ def xlogy(input, other) -> Tensor:  # noqa: A002
     return _xlogy_like("xlogy", (TS.xlogy, TS.xlogy_scalar, TS.xlogy_rscalar), input, other)
 
 
+@_out("special_xlog1py")
 def xlog1py(input, other) -> Tensor:  # noqa: A002
     """``input * log1p(other)``, 0 where input is 0 (``torch.special.xlog1py``).
 
@@ -319,6 +350,7 @@ def xlog1py(input, other) -> Tensor:  # noqa: A002
                        (TS.xlog1py, TS.xlog1py_scalar, TS.xlog1py_rscalar), input, other)
 
 
+@_out("special_zeta")
 def zeta(input, other) -> Tensor:  # noqa: A002
     """The Hurwitz zeta function ``sum_k (k + other) ** -input`` (``torch.special.zeta``).
 
@@ -338,6 +370,7 @@ def _two_tensors(fn: str, input, other) -> None:  # noqa: A002
 
 
 @public(tensor_operand=True)
+@_out("logaddexp")
 def logaddexp(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """``log(exp(input) + exp(other))`` without overflow.
 
@@ -352,6 +385,7 @@ def logaddexp(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
 
 
 @public(tensor_operand=True)
+@_out("logaddexp2")
 def logaddexp2(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """``log2(2**input + 2**other)`` without overflow.
 
@@ -366,6 +400,7 @@ def logaddexp2(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True)
+@_out("copysign")
 def copysign(input: Tensor, other) -> Tensor:  # noqa: A002
     """``|input|`` with the sign of ``other`` (a tensor or a number).
 
@@ -381,6 +416,7 @@ def copysign(input: Tensor, other) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True, tensor_operand=True)
+@_out("nextafter")
 def nextafter(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """The next floating-point value after ``input`` towards ``other``.
 
@@ -396,6 +432,7 @@ def nextafter(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True)
+@_out("heaviside")
 def heaviside(input: Tensor, values: Tensor) -> Tensor:  # noqa: A002
     """The step function: 0 below 0, ``values`` at 0, 1 above (no gradient, as PyTorch).
 
@@ -424,6 +461,7 @@ heaviside.inplace_variant = _heaviside_inplace
 
 
 @public(inplace=True, inplace_function=True, tensor_operand=True)
+@_out("ldexp")
 def ldexp(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """``input * 2**other``.
 
@@ -441,6 +479,7 @@ def _special_unary(op, doc_call: str, doc_out: str, summary: str):
     def fn(input: Tensor) -> Tensor:  # noqa: A002
         return unary(op, input)
     fn.__name__ = fn.__qualname__ = op.name
+    fn = _out("special_" + op.name)(fn)
     fn.__doc__ = (f"{summary}\n\n    Example:\n        >>> import retrograd as torch\n"
                   f"        >>> {doc_call}\n        {doc_out}\n")
     return fn
@@ -468,7 +507,7 @@ bessel_j1 = _special_unary(TS.bessel_j1, "torch.special.bessel_j1(torch.tensor([
                            "(no gradient, as PyTorch).")
 
 
-def ndtr(input: Tensor) -> Tensor:  # noqa: A002
+def ndtr(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """The standard normal CDF, ``(1 + erf(x / sqrt(2))) / 2``: PyTorch's composition of
     Scalar overloads (its graph: MulBackward1, AddBackward1, ErfBackward0, MulBackward1).
 
@@ -479,9 +518,16 @@ def ndtr(input: Tensor) -> Tensor:  # noqa: A002
     """
     x = input if input._data.dtype in FLOAT_NP else input.float()
     e = unary(TS.mul_scalar, x, _SQRT1_2).erf()
-    return unary(TS.mul_scalar, unary(TS.add_scalar, e, 1.0), 0.5)
+    r = unary(TS.mul_scalar, unary(TS.add_scalar, e, 1.0), 0.5)
+    if out is None:
+        return r
+    # PyTorch's composite writes out= with copy_: autograd goes on through it
+    if tuple(out.shape) == tuple(r.shape):
+        return out.copy_(r)
+    return write_out("special_ndtr", out, r, (input,))
 
 
+@_out("special_round")
 def special_round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A002
     """``torch.special.round``: round half to even (PyTorch's ``round.decimals`` overload,
     RoundBackward1, whatever ``decimals``).
