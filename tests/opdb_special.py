@@ -4,7 +4,7 @@ gradgradcheck, in-place forms). Loaded by the last line of opdb.py."""
 
 from __future__ import annotations
 
-from opdb import A, S, binary, one, op, unary
+from opdb import SHAPES_2, A, S, binary, one, op, unary, vals
 
 _F32 = (2e-5, 2e-6)  # float32 kernels: SciPy rounds from double, PyTorch computes in float
 
@@ -113,3 +113,31 @@ op("heaviside_inplace", lambda m, x, y: (x * 1).heaviside_(y), lambda rng: [
    skips={t: "no derivative: backward raises (test_inplace_forms.py compares the error)"
           for t in ("test_grad", "test_gradcheck", "test_official_gradcheck",
                     "test_gradgradcheck", "test_double_backward", "test_output_subsets")})
+
+# Bessel and Airy functions without a derivative in PyTorch (outputs never require grad)
+for _n, _dom in (("bessel_y0", "pos"), ("bessel_y1", "pos"), ("modified_bessel_i0", "real"),
+                 ("modified_bessel_i1", "real"), ("modified_bessel_k0", "pos"),
+                 ("modified_bessel_k1", "pos"), ("scaled_modified_bessel_k0", "pos"),
+                 ("scaled_modified_bessel_k1", "pos"), ("airy_ai", "real"),
+                 ("spherical_bessel_j0", "real")):
+    op("special_" + _n, (lambda name: lambda m, x: getattr(m.special, name)(x))(_n),
+       unary(_dom), (_n,), differentiable=False, int_ok=True, f32_tol=_F32)
+
+
+def _igamma_samples(rng):
+    """P(a, x) / Q(a, x): differentiable in x only (PyTorch has no derivative in a)."""
+    out = [S(A(vals(rng, sa, (0.5, 3.0)), grad=False), A(vals(rng, sb, (0.2, 4.0))))
+           for sa, sb in SHAPES_2]
+    out.append(S(A(vals(rng, (3, 4), (0.5, 3.0)), grad=False, layout="T"),
+                 A(vals(rng, (4, 3), (0.2, 4.0)), layout="T"), desc="non-contiguous"))
+    return out
+
+
+op("igamma", lambda m, a, x: m.igamma(a, x), _igamma_samples, ("igamma",), inplace="igamma_",
+   f32_tol=_F32, f64_tol=(1e-10, 1e-12))
+op("igammac", lambda m, a, x: m.igammac(a, x), _igamma_samples, ("igammac",),
+   inplace="igammac_", f32_tol=_F32, f64_tol=(1e-10, 1e-12))
+op("special_gammainc", lambda m, a, x: m.special.gammainc(a, x), _igamma_samples, ("igamma",),
+   f32_tol=_F32, f64_tol=(1e-10, 1e-12))
+op("special_gammaincc", lambda m, a, x: m.special.gammaincc(a, x), _igamma_samples,
+   ("igammac",), f32_tol=_F32, f64_tol=(1e-10, 1e-12))

@@ -31,7 +31,7 @@ def _args(m, name: str, rg: bool):
     idx = m.tensor([[1, 0, 1], [0, 1, 0]])
     binary = {"add", "sub", "mul", "div", "subtract", "multiply", "divide", "true_divide", "pow",
               "remainder", "fmod", "atan2", "arctan2", "float_power", "hypot", "xlogy",
-              "copysign", "nextafter", "heaviside", "ldexp"}
+              "copysign", "nextafter", "heaviside", "ldexp", "igamma", "igammac"}
     compare = {"eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less",
                "less_equal", "not_equal", "logical_and", "logical_or", "logical_xor"}
     if name in binary or name in compare:
@@ -72,7 +72,8 @@ _NAME_DIFFERS = {"float_power", "fmod", "frac", "index_copy", "masked_fill", "na
                  "remainder",
                  "round", "tril", "triu"}
 # PyTorch's in-place overloads of these have no derivative: backward raises, in both
-_BACKWARD_RAISES = {"heaviside", "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh"}
+_BACKWARD_RAISES = {"heaviside", "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh",
+                    "igamma", "igammac"}
 _INTEGER = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not"}
 
 METHODS = sorted(inplace_methods())

@@ -13,7 +13,10 @@ import torch
 
 import retrograd as R
 
-_SPECIAL = ["bessel_j0", "bessel_j1", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv",
+_SPECIAL = ["airy_ai", "bessel_y0", "bessel_y1", "gammainc", "gammaincc", "modified_bessel_i0",
+            "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
+            "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0",
+            "bessel_j0", "bessel_j1", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv",
             "exp2", "expit", "expm1", "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr",
             "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma",
             "psi", "round", "sinc", "softmax", "xlog1py", "xlogy", "zeta"]
@@ -29,7 +32,7 @@ def test_namespace_matches_torch_special():
 
 
 @pytest.mark.parametrize("name", ["lgamma", "digamma", "erfinv", "copysign", "nextafter",
-                                  "heaviside", "polygamma", "mvlgamma"])
+                                  "heaviside", "polygamma", "mvlgamma", "igamma", "igammac"])
 def test_exposure_matches_torch(name):
     for suffix in ("", "_"):
         assert hasattr(R, name + suffix) == hasattr(torch, name + suffix), name + suffix
@@ -105,9 +108,11 @@ def _same_error(fr, ft):
     lambda m: m.xlogy(2, 3),
     lambda m: m.special.zeta(2.0, 3.0),
     lambda m: m.special.round(m.tensor([1, 2])),
+    lambda m: m.igamma(m.tensor([1]), m.tensor([2])),
+    lambda m: m.special.gammaincc(m.tensor([1.0]), 2.0),
 ], ids=["logaddexp-int", "nextafter-int", "frexp-int", "heaviside-dtypes", "heaviside-number",
         "ldexp-number", "polygamma-neg", "mvlgamma-p0", "xlogy-numbers", "zeta-numbers",
-        "special-round-int"])
+        "special-round-int", "igamma-int", "gammaincc-number"])
 def test_errors_match_torch(call):
     _same_error(lambda: call(R), lambda: call(torch))
 
@@ -126,6 +131,9 @@ def test_gradients_pytorch_refuses():
                                                "implemented"):
             m.heaviside(x, y).sum().backward()
         assert m.special.bessel_j0(x).grad_fn is None
+        with pytest.raises(NotImplementedError, match="the derivative for 'igamma: input' is "
+                                                      "not implemented"):
+            m.igamma(x, y).sum().backward()
         # asinh_/acosh_/atanh_: PyTorch's in-place overloads have no derivative
         for name, v in (("asinh_", 0.5), ("acosh_", 1.5), ("atanh_", 0.5)):
             z = m.tensor([v], dtype=m.float64, requires_grad=True)

@@ -507,6 +507,105 @@ bessel_j1 = _special_unary(TS.bessel_j1, "torch.special.bessel_j1(torch.tensor([
                            "(no gradient, as PyTorch).")
 
 
+bessel_y0 = _special_unary(TS.bessel_y0, "torch.special.bessel_y0(torch.tensor([1.]))",
+                           "tensor([0.0883])", "The Bessel function of the second kind, "
+                           "order 0 (no gradient, as PyTorch).")
+bessel_y1 = _special_unary(TS.bessel_y1, "torch.special.bessel_y1(torch.tensor([1.]))",
+                           "tensor([-0.7812])", "The Bessel function of the second kind, "
+                           "order 1 (no gradient, as PyTorch).")
+modified_bessel_i0 = _special_unary(
+    TS.modified_bessel_i0, "torch.special.modified_bessel_i0(torch.tensor([0.]))",
+    "tensor([1.])", "The modified Bessel function of the first kind, order 0 (no gradient, "
+    "as PyTorch; ``i0`` has one).")
+modified_bessel_i1 = _special_unary(
+    TS.modified_bessel_i1, "torch.special.modified_bessel_i1(torch.tensor([0.]))",
+    "tensor([0.])", "The modified Bessel function of the first kind, order 1 (no gradient, "
+    "as PyTorch; ``i1`` has one).")
+modified_bessel_k0 = _special_unary(
+    TS.modified_bessel_k0, "torch.special.modified_bessel_k0(torch.tensor([1.]))",
+    "tensor([0.4210])", "The modified Bessel function of the second kind, order 0 (no "
+    "gradient, as PyTorch).")
+modified_bessel_k1 = _special_unary(
+    TS.modified_bessel_k1, "torch.special.modified_bessel_k1(torch.tensor([1.]))",
+    "tensor([0.6019])", "The modified Bessel function of the second kind, order 1 (no "
+    "gradient, as PyTorch).")
+scaled_modified_bessel_k0 = _special_unary(
+    TS.scaled_modified_bessel_k0,
+    "torch.special.scaled_modified_bessel_k0(torch.tensor([1.]))", "tensor([1.1445])",
+    "``exp(x) * modified_bessel_k0(x)`` (no gradient, as PyTorch).")
+scaled_modified_bessel_k1 = _special_unary(
+    TS.scaled_modified_bessel_k1,
+    "torch.special.scaled_modified_bessel_k1(torch.tensor([1.]))", "tensor([1.6362])",
+    "``exp(x) * modified_bessel_k1(x)`` (no gradient, as PyTorch).")
+airy_ai = _special_unary(TS.airy_ai, "torch.special.airy_ai(torch.tensor([0.]))",
+                         "tensor([0.3550])", "The Airy function Ai (no gradient, as PyTorch).")
+spherical_bessel_j0 = _special_unary(
+    TS.spherical_bessel_j0, "torch.special.spherical_bessel_j0(torch.tensor([0.]))",
+    "tensor([1.])", "The spherical Bessel function ``sin(x) / x`` (no gradient, as PyTorch).")
+
+
+def _igamma(name: str, op, input, other) -> Tensor:  # noqa: A002
+    """igamma/igammac under PyTorch's name for the call (``special_gammainc``...)."""
+    if not isinstance(input, Tensor):
+        raise not_tensor(name, "input", 1, input)
+    if not isinstance(other, Tensor):
+        raise not_tensor(name, "other", 2, other)
+    _floating_only(f"{op.name}_cpu", name, input, other)
+    return binary(op, input, other)
+
+
+@public(inplace=True, tensor_operand=True)
+@_out("igamma")
+def igamma(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """The regularized lower incomplete gamma function ``P(input, other)``
+    (``torch.special.gammainc``; differentiable in ``other`` only, as PyTorch).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.igamma(torch.tensor([1.]), torch.tensor([1.]))
+        tensor([0.6321])
+    """
+    return _igamma("igamma", TS.igamma, input, other)
+
+
+@public(inplace=True, tensor_operand=True)
+@_out("igammac")
+def igammac(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """The regularized upper incomplete gamma function ``Q(input, other) = 1 - P``
+    (``torch.special.gammaincc``).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.igammac(torch.tensor([1.]), torch.tensor([1.]))
+        tensor([0.3679])
+    """
+    return _igamma("igammac", TS.igammac, input, other)
+
+
+@_out("special_gammainc")
+def gammainc(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """``torch.special.gammainc``: ``igamma`` under its name.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.special.gammainc(torch.tensor([1.]), torch.tensor([1.]))
+        tensor([0.6321])
+    """
+    return _igamma("special_gammainc", TS.igamma, input, other)
+
+
+@_out("special_gammaincc")
+def gammaincc(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """``torch.special.gammaincc``: ``igammac`` under its name.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.special.gammaincc(torch.tensor([1.]), torch.tensor([1.]))
+        tensor([0.3679])
+    """
+    return _igamma("special_gammaincc", TS.igammac, input, other)
+
+
 def ndtr(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """The standard normal CDF, ``(1 + erf(x / sqrt(2))) / 2``: PyTorch's composition of
     Scalar overloads (its graph: MulBackward1, AddBackward1, ErfBackward0, MulBackward1).

@@ -206,9 +206,35 @@ def _i1_grad(scaled: bool):
 
 i1 = _u("i1", _sp_kernel("i1"), _i1_grad(False), (0, "out"), node_name="SpecialI1Backward0")
 i1e = _u("i1e", _sp_kernel("i1e"), _i1_grad(True), (0, "out"), node_name="SpecialI1EBackward0")
-# Bessel functions of the first kind: PyTorch gives them no derivative and no node
+# Bessel and Airy functions PyTorch gives no derivative and no node (their outputs never
+# require grad): one record a function, its SciPy ufunc
 bessel_j0 = _u("bessel_j0", _sp_kernel("j0"), None)
 bessel_j1 = _u("bessel_j1", _sp_kernel("j1"), None)
+bessel_y0 = _u("bessel_y0", _sp_kernel("y0"), None)
+bessel_y1 = _u("bessel_y1", _sp_kernel("y1"), None)
+modified_bessel_i0 = _u("modified_bessel_i0", _sp_kernel("i0"), None)
+modified_bessel_i1 = _u("modified_bessel_i1", _sp_kernel("i1"), None)
+modified_bessel_k0 = _u("modified_bessel_k0", _sp_kernel("k0"), None)
+modified_bessel_k1 = _u("modified_bessel_k1", _sp_kernel("k1"), None)
+scaled_modified_bessel_k0 = _u("scaled_modified_bessel_k0", _sp_kernel("k0e"), None)
+scaled_modified_bessel_k1 = _u("scaled_modified_bessel_k1", _sp_kernel("k1e"), None)
+
+
+def _airy_ai_fwd(a):
+    ai = _scipy("airy")(a.astype(np.float64, copy=False))[0]
+    return np.asarray(ai).astype(a.dtype, copy=False)
+
+
+def _spherical_j0_fwd(a):
+    # sin(x) / x: 1 at 0, 0 at +-inf (PyTorch's values there)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.sin(a) / a
+    r = np.where(a == 0, a.dtype.type(1), r)
+    return np.where(np.isinf(a), a.dtype.type(0), r).astype(a.dtype, copy=False)
+
+
+airy_ai = _u("airy_ai", _airy_ai_fwd, None)
+spherical_bessel_j0 = _u("spherical_bessel_j0", _spherical_j0_fwd, None)
 
 # --- logs, entropies ------------------------------------------------------------------
 entr = _u("entr", _sp_kernel("entr"), lambda g, s, n: g * -(1 + s[0].log()), (0,),
@@ -315,6 +341,28 @@ def _no_forward_ad(name: str):
 
 for _op in (zeta, zeta_scalar, zeta_rscalar):
     _op.jvp = _no_forward_ad("special_zeta")
+
+# --- regularized incomplete gamma functions ---------------------------------------------
+def _igamma_self(name: str):
+    def rule(g, s, n):
+        raise NotImplementedError(f"the derivative for '{name}: input' is not implemented. "
+                                  "(PyTorch differentiates it in its second argument only)")
+    return rule
+
+
+def _igamma_other(sign: float):
+    # d/dx P(a, x) = x^(a-1) e^-x / Gamma(a) (Q = 1 - P: the opposite sign)
+    def rule(g, s, n):
+        a, x = s
+        return g * (sign * ((a - 1) * x.log() - x - unary(lgamma, a)).exp())
+    return rule
+
+
+igamma = _b("igamma", _sp_kernel2("gammainc"), (_igamma_self("igamma"), _igamma_other(1.0)),
+            (0, 1))
+igammac = _b("igammac", _sp_kernel2("gammaincc"),
+             (_igamma_self("igammac"), _igamma_other(-1.0)), (0, 1))
+
 
 # --- two-operand elementwise math -----------------------------------------------------
 logaddexp = _b("logaddexp", np.logaddexp,
