@@ -95,7 +95,9 @@ op("special_zeta", lambda m, x, y: m.special.zeta(x, y), lambda rng: _second_onl
     rng, (2.0, 4.0), (0.5, 3.0)) + [
         S(A(vals(rng, (3, 4), (2.0, 4.0)), grad=False), 1.5, desc="scalar other"),
         S(3.0, A(vals(rng, (3, 4), (0.5, 3.0))), desc="scalar self")],
-   ("zeta",), f32_tol=_F32)
+   ("zeta",), f32_tol=_F32,
+   skips={"test_gradcheck": "PyTorch has no forward-mode rule for zeta (test_special.py "
+                            "checks the error); test_grad compares the gradients with torch"})
 op("logaddexp", lambda m, x, y: m.logaddexp(x, y), binary(scalars=()), ("logaddexp",))
 op("logaddexp2", lambda m, x, y: m.logaddexp2(x, y), binary(scalars=()), ("logaddexp2",))
 op("copysign", lambda m, x, y: m.copysign(x, y), binary("nz", "nz", scalars=(-1.5,)),
