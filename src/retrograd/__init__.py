@@ -98,6 +98,7 @@ from . import (  # noqa: E402  # noqa: E402  # noqa: E402
     linalg,
     nn,  # noqa: E402
     optim,
+    special,
     testing,
     utils,
     version,

@@ -9,6 +9,8 @@ modules that define them, one module a job:
 * ``sorting.py``: ``sort``, ``topk``, ``kthvalue``, ``median``
 * ``conversion.py``: ``to``, ``clone``, ``contiguous``
 * ``writes.py``: ``x[key] = v``, ``fill_``, ``zero_``, ``copy_``
+* ``special_math.py``: ``lgamma``, ``digamma``, ``erfinv``, ``xlogy``, ``logaddexp``,
+  ``copysign``, ``frexp`` and the other special functions
 * ``sampling.py``: ``uniform_``, ``normal_``, ``bernoulli``, ``multinomial``
 * ``inplace.py``: the semantics behind every in-place form (not public functions)
 
@@ -35,6 +37,7 @@ from . import (  # noqa: F401
     sampling,
     shape,
     sorting,
+    special_math,
     writes,
 )
 

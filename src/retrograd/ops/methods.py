@@ -38,7 +38,11 @@ _INPLACE_BY_NATURE = ("fill", "zero", "detach")
 # arguments for the doctest example of each generated function (none: one tensor)
 _EXAMPLE_ARGS = {"clamp": "0.0, 0.5", "clip": "0.0, 0.5", "clamp_min": "0.5",
                  "clamp_max": "0.5", "index_put": "(torch.tensor([0]),), torch.tensor(2.)",
-                 "fill": "2.0"}
+                 "fill": "2.0", "xlogy": "x", "ldexp": "torch.tensor([1, 2])",
+                 "polygamma": "1", "mvlgamma": "1", "copysign": "-1.0", "nextafter": "x + 1",
+                 "heaviside": "x", "igamma": "x", "igammac": "x"}
+# the example's input where [0.25, 0.75] is outside the function's domain
+_EXAMPLE_INPUT = {"acosh": "[1.25, 1.75]", "arccosh": "[1.25, 1.75]"}
 
 
 def _cast_methods():
@@ -169,6 +173,9 @@ def inplace_methods() -> dict:
             if not e.inplace:
                 continue
             fn = _float_power_into_double if name == "float_power" else e.fn
+            # a function whose in-place form is another overload of PyTorch's (asinh_:
+            # AsinhBackward1, without a derivative) names it as ``inplace_variant``
+            fn = getattr(fn, "inplace_variant", fn)
             method = by_fn.get(id(fn))
             if method is None:
                 method = by_fn[id(fn)] = _make_inplace(fn, name + "_")
@@ -205,7 +212,8 @@ def _example_doc(name: str) -> str:
     ref = f"x.{name}({args or ''})" if name != "index_put" else f"x.{name}({args})"
     return (f"``torch.{name}_(input, ...)``: ``input.{name}_(...)``, in place.\n\n"
             f"Example:\n    >>> import retrograd as torch\n"
-            f"    >>> x = torch.tensor([0.25, 0.75])\n    >>> y = x.clone()\n"
+            f"    >>> x = torch.tensor({_EXAMPLE_INPUT.get(name, '[0.25, 0.75]')})\n"
+            f"    >>> y = x.clone()\n"
             f"    >>> {call} is y, torch.equal(y, {ref})\n    (True, True)\n")
 
 

@@ -1,0 +1,69 @@
+"""retrograd.special: PyTorch's ``torch.special`` namespace (the special functions, their
+kernels from SciPy, imported on first use: Note [Lazy SciPy] in ops/table_special.py).
+
+Example:
+    >>> import retrograd as torch
+    >>> torch.special.gammaln(torch.tensor([3.]))
+    tensor([0.6931])
+"""
+
+from __future__ import annotations
+
+from .ops.functions import (
+    digamma,
+    erf,
+    erfc,
+    erfinv,
+    exp2,
+    expm1,
+    i0,
+    log1p,
+    log_softmax,
+    logit,
+    logsumexp,
+    polygamma,
+    sigmoid,
+    sinc,
+    softmax,
+    xlogy,
+)
+from .ops.functions import lgamma as gammaln
+from .ops.functions import mvlgamma as multigammaln
+from .ops.special_math import (
+    airy_ai,
+    bessel_j0,
+    bessel_j1,
+    bessel_y0,
+    bessel_y1,
+    entr,
+    erfcx,
+    gammainc,
+    gammaincc,
+    i0e,
+    i1,
+    i1e,
+    log_ndtr,
+    modified_bessel_i0,
+    modified_bessel_i1,
+    modified_bessel_k0,
+    modified_bessel_k1,
+    ndtr,
+    ndtri,
+    scaled_modified_bessel_k0,
+    scaled_modified_bessel_k1,
+    spherical_bessel_j0,
+    xlog1py,
+    zeta,
+)
+from .ops.special_math import special_round as round  # noqa: A004
+
+expit = sigmoid
+psi = digamma
+
+__all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "digamma", "entr",
+           "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc",
+           "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit",
+           "logsumexp", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
+           "modified_bessel_k1", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round",
+           "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "sinc", "softmax",
+           "spherical_bessel_j0", "xlog1py", "xlogy", "zeta"]
