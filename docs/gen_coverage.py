@@ -25,6 +25,10 @@ MODULES = [
     ("torch.amp", "retrograd.amp"),
     ("torch.linalg", "retrograd.linalg"),
     ("torch.func", "retrograd.func"),
+    ("torch.special", "retrograd.special"),
+    ("torch.distributions", "retrograd.distributions"),
+    ("torch.testing", "retrograd.testing"),
+    ("torch.jit", "retrograd.jit"),
 ]
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "coverage.md")
