@@ -263,12 +263,12 @@ def _max_poolnd(nsp, input, kernel_size, stride, padding, dilation, ceil_mode,  
         raise RuntimeError(f"{name}: Given input size: ({given}). Calculated output size: "
                            f"({calc}). Output size is too small")
     idx = TN.max_pool_indices(input._data, k, s, tuple((q, q) for q in p), d, osp)
-    idx_t = _make(idx)
     unique = all(s[i] >= d[i] * (k[i] - 1) + 1 for i in range(nsp))  # windows don't overlap
+    if unbatched:  # one node on the unbatched input, as PyTorch's
+        input, idx = input.squeeze(0), idx[0]  # noqa: A001
+    idx_t = _make(idx)
     record = TS.max_pool3d if nsp == 3 else TN.take_flat  # PyTorch's node names
     out = apply(record, (input, idx_t), (nsp, unique))
-    if unbatched:
-        out, idx_t = out.squeeze(0), idx_t.squeeze(0)
     return (out, idx_t) if return_indices else out
 
 

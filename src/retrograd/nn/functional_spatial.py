@@ -361,6 +361,7 @@ def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, paddi
     return _max_unpool(input.unsqueeze(-1), indices.unsqueeze(-1), osz + (1,), 2).squeeze(-1)
 
 
+@autocast_category(FP32)
 def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,  # noqa: A002
                  output_size=None) -> Tensor:
     """Partial inverse of ``max_pool2d``.
