@@ -252,6 +252,7 @@ def _pool_window(nsp, kernel_size, stride, padding, dilation, name):
 
 def _max_poolnd(nsp, input, kernel_size, stride, padding, dilation, ceil_mode,  # noqa: A002
                 return_indices, name):
+    given = input
     input, unbatched = _add_batch_dim(  # noqa: A001
         nsp, input, f"{name}: Expected {nsp + 1}D or {nsp + 2}D input")
     k, s, p, d = _pool_window(nsp, kernel_size, stride, padding, dilation, name)
@@ -265,7 +266,7 @@ def _max_poolnd(nsp, input, kernel_size, stride, padding, dilation, ceil_mode,  
     idx = TN.max_pool_indices(input._data, k, s, tuple((q, q) for q in p), d, osp)
     unique = all(s[i] >= d[i] * (k[i] - 1) + 1 for i in range(nsp))  # windows don't overlap
     if unbatched:  # one node on the unbatched input, as PyTorch's
-        input, idx = input.squeeze(0), idx[0]  # noqa: A001
+        input, idx = given, idx[0]  # noqa: A001
     idx_t = _make(idx)
     record = TS.max_pool3d if nsp == 3 else TN.take_flat  # PyTorch's node names
     out = apply(record, (input, idx_t), (nsp, unique))
