@@ -105,7 +105,8 @@ def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
 
     Example:
         >>> import retrograd as torch
-        >>> torch.native_channel_shuffle(torch.arange(4.).reshape(1, 4, 1), 2).flatten()
+        >>> x = torch.arange(4.).reshape(1, 4, 1)
+        >>> torch.nn.functional.native_channel_shuffle(x, 2).flatten()
         tensor([0., 2., 1., 3.])
     """
     g = _check_channel_shuffle(input, groups)
