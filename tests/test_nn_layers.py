@@ -348,6 +348,35 @@ CASES = [
          [("f", (4, 3)), ("f", (4, 3)), ("s", (4,))]),
     Case("CosineEmbeddingLoss-1d-none", lambda L: L.nn.CosineEmbeddingLoss(reduction="none"),
          [("f", (3,)), ("f", (3,)), ("const", None, np.array(-1))]),
+    # spatial layers (tests/test_nn_spatial.py has more)
+    *[Case(f"{k}Pad{n}d", lambda L, k=k, n=n: (getattr(L.nn, f"{k}Pad{n}d")(1, 0.5)
+                                              if k == "Constant"
+                                              else getattr(L.nn, f"{k}Pad{n}d")(1)),
+           [("f", (1, 2) + (3,) * n)])
+      for k in ("Zero", "Constant", "Reflection", "Replication", "Circular") for n in (1, 2, 3)],
+    Case("PixelShuffle", lambda L: L.nn.PixelShuffle(2), [("f", (1, 8, 2, 2))]),
+    Case("PixelUnshuffle", lambda L: L.nn.PixelUnshuffle(2), [("f", (2, 4, 2))]),
+    Case("ChannelShuffle", lambda L: L.nn.ChannelShuffle(2), [("f", (1, 4, 2, 2))]),
+    Case("Upsample", lambda L: L.nn.Upsample(scale_factor=2, mode="bilinear"),
+         [("f", (1, 2, 2, 3))]),
+    Case("UpsamplingNearest2d", lambda L: L.nn.UpsamplingNearest2d(size=(3, 5)),
+         [("f", (1, 2, 2, 3))]),
+    Case("UpsamplingBilinear2d", lambda L: L.nn.UpsamplingBilinear2d(scale_factor=2),
+         [("f", (1, 1, 2, 3))]),
+    Case("Fold", lambda L: L.nn.Fold((3, 4), 2), [("f", (1, 8, 6))]),
+    Case("Unfold", lambda L: L.nn.Unfold(2, padding=1, stride=2), [("f", (1, 2, 3, 4))]),
+    Case("AdaptiveMaxPool1d", lambda L: L.nn.AdaptiveMaxPool1d(3), [("f", (2, 2, 7))]),
+    Case("AdaptiveMaxPool2d", lambda L: L.nn.AdaptiveMaxPool2d((2, 3)), [("f", (1, 5, 4))]),
+    Case("AdaptiveMaxPool3d", lambda L: L.nn.AdaptiveMaxPool3d(2), [("f", (1, 1, 3, 3, 3))]),
+    Case("AdaptiveAvgPool3d", lambda L: L.nn.AdaptiveAvgPool3d((2, 1, 2)),
+         [("f", (1, 2, 3, 3, 3))]),
+    *[Case(f"MaxUnpool{n}d", lambda L, n=n: getattr(L.nn, f"MaxUnpool{n}d")(2),
+           [("f", (1, 1) + (1,) * (n - 1) + (2,)),
+            ("const", None, np.array([1, 2]).reshape((1, 1) + (1,) * (n - 1) + (2,)))])
+      for n in (1, 2, 3)],
+    Case("LPPool1d", lambda L: L.nn.LPPool1d(2, 2), [("f", (1, 2, 4))]),
+    Case("LPPool2d", lambda L: L.nn.LPPool2d(2, 2, stride=1), [("f", (1, 3, 3))]),
+    Case("LPPool3d", lambda L: L.nn.LPPool3d(2, 2), [("f", (1, 1, 2, 2, 2))]),
 ]
 
 _IDS = [c.name for c in CASES]

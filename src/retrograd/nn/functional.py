@@ -32,6 +32,9 @@ from ..ops.public import FP32, LOWER_PRECISION_FP, autocast_category
 from ..ops.reductions import vector_norm
 from ..ops.shape import _check_expand
 from ..ops.softmax import log_softmax, softmax, softmin
+from .functional_resize import interpolate, upsample, upsample_bilinear, upsample_nearest  # noqa: E402, F401
+from .functional_spatial import *  # noqa: E402, F403  (re-exported: F.pixel_shuffle & co)
+from .functional_spatial import __all__ as _spatial_all  # noqa: E402
 
 __all__ = [
     "linear", "bilinear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
@@ -46,6 +49,8 @@ __all__ = [
     "cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
     "kl_div", "cosine_embedding_loss", "cosine_similarity", "pad", "one_hot", "normalize",
     "scaled_dot_product_attention", "interpolate", "multi_head_attention_forward",
+    "max_pool3d_with_indices", "adaptive_avg_pool3d", "upsample", "upsample_nearest",
+    "upsample_bilinear", *_spatial_all,
 ]
 
 
@@ -64,6 +69,7 @@ from .functional_conv import (  # noqa: F401  (re-exported: F.conv2d & co)
     _conv_transposend,
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
+    adaptive_avg_pool3d,
     avg_pool1d,
     avg_pool2d,
     avg_pool3d,
@@ -78,6 +84,7 @@ from .functional_conv import (  # noqa: F401  (re-exported: F.conv2d & co)
     max_pool2d,
     max_pool2d_with_indices,
     max_pool3d,
+    max_pool3d_with_indices,
 )
 from .functional_losses import (  # noqa: F401  (re-exported: F.mse_loss & co)
     binary_cross_entropy,
@@ -891,7 +898,14 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if value is not None and value != 0:
-        raise ValueError(f"Padding mode \"{mode}\" doesn't take in value argument.")
+        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
+    if k > 3 or nd not in (k + 1, k + 2):  # PyTorch's reflection/replication pads: (N,) C, *spatial
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {nd}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
     out = input
     for i, (lo, hi) in enumerate(pairs):
         d = nd - 1 - i
@@ -908,10 +922,11 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
             idx = np.where(m >= size, period - m, m)
         elif mode == "replicate":
             idx = np.clip(pos, 0, size - 1)
-        else:
+        else:  # negative pads crop first; the rest wraps around what is left
             if lo > size or hi > size:
                 raise RuntimeError("Padding value causes wrapping around more than once.")
-            idx = np.mod(pos, size)
+            start, n = max(-lo, 0), size - max(-lo, 0) - max(-hi, 0)
+            idx = start + np.mod(np.arange(-max(lo, 0), n + max(hi, 0)), n)
         out = out.index_select(d, _make(idx.astype(np.int64)))
     return out
 
@@ -991,98 +1006,6 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p, training=True)
     return attn.matmul(value)
-
-
-def _interp_matrix(n_in, n_out, align_corners, scale, dtype):
-    a = np.zeros((n_out, n_in), dtype=np.float64)
-    dst = np.arange(n_out, dtype=np.float64)
-    if align_corners:
-        s = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
-        src = dst * s
-    else:
-        s = (1.0 / scale) if (scale is not None and scale > 0) else n_in / n_out
-        src = np.maximum((dst + 0.5) * s - 0.5, 0.0)
-    i0 = np.floor(src).astype(np.int64)
-    i0 = np.minimum(i0, n_in - 1)
-    i1 = np.where(i0 < n_in - 1, i0 + 1, i0)
-    l1 = src - i0
-    l0 = 1.0 - l1
-    rows = np.arange(n_out)
-    np.add.at(a, (rows, i0), l0)
-    np.add.at(a, (rows, i1), l1)
-    return _make(a.astype(dtype))
-
-
-def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",  # noqa: A002
-                align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
-                antialias: bool = False) -> Tensor:
-    """Resize the spatial dims: modes 'nearest', 'nearest-exact', 'linear', 'bilinear',
-    'area'.
-
-    Example:
-        >>> import retrograd as torch
-        >>> torch.nn.functional.interpolate(torch.tensor([[[1., 2.]]]), scale_factor=2)
-        tensor([[[1., 1., 2., 2.]]])
-    """
-    nsp = input._data.ndim - 2
-    if nsp < 1:
-        raise ValueError(f"interpolate: expected a 3D, 4D or 5D input (N, C, spatial...), got "
-                         f"{list(input.shape)}")
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not supported")
-    if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
-        raise ValueError("align_corners option can only be set with the interpolating modes: "
-                         "linear | bilinear | bicubic | trilinear")
-    if mode in ("linear", "bilinear") and align_corners is None:
-        align_corners = False
-    xsp = input._data.shape[2:]
-    if (size is None) == (scale_factor is None):
-        raise ValueError("either size or scale_factor should be defined" if size is None else
-                         "only one of size or scale_factor should be defined")
-    if size is not None:
-        osz = tuple(size) if isinstance(size, (list, tuple)) else (size,) * nsp
-        scales = (None,) * nsp
-    else:
-        sf = tuple(scale_factor) if isinstance(scale_factor, (list, tuple)) else \
-            (scale_factor,) * nsp
-        osz = tuple(int(math.floor(float(xsp[i]) * sf[i])) for i in range(nsp))
-        scales = (None,) * nsp if recompute_scale_factor else tuple(float(s) for s in sf)
-    if len(osz) != nsp:
-        raise ValueError(f"Input and output must have the same number of spatial dimensions, "
-                         f"but got input with spatial dimensions of {list(xsp)} and output size "
-                         f"of {list(osz)}.")
-    if mode == "area":
-        return _adaptive_avg(input, osz, nsp, "interpolate")
-    out = input
-    if mode in ("nearest", "nearest-exact"):
-        for i in range(nsp):
-            n_in, n_out = xsp[i], osz[i]
-            if n_in == n_out:
-                continue
-            sc = np.float32(1.0 / scales[i]) if scales[i] is not None and scales[i] > 0 else \
-                np.float32(n_in) / np.float32(n_out)
-            dst = np.arange(n_out, dtype=np.float32)
-            if mode == "nearest":
-                src = np.floor(dst * sc)
-            else:
-                src = np.floor((dst + np.float32(0.5)) * sc)
-            idx = np.minimum(src.astype(np.int64), n_in - 1)
-            out = out.index_select(2 + i, _make(idx))
-        return out if out is not input else input.clone()
-    if mode in ("linear", "bilinear", "trilinear"):
-        expected = {"linear": 1, "bilinear": 2, "trilinear": 3}[mode]
-        if nsp != expected:
-            raise NotImplementedError(f"Got {input._data.ndim}D input, but {mode} mode needs "
-                                      f"{expected + 2}D input")
-        _check_float(input, "upsample")
-        for i in range(nsp):
-            if xsp[i] == osz[i] and (scales[i] is None or scales[i] == 1.0):
-                continue
-            a = _interp_matrix(xsp[i], osz[i], align_corners, scales[i], input._data.dtype)
-            out = out.movedim(2 + i, -1).matmul(a.t()).movedim(-1, 2 + i)
-        return out if out is not input else input.clone()
-    raise NotImplementedError(f"interpolate: mode '{mode}' is not supported (nearest, "
-                              "nearest-exact, linear, bilinear, trilinear, area are)")
 
 
 # ---------------------------------------------------------------------------------

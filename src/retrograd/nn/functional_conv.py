@@ -14,6 +14,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _make
 from ..ops import table_nn as TN
+from ..ops import table_spatial as TS
 from ..ops.dispatch import apply
 from ..ops.public import FP32, LOWER_PRECISION_FP, autocast_category
 from ._functional_common import _check_float, _ntuple, _same_dtype
@@ -251,6 +252,7 @@ def _pool_window(nsp, kernel_size, stride, padding, dilation, name):
 
 def _max_poolnd(nsp, input, kernel_size, stride, padding, dilation, ceil_mode,  # noqa: A002
                 return_indices, name):
+    given = input
     input, unbatched = _add_batch_dim(  # noqa: A001
         nsp, input, f"{name}: Expected {nsp + 1}D or {nsp + 2}D input")
     k, s, p, d = _pool_window(nsp, kernel_size, stride, padding, dilation, name)
@@ -262,11 +264,12 @@ def _max_poolnd(nsp, input, kernel_size, stride, padding, dilation, ceil_mode,  
         raise RuntimeError(f"{name}: Given input size: ({given}). Calculated output size: "
                            f"({calc}). Output size is too small")
     idx = TN.max_pool_indices(input._data, k, s, tuple((q, q) for q in p), d, osp)
-    idx_t = _make(idx)
     unique = all(s[i] >= d[i] * (k[i] - 1) + 1 for i in range(nsp))  # windows don't overlap
-    out = apply(TN.take_flat, (input, idx_t), (nsp, unique))
-    if unbatched:
-        out, idx_t = out.squeeze(0), idx_t.squeeze(0)
+    if unbatched:  # one node on the unbatched input, as PyTorch's
+        input, idx = given, idx[0]  # noqa: A001
+    idx_t = _make(idx)
+    record = TS.max_pool3d if nsp == 3 else TN.take_flat  # PyTorch's node names
+    out = apply(record, (input, idx_t), (nsp, unique))
     return (out, idx_t) if return_indices else out
 
 
@@ -321,6 +324,18 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
                             ceil_mode=False, return_indices=True):
     """``max_pool2d(..., return_indices=True)``."""
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002
+                            ceil_mode=False, return_indices=True):
+    """``max_pool3d(..., return_indices=True)``: (values, flat indices per D·H·W volume).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.max_pool3d_with_indices(torch.ones(1, 2, 2, 2), 2)[1].shape
+        torch.Size([1, 1, 1, 1])
+    """
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def _avg_poolnd(nsp, input, kernel_size, stride, padding, ceil_mode,  # noqa: A002
@@ -453,3 +468,15 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:  # noqa: A002
     return _adaptive_avg(input, output_size, 2, "adaptive_avg_pool2d")
 
 
+
+
+@autocast_category(FP32)
+def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:  # noqa: A002
+    """3-D adaptive average pooling over (N, C, D, H, W) or (C, D, H, W).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.adaptive_avg_pool3d(torch.ones(1, 2, 4, 4, 4), 1).shape
+        torch.Size([1, 2, 1, 1, 1])
+    """
+    return _adaptive_avg(input, output_size, 3, "adaptive_avg_pool3d")

@@ -8,6 +8,10 @@ Example:
 
 from __future__ import annotations
 
+from . import fold as _fold
+from . import padding as _padding
+from . import pixelshuffle as _pixelshuffle
+from . import upsampling as _upsampling
 from .activation import (
                          CELU,
                          ELU,
@@ -37,14 +41,15 @@ from .activation import (
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .dropout import (
-    AlphaDropout,
-    Dropout,
-    Dropout1d,
-    Dropout2d,
-    Dropout3d,
-    FeatureAlphaDropout,
+                         AlphaDropout,
+                         Dropout,
+                         Dropout1d,
+                         Dropout2d,
+                         Dropout3d,
+                         FeatureAlphaDropout,
 )
 from .flatten import Flatten, Unflatten
+from .fold import *  # noqa: F403
 from .linear import Bilinear, Identity, Linear
 from .loss import (
                          BCELoss,
@@ -69,20 +74,33 @@ from .normalization import (
                          InstanceNorm3d,
                          LayerNorm,
 )
-from .pooling import (
+from .padding import *  # noqa: F403
+from .pixelshuffle import *  # noqa: F403
+from .pooling import (  # noqa: F401, I001  # noqa: F401
                          AdaptiveAvgPool1d,
                          AdaptiveAvgPool2d,
+                         AdaptiveAvgPool3d,
+                         AdaptiveMaxPool1d,
+                         AdaptiveMaxPool2d,
+                         AdaptiveMaxPool3d,
                          AvgPool1d,
                          AvgPool2d,
                          AvgPool3d,
+                         LPPool1d,
+                         LPPool2d,
+                         LPPool3d,
                          MaxPool1d,
                          MaxPool2d,
                          MaxPool3d,
+                         MaxUnpool1d,
+                         MaxUnpool2d,
+                         MaxUnpool3d,
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell
 from .sparse import Embedding
 from .sync_batchnorm import SyncBatchNorm
 from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
+from .upsampling import *  # noqa: F403
 
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
@@ -98,4 +116,7 @@ __all__ = [
     "LogSigmoid", "Tanhshrink", "Threshold", "GLU", "Softmax", "Softmin", "LogSoftmax", "PReLU",
     "MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss",
     "BCEWithLogitsLoss", "KLDivLoss", "CosineEmbeddingLoss", "SyncBatchNorm",
+    "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
+    "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "LPPool1d", "LPPool2d", "LPPool3d",
+    *_fold.__all__, *_padding.__all__, *_pixelshuffle.__all__, *_upsampling.__all__,
 ]
