@@ -1,4 +1,4 @@
-"""retrograd.linalg: norms and products.
+"""retrograd.linalg: norms, products, inverses, solves and decompositions, with gradients.
 
 Example:
     >>> import retrograd as torch
@@ -10,9 +10,36 @@ from __future__ import annotations
 
 from .ops.functions import matmul, vector_norm
 from .ops.functions import norm as _norm
+from .ops.linalg_functions import (  # noqa: F401  (re-exported: the namespace)
+    LinAlgError,
+    cholesky,
+    cholesky_ex,
+    cross,
+    det,
+    diagonal,
+    eigh,
+    eigvalsh,
+    inv,
+    inv_ex,
+    matrix_exp,
+    matrix_power,
+    multi_dot,
+    pinv,
+    qr,
+    slogdet,
+    solve,
+    solve_ex,
+    solve_triangular,
+    svd,
+    svdvals,
+    vander,
+)
 from .ops.public import LOWER_PRECISION_FP, autocast_category
 
-__all__ = ["vector_norm", "norm", "matrix_norm", "matmul", "vecdot"]
+__all__ = ["vector_norm", "norm", "matrix_norm", "matmul", "vecdot", "LinAlgError", "inv",
+           "inv_ex", "det", "slogdet", "solve", "solve_ex", "cholesky", "cholesky_ex",
+           "solve_triangular", "eigh", "eigvalsh", "svd", "svdvals", "qr", "pinv",
+           "matrix_power", "multi_dot", "cross", "diagonal", "matrix_exp", "vander"]
 
 
 def norm(A, ord=None, dim=None, keepdim: bool = False, *, dtype=None):  # noqa: A002

@@ -1,0 +1,344 @@
+"""Op records of torch.linalg: inverse, determinants, solves, Cholesky, eigh, SVD, QR,
+pinv, the matrix exponential and the cross product. Part of the one table (``table.py``
+re-exports every record); the kernels are in ``linalg_kernels.py``.
+
+The rules are PyTorch's matrix-calculus forms (torch/csrc/autograd/FunctionsManual.cpp),
+written in Tensor ops and in the records themselves (an inverse's rule takes inverses),
+so second and higher derivatives come from the same rules (Note [Linear-algebra rules]).
+
+Example:
+    >>> import retrograd as torch
+    >>> A = torch.tensor([[2., 1.], [1., 3.]], requires_grad=True)
+    >>> torch.linalg.det(A).backward()
+    >>> A.grad
+    tensor([[ 3., -1.],
+            [-1.,  2.]])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import _make
+from . import linalg_kernels as K
+from ._core import Op
+from .dispatch import apply
+from .jvp_rules import jvp_by_double_vjp
+from .rule_helpers import zeros_like_of
+from .table_shape import _cat
+
+# Note [Linear-algebra rules]
+# Each decomposition is one record with several outputs (PyTorch's LinalgSvdBackward0
+# and friends): its rule gets one gradient per output (None for an output that took
+# none) and forms the input's gradient from PyTorch's formulas for real matrices:
+#
+# * inverse X = A^-1: gA = -X^T g X^T; det: g det(A) A^-T; slogdet: g_logabsdet A^-T
+# * solve X = A^-1 B: gB = A^-T g, gA = -gB X^T (the transposed forms for X A = B)
+# * cholesky A = L L^T: gA = L^-T Φ(L^T gL) L^-1 with Φ(P) = (P + tril(P, -1)^T) / 2 of
+#   P = tril(L^T gL): symmetric, as PyTorch's
+# * eigh A = V diag(w) V^T: gA = V (skew(V^T gV) / E + diag(gw)) V^T, skew(M) =
+#   (M - M^T) / 2, E_ij = w_j - w_i (1 on the diagonal)
+# * svd, qr, pinv, matrix_exp: PyTorch's svd_backward, linalg_qr_backward, pinv_backward
+#   and the block-matrix form exp([[A^T, G], [0, A^T]])_12
+#
+# The rules call the records (``_inv``, ``_solve``, ``_tri``, ``_mexp``), so a backward
+# with create_graph=True records them again and differentiates once more.
+#
+# Gauge: eigenvectors and singular vectors are defined up to sign for real inputs; the
+# rules above give the gradient of any loss that does not depend on that sign. PyTorch
+# checks the gauge only for complex inputs (the imaginary part of diag(V^H gV)); there is
+# no complex dtype here, so there is nothing to check (a sign-dependent loss gets the
+# gradient of the sign LAPACK chose, as in PyTorch).
+
+
+def _eye(n: int, like):
+    return _make(np.eye(n, dtype=like._data.dtype))
+
+
+def _diag_embed(v):
+    return v.unsqueeze(-1) * _eye(v.shape[-1], v)
+
+
+def _inv(a):
+    x, info = apply(linalg_inv_ex, (a,), None, nout=2)
+    return x
+
+
+def _solve(a, b, left: bool = True, vector: bool = False):
+    return apply(linalg_solve_ex, (a, b), (left, vector), nout=2)[0]
+
+
+def _tri(a, b, upper: bool, left: bool = True, unit: bool = False):
+    return apply(linalg_solve_triangular, (a, b), (upper, left, unit))
+
+
+def _inv_rule_checked(a, api: str):
+    """A^-1 inside det's and slogdet's rules; a singular A has no such gradient form."""
+    x, info = apply(linalg_inv_ex, (a,), None, nout=2)
+    if np.any(info._data > 0):
+        raise K.LinAlgError(
+            f"{api}: the backward pass needs the inverse of A, and A is singular. retrograd "
+            "forms the gradient g * det(A) * A^-T; at a singular matrix use an SVD-based "
+            "formula of your own (PyTorch differentiates through an SVD there).")
+    return x
+
+
+def _inv_vjp(g, s, n, needs):
+    x = s[0]
+    gx = g[0]
+    if gx is None:
+        return [None]
+    xt = x.mT
+    return [-(xt @ gx @ xt)]
+
+
+linalg_inv_ex = Op("linalg_inv_ex", K.inv_ex, _inv_vjp, ("out",), jvp=jvp_by_double_vjp,
+                   nondiff=())
+
+
+def _det_fwd(a):
+    return np.asarray(np.linalg.det(a), dtype=a.dtype)
+
+
+def _det_rule(g, s, n):
+    a, d = s
+    return (g * d).unsqueeze(-1).unsqueeze(-1) * _inv_rule_checked(a, "linalg.det").mT
+
+
+linalg_det = Op("linalg_det", _det_fwd, (_det_rule,), (0, "out"), jvp=jvp_by_double_vjp)
+
+
+def _slogdet_fwd(a):
+    sign, logabs = np.linalg.slogdet(a)
+    return np.asarray(sign, a.dtype), np.asarray(logabs, a.dtype)
+
+
+def _slogdet_vjp(g, s, n, needs):
+    a = s[0]
+    gl = g[1]
+    if gl is None:  # the sign is piecewise constant: no gradient, as PyTorch
+        return [None]
+    return [gl.unsqueeze(-1).unsqueeze(-1) * _inv_rule_checked(a, "linalg.slogdet").mT]
+
+
+linalg_slogdet = Op("linalg_slogdet", _slogdet_fwd, _slogdet_vjp, (0,), jvp=jvp_by_double_vjp,
+                    nondiff=())
+
+
+def _solve_vjp(g, s, n, needs):
+    a, x = s
+    gx = g[0]
+    if gx is None:
+        return [None, None]
+    left, vector = n._p
+    gb = _solve(a.mT, gx, left, vector)
+    ga = None
+    if needs[0]:
+        if vector:
+            ga = -(gb.unsqueeze(-1) @ x.unsqueeze(-2))
+        else:
+            ga = -(gb @ x.mT) if left else -(x.mT @ gb)
+    return [ga, gb if needs[1] else None]
+
+
+linalg_solve_ex = Op("linalg_solve_ex", lambda a, b, p: K.solve_ex(a, b, *p), _solve_vjp,
+                     (0, "out"), jvp=jvp_by_double_vjp, nondiff=())
+
+
+def _cholesky_vjp(g, s, n, needs):
+    lo = s[0]
+    gl = g[0]
+    if gl is None:
+        return [None]
+    if n._p:  # upper: A = U^T U with L = U^T
+        lo, gl = lo.mT, gl.mT
+    p = (lo.mT @ gl).tril()
+    p = 0.5 * (p + p.tril(-1).mT)
+    p = _tri(lo.mT, p, upper=True, left=True)
+    return [_tri(lo, p, upper=False, left=False)]
+
+
+linalg_cholesky_ex = Op("linalg_cholesky_ex", K.cholesky_ex, _cholesky_vjp, ("out",),
+                        jvp=jvp_by_double_vjp, nondiff=())
+
+
+def _tri_vjp(g, s, n, needs):
+    a, x = s
+    upper, left, unit = n._p
+    gb = _tri(a.mT, g, not upper, left, unit)
+    ga = None
+    if needs[0]:
+        ga = -(gb @ x.mT) if left else -(x.mT @ gb)
+        ga = ga.triu(int(unit)) if upper else ga.tril(-int(unit))
+    return [ga, gb if needs[1] else None]
+
+
+linalg_solve_triangular = Op("linalg_solve_triangular",
+                             lambda a, b, p: K.solve_triangular(a, b, *p), _tri_vjp,
+                             (0, "out"), jvp=jvp_by_double_vjp, nondiff=())
+
+
+def _eigh_vjp(g, s, n, needs):
+    w, v = s
+    gw, gv = g
+    if gv is None:
+        return [(v * gw.unsqueeze(-2)) @ v.mT]
+    m = v.mT @ gv
+    m = 0.5 * (m - m.mT)
+    e = w.unsqueeze(-2) - w.unsqueeze(-1) + _eye(w.shape[-1], w)
+    inner = m / e
+    if gw is not None:
+        inner = inner + _diag_embed(gw)
+    return [v @ inner @ v.mT]
+
+
+linalg_eigh = Op("linalg_eigh", K.eigh, _eigh_vjp, ("out", "out1"), jvp=jvp_by_double_vjp,
+                 nondiff=())
+
+
+def _svd_vjp(g, s, n, needs):
+    u, sv, vh = s
+    gu, gs, gvh = g
+    m, k, ncols = u.shape[-2], sv.shape[-1], vh.shape[-1]
+    if gu is None and gvh is None:
+        if n._p and m != ncols:
+            u, vh = u.narrow(-1, 0, k), vh.narrow(-2, 0, k)
+        return [(u * gs.unsqueeze(-2)) @ vh]
+    if n._p:  # full_matrices: only the first k columns of U and rows of Vh are determined
+        u, vh = u.narrow(-1, 0, k), vh.narrow(-2, 0, k)
+        gu = gu.narrow(-1, 0, k) if gu is not None else None
+        gvh = gvh.narrow(-2, 0, k) if gvh is not None else None
+    v = vh.mT
+    s2 = sv * sv
+    e = s2.unsqueeze(-2) - s2.unsqueeze(-1) + _eye(k, sv)
+    if gu is not None:
+        uhgu = u.mT @ gu
+        uhgu = uhgu - uhgu.mT
+    if gvh is not None:
+        gv = gvh.mT
+        vhgv = v.mT @ gv
+        vhgv = vhgv - vhgv.mT
+    if gu is not None and gvh is not None:
+        ga = (uhgu * sv.unsqueeze(-2) + sv.unsqueeze(-1) * vhgv) / e
+    elif gu is not None:
+        ga = (uhgu / e) * sv.unsqueeze(-2)
+    else:
+        ga = sv.unsqueeze(-1) * (vhgv / e)
+    if gs is not None:
+        ga = ga + _diag_embed(gs)
+    if m > ncols and gu is not None:
+        ga = u @ ga
+        gus = gu / sv.unsqueeze(-2)
+        ga = ga + gus - u @ (u.mT @ gus)
+        return [ga @ vh]
+    if m < ncols and gvh is not None:
+        ga = ga @ vh
+        sgvh = gvh / sv.unsqueeze(-1)
+        ga = ga + sgvh - (sgvh @ v) @ vh
+        return [u @ ga]
+    return [u @ ga @ vh]
+
+
+linalg_svd = Op("linalg_svd", K.svd, _svd_vjp, ("out", "out1", "out2"), jvp=jvp_by_double_vjp,
+                nondiff=())
+
+
+def _qr_vjp(g, s, n, needs):
+    q, r = s
+    gq, gr = g
+    mode = n._p
+    if mode == "r":
+        raise RuntimeError(
+            "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+            "Please use linalg.qr(A, mode='reduced') if you are going to differentiate "
+            "through linalg.qr.")
+    m, ncols = q.shape[-2], r.shape[-1]
+    if mode == "complete" and m > ncols:
+        raise RuntimeError(
+            "The QR decomposition is not differentiable when mode='complete' and nrows > "
+            "ncols. (The last m - n columns of Q are not determined by A: use "
+            "mode='reduced'.)")
+    if m >= ncols:
+        return [_qr_tall(gq, gr, q, r)]
+    # wide: A = Q [R1 R2] is the square QR A1 = Q R1 and R2 = Q^T A2, so A2's gradient is
+    # Q gR2 and Q's gradient gains A2 gR2^T before the square case's rule
+    r1, r2 = r.narrow(-1, 0, m), r.narrow(-1, m, ncols - m)
+    gr1 = gr2 = None
+    if gr is not None:
+        gr1, gr2 = gr.narrow(-1, 0, m), gr.narrow(-1, m, ncols - m)
+        extra = (q @ r2) @ gr2.mT
+        gq = extra if gq is None else gq + extra
+    ga1 = _qr_tall(gq, gr1, q, r1)
+    ga2 = q @ gr2 if gr2 is not None else zeros_like_of(r2)
+    return [_cat([ga1, ga2], -1)]
+
+
+def _qr_tall(gq, gr, q, r):
+    """QR's rule for m >= n: gA = (gQ + Q sym(triu(gR R^T - Q^T gQ))) R^-T, ``sym``
+    mirroring the upper triangle (diagonal once)."""
+    if gq is not None:
+        b = -(q.mT @ gq) if gr is None else gr @ r.mT - q.mT @ gq
+    else:
+        b = gr @ r.mT
+    t = b.triu()
+    t = t + t.mT - _diag_embed(t.diagonal(0, -2, -1))  # the diagonal once
+    ga = q @ t
+    if gq is not None:
+        ga = ga + gq
+    return _tri(r.mT, ga, upper=False, left=False)
+
+
+linalg_qr = Op("linalg_qr", K.qr, _qr_vjp, ("out", "out1"), jvp=jvp_by_double_vjp, nondiff=())
+
+
+def _pinv_fwd(a, p):
+    atol, rtol, hermitian = p
+    return K.pinv(a, atol, rtol, hermitian)
+
+
+def _pinv_rule(g, s, n):
+    a, x = s  # x = pinv(A)
+    m, ncols = a.shape[-2:]
+    xt, gt = x.mT, g.mT
+    if m <= ncols:
+        k = gt @ x
+        kxt = k @ xt
+        return -(x @ k).mT + kxt - (a @ x) @ kxt + (xt @ x) @ (gt - k @ a)
+    k = x @ gt
+    xtk = xt @ k
+    return -(k @ x).mT + (gt - a @ k) @ x @ xt + xtk - xtk @ x @ a
+
+
+linalg_pinv = Op("linalg_pinv", _pinv_fwd, (_pinv_rule,), (0, "out"), jvp=jvp_by_double_vjp)
+
+
+def _mexp(a):
+    return apply(linalg_matrix_exp, (a,))
+
+
+def _mexp_rule(g, s, n):
+    a = s[0]
+    nn = a.shape[-1]
+    at = a.mT
+    top = _cat([at, g], -1)
+    bottom = _cat([zeros_like_of(at), at], -1)
+    big = _mexp(_cat([top, bottom], -2))
+    return big.narrow(-2, 0, nn).narrow(-1, nn, nn)
+
+
+linalg_matrix_exp = Op("linalg_matrix_exp", K.matrix_exp, (_mexp_rule,), (0,),
+                       jvp=jvp_by_double_vjp)
+
+
+def _cross(a, b, dim):
+    return apply(linalg_cross, (a, b), dim)
+
+
+linalg_cross = Op("linalg_cross", K.cross,
+                  (lambda g, s, n: _cross(s[1], g, n._p), lambda g, s, n: _cross(g, s[0], n._p)),
+                  (0, 1), save_if=((1,), (0,)), jvp=jvp_by_double_vjp)
+
+#: the records, re-exported by table.py (the one table)
+__all__ = ["linalg_inv_ex", "linalg_det", "linalg_slogdet", "linalg_solve_ex",
+           "linalg_cholesky_ex", "linalg_solve_triangular", "linalg_eigh", "linalg_svd",
+           "linalg_qr", "linalg_pinv", "linalg_matrix_exp", "linalg_cross"]

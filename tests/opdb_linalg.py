@@ -1,0 +1,140 @@
+"""Op-database entries of torch.linalg and its top-level forms (loaded by opdb.py).
+
+Samples are well conditioned, as PyTorch's own OpInfos for linalg are: square matrices
+are a random matrix plus a multiple of the identity; symmetric positive-definite ones are
+built inside the call (``x @ x.mT + n * I``) so that the gradient flows through the
+construction; eigenvectors and singular vectors are compared after fixing their sign
+(a gauge-invariant output: ``V * sign(V[..., :1, :])``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from opdb import A, S, vals
+from opdb import op as _op
+
+
+def op(*args, **kw):
+    """opdb's ``op`` with LAPACK's tolerances: NumPy's and PyTorch's LAPACK builds order
+    their sums differently (float32: a few ULPs of a condition number near 10)."""
+    kw.setdefault("f32_tol", (2e-5, 2e-5))
+    kw.setdefault("f64_tol", (1e-10, 1e-11))
+    return _op(*args, **kw)
+
+
+def _sq(rng, shape, shift=4.0, layout=None):
+    """A square matrix (batch) away from singular: entries in (-1, 1) plus ``shift * I``
+    (diagonally dominant for n < 5)."""
+    a = vals(rng, shape, "small") + shift * np.eye(shape[-1])
+    if layout == "T":
+        a = np.swapaxes(a, -1, -2)
+    return A(a, layout=layout)
+
+
+def _squares(rng):
+    return [S(_sq(rng, (3, 3))), S(_sq(rng, (2, 3, 3)), desc="batched"),
+            S(_sq(rng, (1, 1))), S(_sq(rng, (3, 3), layout="T"), desc="non-contiguous")]
+
+
+def _spd(m, x):
+    n = x.shape[-1]
+    return x @ x.mT + n * m.eye(n, dtype=x.dtype)
+
+
+def _sym(m, x):
+    return x + x.mT
+
+
+def _fix_cols(v, *others):
+    """Flip column signs so row 0 is non-negative (and the matching rows of others)."""
+    s = v[..., :1, :].sign()
+    return (v * s,) + tuple(o * s.mT for o in others)
+
+
+def _gen(samples):
+    return lambda rng: samples(rng)
+
+
+def _rect(rng):
+    return [S(A(vals(rng, (3, 3)) + 2 * np.eye(3))), S(A(vals(rng, (4, 2)))),
+            S(A(vals(rng, (2, 4)))), S(A(vals(rng, (2, 3, 2))), desc="batched")]
+
+
+op("linalg.inv", lambda m, x: m.linalg.inv(x), _squares, ("linalg_inv_ex",))
+op("linalg.inv_ex", lambda m, x: m.linalg.inv_ex(x), _squares, ("linalg_inv_ex",))
+op("inverse", lambda m, x: x.inverse(), _squares, ("linalg_inv_ex",))
+op("linalg.det", lambda m, x: m.linalg.det(x), _squares, ("linalg_det",))
+op("det", lambda m, x: x.det(), _squares, ("linalg_det",))
+op("linalg.slogdet", lambda m, x: m.linalg.slogdet(x), _squares, ("linalg_slogdet",))
+op("logdet", lambda m, x: m.logdet(_spd(m, x)), _squares, ("linalg_slogdet",))
+op("linalg.solve", lambda m, a, b, **kw: m.linalg.solve(a, b, **kw), lambda rng: [
+    S(_sq(rng, (3, 3)), A(vals(rng, (3, 2)))),
+    S(_sq(rng, (3, 3)), A(vals(rng, (3,))), desc="vector B"),
+    S(_sq(rng, (2, 3, 3)), A(vals(rng, (2, 3))), desc="batch of vectors"),
+    S(_sq(rng, (2, 3, 3)), A(vals(rng, (3, 2))), desc="B broadcast"),
+    S(_sq(rng, (3, 3)), A(vals(rng, (2, 3))), left=False, desc="X A = B")],
+    ("linalg_solve_ex",))
+op("linalg.solve_ex", lambda m, a, b: m.linalg.solve_ex(a, b),
+   lambda rng: [S(_sq(rng, (2, 3, 3)), A(vals(rng, (2, 3, 2))))], ("linalg_solve_ex",))
+op("linalg.cholesky", lambda m, x, **kw: m.linalg.cholesky(_spd(m, x), **kw), lambda rng: [
+    S(A(vals(rng, (3, 3)))), S(A(vals(rng, (2, 3, 3))), desc="batched"),
+    S(A(vals(rng, (3, 3))), upper=True)], ("linalg_cholesky_ex",))
+op("linalg.cholesky_ex", lambda m, x: m.linalg.cholesky_ex(_spd(m, x)),
+   lambda rng: [S(A(vals(rng, (2, 3, 3))))], ("linalg_cholesky_ex",))
+op("linalg.solve_triangular",
+   lambda m, a, b, **kw: m.linalg.solve_triangular(a, b, **kw), lambda rng: [
+       S(_sq(rng, (3, 3)), A(vals(rng, (3, 2))), upper=True),
+       S(_sq(rng, (3, 3)), A(vals(rng, (3, 2))), upper=False),
+       S(_sq(rng, (2, 3, 3)), A(vals(rng, (2, 4, 3))), upper=False, left=False),
+       S(_sq(rng, (3, 3)), A(vals(rng, (2, 3, 2))), upper=True, unitriangular=True,
+         desc="B batched")],
+   ("linalg_solve_triangular",))
+op("linalg.eigh", lambda m, x, *a: (lambda r: _fix_cols(r.eigenvectors) + (r.eigenvalues,))(
+       m.linalg.eigh(_sym(m, x), *a)),
+   lambda rng: [S(A(vals(rng, (3, 3)))), S(A(vals(rng, (2, 3, 3)))),
+                S(A(vals(rng, (3, 3))), "U")], ("linalg_eigh",),
+   skips={"test_grad_fn_name": "the outputs are sign-fixed (MulBackward0); the node is "
+                               "checked in test_linalg.py"})
+op("linalg.eigvalsh", lambda m, x: m.linalg.eigvalsh(_sym(m, x)),
+   lambda rng: [S(A(vals(rng, (3, 3)))), S(A(vals(rng, (2, 3, 3))))], ("linalg_eigh",))
+op("linalg.svd", lambda m, x, *a: (lambda r: _fix_cols(r.U, r.Vh) + (r.S,))(
+    m.linalg.svd(x, *a)), lambda rng: _rect(rng) + [S(A(vals(rng, (3, 2))), True),
+                                                   S(A(vals(rng, (2, 3))), False)],
+   ("linalg_svd",),
+   skips={"test_grad_fn_name": "the outputs are sign-fixed (MulBackward0); the node is "
+                               "checked in test_linalg.py"})
+op("linalg.svdvals", lambda m, x: m.linalg.svdvals(x), _rect, ("linalg_svd",))
+op("linalg.qr", lambda m, x, *a: m.linalg.qr(x, *a),
+   lambda rng: _rect(rng) + [S(A(vals(rng, (2, 3))), "complete")], ("linalg_qr",))
+op("linalg.pinv", lambda m, x, **kw: m.linalg.pinv(x, **kw), lambda rng: _rect(rng) + [
+    S(A(vals(rng, (3, 3))), rtol=0.1)], ("linalg_pinv",))
+op("linalg.pinv_rank_deficient", lambda m, x, y: m.linalg.pinv(x @ y),
+   lambda rng: [S(A(vals(rng, (3, 2))), A(vals(rng, (2, 4))), desc="rank 2 of 3")],
+   ("linalg_pinv",))
+op("linalg.pinv_hermitian", lambda m, x: m.linalg.pinv(_spd(m, x), hermitian=True),
+   lambda rng: [S(A(vals(rng, (3, 3))))], ("linalg_pinv",))
+op("pinverse", lambda m, x: x.pinverse(), _rect, ("linalg_pinv",))
+op("linalg.matrix_exp", lambda m, x: m.linalg.matrix_exp(x), lambda rng: [
+    S(A(vals(rng, (3, 3)))), S(A(vals(rng, (2, 3, 3)))), S(A(vals(rng, (1, 1))))],
+   ("linalg_matrix_exp",))
+op("matrix_exp", lambda m, x: x.matrix_exp(), lambda rng: [S(A(vals(rng, (2, 2))))],
+   ("linalg_matrix_exp",))
+op("linalg.matrix_power", lambda m, x, n: m.linalg.matrix_power(x, n), lambda rng: [
+    S(_sq(rng, (3, 3)), n) for n in (2, 3, 5, -1, -2)] + [S(_sq(rng, (2, 3, 3)), 6)],
+   ("linalg_inv_ex",),
+   skips={"test_grad_fn_name": "n=0 and n=1 record a copy, as PyTorch's CopyBackwards"})
+op("linalg.multi_dot", lambda m, *ts: m.linalg.multi_dot(ts), lambda rng: [
+    S(A(vals(rng, (2, 3))), A(vals(rng, (3, 4)))),
+    S(A(vals(rng, (3,))), A(vals(rng, (3, 4))), A(vals(rng, (4, 2))), A(vals(rng, (2,)))),
+    S(A(vals(rng, (5, 2))), A(vals(rng, (2, 4))), A(vals(rng, (4, 1))))], ())
+op("linalg.cross", lambda m, a, b, **kw: m.linalg.cross(a, b, **kw), lambda rng: [
+    S(A(vals(rng, (4, 3))), A(vals(rng, (4, 3)))),
+    S(A(vals(rng, (2, 1, 3))), A(vals(rng, (4, 3))), desc="broadcast"),
+    S(A(vals(rng, (3, 2))), A(vals(rng, (3, 2))), dim=0)], ("linalg_cross",))
+op("cross", lambda m, a, b: m.cross(a, b, dim=1),
+   lambda rng: [S(A(vals(rng, (2, 3))), A(vals(rng, (2, 3))))], ("linalg_cross",))
+op("linalg.diagonal", lambda m, x, **kw: m.linalg.diagonal(x, **kw), lambda rng: [
+    S(A(vals(rng, (3, 4)))), S(A(vals(rng, (2, 3, 4))), offset=1)], ())
+op("linalg.vander", lambda m, x, **kw: m.linalg.vander(x, **kw), lambda rng: [
+    S(A(vals(rng, (3,)))), S(A(vals(rng, (2, 3))), N=4)], ())
