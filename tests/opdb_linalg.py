@@ -138,3 +138,38 @@ op("linalg.diagonal", lambda m, x, **kw: m.linalg.diagonal(x, **kw), lambda rng:
     S(A(vals(rng, (3, 4)))), S(A(vals(rng, (2, 3, 4))), offset=1)], ())
 op("linalg.vander", lambda m, x, **kw: m.linalg.vander(x, **kw), lambda rng: [
     S(A(vals(rng, (3,)))), S(A(vals(rng, (2, 3))), N=4)], ())
+
+
+# ----------------------------------------------------------------------------------
+# PyTorch's older top-level forms
+
+def _chol(m, x, upper=False):
+    lo = m.linalg.cholesky(_spd(m, x))
+    return lo.mT if upper else lo
+
+
+op("cholesky", lambda m, x, *a: _spd(m, x).cholesky(*a), lambda rng: [
+    S(A(vals(rng, (3, 3)))), S(A(vals(rng, (2, 3, 3)))), S(A(vals(rng, (3, 3))), True)],
+   ("cholesky",))
+op("cholesky_solve", lambda m, b, x, *a: m.cholesky_solve(b, _chol(m, x, *a), *a),
+   lambda rng: [S(A(vals(rng, (3, 2))), A(vals(rng, (3, 3)))),
+                S(A(vals(rng, (2, 3, 2))), A(vals(rng, (3, 3))), True, desc="upper, batched B")],
+   ("cholesky_solve", "linalg_cholesky_ex"))
+op("cholesky_inverse", lambda m, x, *a: _chol(m, x, *a).cholesky_inverse(*a),
+   lambda rng: [S(A(vals(rng, (3, 3)))), S(A(vals(rng, (2, 3, 3))), True)],
+   ("cholesky_inverse", "linalg_cholesky_ex"))
+op("svd", lambda m, x, *a: (lambda r: _fix_cols(r.U, r.V.mT) + (r.S,))(m.svd(x, *a)),
+   lambda rng: _rect(rng) + [S(A(vals(rng, (3, 2))), False)], ("linalg_svd",),
+   skips={"test_grad_fn_name": "the outputs are sign-fixed (MulBackward0); the node is "
+                               "checked in test_linalg.py"})
+op("svd_no_uv", lambda m, x: x.svd(compute_uv=False), _rect, ("linalg_svd",))
+op("qr", lambda m, x, *a: m.qr(x, *a), lambda rng: [
+    S(A(vals(rng, (4, 3)))), S(A(vals(rng, (3, 3))), False)], ("linalg_qr",))
+op("triangular_solve", lambda m, b, a, *f: b.triangular_solve(a, *f), lambda rng: [
+    S(A(vals(rng, (3, 2))), _sq(rng, (3, 3))),
+    S(A(vals(rng, (3, 2))), _sq(rng, (2, 3, 3)), False, True, desc="lower, transposed"),
+    S(A(vals(rng, (3, 2))), _sq(rng, (3, 3)), True, False, True, desc="unitriangular")],
+   ("triangular_solve",))
+op("kron", lambda m, a, b: m.kron(a, b), lambda rng: [
+    S(A(vals(rng, (2, 3))), A(vals(rng, (2, 2)))), S(A(vals(rng, (3,))), A(vals(rng, (2, 2))))],
+   ("unsafe_view",))

@@ -30,6 +30,7 @@ from . import (  # noqa: F401
     conversion,
     indexing,
     linalg_functions,
+    linalg_legacy,
     matmul,
     pointwise,
     reductions,

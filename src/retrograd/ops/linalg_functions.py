@@ -436,8 +436,10 @@ def matrix_power(A: Tensor, n: int) -> Tensor:
                            f"they are {A.shape[-2] if A.ndim >= 2 else A.shape} by "
                            f"{A.shape[-1] if A.ndim else ''} matrices")
     if n == 0:
-        from .creation import eye
-        return eye(A.shape[-1], dtype=A.dtype).expand(tuple(A.shape)).clone()
+        # the identity, still recorded on A (zero gradient), as PyTorch's copy is
+        # (masked_fill, not A * 0: an inf in A must not give nan)
+        full = _make(np.ones((), dtype=bool))
+        return A.masked_fill(full, 0) + _make(np.eye(A.shape[-1], dtype=A._data.dtype))
     if n < 0:
         A, n = inv(A), -n
         if n == 1:  # the inverse itself, as PyTorch

@@ -24,7 +24,7 @@ from . import linalg_kernels as K
 from ._core import Op
 from .dispatch import apply
 from .jvp_rules import jvp_by_double_vjp
-from .rule_helpers import zeros_like_of
+from .rule_helpers import rule_zeros, zeros_like_of
 from .table_shape import _cat
 
 # Note [Linear-algebra rules]
@@ -77,9 +77,9 @@ def _inv_rule_checked(a, api: str):
     x, info = apply(linalg_inv_ex, (a,), None, nout=2)
     if np.any(info._data > 0):
         raise K.LinAlgError(
-            f"{api}: the backward pass needs the inverse of A, and A is singular. retrograd "
-            "forms the gradient g * det(A) * A^-T; at a singular matrix use an SVD-based "
-            "formula of your own (PyTorch differentiates through an SVD there).")
+            f"{api}: the backward pass needs the inverse of A, and A is singular: log|det A| "
+            "is -inf there and its gradient g * A^-T is not finite. (Differentiate "
+            "linalg.det instead, whose gradient at a singular A is the cofactor matrix.)")
     return x
 
 
@@ -102,7 +102,21 @@ def _det_fwd(a):
 
 def _det_rule(g, s, n):
     a, d = s
-    return (g * d).unsqueeze(-1).unsqueeze(-1) * _inv_rule_checked(a, "linalg.det").mT
+    x, info = apply(linalg_inv_ex, (a,), None, nout=2)
+    if np.any(info._data > 0):
+        return _det_rule_singular(g, a)
+    return (g * d).unsqueeze(-1).unsqueeze(-1) * x.mT
+
+
+def _det_rule_singular(g, a):
+    """det's gradient where A may be singular: the cofactor matrix, from an SVD A = U S Vh,
+    is det(U) det(Vh) U diag(prod_{j != i} s_j) Vh (PyTorch's singular path)."""
+    u, sv, vh = apply(linalg_svd, (a,), False, nout=3)
+    eye = _eye(sv.shape[-1], sv)
+    others = (sv.unsqueeze(-2) * (1 - eye) + eye).prod(-1)  # prod_{j != i} s_j
+    sign = _make(np.asarray(np.linalg.det(u._data) * np.linalg.det(vh._data),
+                            dtype=a._data.dtype))
+    return (g * sign).unsqueeze(-1).unsqueeze(-1) * ((u * others.unsqueeze(-2)) @ vh)
 
 
 linalg_det = Op("linalg_det", _det_fwd, (_det_rule,), (0, "out"), jvp=jvp_by_double_vjp)
@@ -342,3 +356,89 @@ linalg_cross = Op("linalg_cross", K.cross,
 __all__ = ["linalg_inv_ex", "linalg_det", "linalg_slogdet", "linalg_solve_ex",
            "linalg_cholesky_ex", "linalg_solve_triangular", "linalg_eigh", "linalg_svd",
            "linalg_qr", "linalg_pinv", "linalg_matrix_exp", "linalg_cross"]
+
+
+# ---------------------------------------------------------------------------------
+# PyTorch's older top-level forms, with their own nodes (CholeskyBackward0, ...)
+
+def _cholesky_fwd(a, upper):
+    lo, info = K.cholesky_ex(a, upper)
+    K.raise_info("cholesky", info, "pd")
+    return lo
+
+
+cholesky = Op("cholesky", _cholesky_fwd,
+              (lambda g, s, n: _cholesky_vjp([g], s, n, None)[0],), ("out",),
+              jvp=jvp_by_double_vjp)
+
+
+def _cholesky_solve_fwd(b, lo, upper):
+    # A = L L^T (U^T U): two triangular solves
+    y = K.solve_triangular(lo, b, upper, True, False) if not upper else \
+        K.solve_triangular(np.swapaxes(lo, -1, -2), b, False, True, False)
+    if upper:
+        return K.solve_triangular(lo, y, True, True, False)
+    return K.solve_triangular(np.swapaxes(lo, -1, -2), y, True, True, False)
+
+
+def _cholesky_solve_vjp(g, s, n, needs):
+    lo, x = s
+    upper = n._p
+    gb = apply(cholesky_solve, (g, lo), upper)
+    gl = None
+    if needs[1]:
+        c = gb @ x.mT
+        c = c + c.mT
+        gl = -(lo @ c) if upper else -(c @ lo)
+    return [gb if needs[0] else None, gl]
+
+
+cholesky_solve = Op("cholesky_solve", _cholesky_solve_fwd, _cholesky_solve_vjp, (1, "out"),
+                    jvp=jvp_by_double_vjp, nondiff=())
+
+
+def _cholesky_inverse_fwd(lo, upper):
+    eye = np.broadcast_to(np.eye(lo.shape[-1], dtype=lo.dtype), lo.shape)
+    return _cholesky_solve_fwd(eye, lo, upper)
+
+
+def _cholesky_inverse_rule(g, s, n):
+    lo, x = s
+    c = x @ (g + g.mT) @ x
+    return -(lo @ c) if n._p else -(c @ lo)
+
+
+cholesky_inverse = Op("cholesky_inverse", _cholesky_inverse_fwd, (_cholesky_inverse_rule,),
+                      (0, "out"), jvp=jvp_by_double_vjp)
+
+
+def _triangular_solve_fwd(b, a, p):
+    upper, transpose, unit = p
+    if transpose:
+        x = K.solve_triangular(np.swapaxes(a, -1, -2), b, not upper, True, unit)
+    else:
+        x = K.solve_triangular(a, b, upper, True, unit)
+    return x, np.array(np.broadcast_to(a, x.shape[:-2] + a.shape[-2:]))
+
+
+def _triangular_solve_vjp(g, s, n, needs):
+    a, x = s
+    gx, gm = g
+    upper, transpose, unit = n._p
+    gb = ga = None
+    if gx is not None:
+        gb = apply(triangular_solve, (gx, a), (upper, not transpose, unit), nout=2)[0]
+        if needs[1]:
+            ga = -(x @ gb.mT) if transpose else -(gb @ x.mT)
+            ga = ga.triu(int(unit)) if upper else ga.tril(-int(unit))
+    if gm is not None and needs[1]:
+        ga = gm if ga is None else ga + gm
+    if gb is None and needs[0]:  # PyTorch's node gives b zeros when only the copy of A
+        gb = rule_zeros(n.input_shape(0), n.input_dtype(0))  # took a gradient
+    return [gb if needs[0] else None, ga]
+
+
+triangular_solve = Op("triangular_solve", _triangular_solve_fwd, _triangular_solve_vjp,
+                      (1, "out"), jvp=jvp_by_double_vjp, nondiff=())
+
+__all__ += ["cholesky", "cholesky_solve", "cholesky_inverse", "triangular_solve"]
