@@ -173,3 +173,85 @@ op("triangular_solve", lambda m, b, a, *f: b.triangular_solve(a, *f), lambda rng
 op("kron", lambda m, a, b: m.kron(a, b), lambda rng: [
     S(A(vals(rng, (2, 3))), A(vals(rng, (2, 2)))), S(A(vals(rng, (3,))), A(vals(rng, (2, 2))))],
    ("unsafe_view",))
+
+
+# ----------------------------------------------------------------------------------
+# least squares, LU, norms, tensor forms
+
+
+def _tall(rng, shape):
+    a = vals(rng, shape, "small")
+    k = min(shape[-2:])
+    a[..., :k, :k] += 3 * np.eye(k)
+    return A(a)
+
+
+def _lstsq_samples(rng):
+    return [S(_tall(rng, (4, 3)), A(vals(rng, (4, 2)))),
+            S(_tall(rng, (4, 3)), A(vals(rng, (4,))), desc="vector B"),
+            S(_tall(rng, (2, 4, 3)), A(vals(rng, (2, 4, 2))), driver="gelsd"),
+            S(_tall(rng, (4, 3)), A(vals(rng, (4, 2))), driver="gelss"),
+            S(_tall(rng, (3, 3)), A(vals(rng, (3, 2))), driver="gels")]
+
+
+# (the singular values have no gradient in PyTorch: compared on their own)
+op("linalg.lstsq", lambda m, a, b, **kw: tuple(m.linalg.lstsq(a, b, **kw))[:3], _lstsq_samples,
+   ("linalg_lstsq",),
+   skips={"test_grad_fn_name": "residuals are computed from the solution (SumBackward1, "
+                               "PyTorch: LinalgLstsqBackward0); values and gradients match"})
+op("linalg.lstsq_singular_values",
+   lambda m, a, b, **kw: m.linalg.lstsq(a, b, **kw).singular_values, _lstsq_samples,
+   ("linalg_lstsq",), differentiable=False)
+op("linalg.matrix_rank", lambda m, x, **kw: m.linalg.matrix_rank(x, **kw), lambda rng: [
+    S(A(vals(rng, (3, 4)))), S(A(np.ones((2, 3, 3)))), S(A(np.diag([3.0, 0.2, 1e-3])), atol=0.1),
+    S(A(np.diag([3.0, 0.2, 1e-3])), rtol=0.1, hermitian=True)], (), differentiable=False)
+op("linalg.cond", lambda m, x, *p: m.linalg.cond(x, *p), lambda rng: [
+    S(_sq(rng, (3, 3))), S(_sq(rng, (2, 3, 3)), -2), S(A(vals(rng, (4, 3)))),
+    *(S(_sq(rng, (3, 3)), p, torch_grad=False,
+        desc="PyTorch's backward fails here (an in-place write to its saved inverse): "
+             "checked numerically")
+      for p in ("fro", "nuc", 1, float("-inf")))], ("linalg_svd", "linalg_inv_ex"),
+   skips={"test_grad_fn_name": "composed of retrograd's primitives (DivBackward0 / "
+                               "MulBackward0; PyTorch names its own composition)"})
+op("linalg.matrix_norm", lambda m, x, *a: m.linalg.matrix_norm(x, *a), lambda rng: [
+    S(A(vals(rng, (3, 4))), o) for o in ("fro", "nuc", 2, -2, 1, -1, float("inf"))] + [
+    S(A(vals(rng, (2, 3, 4))), 1, (0, 2), True)], ("linalg_svd",),
+   skips={"test_grad_fn_name": "composed of retrograd's primitives"})
+op("linalg.lu", lambda m, x: m.linalg.lu(x), lambda rng: [
+    S(A(vals(rng, (3, 3)))), S(A(vals(rng, (2, 4, 3)))), S(A(vals(rng, (3, 5))))],
+   ("linalg_lu",))
+op("linalg.lu_factor", lambda m, x: m.linalg.lu_factor(x), lambda rng: [
+    S(A(vals(rng, (3, 3)))), S(A(vals(rng, (2, 4, 3)))), S(A(vals(rng, (3, 5))))],
+   ("linalg_lu_factor_ex",))
+op("linalg.lu_factor_ex", lambda m, x: m.linalg.lu_factor_ex(x),
+   lambda rng: [S(A(vals(rng, (2, 3, 3))))], ("linalg_lu_factor_ex",))
+
+
+def _lu_solve(m, x, b, **kw):
+    lu, piv = m.linalg.lu_factor(x)
+    return m.linalg.lu_solve(lu, piv, b, **kw)
+
+
+op("linalg.lu_solve", _lu_solve, lambda rng: [
+    S(_sq(rng, (3, 3)), A(vals(rng, (3, 2)))),
+    S(_sq(rng, (2, 3, 3)), A(vals(rng, (2, 3, 2))), adjoint=True),
+    S(_sq(rng, (3, 3)), A(vals(rng, (2, 3))), left=False),
+    S(_sq(rng, (3, 3)), A(vals(rng, (2, 3))), left=False, adjoint=True)],
+   ("linalg_lu_solve", "linalg_lu_factor_ex"))
+op("lu_unpack", lambda m, x: m.lu_unpack(*m.linalg.lu_factor(x)), lambda rng: [
+    S(A(vals(rng, (3, 3)))), S(A(vals(rng, (4, 3)))), S(A(vals(rng, (2, 3, 4))))],
+   ("linalg_lu_factor_ex",),
+   skips={"test_grad_fn_name": "L and U are unpacked with Tensor ops (tril/triu; PyTorch: "
+                               "LuUnpackBackward0)"})
+op("linalg.tensorinv", lambda m, x, **kw: m.linalg.tensorinv(x, **kw), lambda rng: [
+    S(A(vals(rng, (4, 2, 2), "small") + 3 * np.eye(4).reshape(4, 2, 2)), ind=1)],
+   ("linalg_inv_ex",), skips={"test_grad_fn_name": "reshape of the inverse: ViewBackward0 "
+                                                   "(PyTorch: ReshapeAliasBackward0)"})
+op("linalg.tensorsolve", lambda m, a, b: m.linalg.tensorsolve(a, b), lambda rng: [
+    S(A(vals(rng, (2, 3, 6), "small") + 3 * np.eye(6).reshape(2, 3, 6)),
+      A(vals(rng, (2, 3))))], ("linalg_solve_ex",))
+op("linalg.householder_product", lambda m, a, t: m.linalg.householder_product(a, t),
+   lambda rng: [S(A(vals(rng, (4, 3))), A(vals(rng, (2,)))),
+                S(A(vals(rng, (2, 3, 3))), A(vals(rng, (2, 3))))], (),
+   skips={"test_grad_fn_name": "composed of Tensor ops (PyTorch: "
+                               "LinalgHouseholderProductBackward0)"})

@@ -192,3 +192,33 @@ def test_linalg_namespace_and_top_level_methods():
         assert callable(getattr(x, name)), name
     assert x.matrix_power(2).tolist() == [[4.0, 0.0], [0.0, 4.0]]
     assert issubclass(R.linalg.LinAlgError, RuntimeError)
+
+
+def test_eig_and_eigvals_raise_for_want_of_complex_dtypes():
+    for fn in (R.linalg.eig, R.linalg.eigvals):
+        with pytest.raises(NotImplementedError, match="no complex dtypes.*eigh"):
+            fn(R.eye(2))
+
+
+def test_lu_factor_of_a_singular_matrix_and_lu_without_pivoting():
+    for a in ([[0.0, 0.0], [0.0, 0.0]], [[[1.0, 0.0], [0.0, 1.0]], SINGULAR]):
+        t, r = _both(lambda m, a=a: m.linalg.lu_factor(m.tensor(a)))
+        assert type(r) is type(t) is RuntimeError and str(r) == str(t), (r, t)
+    t, r = _both(lambda m: m.linalg.lu_factor_ex(m.tensor(SINGULAR)).info)
+    np.testing.assert_array_equal(r.numpy(), t.numpy())
+    t, r = _both(lambda m: m.linalg.lu(m.eye(2), pivot=False))
+    assert type(r) is type(t) and str(r) == str(t), (r, t)
+
+
+def test_lstsq_residuals_gradient_matches_torch():
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((5, 3)), rng.standard_normal((5, 2))
+
+    def grads(m):
+        x, y = m.tensor(a, requires_grad=True), m.tensor(b, requires_grad=True)
+        r = m.linalg.lstsq(x, y, driver="gelsd")
+        return [_np(g) for g in m.autograd.grad(r.residuals.sum() + r.solution.sum(), (x, y))]
+
+    t, r = _both(grads)
+    for x, y in zip(r, t):
+        np.testing.assert_allclose(x, y, rtol=1e-10, atol=1e-12)

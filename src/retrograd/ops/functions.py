@@ -29,6 +29,7 @@ from __future__ import annotations
 from . import (  # noqa: F401
     conversion,
     indexing,
+    linalg_derived,
     linalg_functions,
     linalg_legacy,
     matmul,

@@ -18,7 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["LinAlgError", "inv_ex", "solve_ex", "cholesky_ex", "solve_triangular", "eigh",
-           "svd", "qr", "pinv", "matrix_exp", "cross", "raise_info"]
+           "svd", "qr", "pinv", "matrix_exp", "cross", "raise_info", "lstsq", "lu", "lu_factor",
+           "perm_from_pivots", "lu_solve"]
 
 
 class LinAlgError(RuntimeError):
@@ -226,3 +227,86 @@ def cross(a: np.ndarray, b: np.ndarray, dim: int) -> np.ndarray:
     """The cross product of 3-vectors along ``dim``, operands broadcast."""
     a, b = np.broadcast_arrays(a, b)
     return np.cross(a, b, axis=dim)
+
+
+def lstsq(a: np.ndarray, b: np.ndarray, driver: str, rcond, vector: bool):
+    """(solution, rank, singular values) of min ||A X - B|| matrix by matrix (SciPy's
+    LAPACK drivers; 'gels' through NumPy's QR-free gelsd, equal for full-rank A)."""
+    import scipy.linalg as sl
+
+    if vector:
+        b = b[..., None]
+    m, n = a.shape[-2:]
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = np.broadcast_to(a, batch + a.shape[-2:])
+    b = np.broadcast_to(b, batch + b.shape[-2:])
+    if rcond is None:
+        rcond = np.finfo(a.dtype).eps * max(m, n)
+    x = np.empty(batch + (n, b.shape[-1]), a.dtype)
+    rank = np.zeros(batch, np.int64)
+    sv = np.zeros(batch + (min(m, n),), a.dtype)
+    for idx in np.ndindex(*batch):
+        if driver == "gels":
+            sol, _, r, s = np.linalg.lstsq(a[idx], b[idx], rcond=None)
+        else:
+            sol, _, r, s = sl.lstsq(a[idx], b[idx], cond=rcond, lapack_driver=driver,
+                                    check_finite=False)
+        x[idx], rank[idx] = sol, r
+        if s is not None:
+            sv[idx] = s
+    return (x[..., 0] if vector else x), rank, sv
+
+
+def lu(a: np.ndarray):
+    """(P, L, U) with A = P L U (partial pivoting, LAPACK's getrf), batched."""
+    import scipy.linalg as sl
+
+    if a.size == 0:
+        m, n = a.shape[-2:]
+        k = min(m, n)
+        bt = a.shape[:-2]
+        return (np.broadcast_to(np.eye(m, dtype=a.dtype), bt + (m, m)).copy(),
+                np.zeros(bt + (m, k), a.dtype), np.zeros(bt + (k, n), a.dtype))
+    p, lo, up = sl.lu(a, check_finite=False)
+    return p.astype(a.dtype), lo, up
+
+
+def lu_factor(a: np.ndarray):
+    """(LU, pivots (1-based, int32), info) matrix by matrix, as LAPACK's getrf."""
+    getrf = _lapack("getrf", a)
+    m, n = a.shape[-2:]
+    out = np.empty(a.shape, a.dtype)
+    piv = np.zeros(a.shape[:-2] + (min(m, n),), np.int32)
+    info = np.zeros(a.shape[:-2], np.int32)
+    for idx in np.ndindex(*a.shape[:-2]):
+        lu_, p, k = getrf(a[idx])
+        out[idx], piv[idx], info[idx] = lu_, p + 1, k
+    return out, piv, info
+
+
+def perm_from_pivots(piv: np.ndarray, m: int, dtype) -> np.ndarray:
+    """The permutation matrix P (A = P L U) of LAPACK's 1-based row interchanges."""
+    p = np.empty(piv.shape[:-1] + (m, m), dtype)
+    for idx in np.ndindex(*piv.shape[:-1]):
+        order = np.arange(m)
+        for i, j in enumerate(piv[idx] - 1):
+            order[i], order[j] = order[j], order[i]
+        p[idx] = np.eye(m, dtype=dtype)[:, order]
+    return p
+
+
+def lu_solve(lu_: np.ndarray, piv: np.ndarray, b: np.ndarray, left: bool, adjoint: bool):
+    """X with op(A) X = B (X op(A) = B if not ``left``), A = P L U given as getrf's
+    (LU, pivots); op(A) = A^T with ``adjoint``."""
+    getrs = _lapack("getrs", lu_)
+    if not left:  # X op(A) = B  <=>  op(A)^T X^T = B^T
+        b, adjoint = np.swapaxes(b, -1, -2), not adjoint
+    batch = np.broadcast_shapes(lu_.shape[:-2], b.shape[:-2])
+    lu_ = np.broadcast_to(lu_, batch + lu_.shape[-2:])
+    piv = np.broadcast_to(piv, batch + piv.shape[-1:])
+    b = np.broadcast_to(b, batch + b.shape[-2:])
+    x = np.empty(b.shape, np.result_type(lu_, b))
+    for idx in np.ndindex(*batch):
+        with np.errstate(all="ignore"):
+            x[idx] = getrs(lu_[idx], piv[idx] - 1, b[idx], trans=int(adjoint))[0]
+    return np.swapaxes(x, -1, -2) if not left else x

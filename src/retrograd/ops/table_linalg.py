@@ -442,3 +442,229 @@ triangular_solve = Op("triangular_solve", _triangular_solve_fwd, _triangular_sol
                       (1, "out"), jvp=jvp_by_double_vjp, nondiff=())
 
 __all__ += ["cholesky", "cholesky_solve", "cholesky_inverse", "triangular_solve"]
+
+
+# ---------------------------------------------------------------------------------
+# least squares and LU
+
+def _lstsq_fwd(a, b, p):
+    driver, rcond, vector = p
+    x, rank, _ = K.lstsq(a, b, driver, rcond, vector)
+    m, n = a.shape[-2:]
+    if driver != "gelsy" and m > n and np.all(rank == n):  # PyTorch's residuals: squared
+        bm = b[..., None] if vector else b  # column norms of A X - B (full-rank, tall A)
+        r = a @ (x[..., None] if vector else x) - bm
+        return x, (r * r).sum(-2)
+    return x, np.zeros((0,), a.dtype)  # none computed: empty, as PyTorch's
+
+
+def _lstsq_vjp(g, s, n, needs):
+    # PyTorch's linalg_lstsq_backward: X = pinv(A) B, differentiated through pinv
+    a, b, x = s
+    g, gres = g
+    vector = n._p[2]
+    if vector:
+        b, x = b.unsqueeze(-1), x.unsqueeze(-1)
+        g = g.unsqueeze(-1) if g is not None else None
+    ga = gb = None
+    if g is not None:
+        pa = apply(linalg_pinv, (a,), (None, None, False))
+        ga = _pinv_rule(g @ b.mT, (a, pa), n) if needs[0] else None
+        gb = pa.mT @ g if needs[1] else None
+    if gres is not None and gres.shape[-1] != 0:  # residuals = |A X - B|^2 per column, at
+        w = 2 * (a @ x - b) * gres.unsqueeze(-2)  # the optimum (A^T (A X - B) = 0)
+        ga = w @ x.mT if ga is None else ga + w @ x.mT
+        gb = -w if gb is None else gb - w
+    if vector and gb is not None:
+        gb = gb.squeeze(-1)
+    return [ga if needs[0] else None, gb if needs[1] else None]
+
+
+linalg_lstsq = Op("linalg_lstsq", _lstsq_fwd, _lstsq_vjp, (0, 1, "out"), jvp=jvp_by_double_vjp,
+                  nondiff=())
+
+
+def _lu_square_rule(gl, gu, lo, up):
+    """A = L U (square, L unit lower): gA = L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T."""
+    ga = None
+    if gl is not None:
+        ga = (lo.mT @ gl).tril(-1)
+    if gu is not None:
+        t = (gu @ up.mT).triu()
+        ga = t if ga is None else ga + t
+    ga = _tri(up.mT, ga, upper=False, left=False)
+    return _tri(lo.mT, ga, upper=True, left=True, unit=True)
+
+
+def lu_rule(gl, gu, p, lo, up):
+    """The gradient of A = P L U (PyTorch's linalg_lu_backward): the square case, and a
+    wide (tall) A split into a square LU and the part the extra columns (rows) add."""
+    m, ncols = lo.shape[-2], up.shape[-1]
+    if m == ncols:
+        ga = _lu_square_rule(gl, gu, lo, up)
+    elif m < ncols:  # A = L [U1 U2]: U2 = L^-1 P^T A2
+        u1, u2 = up.narrow(-1, 0, m), up.narrow(-1, m, ncols - m)
+        gu1 = gu2 = None
+        if gu is not None:
+            gu1, gu2 = gu.narrow(-1, 0, m), gu.narrow(-1, m, ncols - m)
+            extra = -(_tri(lo.mT, gu2, upper=True, unit=True) @ u2.mT).tril(-1)
+            gl = extra if gl is None else gl + extra
+        ga1 = _lu_square_rule(gl, gu1, lo, u1)
+        ga2 = _tri(lo.mT, gu2, upper=True, unit=True) if gu2 is not None else \
+            zeros_like_of(u2)
+        ga = _cat([ga1, ga2], -1)
+    else:  # A = [L1; L2] U: L2 = (P^T A)_2 U^-1
+        l1, l2 = lo.narrow(-2, 0, ncols), lo.narrow(-2, ncols, m - ncols)
+        gl1 = gl2 = None
+        if gl is not None:
+            gl1, gl2 = gl.narrow(-2, 0, ncols), gl.narrow(-2, ncols, m - ncols)
+            extra = -(l2.mT @ _tri(up.mT, gl2, upper=False, left=False)).triu()
+            gu = extra if gu is None else gu + extra
+        ga1 = _lu_square_rule(gl1, gu, l1, up)
+        ga2 = _tri(up.mT, gl2, upper=False, left=False) if gl2 is not None else \
+            zeros_like_of(l2)
+        ga = _cat([ga1, ga2], -2)
+    return p @ ga
+
+
+def _lu_vjp(g, s, n, needs):
+    p, lo, up = s
+    return [lu_rule(g[1], g[2], p, lo, up)]
+
+
+linalg_lu = Op("linalg_lu", lambda a, pivot: K.lu(a), _lu_vjp, ("out", "out1", "out2"),
+               jvp=jvp_by_double_vjp, nondiff=())
+
+
+def lu_unpack_tensors(lu_, p):
+    """(L, U) of a packed LU (Tensor ops: the gradient flows to LU)."""
+    m, ncols = lu_.shape[-2:]
+    k = min(m, ncols)
+    lo = lu_.narrow(-1, 0, k).tril(-1) + _make(np.eye(m, k, dtype=lu_._data.dtype))
+    up = lu_.narrow(-2, 0, k).triu()
+    return lo, up
+
+
+def _lu_factor_fwd(a):
+    lu_, piv, info = K.lu_factor(a)
+    return lu_, piv, info
+
+
+def _lu_factor_vjp(g, s, n, needs):
+    lu_, piv = s
+    gl = g[0]
+    if gl is None:
+        return [None]
+    p = _make(K.perm_from_pivots(piv._data, lu_.shape[-2], lu_._data.dtype))
+    lo, up = lu_unpack_tensors(lu_, p)
+    m, ncols = lu_.shape[-2:]
+    k = min(m, ncols)
+    return [lu_rule(gl.tril(-1).narrow(-1, 0, k), gl.triu().narrow(-2, 0, k), p, lo, up)]
+
+
+linalg_lu_factor_ex = Op("linalg_lu_factor_ex", _lu_factor_fwd, _lu_factor_vjp,
+                         ("out", "out1"), jvp=jvp_by_double_vjp, nondiff=())
+
+
+def _lu_solve_vjp(g, s, n, needs):
+    lu_, piv, x = s
+    left, adjoint = n._p
+    gb = apply(linalg_lu_solve, (lu_, piv, g), (left, not adjoint))
+    glu = None
+    if needs[0]:
+        # the gradient of op(A) (X = op(A)^-1 B, or B op(A)^-1), then through A = P L U
+        gop = -(gb @ x.mT) if left else -(x.mT @ gb)
+        ga = gop.mT if adjoint else gop
+        p = _make(K.perm_from_pivots(piv._data, lu_.shape[-2], lu_._data.dtype))
+        lo, up = lu_unpack_tensors(lu_, p)
+        pga = p.mT @ ga
+        glu = (pga @ up.mT).tril(-1) + (lo.mT @ pga).triu()
+    return [glu, None, gb if needs[2] else None]
+
+
+linalg_lu_solve = Op("linalg_lu_solve", lambda lu_, piv, b, p: K.lu_solve(lu_, piv, b, *p),
+                     _lu_solve_vjp, (0, 1, "out"), jvp=jvp_by_double_vjp, nondiff=(1,))
+
+
+
+def _lu_unpack_fwd(lu_, p):
+    m, ncols = lu_.shape[-2:]
+    k = min(m, ncols)
+    lo = np.tril(lu_[..., :, :k], -1) + np.eye(m, k, dtype=lu_.dtype)
+    return lo, np.triu(lu_[..., :k, :])
+
+
+def _lu_unpack_vjp(g, s, n, needs):
+    gl, gu = g
+    m, ncols = n.input_shape(0)[-2:]
+    parts = []
+    if gl is not None:
+        gl = gl.tril(-1)
+        if ncols > m:  # L is m x m: pad the columns
+            gl = _cat([gl, _make(np.zeros(gl.shape[:-1] + (ncols - m,), gl._data.dtype))], -1)
+        parts.append(gl)
+    if gu is not None:
+        gu = gu.triu()
+        if m > ncols:  # U is n x n: pad the rows
+            gu = _cat([gu, _make(np.zeros(gu.shape[:-2] + (m - ncols, ncols),
+                                          gu._data.dtype))], -2)
+        parts.append(gu)
+    return [parts[0] if len(parts) == 1 else parts[0] + parts[1]]
+
+
+lu_unpack = Op("lu_unpack", lambda lu_: _lu_unpack_fwd(lu_, None), _lu_unpack_vjp, (),
+               jvp=jvp_by_double_vjp, nondiff=())
+
+
+
+# ---------------------------------------------------------------------------------
+# Householder products: Q = H_1 ... H_k (first n columns), H_i = I - tau_i v_i v_i^T
+
+def _householder_fwd(a, tau):
+    m, ncols = a.shape[-2:]
+    v = np.tril(a, -1) + np.eye(m, ncols, dtype=a.dtype)
+    q = np.broadcast_to(np.eye(m, dtype=a.dtype), a.shape[:-2] + (m, m)).copy()
+    for i in range(tau.shape[-1]):
+        vi = v[..., :, i:i + 1]
+        q = q - ((q @ vi) * tau[..., i, None, None]) @ np.swapaxes(vi, -1, -2)
+    return np.ascontiguousarray(q[..., :, :ncols])
+
+
+def _householder_vjp(g, s, n, needs):
+    """Reverse mode through Q_i = Q_{i-1} H_i, written in Tensor ops (so it differentiates
+    again): gQ_{i-1} = G_i H_i, gH_i = Q_{i-1}^T G_i, g_tau_i = -v_i^T gH_i v_i,
+    g_v_i = -tau_i (gH_i + gH_i^T) v_i; A's gradient is the strictly lower part of g_v."""
+    a, tau = s
+    m, ncols = a.shape[-2:]
+    k = tau.shape[-1]
+    v = a.tril(-1) + _make(np.eye(m, ncols, dtype=a._data.dtype))
+    qs = [_make(np.broadcast_to(np.eye(m, dtype=a._data.dtype),
+                                tuple(a.shape[:-2]) + (m, m)).copy())]
+    vs = [v.narrow(-1, i, 1) for i in range(k)]
+    taus = [tau.narrow(-1, i, 1).unsqueeze(-1) for i in range(k)]
+    for i in range(k - 1):  # Q_0 .. Q_{k-1}
+        qs.append(qs[-1] - ((qs[-1] @ vs[i]) * taus[i]) @ vs[i].mT)
+    gq = g if m == ncols else _cat([g, _make(np.zeros(tuple(g.shape[:-1]) + (m - ncols,),
+                                                      g._data.dtype))], -1)
+    gv, gt = [None] * k, [None] * k
+    for i in range(k - 1, -1, -1):
+        vi, ti = vs[i], taus[i]
+        gh = qs[i].mT @ gq
+        gt[i] = -(vi.mT @ gh @ vi).squeeze(-1)
+        gv[i] = -ti * ((gh + gh.mT) @ vi)
+        gq = gq - ((gq @ vi) * ti) @ vi.mT
+    ga = gtau = None
+    if needs[0]:
+        cols = gv + ([_make(np.zeros(tuple(a.shape[:-1]) + (ncols - k,), a._data.dtype))]
+                     if ncols > k else [])
+        ga = _cat(cols, -1).tril(-1)
+    if needs[1]:
+        gtau = _cat(gt, -1)
+    return [ga, gtau]
+
+
+linalg_householder_product = Op("linalg_householder_product", _householder_fwd,
+                                _householder_vjp, (0, 1), jvp=jvp_by_double_vjp, nondiff=())
+
+__all__ += ["linalg_lstsq", "linalg_lu", "linalg_lu_factor_ex", "linalg_lu_solve", "lu_unpack",
+            "linalg_householder_product"]
