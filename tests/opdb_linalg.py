@@ -255,3 +255,10 @@ op("linalg.householder_product", lambda m, a, t: m.linalg.householder_product(a,
                 S(A(vals(rng, (2, 3, 3))), A(vals(rng, (2, 3))))], (),
    skips={"test_grad_fn_name": "composed of Tensor ops (PyTorch: "
                                "LinalgHouseholderProductBackward0)"})
+op("linalg.ldl_factor", lambda m, x: m.linalg.ldl_factor(_sym(m, x)), lambda rng: [
+    S(A(vals(rng, (3, 3)))), S(A(vals(rng, (2, 4, 4))))], ("linalg_ldl_factor_ex",),
+   differentiable=False)
+op("linalg.ldl_solve", lambda m, x, b: m.linalg.ldl_solve(*m.linalg.ldl_factor(_sym(m, x)), b),
+   lambda rng: [S(A(vals(rng, (3, 3))), A(vals(rng, (3, 2)))),
+                S(A(vals(rng, (2, 3, 3))), A(vals(rng, (2, 3, 1))))],
+   ("linalg_ldl_solve", "linalg_ldl_factor_ex"), differentiable=False)

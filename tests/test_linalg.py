@@ -222,3 +222,15 @@ def test_lstsq_residuals_gradient_matches_torch():
     t, r = _both(grads)
     for x, y in zip(r, t):
         np.testing.assert_allclose(x, y, rtol=1e-10, atol=1e-12)
+
+
+def test_ldl_factor_has_no_derivative_as_in_torch():
+    def back(m):
+        a = m.tensor([[4.0, 2.0], [2.0, 3.0]], requires_grad=True)
+        ld = m.linalg.ldl_factor(a).LD
+        assert ld.grad_fn.name().endswith("NotImplemented")
+        ld.sum().backward()
+
+    t, r = _both(back)
+    assert type(r) is type(t) is RuntimeError
+    assert str(r).startswith(str(t)), (str(r), str(t))

@@ -15,6 +15,9 @@ from .ops.linalg_derived import (  # noqa: F401  (re-exported: the namespace)
     eig,
     eigvals,
     householder_product,
+    ldl_factor,
+    ldl_factor_ex,
+    ldl_solve,
     lstsq,
     lu,
     lu_factor,
@@ -56,7 +59,8 @@ __all__ = ["vector_norm", "norm", "matrix_norm", "matmul", "vecdot", "LinAlgErro
            "solve_triangular", "eigh", "eigvalsh", "svd", "svdvals", "qr", "pinv",
            "matrix_power", "multi_dot", "cross", "diagonal", "matrix_exp", "vander", "lstsq",
            "matrix_rank", "cond", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "tensorinv",
-           "tensorsolve", "householder_product", "eig", "eigvals"]
+           "tensorsolve", "householder_product", "eig", "eigvals", "ldl_factor",
+           "ldl_factor_ex", "ldl_solve"]
 
 
 def norm(A, ord=None, dim=None, keepdim: bool = False, *, dtype=None):  # noqa: A002

@@ -27,7 +27,7 @@ from .reductions import vector_norm
 
 __all__ = ["lstsq", "matrix_norm", "matrix_rank", "cond", "lu", "lu_factor", "lu_factor_ex",
            "lu_solve", "lu_unpack", "tensorinv", "tensorsolve", "householder_product", "eig",
-           "eigvals"]
+           "eigvals", "ldl_factor", "ldl_factor_ex", "ldl_solve"]
 
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
@@ -263,6 +263,52 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,  # n
     if unpack_data:
         lo, up = apply(T.lu_unpack, (LU_data,), None, nout=2)
     return _returns("lu_unpack", ("P", "L", "U"))(p, lo, up)
+
+
+def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False):  # noqa: N803
+    """(LD, pivots, info): the LDL^T factorization of a symmetric A (its lower triangle),
+    LAPACK's Bunch-Kaufman pivots; no derivative, as in PyTorch.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.linalg.ldl_factor_ex(torch.tensor([[4., 2.], [2., 3.]])).LD
+        tensor([[4.0000, 0.0000],
+                [0.5000, 2.0000]])
+    """
+    _check(A, "torch.linalg.ldl_factor_ex")
+    ld, piv, info = apply(T.linalg_ldl_factor_ex, (A,), None, nout=3)
+    if check_errors:
+        K.raise_info("torch.linalg.ldl_factor_ex", info._data, "inv")
+    return _returns("linalg_ldl_factor_ex", ("LD", "pivots", "info"))(ld, piv, info)
+
+
+def ldl_factor(A: Tensor, *, hermitian: bool = False):  # noqa: N803
+    """(LD, pivots) of ``ldl_factor_ex``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.linalg.ldl_factor(torch.tensor([[4., 2.], [2., 3.]])).pivots
+        tensor([1, 2], dtype=torch.int32)
+    """
+    ld, piv, _ = ldl_factor_ex(A, hermitian=hermitian)
+    return _returns("linalg_ldl_factor", ("LD", "pivots"))(ld, piv)
+
+
+def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False) -> Tensor:  # noqa: N803
+    """X with A X = B from ``ldl_factor``'s (LD, pivots).
+
+    Example:
+        >>> import retrograd as torch
+        >>> LD, piv = torch.linalg.ldl_factor(torch.tensor([[4., 2.], [2., 3.]]))
+        >>> torch.linalg.ldl_solve(LD, piv, torch.tensor([[6.], [5.]]))
+        tensor([[1.],
+                [1.]])
+    """
+    _check(LD, "torch.linalg.ldl_solve")
+    if B.ndim < 2:
+        raise RuntimeError("torch.linalg.ldl_solve: Expected B to have at least 2 dimensions, "
+                           f"but it has {B.ndim} dimensions instead (use B.unsqueeze(-1))")
+    return apply(T.linalg_ldl_solve, (LD, pivots, B))
 
 
 # ----------------------------------------------------------------------------------

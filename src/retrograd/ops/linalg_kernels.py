@@ -19,7 +19,7 @@ import numpy as np
 
 __all__ = ["LinAlgError", "inv_ex", "solve_ex", "cholesky_ex", "solve_triangular", "eigh",
            "svd", "qr", "pinv", "matrix_exp", "cross", "raise_info", "lstsq", "lu", "lu_factor",
-           "perm_from_pivots", "lu_solve"]
+           "perm_from_pivots", "lu_solve", "ldl_factor_ex", "ldl_solve"]
 
 
 class LinAlgError(RuntimeError):
@@ -310,3 +310,29 @@ def lu_solve(lu_: np.ndarray, piv: np.ndarray, b: np.ndarray, left: bool, adjoin
         with np.errstate(all="ignore"):
             x[idx] = getrs(lu_[idx], piv[idx] - 1, b[idx], trans=int(adjoint))[0]
     return np.swapaxes(x, -1, -2) if not left else x
+
+
+def ldl_factor_ex(a: np.ndarray):
+    """(LD, pivots, info) of a symmetric A read from its lower triangle (LAPACK's sytrf:
+    Bunch-Kaufman pivots, 1-based, negative for 2 x 2 blocks)."""
+    sytrf = _lapack("sytrf", a)
+    ld = np.zeros(a.shape, a.dtype)
+    piv = np.zeros(a.shape[:-1], np.int32)
+    info = np.zeros(a.shape[:-2], np.int32)
+    for idx in np.ndindex(*a.shape[:-2]):
+        f, p, k = sytrf(a[idx], lower=1)
+        ld[idx], piv[idx], info[idx] = np.tril(f), p, k
+    return ld, piv, info
+
+
+def ldl_solve(ld: np.ndarray, piv: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """X with A X = B from ``ldl_factor``'s (LD, pivots) (LAPACK's sytrs)."""
+    sytrs = _lapack("sytrs", ld)
+    batch = np.broadcast_shapes(ld.shape[:-2], b.shape[:-2])
+    ld = np.broadcast_to(ld, batch + ld.shape[-2:])
+    piv = np.broadcast_to(piv, batch + piv.shape[-1:])
+    b = np.broadcast_to(b, batch + b.shape[-2:])
+    x = np.empty(b.shape, np.result_type(ld, b))
+    for idx in np.ndindex(*batch):
+        x[idx] = sytrs(ld[idx], piv[idx], b[idx], lower=1)[0]
+    return x

@@ -24,7 +24,7 @@ from . import linalg_kernels as K
 from ._core import Op
 from .dispatch import apply
 from .jvp_rules import jvp_by_double_vjp
-from .rule_helpers import rule_zeros, zeros_like_of
+from .rule_helpers import _not_implemented, rule_zeros, zeros_like_of
 from .table_shape import _cat
 
 # Note [Linear-algebra rules]
@@ -668,3 +668,15 @@ linalg_householder_product = Op("linalg_householder_product", _householder_fwd,
 
 __all__ += ["linalg_lstsq", "linalg_lu", "linalg_lu_factor_ex", "linalg_lu_solve", "lu_unpack",
             "linalg_householder_product"]
+
+
+# ---------------------------------------------------------------------------------
+# LDL^T: no derivative in PyTorch (its NotImplemented node, its error on backward)
+
+_LDL_HINT = ("PyTorch has no derivative for the LDL factorization either; differentiate "
+             "through linalg.solve or linalg.cholesky instead.")
+linalg_ldl_factor_ex = _not_implemented("linalg_ldl_factor_ex", K.ldl_factor_ex, (True,),
+                                        _LDL_HINT)
+linalg_ldl_solve = _not_implemented("linalg_ldl_solve", K.ldl_solve, (True, None, True),
+                                    _LDL_HINT)
+__all__ += ["linalg_ldl_factor_ex", "linalg_ldl_solve"]
