@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 
+from .._graph.forward_state import FW
 from .._tensor import Tensor, _make
 from . import table_linalg as T
 from .dispatch import apply
@@ -45,6 +46,12 @@ def _returns(name: str, fields: tuple):
 
 _LEGACY = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
            "bool": "Bool", "float16": "Half", "bfloat16": "BFloat16"}
+
+
+def _differentiable(a: Tensor) -> bool:
+    """Whether ``a`` takes part in a derivative (requires grad, or forward mode is on): the
+    eigenvalue and singular-value functions skip the vectors otherwise."""
+    return a.requires_grad or FW.active
 
 
 def _check(a, api: str, square: bool = True) -> None:
@@ -309,7 +316,7 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
         tensor([1., 3.])
     """
     _check(A, "linalg.eigvalsh")
-    if not A.requires_grad:
+    if not _differentiable(A):
         return _make(np.linalg.eigvalsh(A._data, UPLO=_uplo(UPLO)))
     return eigh(A, UPLO).eigenvalues
 
@@ -342,7 +349,7 @@ def svdvals(A: Tensor, *, driver=None) -> Tensor:
         tensor([3., 2.])
     """
     _check(A, "linalg.svdvals", square=False)
-    if not A.requires_grad:
+    if not _differentiable(A):
         return _make(np.linalg.svd(A._data, compute_uv=False))
     return svd(A, False, driver=driver).S
 

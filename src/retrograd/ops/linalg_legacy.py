@@ -17,7 +17,7 @@ import numpy as np
 from .._tensor import Tensor, _make
 from . import table as T
 from .dispatch import apply
-from .linalg_functions import _check, _returns
+from .linalg_functions import _check, _differentiable, _returns
 from .linalg_functions import qr as _linalg_qr
 from .linalg_functions import svd as _linalg_svd
 from .public import FP32, public
@@ -92,7 +92,7 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True):  # noqa: A00
         _check(input, "svd", square=False)
         m, n = input.shape[-2:]
         bt = tuple(input.shape[:-2])
-        s = _linalg_svd(input, False).S if input.requires_grad else \
+        s = _linalg_svd(input, False).S if _differentiable(input) else \
             _make(np.linalg.svd(input._data, compute_uv=False))
         z = input._data.dtype
         return rt(_make(np.zeros(bt + (m, m), z)), s, _make(np.zeros(bt + (n, n), z)))
