@@ -1,4 +1,4 @@
-"""retrograd.linalg: norms and products.
+"""retrograd.linalg: norms, products, inverses, solves and decompositions, with gradients.
 
 Example:
     >>> import retrograd as torch
@@ -10,40 +10,81 @@ from __future__ import annotations
 
 from .ops.functions import matmul, vector_norm
 from .ops.functions import norm as _norm
+from .ops.linalg_derived import (  # noqa: F401  (re-exported: the namespace)
+    cond,
+    eig,
+    eigvals,
+    householder_product,
+    ldl_factor,
+    ldl_factor_ex,
+    ldl_solve,
+    lstsq,
+    lu,
+    lu_factor,
+    lu_factor_ex,
+    lu_solve,
+    matrix_norm,
+    matrix_rank,
+    tensorinv,
+    tensorsolve,
+)
+from .ops.linalg_functions import (  # noqa: F401  (re-exported: the namespace)
+    LinAlgError,
+    cholesky,
+    cholesky_ex,
+    cross,
+    det,
+    diagonal,
+    eigh,
+    eigvalsh,
+    inv,
+    inv_ex,
+    matrix_exp,
+    matrix_power,
+    multi_dot,
+    pinv,
+    qr,
+    slogdet,
+    solve,
+    solve_ex,
+    solve_triangular,
+    svd,
+    svdvals,
+    vander,
+)
 from .ops.public import LOWER_PRECISION_FP, autocast_category
 
-__all__ = ["vector_norm", "norm", "matrix_norm", "matmul", "vecdot"]
+__all__ = ["vector_norm", "norm", "matrix_norm", "matmul", "vecdot", "LinAlgError", "inv",
+           "inv_ex", "det", "slogdet", "solve", "solve_ex", "cholesky", "cholesky_ex",
+           "solve_triangular", "eigh", "eigvalsh", "svd", "svdvals", "qr", "pinv",
+           "matrix_power", "multi_dot", "cross", "diagonal", "matrix_exp", "vander", "lstsq",
+           "matrix_rank", "cond", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "tensorinv",
+           "tensorsolve", "householder_product", "eig", "eigvals", "ldl_factor",
+           "ldl_factor_ex", "ldl_solve"]
 
 
 def norm(A, ord=None, dim=None, keepdim: bool = False, *, dtype=None):  # noqa: A002
-    """Vector 2-norm by default; Frobenius for 2-D input with ``ord='fro'`` or None.
+    """A vector norm (``ord`` a number, or 2 by default), or a matrix norm for a 2-D
+    ``dim`` (or a 2-D A with ``dim=None``) and ``ord`` one of matrix_norm's.
 
     Example:
         >>> import retrograd as torch
         >>> torch.linalg.norm(torch.ones(2, 2))
         tensor(2.)
+        >>> torch.linalg.norm(torch.tensor([[1., -2.], [3., 4.]]), 1)
+        tensor(6.)
     """
-    if ord is None or ord == "fro":
-        return vector_norm(A, 2, dim, keepdim, dtype=dtype)
+    if dtype is not None:
+        A = A.to(dtype)
+    if ord is None:
+        return vector_norm(A, 2, dim, keepdim)
+    matrix = (dim is None and A.ndim == 2) or (isinstance(dim, (tuple, list)) and len(dim) == 2)
+    if matrix:
+        return matrix_norm(A, ord, (-2, -1) if dim is None else tuple(dim), keepdim)
     if isinstance(ord, str):
-        raise NotImplementedError(f"retrograd.linalg.norm: ord={ord!r} is not supported")
-    if A.ndim == 2 and dim is None:
-        raise NotImplementedError("retrograd.linalg.norm: matrix norms other than 'fro' are not "
-                                  "supported; use vector_norm on the flattened matrix")
+        raise RuntimeError(f"linalg.norm: If dim is specified, it mut be of length 1 or 2. "
+                           f"Got {dim} (ord={ord!r} is a matrix norm: give two dims)")
     return _norm(A, ord, dim, keepdim)
-
-
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim: bool = False):
-    """Frobenius norm over the last two dims.
-
-    Example:
-        >>> import retrograd as torch
-        >>> torch.linalg.matrix_norm(torch.ones(2, 2))
-        tensor(2.)
-    """
-    if ord != "fro":
-        raise NotImplementedError(f"retrograd.linalg.matrix_norm: ord={ord!r} is not supported")
-    return vector_norm(A, 2, dim, keepdim)
 
 
 @autocast_category(LOWER_PRECISION_FP, name="linalg_vecdot")

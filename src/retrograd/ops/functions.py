@@ -31,6 +31,9 @@ from __future__ import annotations
 from . import (  # noqa: F401
     conversion,
     indexing,
+    linalg_derived,
+    linalg_functions,
+    linalg_legacy,
     matmul,
     pointwise,
     reductions,

@@ -50,8 +50,11 @@ def _saved(op, inputs, out, p=None) -> tuple:
     for k in op.save:
         if k.__class__ is str and k[0] == "p":  # Note [Tensors saved from parameters]
             s.append(p[int(k[1:])])
-        elif k.__class__ is str:
-            s.append(out if k == "out" else out[int(k[3:])])
+        elif k.__class__ is str:  # "out" of a multi-output op is its first output
+            if k == "out":
+                s.append(out[0] if out.__class__ is tuple else out)
+            else:
+                s.append(out[int(k[3:])])
         else:
             s.append(inputs[k])
     return tuple(s)
