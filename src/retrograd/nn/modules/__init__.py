@@ -8,6 +8,7 @@ Example:
 
 from __future__ import annotations
 
+from . import activation_extra, distance, loss_extra, normalization_extra
 from .activation import (
                          CELU,
                          ELU,
@@ -34,15 +35,17 @@ from .activation import (
                          Tanhshrink,
                          Threshold,
 )
+from .activation_extra import *  # noqa: F403
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+from .distance import *  # noqa: F403
 from .dropout import (
-    AlphaDropout,
-    Dropout,
-    Dropout1d,
-    Dropout2d,
-    Dropout3d,
-    FeatureAlphaDropout,
+                         AlphaDropout,
+                         Dropout,
+                         Dropout1d,
+                         Dropout2d,
+                         Dropout3d,
+                         FeatureAlphaDropout,
 )
 from .flatten import Flatten, Unflatten
 from .linear import Bilinear, Identity, Linear
@@ -58,6 +61,7 @@ from .loss import (
                          NLLLoss,
                          SmoothL1Loss,
 )
+from .loss_extra import *  # noqa: F403
 from .module import Module
 from .normalization import (
                          BatchNorm1d,
@@ -69,6 +73,7 @@ from .normalization import (
                          InstanceNorm3d,
                          LayerNorm,
 )
+from .normalization_extra import *  # noqa: F403
 from .pooling import (
                          AdaptiveAvgPool1d,
                          AdaptiveAvgPool2d,
@@ -99,3 +104,5 @@ __all__ = [
     "MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss",
     "BCEWithLogitsLoss", "KLDivLoss", "CosineEmbeddingLoss", "SyncBatchNorm",
 ]
+__all__ += (activation_extra.__all__ + distance.__all__ + loss_extra.__all__
+            + normalization_extra.__all__)

@@ -1,0 +1,201 @@
+"""Shrink and randomized activations of ``retrograd.nn.functional``, the in-place
+functional forms (``F.elu_`` & co) and ``gumbel_softmax`` (re-exported there).
+
+Note [RReLU draws]: PyTorch's CPU ``rrelu_with_noise`` walks the input in order and,
+for each element <= 0 only, draws one double ``uniform_real_distribution(lower, upper)``
+(``random64()``: 53 bits) from the generator, casts it to the input's dtype and
+multiplies; positive elements get slope 1 and no draw. ``rrelu`` here draws the same
+numbers from retrograd's generator, so after the same ``manual_seed`` it prints
+PyTorch's values; the gradient is the noise (the node is a multiplication by it).
+In eval mode the slope is the mean ``(lower + upper) / 2`` (a leaky_relu).
+
+Example:
+    >>> import retrograd as torch
+    >>> import retrograd.nn.functional as F
+    >>> F.softshrink(torch.tensor([-1., 0.2, 2.]))
+    tensor([-0.5000,  0.0000,  1.5000])
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .. import _random
+from .._tensor import Tensor, _make
+from ..ops.creation import empty_like, zeros_like
+from ..ops.pointwise import where
+from ..ops.softmax import softmax
+from . import functional as _F
+from ._functional_common import _legacy
+
+__all__ = ["hardshrink", "softshrink", "rrelu", "rrelu_", "elu_", "celu_", "selu_",
+           "hardtanh_", "leaky_relu_", "threshold_", "gumbel_softmax"]
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
+    """x where |x| > lambd, else 0.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.hardshrink(torch.tensor([-1., 0.2, 2.]))
+        tensor([-1.,  0.,  2.])
+    """
+    inside = (input >= -lambd) & (input <= lambd)
+    return where(inside, zeros_like(input), input)
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
+    """x - lambd above lambd, x + lambd below -lambd, else 0.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.softshrink(torch.tensor([-1., 0.2, 2.]), 0.5)
+        tensor([-0.5000,  0.0000,  1.5000])
+    """
+    top = float(np.finfo(input._data.dtype).max) if input.is_floating_point() else np.inf
+    if not 0 <= lambd <= top:
+        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
+                           f"{_legacy(input.dtype)}, but found {lambd:g}: softshrink needs "
+                           "a non-negative threshold")
+    inside = (input >= -lambd) & (input <= lambd)
+    shrunk = where(input > lambd, input - lambd, input + lambd)
+    return where(inside, zeros_like(input), shrunk)
+
+
+def _rrelu_noise(input: Tensor, lower: float, upper: float, generator=None) -> Tensor:  # noqa: A002
+    """The per-element slopes of RReLU in training (Note [RReLU draws])."""
+    x = input._data
+    nonpos = (x <= 0).reshape(-1)
+    u = _random.uniform(generator, int(nonpos.sum()), np.float64)
+    noise = np.ones(x.size, dtype=x.dtype)
+    noise[nonpos] = (u * (upper - lower) + lower).astype(x.dtype)
+    return _make(noise.reshape(x.shape))
+
+
+def _check_rrelu(input: Tensor, lower: float, upper: float) -> None:  # noqa: A002
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    if not input.is_floating_point():
+        raise NotImplementedError(f'"rrelu_with_noise_cpu" not implemented for '
+                                  f"'{_legacy(input.dtype)}': convert the input to a "
+                                  "floating dtype first (x.float())")
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,  # noqa: A002
+          training: bool = False, inplace: bool = False) -> Tensor:
+    """Leaky ReLU with a random slope in [lower, upper] per element in training, the
+    mean slope in eval (Note [RReLU draws]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.rrelu(torch.tensor([-3., 3.]), 0.1, 0.3)
+        tensor([-0.6000,  3.0000])
+    """
+    _check_rrelu(input, lower, upper)
+    if not training:
+        return _F.leaky_relu(input, (lower + upper) / 2, inplace)
+    noise = _rrelu_noise(input, lower, upper)
+    return input.mul_(noise) if inplace else input * noise
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,  # noqa: A002
+           training: bool = False) -> Tensor:
+    """In-place ``rrelu``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.rrelu_(torch.tensor([-3., 3.]), 0.1, 0.3)
+        tensor([-0.6000,  3.0000])
+    """
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+    """In-place ``elu``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.elu_(torch.tensor([-1., 1.]))
+        tensor([-0.6321,  1.0000])
+    """
+    return _F.elu(input, alpha, inplace=True)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+    """In-place ``celu``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.celu_(torch.tensor([-1., 1.]))
+        tensor([-0.6321,  1.0000])
+    """
+    return _F.celu(input, alpha, inplace=True)
+
+
+def selu_(input: Tensor) -> Tensor:  # noqa: A002
+    """In-place ``selu``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.selu_(torch.tensor([1.]))
+        tensor([1.0507])
+    """
+    return _F.selu(input, inplace=True)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:  # noqa: A002
+    """In-place ``hardtanh``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.hardtanh_(torch.tensor([-2., 0.5]))
+        tensor([-1.0000,  0.5000])
+    """
+    return _F.hardtanh(input, min_val, max_val, inplace=True)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:  # noqa: A002
+    """In-place ``leaky_relu``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.leaky_relu_(torch.tensor([-2., 2.]), 0.5)
+        tensor([-1.,  2.])
+    """
+    return _F.leaky_relu(input, negative_slope, inplace=True)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa: A002
+    """In-place ``threshold``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.threshold_(torch.tensor([0.5, 2.]), 1., -1.)
+        tensor([-1.,  2.])
+    """
+    return _F.threshold(input, threshold, value, inplace=True)
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1) -> Tensor:
+    """softmax((logits + g) / tau) with g ~ Gumbel(0, 1) drawn as PyTorch's
+    ``-empty_like(logits).exponential_().log()``; ``hard``: the one-hot of the argmax in
+    the forward, the soft sample's gradient (straight-through).
+
+    Example:
+        >>> import retrograd as torch
+        >>> _ = torch.manual_seed(0)
+        >>> torch.nn.functional.gumbel_softmax(torch.zeros(3), hard=True)
+        tensor([0., 0., 1.])
+    """
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -empty_like(logits).exponential_().log()
+    y_soft = softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
