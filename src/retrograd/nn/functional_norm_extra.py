@@ -30,7 +30,7 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,  # n
     Example:
         >>> import retrograd as torch
         >>> torch.nn.functional.rms_norm(torch.tensor([[1., 1.]]), [2])
-        tensor([[1.0000, 1.0000]])
+        tensor([[1., 1.]])
     """
     dims = _check_normalized_shape(input, normalized_shape, star="*")
     x = input.float() if input.dtype.name in _UPCAST else input
