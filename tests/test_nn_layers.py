@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 import torch
 
+import _nn_cases_nnloss
 import retrograd as R
 import retrograd.nn as rnn
 from _nn_gradcheck import gradcheck, gradgradcheck
@@ -349,6 +350,7 @@ CASES = [
     Case("CosineEmbeddingLoss-1d-none", lambda L: L.nn.CosineEmbeddingLoss(reduction="none"),
          [("f", (3,)), ("f", (3,)), ("const", None, np.array(-1))]),
 ]
+CASES += _nn_cases_nnloss.cases(Case, T)
 
 _IDS = [c.name for c in CASES]
 
