@@ -1233,3 +1233,4 @@ NAME_SKIPS = {
 for _e in DB:
     if _e.name in NAME_SKIPS:
         _e.skips.setdefault("test_grad_fn_name", NAME_SKIPS[_e.name])
+import opdb_nnloss  # noqa: E402, F401  (the nnloss family's entries)

@@ -25,43 +25,13 @@ import numpy as np
 from .. import _random
 from .._tensor import Tensor, _make
 from ..ops.creation import empty_like, zeros_like
-from ..ops.pointwise import where
+from ..ops.shrink import hardshrink, softshrink  # noqa: F401  (F.hardshrink is torch.hardshrink)
 from ..ops.softmax import softmax
 from . import functional as _F
 from ._functional_common import _legacy
 
 __all__ = ["hardshrink", "softshrink", "rrelu", "rrelu_", "elu_", "celu_", "selu_",
            "hardtanh_", "leaky_relu_", "threshold_", "gumbel_softmax"]
-
-
-def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
-    """x where |x| > lambd, else 0.
-
-    Example:
-        >>> import retrograd as torch
-        >>> torch.nn.functional.hardshrink(torch.tensor([-1., 0.2, 2.]))
-        tensor([-1.,  0.,  2.])
-    """
-    inside = (input >= -lambd) & (input <= lambd)
-    return where(inside, zeros_like(input), input)
-
-
-def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
-    """x - lambd above lambd, x + lambd below -lambd, else 0.
-
-    Example:
-        >>> import retrograd as torch
-        >>> torch.nn.functional.softshrink(torch.tensor([-1., 0.2, 2.]), 0.5)
-        tensor([-0.5000,  0.0000,  1.5000])
-    """
-    top = float(np.finfo(input._data.dtype).max) if input.is_floating_point() else np.inf
-    if not 0 <= lambd <= top:
-        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
-                           f"{_legacy(input.dtype)}, but found {lambd:g}: softshrink needs "
-                           "a non-negative threshold")
-    inside = (input >= -lambd) & (input <= lambd)
-    shrunk = where(input > lambd, input - lambd, input + lambd)
-    return where(inside, zeros_like(input), shrunk)
 
 
 def _rrelu_noise(input: Tensor, lower: float, upper: float, generator=None) -> Tensor:  # noqa: A002

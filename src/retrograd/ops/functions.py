@@ -34,6 +34,7 @@ from . import (  # noqa: F401
     reductions,
     sampling,
     shape,
+    shrink,
     sorting,
     writes,
 )
