@@ -23,3 +23,16 @@ def _with_kinks(rng):
 op("hardshrink", lambda m, x, *a, **k: m.hardshrink(x, *a, **k), _with_kinks, ("hardshrink",))
 op("softshrink", lambda m, x, *a, **k: m.nn.functional.softshrink(x, *a, **k), _with_kinks,
    ("softshrink",))
+
+
+# rrelu in eval mode (the mean slope; training draws are compared in
+# tests/test_nn_extra_losses.py after the same seed); the in-place form on a non-leaf
+def _rrelu_samples(rng):
+    return one(_SHAPES, "frac", variants=[((), {}), ((0.1, 0.3), {}), ((0.2, 0.2), {})])(rng) \
+        + _kinks(rng)
+
+
+op("rrelu", lambda m, x, *a: m.nn.functional.rrelu(x, *a), _rrelu_samples,
+   ("rrelu_with_noise",))
+op("rrelu_inplace", lambda m, x, *a: m.nn.functional.rrelu_(x * 1, *a), _rrelu_samples,
+   ("rrelu_with_noise_result",))

@@ -385,3 +385,23 @@ def test_local_response_norm_and_cross_map_lrn():
     _errors(lambda L: L.nn.CrossMapLRN2d(3)(L.ones(2, 3, 4)))
     assert repr(rnn.LocalResponseNorm(2)) == repr(tnn.LocalResponseNorm(2))
     assert repr(rnn.CrossMapLRN2d(3)) == repr(tnn.CrossMapLRN2d(3))
+
+
+def test_top_level_names_and_node_names():
+    a, b = _x(4, 3), _x(4, 3)
+    _compare(lambda L, x: L.pdist(x, 1.5), [a])
+    _compare(lambda L, x, y: L.pairwise_distance(x, y, 2.0, 1e-6, True), [a, b])
+    _compare(lambda L, x, y: L.cosine_similarity(x, y, 0), [a, b])
+    _compare(lambda L, x: L.rms_norm(x, [3], eps=1e-4), [a])
+    _compare(lambda L, x: L.rrelu(x, 0.2, 0.3), [a])
+    _compare(lambda L, x: L.hardshrink(x, 0.3), [a])
+    _compare(lambda L, x: x.hardshrink(0.3), [a])
+
+    def names(L):
+        x = L.tensor(a, requires_grad=True)
+        y = x * 1
+        _lib_F(L).rrelu_(y, training=True)
+        g = L.autograd.grad(_lib_F(L).rrelu(x, training=True).sum(), x, create_graph=True)[0]
+        outs = [L.hardshrink(x), _lib_F(L).softshrink(x), _lib_F(L).rrelu(x), y, g]
+        return [o.grad_fn.name() for o in outs]
+    assert names(R) == names(torch)

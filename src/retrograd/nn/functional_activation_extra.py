@@ -6,8 +6,8 @@ for each element <= 0 only, draws one double ``uniform_real_distribution(lower, 
 (``random64()``: 53 bits) from the generator, casts it to the input's dtype and
 multiplies; positive elements get slope 1 and no draw. ``rrelu`` here draws the same
 numbers from retrograd's generator, so after the same ``manual_seed`` it prints
-PyTorch's values; the gradient is the noise (the node is a multiplication by it).
-In eval mode the slope is the mean ``(lower + upper) / 2`` (a leaky_relu).
+PyTorch's values; the gradient is the noise (Note [RReLU record]). In eval mode the
+slope is the mean ``(lower + upper) / 2`` (a leaky_relu), drawing nothing.
 
 Example:
     >>> import retrograd as torch
@@ -24,7 +24,10 @@ import numpy as np
 
 from .. import _random
 from .._tensor import Tensor, _make
+from ..ops import table as T
 from ..ops.creation import empty_like, zeros_like
+from ..ops.dispatch import apply
+from ..ops.inplace import _inplace
 from ..ops.shrink import hardshrink, softshrink  # noqa: F401  (F.hardshrink is torch.hardshrink)
 from ..ops.softmax import softmax
 from . import functional as _F
@@ -34,13 +37,17 @@ __all__ = ["hardshrink", "softshrink", "rrelu", "rrelu_", "elu_", "celu_", "selu
            "hardtanh_", "leaky_relu_", "threshold_", "gumbel_softmax"]
 
 
-def _rrelu_noise(input: Tensor, lower: float, upper: float, generator=None) -> Tensor:  # noqa: A002
-    """The per-element slopes of RReLU in training (Note [RReLU draws])."""
+def _rrelu_slopes(input: Tensor, lower: float, upper: float, training: bool,  # noqa: A002
+                  generator=None) -> Tensor:
+    """The per-element slopes of RReLU: drawn in training (Note [RReLU draws]), the mean
+    slope on the non-positive elements in eval (Note [RReLU record])."""
     x = input._data
-    nonpos = (x <= 0).reshape(-1)
+    nonpos = x <= 0
+    if not training:
+        return _make(np.where(nonpos, (lower + upper) / 2, 1).astype(x.dtype))
     u = _random.uniform(generator, int(nonpos.sum()), np.float64)
     noise = np.ones(x.size, dtype=x.dtype)
-    noise[nonpos] = (u * (upper - lower) + lower).astype(x.dtype)
+    noise[nonpos.reshape(-1)] = (u * (upper - lower) + lower).astype(x.dtype)
     return _make(noise.reshape(x.shape))
 
 
@@ -64,10 +71,10 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,  # noqa
         tensor([-0.6000,  3.0000])
     """
     _check_rrelu(input, lower, upper)
-    if not training:
-        return _F.leaky_relu(input, (lower + upper) / 2, inplace)
-    noise = _rrelu_noise(input, lower, upper)
-    return input.mul_(noise) if inplace else input * noise
+    slopes = _rrelu_slopes(input, lower, upper, training)
+    if inplace:  # the node of the in-place form saves no input (RreluWithNoiseBackward1)
+        return _inplace(input, apply(T.rrelu_with_noise_result, (input, slopes)))
+    return apply(T.rrelu_with_noise, (input, slopes))
 
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,  # noqa: A002
