@@ -1,7 +1,9 @@
 """Op-database entries of the nnloss family's table records (ops/table_nn_extra.py):
-the shrink activations. Loaded by the last line of tests/opdb.py."""
+the shrink activations, rrelu, pdist and soft_margin_loss (loaded by tests/opdb.py)."""
 
 from __future__ import annotations
+
+import numpy as np
 
 from opdb import A, S, one, op, vals
 
@@ -36,3 +38,31 @@ op("rrelu", lambda m, x, *a: m.nn.functional.rrelu(x, *a), _rrelu_samples,
    ("rrelu_with_noise",))
 op("rrelu_inplace", lambda m, x, *a: m.nn.functional.rrelu_(x * 1, *a), _rrelu_samples,
    ("rrelu_with_noise_result",))
+
+
+# pdist: rows of a 2-D input, every p branch of PyTorch's backward (Note [pdist record])
+def _pdist_samples(rng):
+    out = [S(A(vals(rng, (n, 3))), p) for n in (4, 2, 1) for p in (2.0, 1.0, 3.0, 0.5, 1.5)]
+    out.append(S(A(vals(rng, (4, 3))), float("inf")))
+    out.append(S(A(vals(rng, (5, 3)), layout="T"), 2.0, desc="non-contiguous"))
+    out.append(S(A([[0.0, 1.0], [0.0, 1.0], [1.0, 3.0]]), 2.0, check_grad=False,
+                 desc="a repeated row: distance 0, gradient 0"))
+    return out
+
+
+op("pdist", lambda m, x, p: m.pdist(x, p), _pdist_samples, ("pdist",), twice=False)
+
+
+# soft_margin_loss: ±1 targets (not differentiable), every reduction
+def _soft_margin_samples(rng):
+    out = []
+    for shape in [(3, 4), (), (2, 3, 2)]:
+        t = A(np.where(rng.random(shape) < 0.5, -1.0, 1.0), grad=False)
+        for red in ("mean", "sum", "none"):
+            out.append(S(A(vals(rng, shape)), t, reduction=red))
+    return out
+
+
+op("soft_margin_loss",
+   lambda m, x, t, **k: m.nn.functional.soft_margin_loss(x, t, **k),
+   _soft_margin_samples, ("soft_margin_loss",))

@@ -262,9 +262,19 @@ def test_distances():
     _compare(lambda L, x, y: L.nn.PairwiseDistance(3.0, keepdim=True)(x, y), [a, b])
     _compare(lambda L, x, y: L.nn.CosineSimilarity(0, 1e-6)(x, y), [a, b])
     dup = np.concatenate([a, a[:1]])      # a repeated row: distance 0, gradient 0 there
-    _compare(lambda L, x: _lib_F(L).pdist(x), [dup])
+    for p in (0.0, 0.5, 1.0, 2.0, 3.0, float("inf")):
+        _compare(lambda L, x, p=p: _lib_F(L).pdist(x, p), [dup])
+    ties = np.array([[0.0, 1.0, -1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 2.0]])  # equal |d| (inf)
+    for p in (0.0, 0.5, float("inf")):
+        _compare(lambda L, x, p=p: _lib_F(L).pdist(x, p), [ties])
     _compare(lambda L, x: _lib_F(L).pdist(x), [a[:1]])
-    _gradchecks(lambda x: F.pdist(x), [a])
+    _gradchecks(lambda x: F.pdist(x), [a], second=False)
+    for L in (torch, R):  # no double backward of pdist in PyTorch
+        x = L.tensor(a, requires_grad=True)
+        g = L.autograd.grad(L.pdist(x).sum(), x, create_graph=True)[0]
+        assert g.grad_fn.name() == "PdistBackwardBackward0"
+        with pytest.raises(NotImplementedError, match="_pdist_backward' is not implemented"):
+            g.sum().backward()
     _gradchecks(lambda x, y: F.pairwise_distance(x, y, 3.0), [a, b])
     _errors(lambda L: _lib_F(L).pdist(L.ones(2, 2, 2)))
     _errors(lambda L: _lib_F(L).pdist(L.ones(2, 2), -1.))

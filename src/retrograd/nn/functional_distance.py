@@ -10,10 +10,10 @@ Example:
 
 from __future__ import annotations
 
-import numpy as np
-
-from .._tensor import Tensor, _make
+from .._tensor import Tensor
+from ..ops import table as T
 from ..ops._core import FLOAT_NP
+from ..ops.dispatch import apply
 
 __all__ = ["pairwise_distance", "pdist"]
 
@@ -47,7 +47,4 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:  # noqa: A002
         raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
-    rows, cols = np.triu_indices(input.shape[0], 1)
-    diff = input.index_select(0, _make(rows.astype(np.int64))) - \
-        input.index_select(0, _make(cols.astype(np.int64)))
-    return diff.norm(p, 1)
+    return apply(T.pdist, (input.contiguous(),), float(p))

@@ -24,7 +24,9 @@ import numpy as np
 
 from .._grad_mode import no_grad
 from .._tensor import Tensor, _make
+from ..ops import table as T
 from ..ops.creation import ones_like, zeros_like
+from ..ops.dispatch import apply
 from ..ops.pointwise import where
 from ..ops.public import FP32, autocast_category
 from ._functional_common import _legacy_reduction, _log_sigmoid, _reduce
@@ -162,7 +164,7 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average=None,  # noqa: 
         raise RuntimeError("The function 'soft_margin_loss' is not differentiable with "
                            "respect to argument 'target'. This input cannot have "
                            "requires_grad True.")
-    return _reduce((-input * target).exp().log1p(), reduction)
+    return apply(T.soft_margin_loss, (input, target), reduction)
 
 
 def multilabel_soft_margin_loss(input: Tensor, target: Tensor,  # noqa: A002

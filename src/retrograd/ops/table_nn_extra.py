@@ -1,5 +1,6 @@
-"""Records of the shrink activations (``hardshrink``, ``softshrink``) and of RReLU
-(``rrelu_with_noise``), re-exported by ``ops/table.py``.
+"""Records of the shrink activations (``hardshrink``, ``softshrink``), RReLU
+(``rrelu_with_noise``), ``pdist`` and ``soft_margin_loss``, re-exported by
+``ops/table.py``.
 
 Note [Shrink records]: PyTorch has one node per shrink (HardshrinkBackward0,
 SoftshrinkBackward0) whose rule is a fused backward op, ``grad`` where |x| > lambd and 0
@@ -19,13 +20,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._tensor import _make
 from ._core import Op
 from .dispatch import apply
 from .jvp_rules import jvp_elementwise
+from .public import FP32
 from .rule_helpers import zeros_like_of
 
 __all__ = ["hardshrink", "hardshrink_backward", "softshrink", "softshrink_backward",
-           "rrelu_with_noise", "rrelu_with_noise_backward", "rrelu_with_noise_result"]
+           "rrelu_with_noise", "rrelu_with_noise_backward", "rrelu_with_noise_result",
+           "pdist", "pdist_backward", "soft_margin_loss"]
 
 
 def _inside(x: np.ndarray, lambd: float) -> np.ndarray:
@@ -95,3 +99,110 @@ rrelu_with_noise = Op("rrelu_with_noise", _times_slope, (_rrelu_rule, None), (0,
 rrelu_with_noise_result = Op("rrelu_with_noise_result", _times_slope, (_rrelu_rule, None),
                              ("out", 1), jvp=jvp_elementwise, batch_ok=True,
                              node_name="RreluWithNoiseBackward1")
+
+
+# Note [pdist record]: PdistBackward0 as PyTorch's _pdist_backward computes it: per pair
+# (i, j) of rows, d = x_i - x_j and dist its p-norm, the gradient g * coef goes to row i
+# and its negative to row j, with coef = sign(d) (p = 1), d / dist (p = 2),
+# d |d|^(p-2) / dist^(p-1) (other p >= 1; 0 where dist = 0), sign(d) |d|^(p-1) /
+# dist^(p-1) (p < 1; 0 where d = 0), sign(d) where |d| = dist (p = inf: every tied
+# element gets the full gradient) and 0 for p = 0. PyTorch has no double backward
+# (PdistBackwardBackward0 raises its error, here too); forward mode, which PyTorch also
+# lacks, is the same coefficients applied to the tangent.
+def _pairs(n: int) -> tuple:
+    rows, cols = np.triu_indices(n, 1)
+    return rows.astype(np.int64), cols.astype(np.int64)
+
+
+def _pdist_fwd(x, p):
+    rows, cols = _pairs(x.shape[0])
+    d = np.abs(x[rows] - x[cols])
+    if p == 0:
+        out = (d != 0).sum(1)
+    elif p == 1:
+        out = d.sum(1)
+    elif p == 2:
+        out = np.sqrt((d * d).sum(1))
+    elif p == np.inf:
+        out = d.max(1, initial=0)
+    else:
+        out = (d ** p).sum(1) ** (1 / p)
+    return np.asarray(out, dtype=x.dtype)
+
+
+def _pdist_coef(d, dist, p):
+    if p == 0:
+        return np.zeros_like(d)
+    if p == 1:
+        return np.sign(d)
+    if p == np.inf:
+        return np.sign(d) * (np.abs(d) == dist)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if p < 1:
+            return np.where(d == 0, 0, np.sign(d) * np.abs(d) ** (p - 1) / dist ** (p - 1))
+        if p == 2:
+            return np.where(dist == 0, 0, d / dist)
+        return np.where(dist == 0, 0, d * np.abs(d) ** (p - 2) / dist ** (p - 1))
+
+
+def _pdist_bwd_fwd(g, x, dist, p):
+    rows, cols = _pairs(x.shape[0])
+    gd = g[:, None] * _pdist_coef(x[rows] - x[cols], dist[:, None], p)
+    out = np.zeros_like(x)
+    np.add.at(out, rows, gd)
+    np.subtract.at(out, cols, gd)
+    return out.astype(x.dtype, copy=False)
+
+
+def _pdist_no_double(g, s, n):
+    raise NotImplementedError("the derivative for '_pdist_backward' is not implemented. "
+                              "(PyTorch has no second derivative of pdist: compute the "
+                              "distances with torch.cdist or from x[i] - x[j] for one)")
+
+
+def _pdist_jvp(t, s, n, out):
+    """Forward mode (which PyTorch lacks): sum over columns of coef * (t_i - t_j)."""
+    if t[0] is None:
+        return None
+    x, dist = s
+    rows, cols = (_make(a) for a in _pairs(x.shape[0]))
+    coef = _pdist_coef(x._data[rows._data] - x._data[cols._data], dist._data[:, None], n._p)
+    diff = t[0].index_select(0, rows) - t[0].index_select(0, cols)
+    return (diff * _make(coef.astype(x._data.dtype))).sum(1)
+
+
+pdist_backward = Op("pdist_backward", _pdist_bwd_fwd, (_pdist_no_double,) * 3, (),
+                    jvp=lambda t, s, n, out: _pdist_no_double(None, s, n),
+                    node_name="PdistBackwardBackward0")
+pdist = Op("pdist", _pdist_fwd,
+           (lambda g, s, n: apply(pdist_backward, (g, s[0], s[1]), n._p),), (0, "out"),
+           jvp=_pdist_jvp, node_name="PdistBackward0")
+
+
+# soft_margin_loss: one node (SoftMarginLossBackward0) saving input and target, as
+# PyTorch's kernel; d/dx log(1 + exp(-t x)) = -t sigmoid(-t x), divided by the number of
+# elements for 'mean'. The target is not differentiable (PyTorch's error is raised by the
+# public function). p = reduction.
+def _soft_margin_fwd(x, t, p):
+    loss = np.log1p(np.exp(-x * t))
+    if p == "mean":
+        return np.asarray(loss.mean(), dtype=loss.dtype)
+    return np.asarray(loss.sum(), dtype=loss.dtype) if p == "sum" else loss
+
+
+def _soft_margin_rule(g, s, n):
+    x, t = s
+    grad = -t * (-(t * x)).sigmoid() * g
+    return grad / x.numel() if n._p == "mean" else grad
+
+
+def _soft_margin_jvp(t, s, n, out):
+    if t[0] is None:
+        return None
+    x, tgt = s
+    tan = -tgt * (-(tgt * x)).sigmoid() * t[0]
+    return tan.mean() if n._p == "mean" else tan.sum() if n._p == "sum" else tan
+
+
+soft_margin_loss = Op("soft_margin_loss", _soft_margin_fwd, (_soft_margin_rule, None), (0, 1),
+                      jvp=_soft_margin_jvp, autocast=FP32, node_name="SoftMarginLossBackward0")
