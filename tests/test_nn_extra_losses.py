@@ -85,6 +85,8 @@ def test_pointwise_margin_losses(reduction, dtype):
              [x1, y], [True, False])
     _compare(lambda L, a, t: _lib_F(L).soft_margin_loss(a, t, reduction=reduction),
              [x1, y], [True, False])
+    _compare(lambda L, a, t: _lib_F(L).soft_margin_loss(a, t, reduction=reduction),
+             [x1, y.astype(np.int64)], [True, False])  # the input's dtype, as torch
     _compare(lambda L, a, t: _lib_F(L).multilabel_soft_margin_loss(a, t, reduction=reduction),
              [x1, (y > 0).astype(dtype)], [True, True])
     w = RNG.random(3).astype(dtype)

@@ -164,7 +164,8 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average=None,  # noqa: 
         raise RuntimeError("The function 'soft_margin_loss' is not differentiable with "
                            "respect to argument 'target'. This input cannot have "
                            "requires_grad True.")
-    return apply(T.soft_margin_loss, (input, target), reduction)
+    # the kernel multiplies into a tensor of the input's dtype: the result keeps it
+    return apply(T.soft_margin_loss, (input, target.to(input.dtype)), reduction)
 
 
 def multilabel_soft_margin_loss(input: Tensor, target: Tensor,  # noqa: A002
