@@ -66,3 +66,33 @@ def _soft_margin_samples(rng):
 op("soft_margin_loss",
    lambda m, x, t, **k: m.nn.functional.soft_margin_loss(x, t, **k),
    _soft_margin_samples, ("soft_margin_loss",))
+
+
+# multi_margin_loss / multilabel_margin_loss: class-index targets (int64), every reduction,
+# a 1-D input (one sample); no second derivative in PyTorch (twice=False)
+def _multi_margin_samples(rng):
+    out = []
+    for red in ("mean", "sum", "none"):
+        for kw in ({"p": 1}, {"p": 2, "margin": 0.7}):
+            out.append(S(A(vals(rng, (3, 4))), A([0, 3, 1], dtype="int64"),
+                         A(rng.random(4) + 0.5, grad=False), reduction=red, **kw))
+        out.append(S(A(vals(rng, (4,))), A(2, dtype="int64"),
+                     A(rng.random(4) + 0.5, grad=False), reduction=red, desc="one sample"))
+    return out
+
+
+def _multilabel_margin_samples(rng):
+    target = [[3, 0, -1, 1], [1, 2, 2, -1], [0, 1, 2, 3]]  # a duplicate; all classes
+    out = [S(A(vals(rng, (3, 4))), A(target, dtype="int64"), reduction=red)
+           for red in ("mean", "sum", "none")]
+    out.append(S(A(vals(rng, (4,))), A([2, -1, 0, 0], dtype="int64"), reduction="none",
+                 desc="one sample"))
+    return out
+
+
+op("multi_margin_loss",
+   lambda m, x, t, w, **k: m.nn.functional.multi_margin_loss(x, t, weight=w, **k),
+   _multi_margin_samples, ("multi_margin_loss",), twice=False)
+op("multilabel_margin_loss",
+   lambda m, x, t, **k: m.nn.functional.multilabel_margin_loss(x, t, **k),
+   _multilabel_margin_samples, ("multilabel_margin_loss",), twice=False)

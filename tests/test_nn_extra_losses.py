@@ -165,9 +165,17 @@ def test_losses_gradcheck_and_gradgradcheck():
     _gradchecks(lambda a: F.multilabel_soft_margin_loss(a, (yt > 0).double()), [x1])
     _gradchecks(lambda a, v: F.gaussian_nll_loss(a, yt, v, full=True), [x1, np.abs(x2) + 0.5])
     _gradchecks(lambda a: F.poisson_nll_loss(a, yt.abs() * 2, full=True), [x1])
-    _gradchecks(lambda a: F.multi_margin_loss(a, yc, p=2), [x1])
-    _gradchecks(lambda a: F.multilabel_margin_loss(
-        a, R.tensor([[1, -1, 0, 0], [3, 2, -1, 0], [0, 1, 2, -1]])), [x1])
+    mlm = np.array([[1, -1, 0, 0], [3, 2, -1, 0], [0, 1, 2, -1]])
+    _gradchecks(lambda a: F.multi_margin_loss(a, yc, p=2), [x1], second=False)
+    _gradchecks(lambda a: F.multilabel_margin_loss(a, R.tensor(mlm)), [x1], second=False)
+    for L in (torch, R):  # PyTorch has no second derivative of these two kernels
+        for f in (lambda a, L=L: _lib_F(L).multi_margin_loss(a, L.tensor([1, 3, 0]), p=2),
+                  lambda a, L=L: _lib_F(L).multilabel_margin_loss(a, L.tensor(mlm))):
+            a = L.tensor(x1, requires_grad=True)
+            g = L.autograd.grad(f(a), a, create_graph=True)[0]
+            assert g.grad_fn.name() == "torch::autograd::NotImplemented"
+            with pytest.raises(RuntimeError, match="_margin_loss_backward is not implemented"):
+                g.sum().backward()
     _gradchecks(lambda a, b, c: F.triplet_margin_loss(a, b, c, margin=3.0), [x1, x2, _x(3, 4)])
 
 

@@ -23,7 +23,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .._grad_mode import no_grad
-from .._tensor import Tensor, _make
+from .._tensor import Tensor
 from ..ops import table as T
 from ..ops.creation import ones_like, zeros_like
 from ..ops.dispatch import apply
@@ -221,23 +221,12 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None,  # 
     if tuple(target.shape) != tuple(input.shape):
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of "
                            f"size: {list(input.shape)}")
-    t = t.reshape(x.shape)
-    n = x.shape[0]
-    counts = np.zeros((n, c), dtype=np.int64)  # how often class j is a target (the kernel
-    for row in range(n):                        # loops over the prefix, duplicates included)
-        for j in t[row]:
-            if j < 0:
-                break
-            if j >= c:
-                raise RuntimeError(f"index {j} is out of bounds for dimension 0 with size {c}")
-            counts[row, j] += 1
-    not_target = (counts == 0)
-    weights = counts[:, :, None] * not_target[:, None, :]
-    hinge = (1 - x.unsqueeze(2) + x.unsqueeze(1)).relu()
-    loss = (hinge * _make(weights.astype(x._data.dtype))).sum((1, 2)) / c
-    if input.dim() < 2 and reduction == "none":
-        loss = loss.reshape(())
-    return _reduce(loss, reduction)
+    t2 = t.reshape(x.shape)
+    prefix = np.cumprod(t2 >= 0, axis=1).astype(bool)  # the kernel reads up to the first -1
+    if (t2[prefix] >= c).any():
+        bad = int(t2[prefix][t2[prefix] >= c][0])
+        raise RuntimeError(f"index {bad} is out of bounds for dimension 0 with size {c}")
+    return apply(T.multilabel_margin_loss, (input, target), (reduction, input.dim() < 2))
 
 
 @autocast_category(FP32)
@@ -270,17 +259,9 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1,  # noqa: A002
                            f"{list(target.shape)}")
     if t.size and (t.min() < 0 or t.max() >= c):
         raise RuntimeError("target out of range")
-    tt = _make(t.reshape(-1, 1))
-    hinge = (margin - x.gather(1, tt) + x).relu()
-    if p == 2:
-        hinge = hinge * hinge
-    if weight is not None:
-        hinge = hinge * weight.gather(0, tt.reshape(-1)).unsqueeze(1)
-    off_target = np.arange(c)[None, :] != t[:, None]
-    loss = (hinge * _make(off_target.astype(x._data.dtype))).sum(1) / c
-    if input.dim() < 2 and reduction == "none":
-        loss = loss.reshape(())
-    return _reduce(loss, reduction)
+    w = weight if weight is not None else ones_like(x[0])
+    return apply(T.multi_margin_loss, (input, target, w),
+                 (reduction, input.dim() < 2, p, float(margin)))
 
 
 def _check_triplet_dims(anchor: Tensor, positive: Tensor, negative: Tensor) -> None:

@@ -1,6 +1,6 @@
 """Records of the shrink activations (``hardshrink``, ``softshrink``), RReLU
-(``rrelu_with_noise``), ``pdist`` and ``soft_margin_loss``, re-exported by
-``ops/table.py``.
+(``rrelu_with_noise``), ``pdist`` and the soft / multi / multilabel margin losses,
+re-exported by ``ops/table.py``.
 
 Note [Shrink records]: PyTorch has one node per shrink (HardshrinkBackward0,
 SoftshrinkBackward0) whose rule is a fused backward op, ``grad`` where |x| > lambd and 0
@@ -25,11 +25,13 @@ from ._core import Op
 from .dispatch import apply
 from .jvp_rules import jvp_elementwise
 from .public import FP32
-from .rule_helpers import zeros_like_of
+from .rule_helpers import _not_implemented, zeros_like_of
 
 __all__ = ["hardshrink", "hardshrink_backward", "softshrink", "softshrink_backward",
            "rrelu_with_noise", "rrelu_with_noise_backward", "rrelu_with_noise_result",
-           "pdist", "pdist_backward", "soft_margin_loss"]
+           "pdist", "pdist_backward", "soft_margin_loss", "multi_margin_loss",
+           "multi_margin_loss_backward", "multilabel_margin_loss",
+           "multilabel_margin_loss_backward", "target_counts"]
 
 
 def _inside(x: np.ndarray, lambd: float) -> np.ndarray:
@@ -214,3 +216,118 @@ def _soft_margin_jvp(t, s, n, out):
 
 soft_margin_loss = Op("soft_margin_loss", _soft_margin_fwd, (_soft_margin_rule, None), (0, 1),
                       jvp=_soft_margin_jvp, autocast=FP32, node_name="SoftMarginLossBackward0")
+
+
+# Note [Margin loss records]: multi_margin_loss and multilabel_margin_loss are PyTorch
+# kernels with one node each (MultiMarginLossBackward0, MultilabelMarginLossBackward0)
+# whose backward ops have no derivative (torch::autograd::NotImplemented: the double
+# backward raises PyTorch's error, here too). Per sample n the loss is a weighted sum of
+# hinges h(margin - x[j] + x[i]) over pairs (j a target class, i another class), divided
+# by the number of classes C: h = relu or relu² (p = 2) and the weight weight[y] for
+# multi_margin; h = relu, margin 1 and the weight "how often j is in the target prefix
+# (before the first -1) times [i is no target]" for multilabel_margin. The gradient is
+# the hinge's slope times the weight, +1 for x[i] and -1 for x[j]. Forward mode (absent
+# in PyTorch) applies the same per-element derivatives to the tangent.
+# p = (reduction, one_sample[, power, margin]); one_sample: a 0-D/1-D input, whose
+# 'none' result is 0-D.
+def target_counts(t: np.ndarray, c: int) -> np.ndarray:
+    """(N, C) counts of each class in each row's target prefix (before the first -1)."""
+    valid = np.cumprod(t >= 0, axis=1).astype(bool)
+    rows = np.nonzero(valid)[0]
+    flat = rows * c + t[valid]
+    return np.bincount(flat, minlength=t.shape[0] * c).reshape(t.shape[0], c)
+
+
+def _reduce_np(per: np.ndarray, p) -> np.ndarray:
+    if p[0] == "mean":
+        return np.asarray(per.mean() if per.size else np.nan, dtype=per.dtype)
+    if p[0] == "sum":
+        return np.asarray(per.sum(), dtype=per.dtype)
+    return per.reshape(()) if p[1] else per
+
+
+def _scale_np(g: np.ndarray, d: np.ndarray, p) -> np.ndarray:
+    """The per-element derivatives ``d`` (N, C) times the output gradient ``g``."""
+    if p[0] == "none":
+        return d * g.reshape(-1, 1)
+    return d * (g / d.shape[0] if p[0] == "mean" else g)
+
+
+def _mm_parts(x, t, w, p):
+    margin = p[3]
+    x2 = x.reshape(-1, x.shape[-1] if x.ndim else 1)
+    n, c = x2.shape
+    ar = np.arange(n)
+    t = t.reshape(-1)
+    z = margin - x2[ar, t][:, None] + x2
+    off = np.ones_like(z)
+    off[ar, t] = 0
+    wz = w[t][:, None] * off / c
+    return x2, z, wz, ar, t
+
+
+def _mm_fwd(x, t, w, p):
+    x2, z, wz, _, _ = _mm_parts(x, t, w, p)
+    h = np.maximum(z, 0)
+    per = ((h * h if p[2] == 2 else h) * wz).sum(1)
+    return _reduce_np(per.astype(x.dtype, copy=False), p)
+
+
+def _mm_derivs(x, t, w, p):
+    x2, z, wz, ar, t = _mm_parts(x, t, w, p)
+    d = (z > 0) * (2 * z if p[2] == 2 else 1) * wz
+    d[ar, t] = -d.sum(1)
+    return d.astype(x.dtype, copy=False)
+
+
+def _mlm_parts(x, t):
+    x2 = x.reshape(-1, x.shape[-1] if x.ndim else 1)
+    c = x2.shape[1]
+    counts = target_counts(t.reshape(x2.shape), c)
+    pair = counts[:, :, None] * (counts == 0)[:, None, :] / c
+    z = 1 - x2[:, :, None] + x2[:, None, :]
+    return x2, z, pair
+
+
+def _mlm_fwd(x, t, p):
+    x2, z, pair = _mlm_parts(x, t)
+    return _reduce_np((np.maximum(z, 0) * pair).sum((1, 2)).astype(x.dtype, copy=False), p)
+
+
+def _mlm_derivs(x, t, p):
+    x2, z, pair = _mlm_parts(x, t)
+    b = (z > 0) * pair
+    return (b.sum(1) - b.sum(2)).astype(x.dtype, copy=False)
+
+
+def _margin_ops(name: str, fwd, derivs, title: str, n_inputs: int) -> tuple:
+    """The (backward op, op) pair of one margin loss (Note [Margin loss records])."""
+    def bwd_fwd(g, x, *rest):
+        p = rest[-1]
+        return _scale_np(g, derivs(x, *rest), p).reshape(x.shape).astype(x.dtype, copy=False)
+
+    back = _not_implemented(f"{name}_backward", bwd_fwd, (True, True) + (None,) * (n_inputs - 1),
+                            "(PyTorch has no second derivative of this loss: "
+                            f"compose F.{name}'s formula from Tensor ops for one)")
+
+    def rule(g, s, n):
+        return apply(back, (g,) + tuple(s), n._p)
+
+    def jvp(t, s, n, out):
+        if t[0] is None:
+            return None
+        d = _make(derivs(*(a._data for a in s), n._p))
+        tan = (d * t[0].reshape(d.shape)).sum(1)
+        p = n._p
+        return tan.mean() if p[0] == "mean" else tan.sum() if p[0] == "sum" else (
+            tan.reshape(()) if p[1] else tan)
+
+    op = Op(name, fwd, (rule,) + (None,) * (n_inputs - 1), tuple(range(n_inputs)), jvp=jvp,
+            autocast=FP32, node_name=f"{title}Backward0")
+    return back, op
+
+
+multi_margin_loss_backward, multi_margin_loss = _margin_ops(
+    "multi_margin_loss", _mm_fwd, _mm_derivs, "MultiMarginLoss", 3)
+multilabel_margin_loss_backward, multilabel_margin_loss = _margin_ops(
+    "multilabel_margin_loss", _mlm_fwd, _mlm_derivs, "MultilabelMarginLoss", 2)
