@@ -281,23 +281,28 @@ def _mm_derivs(x, t, w, p):
 
 
 def _mlm_parts(x, t):
+    """Only the (sample, target class) rows that occur: K rows of C hinges, not N x C x C."""
     x2 = x.reshape(-1, x.shape[-1] if x.ndim else 1)
     c = x2.shape[1]
     counts = target_counts(t.reshape(x2.shape), c)
-    pair = counts[:, :, None] * (counts == 0)[:, None, :] / c
-    z = 1 - x2[:, :, None] + x2[:, None, :]
-    return x2, z, pair
+    rows, cls = np.nonzero(counts)
+    z = 1 - x2[rows, cls][:, None] + x2[rows]
+    w = counts[rows, cls][:, None] * (counts[rows] == 0) / c
+    return x2, rows, cls, z, w
 
 
 def _mlm_fwd(x, t, p):
-    x2, z, pair = _mlm_parts(x, t)
-    return _reduce_np((np.maximum(z, 0) * pair).sum((1, 2)).astype(x.dtype, copy=False), p)
+    x2, rows, _, z, w = _mlm_parts(x, t)
+    per = np.bincount(rows, (np.maximum(z, 0) * w).sum(1), minlength=x2.shape[0])
+    return _reduce_np(per.astype(x.dtype), p)
 
 
 def _mlm_derivs(x, t, p):
-    x2, z, pair = _mlm_parts(x, t)
-    b = (z > 0) * pair
-    return (b.sum(1) - b.sum(2)).astype(x.dtype, copy=False)
+    x2, rows, cls, z, w = _mlm_parts(x, t)
+    b = (z > 0) * w
+    d = _segment_sum(b, rows, x2.shape[0])
+    np.subtract.at(d, (rows, cls), b.sum(1))
+    return d.astype(x.dtype, copy=False)
 
 
 def _margin_ops(name: str, fwd, derivs, title: str, n_inputs: int) -> tuple:
