@@ -42,6 +42,20 @@ def _check_float(x: Tensor, fn: str) -> None:
                            "input to a floating dtype first (x.float())")
 
 
+def _check_normalized_shape(input: Tensor, normalized_shape,  # noqa: A002
+                            star: str = "*, ") -> tuple:
+    """The trailing dims that ``normalized_shape`` names (layer_norm, rms_norm), with
+    PyTorch's error when the input's trailing sizes differ (``star``: what precedes the
+    sizes there; PyTorch's rms_norm writes ``[*4]``, its layer_norm ``[*, 4]``)."""
+    ns = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(ns)
+    if tuple(input._data.shape[input._data.ndim - k:]) != ns or input._data.ndim < k:
+        raise RuntimeError(
+            f"Given normalized_shape={list(ns)}, expected input with shape [{star}"
+            f"{', '.join(map(str, ns))}], but got input of size{list(input.shape)}")
+    return tuple(range(input._data.ndim - k, input._data.ndim))
+
+
 def _legacy(dt) -> str:
     return _LEGACY[dt.name]
 

@@ -60,6 +60,7 @@ from ..ops.inplace import _inplace
 from ..ops.sampling import _laid_out
 from ._functional_common import (  # noqa: F401  (_legacy_get_string: for nn.modules.loss)
     _check_float,
+    _check_normalized_shape,
     _legacy,
     _legacy_get_string,
     _log_sigmoid,
@@ -295,13 +296,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,  #
         >>> torch.nn.functional.layer_norm(torch.tensor([[1., 3.]]), (2,))
         tensor([[-1.0000,  1.0000]])
     """
-    ns = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    k = len(ns)
-    if tuple(input._data.shape[input._data.ndim - k:]) != ns or input._data.ndim < k:
-        raise RuntimeError(
-            f"Given normalized_shape={list(ns)}, expected input with shape [*, "
-            f"{', '.join(map(str, ns))}], but got input of size{list(input.shape)}")
-    dims = tuple(range(input._data.ndim - k, input._data.ndim))
+    dims = _check_normalized_shape(input, normalized_shape)
     mean = input.mean(dims, keepdim=True)
     d = input - mean
     var = (d * d).mean(dims, keepdim=True)
@@ -1116,3 +1111,17 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor,
             weights = weights.squeeze(0)
         return out, weights
     return out, None
+
+
+# Note [Functional submodules]: the newer functional families live in modules by job
+# that call back into this one (pad, leaky_relu, avg_pool...), so they load last.
+from . import functional_activation_extra as _act  # noqa: E402
+from . import functional_distance as _dist  # noqa: E402
+from . import functional_losses_extra as _loss  # noqa: E402
+from . import functional_norm_extra as _norm  # noqa: E402
+from .functional_activation_extra import *  # noqa: E402, F403
+from .functional_distance import *  # noqa: E402, F403
+from .functional_losses_extra import *  # noqa: E402, F403
+from .functional_norm_extra import *  # noqa: E402, F403
+
+__all__ += _act.__all__ + _dist.__all__ + _loss.__all__ + _norm.__all__

@@ -39,6 +39,7 @@ from . import (  # noqa: F401
     reductions,
     sampling,
     shape,
+    shrink,
     sorting,
     special_math,
     writes,

@@ -8,6 +8,7 @@ Example:
 
 from __future__ import annotations
 
+from . import activation_extra, distance, loss_extra, normalization_extra
 from . import fold as _fold
 from . import padding as _padding
 from . import pixelshuffle as _pixelshuffle
@@ -38,8 +39,10 @@ from .activation import (
                          Tanhshrink,
                          Threshold,
 )
+from .activation_extra import *  # noqa: F403
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+from .distance import *  # noqa: F403
 from .dropout import (
                          AlphaDropout,
                          Dropout,
@@ -63,6 +66,7 @@ from .loss import (
                          NLLLoss,
                          SmoothL1Loss,
 )
+from .loss_extra import *  # noqa: F403
 from .module import Module
 from .normalization import (
                          BatchNorm1d,
@@ -74,6 +78,7 @@ from .normalization import (
                          InstanceNorm3d,
                          LayerNorm,
 )
+from .normalization_extra import *  # noqa: F403
 from .padding import *  # noqa: F403
 from .pixelshuffle import *  # noqa: F403
 from .pooling import (  # noqa: F401, I001  # noqa: F401
@@ -120,3 +125,5 @@ __all__ = [
     "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "LPPool1d", "LPPool2d", "LPPool3d",
     *_fold.__all__, *_padding.__all__, *_pixelshuffle.__all__, *_upsampling.__all__,
 ]
+__all__ += (activation_extra.__all__ + distance.__all__ + loss_extra.__all__
+            + normalization_extra.__all__)

@@ -1,0 +1,178 @@
+"""Shrink and randomized activations of ``retrograd.nn.functional``, the in-place
+functional forms (``F.elu_`` & co) and ``gumbel_softmax`` (re-exported there).
+
+Note [RReLU draws]: PyTorch's CPU ``rrelu_with_noise`` walks the input in order and,
+for each element <= 0 only, draws one double ``uniform_real_distribution(lower, upper)``
+(``random64()``: 53 bits) from the generator, casts it to the input's dtype and
+multiplies; positive elements get slope 1 and no draw. ``rrelu`` here draws the same
+numbers from retrograd's generator, so after the same ``manual_seed`` it prints
+PyTorch's values; the gradient is the noise (Note [RReLU record]). In eval mode the
+slope is the mean ``(lower + upper) / 2`` (a leaky_relu), drawing nothing.
+
+Example:
+    >>> import retrograd as torch
+    >>> import retrograd.nn.functional as F
+    >>> F.softshrink(torch.tensor([-1., 0.2, 2.]))
+    tensor([-0.5000,  0.0000,  1.5000])
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .. import _random
+from .._tensor import Tensor, _make
+from ..ops import table as T
+from ..ops.creation import empty_like, zeros_like
+from ..ops.dispatch import apply
+from ..ops.inplace import _inplace
+from ..ops.shrink import hardshrink, softshrink  # noqa: F401  (F.hardshrink is torch.hardshrink)
+from ..ops.softmax import softmax
+from . import functional as _F
+from ._functional_common import _legacy
+
+__all__ = ["hardshrink", "softshrink", "rrelu", "rrelu_", "elu_", "celu_", "selu_",
+           "hardtanh_", "leaky_relu_", "threshold_", "gumbel_softmax"]
+
+
+def _rrelu_slopes(input: Tensor, lower: float, upper: float, training: bool,  # noqa: A002
+                  generator=None) -> Tensor:
+    """The per-element slopes of RReLU: drawn in training (Note [RReLU draws]), the mean
+    slope on the non-positive elements in eval (Note [RReLU record])."""
+    x = input._data
+    nonpos = x <= 0
+    if not training:
+        return _make(np.where(nonpos, (lower + upper) / 2, 1).astype(x.dtype))
+    u = _random.uniform(generator, int(nonpos.sum()), np.float64)
+    noise = np.ones(x.size, dtype=x.dtype)
+    noise[nonpos.reshape(-1)] = (u * (upper - lower) + lower).astype(x.dtype)
+    return _make(noise.reshape(x.shape))
+
+
+def _check_rrelu(input: Tensor, lower: float, upper: float) -> None:  # noqa: A002
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    if not input.is_floating_point():
+        raise NotImplementedError(f'"rrelu_with_noise_cpu" not implemented for '
+                                  f"'{_legacy(input.dtype)}': convert the input to a "
+                                  "floating dtype first (x.float())")
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,  # noqa: A002
+          training: bool = False, inplace: bool = False) -> Tensor:
+    """Leaky ReLU with a random slope in [lower, upper] per element in training, the
+    mean slope in eval (Note [RReLU draws]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.rrelu(torch.tensor([-3., 3.]), 0.1, 0.3)
+        tensor([-0.6000,  3.0000])
+    """
+    _check_rrelu(input, lower, upper)
+    slopes = _rrelu_slopes(input, lower, upper, training)
+    if inplace:  # the node of the in-place form saves no input (RreluWithNoiseBackward1)
+        return _inplace(input, apply(T.rrelu_with_noise_result, (input, slopes)))
+    return apply(T.rrelu_with_noise, (input, slopes))
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,  # noqa: A002
+           training: bool = False) -> Tensor:
+    """In-place ``rrelu``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.rrelu_(torch.tensor([-3., 3.]), 0.1, 0.3)
+        tensor([-0.6000,  3.0000])
+    """
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+    """In-place ``elu``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.elu_(torch.tensor([-1., 1.]))
+        tensor([-0.6321,  1.0000])
+    """
+    return _F.elu(input, alpha, inplace=True)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+    """In-place ``celu``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.celu_(torch.tensor([-1., 1.]))
+        tensor([-0.6321,  1.0000])
+    """
+    return _F.celu(input, alpha, inplace=True)
+
+
+def selu_(input: Tensor) -> Tensor:  # noqa: A002
+    """In-place ``selu``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.selu_(torch.tensor([1.]))
+        tensor([1.0507])
+    """
+    return _F.selu(input, inplace=True)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:  # noqa: A002
+    """In-place ``hardtanh``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.hardtanh_(torch.tensor([-2., 0.5]))
+        tensor([-1.0000,  0.5000])
+    """
+    return _F.hardtanh(input, min_val, max_val, inplace=True)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:  # noqa: A002
+    """In-place ``leaky_relu``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.leaky_relu_(torch.tensor([-2., 2.]), 0.5)
+        tensor([-1.,  2.])
+    """
+    return _F.leaky_relu(input, negative_slope, inplace=True)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa: A002
+    """In-place ``threshold``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.threshold_(torch.tensor([0.5, 2.]), 1., -1.)
+        tensor([-1.,  2.])
+    """
+    return _F.threshold(input, threshold, value, inplace=True)
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1) -> Tensor:
+    """softmax((logits + g) / tau) with g ~ Gumbel(0, 1) drawn as PyTorch's
+    ``-empty_like(logits).exponential_().log()``; ``hard``: the one-hot of the argmax in
+    the forward, the soft sample's gradient (straight-through).
+
+    Example:
+        >>> import retrograd as torch
+        >>> _ = torch.manual_seed(0)
+        >>> torch.nn.functional.gumbel_softmax(torch.zeros(3), hard=True)
+        tensor([0., 0., 1.])
+    """
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -empty_like(logits).exponential_().log()
+    y_soft = softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
