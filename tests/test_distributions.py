@@ -362,6 +362,8 @@ KL_MAKERS = {
         m.distributions.Normal(g("real", (2, 3)), g("pos", (2, 3))), 1),
     "LogNormal": lambda m, g: m.distributions.LogNormal(g("real", (3,)), g("pos", (3,))),
     "Pareto": lambda m, g: m.distributions.Pareto(g("pos", (2, 3)), g("big", (2, 3))),
+    "Gamma": lambda m, g: m.distributions.Gamma(g("pos", (2, 3)), g("pos", (3,))),
+    "Poisson": lambda m, g: m.distributions.Poisson(g("big", (2, 3))),
 }
 def _kl_type(name):
     return getattr(D, name.replace("Positive", ""))

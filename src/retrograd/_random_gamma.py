@@ -1,0 +1,136 @@
+"""PyTorch's CPU samplers for the gamma family and Poisson, draw for draw: Marsaglia and
+Tsang's gamma rejection sampler (``torch._standard_gamma``, under Gamma, Chi2, StudentT,
+Beta and Dirichlet) and the Poisson sampler (``torch.poisson``), each reading PyTorch's
+``uniform_real_distribution<double>`` and ``normal_distribution<double>`` from the
+generator, so a seed gives PyTorch's numbers.
+
+Example:
+    >>> import numpy as np
+    >>> from retrograd import _random
+    >>> from retrograd._random_gamma import standard_gamma
+    >>> standard_gamma(_random.Generator().manual_seed(0), np.array([2.0])).shape
+    (1,)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _random
+
+__all__ = ["standard_gamma", "poisson"]
+
+
+# Note [Gamma sampler draws]
+# PyTorch samples one element at a time (a serial kernel, memory order) with NumPy's
+# gamma algorithm: for alpha < 1 one uniform boosts alpha by 1 (scale u**(1/alpha));
+# then Marsaglia-Tsang: a normal x until y = 1 + c x > 0, a uniform u, accept on the
+# squeeze test or the log test. Its arithmetic mixes the element type (alpha, 1/alpha,
+# alpha + 1 and d = alpha - 1/3 are computed in float for float32 input) with double
+# (everything else), and 1/3 and 0.0331 are float literals; the code below keeps each
+# of those roundings, which is what makes float32 samples equal bit for bit.
+_THIRD_F = float(np.float32(1.0) / np.float32(3.0))
+_SQUEEZE_F = float(np.float32(0.0331))
+
+
+def _uniform(g) -> float:
+    return float(_random.uniform(g, 1, np.float64)[0])
+
+
+def _normal(g) -> float:
+    return float(_random.normal_serial(g, 1)[0])
+
+
+def _gamma_one(g, alpha, ft) -> float:
+    """One sample of Gamma(alpha, 1) in PyTorch's arithmetic (``ft``: the element type)."""
+    if not alpha >= 0:  # negative or nan: PyTorch returns without a draw (then tiny)
+        return 0.0
+    scale = 1.0
+    if alpha < 1.0:
+        if alpha == 0.0:
+            return 0.0
+        scale *= math.pow(1.0 - _uniform(g), float(ft(1.0) / alpha))
+        alpha = ft(alpha + ft(1.0))
+    d = float(ft(alpha - ft(_THIRD_F)))
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        x = _normal(g)
+        y = 1.0 + c * x
+        while y <= 0:
+            x = _normal(g)
+            y = 1.0 + c * x
+        v = y * y * y
+        u = 1.0 - _uniform(g)
+        xx = x * x
+        if u < 1.0 - _SQUEEZE_F * xx * xx:
+            return scale * d * v
+        if math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
+            return scale * d * v
+
+
+def standard_gamma(generator, alpha: np.ndarray) -> np.ndarray:
+    """Gamma(alpha, 1) samples, one per element of ``alpha`` in C order, in its dtype, at
+    least the dtype's smallest normal number (PyTorch's ``_s_gamma_cpu``).
+
+    Example:
+        >>> from retrograd import _random
+        >>> g = _random.Generator().manual_seed(0)
+        >>> bool((standard_gamma(g, np.full(4, 0.5)) > 0).all())
+        True
+    """
+    g = _random._of(generator)
+    ft = np.float32 if alpha.dtype == np.float32 else np.float64
+    flat = np.ascontiguousarray(alpha, dtype=ft).ravel()
+    out = np.empty(flat.shape, ft)
+    tiny = np.finfo(ft).tiny
+    for i, a in enumerate(flat.tolist()):
+        sample = ft(_gamma_one(g, ft(a), ft))
+        out[i] = sample if sample > tiny else tiny  # std::max(tiny, sample): nan -> tiny
+    return out.reshape(alpha.shape)
+
+
+def _poisson_one(g, lam: float) -> int:
+    """One Poisson(lam) sample as PyTorch's ``sample_poisson``: Hormann's transformed
+    rejection for lam >= 10, otherwise the product of uniforms."""
+    if lam >= 10:
+        slam, loglam = math.sqrt(lam), math.log(lam)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        invalpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2)
+        while True:
+            u = _uniform(g) - 0.5
+            v = _uniform(g)
+            us = 0.5 - abs(u)
+            k = math.floor((2 * a / us + b) * u + lam + 0.43)
+            if us >= 0.07 and v <= vr:
+                return k
+            if k < 0 or (us < 0.013 and v > us):
+                continue
+            if (math.log(v) + math.log(invalpha) - math.log(a / (us * us) + b)
+                    <= -lam + k * loglam - math.lgamma(k + 1.0)):
+                return k
+    if lam == 0:
+        return 0
+    enlam, count, prod = math.exp(-lam), 0, 1.0
+    while True:
+        prod *= _uniform(g)
+        if prod <= enlam:
+            return count
+        count += 1
+
+
+def poisson(generator, rates: np.ndarray) -> np.ndarray:
+    """Poisson samples, one per element of ``rates`` in C order, in the rates' dtype.
+
+    Example:
+        >>> from retrograd import _random
+        >>> poisson(_random.Generator().manual_seed(0), np.zeros(2)).tolist()
+        [0.0, 0.0]
+    """
+    g = _random._of(generator)
+    flat = np.ascontiguousarray(rates, dtype=np.float64).ravel()
+    out = np.array([_poisson_one(g, lam) for lam in flat.tolist()], np.float64)
+    return out.astype(rates.dtype).reshape(rates.shape)

@@ -1,0 +1,71 @@
+"""``torch._standard_gamma``, ``torch._standard_gamma_grad`` and ``torch.poisson``: the
+samplers under Gamma, Chi2, StudentT and Poisson, with PyTorch's numbers after a seed
+(``retrograd._random_gamma``) and the reparameterized gradient of a gamma sample (Note
+[Implicit gamma gradient] in ``ops/table_gamma.py``).
+
+Example:
+    >>> import retrograd as torch
+    >>> _ = torch.manual_seed(0)
+    >>> torch.poisson(torch.tensor([0.0, 0.0]))
+    tensor([0., 0.])
+"""
+
+from __future__ import annotations
+
+from .._tensor import _LEGACY_NAMES, Tensor
+from . import table_gamma as TG
+from .dispatch import apply
+from .public import public
+
+__all__ = ["_standard_gamma", "_standard_gamma_grad", "poisson"]
+
+
+def _floating(kernel: str, t: Tensor) -> None:
+    if not t.dtype.is_floating_point:
+        raise NotImplementedError(
+            f'"{kernel}" not implemented for \'{_LEGACY_NAMES[t.dtype.name]}\' (the sampler '
+            "takes floating-point parameters: convert first, e.g. x.double())")
+
+
+@public(method=False)
+def _standard_gamma(input: Tensor, generator=None) -> Tensor:  # noqa: A002
+    """Gamma(input, 1) samples, pathwise differentiable w.r.t. ``input``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> a = torch.tensor([1.5, 3.0], requires_grad=True)
+        >>> torch._standard_gamma(a).sum().backward()
+        >>> a.grad.shape
+        torch.Size([2])
+    """
+    _floating("gamma_cpu", input)
+    return apply(TG.standard_gamma, (input,), generator)
+
+
+@public(method=False)
+def _standard_gamma_grad(input: Tensor, output: Tensor) -> Tensor:  # noqa: A002
+    """d output / d input for Gamma(input, 1) samples ``output`` at a fixed uniform
+    (PyTorch's approximation of the implicit derivative).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch._standard_gamma_grad(torch.tensor([2.0]), torch.tensor([2.0]))
+        tensor([1.0862])
+    """
+    return apply(TG.standard_gamma_grad, (input, output))
+
+
+@public(method=False)
+def poisson(input: Tensor, generator=None) -> Tensor:  # noqa: A002
+    """Poisson samples with rates ``input`` (PyTorch's numbers after a seed).
+
+    Example:
+        >>> import retrograd as torch
+        >>> _ = torch.manual_seed(0)
+        >>> torch.poisson(torch.tensor([4.0])).shape
+        torch.Size([1])
+    """
+    _floating("poisson_cpu", input)
+    if input.numel() and not bool((input._data >= 0).all()):
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    return apply(TG.poisson, (input,), generator)

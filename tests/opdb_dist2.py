@@ -1,0 +1,38 @@
+"""Op-database entries of the gamma-family samplers (ops/table_gamma.py): each call seeds
+first, so the draws are PyTorch's and test_ops.py compares values and first derivatives
+with torch. Loaded by the last line of opdb.py."""
+
+from __future__ import annotations
+
+from opdb import A, S, op, vals
+
+_RANDOM = ("a sample at a fixed seed is not a smooth function of its parameter (the "
+           "rejection sampler's draws move): the pathwise gradient is PyTorch's "
+           "approximation of the implicit derivative, compared with torch by test_grad")
+
+
+def _seeded(fn):
+    def call(m, *args):
+        m.manual_seed(5)
+        return fn(m, *args)
+    return call
+
+
+def _rates(rng):
+    return [S(A(vals(rng, s, "pos") * 3, "pos")) for s in [(), (3,), (2, 3), (0, 2)]] + [
+        S(A(vals(rng, (3, 4), "pos"), "pos", layout="T"), desc="non-contiguous")]
+
+
+_SKIPS = {"test_gradcheck": _RANDOM,
+          "test_gradgradcheck": _RANDOM, "test_double_backward": _RANDOM}
+
+op("_standard_gamma", _seeded(lambda m, a: m._standard_gamma(a)), _rates,
+   ("_standard_gamma", "_standard_gamma_grad"), twice=False, skips=dict(_SKIPS))
+op("poisson", _seeded(lambda m, a: m.poisson(a)), _rates, ("poisson",), twice=False,
+   skips=dict(_SKIPS))
+op("_standard_gamma_grad", lambda m, a, x: m._standard_gamma_grad(a, x),
+   lambda rng: [S(A(vals(rng, (3, 4), "pos") * 4, "pos", grad=False),
+                  A(vals(rng, (3, 4), "pos") * 3, "pos", grad=False)),
+                S(A(vals(rng, (2, 1), "pos") * 10, "pos", grad=False),
+                  A(vals(rng, (3,), "pos") * 10, "pos", grad=False), desc="broadcast")],
+   ("_standard_gamma_grad",), differentiable=False)
