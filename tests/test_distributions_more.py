@@ -7,12 +7,14 @@ Reuses test_distributions.py's grid helpers."""
 from __future__ import annotations
 
 import math
+import zlib
 
 import numpy as np
 import pytest
 import torch
 
 import retrograd as rt
+import retrograd.distributions as D
 from test_distributions import _call, _close, _grads, _pair, _param, _value_for
 
 TD = torch.distributions
@@ -139,3 +141,92 @@ def test_standard_gamma_gradient_is_torchs_in_every_region():
     edge = rt._standard_gamma(rt.tensor([-1.0, float("nan"), 0.0]))
     np.testing.assert_array_equal(edge.numpy(), torch._standard_gamma(
         torch.tensor([-1.0, float("nan"), 0.0])).numpy())
+
+
+def _spd(rng, shape):
+    a = rng.standard_normal(shape)
+    return a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])
+
+
+# (loc shape, matrix shape): batch shapes that broadcast both ways
+MVN_SHAPES = [((3,), (3, 3)), ((4, 1, 3), (2, 3, 3)), ((2, 3), (3, 3))]
+
+
+@pytest.mark.parametrize("kind", ["covariance_matrix", "precision_matrix", "scale_tril"])
+@pytest.mark.parametrize("shapes", MVN_SHAPES, ids=["plain", "broadcast", "batched_loc"])
+def test_multivariate_normal_matches_torch(kind, shapes):
+    rng = np.random.default_rng(zlib.crc32(repr((kind, shapes)).encode()))
+    loc = rng.standard_normal(shapes[0])
+    mat = _spd(rng, shapes[1])
+    if kind == "scale_tril":
+        mat = np.linalg.cholesky(mat)
+    (tl, rl), (tm, rm) = _pair(loc), _pair(mat)
+    tdist = TD.MultivariateNormal(tl, **{kind: tm})
+    rdist = D.MultivariateNormal(rl, **{kind: rm})
+    assert (tuple(rdist.batch_shape), tuple(rdist.event_shape)) == (
+        tuple(tdist.batch_shape), tuple(tdist.event_shape))
+    value = _value_for(tdist, "log_prob")
+    tv, rv = _pair(value)
+    for method in ["log_prob", "entropy", "mean", "mode", "variance", "stddev",
+                   "covariance_matrix", "precision_matrix", "scale_tril"]:
+        expected = _call(tdist, method, tv)
+        got = _call(rdist, method, rv)
+        _close(expected, got, method)
+        extra = ([tv], [rv]) if method == "log_prob" else ([], [])
+        for i, (a, b) in enumerate(zip(_grads(expected, [tl, tm] + extra[0], torch),
+                                       _grads(got, [rl, rm] + extra[1], rt))):
+            _close(a, b, f"{method} grad {i}")
+    torch.manual_seed(3)
+    rt.manual_seed(3)
+    expected, got = tdist.rsample((2,)), rdist.rsample((2,))
+    _close(expected, got, "rsample")
+    for i, (a, b) in enumerate(zip(_grads(expected, [tl, tm], torch),
+                                   _grads(got, [rl, rm], rt))):
+        _close(a, b, f"rsample grad {i}")
+    expanded = rdist.expand((5,) + tuple(rdist.batch_shape))
+    texpanded = tdist.expand((5,) + tuple(tdist.batch_shape))
+    _close(texpanded.log_prob(tv[0]), expanded.log_prob(rv[0]), "expanded log_prob")
+
+
+def test_multivariate_normal_samples_and_moments():
+    cov = [[2.0, 0.6, 0.0], [0.6, 1.0, -0.3], [0.0, -0.3, 0.5]]
+    loc = [1.0, -2.0, 0.5]
+    torch.manual_seed(11)
+    expected = TD.MultivariateNormal(torch.tensor(loc), torch.tensor(cov)).sample((4000,))
+    rt.manual_seed(11)
+    got = D.MultivariateNormal(rt.tensor(loc), rt.tensor(cov)).sample((4000,))
+    assert got.dtype == rt.float32 and tuple(got.shape) == (4000, 3)
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-6, atol=1e-6)
+    x = got.double().numpy()
+    np.testing.assert_allclose(x.mean(0), loc, atol=0.1)
+    np.testing.assert_allclose(np.cov(x.T), cov, atol=0.1)
+
+
+@pytest.mark.parametrize("make", [
+    lambda m: m.distributions.MultivariateNormal(m.zeros(2)),
+    lambda m: m.distributions.MultivariateNormal(m.zeros(2), m.eye(2), scale_tril=m.eye(2)),
+    lambda m: m.distributions.MultivariateNormal(m.zeros(()), m.eye(2)),
+    lambda m: m.distributions.MultivariateNormal(m.zeros(2), m.ones(2)),
+    lambda m: m.distributions.MultivariateNormal(m.zeros(2), scale_tril=m.ones(2)),
+    lambda m: m.distributions.MultivariateNormal(m.zeros(2), m.tensor([[1.0, 2.0], [2.0, 1.0]])),
+    lambda m: m.distributions.MultivariateNormal(m.zeros(2), m.tensor([[1.0, 2.0], [0.0, 1.0]])),
+    lambda m: m.distributions.MultivariateNormal(m.zeros(2), scale_tril=-m.eye(2)),
+    lambda m: m.distributions.MultivariateNormal(m.zeros(2), m.eye(2)).log_prob(m.zeros(3)),
+])
+def test_multivariate_normal_errors_are_torchs(make):
+    with pytest.raises(Exception) as expected:
+        make(torch)
+    with pytest.raises(type(expected.value)) as got:
+        make(rt)
+    assert str(got.value).startswith(str(expected.value).split("\n")[0][:60])
+
+
+def test_matrix_constraints_match_torch():
+    rng = np.random.default_rng(0)
+    mats = np.stack([_spd(rng, (3, 3)), -_spd(rng, (3, 3)), np.diag([1.0, 0.0, 2.0]),
+                     rng.standard_normal((3, 3))])
+    for name in ("positive_definite", "positive_semidefinite"):
+        r, t = getattr(D.constraints, name), getattr(TD.constraints, name)
+        assert repr(r) == repr(t) and r.event_dim == t.event_dim == 2
+        np.testing.assert_array_equal(r.check(rt.tensor(mats)).numpy(),
+                                      t.check(torch.tensor(mats)).numpy())

@@ -16,7 +16,7 @@ Example:
 
 from __future__ import annotations
 
-from . import constraints, kl, kl_gamma, transforms  # noqa: F401  (kl_gamma registers)
+from . import constraints, kl, kl_more, transforms  # noqa: F401  (kl_more registers)
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .cauchy import Cauchy
@@ -36,6 +36,7 @@ from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
 from .mixture_same_family import MixtureSameFamily
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .pareto import Pareto
@@ -50,7 +51,7 @@ from .weibull import Weibull
 
 __all__ = [
     "Bernoulli", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Distribution",
-    "Gamma", "Poisson", "StudentT",
+    "Gamma", "MultivariateNormal", "Poisson", "StudentT",
     "ExpRelaxedCategorical", "Exponential", "ExponentialFamily", "Geometric", "Gumbel",
     "HalfCauchy", "HalfNormal", "Independent", "Laplace", "LogNormal", "LogitRelaxedBernoulli",
     "MixtureSameFamily", "Normal", "Pareto",

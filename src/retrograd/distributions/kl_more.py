@@ -1,5 +1,6 @@
-"""PyTorch's KL divergences that involve Gamma (and so Chi2) or Poisson, registered with
-``kl_divergence`` when the package is imported (kl.py holds the rest of the table).
+"""PyTorch's KL divergences that involve Gamma (and so Chi2), Poisson or
+MultivariateNormal, registered with ``kl_divergence`` when the package is imported (kl.py
+holds the rest of the table).
 
 Example:
     >>> import retrograd as torch
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import math
 
+from .. import linalg
 from . import _torch as torch
 from . import kl
 from .bernoulli import Bernoulli
@@ -20,6 +22,7 @@ from .exponential import Exponential
 from .gamma import Gamma
 from .gumbel import Gumbel
 from .laplace import Laplace
+from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .pareto import Pareto
 from .poisson import Poisson
@@ -126,3 +129,24 @@ def _kl_uniform_gamma(p, q):
     result = -t1 + t2 + t3 + t4
     result[p.low < q.support.lower_bound] = math.inf
     return result
+
+
+def _batch_trace_xxt(bmat):
+    """The trace of ``X X^T`` over a batch of matrices: the sum of their squares."""
+    return bmat.pow(2).reshape(bmat.shape[:-2] + (-1,)).sum(-1)
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_multivariatenormal_multivariatenormal(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two Multivariate Normals with different "
+                         f"event shapes cannot be computed ({p.event_shape} and "
+                         f"{q.event_shape}: compare distributions over vectors of one size)")
+    half_term1 = q._half_log_det() - p._half_log_det()
+    p_tril, q_tril = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    n = p.event_shape[0]
+    shape = torch.broadcast_shapes(q_tril.shape[:-2], p_tril.shape[:-2]) + (n, n)
+    term2 = _batch_trace_xxt(linalg.solve_triangular(q_tril.expand(shape), p_tril.expand(shape),
+                                                     upper=False))
+    term3 = _batch_mahalanobis(q_tril, q.loc - p.loc)
+    return half_term1 + 0.5 * (term2 + term3 - n)
