@@ -4,6 +4,8 @@ with torch. Loaded by the last line of opdb.py."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from opdb import A, S, op, vals
 
 _RANDOM = ("a sample at a fixed seed is not a smooth function of its parameter (the "
@@ -36,3 +38,22 @@ op("_standard_gamma_grad", lambda m, a, x: m._standard_gamma_grad(a, x),
                 S(A(vals(rng, (2, 1), "pos") * 10, "pos", grad=False),
                   A(vals(rng, (3,), "pos") * 10, "pos", grad=False), desc="broadcast")],
    ("_standard_gamma_grad",), differentiable=False)
+
+
+def _simplex_samples(rng):
+    """Points inside the simplex with their concentrations and totals."""
+    out = []
+    for shape in [(3,), (2, 4)]:
+        x = rng.dirichlet(np.ones(shape[-1]), shape[:-1] or None)
+        alpha = vals(rng, shape, "pos") * 3
+        total = np.broadcast_to(alpha.sum(-1, keepdims=True), shape)
+        out.append(S(A(x, grad=False), A(alpha, "pos", grad=False),
+                     A(np.array(total), "pos", grad=False)))
+    return out
+
+
+op("_sample_dirichlet", _seeded(lambda m, a: m._sample_dirichlet(a)),
+   lambda rng: [S(A(vals(rng, s, "pos") * 3, "pos", grad=False)) for s in [(3,), (2, 4)]],
+   ("_sample_dirichlet",), differentiable=False)
+op("_dirichlet_grad", lambda m, x, a, t: m._dirichlet_grad(x, a, t), _simplex_samples,
+   ("_dirichlet_grad",), differentiable=False)

@@ -364,6 +364,8 @@ KL_MAKERS = {
     "Pareto": lambda m, g: m.distributions.Pareto(g("pos", (2, 3)), g("big", (2, 3))),
     "Gamma": lambda m, g: m.distributions.Gamma(g("pos", (2, 3)), g("pos", (3,))),
     "Poisson": lambda m, g: m.distributions.Poisson(g("big", (2, 3))),
+    "Beta": lambda m, g: m.distributions.Beta(g("pos", (2, 3)), g("pos", (3,))),
+    "Dirichlet": lambda m, g: m.distributions.Dirichlet(g("pos", (2, 4))),
     "MultivariateNormal": lambda m, g: m.distributions.MultivariateNormal(
         g("real", (2, 3)), scale_tril=g("pos", (3, 3)).tril()),
 }

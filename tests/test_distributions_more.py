@@ -28,6 +28,10 @@ CASES = [
      [("big", (2, 1)), ("real", (3,)), ("pos", (2, 3))]),
     ("studentt_heavy", lambda m, a: m.distributions.StudentT(a), [("pos", (2, 3))]),
     ("poisson", lambda m, a: m.distributions.Poisson(a), [("big", (2, 3))]),
+    ("beta", lambda m, a, b: m.distributions.Beta(a, b), [("pos", (2, 3)), ("big", (3,))]),
+    ("beta_number", lambda m, a: m.distributions.Beta(a, 0.7), [("prob", (4,))]),
+    ("dirichlet", lambda m, a: m.distributions.Dirichlet(a), [("pos", (2, 3, 4))]),
+    ("dirichlet_big", lambda m, a: m.distributions.Dirichlet(a), [("big", (3, 2))]),
 ]
 METHODS = ["log_prob", "cdf", "entropy", "mean", "mode", "variance", "stddev"]
 # PyTorch has no derivative of igamma in its first argument: Gamma.cdf's gradient is
@@ -97,7 +101,9 @@ def test_samples_are_torchs_numbers_and_rsample_gradients(case):
     lambda m: m.distributions.Chi2(m.tensor([1.0, 5.0])),
     lambda m: m.distributions.StudentT(m.tensor([5.0, 9.0]), m.tensor([1.0, -1.0])),
     lambda m: m.distributions.Poisson(m.tensor([0.5, 4.0, 30.0])),
-], ids=["gamma", "chi2", "studentt", "poisson"])
+    lambda m: m.distributions.Beta(m.tensor([0.5, 2.0, 9.0]), m.tensor([0.5, 3.0, 1.0])),
+    lambda m: m.distributions.Dirichlet(m.tensor([0.3, 2.0, 5.0])),
+], ids=["gamma", "chi2", "studentt", "poisson", "beta", "dirichlet"])
 def test_float32_samples_are_torchs_bit_for_bit_and_have_the_moments(make):
     torch.manual_seed(2024)
     expected = make(torch).sample((4000,))

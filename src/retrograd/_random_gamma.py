@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _random
 
-__all__ = ["standard_gamma", "poisson"]
+__all__ = ["standard_gamma", "dirichlet", "poisson"]
 
 
 # Note [Gamma sampler draws]
@@ -89,6 +89,32 @@ def standard_gamma(generator, alpha: np.ndarray) -> np.ndarray:
         sample = ft(_gamma_one(g, ft(a), ft))
         out[i] = sample if sample > tiny else tiny  # std::max(tiny, sample): nan -> tiny
     return out.reshape(alpha.shape)
+
+
+def dirichlet(generator, alpha: np.ndarray) -> np.ndarray:
+    """Dirichlet samples over the last dim of ``alpha`` as PyTorch's ``_s_dirichlet_cpu``:
+    a double gamma draw per element (C order), normalized, then clamped into
+    [tiny, the number below 1] of ``alpha``'s dtype.
+
+    Example:
+        >>> from retrograd import _random
+        >>> x = dirichlet(_random.Generator().manual_seed(0), np.ones((2, 3)))
+        >>> np.allclose(x.sum(-1), 1.0)
+        True
+    """
+    g = _random._of(generator)
+    dt = np.dtype(np.float32 if alpha.dtype == np.float32 else np.float64)
+    flat = np.ascontiguousarray(alpha, dtype=np.float64).ravel()
+    tiny = np.finfo(np.float64).tiny
+    gammas = np.empty(flat.shape, np.float64)
+    for i, a in enumerate(flat.tolist()):
+        sample = _gamma_one(g, a, np.float64)
+        gammas[i] = sample if sample > tiny else tiny
+    gammas = gammas.reshape(alpha.shape)
+    with np.errstate(all="ignore"):
+        ratio = (gammas / gammas.sum(-1, keepdims=True)).astype(dt)
+    below_one = np.nextafter(dt.type(1.0), dt.type(0.0))
+    return np.minimum(below_one, np.where(ratio > np.finfo(dt).tiny, ratio, np.finfo(dt).tiny))
 
 
 def _poisson_one(g, lam: float) -> int:

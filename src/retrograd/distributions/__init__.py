@@ -18,11 +18,13 @@ from __future__ import annotations
 
 from . import constraints, kl, kl_more, transforms  # noqa: F401  (kl_more registers)
 from .bernoulli import Bernoulli
+from .beta import Beta
 from .categorical import Categorical
 from .cauchy import Cauchy
 from .chi2 import Chi2
 from .constraint_registry import biject_to, transform_to
 from .continuous_bernoulli import ContinuousBernoulli
+from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
@@ -50,8 +52,8 @@ from .uniform import Uniform
 from .weibull import Weibull
 
 __all__ = [
-    "Bernoulli", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Distribution",
-    "Gamma", "MultivariateNormal", "Poisson", "StudentT",
+    "Bernoulli", "Beta", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet",
+    "Distribution", "Gamma", "MultivariateNormal", "Poisson", "StudentT",
     "ExpRelaxedCategorical", "Exponential", "ExponentialFamily", "Geometric", "Gumbel",
     "HalfCauchy", "HalfNormal", "Independent", "Laplace", "LogNormal", "LogitRelaxedBernoulli",
     "MixtureSameFamily", "Normal", "Pareto",

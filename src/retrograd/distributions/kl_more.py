@@ -1,4 +1,4 @@
-"""PyTorch's KL divergences that involve Gamma (and so Chi2), Poisson or
+"""PyTorch's KL divergences that involve Gamma (and so Chi2), Beta, Dirichlet, Poisson or
 MultivariateNormal, registered with ``kl_divergence`` when the package is imported (kl.py
 holds the rest of the table).
 
@@ -17,7 +17,9 @@ from .. import linalg
 from . import _torch as torch
 from . import kl
 from .bernoulli import Bernoulli
+from .beta import Beta
 from .continuous_bernoulli import ContinuousBernoulli
+from .dirichlet import Dirichlet
 from .exponential import Exponential
 from .gamma import Gamma
 from .gumbel import Gumbel
@@ -66,6 +68,7 @@ def _kl_exponential_gamma(p, q):
             - (1 + euler_constant))
 
 
+@register_kl(Gamma, Beta)
 @register_kl(Gamma, ContinuousBernoulli)
 @register_kl(Gamma, Pareto)
 @register_kl(Gamma, Uniform)
@@ -102,9 +105,13 @@ def _kl_gamma_normal(p, q):
 
 
 # the pairs whose p has unbounded support and q lives on [0, inf): infinite, as in kl.py
-register_kl(Gumbel, Gamma)(kl._kl_gumbel_infinity)
-register_kl(Laplace, Gamma)(kl._kl_laplace_infinity)
-register_kl(Normal, Gamma)(kl._kl_normal_infinity)
+# and the pairs whose q lives on [0, 1]
+for _q in (Gamma, Beta):
+    register_kl(Gumbel, _q)(kl._kl_gumbel_infinity)
+    register_kl(Laplace, _q)(kl._kl_laplace_infinity)
+    register_kl(Normal, _q)(kl._kl_normal_infinity)
+register_kl(Exponential, Beta)(kl._kl_exponential_infinity)
+register_kl(Pareto, Beta)(kl._kl_pareto_infinity)
 
 
 @register_kl(Pareto, Gamma)
@@ -150,3 +157,87 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
                                                      upper=False))
     term3 = _batch_mahalanobis(q_tril, q.loc - p.loc)
     return half_term1 + 0.5 * (term2 + term3 - n)
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p, q):
+    sum_p = p.concentration1 + p.concentration0
+    sum_q = q.concentration1 + q.concentration0
+    t1 = q.concentration1.lgamma() + q.concentration0.lgamma() + sum_p.lgamma()
+    t2 = p.concentration1.lgamma() + p.concentration0.lgamma() + sum_q.lgamma()
+    t3 = (p.concentration1 - q.concentration1) * torch.digamma(p.concentration1)
+    t4 = (p.concentration0 - q.concentration0) * torch.digamma(p.concentration0)
+    t5 = (sum_q - sum_p) * torch.digamma(sum_p)
+    return t1 - t2 + t3 + t4 + t5
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p, q):
+    sum_p = p.concentration.sum(-1)
+    sum_q = q.concentration.sum(-1)
+    t1 = sum_p.lgamma() - sum_q.lgamma()
+    t2 = (p.concentration.lgamma() - q.concentration.lgamma()).sum(-1)
+    t3 = p.concentration - q.concentration
+    t4 = p.concentration.digamma() - sum_p.digamma().unsqueeze(-1)
+    return t1 - t2 + (t3 * t4).sum(-1)
+
+
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_beta_continuous_bernoulli(p, q):
+    return -p.entropy() - p.mean * q.logits - torch.log1p(-q.probs) - q._cont_bern_log_norm()
+
+
+@register_kl(Beta, Pareto)
+def _kl_beta_infinity(p, q):
+    return kl._infinite_like(p.concentration1)
+
+
+@register_kl(Beta, Exponential)
+def _kl_beta_exponential(p, q):
+    return (-p.entropy() - q.rate.log()
+            + q.rate * (p.concentration1 / (p.concentration1 + p.concentration0)))
+
+
+@register_kl(Beta, Gamma)
+def _kl_beta_gamma(p, q):
+    total = p.concentration1 + p.concentration0
+    t1 = -p.entropy()
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (q.concentration - 1) * (p.concentration1.digamma() - total.digamma())
+    t4 = q.rate * p.concentration1 / total
+    return t1 + t2 - t3 + t4
+
+
+@register_kl(Beta, Normal)
+def _kl_beta_normal(p, q):
+    total = p.concentration1 + p.concentration0
+    mean = p.concentration1 / total
+    var_normal = q.scale.pow(2)
+    t1 = -p.entropy()
+    t2 = 0.5 * (var_normal * 2 * math.pi).log()
+    t3 = (mean * (1 - mean) / (total + 1) + mean.pow(2)) * 0.5
+    t4 = q.loc * mean
+    t5 = q.loc.pow(2) * 0.5
+    return t1 + t2 + (t3 - t4 + t5) / var_normal
+
+
+@register_kl(Beta, Uniform)
+def _kl_beta_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    result[(q.low > p.support.lower_bound) | (q.high < p.support.upper_bound)] = math.inf
+    return result
+
+
+@register_kl(Uniform, Beta)
+def _kl_uniform_beta(p, q):
+    width = p.high - p.low
+    t1 = torch.log(width)
+    t2 = ((q.concentration1 - 1) * (kl._x_log_x(p.high) - kl._x_log_x(p.low) - width)
+          / width)
+    t3 = ((q.concentration0 - 1)
+          * (kl._x_log_x(1 - p.high) - kl._x_log_x(1 - p.low) + width) / width)
+    t4 = (q.concentration1.lgamma() + q.concentration0.lgamma()
+          - (q.concentration1 + q.concentration0).lgamma())
+    result = t3 + t4 - t1 - t2
+    result[(p.high > q.support.upper_bound) | (p.low < q.support.lower_bound)] = math.inf
+    return result

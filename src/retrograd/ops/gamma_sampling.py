@@ -17,7 +17,8 @@ from . import table_gamma as TG
 from .dispatch import apply
 from .public import public
 
-__all__ = ["_standard_gamma", "_standard_gamma_grad", "poisson"]
+__all__ = ["_standard_gamma", "_standard_gamma_grad", "_sample_dirichlet", "_dirichlet_grad",
+           "poisson"]
 
 
 def _floating(kernel: str, t: Tensor) -> None:
@@ -69,3 +70,30 @@ def poisson(input: Tensor, generator=None) -> Tensor:  # noqa: A002
     if input.numel() and not bool((input._data >= 0).all()):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     return apply(TG.poisson, (input,), generator)
+
+
+@public(method=False)
+def _sample_dirichlet(input: Tensor, generator=None) -> Tensor:  # noqa: A002
+    """Dirichlet samples with concentrations ``input`` (last dim), PyTorch's numbers after a
+    seed; no gradient (``Dirichlet.rsample`` differentiates through ``_dirichlet_grad``).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch._sample_dirichlet(torch.ones(2, 3)).sum(-1)
+        tensor([1., 1.])
+    """
+    _floating("dirichlet", input)
+    return apply(TG.sample_dirichlet, (input,), generator)
+
+
+@public(method=False)
+def _dirichlet_grad(x: Tensor, alpha: Tensor, total: Tensor) -> Tensor:
+    """d x / d alpha of Dirichlet samples ``x`` through their Beta(alpha, total - alpha)
+    marginals (PyTorch's approximation; Note [Implicit beta gradient]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch._dirichlet_grad(torch.tensor([0.5]), torch.tensor([1.0]), torch.tensor([2.0]))
+        tensor([0.6931])
+    """
+    return apply(TG.dirichlet_grad, (x, alpha, total))
