@@ -57,3 +57,9 @@ op("_sample_dirichlet", _seeded(lambda m, a: m._sample_dirichlet(a)),
    ("_sample_dirichlet",), differentiable=False)
 op("_dirichlet_grad", lambda m, x, a, t: m._dirichlet_grad(x, a, t), _simplex_samples,
    ("_dirichlet_grad",), differentiable=False)
+op("binomial", _seeded(lambda m, n, p: m.binomial(n, p)),
+   lambda rng: [S(A(np.round(vals(rng, (2, 3), "pos") * 20), grad=False),
+                  A(rng.uniform(0.05, 0.95, (3,)), grad=False), desc="broadcast"),
+                S(A(np.array([0.0, 5.0, 300.0]), grad=False),
+                  A(np.array([0.5, 1.0, 0.7]), grad=False), desc="edges and BTRS")],
+   ("binomial",), differentiable=False)

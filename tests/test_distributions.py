@@ -364,6 +364,7 @@ KL_MAKERS = {
     "Pareto": lambda m, g: m.distributions.Pareto(g("pos", (2, 3)), g("big", (2, 3))),
     "Gamma": lambda m, g: m.distributions.Gamma(g("pos", (2, 3)), g("pos", (3,))),
     "Poisson": lambda m, g: m.distributions.Poisson(g("big", (2, 3))),
+    "Binomial": lambda m, g: m.distributions.Binomial(10, g("prob", (2, 3))),
     "Beta": lambda m, g: m.distributions.Beta(g("pos", (2, 3)), g("pos", (3,))),
     "Dirichlet": lambda m, g: m.distributions.Dirichlet(g("pos", (2, 4))),
     "MultivariateNormal": lambda m, g: m.distributions.MultivariateNormal(

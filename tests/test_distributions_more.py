@@ -32,6 +32,17 @@ CASES = [
     ("beta_number", lambda m, a: m.distributions.Beta(a, 0.7), [("prob", (4,))]),
     ("dirichlet", lambda m, a: m.distributions.Dirichlet(a), [("pos", (2, 3, 4))]),
     ("dirichlet_big", lambda m, a: m.distributions.Dirichlet(a), [("big", (3, 2))]),
+    ("binomial", lambda m, n, a: m.distributions.Binomial(n, a),
+     [("num:12.0", ()), ("prob", (2, 3))]),
+    ("binomial_logits", lambda m, n, a: m.distributions.Binomial(n, logits=a),
+     [("num:30.0", ()), ("real", (3,))]),
+    ("negbinomial", lambda m, n, a: m.distributions.NegativeBinomial(n, a),
+     [("pos", (3,)), ("prob", (2, 3))]),
+    ("negbinomial_logits", lambda m, n, a: m.distributions.NegativeBinomial(n, logits=a),
+     [("big", (2, 3)), ("real", (3,))]),
+    ("multinomial", lambda m, a: m.distributions.Multinomial(7, a), [("pos", (2, 4))]),
+    ("multinomial_logits", lambda m, a: m.distributions.Multinomial(5, logits=a),
+     [("real", (3,))]),
 ]
 METHODS = ["log_prob", "cdf", "entropy", "mean", "mode", "variance", "stddev"]
 # PyTorch has no derivative of igamma in its first argument: Gamma.cdf's gradient is
@@ -103,7 +114,11 @@ def test_samples_are_torchs_numbers_and_rsample_gradients(case):
     lambda m: m.distributions.Poisson(m.tensor([0.5, 4.0, 30.0])),
     lambda m: m.distributions.Beta(m.tensor([0.5, 2.0, 9.0]), m.tensor([0.5, 3.0, 1.0])),
     lambda m: m.distributions.Dirichlet(m.tensor([0.3, 2.0, 5.0])),
-], ids=["gamma", "chi2", "studentt", "poisson", "beta", "dirichlet"])
+    lambda m: m.distributions.Binomial(m.tensor([5.0, 40.0, 200.0]), m.tensor([0.3, 0.5, 0.9])),
+    lambda m: m.distributions.NegativeBinomial(m.tensor([2.0, 7.5]), m.tensor([0.3, 0.6])),
+    lambda m: m.distributions.Multinomial(9, m.tensor([0.2, 0.3, 0.5])),
+], ids=["gamma", "chi2", "studentt", "poisson", "beta", "dirichlet", "binomial", "negbinomial",
+        "multinomial"])
 def test_float32_samples_are_torchs_bit_for_bit_and_have_the_moments(make):
     torch.manual_seed(2024)
     expected = make(torch).sample((4000,))

@@ -1,8 +1,9 @@
 """PyTorch's CPU samplers for the gamma family and Poisson, draw for draw: Marsaglia and
 Tsang's gamma rejection sampler (``torch._standard_gamma``, under Gamma, Chi2, StudentT,
-Beta and Dirichlet) and the Poisson sampler (``torch.poisson``), each reading PyTorch's
-``uniform_real_distribution<double>`` and ``normal_distribution<double>`` from the
-generator, so a seed gives PyTorch's numbers.
+Beta and Dirichlet), the Poisson sampler (``torch.poisson``) and the binomial sampler
+(``torch.binomial``: inversion, or Hormann's BTRS when the mean is 10 or more), each
+reading PyTorch's ``uniform_real_distribution<double>`` and
+``normal_distribution<double>`` from the generator, so a seed gives PyTorch's numbers.
 
 Example:
     >>> import numpy as np
@@ -20,7 +21,7 @@ import numpy as np
 
 from . import _random
 
-__all__ = ["standard_gamma", "dirichlet", "poisson"]
+__all__ = ["standard_gamma", "dirichlet", "poisson", "binomial"]
 
 
 # Note [Gamma sampler draws]
@@ -160,3 +161,96 @@ def poisson(generator, rates: np.ndarray) -> np.ndarray:
     flat = np.ascontiguousarray(rates, dtype=np.float64).ravel()
     out = np.array([_poisson_one(g, lam) for lam in flat.tolist()], np.float64)
     return out.astype(rates.dtype).reshape(rates.shape)
+
+
+_STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
+                  0.02079067210376509, 0.0166446911898211, 0.0138761288230707,
+                  0.0118967099458917, 0.0104112652619720, 0.00925546218271273,
+                  0.00833056343336287)
+
+
+def _stirling_tail(k: float) -> float:
+    """log k! minus its Stirling approximation (a table below 10)."""
+    if k <= 9:
+        return _STIRLING_TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+
+# Note [Binomial sampler draws]
+# PyTorch's sample_binomial (after TensorFlow's random_binomial_op): p <= 0.5 samples
+# successes, p > 0.5 samples failures with q = 1 - p; a mean below 10 counts geometric
+# waiting times (one uniform each), otherwise Hormann's BTRS rejection (two uniforms a
+# try). Count and probability arithmetic is in the element type ``ft`` (so float32 input
+# rounds where PyTorch's float code does), the rest in double.
+def _inversion(g, count, prob, ft) -> float:
+    logprob = float(ft(np.log1p(-prob)))
+    geom_sum, num = 0.0, ft(0)
+    while True:
+        geom_sum += math.ceil(math.log(_uniform(g)) / logprob)
+        if geom_sum > count:
+            return num
+        num = ft(num + 1)
+
+
+def _btrs(g, count, prob, ft) -> float:
+    stddev = float(np.sqrt(ft(ft(count * prob) * ft(1 - prob))))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * float(prob)
+    c = float(ft(count * prob)) + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = float(ft(prob / ft(1 - prob)))
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = float(np.floor(ft(ft(count + 1) * prob)))
+    n = float(count)
+    while True:
+        u = _uniform(g) - 0.5
+        v = _uniform(g)
+        us = 0.5 - abs(u)
+        k = float(ft(math.floor((2 * a / us + b) * u + c)))
+        if k < 0 or k > n:
+            continue
+        if us >= 0.07 and v <= v_r:
+            return k
+        v = math.log(v * alpha / (a / (us * us) + b))
+        bound = ((m + 0.5) * math.log((m + 1) / (r * (n - m + 1)))
+                 + (n + 1) * math.log((n - m + 1) / (n - k + 1))
+                 + (k + 0.5) * math.log(r * (n - k + 1) / (k + 1))
+                 + _stirling_tail(m) + _stirling_tail(n - m)
+                 - _stirling_tail(k) - _stirling_tail(n - k))
+        if v <= bound:
+            return k
+
+
+def _binomial_one(g, count, prob, ft) -> float:
+    if count <= 0.0 or prob <= 0.0:
+        return 0.0
+    if prob >= 1.0:
+        return float(count)
+    if prob <= 0.5:
+        if ft(count * prob) >= 10.0:
+            return _btrs(g, count, prob, ft)
+        return _inversion(g, count, prob, ft)
+    if prob > 0.5:
+        q = ft(1.0 - float(prob))
+        draw = _btrs(g, count, q, ft) if ft(count * q) >= 10.0 else _inversion(g, count, q, ft)
+        return float(ft(count - ft(draw)))
+    return math.nan
+
+
+def binomial(generator, count: np.ndarray, prob: np.ndarray) -> np.ndarray:
+    """Binomial samples (Note [Binomial sampler draws]), one per element of the broadcast
+    ``count`` and ``prob`` in C order, in their dtype.
+
+    Example:
+        >>> from retrograd import _random
+        >>> binomial(_random.Generator().manual_seed(0), np.array([5.0]), np.array([1.0]))
+        array([5.])
+    """
+    g = _random._of(generator)
+    ft = np.float32 if count.dtype == np.float32 else np.float64
+    counts, probs = (np.ascontiguousarray(v, dtype=ft).ravel()
+                     for v in np.broadcast_arrays(count, prob))
+    out = np.array([_binomial_one(g, ft(n), ft(p), ft) for n, p in zip(counts, probs)],
+                   np.float64)
+    return out.astype(ft).reshape(np.broadcast_shapes(count.shape, prob.shape))

@@ -19,6 +19,7 @@ from __future__ import annotations
 from . import constraints, kl, kl_more, transforms  # noqa: F401  (kl_more registers)
 from .bernoulli import Bernoulli
 from .beta import Beta
+from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
 from .chi2 import Chi2
@@ -38,7 +39,9 @@ from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
 from .mixture_same_family import MixtureSameFamily
+from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
+from .negative_binomial import NegativeBinomial
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .pareto import Pareto
@@ -52,8 +55,10 @@ from .uniform import Uniform
 from .weibull import Weibull
 
 __all__ = [
-    "Bernoulli", "Beta", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet",
-    "Distribution", "Gamma", "MultivariateNormal", "Poisson", "StudentT",
+    "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli",
+    "Dirichlet",
+    "Distribution", "Gamma", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Poisson",
+    "StudentT",
     "ExpRelaxedCategorical", "Exponential", "ExponentialFamily", "Geometric", "Gumbel",
     "HalfCauchy", "HalfNormal", "Independent", "Laplace", "LogNormal", "LogitRelaxedBernoulli",
     "MixtureSameFamily", "Normal", "Pareto",

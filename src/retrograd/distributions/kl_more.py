@@ -1,5 +1,5 @@
-"""PyTorch's KL divergences that involve Gamma (and so Chi2), Beta, Dirichlet, Poisson or
-MultivariateNormal, registered with ``kl_divergence`` when the package is imported (kl.py
+"""PyTorch's KL divergences that involve Gamma (and so Chi2), Beta, Dirichlet, Poisson,
+Binomial or MultivariateNormal, registered with ``kl_divergence`` when the package is imported (kl.py
 holds the rest of the table).
 
 Example:
@@ -18,6 +18,7 @@ from . import _torch as torch
 from . import kl
 from .bernoulli import Bernoulli
 from .beta import Beta
+from .binomial import Binomial
 from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .exponential import Exponential
@@ -56,6 +57,7 @@ def _kl_bernoulli_poisson(p, q):
 
 
 @register_kl(Poisson, Bernoulli)
+@register_kl(Poisson, Binomial)
 def _kl_poisson_infinity(p, q):
     return kl._infinite_like(p.rate)
 
@@ -240,4 +242,16 @@ def _kl_uniform_beta(p, q):
           - (q.concentration1 + q.concentration0).lgamma())
     result = t3 + t4 - t1 - t2
     result[(p.high > q.support.upper_bound) | (p.low < q.support.lower_bound)] = math.inf
+    return result
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p, q):
+    if (p.total_count < q.total_count).any():
+        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count "
+                                  "is not implemented")
+    result = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p()
+                              - (-q.probs).log1p())
+    more_trials = p.total_count > q.total_count
+    result[more_trials] = kl._infinite_like(result[more_trials])
     return result

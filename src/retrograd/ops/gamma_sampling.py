@@ -1,6 +1,7 @@
-"""``torch._standard_gamma``, ``torch._standard_gamma_grad`` and ``torch.poisson``: the
-samplers under Gamma, Chi2, StudentT and Poisson, with PyTorch's numbers after a seed
-(``retrograd._random_gamma``) and the reparameterized gradient of a gamma sample (Note
+"""``torch._standard_gamma``, ``torch._standard_gamma_grad``, ``torch.poisson``,
+``torch.binomial``, ``torch._sample_dirichlet`` and ``torch._dirichlet_grad``: the
+samplers under Gamma, Chi2, StudentT, Beta, Dirichlet, Poisson, Binomial and
+NegativeBinomial, with PyTorch's numbers after a seed (``retrograd._random_gamma``) and the reparameterized gradient of a gamma sample (Note
 [Implicit gamma gradient] in ``ops/table_gamma.py``).
 
 Example:
@@ -18,7 +19,7 @@ from .dispatch import apply
 from .public import public
 
 __all__ = ["_standard_gamma", "_standard_gamma_grad", "_sample_dirichlet", "_dirichlet_grad",
-           "poisson"]
+           "poisson", "binomial"]
 
 
 def _floating(kernel: str, t: Tensor) -> None:
@@ -97,3 +98,20 @@ def _dirichlet_grad(x: Tensor, alpha: Tensor, total: Tensor) -> Tensor:
         tensor([0.6931])
     """
     return apply(TG.dirichlet_grad, (x, alpha, total))
+
+
+@public(method=False)
+def binomial(count: Tensor, prob: Tensor, generator=None) -> Tensor:
+    """Binomial samples of ``count`` trials with success probability ``prob`` (broadcast),
+    PyTorch's numbers after a seed.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.binomial(torch.tensor([3.0, 4.0]), torch.tensor([1.0, 0.0]))
+        tensor([3., 0.])
+    """
+    for name, t in (("count", count), ("prob", prob)):
+        if not t.dtype.is_floating_point:
+            raise ValueError(f"binomial only supports floating-point dtypes for {name}, got: "
+                             f"{_LEGACY_NAMES[t.dtype.name]}")
+    return apply(TG.binomial, (count, prob), generator)

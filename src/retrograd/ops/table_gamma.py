@@ -1,7 +1,7 @@
 """The derivative table of the gamma-family samplers: ``_standard_gamma`` (a Gamma(alpha, 1)
 draw whose gradient w.r.t. alpha is the implicit reparameterization gradient),
 ``_standard_gamma_grad`` (that gradient, PyTorch's approximation), ``_sample_dirichlet``
-and ``_dirichlet_grad`` (the same for Dirichlet samples) and ``poisson``.
+and ``_dirichlet_grad`` (the same for Dirichlet samples), ``poisson`` and ``binomial``.
 
 Example:
     >>> import retrograd as torch
@@ -22,7 +22,7 @@ from .table import _zeros_rule
 from .table_special import _scipy
 
 __all__ = ["standard_gamma", "standard_gamma_grad", "poisson", "sample_dirichlet",
-           "dirichlet_grad"]
+           "dirichlet_grad", "binomial"]
 
 
 # Note [Implicit gamma gradient]
@@ -243,3 +243,6 @@ sample_dirichlet = _not_implemented(
 dirichlet_grad = _not_implemented("_dirichlet_grad", _dirichlet_grad_fwd, (True, True, True),
                                   "(PyTorch's gradient of a Dirichlet sample is differentiated "
                                   "once)")
+binomial = _not_implemented(
+    "binomial", lambda n, p, gen=None: _random_gamma.binomial(gen, n, p), (True, True),
+    "(a binomial count has no gradient w.r.t. its count or probability)")
