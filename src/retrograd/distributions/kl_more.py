@@ -1,6 +1,6 @@
 """PyTorch's KL divergences that involve Gamma (and so Chi2), Beta, Dirichlet, Poisson,
-Binomial or MultivariateNormal, registered with ``kl_divergence`` when the package is imported (kl.py
-holds the rest of the table).
+Binomial or MultivariateNormal, registered with ``kl_divergence`` when the package is
+imported (kl.py holds the rest of the table).
 
 Example:
     >>> import retrograd as torch
