@@ -367,6 +367,8 @@ KL_MAKERS = {
     "Binomial": lambda m, g: m.distributions.Binomial(10, g("prob", (2, 3))),
     "Beta": lambda m, g: m.distributions.Beta(g("pos", (2, 3)), g("pos", (3,))),
     "Dirichlet": lambda m, g: m.distributions.Dirichlet(g("pos", (2, 4))),
+    "LowRankMultivariateNormal": lambda m, g: m.distributions.LowRankMultivariateNormal(
+        g("real", (3,)), g("real", (2, 3, 2)), g("pos", (3,))),
     "MultivariateNormal": lambda m, g: m.distributions.MultivariateNormal(
         g("real", (2, 3)), scale_tril=g("pos", (3, 3)).tril()),
 }

@@ -251,3 +251,32 @@ def test_matrix_constraints_match_torch():
         assert repr(r) == repr(t) and r.event_dim == t.event_dim == 2
         np.testing.assert_array_equal(r.check(rt.tensor(mats)).numpy(),
                                       t.check(torch.tensor(mats)).numpy())
+
+
+@pytest.mark.parametrize("shapes", [((3,), (3, 2), (3,)), ((2, 1, 3), (4, 3, 1), (2, 1, 3))],
+                         ids=["plain", "broadcast"])
+def test_lowrank_multivariate_normal_matches_torch(shapes):
+    rng = np.random.default_rng(zlib.crc32(repr(shapes).encode()))
+    arrays = [rng.standard_normal(shapes[0]), rng.standard_normal(shapes[1]),
+              rng.uniform(0.5, 2.0, shapes[2])]
+    pairs = [_pair(a) for a in arrays]
+    tp, rp = [p[0] for p in pairs], [p[1] for p in pairs]
+    tdist, rdist = TD.LowRankMultivariateNormal(*tp), D.LowRankMultivariateNormal(*rp)
+    assert tuple(rdist.batch_shape) == tuple(tdist.batch_shape)
+    tv, rv = _pair(_value_for(tdist, "log_prob"))
+    for method in ["log_prob", "entropy", "mean", "variance", "covariance_matrix",
+                   "precision_matrix", "scale_tril"]:
+        expected, got = _call(tdist, method, tv), _call(rdist, method, rv)
+        _close(expected, got, method)
+        extra = ([tv], [rv]) if method == "log_prob" else ([], [])
+        for i, (a, b) in enumerate(zip(_grads(expected, tp + extra[0], torch),
+                                       _grads(got, rp + extra[1], rt))):
+            _close(a, b, f"{method} grad {i}")
+    torch.manual_seed(5)
+    rt.manual_seed(5)
+    expected, got = tdist.rsample((3,)), rdist.rsample((3,))
+    _close(expected, got, "rsample")
+    for i, (a, b) in enumerate(zip(_grads(expected, tp, torch), _grads(got, rp, rt))):
+        _close(a, b, f"rsample grad {i}")
+    with pytest.raises(ValueError, match="cov_diag must be a batch of vectors with shape"):
+        D.LowRankMultivariateNormal(rt.zeros(3), rt.zeros(3, 1), rt.ones(2))

@@ -38,6 +38,7 @@ from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
@@ -57,7 +58,7 @@ from .weibull import Weibull
 __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli",
     "Dirichlet",
-    "Distribution", "Gamma", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Poisson",
+    "Distribution", "Gamma", "LowRankMultivariateNormal", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Poisson",
     "StudentT",
     "ExpRelaxedCategorical", "Exponential", "ExponentialFamily", "Geometric", "Gumbel",
     "HalfCauchy", "HalfNormal", "Independent", "Laplace", "LogNormal", "LogitRelaxedBernoulli",

@@ -1,5 +1,5 @@
 """PyTorch's KL divergences that involve Gamma (and so Chi2), Beta, Dirichlet, Poisson,
-Binomial or MultivariateNormal, registered with ``kl_divergence`` when the package is
+Binomial or the multivariate normals, registered with ``kl_divergence`` when the package is
 imported (kl.py holds the rest of the table).
 
 Example:
@@ -25,6 +25,12 @@ from .exponential import Exponential
 from .gamma import Gamma
 from .gumbel import Gumbel
 from .laplace import Laplace
+from .lowrank_multivariate_normal import (
+    LowRankMultivariateNormal,
+    _batch_lowrank_logdet,
+    _batch_lowrank_mahalanobis,
+    _diag_embed,
+)
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .pareto import Pareto
@@ -140,6 +146,13 @@ def _kl_uniform_gamma(p, q):
     return result
 
 
+def _same_event_shape(p, q, what: str) -> None:
+    if p.event_shape != q.event_shape:
+        raise ValueError(f"KL-divergence between two {what} with different event shapes "
+                         f"cannot be computed ({p.event_shape} and {q.event_shape}: compare "
+                         "distributions over vectors of one size)")
+
+
 def _batch_trace_xxt(bmat):
     """The trace of ``X X^T`` over a batch of matrices: the sum of their squares."""
     return bmat.pow(2).reshape(bmat.shape[:-2] + (-1,)).sum(-1)
@@ -147,10 +160,7 @@ def _batch_trace_xxt(bmat):
 
 @register_kl(MultivariateNormal, MultivariateNormal)
 def _kl_multivariatenormal_multivariatenormal(p, q):
-    if p.event_shape != q.event_shape:
-        raise ValueError("KL-divergence between two Multivariate Normals with different "
-                         f"event shapes cannot be computed ({p.event_shape} and "
-                         f"{q.event_shape}: compare distributions over vectors of one size)")
+    _same_event_shape(p, q, "Multivariate Normals")
     half_term1 = q._half_log_det() - p._half_log_det()
     p_tril, q_tril = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
     n = p.event_shape[0]
@@ -255,3 +265,53 @@ def _kl_binomial_binomial(p, q):
     more_trials = p.total_count > q.total_count
     result[more_trials] = kl._infinite_like(result[more_trials])
     return result
+
+
+def _lowrank_parts(q, p_loc):
+    """log|Sigma_q|, the Mahalanobis term of ``q.loc - p_loc`` and ``C^-1 W^T D^-1`` of a
+    low-rank q."""
+    w, d = q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag
+    logdet = _batch_lowrank_logdet(w, d, q._capacitance_tril)
+    maha = _batch_lowrank_mahalanobis(w, d, q.loc - p_loc, q._capacitance_tril)
+    a = linalg.solve_triangular(q._capacitance_tril, w.mT / d.unsqueeze(-2), upper=False)
+    return logdet, maha, a
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(p, q):
+    _same_event_shape(p, q, "Low Rank Multivariate Normals")
+    q_logdet, term3, a = _lowrank_parts(q, p.loc)
+    term1 = q_logdet - p._logdet()
+    p_w, p_d, q_d = p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag, \
+        q._unbroadcasted_cov_diag
+    term2 = ((p_d / q_d).sum(-1) + _batch_trace_xxt(p_w * q_d.rsqrt().unsqueeze(-1))
+             - _batch_trace_xxt(a * p_d.sqrt().unsqueeze(-2))
+             - _batch_trace_xxt(a.matmul(p_w)))
+    return 0.5 * (term1 + term2 + term3 - p.event_shape[0])
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_multivariatenormal_lowrankmultivariatenormal(p, q):
+    _same_event_shape(p, q, "(Low Rank) Multivariate Normals")
+    q_logdet, term3, a = _lowrank_parts(q, p.loc)
+    term1 = q_logdet - 2 * p._half_log_det()
+    p_tril = p._unbroadcasted_scale_tril
+    term2 = (_batch_trace_xxt(p_tril * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+             - _batch_trace_xxt(a.matmul(p_tril)))
+    return 0.5 * (term1 + term2 + term3 - p.event_shape[0])
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrankmultivariatenormal_multivariatenormal(p, q):
+    _same_event_shape(p, q, "(Low Rank) Multivariate Normals")
+    term1 = 2 * q._half_log_det() - p._logdet()
+    q_tril = q._unbroadcasted_scale_tril
+    term3 = _batch_mahalanobis(q_tril, q.loc - p.loc)
+    n = p.event_shape[0]
+    batch = torch.broadcast_shapes(q_tril.shape[:-2], p._unbroadcasted_cov_factor.shape[:-2])
+    q_tril = q_tril.expand(batch + (n, n))
+    p_w = p._unbroadcasted_cov_factor.expand(batch + (n, p.cov_factor.size(-1)))
+    p_d = _diag_embed(p._unbroadcasted_cov_diag.sqrt()).expand(batch + (n, n))
+    term2 = (_batch_trace_xxt(linalg.solve_triangular(q_tril, p_w, upper=False))
+             + _batch_trace_xxt(linalg.solve_triangular(q_tril, p_d, upper=False)))
+    return 0.5 * (term1 + term2 + term3 - n)
