@@ -57,9 +57,8 @@ from .weibull import Weibull
 
 __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli",
-    "Dirichlet",
-    "Distribution", "Gamma", "LowRankMultivariateNormal", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Poisson",
-    "StudentT",
+    "Dirichlet", "Distribution", "Gamma", "LowRankMultivariateNormal", "Multinomial",
+    "MultivariateNormal", "NegativeBinomial", "Poisson", "StudentT",
     "ExpRelaxedCategorical", "Exponential", "ExponentialFamily", "Geometric", "Gumbel",
     "HalfCauchy", "HalfNormal", "Independent", "Laplace", "LogNormal", "LogitRelaxedBernoulli",
     "MixtureSameFamily", "Normal", "Pareto",
