@@ -43,6 +43,9 @@ CASES = [
     ("multinomial", lambda m, a: m.distributions.Multinomial(7, a), [("pos", (2, 4))]),
     ("multinomial_logits", lambda m, a: m.distributions.Multinomial(5, logits=a),
      [("real", (3,))]),
+    ("vonmises", lambda m, a, b: m.distributions.VonMises(a, b), [("real", (2, 3)), ("pos", (3,))]),
+    ("vonmises_concentrated", lambda m, a, b: m.distributions.VonMises(a, b),
+     [("real", (3,)), ("big", (2, 3))]),
 ]
 METHODS = ["log_prob", "cdf", "entropy", "mean", "mode", "variance", "stddev"]
 # PyTorch has no derivative of igamma in its first argument: Gamma.cdf's gradient is
@@ -131,6 +134,21 @@ def test_float32_samples_are_torchs_bit_for_bit_and_have_the_moments(make):
     np.testing.assert_allclose(samples.mean(0).numpy(), mean.numpy(),
                                atol=5 * math.sqrt(var.max().item() / 4000))
     np.testing.assert_allclose(samples.var(0).numpy(), var.numpy(), rtol=0.2)
+
+
+def test_von_mises_float32_samples_and_circular_moments():
+    def make(m):
+        return m.distributions.VonMises(m.tensor([0.5, -2.0, 3.0]), m.tensor([4.0, 0.3, 9.0]))
+    torch.manual_seed(8)
+    expected = make(torch).sample((3000,))
+    rt.manual_seed(8)
+    dist = make(rt)
+    got = dist.sample((3000,))
+    assert got.numpy().tobytes() == expected.numpy().tobytes()
+    x = got.double().numpy()
+    resultant = np.exp(1j * x).mean(0)
+    np.testing.assert_allclose(np.angle(resultant), dist.mean.numpy(), atol=0.1)
+    np.testing.assert_allclose(1 - np.abs(resultant), dist.variance.numpy(), atol=0.03)
 
 
 def test_standard_gamma_gradient_is_torchs_in_every_region():
@@ -280,3 +298,17 @@ def test_lowrank_multivariate_normal_matches_torch(shapes):
         _close(a, b, f"rsample grad {i}")
     with pytest.raises(ValueError, match="cov_diag must be a batch of vectors with shape"):
         D.LowRankMultivariateNormal(rt.zeros(3), rt.zeros(3, 1), rt.ones(2))
+
+
+def test_positive_definite_transform_matches_torch():
+    tx, rx = _pair(np.random.default_rng(3).standard_normal((2, 3, 3)))
+    for name in ("positive_definite", "positive_semidefinite"):
+        tt = TD.transform_to(getattr(TD.constraints, name))
+        rtr = D.transform_to(getattr(D.constraints, name))
+        assert type(rtr).__name__ == type(tt).__name__ == "PositiveDefiniteTransform"
+        ty, ry = tt(tx), rtr(rx)
+        _close(ty, ry, "forward")
+        _close(tt.inv(ty), rtr.inv(ry), "inverse")
+        for a, b in zip(_grads(ty, [tx], torch), _grads(ry, [rx], rt)):
+            _close(a, b, "grad")
+        assert bool(getattr(D.constraints, name).check(ry).all())

@@ -53,6 +53,7 @@ from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F403
 from .uniform import Uniform
+from .von_mises import VonMises
 from .weibull import Weibull
 
 __all__ = [
@@ -63,7 +64,8 @@ __all__ = [
     "HalfCauchy", "HalfNormal", "Independent", "Laplace", "LogNormal", "LogitRelaxedBernoulli",
     "MixtureSameFamily", "Normal", "Pareto",
     "OneHotCategorical", "OneHotCategoricalStraightThrough", "RelaxedBernoulli",
-    "RelaxedOneHotCategorical", "TransformedDistribution", "Uniform", "Weibull", "biject_to",
+    "RelaxedOneHotCategorical", "TransformedDistribution", "Uniform", "VonMises", "Weibull",
+    "biject_to",
     "constraints", "kl", "kl_divergence", "register_kl", "transform_to", "transforms",
 ]
 __all__.extend(transforms.__all__)
