@@ -312,3 +312,49 @@ def test_positive_definite_transform_matches_torch():
         for a, b in zip(_grads(ty, [tx], torch), _grads(ry, [rx], rt)):
             _close(a, b, "grad")
         assert bool(getattr(D.constraints, name).check(ry).all())
+
+
+@pytest.mark.parametrize("make", [
+    lambda m: m.distributions.Gamma(m.tensor([1.0, -1.0]), m.tensor([1.0, 1.0])),
+    lambda m: m.distributions.Chi2(m.tensor([0.0])),
+    lambda m: m.distributions.StudentT(m.tensor([-2.0])),
+    lambda m: m.distributions.Beta(m.tensor([0.5]), m.tensor([-0.5])),
+    lambda m: m.distributions.Dirichlet(m.tensor(1.0)),
+    lambda m: m.distributions.Dirichlet(m.tensor([1.0, -1.0])),
+    lambda m: m.distributions.Poisson(m.tensor([-1.0])),
+    lambda m: m.distributions.Binomial(3, m.tensor([1.5])),
+    lambda m: m.distributions.Binomial(m.tensor([2.5]), m.tensor([0.5])),
+    lambda m: m.distributions.NegativeBinomial(m.tensor([2.0]), m.tensor([1.0])),
+    lambda m: m.distributions.Multinomial(3, m.tensor([0.5, -0.5])),
+    lambda m: m.distributions.VonMises(m.tensor([0.0]), m.tensor([0.0])),
+    lambda m: m.distributions.Gamma(m.tensor([1.0]), 1.0).log_prob(m.tensor([-1.0])),
+    lambda m: m.distributions.Beta(m.tensor([1.0]), 1.0).log_prob(m.tensor([1.5])),
+    lambda m: m.distributions.Poisson(m.tensor([1.0])).log_prob(m.tensor([0.5])),
+    lambda m: m.distributions.Binomial(3, m.tensor([0.5])).log_prob(m.tensor([4.0])),
+    lambda m: m.distributions.Multinomial(3, m.tensor([0.5, 0.5])).log_prob(m.tensor([3.0, 1.0])),
+    lambda m: m.distributions.Binomial(m.tensor([0.5])),
+])
+def test_validate_args_errors_are_torchs(make):
+    with pytest.raises(ValueError) as expected:
+        make(torch)
+    with pytest.raises(ValueError) as got:
+        make(rt)
+    assert str(got.value).startswith(str(expected.value)), (str(got.value), str(expected.value))
+
+
+def test_unsupported_cases_raise_torchs_errors():
+    with pytest.raises(NotImplementedError, match="inhomogeneous total_count is not supported"):
+        D.Multinomial(rt.tensor(3.0), rt.tensor([0.5, 0.5]))
+    with pytest.raises(NotImplementedError, match="Inhomogeneous total count not supported by "
+                                                  "`entropy`"):
+        D.Binomial(rt.tensor([2.0, 3.0]), rt.tensor([0.5, 0.5])).entropy()
+    with pytest.raises(NotImplementedError, match="KL between Binomials where q.total_count > "
+                                                  "p.total_count is not implemented"):
+        D.kl_divergence(D.Binomial(2, rt.tensor([0.5])), D.Binomial(3, rt.tensor([0.5])))
+    with pytest.raises(ValueError, match="binomial only supports floating-point dtypes for "
+                                         "count, got: Long"):
+        rt.binomial(rt.tensor([5]), rt.tensor([0.3]))
+    x = rt.tensor([1.0, 2.0, 3.0], dtype=rt.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match="derivative for aten::_sample_dirichlet is not "
+                                           "implemented"):
+        rt._sample_dirichlet(x).sum().backward()
