@@ -177,9 +177,16 @@ def test_standard_gamma_gradient_is_torchs_in_every_region():
     with pytest.raises(RuntimeError, match="invalid Poisson rate, expected rate to be "
                                            "non-negative"):
         rt.poisson(rt.tensor([-1.0]))
-    edge = rt._standard_gamma(rt.tensor([-1.0, float("nan"), 0.0]))
-    np.testing.assert_array_equal(edge.numpy(), torch._standard_gamma(
-        torch.tensor([-1.0, float("nan"), 0.0])).numpy())
+    # PyTorch draws for negative and nan concentrations too (a nan sample, then tiny)
+    edge = [-1.0, 2.5, float("nan"), 0.7, 0.0, 3.0, -0.5, 1e-3]
+    for dtype in ("float64", "float32"):
+        torch.manual_seed(3)
+        expected = (torch._standard_gamma(torch.tensor(edge, dtype=getattr(torch, dtype))),
+                    torch.rand(3))
+        rt.manual_seed(3)
+        got = (rt._standard_gamma(rt.tensor(edge, dtype=getattr(rt, dtype))), rt.rand(3))
+        for a, b in zip(expected, got):
+            np.testing.assert_array_equal(b.numpy(), a.numpy())
 
 
 def _spd(rng, shape):

@@ -36,38 +36,77 @@ _THIRD_F = float(np.float32(1.0) / np.float32(3.0))
 _SQUEEZE_F = float(np.float32(0.0331))
 
 
-def _uniform(g) -> float:
-    return float(_random.uniform(g, 1, np.float64)[0])
+# Note [Buffered draws]
+# The samplers take one uniform or normal at a time, and how many each element takes
+# depends on the draws themselves. Asking NumPy for two words per uniform costs
+# microseconds a call, so _Draws reads ahead a block of the generator's 32-bit words and
+# serves PyTorch's uniform_real_distribution<double> (two words, 53 bits) and
+# normal_distribution<double> (Box-Muller on two uniforms, the sine half kept for the
+# next call, as the generator keeps it) from it in Python; close() then puts the
+# generator where PyTorch's would be: its state before the read-ahead, advanced by exactly
+# the words used, and the cached normal.
+class _Draws:
+    """PyTorch's scalar uniform and normal draws from a generator, read ahead."""
 
+    _SCALE = 2.0 ** -53
+    _MASK = (1 << 53) - 1
 
-def _normal(g) -> float:
-    return float(_random.normal_serial(g, 1)[0])
+    def __init__(self, generator, words: int) -> None:
+        self.g = _random._of(generator)
+        self.start = self.g.bits.state
+        self.words = self.g.bits.random_raw(max(words, 64)).tolist()
+        self.pos = 0
+        self.cached = self.g.next_double_normal
+
+    def uniform(self) -> float:
+        if self.pos + 2 > len(self.words):
+            self.words.extend(self.g.bits.random_raw(len(self.words)).tolist())
+        hi, lo = self.words[self.pos], self.words[self.pos + 1]
+        self.pos += 2
+        return (((hi << 32) | lo) & self._MASK) * self._SCALE
+
+    def normal(self) -> float:
+        if self.cached is not None:
+            x, self.cached = self.cached, None
+            return x
+        u1 = self.uniform()
+        u2 = self.uniform()
+        r = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = 2.0 * math.pi * u1
+        self.cached = r * math.sin(theta)
+        return r * math.cos(theta)
+
+    def close(self) -> None:
+        self.g.bits.state = self.start
+        if self.pos:
+            self.g.bits.random_raw(self.pos)
+        self.g.next_double_normal = self.cached
 
 
 def _gamma_one(g, alpha, ft) -> float:
     """One sample of Gamma(alpha, 1) in PyTorch's arithmetic (``ft``: the element type)."""
-    if not alpha >= 0:  # negative or nan: PyTorch returns without a draw (then tiny)
-        return 0.0
     scale = 1.0
     if alpha < 1.0:
         if alpha == 0.0:
             return 0.0
-        scale *= math.pow(1.0 - _uniform(g), float(ft(1.0) / alpha))
+        scale *= math.pow(1.0 - g.uniform(), float(ft(1.0) / alpha))
         alpha = ft(alpha + ft(1.0))
     d = float(ft(alpha - ft(_THIRD_F)))
-    c = 1.0 / math.sqrt(9.0 * d)
+    # alpha < -2/3 or nan: d < 0 or nan, c is nan, and PyTorch still draws (the squeeze
+    # test on the normal alone can accept; the sample is nan, then tiny)
+    c = 1.0 / math.sqrt(9.0 * d) if d > 0 else (math.inf if d == 0 else math.nan)
     while True:
-        x = _normal(g)
+        x = g.normal()
         y = 1.0 + c * x
         while y <= 0:
-            x = _normal(g)
+            x = g.normal()
             y = 1.0 + c * x
         v = y * y * y
-        u = 1.0 - _uniform(g)
+        u = 1.0 - g.uniform()
         xx = x * x
         if u < 1.0 - _SQUEEZE_F * xx * xx:
             return scale * d * v
-        if math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
+        if math.log(u) < 0.5 * xx + d * (1.0 - v + (math.log(v) if v > 0 else math.nan)):
             return scale * d * v
 
 
@@ -81,14 +120,17 @@ def standard_gamma(generator, alpha: np.ndarray) -> np.ndarray:
         >>> bool((standard_gamma(g, np.full(4, 0.5)) > 0).all())
         True
     """
-    g = _random._of(generator)
-    ft = np.float32 if alpha.dtype == np.float32 else np.float64
+    ft = np.float32 if alpha.dtype == np.float32 else float  # float: a C double
     flat = np.ascontiguousarray(alpha, dtype=ft).ravel()
     out = np.empty(flat.shape, ft)
     tiny = np.finfo(ft).tiny
-    for i, a in enumerate(flat.tolist()):
-        sample = ft(_gamma_one(g, ft(a), ft))
-        out[i] = sample if sample > tiny else tiny  # std::max(tiny, sample): nan -> tiny
+    g = _Draws(generator, 6 * flat.size)
+    try:
+        for i, a in enumerate(flat.tolist()):
+            sample = ft(_gamma_one(g, ft(a), ft))
+            out[i] = sample if sample > tiny else tiny  # std::max(tiny, sample): nan -> tiny
+    finally:
+        g.close()
     return out.reshape(alpha.shape)
 
 
@@ -103,14 +145,17 @@ def dirichlet(generator, alpha: np.ndarray) -> np.ndarray:
         >>> np.allclose(x.sum(-1), 1.0)
         True
     """
-    g = _random._of(generator)
     dt = np.dtype(np.float32 if alpha.dtype == np.float32 else np.float64)
     flat = np.ascontiguousarray(alpha, dtype=np.float64).ravel()
     tiny = np.finfo(np.float64).tiny
     gammas = np.empty(flat.shape, np.float64)
-    for i, a in enumerate(flat.tolist()):
-        sample = _gamma_one(g, a, np.float64)
-        gammas[i] = sample if sample > tiny else tiny
+    g = _Draws(generator, 6 * flat.size)
+    try:
+        for i, a in enumerate(flat.tolist()):
+            sample = _gamma_one(g, a, float)
+            gammas[i] = sample if sample > tiny else tiny
+    finally:
+        g.close()
     gammas = gammas.reshape(alpha.shape)
     with np.errstate(all="ignore"):
         ratio = (gammas / gammas.sum(-1, keepdims=True)).astype(dt)
@@ -128,8 +173,8 @@ def _poisson_one(g, lam: float) -> int:
         invalpha = 1.1239 + 1.1328 / (b - 3.4)
         vr = 0.9277 - 3.6224 / (b - 2)
         while True:
-            u = _uniform(g) - 0.5
-            v = _uniform(g)
+            u = g.uniform() - 0.5
+            v = g.uniform()
             us = 0.5 - abs(u)
             k = math.floor((2 * a / us + b) * u + lam + 0.43)
             if us >= 0.07 and v <= vr:
@@ -143,7 +188,7 @@ def _poisson_one(g, lam: float) -> int:
         return 0
     enlam, count, prod = math.exp(-lam), 0, 1.0
     while True:
-        prod *= _uniform(g)
+        prod *= g.uniform()
         if prod <= enlam:
             return count
         count += 1
@@ -157,9 +202,12 @@ def poisson(generator, rates: np.ndarray) -> np.ndarray:
         >>> poisson(_random.Generator().manual_seed(0), np.zeros(2)).tolist()
         [0.0, 0.0]
     """
-    g = _random._of(generator)
     flat = np.ascontiguousarray(rates, dtype=np.float64).ravel()
-    out = np.array([_poisson_one(g, lam) for lam in flat.tolist()], np.float64)
+    g = _Draws(generator, 8 * flat.size)
+    try:
+        out = np.array([_poisson_one(g, lam) for lam in flat.tolist()], np.float64)
+    finally:
+        g.close()
     return out.astype(rates.dtype).reshape(rates.shape)
 
 
@@ -187,7 +235,7 @@ def _inversion(g, count, prob, ft) -> float:
     logprob = float(ft(np.log1p(-prob)))
     geom_sum, num = 0.0, ft(0)
     while True:
-        geom_sum += math.ceil(math.log(_uniform(g)) / logprob)
+        geom_sum += math.ceil(math.log(g.uniform()) / logprob)
         if geom_sum > count:
             return num
         num = ft(num + 1)
@@ -204,8 +252,8 @@ def _btrs(g, count, prob, ft) -> float:
     m = float(np.floor(ft(ft(count + 1) * prob)))
     n = float(count)
     while True:
-        u = _uniform(g) - 0.5
-        v = _uniform(g)
+        u = g.uniform() - 0.5
+        v = g.uniform()
         us = 0.5 - abs(u)
         k = float(ft(math.floor((2 * a / us + b) * u + c)))
         if k < 0 or k > n:
@@ -247,10 +295,13 @@ def binomial(generator, count: np.ndarray, prob: np.ndarray) -> np.ndarray:
         >>> binomial(_random.Generator().manual_seed(0), np.array([5.0]), np.array([1.0]))
         array([5.])
     """
-    g = _random._of(generator)
-    ft = np.float32 if count.dtype == np.float32 else np.float64
+    ft = np.float32 if count.dtype == np.float32 else float  # float: a C double
     counts, probs = (np.ascontiguousarray(v, dtype=ft).ravel()
                      for v in np.broadcast_arrays(count, prob))
-    out = np.array([_binomial_one(g, ft(n), ft(p), ft) for n, p in zip(counts, probs)],
-                   np.float64)
+    g = _Draws(generator, 8 * counts.size)
+    try:
+        out = np.array([_binomial_one(g, ft(n), ft(p), ft) for n, p in zip(counts, probs)],
+                       np.float64)
+    finally:
+        g.close()
     return out.astype(ft).reshape(np.broadcast_shapes(count.shape, prob.shape))
