@@ -176,7 +176,9 @@ def _poisson_one(g, lam: float) -> int:
             u = g.uniform() - 0.5
             v = g.uniform()
             us = 0.5 - abs(u)
-            k = math.floor((2 * a / us + b) * u + lam + 0.43)
+            raw = (2 * a / us + b) * u + lam + 0.43
+            # an infinite rate: C's int64 conversion of inf or nan gives INT64_MIN on x86
+            k = math.floor(raw) if math.isfinite(raw) else -(1 << 63)
             if us >= 0.07 and v <= vr:
                 return k
             if k < 0 or (us < 0.013 and v > us):
@@ -189,7 +191,7 @@ def _poisson_one(g, lam: float) -> int:
     enlam, count, prod = math.exp(-lam), 0, 1.0
     while True:
         prod *= g.uniform()
-        if prod <= enlam:
+        if not prod > enlam:
             return count
         count += 1
 
