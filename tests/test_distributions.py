@@ -362,6 +362,15 @@ KL_MAKERS = {
         m.distributions.Normal(g("real", (2, 3)), g("pos", (2, 3))), 1),
     "LogNormal": lambda m, g: m.distributions.LogNormal(g("real", (3,)), g("pos", (3,))),
     "Pareto": lambda m, g: m.distributions.Pareto(g("pos", (2, 3)), g("big", (2, 3))),
+    "Gamma": lambda m, g: m.distributions.Gamma(g("pos", (2, 3)), g("pos", (3,))),
+    "Poisson": lambda m, g: m.distributions.Poisson(g("big", (2, 3))),
+    "Binomial": lambda m, g: m.distributions.Binomial(10, g("prob", (2, 3))),
+    "Beta": lambda m, g: m.distributions.Beta(g("pos", (2, 3)), g("pos", (3,))),
+    "Dirichlet": lambda m, g: m.distributions.Dirichlet(g("pos", (2, 4))),
+    "LowRankMultivariateNormal": lambda m, g: m.distributions.LowRankMultivariateNormal(
+        g("real", (3,)), g("real", (2, 3, 2)), g("pos", (3,))),
+    "MultivariateNormal": lambda m, g: m.distributions.MultivariateNormal(
+        g("real", (2, 3)), scale_tril=g("pos", (3, 3)).tril()),
 }
 def _kl_type(name):
     return getattr(D, name.replace("Positive", ""))

@@ -14,6 +14,7 @@ Example:
 
 from __future__ import annotations
 
+from .. import linalg
 from . import _torch as torch
 from .utils import finfo
 
@@ -23,7 +24,8 @@ __all__ = [
     "greater_than", "greater_than_eq", "independent", "integer_interval", "interval",
     "half_open_interval", "is_dependent", "less_than", "lower_cholesky", "lower_triangular",
     "multinomial", "nonnegative", "nonnegative_integer", "one_hot", "positive",
-    "positive_integer", "real", "real_vector", "simplex", "square", "stack", "symmetric",
+    "positive_definite", "positive_integer", "positive_semidefinite", "real", "real_vector",
+    "simplex", "square", "stack", "symmetric",
     "unit_interval",
 ]
 
@@ -344,6 +346,22 @@ class _Symmetric(_Square):
         return torch.isclose(value, value.mT, atol=1e-6).all(-2).all(-1)
 
 
+class _PositiveSemidefinite(_Symmetric):
+    def check(self, value):
+        sym_check = super().check(value)
+        if not sym_check.all():
+            return sym_check
+        return linalg.eigvalsh(value).ge(0).all(-1)
+
+
+class _PositiveDefinite(_Symmetric):
+    def check(self, value):
+        sym_check = super().check(value)
+        if not sym_check.all():
+            return sym_check
+        return linalg.cholesky_ex(value).info.eq(0)
+
+
 class _Cat(Constraint):
     """Applies a sequence of constraints to consecutive slices of ``dim``."""
 
@@ -421,5 +439,7 @@ lower_cholesky = _LowerCholesky()
 corr_cholesky = _CorrCholesky()
 square = _Square()
 symmetric = _Symmetric()
+positive_semidefinite = _PositiveSemidefinite()
+positive_definite = _PositiveDefinite()
 cat = _Cat
 stack = _Stack

@@ -5,8 +5,8 @@ Example:
     >>> import retrograd as torch
     >>> from retrograd.distributions import RelaxedOneHotCategorical
     >>> d = RelaxedOneHotCategorical(torch.tensor(0.5), logits=torch.zeros(3))
-    >>> d.rsample().sum()
-    tensor(1.)
+    >>> bool((d.rsample().sum() - 1).abs() < 1e-6)  # on the simplex, up to rounding
+    True
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ import math
 import operator
 from numbers import Number
 
+from .. import linalg
 from . import _torch as torch
 from . import constraints
 from .utils import _sum_rightmost, broadcast_all, finfo, tril_matrix_to_vec, vec_to_tril_matrix
@@ -26,7 +27,8 @@ from .utils import _sum_rightmost, broadcast_all, finfo, tril_matrix_to_vec, vec
 __all__ = [
     "AbsTransform", "AffineTransform", "ComposeTransform", "CorrCholeskyTransform",
     "ExpTransform",
-    "IndependentTransform", "LowerCholeskyTransform", "PowerTransform", "SigmoidTransform",
+    "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+    "PowerTransform", "SigmoidTransform",
     "SoftmaxTransform",
     "SoftplusTransform", "StickBreakingTransform", "TanhTransform", "Transform",
     "identity_transform",
@@ -731,6 +733,28 @@ class LowerCholeskyTransform(_Elementwise):
 
     def _inverse(self, y):
         return torch.where(_diagonal_mask(y), y.log(), y.tril(-1))
+
+
+class PositiveDefiniteTransform(_Elementwise):
+    """Unconstrained square matrices to positive-definite ones: ``L L^T`` of the
+    LowerCholeskyTransform ``L`` (not a bijection, as in PyTorch).
+
+    Example:
+        >>> import retrograd as torch
+        >>> PositiveDefiniteTransform()(torch.zeros(2, 2))
+        tensor([[1., 0.],
+                [0., 1.]])
+    """
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.positive_definite
+
+    def _call(self, x):
+        x = LowerCholeskyTransform()(x)
+        return x @ x.mT
+
+    def _inverse(self, y):
+        return LowerCholeskyTransform().inv(linalg.cholesky(y))
 
 
 class CorrCholeskyTransform(_Elementwise):
