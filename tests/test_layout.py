@@ -83,3 +83,72 @@ def test_every_cited_note_is_written_down():
     defined = {re.sub(r"\s*\n\s*#?:?\s*", " ", m) for t in texts for m in _DEFINE.findall(t)}
     cited = {re.sub(r"\s*\n\s*#?:?\s*", " ", m) for t in texts for m in _CITE.findall(t)}
     assert sorted(cited - defined) == []
+
+
+def _file_of(parts: tuple) -> pathlib.Path | None:
+    """The module file that ``parts`` (relative to the package) names, if it is one."""
+    if not parts:
+        return None
+    f = SRC.joinpath(*parts[:-1], parts[-1] + ".py")
+    return f if f.exists() else None
+
+
+def _module_edges() -> dict:
+    """file -> the module files it imports (relative imports, at any depth of the file)."""
+    edges: dict = {}
+    for path in FILES:
+        if path.name == "__init__.py":  # package faces only hand names on
+            continue
+        here = path.relative_to(SRC).parts[:-1]
+        out = edges.setdefault(path, set())
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (isinstance(node, ast.ImportFrom) and node.level):
+                continue
+            base = here[:len(here) - node.level + 1] if node.level > 1 else here
+            mod = base + tuple(p for p in (node.module or "").split(".") if p)
+            for target in [mod] + [mod + (a.name,) for a in node.names]:
+                f = _file_of(target)
+                if f is not None and f != path:
+                    out.add(f)
+    return edges
+
+
+def test_no_import_circles():
+    edges = _module_edges()
+    index: dict = {}
+    low: dict = {}
+    stack: list = []
+    on_stack: set = set()
+    circles = []
+
+    def visit(v):  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in edges.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.append(str(w.relative_to(SRC)))
+                if w == v:
+                    break
+            if len(comp) > 1:
+                circles.append(sorted(comp))
+
+    import sys
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10_000))
+    try:
+        for v in list(edges):
+            if v not in index:
+                visit(v)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert circles == []

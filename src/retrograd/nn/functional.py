@@ -28,10 +28,11 @@ from ..ops.dispatch import apply, view_apply
 from ..ops.matmul import einsum, matmul
 from ..ops.out_arg import write_out
 from ..ops.pointwise import where
-from ..ops.public import FP32, LOWER_PRECISION_FP, autocast_category
+from ..ops.public import LOWER_PRECISION_FP, autocast_category
 from ..ops.reductions import vector_norm
 from ..ops.shape import _check_expand
 from ..ops.softmax import log_softmax, softmax, softmin
+from .functional_pad import pad  # noqa: F401  (re-exported: F.pad)
 from .functional_resize import interpolate, upsample, upsample_bilinear, upsample_nearest  # noqa: E402, F401
 from .functional_spatial import *  # noqa: E402, F403  (re-exported: F.pixel_shuffle & co)
 from .functional_spatial import __all__ as _spatial_all  # noqa: E402
@@ -50,12 +51,12 @@ __all__ = [
     "kl_div", "cosine_embedding_loss", "cosine_similarity", "pad", "one_hot", "normalize",
     "scaled_dot_product_attention", "interpolate", "multi_head_attention_forward",
     "max_pool3d_with_indices", "adaptive_avg_pool3d", "upsample", "upsample_nearest",
-    "upsample_bilinear", *_spatial_all,
+    "upsample_bilinear", "elu_", "celu_", "selu_", "hardtanh_", "leaky_relu_", "threshold_",
+    *_spatial_all,
 ]
 
 
 from .._random_dist import bernoulli
-from ..ops import table as T
 from ..ops.inplace import _inplace
 from ..ops.sampling import _laid_out
 from ._functional_common import (  # noqa: F401  (_legacy_get_string: for nn.modules.loss)
@@ -836,94 +837,74 @@ def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
 # utilities
 
 
-# Note [Autocast records] (ops/public.py): F.pad is an autocast op only where PyTorch
-# runs it as reflection_pad / replication_pad (float32 ops)
-def _pad_category(args, kwargs):
-    """F.pad's autocast category for this call: float32 for reflect and replicate."""
-    x = args[0] if args else kwargs.get("input")
-    mode = args[2] if len(args) > 2 else kwargs.get("mode", "constant")
-    nd = x.ndim if hasattr(x, "ndim") else 0
-    if mode == "reflect" and nd in (2, 3, 4):  # reflection_pad1d/2d; 3d is not listed
-        return FP32
-    if mode == "replicate" and nd in (2, 3, 4, 5):  # replication_pad1d/2d/3d
-        return FP32
-    return None
+# the in-place functional forms PyTorch has for these activations
+_threshold = threshold
 
 
-@autocast_category(_pad_category)
-def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:  # noqa: A002
-    """Pad the last ``len(pad) // 2`` dims: ``pad = (left_last, right_last, left_prev, ...)``.
-    Modes: constant (negative pads crop), reflect, replicate, circular.
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+    """In-place ``elu``.
 
     Example:
         >>> import retrograd as torch
-        >>> torch.nn.functional.pad(torch.tensor([[1., 2.]]), (1, 1))
-        tensor([[0., 1., 2., 0.]])
-        >>> torch.nn.functional.pad(torch.tensor([[[1., 2., 3.]]]), (2, 0), mode='reflect')
-        tensor([[[3., 2., 1., 2., 3.]]])
+        >>> torch.nn.functional.elu_(torch.tensor([-1., 1.]))
+        tensor([-0.6321,  1.0000])
     """
-    pad = tuple(int(p) for p in pad)
-    if len(pad) % 2:
-        raise RuntimeError("Padding length must be divisible by 2")
-    k = len(pad) // 2
-    nd = input._data.ndim
-    if k > nd:
-        raise RuntimeError(f"Padding length should be less than or equal to two times the input "
-                           f"dimension but got padding length {len(pad)} and input of dimension "
-                           f"{nd}")
-    pairs = [(pad[2 * i], pad[2 * i + 1]) for i in range(k)]  # last dim first
-    if mode == "constant":
-        v = 0.0 if value is None else value
-        out = input
-        if any(lo < 0 or hi < 0 for lo, hi in pairs):
-            key = [slice(None)] * nd
-            for i, (lo, hi) in enumerate(pairs):
-                d = nd - 1 - i
-                size = input._data.shape[d]
-                key[d] = slice(max(-lo, 0), size - max(-hi, 0))
-            out = out[tuple(key)]
-            pairs = [(max(lo, 0), max(hi, 0)) for lo, hi in pairs]
-        if all(lo == 0 and hi == 0 for lo, hi in pairs):
-            return out if out is not input else input.clone()
+    return elu(input, alpha, inplace=True)
 
-        widths = [(0, 0)] * nd
-        for i, (lo, hi) in enumerate(pairs):
-            widths[nd - 1 - i] = (lo, hi)
-        return apply(T.constant_pad, (out,), (tuple(widths), v))
-    if mode not in ("reflect", "replicate", "circular"):
-        raise NotImplementedError(f"Unrecognised padding mode {mode}")
-    if value is not None and value != 0:
-        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
-    if k > 3 or nd not in (k + 1, k + 2):  # PyTorch's reflection/replication pads: (N,) C, *spatial
-        raise NotImplementedError(
-            f"Padding size {len(pad)} is not supported for {nd}D input tensor.\n"
-            "Supported combinations for non-constant padding:\n"
-            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
-            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
-            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
-    out = input
-    for i, (lo, hi) in enumerate(pairs):
-        d = nd - 1 - i
-        size = input._data.shape[d]
-        pos = np.arange(-lo, size + hi)
-        if mode == "reflect":
-            if lo >= size or hi >= size:
-                raise RuntimeError(
-                    f"Argument #4: Padding size should be less than the corresponding input "
-                    f"dimension, but got: padding ({lo}, {hi}) at dimension {d} of input "
-                    f"{list(input.shape)}")
-            period = 2 * (size - 1) if size > 1 else 1
-            m = np.mod(pos, period)
-            idx = np.where(m >= size, period - m, m)
-        elif mode == "replicate":
-            idx = np.clip(pos, 0, size - 1)
-        else:  # negative pads crop first; the rest wraps around what is left
-            if lo > size or hi > size:
-                raise RuntimeError("Padding value causes wrapping around more than once.")
-            start, n = max(-lo, 0), size - max(-lo, 0) - max(-hi, 0)
-            idx = start + np.mod(np.arange(-max(lo, 0), n + max(hi, 0)), n)
-        out = out.index_select(d, _make(idx.astype(np.int64)))
-    return out
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+    """In-place ``celu``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.celu_(torch.tensor([-1., 1.]))
+        tensor([-0.6321,  1.0000])
+    """
+    return celu(input, alpha, inplace=True)
+
+
+def selu_(input: Tensor) -> Tensor:  # noqa: A002
+    """In-place ``selu``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.selu_(torch.tensor([1.]))
+        tensor([1.0507])
+    """
+    return selu(input, inplace=True)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:  # noqa: A002
+    """In-place ``hardtanh``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.hardtanh_(torch.tensor([-2., 0.5]))
+        tensor([-1.0000,  0.5000])
+    """
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:  # noqa: A002
+    """In-place ``leaky_relu``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.leaky_relu_(torch.tensor([-2., 2.]), 0.5)
+        tensor([-1.,  2.])
+    """
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa: A002
+    """In-place ``threshold``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.threshold_(torch.tensor([0.5, 2.]), 1., -1.)
+        tensor([-1.,  2.])
+    """
+    return _threshold(input, threshold, value, inplace=True)  # (the argument hides the name)
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:

@@ -1,5 +1,6 @@
 """Shrink and randomized activations of ``retrograd.nn.functional``, the in-place
-functional forms (``F.elu_`` & co) and ``gumbel_softmax`` (re-exported there).
+functional form ``rrelu_`` and ``gumbel_softmax`` (re-exported there; ``F.elu_`` & co live
+in functional.py next to the functions they call).
 
 Note [RReLU draws]: PyTorch's CPU ``rrelu_with_noise`` walks the input in order and,
 for each element <= 0 only, draws one double ``uniform_real_distribution(lower, upper)``
@@ -30,11 +31,9 @@ from ..ops.dispatch import apply
 from ..ops.inplace import _inplace
 from ..ops.shrink import hardshrink, softshrink  # noqa: F401  (F.hardshrink is torch.hardshrink)
 from ..ops.softmax import softmax
-from . import functional as _F
 from ._functional_common import _legacy
 
-__all__ = ["hardshrink", "softshrink", "rrelu", "rrelu_", "elu_", "celu_", "selu_",
-           "hardtanh_", "leaky_relu_", "threshold_", "gumbel_softmax"]
+__all__ = ["hardshrink", "softshrink", "rrelu", "rrelu_", "gumbel_softmax"]
 
 
 def _rrelu_slopes(input: Tensor, lower: float, upper: float, training: bool,  # noqa: A002
@@ -87,72 +86,6 @@ def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,  # noq
         tensor([-0.6000,  3.0000])
     """
     return rrelu(input, lower, upper, training, inplace=True)
-
-
-def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
-    """In-place ``elu``.
-
-    Example:
-        >>> import retrograd as torch
-        >>> torch.nn.functional.elu_(torch.tensor([-1., 1.]))
-        tensor([-0.6321,  1.0000])
-    """
-    return _F.elu(input, alpha, inplace=True)
-
-
-def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
-    """In-place ``celu``.
-
-    Example:
-        >>> import retrograd as torch
-        >>> torch.nn.functional.celu_(torch.tensor([-1., 1.]))
-        tensor([-0.6321,  1.0000])
-    """
-    return _F.celu(input, alpha, inplace=True)
-
-
-def selu_(input: Tensor) -> Tensor:  # noqa: A002
-    """In-place ``selu``.
-
-    Example:
-        >>> import retrograd as torch
-        >>> torch.nn.functional.selu_(torch.tensor([1.]))
-        tensor([1.0507])
-    """
-    return _F.selu(input, inplace=True)
-
-
-def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:  # noqa: A002
-    """In-place ``hardtanh``.
-
-    Example:
-        >>> import retrograd as torch
-        >>> torch.nn.functional.hardtanh_(torch.tensor([-2., 0.5]))
-        tensor([-1.0000,  0.5000])
-    """
-    return _F.hardtanh(input, min_val, max_val, inplace=True)
-
-
-def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:  # noqa: A002
-    """In-place ``leaky_relu``.
-
-    Example:
-        >>> import retrograd as torch
-        >>> torch.nn.functional.leaky_relu_(torch.tensor([-2., 2.]), 0.5)
-        tensor([-1.,  2.])
-    """
-    return _F.leaky_relu(input, negative_slope, inplace=True)
-
-
-def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa: A002
-    """In-place ``threshold``.
-
-    Example:
-        >>> import retrograd as torch
-        >>> torch.nn.functional.threshold_(torch.tensor([0.5, 2.]), 1., -1.)
-        tensor([-1.,  2.])
-    """
-    return _F.threshold(input, threshold, value, inplace=True)
 
 
 def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10,

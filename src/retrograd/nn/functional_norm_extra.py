@@ -14,8 +14,9 @@ import numpy as np
 
 from .._tensor import Tensor, _make
 from ..autograd.function import Function
-from . import functional as _F
 from ._functional_common import _check_normalized_shape
+from .functional_conv import avg_pool2d, avg_pool3d
+from .functional_pad import pad
 
 __all__ = ["rms_norm", "local_response_norm"]
 
@@ -60,13 +61,13 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4,  # noqa: 
         return input
     div = input * input
     if dim == 3:
-        div = _F.pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
-        div = _F.avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+        div = pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
     else:
         sizes = input.shape
         div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
-        div = _F.pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
-        div = _F.avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).view(sizes)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).view(sizes)
     return input / (div * alpha + k).pow(beta)
 
 
