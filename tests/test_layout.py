@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import pathlib
 import re
+import sys
 
 SRC = pathlib.Path(__file__).resolve().parent.parent / "src" / "retrograd"
 FILES = sorted(SRC.rglob("*.py"))
@@ -142,7 +143,6 @@ def test_no_import_circles():
             if len(comp) > 1:
                 circles.append(sorted(comp))
 
-    import sys
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 10_000))
     try:

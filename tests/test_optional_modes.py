@@ -56,13 +56,23 @@ def test_modes_together_and_each_still_acts():
     assert MODES.bits == 0
 
 
-def test_autocast_handled_op_turns_the_bit_off_inside_and_back_on():
+def test_autocast_handled_op_turns_the_bit_off_inside_and_back_on(monkeypatch):
+    from retrograd.ops import table
+
     seen = []
+    mm = table.mm_ops["mm"]
+    kernel = mm.fwd
+
+    def spy(a, b):
+        seen.append(MODES.bits)  # while autocast runs the op: its inner ops are not cast
+        return kernel(a, b)
+
+    monkeypatch.setattr(mm, "fwd", spy)
     with torch.autocast("cpu"):
         seen.append(MODES.bits)
         torch.ones(2, 2) @ torch.ones(2, 2)
         seen.append(MODES.bits)
-    assert seen == [AUTOCAST, AUTOCAST]
+    assert seen == [AUTOCAST, 0, AUTOCAST]
 
 
 def test_modes_are_per_thread():
