@@ -15,7 +15,7 @@ import torch
 
 import retrograd as rt
 import retrograd.distributions as D
-from test_distributions import _call, _close, _grads, _pair, _param, _value_for
+from test_distributions import _build, _call, _close, _grads, _pair, _value_for
 
 TD = torch.distributions
 
@@ -51,13 +51,6 @@ METHODS = ["log_prob", "cdf", "entropy", "mean", "mode", "variance", "stddev"]
 # PyTorch has no derivative of igamma in its first argument: Gamma.cdf's gradient is
 # compared w.r.t. the rate and the value only
 NO_GRAD = {("gamma", "cdf", 0), ("gamma_small", "cdf", 0), ("chi2", "cdf", 0)}
-
-
-def _build(case):
-    _, ctor, spec = case
-    pairs = [_pair(_param(kind, shape)) for kind, shape in spec]
-    tparams, rparams = [p[0] for p in pairs], [p[1] for p in pairs]
-    return ctor(torch, *tparams), ctor(rt, *rparams), tparams, rparams
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])

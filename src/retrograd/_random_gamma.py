@@ -76,6 +76,12 @@ class _Draws:
         self.cached = r * math.sin(theta)
         return r * math.cos(theta)
 
+    def __enter__(self) -> _Draws:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
     def close(self) -> None:
         self.g.bits.state = self.start
         if self.pos:
@@ -124,13 +130,10 @@ def standard_gamma(generator, alpha: np.ndarray) -> np.ndarray:
     flat = np.ascontiguousarray(alpha, dtype=ft).ravel()
     out = np.empty(flat.shape, ft)
     tiny = np.finfo(ft).tiny
-    g = _Draws(generator, 6 * flat.size)
-    try:
+    with _Draws(generator, 6 * flat.size) as g:
         for i, a in enumerate(flat.tolist()):
             sample = ft(_gamma_one(g, ft(a), ft))
             out[i] = sample if sample > tiny else tiny  # std::max(tiny, sample): nan -> tiny
-    finally:
-        g.close()
     return out.reshape(alpha.shape)
 
 
@@ -146,17 +149,7 @@ def dirichlet(generator, alpha: np.ndarray) -> np.ndarray:
         True
     """
     dt = np.dtype(np.float32 if alpha.dtype == np.float32 else np.float64)
-    flat = np.ascontiguousarray(alpha, dtype=np.float64).ravel()
-    tiny = np.finfo(np.float64).tiny
-    gammas = np.empty(flat.shape, np.float64)
-    g = _Draws(generator, 6 * flat.size)
-    try:
-        for i, a in enumerate(flat.tolist()):
-            sample = _gamma_one(g, a, float)
-            gammas[i] = sample if sample > tiny else tiny
-    finally:
-        g.close()
-    gammas = gammas.reshape(alpha.shape)
+    gammas = standard_gamma(generator, np.asarray(alpha, np.float64))  # double draws
     with np.errstate(all="ignore"):
         ratio = (gammas / gammas.sum(-1, keepdims=True)).astype(dt)
     below_one = np.nextafter(dt.type(1.0), dt.type(0.0))
@@ -205,11 +198,8 @@ def poisson(generator, rates: np.ndarray) -> np.ndarray:
         [0.0, 0.0]
     """
     flat = np.ascontiguousarray(rates, dtype=np.float64).ravel()
-    g = _Draws(generator, 8 * flat.size)
-    try:
+    with _Draws(generator, 8 * flat.size) as g:
         out = np.array([_poisson_one(g, lam) for lam in flat.tolist()], np.float64)
-    finally:
-        g.close()
     return out.astype(rates.dtype).reshape(rates.shape)
 
 
@@ -300,10 +290,7 @@ def binomial(generator, count: np.ndarray, prob: np.ndarray) -> np.ndarray:
     ft = np.float32 if count.dtype == np.float32 else float  # float: a C double
     counts, probs = (np.ascontiguousarray(v, dtype=ft).ravel()
                      for v in np.broadcast_arrays(count, prob))
-    g = _Draws(generator, 8 * counts.size)
-    try:
+    with _Draws(generator, 8 * counts.size) as g:
         out = np.array([_binomial_one(g, ft(n), ft(p), ft) for n, p in zip(counts, probs)],
                        np.float64)
-    finally:
-        g.close()
     return out.astype(ft).reshape(np.broadcast_shapes(count.shape, prob.shape))

@@ -40,7 +40,6 @@ class Bernoulli(ExponentialFamily):
 
     def expand(self, batch_shape, _instance=None):
         new = self._expand_params(Bernoulli, batch_shape, _instance, ("probs", "logits"))
-        new._param = new.__dict__.get("probs", new.__dict__.get("logits"))
         return new
 
     @property

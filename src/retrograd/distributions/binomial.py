@@ -40,7 +40,6 @@ class _CountAndProbs(Distribution):
     def expand(self, batch_shape, _instance=None):
         new = self._expand_params(type(self), batch_shape, _instance,
                                   ("total_count", "probs", "logits"))
-        new._param = new.__dict__.get("probs", new.__dict__.get("logits"))
         return new
 
     @lazy_property

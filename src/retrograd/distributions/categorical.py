@@ -52,7 +52,6 @@ class Categorical(Distribution):
         param_shape = torch.Size(batch_shape) + (self._num_events,)
         new = self._expand_params(Categorical, batch_shape, _instance, ("probs", "logits"),
                                   param_shape)
-        new._param = new.__dict__.get("probs", new.__dict__.get("logits"))
         new._num_events = self._num_events
         return new
 

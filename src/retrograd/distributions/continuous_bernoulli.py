@@ -59,7 +59,6 @@ class ContinuousBernoulli(ExponentialFamily):
     def expand(self, batch_shape, _instance=None):
         new = self._expand_params(ContinuousBernoulli, batch_shape, _instance,
                                   ("probs", "logits"))
-        new._param = new.__dict__.get("probs", new.__dict__.get("logits"))
         new._lims = self._lims
         return new
 

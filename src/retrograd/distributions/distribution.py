@@ -232,6 +232,8 @@ class Distribution:
         for name in names:
             if name in self.__dict__:
                 setattr(new, name, self.__dict__[name].expand(shape))
+        if "_param" in self.__dict__:  # probs or logits, whichever the instance was given
+            new._param = new.__dict__.get("probs", new.__dict__.get("logits"))
         Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new

@@ -9,10 +9,11 @@ Example:
 
 from __future__ import annotations
 
+from ..special import gammainc
 from . import _torch as torch
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, finfo, special_function
+from .utils import broadcast_all, finfo
 
 __all__ = ["Gamma"]
 
@@ -80,5 +81,4 @@ class Gamma(ExponentialFamily):
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        gammainc = special_function("gammainc")  # Note [Special functions in distributions]
         return gammainc(self.concentration, self.rate * value)

@@ -33,7 +33,7 @@ from .one_hot_categorical import OneHotCategorical
 from .pareto import Pareto
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
-from .utils import _sum_rightmost, euler_constant, special_function
+from .utils import _sum_rightmost, euler_constant
 
 __all__ = ["register_kl", "kl_divergence"]
 
@@ -189,13 +189,12 @@ def _kl_expfamily_expfamily(p, q):
 
 @register_kl(Gumbel, Gumbel)
 def _kl_gumbel_gumbel(p, q):
-    lgamma = special_function("lgamma")  # Note [Special functions in distributions]
     ct1 = p.scale / q.scale
     ct2 = q.loc / q.scale
     ct3 = p.loc / q.scale
     t1 = -ct1.log() - ct2 + ct3
     t2 = ct1 * euler_constant
-    t3 = torch.exp(ct2 + lgamma(1 + ct1) - ct3)
+    t3 = torch.exp(ct2 + torch.lgamma(1 + ct1) - ct3)
     return t1 + t2 + t3 - (1 + euler_constant)
 
 
@@ -345,12 +344,15 @@ def _kl_exponential_normal(p, q):
     return t1 - 1 + (t2 - t3 + t4) / var_normal
 
 
-@register_kl(Gumbel, ContinuousBernoulli)
-@register_kl(Gumbel, Pareto)
-@register_kl(Gumbel, Exponential)
-@register_kl(Gumbel, Uniform)
-def _kl_gumbel_infinity(p, q):
+def _kl_loc_infinity(p, q):
+    """KL of a distribution on the whole real line (Gumbel, Laplace, Normal) from one
+    with bounded support: infinite."""
     return _infinite_like(p.loc)
+
+
+for _p in (Gumbel, Laplace, Normal):
+    for _q in (ContinuousBernoulli, Pareto, Exponential, Uniform):
+        register_kl(_p, _q)(_kl_loc_infinity)
 
 
 @register_kl(Gumbel, Normal)
@@ -362,14 +364,6 @@ def _kl_gumbel_normal(p, q):
     return -t1 + t2 + t3 - (euler_constant + 1)
 
 
-@register_kl(Laplace, ContinuousBernoulli)
-@register_kl(Laplace, Pareto)
-@register_kl(Laplace, Exponential)
-@register_kl(Laplace, Uniform)
-def _kl_laplace_infinity(p, q):
-    return _infinite_like(p.loc)
-
-
 @register_kl(Laplace, Normal)
 def _kl_laplace_normal(p, q):
     var_normal = q.scale.pow(2)
@@ -379,14 +373,6 @@ def _kl_laplace_normal(p, q):
     t3 = p.loc * q.loc
     t4 = 0.5 * q.loc.pow(2)
     return -t1 + scale_sqr_var_ratio + (t2 - t3 + t4) / var_normal - 1
-
-
-@register_kl(Normal, ContinuousBernoulli)
-@register_kl(Normal, Pareto)
-@register_kl(Normal, Exponential)
-@register_kl(Normal, Uniform)
-def _kl_normal_infinity(p, q):
-    return _infinite_like(p.loc)
 
 
 @register_kl(Normal, Gumbel)
@@ -436,8 +422,8 @@ def _kl_pareto_normal(p, q):
 
 
 def _x_log_x(tensor):
-    """``x log x`` with ``0 log 0 = 0`` (PyTorch's xlogy(x, x))."""
-    return torch.where(tensor == 0, torch.zeros_like(tensor), tensor * tensor.log())
+    """``x log x`` with ``0 log 0 = 0``, as PyTorch's (``xlogy(x, x)``)."""
+    return torch.xlogy(tensor, tensor)
 
 
 @register_kl(Uniform, Pareto)

@@ -115,9 +115,8 @@ def _kl_gamma_normal(p, q):
 # the pairs whose p has unbounded support and q lives on [0, inf): infinite, as in kl.py
 # and the pairs whose q lives on [0, 1]
 for _q in (Gamma, Beta):
-    register_kl(Gumbel, _q)(kl._kl_gumbel_infinity)
-    register_kl(Laplace, _q)(kl._kl_laplace_infinity)
-    register_kl(Normal, _q)(kl._kl_normal_infinity)
+    for _p in (Gumbel, Laplace, Normal):
+        register_kl(_p, _q)(kl._kl_loc_infinity)
 register_kl(Exponential, Beta)(kl._kl_exponential_infinity)
 register_kl(Pareto, Beta)(kl._kl_pareto_infinity)
 

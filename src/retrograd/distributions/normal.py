@@ -14,7 +14,7 @@ import math
 from . import _torch as torch
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import _LOG_SQRT_2PI, _standard_normal, broadcast_all, special_function
+from .utils import _LOG_SQRT_2PI, _standard_normal, broadcast_all
 
 __all__ = ["Normal"]
 
@@ -80,8 +80,7 @@ class Normal(ExponentialFamily):
                                     / math.sqrt(2)))
 
     def icdf(self, value):
-        erfinv = special_function("erfinv")  # Note [Special functions in distributions]
-        return self.loc + self.scale * erfinv(2 * value - 1) * math.sqrt(2)
+        return self.loc + self.scale * torch.erfinv(2 * value - 1) * math.sqrt(2)
 
     def entropy(self):
         return 0.5 + 0.5 * math.log(2 * math.pi) + torch.log(self.scale)

@@ -55,7 +55,6 @@ class LogitRelaxedBernoulli(Distribution):
         new = self._expand_params(LogitRelaxedBernoulli, batch_shape, _instance,
                                   ("probs", "logits"))
         new.temperature = self.temperature
-        new._param = new.__dict__.get("probs", new.__dict__.get("logits"))
         return new
 
     @lazy_property

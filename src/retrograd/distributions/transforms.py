@@ -658,16 +658,6 @@ def _offsets(n: int, plus: int, like):
     return n + plus - torch.ones(n, dtype=like.dtype).cumsum(-1)
 
 
-def _pad_last(x, before: int, after: int, value: float):
-    pieces = []
-    if before:
-        pieces.append(torch.full(x.shape[:-1] + (before,), value, dtype=x.dtype))
-    pieces.append(x)
-    if after:
-        pieces.append(torch.full(x.shape[:-1] + (after,), value, dtype=x.dtype))
-    return torch.cat(pieces, -1)
-
-
 class StickBreakingTransform(_Elementwise):
     """Unconstrained vectors of size K-1 to the K-simplex by stick breaking (a bijection).
 
@@ -685,7 +675,7 @@ class StickBreakingTransform(_Elementwise):
         offset = _offsets(x.shape[-1], 1, x)
         z = _clipped_sigmoid(x - offset.log())
         z_cumprod = (1 - z).cumprod(-1)
-        return _pad_last(z, 0, 1, 1.0) * _pad_last(z_cumprod, 1, 0, 1.0)
+        return torch.F.pad(z, (0, 1), value=1.0) * torch.F.pad(z_cumprod, (1, 0), value=1.0)
 
     def _inverse(self, y):
         y_crop = y[..., :-1]
@@ -779,11 +769,11 @@ class CorrCholeskyTransform(_Elementwise):
         r = vec_to_tril_matrix(x, diag=-1)
         z1m_cumprod_sqrt = (1 - r**2).sqrt().cumprod(-1)
         r = r + torch.eye(r.shape[-1], dtype=r.dtype)
-        return r * _pad_last(z1m_cumprod_sqrt[..., :-1], 1, 0, 1.0)
+        return r * torch.F.pad(z1m_cumprod_sqrt[..., :-1], (1, 0), value=1.0)
 
     def _inverse(self, y):
         y_cumsum = 1 - torch.cumsum(y * y, dim=-1)
-        y_cumsum_shifted = _pad_last(y_cumsum[..., :-1], 1, 0, 1.0)
+        y_cumsum_shifted = torch.F.pad(y_cumsum[..., :-1], (1, 0), value=1.0)
         y_vec = tril_matrix_to_vec(y, diag=-1)
         y_cumsum_vec = tril_matrix_to_vec(y_cumsum_shifted, diag=-1)
         t = y_vec / y_cumsum_vec.sqrt()

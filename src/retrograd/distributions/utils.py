@@ -13,7 +13,6 @@ Example:
 
 from __future__ import annotations
 
-import importlib
 import math
 from functools import update_wrapper
 from numbers import Number
@@ -195,34 +194,6 @@ class lazy_property:  # noqa: N801  (PyTorch's name)
             value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)
         return value
-
-
-def special_function(name: str):
-    """The retrograd function ``name`` (``lgamma``, ``erfinv``...), or a clear error when
-    this retrograd lacks it.
-
-    Note [Special functions in distributions]
-    Some formulas (Normal.icdf needs erfinv, KL(Gumbel || Gumbel) needs lgamma) rest on
-    special functions that live in another part of retrograd; they are looked up at call
-    time, so the distributions work, and these methods start working, as soon as the
-    function exists, without an import cycle or a copy of the function here.
-
-    Example:
-        >>> special_function("log1p") is not None
-        True
-    """
-    fn = getattr(torch, name, None)
-    if fn is None:  # retrograd.special, where the special functions may live alone
-        try:
-            special = importlib.import_module(__package__.rsplit(".", 1)[0] + ".special")
-        except ImportError:
-            special = None
-        fn = getattr(special, name, None)
-    if fn is None:
-        raise NotImplementedError(
-            f"this method needs torch.{name}, which this retrograd does not have yet; "
-            f"use a formula without {name} or a retrograd that provides it")
-    return fn
 
 
 _LOG_SQRT_2PI = math.log(math.sqrt(2 * math.pi))

@@ -14,7 +14,7 @@ from . import constraints
 from .exponential import Exponential
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, PowerTransform
-from .utils import broadcast_all, euler_constant, special_function
+from .utils import broadcast_all, euler_constant
 
 __all__ = ["Weibull"]
 
@@ -55,8 +55,7 @@ class Weibull(TransformedDistribution):
 
     @property
     def mean(self):
-        lgamma = special_function("lgamma")  # Note [Special functions in distributions]
-        return self.scale * torch.exp(lgamma(1 + self.concentration_reciprocal))
+        return self.scale * torch.exp(torch.lgamma(1 + self.concentration_reciprocal))
 
     @property
     def mode(self):
@@ -65,9 +64,9 @@ class Weibull(TransformedDistribution):
 
     @property
     def variance(self):
-        lgamma = special_function("lgamma")
-        return self.scale.pow(2) * (torch.exp(lgamma(1 + 2 * self.concentration_reciprocal))
-                                    - torch.exp(2 * lgamma(1 + self.concentration_reciprocal)))
+        c = self.concentration_reciprocal
+        return self.scale.pow(2) * (torch.exp(torch.lgamma(1 + 2 * c))
+                                    - torch.exp(2 * torch.lgamma(1 + c)))
 
     def entropy(self):
         return (euler_constant * (1 - self.concentration_reciprocal)

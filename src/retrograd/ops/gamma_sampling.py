@@ -70,7 +70,8 @@ def poisson(input: Tensor, generator=None) -> Tensor:  # noqa: A002
     """
     _floating("poisson_cpu", input)
     if input.numel() and not bool((input._data >= 0).all()):
-        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative (a rate is "
+                           "negative or nan: clamp the rates to [0, inf) first)")
     return apply(TG.poisson, (input,), generator)
 
 
