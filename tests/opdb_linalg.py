@@ -122,8 +122,7 @@ op("matrix_exp", lambda m, x: x.matrix_exp(), lambda rng: [S(A(vals(rng, (2, 2))
    ("linalg_matrix_exp",))
 op("linalg.matrix_power", lambda m, x, n: m.linalg.matrix_power(x, n), lambda rng: [
     S(_sq(rng, (3, 3)), n) for n in (2, 3, 5, -1, -2)] + [S(_sq(rng, (2, 3, 3)), 6)],
-   ("linalg_inv_ex",),
-   skips={"test_grad_fn_name": "n=0 and n=1 record a copy, as PyTorch's CopyBackwards"})
+   ("linalg_inv_ex",))
 op("linalg.multi_dot", lambda m, *ts: m.linalg.multi_dot(ts), lambda rng: [
     S(A(vals(rng, (2, 3))), A(vals(rng, (3, 4)))),
     S(A(vals(rng, (3,))), A(vals(rng, (3, 4))), A(vals(rng, (4, 2))), A(vals(rng, (2,)))),
@@ -196,9 +195,7 @@ def _lstsq_samples(rng):
 
 # (the singular values have no gradient in PyTorch: compared on their own)
 op("linalg.lstsq", lambda m, a, b, **kw: tuple(m.linalg.lstsq(a, b, **kw))[:3], _lstsq_samples,
-   ("linalg_lstsq",),
-   skips={"test_grad_fn_name": "residuals are computed from the solution (SumBackward1, "
-                               "PyTorch: LinalgLstsqBackward0); values and gradients match"})
+   ("linalg_lstsq",))
 op("linalg.lstsq_singular_values",
    lambda m, a, b, **kw: m.linalg.lstsq(a, b, **kw).singular_values, _lstsq_samples,
    ("linalg_lstsq",), differentiable=False)
@@ -210,13 +207,10 @@ op("linalg.cond", lambda m, x, *p: m.linalg.cond(x, *p), lambda rng: [
     *(S(_sq(rng, (3, 3)), p, torch_grad=False,
         desc="PyTorch's backward fails here (an in-place write to its saved inverse): "
              "checked numerically")
-      for p in ("fro", "nuc", 1, float("-inf")))], ("linalg_svd", "linalg_inv_ex"),
-   skips={"test_grad_fn_name": "composed of retrograd's primitives (DivBackward0 / "
-                               "MulBackward0; PyTorch names its own composition)"})
+      for p in ("fro", "nuc", 1, float("-inf")))], ("linalg_svd", "linalg_inv_ex"))
 op("linalg.matrix_norm", lambda m, x, *a: m.linalg.matrix_norm(x, *a), lambda rng: [
     S(A(vals(rng, (3, 4))), o) for o in ("fro", "nuc", 2, -2, 1, -1, float("inf"))] + [
-    S(A(vals(rng, (2, 3, 4))), 1, (0, 2), True)], ("linalg_svd",),
-   skips={"test_grad_fn_name": "composed of retrograd's primitives"})
+    S(A(vals(rng, (2, 3, 4))), 1, (0, 2), True)], ("linalg_svd",))
 op("linalg.lu", lambda m, x: m.linalg.lu(x), lambda rng: [
     S(A(vals(rng, (3, 3)))), S(A(vals(rng, (2, 4, 3)))), S(A(vals(rng, (3, 5))))],
    ("linalg_lu",))
@@ -240,21 +234,16 @@ op("linalg.lu_solve", _lu_solve, lambda rng: [
    ("linalg_lu_solve", "linalg_lu_factor_ex"))
 op("lu_unpack", lambda m, x: m.lu_unpack(*m.linalg.lu_factor(x)), lambda rng: [
     S(A(vals(rng, (3, 3)))), S(A(vals(rng, (4, 3)))), S(A(vals(rng, (2, 3, 4))))],
-   ("linalg_lu_factor_ex",),
-   skips={"test_grad_fn_name": "L and U are unpacked with Tensor ops (tril/triu; PyTorch: "
-                               "LuUnpackBackward0)"})
+   ("linalg_lu_factor_ex",))
 op("linalg.tensorinv", lambda m, x, **kw: m.linalg.tensorinv(x, **kw), lambda rng: [
     S(A(vals(rng, (4, 2, 2), "small") + 3 * np.eye(4).reshape(4, 2, 2)), ind=1)],
-   ("linalg_inv_ex",), skips={"test_grad_fn_name": "reshape of the inverse: ViewBackward0 "
-                                                   "(PyTorch: ReshapeAliasBackward0)"})
+   ("linalg_inv_ex",))
 op("linalg.tensorsolve", lambda m, a, b: m.linalg.tensorsolve(a, b), lambda rng: [
     S(A(vals(rng, (2, 3, 6), "small") + 3 * np.eye(6).reshape(2, 3, 6)),
       A(vals(rng, (2, 3))))], ("linalg_solve_ex",))
 op("linalg.householder_product", lambda m, a, t: m.linalg.householder_product(a, t),
    lambda rng: [S(A(vals(rng, (4, 3))), A(vals(rng, (2,)))),
-                S(A(vals(rng, (2, 3, 3))), A(vals(rng, (2, 3))))], (),
-   skips={"test_grad_fn_name": "composed of Tensor ops (PyTorch: "
-                               "LinalgHouseholderProductBackward0)"})
+                S(A(vals(rng, (2, 3, 3))), A(vals(rng, (2, 3))))], ())
 op("linalg.ldl_factor", lambda m, x: m.linalg.ldl_factor(_sym(m, x)), lambda rng: [
     S(A(vals(rng, (3, 3)))), S(A(vals(rng, (2, 4, 4))))], ("linalg_ldl_factor_ex",),
    differentiable=False)

@@ -18,6 +18,7 @@ import warnings
 import numpy as np
 
 from .._graph.forward_state import FW
+from .._tensor import _LEGACY_NAMES as _LEGACY
 from .._tensor import Tensor, _make
 from . import table_linalg as T
 from .dispatch import apply
@@ -42,10 +43,6 @@ def _returns(name: str, fields: tuple):
             return f"torch.return_types.{name}(\n{body})"
         _RETURNS[name] = type(name, (base,), {"__repr__": __repr__, "__slots__": ()})
     return _RETURNS[name]
-
-
-_LEGACY = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-           "bool": "Bool", "float16": "Half", "bfloat16": "BFloat16"}
 
 
 def _differentiable(a: Tensor) -> bool:
@@ -90,8 +87,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False):
                 [0.0000, 0.5000]])
     """
     _check(A, "linalg.inv_ex")
-    x, info = apply(T.linalg_inv_ex, (A,), None, nout=2)
-    info = _make(info._data.astype(np.int32))
+    x, info = apply(T.linalg_inv_ex, (A,), None, nout=2)  # (info: int32, as PyTorch's)
     if check_errors:
         raise_info("linalg.inv_ex", info._data, "inv")
     return _returns("linalg_inv_ex", ("inverse", "info"))(x, info)
@@ -206,7 +202,7 @@ def _solve(A, B, left, api):
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
                            f"{eq} ({A.shape[-2]}x{n} and {rows}x{cols})")
     x, info = apply(T.linalg_solve_ex, (A, B), (left, vector), nout=2)
-    return x, _make(info._data.astype(np.int32))
+    return x, info
 
 
 @autocast_category(FP32, name="linalg_solve")
@@ -261,7 +257,6 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False):
     """
     _check(A, "linalg.cholesky_ex")
     lo, info = apply(T.linalg_cholesky_ex, (A,), bool(upper), nout=2)
-    info = _make(info._data.astype(np.int32))
     if check_errors:
         raise_info("linalg.cholesky_ex", info._data, "pd")
     return _returns("linalg_cholesky_ex", ("L", "info"))(lo, info)
@@ -332,11 +327,16 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver=None):
         tensor([3., 2.])
     """
     _check(A, "linalg.svd", square=False)
+    _no_driver(driver)
+    u, s, vh = apply(T.linalg_svd, (A,), bool(full_matrices), nout=3)
+    return _returns("linalg_svd", ("U", "S", "Vh"))(u, s, vh)
+
+
+def _no_driver(driver) -> None:
+    """svd's and svdvals' ``driver=``: PyTorch takes it for CUDA inputs only."""
     if driver is not None:
         raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on "
                            "CUDA inputs with cuSOLVER backend. (Leave it out on the CPU.)")
-    u, s, vh = apply(T.linalg_svd, (A,), bool(full_matrices), nout=3)
-    return _returns("linalg_svd", ("U", "S", "Vh"))(u, s, vh)
 
 
 @autocast_category(FP32, name="linalg_svdvals")
@@ -349,6 +349,7 @@ def svdvals(A: Tensor, *, driver=None) -> Tensor:
         tensor([3., 2.])
     """
     _check(A, "linalg.svdvals", square=False)
+    _no_driver(driver)
     if not _differentiable(A):
         return _make(np.linalg.svd(A._data, compute_uv=False))
     return svd(A, False, driver=driver).S
