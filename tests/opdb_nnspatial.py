@@ -6,8 +6,6 @@ import numpy as np
 
 from opdb import A, S, _i64, op, vals
 
-_F = "nn.functional"
-
 
 def _f(name):
     """``m.nn.functional.<name>`` for m = retrograd and m = torch."""

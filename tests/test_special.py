@@ -258,3 +258,13 @@ def test_ndtr_out_keeps_autograd_as_torch():
     np.testing.assert_allclose(res[1][0], res[0][0], rtol=1e-12)
     assert res[1][1] == res[0][1]
     np.testing.assert_allclose(res[1][2], res[0][2], rtol=1e-12)
+
+
+def test_out_refuses_a_keyword_tensor_that_requires_grad():
+    # out= checks every tensor argument, positional or keyword, as PyTorch does
+    for m in (torch, R):
+        x = m.ones(2, requires_grad=True)
+        with pytest.raises(RuntimeError, match="out=... arguments don't support"):
+            m.lgamma(input=x, out=m.empty(2))
+        with pytest.raises(RuntimeError, match="out=... arguments don't support"):
+            m.xlogy(m.ones(2), other=x, out=m.empty(2))

@@ -117,7 +117,7 @@ def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
 # fold / unfold (im2col / col2im)
 
 
-def _im2col_params(name, xsp, kernel_size, dilation, padding, stride):
+def _im2col_params(xsp, kernel_size, dilation, padding, stride):
     k = _ntuple(kernel_size, 2, "kernel_size")
     d = _ntuple(dilation, 2, "dilation")
     p = _ntuple(padding, 2, "padding")
@@ -152,7 +152,7 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
                              f"[-{max(input.ndim, 1)}, {max(input.ndim, 1) - 1}], but got 2)")
         raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size "
                            f"for input, but got: {list(input.shape)}")
-    p = _im2col_params("im2col", input.shape[-2:], kernel_size, dilation, padding, stride)
+    p = _im2col_params(input.shape[-2:], kernel_size, dilation, padding, stride)
     if p[5][0] < 1 or p[5][1] < 1:
         k, d, pads, _, xsp, osp = p
         raise RuntimeError(f"Given input with spatial size {xsp}, kernel_size={k}, dilation={d}, "
@@ -177,7 +177,7 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0,  # noqa
                            f"non-zero dimensions for input, but got: {list(input.shape)}")
     x = input.unsqueeze(0) if input.ndim == 2 else input  # for the checks
     osz = _ntuple(output_size, 2, "output_size")
-    p = _im2col_params("col2im", osz, kernel_size, dilation, padding, stride)
+    p = _im2col_params(osz, kernel_size, dilation, padding, stride)
     k, d, pads, s, _, blocks = p
     kk = k[0] * k[1]
     if x.shape[1] % kk:

@@ -53,7 +53,7 @@ def _out(name: str):
         def with_out(*args, out=None, **kwargs):
             if out is None:
                 return fn(*args, **kwargs)
-            return write_out(name, out, fn(*args, **kwargs), args)
+            return write_out(name, out, fn(*args, **kwargs), (*args, *kwargs.values()))
         return with_out
     return deco
 
@@ -441,6 +441,11 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:  # noqa: A002
         >>> torch.heaviside(torch.tensor([-1., 0., 2.]), torch.tensor([0.5]))
         tensor([0.0000, 0.5000, 1.0000])
     """
+    _check_heaviside(input, values)
+    return binary(TS.heaviside, input, values)
+
+
+def _check_heaviside(input, values) -> None:  # noqa: A002
     if not isinstance(input, Tensor):
         raise not_tensor("heaviside", "input", 1, input)
     if not isinstance(values, Tensor):
@@ -448,11 +453,10 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:  # noqa: A002
     if input._data.dtype != values._data.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different "
                            "dtypes. (convert values first, e.g. values.to(input.dtype))")
-    return binary(TS.heaviside, input, values)
 
 
 def _heaviside_inplace(input: Tensor, values: Tensor) -> Tensor:  # noqa: A002
-    heaviside(input.detach(), values.detach())  # its argument checks
+    _check_heaviside(input, values)
     return binary(TS.heaviside_inplace, input, values)
 
 

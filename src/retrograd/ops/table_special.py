@@ -81,11 +81,6 @@ def _b(name, fwd, rules, save=(), node_name=None, kind="float"):
     return op
 
 
-def _const(value, like):
-    """A 0-d tensor of ``like``'s dtype (a constant inside a rule)."""
-    return _make(np.asarray(value, dtype=like._data.dtype))
-
-
 # --- gamma family -----------------------------------------------------------------
 lgamma = _u("lgamma", _sp_kernel("gammaln"), lambda g, s, n: g * unary(digamma, s[0]), (0,))
 digamma = _u("digamma", _sp_kernel("psi"), lambda g, s, n: g * unary(polygamma, s[0], 1),
@@ -325,8 +320,6 @@ def _zeta_other(g, s, n):
 
 zeta, zeta_scalar, zeta_rscalar = _xlogy_overloads(
     "zeta", _sp_kernel2("zeta"), _zeta_self, _zeta_other, "SpecialZetaBackward")
-zeta_scalar.node_name = "SpecialZetaBackward2"
-zeta_rscalar.node_name = "SpecialZetaBackward1"
 
 
 def _no_forward_ad(name: str):
