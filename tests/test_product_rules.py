@@ -75,3 +75,42 @@ def test_batched_gradients_through_each_product(op):
     for r, t in zip(res[1], res[0]):
         assert r.shape == t.shape
         np.testing.assert_allclose(r, t, rtol=1e-12, atol=1e-12)
+
+
+def _hvp_cases(m):
+    rng = np.random.default_rng(5)
+    w = m.tensor(rng.standard_normal((3, 4)))
+    b = m.tensor(rng.standard_normal(3))
+    v = m.tensor(rng.standard_normal((2, 4)))
+    a = m.tensor([1.0, 0.0, 2.0, 3.0])  # a zero: cumprod's zero-aware rule
+    lin = m.autograd.functional.hvp(
+        lambda x: m.nn.functional.linear(x, w, b).tanh().sum(), v, m.ones_like(v))[1]
+    cum = m.autograd.functional.hvp(lambda x: x.cumprod(0).sum(), a, m.ones_like(a))[1]
+    return [lin, cum]
+
+
+def test_forward_over_reverse_through_rules_that_shortcut_to_arrays():
+    # the rules of addmm, t() and cumprod compute on arrays when no graph is recorded,
+    # but not while forward-mode tangents ride on them (hvp is forward-over-reverse)
+    for r, t in zip(_hvp_cases(R), _hvp_cases(torch)):
+        assert bool((t != 0).any())
+        np.testing.assert_allclose(r.numpy(), t.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_tangents_of_a_linear_layers_weight_gradient():
+    from retrograd.autograd import forward_ad as rfw
+    from torch.autograd import forward_ad as tfw
+
+    rng = np.random.default_rng(6)
+    x0, w0, b0, tw = (rng.standard_normal(s) for s in ((2, 3), (4, 3), (4,), (4, 3)))
+    res = []
+    for m, fw in ((torch, tfw), (R, rfw)):
+        x, b = m.tensor(x0), m.tensor(b0, requires_grad=True)
+        with fw.dual_level():
+            w = fw.make_dual(m.tensor(w0), m.tensor(tw))
+            w.requires_grad_()
+            y = m.nn.functional.linear(x, w, b).tanh().sum()
+            gw, gb = m.autograd.grad(y, (w, b))
+            res.append([fw.unpack_dual(g).tangent.numpy() for g in (gw, gb)])
+    for r, t in zip(res[1], res[0]):
+        np.testing.assert_allclose(r, t, rtol=1e-12, atol=1e-12)

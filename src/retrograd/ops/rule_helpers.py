@@ -16,8 +16,21 @@ import builtins
 import numpy as np
 
 from .._grad_mode import STATE
+from .._graph.modes import MODES
 from .._tensor import _make
 from ._core import Op
+
+
+def arrays_suffice() -> bool:
+    """Whether a rule may compute its gradient from the arrays alone, skipping Tensor ops:
+    no graph is being recorded (no create_graph) and no optional mode is on (forward-mode
+    AD's tangents ride on the Tensor ops: hvp's forward-over-reverse needs them).
+
+    Example:
+        >>> arrays_suffice()  # outside backward, grad mode is on
+        False
+    """
+    return not STATE.enabled and not MODES.any
 
 
 def _no_derivative(name: str, hint: str):

@@ -47,6 +47,7 @@ from .rule_helpers import (  # noqa: F401
     _no_derivative,
     _no_forward_ad,
     _not_implemented,
+    arrays_suffice,
     ones_like_of,
     rule_zeros,
     zeros_like_of,
@@ -1258,7 +1259,7 @@ def _cumprod_rule(g, s, n):
     w = out * g
     if not bool((a == 0).any()):
         return w.flip(dim).cumsum(dim).flip(dim) / a
-    if not STATE.enabled:
+    if arrays_suffice():
         return _make(_cumprod_grad_zeros(g._data, a._data, out._data, dim))
     # prod_{i <= j, i != k} a_i = prod(a[:k]) * cumprod(a[k+1:j+1]), one k at a time
     cols = []

@@ -19,6 +19,7 @@ from ._core import Op
 from .dispatch import apply, view_apply
 from .jvp_rules import jvp_multilinear
 from .public import LOWER_PRECISION_FP
+from .rule_helpers import arrays_suffice
 from .sum_kernel import F32, LOW_FLOATS, sum_kernel
 from .table_shape import t_op, transpose, view
 
@@ -273,7 +274,7 @@ def _addmm_vjp(g, s, n, needs):
             r[0] = g * beta  # the engine sums it back to input's shape
         elif gd.ndim == 2 and len(n.input_shape(0)) == 1 and not STATE.batch:  # g.sum(0)
             # SumBackward1 (sum over dim 0), as PyTorch's addmm backward records it
-            r[0] = _make(sum_kernel(gd, _SUM0)) if not STATE.enabled else g.sum(0)
+            r[0] = _make(sum_kernel(gd, _SUM0)) if arrays_suffice() else g.sum(0)
         else:
             r[0] = g
     if needs[1] or needs[2]:
@@ -296,7 +297,7 @@ def _addmm_products(g, m1, m2, layout: int, needs, r: list) -> None:
             r[1] = g.matmul(m2.t())
         if needs[2]:
             r[2] = m1.t().matmul(g)
-    elif not STATE.enabled:  # no graph to record: the products of the arrays
+    elif arrays_suffice():  # no graph to record, no tangent: the products of the arrays
         if needs[1]:
             w = m2._data
             r[1] = _make(_matmul_fwd(w, gd.T).T if layout & 1 else _matmul_fwd(gd, w.T))

@@ -22,7 +22,7 @@ from ._core import Op
 from .dispatch import apply
 from .jvp_rules import jvp_linear, jvp_view
 from .public import PROMOTE
-from .rule_helpers import _bdims, _not_implemented, rule_zeros, sum_to
+from .rule_helpers import _bdims, _not_implemented, arrays_suffice, rule_zeros, sum_to
 
 
 def _cat(ts, dim: int):
@@ -121,7 +121,7 @@ transpose = _view_op("transpose",  # of a 0-d tensor (dims 0, 0): the tensor its
 def _t_rule(g, s, n):
     if len(n.input_shape(0)) != 2:
         return g
-    if not STATE.enabled and not STATE.batch:  # no graph to record (nn.Linear's W.t())
+    if arrays_suffice() and not STATE.batch:  # no graph, no tangent (nn.Linear's W.t())
         return _make(g._data.T)
     return g.transpose(-2, -1)
 
