@@ -98,8 +98,9 @@ def test_forward_over_reverse_through_rules_that_shortcut_to_arrays():
 
 
 def test_tangents_of_a_linear_layers_weight_gradient():
-    from retrograd.autograd import forward_ad as rfw
     from torch.autograd import forward_ad as tfw
+
+    from retrograd.autograd import forward_ad as rfw
 
     rng = np.random.default_rng(6)
     x0, w0, b0, tw = (rng.standard_normal(s) for s in ((2, 3), (4, 3), (4,), (4, 3)))

@@ -141,3 +141,27 @@ def test_scope_is_per_thread():
     release.set()
     t.join()
     assert _line(y.grad_fn) == lines["main"]
+
+
+def test_a_users_function_inside_a_library_layer_gets_its_own_line():
+    lines = {}
+
+    def act(h):
+        lines["act"] = _here() + 1
+        return h.exp()
+
+    layer = torch.nn.TransformerEncoderLayer(4, 2, dim_feedforward=8, dropout=0.0,
+                                             activation=act)
+    y = layer(torch.ones(1, 3, 4)); line = _here()  # noqa: E702
+    found = []
+    stack, seen = [y.grad_fn], set()
+    while stack:
+        n = stack.pop()
+        if n is None or id(n) in seen:
+            continue
+        seen.add(id(n))
+        if n.name() == "ExpBackward0":
+            found.append(_line(n))
+        stack.extend(f for f, _ in n.next_functions)
+    assert found == [lines["act"]]
+    assert _line(y.grad_fn) == line

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..._device import check_device
 from ..._grad_mode import STATE, no_grad
-from ..._graph.node import SITE_SCOPE, RemovableHandle, is_library_file, user_site
+from ..._graph.node import SITE_SCOPE, RemovableHandle, call_unscoped, is_library_file, user_site
 from ..._tensor import Tensor, _make
 from ...ops._core import record
 from ...ops.creation import tensor
@@ -173,13 +173,8 @@ class Module:
             scope.site = prev
 
     def _call_with_hooks(self, args, kwargs):
-        scope = SITE_SCOPE
-        prev = scope.site  # hooks are the user's code: no site scope (Note [Site scopes])
-        scope.site = None
-        try:
-            return self._call_hooked(args, kwargs)
-        finally:
-            scope.site = prev
+        # hooks are the user's code: no site scope (Note [Site scopes])
+        return call_unscoped(self._call_hooked, args, kwargs)
 
     def _call_hooked(self, args, kwargs):
         for hid, hook in list(self._forward_pre_hooks.items()):

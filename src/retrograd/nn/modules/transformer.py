@@ -14,6 +14,7 @@ import copy
 
 import numpy as np
 
+from ..._graph.node import call_unscoped
 from ..._tensor import _make
 from ...ops.creation import empty
 from .. import functional as F
@@ -184,7 +185,9 @@ class TransformerEncoderLayer(Module):
         return self.dropout1(x)
 
     def _ff_block(self, x):
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
+        # the activation may be the user's function: its ops get their own line
+        h = call_unscoped(self.activation, self.linear1(x))  # (Note [Site scopes])
+        x = self.linear2(self.dropout(h))
         return self.dropout2(x)
 
 
