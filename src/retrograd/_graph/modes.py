@@ -3,10 +3,10 @@
 Example:
     >>> import retrograd as torch
     >>> from retrograd._graph.modes import MODES
-    >>> MODES.any
-    False
+    >>> MODES.bits
+    0
     >>> with torch.autograd.detect_anomaly(check_nan=False):
-    ...     MODES.any
+    ...     MODES.bits == ANOMALY
     True
 """
 
@@ -24,19 +24,20 @@ __all__ = ["MODES", "AUTOCAST", "FORWARD_AD", "ANOMALY", "SAVED_HOOKS", "set_mod
 # step: autocast (amp/state.py), forward-mode AD (Note [Forward AD interceptor]),
 # anomaly mode (a traceback per node, NaN checks) and saved-tensor hooks. Each keeps its
 # own thread-local state, and each sets its bit here whenever it turns on or off
-# (``set_mode``). Dispatch and recording test ``MODES.any``, one thread-local read, and
-# look at the features themselves only when it is set: a feature that is off costs that
-# one test, whichever of them it is. (The markers explain_grad reads, Note [Cut markers],
+# (``set_mode``). ``apply`` (autocast, forward AD) and recording (anomaly, hooks) test
+# ``MODES.bits``, one thread-local read, and look at the features themselves only when
+# it is set: a feature that is off costs that one test, whichever of them it is. The
+# elementwise and view paths have one optional mode only, forward AD, and test its flag
+# directly (the same one read). (The markers explain_grad reads, Note [Cut markers],
 # are made only on the paths that record nothing: they cost the recording path nothing.)
 AUTOCAST, FORWARD_AD, ANOMALY, SAVED_HOOKS = 1, 2, 4, 8
 
 
 class _Modes(threading.local):
-    """Per thread: which optional modes are on (``bits``), and whether any is (``any``)."""
+    """Per thread: which optional modes are on (``bits``, 0 when none is)."""
 
     def __init__(self):
         self.bits = 0
-        self.any = False
 
 
 MODES = _Modes()
@@ -46,24 +47,22 @@ def set_mode(bit: int, on: bool) -> None:
     """Turn the optional mode ``bit`` on or off for this thread.
 
     Example:
-        >>> set_mode(SAVED_HOOKS, True); MODES.any
+        >>> set_mode(SAVED_HOOKS, True); MODES.bits == SAVED_HOOKS
         True
-        >>> set_mode(SAVED_HOOKS, False); MODES.any
-        False
+        >>> set_mode(SAVED_HOOKS, False); MODES.bits
+        0
     """
-    bits = MODES.bits | bit if on else MODES.bits & ~bit
-    MODES.bits = bits
-    MODES.any = bits != 0
+    MODES.bits = MODES.bits | bit if on else MODES.bits & ~bit
 
 
 def set_anomaly(mode: bool, check_nan: bool) -> None:
     """Anomaly mode on or off for this thread (``STATE.anomaly``), with its mode bit.
 
     Example:
-        >>> set_anomaly(True, False); MODES.any
+        >>> set_anomaly(True, False); MODES.bits == ANOMALY
         True
-        >>> set_anomaly(False, True); MODES.any
-        False
+        >>> set_anomaly(False, True); MODES.bits
+        0
     """
     STATE.anomaly = bool(mode)
     STATE.anomaly_check_nan = bool(check_nan)

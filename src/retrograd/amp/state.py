@@ -7,7 +7,7 @@ autocast is enabled *and* we are not already inside an op that autocast handled
 (PyTorch excludes its Autocast dispatch key while the cast op runs, so the ops an
 autocast op is made of are not cast again). Every write of ``on`` sets the autocast
 bit of Note [Optional modes] (_graph/modes.py), so ordinary ops pay the one test of
-``MODES.any`` when autocast and every other optional mode are off.
+``MODES.bits`` when autocast and every other optional mode are off.
 ``nesting`` counts entered ``autocast`` regions; leaving the outermost one drops the
 cache of weight casts (Note [Autocast weight cache] in policy.py).
 

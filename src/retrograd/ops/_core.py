@@ -190,7 +190,7 @@ def record1(op: Op, out, a, p=None):
         node._ver = node._out = None
     out._rg = True
     out._gfn = node
-    if MODES.any and (STATE.anomaly or (HOOKS.stack and node._saved)):
+    if MODES.bits and (STATE.anomaly or (HOOKS.stack and node._saved)):
         _finish(node, out, (a,))
     return node
 
@@ -211,7 +211,7 @@ def record2(op: Op, out, a, b):
         node._ver = node._out = None
     out._rg = True
     out._gfn = node
-    if MODES.any and (STATE.anomaly or (HOOKS.stack and node._saved)):
+    if MODES.bits and (STATE.anomaly or (HOOKS.stack and node._saved)):
         _finish(node, out, (a, b))
     return node
 
@@ -242,7 +242,7 @@ def record(op: Op, outs, inputs, p=None, nout: int = 1, depth: int = 2):
                 o._rg = True
                 o.grad_fn = node
                 o._out_nr = k
-    if MODES.any and (STATE.anomaly or (HOOKS.stack and node._saved)):
+    if MODES.bits and (STATE.anomaly or (HOOKS.stack and node._saved)):
         _finish(node, outs, inputs)
     return node
 

@@ -57,7 +57,7 @@ _re_backward = re.compile(r"Backward\d*$")
 # A library above dispatch that must see every table op while one of its modes is on
 # registers an interceptor here when it is imported, instead of dispatch importing it:
 # autocast (amp/policy.py, Note [Autocast dispatch]) calls ``intercept_autocast`` with
-# its thread-local state and its handler. While MODES.any is set (Note [Optional modes]
+# its thread-local state and its handler. While MODES.bits is set (Note [Optional modes]
 # in _graph/modes.py), ``apply`` tests the state's ``on`` flag and hands the call to the
 # handler while it is set. Until a library registers, the flag is a constant False.
 
@@ -146,7 +146,7 @@ def unary(op, a: Tensor, p=None) -> Tensor:
             _cut_mark("no_grad", op.name, a, t)
     elif a._cut is not None:  # a value computed from a cut one (Note [Cut markers])
         t._cut = a._cut
-    if _MODES.any and _FW.active:  # forward-mode AD (Note [Optional modes])
+    if _FW.active:  # forward-mode AD, the one optional mode of elementwise ops
         _fw_op(op, (a,), t, p, 1)
     return t
 
@@ -237,7 +237,7 @@ def binary(op, a, b, p=None) -> Tensor:
         t._cut = a._cut
     elif tb and b._cut is not None:
         t._cut = b._cut
-    if _MODES.any and _FW.active:  # Note [Optional modes]
+    if _FW.active:  # forward-mode AD, the one optional mode of views and elementwise ops
         _fw_op(op, (a, b), t, p, 1)
     return t
 
@@ -289,7 +289,7 @@ def _mismatch(sa, sb):
 
 def apply(op, inputs, p=None, nout: int = 1, differentiable: bool = True):
     """Run any table op on ``inputs`` (tensors or other values) and record it."""
-    modes = _MODES.any  # Note [Optional modes]: one read while every optional mode is off
+    modes = _MODES.bits  # Note [Optional modes]: one read while every optional mode is off
     if modes and _AMP.on:  # (Note [Dispatch interceptors])
         return _autocast_apply(op, inputs, p, nout, differentiable)
     n = len(inputs)
@@ -398,7 +398,7 @@ def view_apply(op, a: Tensor, p):
             t._vmeta = "no_grad"
         if STATE.cut_watch is not None:  # None: a derivative rule's view of a gradient,
             track_view(base, t)  # which no one can make require grad (_graph/engine.py)
-    if _MODES.any and _FW.active:  # Note [Optional modes]
+    if _FW.active:  # forward-mode AD, the one optional mode of views and elementwise ops
         _fw_op(op, (a,), t, p, 2)
     return t
 

@@ -30,7 +30,7 @@ def arrays_suffice() -> bool:
         >>> arrays_suffice()  # outside backward, grad mode is on
         False
     """
-    return not STATE.enabled and not MODES.any
+    return not STATE.enabled and not MODES.bits
 
 
 def _no_derivative(name: str, hint: str):
