@@ -25,7 +25,9 @@ LAYERS = [
 
 
 def _layer(parts: tuple) -> int | None:
-    top = parts[0] if parts else ""
+    if not parts:  # the package itself (``import retrograd``): above every layer
+        return len(LAYERS)
+    top = parts[0]
     top = top[:-3] if top.endswith(".py") else top
     for i, names in enumerate(LAYERS):
         if top in names:
@@ -47,15 +49,25 @@ def test_engine_functions_are_short():
 
 
 def _imports(path: pathlib.Path):
-    """(module parts relative to the package, line) of each relative import in ``path``."""
+    """(line, the module parts it may name, relative to the package) of each import of
+    retrograd's own code in ``path``, relative (``from ..ops import table``) or absolute
+    (``import retrograd as R``, ``from retrograd.ops import dispatch``); the package itself
+    is ``()``. A ``from`` import names its module and, maybe, submodules."""
     here = path.relative_to(SRC).parts[:-1]
     for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.level:
-            base = here[:len(here) - node.level + 1] if node.level > 1 else here
-            target = base + tuple((node.module or "").split(".")) if node.module else base
-            if not target or target == ("",):
-                target = tuple(a.name for a in node.names[:1])
-            yield tuple(t for t in target if t), node.lineno
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] == SRC.name:
+                    yield node.lineno, [tuple(a.name.split(".")[1:])]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = here[:len(here) - node.level + 1] if node.level > 1 else here
+                mod = base + tuple(p for p in (node.module or "").split(".") if p)
+            elif (node.module or "").split(".")[0] == SRC.name:
+                mod = tuple(node.module.split(".")[1:])
+            else:
+                continue
+            yield node.lineno, [mod] + [mod + (a.name,) for a in node.names]
 
 
 def test_imports_point_down_the_layers():
@@ -65,10 +77,11 @@ def test_imports_point_down_the_layers():
         mine = _layer(parts)
         if mine is None:
             continue
-        for target, line in _imports(path):
+        for line, targets in _imports(path):
+            target = targets[0] if targets[0] or len(targets) == 1 else targets[1]
             theirs = _layer(target)
             if theirs is not None and theirs > mine:
-                upward.append(f"{'/'.join(parts)}:{line} imports {'.'.join(target)}")
+                upward.append(f"{'/'.join(parts)}:{line} imports {'.'.join(target) or SRC.name}")
     assert not upward
 
 
@@ -95,19 +108,14 @@ def _file_of(parts: tuple) -> pathlib.Path | None:
 
 
 def _module_edges() -> dict:
-    """file -> the module files it imports (relative imports, at any depth of the file)."""
+    """file -> the module files of the package it imports (at any depth of the file)."""
     edges: dict = {}
     for path in FILES:
         if path.name == "__init__.py":  # package faces only hand names on
             continue
-        here = path.relative_to(SRC).parts[:-1]
         out = edges.setdefault(path, set())
-        for node in ast.walk(ast.parse(path.read_text())):
-            if not (isinstance(node, ast.ImportFrom) and node.level):
-                continue
-            base = here[:len(here) - node.level + 1] if node.level > 1 else here
-            mod = base + tuple(p for p in (node.module or "").split(".") if p)
-            for target in [mod] + [mod + (a.name,) for a in node.names]:
+        for _, targets in _imports(path):
+            for target in targets:
                 f = _file_of(target)
                 if f is not None and f != path:
                     out.add(f)
