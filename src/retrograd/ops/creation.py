@@ -481,6 +481,15 @@ def _arange_values(start: float, step: float, n: int, np_dt) -> np.ndarray:
     return np.concatenate([lane, tail[nvec:]]).astype(np_dt)
 
 
+def _steps(steps) -> int:
+    """linspace's and logspace's ``steps``, checked as PyTorch checks it."""
+    steps = int(steps)
+    if steps < 0:
+        raise RuntimeError(f"number of steps must be non-negative (got steps={steps}: pass "
+                           "the number of points wanted, 0 for an empty tensor)")
+    return steps
+
+
 def linspace(start, end, steps: int, dtype=None, device=None,
              requires_grad: bool = False) -> Tensor:
     """``steps`` values evenly spaced from ``start`` to ``end`` inclusive.
@@ -491,10 +500,7 @@ def linspace(start, end, steps: int, dtype=None, device=None,
         tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])
     """
     dt = D.as_dtype(dtype) if dtype is not None else D.DEFAULTS.float
-    steps = int(steps)
-    if steps < 0:
-        raise RuntimeError(f"number of steps must be non-negative (got steps={steps}: pass "
-                           "the number of points wanted, 0 for an empty tensor)")
+    steps = _steps(steps)
     return _finish(_linspace_values(start, end, steps, dt.np), requires_grad, device)
 
 
@@ -544,10 +550,7 @@ def logspace(start, end, steps: int, base: float = 10.0, dtype=None, device=None
         tensor([  1.,  10., 100.])
     """
     dt = D.as_dtype(dtype) if dtype is not None else D.DEFAULTS.float
-    steps = int(steps)
-    if steps < 0:
-        raise RuntimeError(f"number of steps must be non-negative (got steps={steps}: pass "
-                           "the number of points wanted, 0 for an empty tensor)")
+    steps = _steps(steps)
     return _finish(_logspace_values(start, end, steps, float(base), dt.np), requires_grad,
                    device)
 
