@@ -234,3 +234,11 @@ def test_ldl_factor_has_no_derivative_as_in_torch():
     t, r = _both(back)
     assert type(r) is type(t) is RuntimeError
     assert str(r).startswith(str(t)), (str(r), str(t))
+
+
+def test_vander_refuses_fewer_than_two_columns():
+    for m in (torch, R):
+        for x, kw in ((m.tensor([1.0, 2.0]), {"N": 1}), (m.tensor([1.0]), {}),
+                      (m.tensor(2.0), {}), (m.tensor([1.0, 2.0]), {"N": -1})):
+            with pytest.raises(RuntimeError, match="N must be greater than 1"):
+                m.linalg.vander(x, **kw)

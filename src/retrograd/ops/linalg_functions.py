@@ -25,6 +25,7 @@ from .dispatch import apply
 from .linalg_kernels import LinAlgError, raise_info
 from .pointwise import where
 from .public import FP32, autocast_category, public
+from .shape import cat
 
 __all__ = ["LinAlgError", "inv", "inv_ex", "det", "slogdet", "solve", "solve_ex", "cholesky",
            "cholesky_ex", "solve_triangular", "eigh", "eigvalsh", "svd", "svdvals", "qr", "pinv",
@@ -601,15 +602,10 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:  # noqa: N803
                 [1., 2., 4.],
                 [1., 3., 9.]])
     """
-    if x.ndim < 1:
-        raise RuntimeError("linalg.vander: x must have at least one dimension. (Got a 0-d "
-                           "tensor: use x.reshape(1).)")
-    n = x.shape[-1] if N is None else N
-    if n < 0:
-        raise RuntimeError("N must be non-negative.")
-    from .shape import cat
+    n = (x.shape[-1] if x.ndim else 0) if N is None else N
+    if x.ndim < 1 or n <= 1:
+        raise RuntimeError(f"N must be greater than 1. (x has shape {tuple(x.shape)}, N is {n}: "
+                           "pass a 1-D x with two or more points, or N >= 2)")
     ones = (x.unsqueeze(-1) * 0 + 1) if x.dtype.is_floating_point else x.unsqueeze(-1) ** 0
-    if n <= 1:
-        return ones.narrow(-1, 0, n).detach() if n == 0 else ones.detach()
     powers = x.unsqueeze(-1).expand(tuple(x.shape) + (n - 1,)).cumprod(-1)
     return cat([ones.detach(), powers], -1)
