@@ -242,3 +242,14 @@ def test_vander_refuses_fewer_than_two_columns():
                       (m.tensor(2.0), {}), (m.tensor([1.0, 2.0]), {"N": -1})):
             with pytest.raises(RuntimeError, match="N must be greater than 1"):
                 m.linalg.vander(x, **kw)
+
+
+def test_lu_factor_ex_check_errors_raises_pytorchs_error():
+    a = np.stack([np.eye(3), np.array([[1.0, 2, 3], [2, 4, 6], [1, 1, 1]])])
+    msgs = []
+    for m in (torch, R):
+        with pytest.raises(RuntimeError) as e:
+            m.linalg.lu_factor_ex(m.tensor(a), check_errors=True)
+        assert type(e.value) is RuntimeError  # not LinAlgError, as PyTorch
+        msgs.append(str(e.value))
+    assert msgs[1] == msgs[0]

@@ -195,7 +195,7 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False): 
     _no_unpivoted(pivot, "linalg.lu_factor")
     lu_, piv, info = apply(T.linalg_lu_factor_ex, (A,), None, nout=3)
     if check_errors:
-        K.raise_info("linalg.lu_factor_ex", info._data, "inv")
+        K.raise_info("torch.linalg.lu_factor_ex", info._data, "lu")
     return _returns("linalg_lu_factor_ex", ("LU", "pivots", "info"))(lu_, piv, info)
 
 
@@ -210,16 +210,7 @@ def lu_factor(A: Tensor, *, pivot: bool = True):  # noqa: N803
     """
     _check(A, "linalg.lu_factor", square=False)
     lu_, piv, info = lu_factor_ex(A, pivot=pivot)
-    bad = np.argwhere(info._data > 0)
-    if len(bad):  # PyTorch's error (a RuntimeError, not a LinAlgError)
-        idx = tuple(bad[0])
-        k = int(info._data[idx])  # (PyTorch prints LAPACK's 1-based index)
-        where = f"(Batch element {int(np.ravel_multi_index(idx, info.shape))}): " \
-            if info.ndim else ""
-        raise RuntimeError(f"torch.linalg.lu_factor: {where}U[{k},{k}] is zero and using it on "
-                           "lu_solve would result in a division by zero. If you still want to "
-                           "perform the factorization, consider calling linalg.lu(A, pivot) or "
-                           "linalg.lu_factor_ex(A, pivot)")
+    K.raise_info("torch.linalg.lu_factor", info._data, "lu")  # (a RuntimeError, as PyTorch's)
     return _returns("linalg_lu_factor", ("LU", "pivots"))(lu_, piv)
 
 

@@ -59,6 +59,11 @@ def raise_info(api: str, info: np.ndarray, kind: str) -> None:
     where = ""
     if info.ndim:
         where = f"(Batch element {int(np.ravel_multi_index(tuple(idx), info.shape))}): "
+    if kind == "lu":  # PyTorch raises a plain RuntimeError here, its text says the fix
+        raise RuntimeError(
+            f"{api}: {where}U[{code},{code}] is zero and using it on lu_solve would result in "
+            "a division by zero. If you still want to perform the factorization, consider "
+            "calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
     if kind == "inv":
         msg = (f"{api}: {where}The diagonal element {code} is zero, the inversion could not be "
                "completed because the input matrix is singular.")
