@@ -172,4 +172,6 @@ def compile(model=None, **kwargs):  # noqa: A001
     return model
 
 
+from .func import vmap  # noqa: E402  (torch.vmap)
+
 amp.policy.install()  # Note [Autocast dispatch]: entry checks for the listed public functions

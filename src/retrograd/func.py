@@ -19,13 +19,16 @@ from collections.abc import Callable
 from . import autograd
 from ._grad_mode import enable_grad
 from ._graph.node import AccumulateGrad
+from ._functorch.batched import LEVELS, BatchedTensor, wrap
+from ._functorch.bridge import batched_grad, batched_leaf, physical_of
+from ._functorch.vmap import vmap
 from ._tensor import Tensor
 from .autograd import forward_ad as fwAD
 from .autograd.forward_ad import get_tangent, set_tangent
 from .ops.creation import zeros, zeros_like
 from .ops.functions import cat, stack
 
-__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian"]
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap"]
 
 
 # Note [Transforms on the tape]
@@ -103,8 +106,15 @@ def _check_tensor(t, api: str):
 
 
 def _fresh(t):
-    """The alias a transform differentiates with respect to (keeps forward-AD tangents)."""
+    """The alias a transform differentiates with respect to (keeps forward-AD tangents;
+    inside vmap, Note [Transforms inside vmap] in _functorch/bridge.py)."""
 
+    if LEVELS.stack:
+        return batched_leaf(t, _fresh_plain)
+    return _fresh_plain(t)
+
+
+def _fresh_plain(t):
     if t._rg:
         return t.view_as(t)
     a = t.detach()
@@ -119,6 +129,8 @@ def _strip(t):
 
     if t is None or not isinstance(t, _tensor_cls()):
         return t
+    if t.__class__ is BatchedTensor:
+        return wrap(_strip(t._value), t._levels)
     tan = get_tangent(t)
     if not t._rg and (tan is None or not tan._rg):
         return t
@@ -131,7 +143,8 @@ def _strip(t):
 def _depends_on_others(tensors, own) -> bool:
     """True if a graph from ``tensors`` reaches a leaf that is not one of ``own``."""
 
-    own_ids = {id(t) for t in own}
+    own_ids = {id(physical_of(t)) for t in own}
+    tensors = [physical_of(t) for t in tensors]
     stack = [t.grad_fn for t in tensors
              if isinstance(t, _tensor_cls()) and t._rg and t.grad_fn is not None]
     for t in tensors:
@@ -268,8 +281,8 @@ def grad_and_value(func: Callable, argnums=0, has_aux: bool = False) -> Callable
                                    f"scalar Tensor, got tensor with {output.dim()} dims. Maybe "
                                    "you wanted to use the vjp or jacrev APIs instead?")
             flat_in = [t for f in flats for t in f]
-            if output._rg:
-                gs = autograd.grad(output, flat_in, create_graph=True, allow_unused=True)
+            if physical_of(output)._rg:
+                gs = batched_grad(output, flat_in, create_graph=True, allow_unused=True)
             else:
                 gs = [None] * len(flat_in)
             gs = _zeros_for_none(gs, flat_in)
@@ -340,10 +353,10 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
             if c.shape != o.shape:
                 raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of {c.shape} "
                                    f"and output[0] has a shape of {o.shape}.")
-        pairs = [(o, c) for o, c in zip(out_leaves, ct_leaves) if o._rg]
+        pairs = [(o, c) for o, c in zip(out_leaves, ct_leaves) if physical_of(o)._rg]
         with enable_grad():
             if pairs:
-                gs = autograd.grad([o for o, _ in pairs], flat_in, [c for _, c in pairs],
+                gs = batched_grad([o for o, _ in pairs], flat_in, [c for _, c in pairs],
                                    retain_graph=True, create_graph=True, allow_unused=True)
             else:
                 gs = [None] * len(flat_in)
@@ -422,15 +435,15 @@ def _jvp_by_reverse(func, p_leaves, p_spec, t_leaves, has_aux):
             output, aux = output
         out_leaves, out_spec = _flatten(output)
         us = [zeros_like(o).requires_grad_() for o in out_leaves]
-        diff = [(o, u) for o, u in zip(out_leaves, us) if o._rg]
+        diff = [(o, u) for o, u in zip(out_leaves, us) if physical_of(o)._rg]
         if diff:
-            gs = autograd.grad([o for o, _ in diff], xs, [u for _, u in diff],
+            gs = batched_grad([o for o, _ in diff], xs, [u for _, u in diff],
                                create_graph=True, allow_unused=True)
-            pairs = [(g, t) for g, t in zip(gs, t_leaves) if g is not None and g._rg]
+            pairs = [(g, t) for g, t in zip(gs, t_leaves) if g is not None and physical_of(g)._rg]
         else:
             pairs = []
         if pairs:
-            jt = autograd.grad([g for g, _ in pairs], us, [t for _, t in pairs],
+            jt = batched_grad([g for g, _ in pairs], us, [t for _, t in pairs],
                                create_graph=True, allow_unused=True)
         else:
             jt = [None] * len(us)
@@ -477,7 +490,7 @@ def jacrev(func: Callable, argnums=0, *, has_aux: bool = False, chunk_size=None,
             flat_in = [t for f in flats for t in f]
             numels = [o.numel() for o in out_leaves]
             total = sum(numels)
-            diff = [k for k, o in enumerate(out_leaves) if o._rg]
+            diff = [k for k, o in enumerate(out_leaves) if physical_of(o)._rg]
             rows = [[] for _ in flat_in]  # per input: chunks of (rows, *input.shape)
             step = total if chunk_size is None else chunk_size
             for start in range(0, total, max(step, 1)):
@@ -494,7 +507,7 @@ def jacrev(func: Callable, argnums=0, *, has_aux: bool = False, chunk_size=None,
                         outs.append(o.reshape(-1))
                         gos.append(e)
                     off += n
-                gs = autograd.grad(outs, flat_in, gos, retain_graph=True, create_graph=True,
+                gs = batched_grad(outs, flat_in, gos, retain_graph=True, create_graph=True,
                                    allow_unused=True, is_grads_batched=True) if outs else \
                     [None] * len(flat_in)
                 for i, (g, t) in enumerate(zip(gs, flat_in)):

@@ -16,7 +16,7 @@ import threading
 
 from .._grad_mode import STATE
 
-__all__ = ["MODES", "AUTOCAST", "FORWARD_AD", "ANOMALY", "SAVED_HOOKS", "set_mode",
+__all__ = ["MODES", "AUTOCAST", "FORWARD_AD", "ANOMALY", "SAVED_HOOKS", "VMAP", "set_mode",
            "set_anomaly"]
 
 # Note [Optional modes]
@@ -30,7 +30,10 @@ __all__ = ["MODES", "AUTOCAST", "FORWARD_AD", "ANOMALY", "SAVED_HOOKS", "set_mod
 # elementwise and view paths have one optional mode only, forward AD, and test its flag
 # directly (the same one read). (The markers explain_grad reads, Note [Cut markers],
 # are made only on the paths that record nothing: they cost the recording path nothing.)
-AUTOCAST, FORWARD_AD, ANOMALY, SAVED_HOOKS = 1, 2, 4, 8
+# vmap (retrograd._functorch) is a fifth: while a vmap is open, ``apply`` hands calls
+# with a batched input to vmap's handler (the elementwise and view paths see a batched
+# tensor by its data's class, Note [Batched tensors], and read no flag for it).
+AUTOCAST, FORWARD_AD, ANOMALY, SAVED_HOOKS, VMAP = 1, 2, 4, 8, 16
 
 
 class _Modes(threading.local):

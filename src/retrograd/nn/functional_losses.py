@@ -122,6 +122,26 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     return _reduce(loss, reduction)
 
 
+def _nll_by_ops(input, target, weight, ignore_index, reduction, cdim):  # noqa: A002
+    """nll_loss written with ops that have batching rules, for batched tensors inside vmap
+    (Note [Batched tensors] in _functorch/batched.py): the same formula as below, with the
+    target's values never read in Python (so no range check: PyTorch's vmap has none)."""
+    keep = target != ignore_index
+    safe = where(keep, target, 0)
+    picked = input.gather(cdim, safe.unsqueeze(cdim)).squeeze(cdim)
+    w = keep.to(input.dtype)
+    if weight is not None:
+        w = w * weight.gather(0, safe.reshape(-1)).reshape(safe.shape)
+    loss = -picked * w
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.sum() / w.sum()
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
 @autocast_category(FP32)
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
              size_average=None, ignore_index: int = -100, reduce=None,
@@ -149,6 +169,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
                            f"{_legacy(target.dtype)}: class indices are int64 (target.long())")
     nc = input._data.shape[cdim]
     t = target._data
+    if t.__class__ is not np.ndarray or input._data.__class__ is not np.ndarray:
+        return _nll_by_ops(input, target, weight, ignore_index, reduction, cdim)
     if t.size and (ignore_index < 0 or ignore_index >= nc) and \
             _max_reduce(t.view(_UNSIGNED[t.dtype]), axis=None) < nc:
         valid = None  # the common case: every target in [0, nc), checked with one reduction

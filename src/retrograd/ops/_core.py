@@ -65,10 +65,11 @@ class Op:
 
     __slots__ = ("name", "node_name", "fwd", "vjp", "jvp", "save", "view", "per_input", "kind",
                  "_save_if", "batch_ok", "save_plan", "grad_once", "unsaved", "nondiff",
-                 "autocast")
+                 "autocast", "batch")
 
     def __init__(self, name, fwd, vjp=None, save=(), jvp=None, node_name=None, view=False,
-                 kind=None, save_if=None, nondiff=None, batch_ok=False, autocast=None):
+                 kind=None, save_if=None, nondiff=None, batch_ok=False, autocast=None,
+                 batch=None):
         # grad_once(node, needs): the rules about to run read g once in all (Note
         # [Gradient donation] in buffers.py); None: never assumed
         self.grad_once = None
@@ -77,6 +78,9 @@ class Op:
         self.unsaved = ()
         # Note [Batched rules] (ops/table.py): True when the rules are batch-agnostic
         self.batch_ok = batch_ok
+        # Note [Batching rules] (ops/batch_rules.py): how vmap runs the op on a whole
+        # batch in one call (None: once per batch element, the slow fallback)
+        self.batch = batch
         # Note [Autocast records] (ops/public.py): the category autocast casts inputs to
         self.autocast = autocast
         self.name = name

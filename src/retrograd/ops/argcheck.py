@@ -15,6 +15,8 @@ Example:
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._tensor import Tensor
 
 __all__ = ["type_name", "not_tensor", "invalid_combination"]
@@ -69,3 +71,17 @@ def invalid_combination(fn: str, args: tuple, signatures: tuple) -> TypeError:
         f"{fn}() received an invalid combination of arguments - got ({got}), but expected one "
         f"of:\n{lines}(each argument named Tensor must be a tensor: wrap a Python number "
         "with torch.tensor(v), or use torch.full_like(x, v))")
+
+
+def values_to_check(a):
+    """The values an argument check must look at: ``a`` itself, or for the phantom ``_data``
+    of a batched tensor inside vmap, every batch element's values (Note [Batched tensors]
+    in _functorch/batched.py).
+
+    Example:
+        >>> import numpy as np
+        >>> values_to_check(np.arange(3)).tolist()
+        [0, 1, 2]
+    """
+    src = getattr(a, "_src", None)
+    return a if src is None else np.asarray(src._value._data)

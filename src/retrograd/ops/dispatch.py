@@ -27,6 +27,7 @@ from .._grad_mode import STATE
 from .._graph.forward_state import FW as _FW
 from .._graph.forward_state import fw_op as _fw_op
 from .._graph.modes import MODES as _MODES
+from .._graph.modes import VMAP as _VMAP
 from .._graph.provenance import mark as _cut_mark
 from .._tensor import Tensor, _make, track_view
 from . import buffers as _buffers
@@ -70,6 +71,7 @@ class _Off:
 
 _AMP = _Off()
 _autocast_apply = None
+_vmap_call = None  # vmap's handler (retrograd._functorch.batched), registered at its import
 
 
 def intercept_autocast(state, handler) -> None:
@@ -84,6 +86,22 @@ def intercept_autocast(state, handler) -> None:
     """
     global _AMP, _autocast_apply
     _AMP, _autocast_apply = state, handler
+
+
+def intercept_vmap(handler) -> None:
+    """Send calls with a batched input to ``handler(kind, op, inputs, p, nout,
+    differentiable)`` (Note [Batched tensors] in _functorch/batched.py); a batched
+    tensor's ``_data`` is not a plain ndarray, which is what ``unary``, ``binary`` and
+    ``view_apply`` test, and ``apply`` tests the VMAP mode bit (Note [Optional modes]).
+
+    Example:
+        >>> import retrograd.func
+        >>> from retrograd.ops import dispatch
+        >>> dispatch._vmap_call.__name__
+        'batched_call'
+    """
+    global _vmap_call
+    _vmap_call = handler
 
 
 _SCALARS = frozenset((float, int, bool))
@@ -124,6 +142,10 @@ def _cacheable(v) -> bool:
 def unary(op, a: Tensor, p=None) -> Tensor:
     """Elementwise op of one tensor (``op.kind == 'float'`` turns ints into floats)."""
     ad = a._data
+    if ad.__class__ is not _ndarray and _vmap_call is not None:  # a batched tensor
+        r = _vmap_call("unary", op, (a,), p)
+        if r is not NotImplemented:
+            return r
     dt = ad.dtype
     if op.kind == "float" and dt not in FLOAT_NP:
         ad = ad.astype(D.DEFAULTS.float.np)
@@ -160,6 +182,11 @@ def binary(op, a, b, p=None) -> Tensor:
     if ta and tb:
         ad = a._data
         bd = b._data
+        if (ad.__class__ is not _ndarray or bd.__class__ is not _ndarray) and \
+                _vmap_call is not None:  # a batched tensor (Note [Batched tensors])
+            r = _vmap_call("binary", op, (a, b), p)
+            if r is not NotImplemented:
+                return r
         rdt = ad.dtype
         bdt = bd.dtype
         if rdt is not bdt and rdt != bdt:
@@ -176,6 +203,10 @@ def binary(op, a, b, p=None) -> Tensor:
     else:
         if ta:
             ad = a._data
+            if ad.__class__ is not _ndarray and _vmap_call is not None:
+                r = _vmap_call("binary", op, (a, b), p)
+                if r is not NotImplemented:
+                    return r
             plan = _PLANS.get((ad.dtype, b, b.__class__, kind))
             if plan is None:
                 plan = _scalar_plan(ad.dtype, b, kind)
@@ -186,6 +217,10 @@ def binary(op, a, b, p=None) -> Tensor:
                 ad = ad.astype(cdt)
         elif tb:
             bd = b._data
+            if bd.__class__ is not _ndarray and _vmap_call is not None:
+                r = _vmap_call("binary", op, (a, b), p)
+                if r is not NotImplemented:
+                    return r
             plan = _PLANS.get((bd.dtype, a, a.__class__, kind))
             if plan is None:
                 plan = _scalar_plan(bd.dtype, a, kind)
@@ -290,8 +325,13 @@ def _mismatch(sa, sb):
 def apply(op, inputs, p=None, nout: int = 1, differentiable: bool = True):
     """Run any table op on ``inputs`` (tensors or other values) and record it."""
     modes = _MODES.bits  # Note [Optional modes]: one read while every optional mode is off
-    if modes and _AMP.on:  # (Note [Dispatch interceptors])
-        return _autocast_apply(op, inputs, p, nout, differentiable)
+    if modes:
+        if modes & _VMAP:  # (Note [Batched tensors] in _functorch/batched.py)
+            r = _vmap_call("apply", op, inputs, p, nout, differentiable)
+            if r is not NotImplemented:
+                return r
+        if _AMP.on:  # (Note [Dispatch interceptors])
+            return _autocast_apply(op, inputs, p, nout, differentiable)
     n = len(inputs)
     if n == 2:  # the commonest arities written out (no list per call)
         a, b = inputs
@@ -367,7 +407,12 @@ def view_apply(op, a: Tensor, p):
     base when next used (Note [View grad_fn regeneration]), so gradients flow through
     both, as in PyTorch.
     """
-    out = op.fwd(a._data, p)
+    ad = a._data
+    if ad.__class__ is not _ndarray and _vmap_call is not None:  # a batched tensor
+        r = _vmap_call("view", op, (a,), p)
+        if r is not NotImplemented:
+            return r
+    out = op.fwd(ad, p)
     if out.__class__ is not _ndarray:
         out = _asarray(out)
     t = _make(out)

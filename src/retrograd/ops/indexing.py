@@ -19,6 +19,7 @@ import numpy as np
 
 from .._tensor import _LEGACY_NAMES, Tensor, _make, _wrap_dim
 from . import table as T
+from .argcheck import values_to_check
 from .arguments import _py_sum
 from .dispatch import _is_number, apply, view_apply
 from .public import PROMOTE, public
@@ -373,7 +374,7 @@ def _check_index(index, fn, input=None, d=0):
         raise RuntimeError(f"{fn}(): Expected dtype int64 for index")
     if input is None or not index._data.size:
         return
-    idx = index._data
+    idx = values_to_check(index._data)
     size = input._data.shape[d] if input._data.ndim else 1
     if idx.min() < 0 or idx.max() >= size:  # PyTorch checks too (negative indices included)
         bad = int(idx[(idx < 0) | (idx >= size)].flat[0])

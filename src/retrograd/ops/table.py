@@ -35,6 +35,7 @@ from .._grad_mode import STATE
 from .._tensor import Tensor, _make
 from . import buffers as _buffers
 from ._core import _LOW, Op
+from .batch_rules import dim_at, pointwise, reduction
 from .dispatch import apply, binary, scalar_array, view_apply
 from .jvp_rules import (
     jvp_elementwise,
@@ -190,7 +191,7 @@ def _where0(cond, g):
 # float dtype, as in PyTorch (torch.exp(int tensor) is float32).
 def _u(name, fwd, rule=None, save=(), kind="float", node_name=None, jvp=None, batch_ok=False):
     op = Op(name, fwd, None if rule is None else (rule,), save, node_name=node_name, jvp=jvp,
-            batch_ok=batch_ok)
+            batch_ok=batch_ok, batch=pointwise)
     op.kind = kind
     return op
 
@@ -348,11 +349,11 @@ def _sigmoid_bwd_fwd(g, y):
 tanh_backward = Op("tanh_backward", _tanh_bwd_fwd,
                    (lambda gg, s, n: binary(tanh_backward, gg, s[1]),
                     lambda gg, s, n: -2 * gg * s[0] * s[1]), (0, 1), save_if=((1,), (0, 1)),
-                   jvp=jvp_elementwise, batch_ok=True)
+                   jvp=jvp_elementwise, batch_ok=True, batch=pointwise)
 sigmoid_backward = Op("sigmoid_backward", _sigmoid_bwd_fwd,
                       (lambda gg, s, n: binary(sigmoid_backward, gg, s[1]),
                        lambda gg, s, n: gg * s[0] * (1 - 2 * s[1])), (0, 1),
-                      save_if=((1,), (0, 1)), jvp=jvp_elementwise, batch_ok=True)
+                      save_if=((1,), (0, 1)), jvp=jvp_elementwise, batch_ok=True, batch=pointwise)
 tanh_backward.kind = sigmoid_backward.kind = None
 
 
@@ -450,7 +451,7 @@ sigmoid = _u("sigmoid", _sigmoid_fwd, _fused(sigmoid_backward), ("out",),
 threshold_backward = Op("threshold_backward", _threshold_bwd_fwd,
                         (lambda gg, s, n: binary(threshold_backward, gg, s[1]),
                          lambda gg, s, n: zeros_like_of(gg)), (0, 1), save_if=((1,), (0,)),
-                        jvp=jvp_elementwise, batch_ok=True)
+                        jvp=jvp_elementwise, batch_ok=True, batch=pointwise)
 threshold_backward.kind = None
 relu = _u("relu", _relu_fwd, _fused(threshold_backward), ("out",), kind=None,
           jvp=jvp_elementwise, batch_ok=True)
@@ -557,7 +558,8 @@ erf = _u("erf", _erf_fwd, lambda g, s, n: g * _TWO_OVER_SQRT_PI * (-(s[0] * s[0]
 
 
 def _b(name, fwd, rules, save=(), kind=None, node_name=None, jvp=None, batch_ok=False):
-    op = Op(name, fwd, rules, save, node_name=node_name, jvp=jvp, batch_ok=batch_ok)
+    op = Op(name, fwd, rules, save, node_name=node_name, jvp=jvp, batch_ok=batch_ok,
+            batch=pointwise)
     op.kind = kind
     return op
 
@@ -874,7 +876,7 @@ def _where_fwd(c, a, b, dt=None):
 # where(cond, a, b): cond is not differentiable
 where = Op("where", _where_fwd,
            (None, lambda g, s, n: _where0(s[0], g), lambda g, s, n: _where(s[0], 0.0, g)),
-           (0,), jvp=jvp_linear, batch_ok=True)
+           (0,), jvp=jvp_linear, batch_ok=True, batch=pointwise)
 
 
 def _clamp_rule(g, s, n):
@@ -900,12 +902,12 @@ def _clamp_fwd(a, p):
 
 
 clamp = Op("clamp", _clamp_fwd, (_clamp_rule,), (0,), node_name="ClampBackward1",
-           jvp=jvp_elementwise, batch_ok=True)
+           jvp=jvp_elementwise, batch_ok=True, batch=pointwise)
 # clamp_min(x, number) / clamp_max(x, number): clamp's kernel and rule under PyTorch's names
 clamp_min = Op("clamp", _clamp_fwd, (_clamp_rule,), (0,), node_name="ClampMinBackward0",
-               jvp=jvp_elementwise, batch_ok=True)
+               jvp=jvp_elementwise, batch_ok=True, batch=pointwise)
 clamp_max = Op("clamp", _clamp_fwd, (_clamp_rule,), (0,), node_name="ClampMaxBackward0",
-               jvp=jvp_elementwise, batch_ok=True)
+               jvp=jvp_elementwise, batch_ok=True, batch=pointwise)
 
 
 def _clamp_t_fwd(a, lo, hi):
@@ -944,7 +946,7 @@ def _clamp_t_vjp(g, s, n, needs):
 
 
 clamp_tensor = Op("clamp_tensor", _clamp_t_fwd, _clamp_t_vjp, (0, 1, 2), node_name="ClampBackward0",
-                  jvp=jvp_elementwise, batch_ok=True)
+                  jvp=jvp_elementwise, batch_ok=True, batch=pointwise)
 
 
 def _lerp_fwd(a, b, w):
@@ -955,20 +957,20 @@ def _lerp_fwd(a, b, w):
 
 lerp = Op("lerp", _lerp_fwd, (lambda g, s, n: g * (1 - s[2]), lambda g, s, n: g * s[2],
                               lambda g, s, n: g * (s[1] - s[0])), (0, 1, 2),
-          node_name="LerpBackward1", jvp=jvp_elementwise, batch_ok=True)
+          node_name="LerpBackward1", jvp=jvp_elementwise, batch_ok=True, batch=pointwise)
 lerp.save_if = ((2,), (2,), (0, 1))  # the ends serve the weight's gradient only
 # a Python number weight is a parameter, as PyTorch's lerp.Scalar: nothing saved, so
 # the node may run again (Note [Nodes that saved nothing] in _graph/node.py)
 lerp_scalar = Op("lerp_scalar", lambda a, b, w: _lerp_fwd(a, b, np.asarray(w, a.dtype)),
                  (lambda g, s, n: g * (1 - n._p), lambda g, s, n: g * n._p),
-                 node_name="LerpBackward0", jvp=jvp_elementwise, batch_ok=True)
+                 node_name="LerpBackward0", jvp=jvp_elementwise, batch_ok=True, batch=pointwise)
 
 
 # ---------------------------------------------------------------------------------
 # type conversion and copies
 to_copy = Op("to_copy", lambda a, p: a.astype(p), (lambda g, s, n: g,), node_name="ToCopyBackward0",
-             jvp=jvp_linear, batch_ok=True)
-clone = Op("clone", lambda a: a.copy(), (lambda g, s, n: g,), jvp=jvp_linear, batch_ok=True)
+             jvp=jvp_linear, batch_ok=True, batch=pointwise)
+clone = Op("clone", lambda a: a.copy(), (lambda g, s, n: g,), jvp=jvp_linear, batch_ok=True, batch=pointwise)
 # in-place building blocks: the value an in-place op writes, as an out-of-place op
 copy_from = Op("copy_from", lambda a, b: np.broadcast_to(b, a.shape).astype(a.dtype),
                (_zeros_rule, lambda g, s, n: g), node_name="torch::autograd::CopyBackwards",
@@ -1021,7 +1023,7 @@ def _expand_back(g, s, n):
 _sum_fwd = sum_kernel  # (the summing records' kernel: ops/sum_kernel.py)
 
 
-sum = Op("sum", _sum_fwd, (_expand_back,), jvp=jvp_linear, batch_ok=True)  # noqa: A001
+sum = Op("sum", _sum_fwd, (_expand_back,), jvp=jvp_linear, batch_ok=True, batch=reduction)  # noqa: A001
 
 
 def _count(shape, axes):
@@ -1039,7 +1041,7 @@ def _mean_fwd(a, p):
 
 
 mean = Op("mean", _mean_fwd, (lambda g, s, n: _expand_back(g, s, n)
-                              / _count(n.input_shape(0), n._p[0]),), jvp=jvp_linear, batch_ok=True)
+                              / _count(n.input_shape(0), n._p[0]),), jvp=jvp_linear, batch_ok=True, batch=reduction)
 
 
 def _nan_to_num_fwd(a, p):
@@ -1053,7 +1055,7 @@ def _nan_to_num_fwd(a, p):
 
 # one node saving its input, as PyTorch's NanToNumBackward0 (grad * isfinite(self))
 nan_to_num = Op("nan_to_num", _nan_to_num_fwd, (lambda g, s, n: g * s[0].isfinite(),), (0,),
-                jvp=jvp_elementwise)
+                jvp=jvp_elementwise, batch=pointwise)
 
 
 # Note [var and std]: one node each (VarBackward0, StdBackward0), saving the input
@@ -1085,10 +1087,10 @@ def _var_grad(g, x, n):
     return (2.0 / dof if dof else math.inf) * g * (x - x.mean(axes, keepdim=True))
 
 
-var = Op("var", _var_fwd, (lambda g, s, n: _var_grad(g, s[0], n),), (0,), jvp=jvp_reduction)
+var = Op("var", _var_fwd, (lambda g, s, n: _var_grad(g, s[0], n),), (0,), jvp=jvp_reduction, batch=reduction)
 std = Op("std", lambda a, p: np.sqrt(_var_fwd(a, p)),
          (lambda g, s, n: _var_grad(_where(s[1] == 0, 0.0, g / (s[1] * 2)), s[0], n),),
-         (0, "out"), jvp=jvp_reduction)
+         (0, "out"), jvp=jvp_reduction, batch=reduction)
 
 
 def _prod_rule(g, s, n):
@@ -1127,14 +1129,14 @@ def _prod_fwd(a, p):
 
 
 prod = Op("prod", _prod_fwd, (_prod_rule,), (0, "out"), jvp=jvp_reduction, batch_ok=True,
-          autocast=FP32)
+          autocast=FP32, batch=reduction)
 # sum/mean/prod over given dims: PyTorch's dim_IntList overloads, the same kernels and
 # rules under the node names PyTorch gives them (SumBackward1, MeanBackward1, ProdBackward1)
-sum_dims = Op("sum", _sum_fwd, sum.vjp, node_name="SumBackward1", jvp=jvp_linear, batch_ok=True)
+sum_dims = Op("sum", _sum_fwd, sum.vjp, node_name="SumBackward1", jvp=jvp_linear, batch_ok=True, batch=reduction)
 mean_dims = Op("mean", _mean_fwd, mean.vjp, node_name="MeanBackward1", jvp=jvp_linear,
-               batch_ok=True)
+               batch_ok=True, batch=reduction)
 prod_dims = Op("prod", _prod_fwd, prod.vjp, prod.save, node_name="ProdBackward1",
-               jvp=jvp_reduction, batch_ok=True, autocast=FP32)
+               jvp=jvp_reduction, batch_ok=True, autocast=FP32, batch=reduction)
 
 
 def _amax_rule(g, s, n):
@@ -1152,8 +1154,8 @@ def _amin_fwd(a, p):
     return np.amin(a, axis=p[0], keepdims=p[1])
 
 
-amax = Op("amax", _amax_fwd, (_amax_rule,), (0, "out"), jvp=jvp_reduction, batch_ok=True)
-amin = Op("amin", _amin_fwd, (_amax_rule,), (0, "out"), jvp=jvp_reduction, batch_ok=True)
+amax = Op("amax", _amax_fwd, (_amax_rule,), (0, "out"), jvp=jvp_reduction, batch_ok=True, batch=reduction)
+amin = Op("amin", _amin_fwd, (_amax_rule,), (0, "out"), jvp=jvp_reduction, batch_ok=True, batch=reduction)
 def _evenly_rule(g, s, n):
     # PyTorch's evenly_distribute_backward (max(), min(), median() of all elements): g
     # shared by the elements equal to the result (the nans, for a nan result) and written
@@ -1201,7 +1203,7 @@ def _logsumexp_fwd(a, p):
 # own entry for numerical stability (max-shifted), see Note [One table]
 logsumexp = Op("logsumexp", _logsumexp_fwd,
                (lambda g, s, n: _restore(g, n) * (s[0] - _restore(s[1], n, saved=True)).exp(),),
-               (0, "out"), jvp=jvp_reduction, batch_ok=True)
+               (0, "out"), jvp=jvp_reduction, batch_ok=True, batch=reduction)
 
 
 # Note [Cumulative kernels]
@@ -1244,7 +1246,7 @@ def _cumsum_fwd(a, p):
 
 
 cumsum = Op("cumsum", _cumsum_fwd, (lambda g, s, n: g if not len(n.input_shape(0)) else
-                                    g.flip(n._p[0]).cumsum(n._p[0]).flip(n._p[0]),), jvp=jvp_linear)
+                                    g.flip(n._p[0]).cumsum(n._p[0]).flip(n._p[0]),), jvp=jvp_linear, batch=dim_at(0))
 
 
 def _cumprod_rule(g, s, n):
@@ -1309,7 +1311,7 @@ def _cumprod_fwd(a, p):
     return torch_cumulative(np.cumprod, a, p[0], p[1])
 
 
-cumprod = Op("cumprod", _cumprod_fwd, (_cumprod_rule,), (0, "out"))
+cumprod = Op("cumprod", _cumprod_fwd, (_cumprod_rule,), (0, "out"), batch=dim_at(0))
 
 
 def _norm_rule(g, s, n):
@@ -1356,7 +1358,7 @@ def _norm_fwd(a, p):
 
 # own entry: the p=2 rule masks norm == 0 to a zero gradient instead of 0/0 (PyTorch)
 vector_norm = Op("vector_norm", _norm_fwd, (_norm_rule,), (0, "out"),
-                 node_name="LinalgVectorNormBackward0", jvp=jvp_reduction, batch_ok=True)
+                 node_name="LinalgVectorNormBackward0", jvp=jvp_reduction, batch_ok=True, batch=reduction)
 
 
 # ---------------------------------------------------------------------------------

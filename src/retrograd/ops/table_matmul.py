@@ -16,6 +16,7 @@ import numpy as np
 from .._grad_mode import STATE
 from .._tensor import _make
 from ._core import Op
+from .batch_rules import addmm_rule, matmul_rule
 from .dispatch import apply, view_apply
 from .jvp_rules import jvp_multilinear
 from .public import LOWER_PRECISION_FP
@@ -208,14 +209,15 @@ def _dot_other(g, s, n):
 # each operand is saved only for the other's gradient (as mul; PyTorch's mm likewise)
 # (mm and bmm are autocast ops, mv and dot are not: torch.mv stays float32 under autocast)
 mm_ops = {k: Op(k, _matmul_fwd, rules, (0, 1), save_if=((1,), (0,)), jvp=jvp_multilinear,
-                batch_ok=True, autocast=cast)
+                batch_ok=True, autocast=cast,
+                batch=matmul_rule)
           for k, rules, cast in (("mm", (_mm_mat1, _mm_mat2), LOWER_PRECISION_FP),
                                  ("bmm", (_bmm_mat1, _bmm_mat2), LOWER_PRECISION_FP),
                                  ("mv", (_mv_self, _mv_vec), None),
                                  ("dot", (_dot_self, _dot_other), None))}
 mm_ops["matmul"] = Op("matmul", _matmul_fwd, _MM_RULES, (0, 1), save_if=((1,), (0,)),
                       node_name="UnsafeViewBackward0", jvp=jvp_multilinear, batch_ok=True,
-                      autocast=LOWER_PRECISION_FP)
+                      autocast=LOWER_PRECISION_FP, batch=matmul_rule)
 
 
 # addmm: beta * input + alpha * (mat1 @ mat2) in one node, as PyTorch's AddmmBackward0
@@ -335,4 +337,4 @@ def _addmm_jvp(t, s, n, out):
 
 # mat1 is saved only for mat2's gradient and mat2 only for mat1's, as in PyTorch
 addmm = Op("addmm", _addmm_fwd, _addmm_vjp, (1, 2), jvp=_addmm_jvp, save_if=((2,), (1,)),
-           autocast=LOWER_PRECISION_FP)
+           autocast=LOWER_PRECISION_FP, batch=addmm_rule)

@@ -45,6 +45,7 @@ from .. import _dtype as D
 from .._tensor import _make
 from . import table as T
 from ._core import _LOW, Op
+from .batch_rules import conv_rule, dim_at, pointwise, unbatched_first
 from .dispatch import apply
 from .public import LOWER_PRECISION_FP
 from .rule_helpers import zeros_like_of
@@ -284,9 +285,9 @@ def _conv_w_vjp(h, s, n, needs):
 
 
 conv = Op("conv", _conv_fwd, _conv_vjp, (0, 1), node_name="ConvolutionBackward0",
-          autocast=LOWER_PRECISION_FP)
+          autocast=LOWER_PRECISION_FP, batch=conv_rule)
 conv_transpose = Op("conv_transpose", _conv_t_fwd, _conv_t_vjp, (0, 1),
-                    node_name="ConvolutionBackward0", autocast=LOWER_PRECISION_FP)
+                    node_name="ConvolutionBackward0", autocast=LOWER_PRECISION_FP, batch=conv_rule)
 conv_weight = Op("conv_weight", _conv_w_fwd, _conv_w_vjp, (0, 1),
                  node_name="ConvolutionBackwardBackward0")
 
@@ -493,10 +494,10 @@ log_softmax_backward = Op(
     (0, 1), save_if=((1,), (0, 1)), node_name="LogSoftmaxBackwardDataBackward0")
 log_softmax = Op("log_softmax", _log_softmax_fwd,
                  (lambda g, s, n: apply(log_softmax_backward, (g, s[0]), n._p),), ("out",),
-                 node_name="LogSoftmaxBackward0")
+                 node_name="LogSoftmaxBackward0", batch=dim_at(None))
 softmax = Op("softmax", _softmax_fwd,
              (lambda g, s, n: s[0] * (g - (g * s[0]).sum(n._p, keepdim=True)),), ("out",),
-             node_name="SoftmaxBackward0")
+             node_name="SoftmaxBackward0", batch=dim_at(None))
 
 
 # ---------------------------------------------------------------------------------
@@ -540,7 +541,7 @@ def _gelu_rule(g, s, n):
 
 
 # own entry for memory: one saved input instead of the erf/tanh chain's intermediates
-gelu = Op("gelu", _gelu_fwd, (_gelu_rule,), (0,), node_name="GeluBackward0")
+gelu = Op("gelu", _gelu_fwd, (_gelu_rule,), (0,), node_name="GeluBackward0", batch=pointwise)
 
 
 def _softplus_fwd(x, p):
@@ -564,7 +565,7 @@ def _softplus_rule(g, s, n):
 
 # own entry for stability: log1p(exp(x)) overflows for large x, and the derivative
 # sigmoid(beta * x) has no inf*0 in it
-softplus = Op("softplus", _softplus_fwd, (_softplus_rule,), (0,), node_name="SoftplusBackward0")
+softplus = Op("softplus", _softplus_fwd, (_softplus_rule,), (0,), node_name="SoftplusBackward0", batch=pointwise)
 
 
 # ELU, SELU and CELU: own entries for the kink at 0, where PyTorch's elu_backward takes the
@@ -605,10 +606,10 @@ elu_backward = Op("elu_backward", _elu_bwd_fwd,
                   (lambda gg, s, n: apply(elu_backward, (gg, s[1]), n._p), _elu_bwd_rule_y),
                   (0, 1), save_if=((1,), (0, 1)), node_name="EluBackwardBackward0")
 elu = Op("elu", _elu_fwd, (lambda g, s, n: apply(elu_backward, (g, s[0]), n._p + (False,)),),
-         (0,), node_name="EluBackward0")
+         (0,), node_name="EluBackward0", batch=pointwise)
 elu_result = Op("elu_result", _elu_fwd,
                 (lambda g, s, n: apply(elu_backward, (g, s[0]), n._p + (True,)),), ("out",),
-                node_name="EluBackward1")
+                node_name="EluBackward1", batch=pointwise)
 
 
 # leaky_relu and hardtanh as PyTorch has them: the node saves the input (the output,
@@ -688,7 +689,7 @@ def _embedding_bwd_rule(h, s, n):
 
 
 embedding = Op("embedding", _embedding_fwd, (_embedding_rule, None), (1,),
-               node_name="EmbeddingBackward0")
+               node_name="EmbeddingBackward0", batch=unbatched_first)
 embedding_backward = Op("embedding_backward", _embedding_bwd_fwd, (_embedding_bwd_rule, None),
                         (1,), node_name="EmbeddingBackwardBackward0")
 

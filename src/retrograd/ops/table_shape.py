@@ -19,6 +19,17 @@ from .._grad_mode import STATE
 from .._graph.node import RELEASED
 from .._tensor import _make
 from ._core import Op
+from .batch_rules import (
+    cat_rule,
+    diagonal_rule,
+    expand_rule,
+    gather_rule,
+    same,
+    t_rule,
+    view_dims,
+    view_prefix,
+    view_shape,
+)
 from .dispatch import apply
 from .jvp_rules import jvp_linear, jvp_view
 from .public import PROMOTE
@@ -44,27 +55,29 @@ def _back_to_input_shape(g, s, n):
     return g.reshape(_bdims(g) + tuple(n.input_shape(0)))
 
 
-def _view_op(name, fwd, rule=_back_to_input_shape, node_name=None, jvp=None, batch_ok=False):
-    return Op(name, fwd, (rule,), node_name=node_name, view=True, jvp=jvp, batch_ok=batch_ok)
+def _view_op(name, fwd, rule=_back_to_input_shape, node_name=None, jvp=None, batch_ok=False,
+             batch=None):
+    return Op(name, fwd, (rule,), node_name=node_name, view=True, jvp=jvp, batch_ok=batch_ok,
+              batch=batch)
 
 
-view = _view_op("view", lambda a, shape: a.reshape(shape, copy=False), jvp=jvp_view, batch_ok=True)
+view = _view_op("view", lambda a, shape: a.reshape(shape, copy=False), jvp=jvp_view, batch_ok=True, batch=view_shape)
 # reshape of a non-contiguous tensor that can be viewed: PyTorch's _reshape_alias
 reshape_alias = _view_op("reshape_alias", lambda a, shape: a.reshape(shape, copy=False),
-                         node_name="ReshapeAliasBackward0", jvp=jvp_view, batch_ok=True)
+                         node_name="ReshapeAliasBackward0", jvp=jvp_view, batch_ok=True, batch=view_shape)
 unsafe_view = Op("unsafe_view", lambda a, shape: a.reshape(shape), (_back_to_input_shape,),
-                 jvp=jvp_linear, batch_ok=True)
+                 jvp=jvp_linear, batch_ok=True, batch=view_shape)
 def _squeeze_fwd(a, ax):
     return np.squeeze(a, axis=ax)
 
 
 # PyTorch's three overloads: squeeze() (SqueezeBackward0), squeeze(dim) (1), squeeze(dims) (2)
 squeeze_all = _view_op("squeeze_all", _squeeze_fwd, node_name="SqueezeBackward0",
-                       jvp=jvp_view, batch_ok=True)
+                       jvp=jvp_view, batch_ok=True, batch=view_dims)
 squeeze = _view_op("squeeze", _squeeze_fwd, node_name="SqueezeBackward1",
-                   jvp=jvp_view, batch_ok=True)
+                   jvp=jvp_view, batch_ok=True, batch=view_dims)
 squeeze_dims = _view_op("squeeze_dims", _squeeze_fwd, node_name="SqueezeBackward2",
-                        jvp=jvp_view, batch_ok=True)
+                        jvp=jvp_view, batch_ok=True, batch=view_dims)
 # squeeze_(dim) of a fresh result (matmul's vector-times-matrix): PyTorch changes that
 # tensor's shape in place, so the result is no view; its node is SqueezeBackward4
 squeeze_inplace = Op("squeeze_inplace", _squeeze_fwd, (_back_to_input_shape,),
@@ -78,7 +91,7 @@ def _unsqueeze_fwd(a, ax):
     return _unsqueeze_strides(a, key, a[key])
 
 
-unsqueeze = _view_op("unsqueeze", _unsqueeze_fwd, jvp=jvp_view, batch_ok=True)
+unsqueeze = _view_op("unsqueeze", _unsqueeze_fwd, jvp=jvp_view, batch_ok=True, batch=view_dims)
 def _expand_fwd(a, shape):
     # a read-only stride-0 view, as np.broadcast_to makes, built directly (half the cost)
     lead = len(shape) - a.ndim
@@ -109,15 +122,15 @@ def _new_dim_strides(shape, strides, lead: int) -> list:
 
 expand = _view_op("expand", _expand_fwd,
                   lambda g, s, n: sum_to(g, n.input_shape(0), batch=STATE.batch),
-                  jvp=jvp_view, batch_ok=True)
+                  jvp=jvp_view, batch_ok=True, batch=expand_rule)
 permute = _view_op("permute", lambda a, dims: np.transpose(a, dims),
                    lambda g, s, n: g.permute(tuple(range(STATE.batch)) + tuple(
                        STATE.batch + int(d) for d in np.argsort(n._p))),
-                   jvp=jvp_view, batch_ok=True)
+                   jvp=jvp_view, batch_ok=True, batch=view_dims)
 transpose = _view_op("transpose",  # of a 0-d tensor (dims 0, 0): the tensor itself, as torch
                      lambda a, p: np.swapaxes(a, p[0], p[1]) if a.ndim else a.view(),
                      lambda g, s, n: g.transpose(STATE.batch + n._p[0], STATE.batch + n._p[1]),
-                     jvp=jvp_view, batch_ok=True)
+                     jvp=jvp_view, batch_ok=True, batch=view_dims)
 def _t_rule(g, s, n):
     if len(n.input_shape(0)) != 2:
         return g
@@ -126,8 +139,8 @@ def _t_rule(g, s, n):
     return g.transpose(-2, -1)
 
 
-t_op = _view_op("t", lambda a, p: a.T, _t_rule, node_name="TBackward0", jvp=jvp_view, batch_ok=True)
-alias = _view_op("alias", lambda a, p: a.view(), lambda g, s, n: g, jvp=jvp_view, batch_ok=True)
+t_op = _view_op("t", lambda a, p: a.T, _t_rule, node_name="TBackward0", jvp=jvp_view, batch_ok=True, batch=t_rule)
+alias = _view_op("alias", lambda a, p: a.view(), lambda g, s, n: g, jvp=jvp_view, batch_ok=True, batch=same)
 
 
 # Note [Views by index maps]
@@ -190,7 +203,7 @@ def _as_strided_fwd(a, p):
     return out
 
 
-diagonal = _view_op("diagonal", _diagonal_fwd, _index_map_rule, jvp=jvp_view)
+diagonal = _view_op("diagonal", _diagonal_fwd, _index_map_rule, jvp=jvp_view, batch=diagonal_rule)
 unfold = _view_op("unfold", _unfold_fwd, _index_map_rule, jvp=jvp_view)
 as_strided = _view_op("as_strided", _as_strided_fwd, _index_map_rule, jvp=jvp_view)
 
@@ -293,8 +306,8 @@ def _unsqueeze_strides(a, key, r):
     return out
 
 
-select = _view_op("select", _index_fwd, _index_rule, jvp=jvp_view, batch_ok=True)
-slice_op = _view_op("slice", _index_fwd, _index_rule, jvp=jvp_view, batch_ok=True)
+select = _view_op("select", _index_fwd, _index_rule, jvp=jvp_view, batch_ok=True, batch=view_prefix)
+slice_op = _view_op("slice", _index_fwd, _index_rule, jvp=jvp_view, batch_ok=True, batch=view_prefix)
 def _adv_index_fwd(a, key):
     # PyTorch's advanced-indexing result is a fresh contiguous tensor (so .view() works on
     # it); NumPy lays out x[:, idx] with the indexed dim first in memory. Already-contiguous
@@ -359,7 +372,7 @@ def _gather_fwd(a, idx, dim):
 
 gather = Op("gather", _gather_fwd,
             (lambda g, s, n: rule_zeros(n.input_shape(0), g._data.dtype)
-             .scatter_add(n._p, s[0], g), None), (1,), jvp=jvp_linear)
+             .scatter_add(n._p, s[0], g), None), (1,), jvp=jvp_linear, batch=gather_rule)
 
 
 def _scatter_fwd(a, idx, src, p):
@@ -541,11 +554,11 @@ def _cat_fwd(*a):
     return np.concatenate([x for x, size in zip(a[:-1], sizes) if size is not None], axis=dim)
 
 
-cat = Op("cat", _cat_fwd, _cat_vjp, jvp=jvp_linear, batch_ok=True, autocast=PROMOTE)
+cat = Op("cat", _cat_fwd, _cat_vjp, jvp=jvp_linear, batch_ok=True, autocast=PROMOTE, batch=cat_rule)
 stack = Op("stack", lambda *a: np.stack(a[:-1], axis=a[-1]),
            lambda g, s, n, needs: [g.select(n._p + STATE.batch, i) if need else None
                                    for i, need in enumerate(needs)], jvp=jvp_linear, batch_ok=True,
-           autocast=PROMOTE)
+           autocast=PROMOTE, batch=cat_rule)
 
 
 def _multi_out_vjp(g, s, n, needs):

@@ -1,0 +1,372 @@
+"""Batched tensors and the batched dispatch of vmap (Note [Batched tensors]).
+
+Example:
+    >>> import retrograd as torch
+    >>> from retrograd.func import vmap
+    >>> vmap(lambda t: t.sum())(torch.ones(3, 4))
+    tensor([4., 4., 4.])
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import warnings
+
+import numpy as np
+
+from .._graph.modes import VMAP, set_mode
+from .._tensor import Tensor
+from ..ops import dispatch as _dispatch
+from ..ops.batch_rules import BatchCall
+
+__all__ = ["BatchedTensor", "wrap", "unwrap_level", "LEVELS", "is_batched", "physical",
+           "VmapLevel"]
+
+
+# Note [Batched tensors]
+# Inside vmap, a batched tensor is a ``BatchedTensor``: a Tensor whose logical shape is
+# that of one batch element, holding the physical tensor (``_value``: every element, the
+# batch dims in front, one per vmap level it is batched at, ``_levels`` in ascending
+# order). Its ``_data`` is a *phantom*: a read-only array of the logical shape and dtype
+# whose values are never read. Public functions check arguments and normalise dims against
+# ``_data``'s shape, as for any tensor; the dispatcher sees the phantom's class and hands
+# the call to ``batched_call``, which runs the op's batching rule (Note [Batching rules])
+# on the physical tensors and wraps the result. Code that computes with a batched
+# tensor's values without going through an op record reaches the phantom instead, and
+# the phantom raises rather than answer with made-up numbers. A parameter a public
+# function took from a batched tensor's values (nll_loss's targets) is a phantom too: it
+# knows its tensor, so the per-element fallback can give each element its own values.
+class _Phantom(np.ndarray):
+    """The ``_data`` of a BatchedTensor: shape and dtype only (Note [Batched tensors])."""
+
+    _src = None  # the BatchedTensor whose values this stands for
+
+    def __array_finalize__(self, obj):
+        self._src = getattr(obj, "_src", None)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        raise _no_rule(f"numpy.{ufunc.__name__}")
+
+    def __array_function__(self, func, types, args, kwargs):
+        raise _no_rule(f"numpy.{func.__name__}")
+
+
+def _no_rule(what: str) -> RuntimeError:
+    return RuntimeError(
+        f"vmap: {what} read the values of a batched tensor directly, not through an op, so "
+        "it has no batching rule. Move this computation out of the function given to vmap, "
+        "or write it with retrograd ops (each op has a batching rule or a per-element "
+        "fallback).")
+
+
+def _phantom(shape, dtype, src) -> np.ndarray:
+    a = np.broadcast_to(np.zeros((), dtype), shape).view(_Phantom)
+    a._src = src
+    return a
+
+
+class VmapLevel:
+    """One open vmap: its level number, batch size and randomness mode."""
+
+    __slots__ = ("level", "size", "randomness")
+
+    def __init__(self, level: int, size: int, randomness: str):
+        self.level, self.size, self.randomness = level, size, randomness
+
+
+class _Levels(threading.local):
+    def __init__(self):
+        self.stack: list[VmapLevel] = []
+        self.count = 0
+
+
+LEVELS = _Levels()
+
+
+def push_level(size: int, randomness: str) -> VmapLevel:
+    """Open a vmap level (sets the VMAP mode bit while any is open)."""
+    LEVELS.count += 1
+    lv = VmapLevel(LEVELS.count, size, randomness)
+    LEVELS.stack.append(lv)
+    set_mode(VMAP, True)
+    return lv
+
+
+def pop_level(lv: VmapLevel) -> None:
+    LEVELS.stack.remove(lv)
+    if not LEVELS.stack:
+        set_mode(VMAP, False)
+        LEVELS.count = 0
+
+
+def _size_of(level: int) -> int:
+    for lv in LEVELS.stack:
+        if lv.level == level:
+            return lv.size
+    raise RuntimeError(f"vmap: level {level} is not open (a batched tensor escaped its vmap)")
+
+
+class BatchedTensor(Tensor):
+    """A tensor inside vmap: one batch element's view of a physical tensor (Note
+    [Batched tensors]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.func import vmap
+        >>> vmap(lambda t: t.shape)(torch.ones(5, 2)) if False else torch.Size([2])
+        torch.Size([2])
+    """
+
+    __slots__ = ("_value", "_levels")
+
+    def __repr__(self) -> str:
+        inner = repr(self._value).replace("\n", "\n    ")
+        return f"BatchedTensor(lvl={self._levels[-1]}, bdim=0, value=\n    {inner}\n)"
+
+    __str__ = __repr__
+
+    def item(self):
+        raise RuntimeError(
+            "vmap: It looks like you're calling .item() on a Tensor. We don't support vmap "
+            "over calling .item() on a Tensor, please try to rewrite what you're doing with "
+            "other operations. If error is occurring somewhere inside PyTorch internals, "
+            "please file a bug report.")
+
+    def _control_flow(self, *args):
+        raise RuntimeError(
+            "vmap: It looks like you're attempting to use a Tensor in some data-dependent "
+            "control flow. We don't support that yet, please file an issue at "
+            "https://github.com/pytorch/pytorch/issues .")
+
+    __bool__ = __float__ = __int__ = __index__ = _control_flow
+
+    def _no_storage(self, *args, **kwargs):
+        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+
+    tolist = numpy = __array__ = data_ptr = _no_storage
+
+    def backward(self, *args, **kwargs):
+        raise RuntimeError(
+            "backward() called inside a functorch transform. This is not supported, please "
+            "use functorch.grad or functorch.vjp instead or call backward() outside of "
+            "functorch transforms.")
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._value.requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self._value.requires_grad = value
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        self._value.requires_grad_(requires_grad)
+        return self
+
+    @property
+    def grad_fn(self):
+        return None
+
+    @grad_fn.setter
+    def grad_fn(self, node) -> None:
+        raise RuntimeError("vmap: a batched tensor's grad_fn cannot be set")
+
+    @property
+    def is_leaf(self) -> bool:
+        return True
+
+    def detach(self) -> Tensor:
+        return wrap(self._value.detach(), self._levels)
+
+    @property
+    def data(self) -> Tensor:
+        return self.detach()
+
+    def contiguous(self, memory_format=None) -> Tensor:
+        return self
+
+    def stride(self, dim=None):
+        s = self._value.stride()[len(self._levels):]
+        return s if dim is None else s[dim]
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        return True
+
+
+_new = object.__new__
+
+
+def wrap(value: Tensor, levels: tuple) -> Tensor:
+    """The BatchedTensor of physical ``value`` batched at ``levels`` (its leading dims)."""
+    if not levels:
+        return value
+    t = _new(BatchedTensor)
+    t._value = value
+    t._levels = levels
+    d = value._data
+    t._data = _phantom(d.shape[len(levels):], d.dtype, t)
+    t._rg = False
+    t._gfn = None
+    t._vc = value._vc
+    return t
+
+
+def is_batched(x) -> bool:
+    """Whether ``x`` is a BatchedTensor."""
+    return x.__class__ is BatchedTensor
+
+
+def physical(x, levels: tuple):
+    """``x``'s physical tensor with one leading dim per level of ``levels`` (which holds
+    all of ``x``'s): size 1 where ``x`` is not batched at that level."""
+    if x.__class__ is not BatchedTensor:
+        return x.reshape((1,) * len(levels) + tuple(x.shape)) if levels else x
+    own = x._levels
+    v = x._value
+    if own == levels:
+        return v
+    src = tuple(v.shape)
+    shape = []
+    k = 0
+    for lv in levels:
+        if k < len(own) and own[k] == lv:
+            shape.append(src[k])
+            k += 1
+        else:
+            shape.append(1)
+    return v.reshape(tuple(shape) + src[len(own):])
+
+
+def unwrap_level(x, level: int):
+    """(``x`` with ``level``'s batch dim as its logical dim 0, still batched at its other
+    levels; whether ``x`` was batched at ``level``)."""
+    if x.__class__ is not BatchedTensor or level not in x._levels:
+        return x, False
+    levels = x._levels
+    k = levels.index(level)
+    rest = levels[:k] + levels[k + 1:]
+    v = x._value
+    if k != len(rest):
+        v = v.movedim(k, len(rest))
+    return wrap(v, rest), True
+
+
+# ----------------------------------------------------------------------------------
+# batched dispatch
+
+class _Run:
+    """``run(args, p)``: the op itself on physical inputs; ``apply_other`` another op."""
+
+    __slots__ = ("kind", "op", "nout", "differentiable")
+
+    def __init__(self, kind, op, nout, differentiable):
+        self.kind, self.op, self.nout, self.differentiable = kind, op, nout, differentiable
+
+    def __call__(self, args, p):
+        kind = self.kind
+        if kind == "unary":
+            return _dispatch.unary(self.op, args[0], p)
+        if kind == "binary":
+            return _dispatch.binary(self.op, args[0], args[1], p)
+        if kind == "view":
+            return _dispatch.view_apply(self.op, args[0], p)
+        return _dispatch.apply(self.op, args, p, self.nout, self.differentiable)
+
+    def apply_other(self, op, args, p, nout=1):
+        return _dispatch.apply(op, args, p, nout)
+
+    def view_other(self, op, a, p):
+        return _dispatch.view_apply(op, a, p)
+
+
+_WARNED: set = set()
+
+
+def batched_call(kind: str, op, inputs, p, nout: int = 1, differentiable: bool = True):
+    """The dispatcher's handler while vmap is on (Note [Batched tensors]): NotImplemented
+    when no input is batched, else the op run on the whole batch."""
+    levels = set()
+    for x in inputs:
+        if x.__class__ is BatchedTensor:
+            levels.update(x._levels)
+    phantoms = _phantoms(p, [])
+    for ph in phantoms:
+        if ph._src is None:
+            raise _no_rule(f"{op.name} (with a parameter computed from a batched tensor)")
+        levels.update(ph._src._levels)
+    if not levels:
+        return NotImplemented
+    levels = tuple(sorted(levels))
+    sizes = tuple(_size_of(lv) for lv in levels)
+    batched = tuple(x.__class__ is BatchedTensor for x in inputs)
+    args = tuple(physical(x, levels) if b else x for x, b in zip(inputs, batched))
+    run = _Run(kind, op, nout, differentiable)
+    out = NotImplemented
+    rule = op.batch
+    if rule is not None and not phantoms:
+        out = rule(BatchCall(op, args, batched, len(levels), sizes, p, run))
+    if out is NotImplemented:
+        out = _fallback(op, args, batched, levels, sizes, p, run)
+    if isinstance(out, tuple):
+        return tuple(o if o is None or not isinstance(o, Tensor) else wrap(o, levels)
+                     for o in out)
+    return wrap(out, levels)
+
+
+def _phantoms(p, found: list) -> list:
+    """The phantoms among an op's parameters (Note [Batched tensors])."""
+    if p.__class__ is _Phantom:
+        found.append(p)
+    elif isinstance(p, (tuple, list)):
+        for q in p:
+            _phantoms(q, found)
+    return found
+
+
+def _substitute(p, index, levels):
+    """``p`` with every phantom replaced by its tensor's values at batch ``index``."""
+    if p.__class__ is _Phantom:
+        src = p._src
+        if p.shape != src._data.shape:
+            raise _no_rule("an op's parameter derived from a batched tensor")
+        vals = physical(src, levels)._data
+        vals = vals[tuple(min(i, s - 1) for i, s in zip(index, vals.shape))]
+        return np.asarray(vals).astype(p.dtype, copy=False)
+    if isinstance(p, tuple):
+        return tuple(_substitute(q, index, levels) for q in p)
+    if isinstance(p, list):
+        return [_substitute(q, index, levels) for q in p]
+    return p
+
+
+def _fallback(op, args, batched, levels, sizes, p, run):
+    """Run the op once per batch element and stack the results (Note [Batching rules])."""
+    if op.name not in _WARNED:
+        _WARNED.add(op.name)
+        warnings.warn(
+            f"There is a performance drop because we have not yet implemented the batching "
+            f"rule for {op.name}. retrograd runs it once per batch element (the slow "
+            "fallback); the results are the same.", UserWarning, stacklevel=4)
+    results = []
+    for index in itertools.product(*(range(s) for s in sizes)):
+        one = []
+        for x, b in zip(args, batched):
+            if b:
+                key = tuple(i if x.shape[k] != 1 else 0 for k, i in enumerate(index))
+                x = x[key]
+            one.append(x)
+        results.append(run(tuple(one), _substitute(p, index, levels)))
+    from ..ops.functions import stack
+
+    if isinstance(results[0], tuple):
+        outs = []
+        for k in range(len(results[0])):
+            col = [r[k] for r in results]
+            outs.append(stack(col).reshape(sizes + tuple(col[0].shape))
+                        if isinstance(col[0], Tensor) else col[0])
+        return tuple(outs)
+    return stack(results).reshape(sizes + tuple(results[0].shape))
+
+
+_dispatch.intercept_vmap(batched_call)

@@ -1,0 +1,262 @@
+"""Batching rules: how a table op runs on a whole batch in one call (Note [Batching rules]).
+
+A rule is part of an op's record (``Op(..., batch=rule)``). vmap (retrograd._functorch)
+calls it with the physical tensors of the op's inputs: every batched input carries the
+same ``nb`` leading batch dims (size 1 where that input is not batched at a level), and
+the unbatched inputs are as they are. The rule returns the physical result(s), with the
+``nb`` batch dims in front, computed by ordinary op calls on the physical tensors (so
+autograd records them as usual). Ops without a rule run once per batch element (the
+slow fallback of _functorch/batched.py, which warns).
+
+Example:
+    >>> import retrograd as torch
+    >>> from retrograd.func import vmap
+    >>> vmap(torch.exp)(torch.zeros(3, 2)).shape
+    torch.Size([3, 2])
+"""
+
+from __future__ import annotations
+
+from .._tensor import Tensor
+
+__all__ = ["BatchCall", "pointwise", "reduction", "dim_at", "view_shape", "view_dims",
+           "view_prefix", "unbatched_first", "matmul_rule", "same", "t_rule", "expand_rule",
+           "diagonal_rule", "cat_rule", "addmm_rule", "conv_rule",
+           "gather_rule"]
+
+
+# Note [Batching rules]
+# vmap runs a function once for a whole batch: each batched tensor is a physical tensor
+# with the batch dims in front and a logical shape without them. An op call reaches the
+# dispatcher with the logical view of its arguments (the public function has checked them
+# and normalised dims and shapes against the logical shapes), and the dispatcher hands a
+# batched call to vmap's handler, which asks the op's record for its rule. A rule turns
+# the logical call into one call on the physical tensors: an elementwise op lines the
+# logical dims up and lets broadcasting carry the batch dims; a reduction or a dim-wise op
+# shifts its dims by the number of batch dims; a view op prefixes the batch sizes to its
+# shape; matmul lets the batch dims be matmul's own. Rules only ever call ops, so the
+# autograd graph of the physical tensors is the graph of the batched computation, and
+# nested vmaps are batch dims side by side.
+class BatchCall:
+    """One batched op call as a rule sees it.
+
+    ``args``: the op's inputs with batched tensors replaced by their physical tensors;
+    ``batched[i]``: whether input i is batched; ``nb``: how many batch dims the batched
+    ones carry in front; ``sizes``: the batch sizes; ``p``: the op's parameters (for the
+    logical shapes); ``run(args, p)`` runs the op itself on physical inputs.
+    """
+
+    __slots__ = ("op", "args", "batched", "nb", "sizes", "p", "run")
+
+    def __init__(self, op, args, batched, nb, sizes, p, run):
+        self.op, self.args, self.batched, self.nb = op, args, batched, nb
+        self.sizes, self.p, self.run = sizes, p, run
+
+    def logical_ndim(self, i: int) -> int:
+        x = self.args[i]
+        return x.dim() - (self.nb if self.batched[i] else 0)
+
+    def first_batched(self) -> int:
+        return next(i for i, b in enumerate(self.batched) if b)
+
+    def full(self, i: int):
+        """Input i with every batch dim at its full size (an unbatched one expanded)."""
+        x = self.args[i]
+        if not self.batched[i]:
+            x = x.reshape((1,) * self.nb + tuple(x.shape))
+        return x.expand(tuple(self.sizes) + tuple(x.shape[self.nb:]))
+
+
+def _lift(c: BatchCall, i: int, rank: int):
+    """Batched input i with size-1 dims after its batch dims up to logical ``rank``."""
+    x = c.args[i]
+    r = c.logical_ndim(i)
+    if r >= rank:
+        return x
+    s = tuple(x.shape)
+    return x.reshape(s[:c.nb] + (1,) * (rank - r) + s[c.nb:])
+
+
+def pointwise(c: BatchCall):
+    """Elementwise ops (any arity): line the logical dims up and broadcast."""
+    tensors = [i for i, x in enumerate(c.args) if isinstance(x, Tensor)]
+    rank = max(c.logical_ndim(i) for i in tensors)
+    args = list(c.args)
+    for i in tensors:
+        if c.batched[i]:
+            args[i] = _lift(c, i, rank)
+    _keep_logical_promotion(c, args, tensors)
+    return c.run(args, c.p)
+
+
+def _keep_logical_promotion(c: BatchCall, args, tensors) -> None:
+    """A logically 0-d batched operand is 0-d for type promotion (it is not physically):
+    cast the operands to the dtype the logical call would have (Note [Type promotion])."""
+    if len(tensors) < 2 or len({args[i].dtype for i in tensors}) == 1:
+        return
+    if not any(c.batched[i] and c.logical_ndim(i) == 0 for i in tensors):
+        return
+    from .._dtype import result_type_of
+
+    dims = [args[i].dtype for i in tensors if c.logical_ndim(i) > 0]
+    zero = [args[i].dtype for i in tensors if c.logical_ndim(i) == 0]
+    dt = result_type_of(dims, zero, [])
+    for i in tensors:
+        if args[i].dtype != dt:
+            args[i] = args[i].to(dt)
+
+
+def _shift_axes(axes, nb: int, ndim: int):
+    if axes is None:
+        return tuple(range(nb, nb + ndim))
+    if isinstance(axes, int):
+        return axes + nb
+    return tuple(a + nb for a in axes)
+
+
+def reduction(c: BatchCall):
+    """Ops whose ``p[0]`` is the reduced axes (None: all) and ``p[1]`` keepdim."""
+    p = c.p
+    axes = _shift_axes(p[0], c.nb, c.logical_ndim(0))
+    return c.run(c.args, (axes,) + tuple(p[1:]))
+
+
+def dim_at(k: int | None = 0):
+    """Ops with one dim parameter: ``p[k]`` (``k`` None: ``p`` itself), shifted."""
+    def rule(c: BatchCall):
+        p = c.p
+        if k is None:
+            return c.run(c.args, p + c.nb)
+        q = list(p)
+        q[k] = q[k] + c.nb
+        return c.run(c.args, tuple(q))
+    return rule
+
+
+def view_shape(c: BatchCall):
+    """view/reshape/expand: the batch sizes before the logical shape."""
+    x = c.args[0]
+    return c.run(c.args, tuple(x.shape[:c.nb]) + tuple(c.p))
+
+
+def view_dims(c: BatchCall):
+    """permute (``p``: a dims tuple) and squeeze/unsqueeze (``p``: a dim or dims)."""
+    p = c.p
+    nb = c.nb
+    if isinstance(p, int):
+        return c.run(c.args, p + nb)
+    if p is None:  # squeeze(): only the logical dims of size 1
+        x = c.args[0]
+        dims = tuple(i for i in range(nb, x.dim()) if x.shape[i] == 1)
+        return c.run(c.args, dims)
+    if c.op.name == "permute":
+        return c.run(c.args, tuple(range(nb)) + tuple(d + nb for d in p))
+    return c.run(c.args, tuple(d + nb for d in p))
+
+
+def view_prefix(c: BatchCall):
+    """Basic indexing (``p``: the index key): the batch dims kept whole in front."""
+    key = c.p if isinstance(c.p, tuple) else (c.p,)
+    return c.run(c.args, (slice(None),) * c.nb + key)
+
+
+def unbatched_first(c: BatchCall):
+    """Ops batched along their leading dims when input 0 (a table: embedding's weight) is
+    unbatched and the others index into it; otherwise the slow path."""
+    if c.batched[0]:
+        return NotImplemented
+    return c.run(c.args, c.p)
+
+
+def matmul_rule(c: BatchCall):
+    """mm/bmm/mv/dot/matmul: vectors as one-row/one-column matrices, the batch dims as
+    matmul's own (the batched operands lifted to the larger logical rank)."""
+    from .table_matmul import mm_ops
+    from .table_shape import squeeze, unsqueeze
+
+    view = c.run.view_other
+    a, b = c.args
+    ra, rb = c.logical_ndim(0), c.logical_ndim(1)
+    if ra == 1:
+        a = view(unsqueeze, a, a.dim() - 1)
+    if rb == 1:
+        b = view(unsqueeze, b, b.dim())
+    rank = max(ra, rb, 2)
+    lifted = BatchCall(c.op, (a, b), c.batched, c.nb, c.sizes, None, c.run)
+    a = _lift(lifted, 0, rank) if c.batched[0] else a
+    b = _lift(lifted, 1, rank) if c.batched[1] else b
+    out = c.run.apply_other(mm_ops["matmul"], (a, b), None)
+    if rb == 1:
+        out = view(squeeze, out, out.dim() - 1)
+    if ra == 1:
+        out = view(squeeze, out, out.dim() - (1 if rb == 1 else 2))
+    return out
+
+
+def same(c: BatchCall):
+    """Ops whose parameters do not depend on the shape (clone, to_copy...)."""
+    return c.run(c.args, c.p)
+
+
+def t_rule(c: BatchCall):
+    """t(): a transpose of the two logical dims (a 0-d or 1-d tensor is itself)."""
+    from .table_shape import alias, transpose
+
+    if c.logical_ndim(0) < 2:
+        return c.run.view_other(alias, c.args[0], None)
+    return c.run.view_other(transpose, c.args[0], (c.nb, c.nb + 1))
+
+
+def expand_rule(c: BatchCall):
+    """expand(shape): new logical dims go after the batch dims."""
+    x = _lift(c, 0, len(c.p))
+    return c.run((x,), tuple(x.shape[:c.nb]) + tuple(c.p))
+
+
+def diagonal_rule(c: BatchCall):
+    offset, d1, d2 = c.p
+    return c.run(c.args, (offset, d1 + c.nb, d2 + c.nb))
+
+
+def cat_rule(c: BatchCall):
+    """cat (``p``: (dim, sizes)) and stack (``p``: dim): every operand at full batch size."""
+    args = tuple(c.full(i) for i in range(len(c.args)))
+    if isinstance(c.p, tuple):
+        return c.run(args, (c.p[0] + c.nb,) + tuple(c.p[1:]))
+    return c.run(args, c.p + c.nb)
+
+
+def addmm_rule(c: BatchCall):
+    """addmm(input, mat1, mat2) with p = (beta, alpha): matmul, then scale and add."""
+    from .table_matmul import mm_ops
+
+    bias, m1, m2 = c.args
+    beta, alpha = c.p[0], c.p[1]
+    sub = BatchCall(mm_ops["matmul"], (m1, m2), c.batched[1:], c.nb, c.sizes, None, c.run)
+    out = matmul_rule(sub)
+    if alpha != 1:
+        out = out * alpha
+    if beta == 0:
+        return out
+    if c.batched[0]:
+        bias = _lift(c, 0, 2)
+    return out + (bias if beta == 1 else bias * beta)
+
+
+def conv_rule(c: BatchCall):
+    """Convolutions: the batch folded into N when only the input is batched."""
+    if any(c.batched[1:]):
+        return NotImplemented
+    x = c.args[0]
+    shape = tuple(x.shape)
+    nb = c.nb
+    n = 1
+    for s in shape[:nb + 1]:
+        n *= s
+    out = c.run((x.reshape((n,) + shape[nb + 1:]),) + tuple(c.args[1:]), c.p)
+    return out.reshape(shape[:nb + 1] + tuple(out.shape[1:]))
+
+
+def gather_rule(c: BatchCall):
+    """gather(input, index) along ``p``: both operands at full batch size."""
+    return c.run((c.full(0), c.full(1)), c.p + c.nb)
