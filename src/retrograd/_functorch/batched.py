@@ -49,6 +49,8 @@ class _Phantom(np.ndarray):
         raise _no_rule(f"numpy.{ufunc.__name__}")
 
     def __array_function__(self, func, types, args, kwargs):
+        if func is np.may_share_memory or func is np.shares_memory:
+            return False  # (no memory of its own: overlap checks pass it by)
         raise _no_rule(f"numpy.{func.__name__}")
 
 
@@ -60,8 +62,18 @@ def _no_rule(what: str) -> RuntimeError:
         "fallback).")
 
 
+def _poison(dtype):
+    """The one value a phantom's memory holds: NaN, or an integer's lowest value, so that
+    a read NumPy does not report (np.asarray, as_strided) shows in the result."""
+    if dtype.kind in "fc":
+        return np.full((), np.nan, dtype)
+    if dtype.kind in "iu":
+        return np.full((), np.iinfo(dtype).min, dtype)
+    return np.zeros((), dtype)
+
+
 def _phantom(shape, dtype, src) -> np.ndarray:
-    a = np.broadcast_to(np.zeros((), dtype), shape).view(_Phantom)
+    a = np.broadcast_to(_poison(dtype), shape).view(_Phantom)
     a._src = src
     return a
 
@@ -370,3 +382,97 @@ def _fallback(op, args, batched, levels, sizes, p, run):
 
 
 _dispatch.intercept_vmap(batched_call)
+
+
+# ----------------------------------------------------------------------------------
+# in-place ops on batched tensors (Note [Batched writes] in ops/inplace.py)
+
+def _aligned(value, levels: tuple, rank: int):
+    """``value``'s physical tensor for a write into a tensor batched at ``levels`` whose
+    written part has logical rank ``rank``: size-1 dims where it is not batched."""
+    if value.__class__ is not BatchedTensor:
+        return value
+    if not set(value._levels) <= set(levels):
+        from ..ops.inplace import _refuse_batched_result
+
+        _refuse_batched_result(value)
+    v = physical(value, levels)
+    nb = len(levels)
+    r = v.dim() - nb
+    if r < rank:
+        s = tuple(v.shape)
+        v = v.reshape(s[:nb] + (1,) * (rank - r) + s[nb:])
+    return v
+
+
+def batched_write(kind: str, self, fn, args, kwargs):
+    """Write an in-place op's batched result into ``self``'s physical tensor."""
+    levels = self._levels
+    nb = len(levels)
+    phys = self._value
+    if kind == "ti":
+        res = fn(self, *args, **kwargs)
+        phys.copy_(_aligned(res, levels, self.dim()))
+    elif kind == "copy_":
+        src = args[0]
+        phys.copy_(_aligned(src, levels, self.dim()) if isinstance(src, Tensor) else src)
+    elif kind == "fill_":
+        v = args[0]
+        if isinstance(v, Tensor):
+            phys.copy_(_aligned(v, levels, self.dim()))
+        else:
+            phys.fill_(v)
+    elif kind == "zero_":
+        phys.zero_()
+    elif kind == "setitem":
+        key, value = args
+        key = key if isinstance(key, tuple) else (key,)
+        if any(isinstance(k, Tensor) or isinstance(k, (list, np.ndarray)) for k in key):
+            raise RuntimeError(
+                "vmap: writing into a batched tensor at tensor indices (x[idx] = v) is not "
+                "supported by retrograd's vmap: write x = x.index_put((idx,), v) instead, or "
+                "move the write out of the function given to vmap.")
+        target = phys[(slice(None),) * nb + key]
+        rank = target.dim() - nb
+        target.copy_(_aligned(value, levels, rank) if isinstance(value, Tensor) else
+                     _as_value(value, target))
+        return None
+    else:
+        raise RuntimeError(
+            "vmap: this in-place operation on a batched tensor has no batching rule in "
+            "retrograd; use its out-of-place form inside the function given to vmap.")
+    return self
+
+
+def _as_value(v, like):
+    from ..ops.creation import tensor
+
+    return tensor(v, dtype=like.dtype)
+
+
+def _install_writes() -> None:
+    from ..ops import inplace
+
+    inplace.BATCHED_WRITE[0] = batched_write
+
+
+_install_writes()
+
+
+def fold_batch(fn, x, has_n: bool, *args, **kwargs):
+    """``fn(x, *args)`` for a function batched along its input's leading dim (pooling), with
+    vmap's batch dims folded into it: ``has_n`` says whether ``x``'s logical shape has that
+    dim already (else the batch becomes it). The results are batched as ``x``."""
+    levels = x._levels
+    nb = len(levels)
+    v = x._value
+    shape = tuple(v.shape)
+    k = nb + 1 if has_n else nb
+    n = 1
+    for s in shape[:k]:
+        n *= s
+    out = fn(v.reshape((n,) + shape[k:]), *args, **kwargs)
+
+    def back(o):
+        return wrap(o.reshape(shape[:k] + tuple(o.shape[1:])), levels)
+    return tuple(back(o) for o in out) if isinstance(out, tuple) else back(out)

@@ -252,6 +252,12 @@ def _pool_window(nsp, kernel_size, stride, padding, dilation, name):
 
 def _max_poolnd(nsp, input, kernel_size, stride, padding, dilation, ceil_mode,  # noqa: A002
                 return_indices, name):
+    if input._data.__class__ is not np.ndarray and hasattr(input._data, "_src"):
+        from .._functorch.batched import fold_batch  # a batched tensor inside vmap
+
+        return fold_batch(lambda t: _max_poolnd(nsp, t, kernel_size, stride, padding, dilation,
+                                                ceil_mode, return_indices, name),
+                          input, input.dim() == nsp + 2)
     given = input
     input, unbatched = _add_batch_dim(  # noqa: A001
         nsp, input, f"{name}: Expected {nsp + 1}D or {nsp + 2}D input")

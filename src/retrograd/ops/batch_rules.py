@@ -114,9 +114,22 @@ def _shift_axes(axes, nb: int, ndim: int):
     return tuple(a + nb for a in axes)
 
 
+def _on_scalar(c: BatchCall, p):
+    """A dim-wise op of a logically 0-d tensor: run on it as a 1-element vector (dim
+    ``nb``), the result reshaped back (PyTorch's dim 0/-1 of a 0-d tensor)."""
+    x = c.args[0]
+    shape = tuple(x.shape)
+    out = c.run((x.reshape(shape + (1,)),) + tuple(c.args[1:]), p)
+    if isinstance(out, tuple):
+        return tuple(o.reshape(shape) if isinstance(o, Tensor) else o for o in out)
+    return out.reshape(shape)
+
+
 def reduction(c: BatchCall):
     """Ops whose ``p[0]`` is the reduced axes (None: all) and ``p[1]`` keepdim."""
     p = c.p
+    if c.logical_ndim(0) == 0:
+        return _on_scalar(c, ((c.nb,),) + tuple(p[1:]))
     axes = _shift_axes(p[0], c.nb, c.logical_ndim(0))
     return c.run(c.args, (axes,) + tuple(p[1:]))
 
@@ -125,11 +138,12 @@ def dim_at(k: int | None = 0):
     """Ops with one dim parameter: ``p[k]`` (``k`` None: ``p`` itself), shifted."""
     def rule(c: BatchCall):
         p = c.p
-        if k is None:
-            return c.run(c.args, p + c.nb)
-        q = list(p)
-        q[k] = q[k] + c.nb
-        return c.run(c.args, tuple(q))
+        q = list(p) if k is not None else None
+        if k is not None:
+            q[k] = q[k] + c.nb
+        if c.logical_ndim(0) == 0:
+            return _on_scalar(c, c.nb if k is None else tuple(q[:k] + [c.nb] + q[k + 1:]))
+        return c.run(c.args, p + c.nb if k is None else tuple(q))
     return rule
 
 
@@ -143,6 +157,9 @@ def view_dims(c: BatchCall):
     """permute (``p``: a dims tuple) and squeeze/unsqueeze (``p``: a dim or dims)."""
     p = c.p
     nb = c.nb
+    if c.logical_ndim(0) == 0 and c.op.name == "transpose":
+        x = c.args[0]
+        return x.view(tuple(x.shape))
     if isinstance(p, int):
         return c.run(c.args, p + nb)
     if p is None:  # squeeze(): only the logical dims of size 1
@@ -171,25 +188,21 @@ def unbatched_first(c: BatchCall):
 def matmul_rule(c: BatchCall):
     """mm/bmm/mv/dot/matmul: vectors as one-row/one-column matrices, the batch dims as
     matmul's own (the batched operands lifted to the larger logical rank)."""
-    from .table_matmul import mm_ops
-    from .table_shape import squeeze, unsqueeze
-
-    view = c.run.view_other
     a, b = c.args
     ra, rb = c.logical_ndim(0), c.logical_ndim(1)
     if ra == 1:
-        a = view(unsqueeze, a, a.dim() - 1)
+        a = a.unsqueeze(a.dim() - 1)
     if rb == 1:
-        b = view(unsqueeze, b, b.dim())
+        b = b.unsqueeze(b.dim())
     rank = max(ra, rb, 2)
     lifted = BatchCall(c.op, (a, b), c.batched, c.nb, c.sizes, None, c.run)
     a = _lift(lifted, 0, rank) if c.batched[0] else a
     b = _lift(lifted, 1, rank) if c.batched[1] else b
-    out = c.run.apply_other(mm_ops["matmul"], (a, b), None)
+    out = a.matmul(b)
     if rb == 1:
-        out = view(squeeze, out, out.dim() - 1)
+        out = out.squeeze(out.dim() - 1)
     if ra == 1:
-        out = view(squeeze, out, out.dim() - (1 if rb == 1 else 2))
+        out = out.squeeze(out.dim() - (1 if rb == 1 else 2))
     return out
 
 
@@ -200,11 +213,10 @@ def same(c: BatchCall):
 
 def t_rule(c: BatchCall):
     """t(): a transpose of the two logical dims (a 0-d or 1-d tensor is itself)."""
-    from .table_shape import alias, transpose
-
+    x = c.args[0]
     if c.logical_ndim(0) < 2:
-        return c.run.view_other(alias, c.args[0], None)
-    return c.run.view_other(transpose, c.args[0], (c.nb, c.nb + 1))
+        return x.view(tuple(x.shape))
+    return x.transpose(c.nb, c.nb + 1)
 
 
 def expand_rule(c: BatchCall):
@@ -228,16 +240,16 @@ def cat_rule(c: BatchCall):
 
 def addmm_rule(c: BatchCall):
     """addmm(input, mat1, mat2) with p = (beta, alpha): matmul, then scale and add."""
-    from .table_matmul import mm_ops
-
     bias, m1, m2 = c.args
     beta, alpha = c.p[0], c.p[1]
-    sub = BatchCall(mm_ops["matmul"], (m1, m2), c.batched[1:], c.nb, c.sizes, None, c.run)
+    sub = BatchCall(c.op, (m1, m2), c.batched[1:], c.nb, c.sizes, None, c.run)
     out = matmul_rule(sub)
+    if not any(c.batched[1:]):  # only the bias is batched: the product is every element's
+        out = out.reshape((1,) * c.nb + tuple(out.shape))
     if alpha != 1:
         out = out * alpha
     if beta == 0:
-        return out
+        return out.expand(tuple(c.sizes) + tuple(out.shape[c.nb:]))
     if c.batched[0]:
         bias = _lift(c, 0, 2)
     return out + (bias if beta == 1 else bias * beta)

@@ -86,6 +86,34 @@ def _raise_view_of_leaf() -> None:
 _WRITING: list = [None]
 
 
+# Note [Batched writes]: an in-place op on a batched tensor inside vmap (Note [Batched
+# tensors] in _functorch/batched.py) is handed to vmap's handler, registered here at its
+# import (``BATCHED_WRITE[0]``), which writes the op's batched result into the physical
+# tensor. A batched tensor's ``_data`` is read-only, so every in-place path reaches one of
+# the rare branches below before writing; they test the class of ``_data``.
+BATCHED_WRITE: list = [None]
+
+
+def batched_write(kind: str, self, fn, args, kwargs):
+    """Hand an in-place op on a batched tensor to vmap (Note [Batched writes])."""
+    return BATCHED_WRITE[0](kind, self, fn, args, kwargs)
+
+
+def is_batched_data(d) -> bool:
+    """Whether ``d`` is the ``_data`` of a batched tensor (Note [Batched writes])."""
+    return d.__class__ is not np.ndarray and BATCHED_WRITE[0] is not None and \
+        getattr(d, "_src", None) is not None
+
+
+def _refuse_batched_result(res) -> None:
+    raise RuntimeError(
+        "vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a "
+        "Tensor `other` in extra_args that has more elements than `self`. This happened due "
+        "to `other` being vmapped over but `self` not being vmapped over in a vmap. Please "
+        "try to use out-of-place operators instead of inplace arithmetic. If said operator "
+        "is being called inside the PyTorch framework, please file a bug report instead.")
+
+
 def _aliased_write(self, body, compute=None, inputs=(), out=None, rewrite=None):
     """Run ``body()``, an in-place op's usual path, on ``self`` whose memory NumPy holds
     read-only (an expanded or overlapping view) or that an input overlaps: the op writes
@@ -96,6 +124,8 @@ def _aliased_write(self, body, compute=None, inputs=(), out=None, rewrite=None):
     writes only some elements (index_put_, masked_fill_) passes ``rewrite(w)``, which
     writes just those into the writable alias ``w``, when self's elements share memory."""
     d = self._data
+    if is_batched_data(d):
+        return batched_write("other", self, None, (), {})
     w = _overlap.writable(d)
     if w is None:  # memory NumPy must not write (a shared constant): self gets its own
         d = self._data = _overlap.private_copy(d)
@@ -150,6 +180,8 @@ def _can_cast(src, dst) -> bool:
 # the new node as its grad_fn ("rebase"). For a view, the base's history is
 # rewritten instead (Note [Views and in-place]).
 def _inplace(self: Tensor, res: Tensor) -> Tensor:
+    if res._data.__class__ is not np.ndarray and is_batched_data(res._data):
+        _refuse_batched_result(res)  # (self is not batched: Note [Batched writes])
     _check_inplace_leaf(self, res._rg)
     sd = self._data.dtype
     rd = res._data.dtype
@@ -425,6 +457,8 @@ def _overlapping_inplace(self, fn, kind, name, method, args, kwargs):
     overlapping view) or that an argument may share: PyTorch's checks, then the write
     (Note [Memory overlap in in-place ops] in overlap.py)."""
     d = self._data
+    if is_batched_data(d):
+        return batched_write("ti", self, fn, args, kwargs)
     ins = [a._data for a in (*args, *kwargs.values()) if isinstance(a, Tensor) and
            a is not self]
     _overlap.check(d, ins[:1] if kind == "masked_fill" else ins, kind, name)

@@ -26,6 +26,9 @@ from .creation import tensor
 from .dispatch import _mismatch, apply, check_view_rebase
 from .indexing import _basic, _check_put_dtype, _index_put_shape_error, getitem, norm_key
 from .inplace import (
+    _refuse_batched_result,
+    batched_write,
+    is_batched_data,
     _WRITING,
     _aliased_write,
     _check_inplace_leaf,
@@ -47,6 +50,8 @@ def setitem(self, key, value) -> None:
         >>> x = torch.zeros(3); x[1] = 5; x
         tensor([0., 5., 0.])
     """
+    if self._data.__class__ is not np.ndarray and is_batched_data(self._data):
+        return batched_write("setitem", self, None, (key, value), {})
     if self._vc.__class__ is not list:  # Note [Inference tensors] (_tensor.py)
         check_inference_write(self)
     key = norm_key(key)
@@ -285,6 +290,8 @@ def fill_(self, value) -> Tensor:
         >>> torch.zeros(2).fill_(3)
         tensor([3., 3.])
     """
+    if self._data.__class__ is not np.ndarray and is_batched_data(self._data):
+        return batched_write("fill_", self, None, (value,), {})  # Note [Batched writes]
     if self._vc.__class__ is not list:  # Note [Inference tensors] (_tensor.py)
         check_inference_write(self)
     if not self._data.flags.writeable and self is not _WRITING[0]:
@@ -319,6 +326,8 @@ def zero_(self) -> Tensor:
         >>> torch.ones(2).zero_()
         tensor([0., 0.])
     """
+    if self._data.__class__ is not np.ndarray and is_batched_data(self._data):
+        return batched_write("zero_", self, None, (), {})  # Note [Batched writes]
     if self._vc.__class__ is not list:  # Note [Inference tensors] (_tensor.py)
         check_inference_write(self)
     if not self._data.flags.writeable and self is not _WRITING[0]:  # (unchecked in PyTorch)
@@ -343,10 +352,14 @@ def copy_(self, src, non_blocking: bool = False) -> Tensor:
         tensor([[1., 2.],
                 [1., 2.]])
     """
+    if self._data.__class__ is not np.ndarray and is_batched_data(self._data):
+        return batched_write("copy_", self, None, (src,), {})  # Note [Batched writes]
     if self._vc.__class__ is not list:  # Note [Inference tensors] (_tensor.py)
         check_inference_write(self)
     if not isinstance(src, Tensor):
         src = tensor(src)
+    if src._data.__class__ is not np.ndarray and is_batched_data(src._data):
+        _refuse_batched_result(src)  # Note [Batched writes]: self is not batched
     d, sd = self._data, src._data
     ds, ss = d.shape, sd.shape
     if ds != ss:
