@@ -18,7 +18,8 @@ import numpy as np
 from .._graph.modes import VMAP, set_mode
 from .._tensor import Tensor
 from ..ops import dispatch as _dispatch
-from ..ops.batch_rules import BatchCall
+from ..ops import batch_rules as _rules
+from ..ops.batch_rules import BatchCall, NoBatchingRule
 
 __all__ = ["BatchedTensor", "wrap", "unwrap_level", "LEVELS", "is_batched", "physical",
            "VmapLevel"]
@@ -53,9 +54,15 @@ class _Phantom(np.ndarray):
             return False  # (no memory of its own: overlap checks pass it by)
         raise _no_rule(f"numpy.{func.__name__}")
 
+    def _read(self, *args, **kwargs):
+        raise _no_rule("reading its elements")
+
+    __getitem__ = __setitem__ = __iter__ = tolist = item = _read
+    __float__ = __int__ = __index__ = __bool__ = _read
+
 
 def _no_rule(what: str) -> RuntimeError:
-    return RuntimeError(
+    return NoBatchingRule(
         f"vmap: {what} read the values of a batched tensor directly, not through an op, so "
         "it has no batching rule. Move this computation out of the function given to vmap, "
         "or write it with retrograd ops (each op has a batching rule or a per-element "
@@ -302,11 +309,14 @@ def batched_call(kind: str, op, inputs, p, nout: int = 1, differentiable: bool =
     for x in inputs:
         if x.__class__ is BatchedTensor:
             levels.update(x._levels)
+        elif isinstance(x, Tensor) and x._data.__class__ is _Phantom:
+            raise _no_rule(f"{op.name} (its input was made from a batched tensor's data)")
     phantoms = _phantoms(p, [])
     for ph in phantoms:
-        if ph._src is None:
+        src = ph if ph.__class__ is BatchedTensor else ph._src
+        if src is None:
             raise _no_rule(f"{op.name} (with a parameter computed from a batched tensor)")
-        levels.update(ph._src._levels)
+        levels.update(src._levels)
     if not levels:
         return NotImplemented
     levels = tuple(sorted(levels))
@@ -327,8 +337,9 @@ def batched_call(kind: str, op, inputs, p, nout: int = 1, differentiable: bool =
 
 
 def _phantoms(p, found: list) -> list:
-    """The phantoms among an op's parameters (Note [Batched tensors])."""
-    if p.__class__ is _Phantom:
+    """The phantoms and batched tensors among an op's parameters (a mask passed as a
+    parameter, Note [Batched tensors])."""
+    if p.__class__ is _Phantom or p.__class__ is BatchedTensor:
         found.append(p)
     elif isinstance(p, (tuple, list)):
         for q in p:
@@ -337,7 +348,11 @@ def _phantoms(p, found: list) -> list:
 
 
 def _substitute(p, index, levels):
-    """``p`` with every phantom replaced by its tensor's values at batch ``index``."""
+    """``p`` with every phantom (batched tensor) replaced by its tensor's values (its
+    element) at batch ``index``."""
+    if p.__class__ is BatchedTensor:
+        v = physical(p, levels)
+        return v[tuple(min(i, s - 1) for i, s in zip(index, v.shape))]
     if p.__class__ is _Phantom:
         src = p._src
         if p.shape != src._data.shape:
@@ -476,3 +491,71 @@ def fold_batch(fn, x, has_n: bool, *args, **kwargs):
     def back(o):
         return wrap(o.reshape(shape[:k] + tuple(o.shape[1:])), levels)
     return tuple(back(o) for o in out) if isinstance(out, tuple) else back(out)
+
+
+def per_element(fn, args, kwargs):
+    """Run the public function ``fn`` once per batch element and stack its results (Note
+    [Per-element fallback] in ops/batch_rules.py)."""
+    found = []
+    _batched_in((args, kwargs), found)
+    levels = tuple(sorted({lv for t in found for lv in t._levels}))
+    if not levels:
+        return fn(*args, **kwargs)
+    name = getattr(fn, "__name__", "this function")
+    if name not in _WARNED:
+        _WARNED.add(name)
+        warnings.warn(
+            f"There is a performance drop because we have not yet implemented the batching "
+            f"rule for {name}. retrograd runs it once per batch element (the slow "
+            "fallback); the results are the same.", UserWarning, stacklevel=4)
+    sizes = tuple(_size_of(lv) for lv in levels)
+    results = []
+    for index in itertools.product(*(range(s) for s in sizes)):
+        a, k = _element((args, kwargs), index, levels)
+        results.append(fn(*a, **k))
+    return _stack_results(results, sizes, levels)
+
+
+def _batched_in(x, found: list) -> None:
+    if x.__class__ is BatchedTensor:
+        found.append(x)
+    elif isinstance(x, (list, tuple)):
+        for y in x:
+            _batched_in(y, found)
+    elif isinstance(x, dict):
+        for y in x.values():
+            _batched_in(y, found)
+
+
+def _element(x, index, levels):
+    if x.__class__ is BatchedTensor:
+        v = physical(x, levels)
+        return v[tuple(min(i, s - 1) for i, s in zip(index, v.shape))]
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return type(x)(*(_element(y, index, levels) for y in x))
+    if isinstance(x, (list, tuple)):
+        return type(x)(_element(y, index, levels) for y in x)
+    if isinstance(x, dict):
+        return {k: _element(v, index, levels) for k, v in x.items()}
+    return x
+
+
+def _stack_results(results, sizes, levels):
+    from ..ops.functions import stack
+
+    first = results[0]
+    if isinstance(first, Tensor):
+        return wrap(stack(results).reshape(sizes + tuple(first.shape)), levels)
+    if isinstance(first, (list, tuple)):
+        cols = [_stack_results([r[k] for r in results], sizes, levels)
+                for k in range(len(first))]
+        if hasattr(first, "_fields"):
+            return type(first)(*cols)
+        return type(first)(cols)
+    if all(r == first for r in results):  # a Python value the same for every element
+        return first
+    raise NoBatchingRule(f"vmap: {type(first).__name__} results that differ between batch "
+                         "elements cannot be batched; return tensors instead")
+
+
+_rules.PER_ELEMENT[0] = per_element

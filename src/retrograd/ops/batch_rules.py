@@ -22,7 +22,7 @@ from .._tensor import Tensor
 __all__ = ["BatchCall", "pointwise", "reduction", "dim_at", "view_shape", "view_dims",
            "view_prefix", "unbatched_first", "matmul_rule", "same", "t_rule", "expand_rule",
            "diagonal_rule", "cat_rule", "addmm_rule", "conv_rule",
-           "gather_rule"]
+           "gather_rule", "NoBatchingRule", "PER_ELEMENT", "per_element_under_vmap"]
 
 
 # Note [Batching rules]
@@ -272,3 +272,45 @@ def conv_rule(c: BatchCall):
 def gather_rule(c: BatchCall):
     """gather(input, index) along ``p``: both operands at full batch size."""
     return c.run((c.full(0), c.full(1)), c.p + c.nb)
+
+
+# Note [Per-element fallback]
+# A public function that computes with NumPy on its inputs' values itself (sorting, index
+# checks, LAPACK calls) rather than through a record reads a batched tensor's phantom data,
+# which raises ``NoBatchingRule``. A function marked ``@per_element_under_vmap`` catches
+# that and runs once per batch element instead (vmap's loop, which warns once per
+# function), so such functions give right answers inside vmap until they get records
+# with rules. The mark costs a function one flag test per call.
+class NoBatchingRule(RuntimeError):
+    """Raised by a batched tensor's phantom data when NumPy reads it (Note [Batched
+    tensors] in _functorch/batched.py)."""
+
+
+#: vmap's per-element loop (``loop(fn, args, kwargs)``), registered at its import
+PER_ELEMENT: list = [None]
+
+
+def per_element_under_vmap(fn):
+    """Mark a public function that reads its inputs' values with NumPy (Note
+    [Per-element fallback]): inside vmap it runs once per batch element when it must.
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.func import vmap
+        >>> vmap(lambda r: r.argmax())(torch.tensor([[1., 3.], [4., 2.]]))
+        tensor([1, 0])
+    """
+    import functools
+
+    from .._graph.modes import MODES, VMAP
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if MODES.bits & VMAP:
+            try:
+                return fn(*args, **kwargs)
+            except NoBatchingRule:
+                return PER_ELEMENT[0](fn, args, kwargs)
+        return fn(*args, **kwargs)
+    wrapper.__wrapped_by_vmap__ = fn
+    return wrapper

@@ -21,6 +21,7 @@ from .._tensor import _LEGACY_NAMES, Tensor, _make, _wrap_dim
 from . import table as T
 from .argcheck import values_to_check
 from .arguments import _py_sum
+from .batch_rules import per_element_under_vmap
 from .dispatch import _is_number, apply, view_apply
 from .public import PROMOTE, public
 from .reductions import _legacy_name
@@ -476,6 +477,7 @@ def index_copy(input, dim: int, index, source) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True)
+@per_element_under_vmap
 def index_fill(input, dim: int, index, value) -> Tensor:  # noqa: A002
     """Out-of-place ``input[..., index, ...] = value`` along ``dim`` (``value``: a number or
     a 0-d tensor, which then gets the gradient of the filled positions).
@@ -557,6 +559,7 @@ def masked_select(input, mask) -> Tensor:  # noqa: A002
 
 
 @public
+@per_element_under_vmap
 def take_along_dim(input, indices, dim=None) -> Tensor:  # noqa: A002
     """Values of ``input`` at ``indices`` along ``dim`` (broadcasting the other dims).
 

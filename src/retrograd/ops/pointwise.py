@@ -18,6 +18,7 @@ from . import table as T
 from ._core import FLOAT_NP
 from .argcheck import invalid_combination, not_tensor
 from .arguments import _t
+from .batch_rules import per_element_under_vmap
 from .creation import tensor
 from .dispatch import _is_number, _mismatch, apply, binary, unary
 from .out_arg import write_out
@@ -599,6 +600,7 @@ not_equal = alias("not_equal", _g["ne"], inplace=True)
 
 
 @public(inplace=True)
+@per_element_under_vmap
 def logical_not(input) -> Tensor:  # noqa: A002
     """Elementwise not (bool result).
 
@@ -611,6 +613,7 @@ def logical_not(input) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True)
+@per_element_under_vmap
 def bitwise_not(input) -> Tensor:  # noqa: A002
     """``~input`` for bool and integer tensors.
 

@@ -22,6 +22,7 @@ from .._tensor import Tensor, _make, _wrap_dim
 from . import table as T
 from ._core import _LOW, FLOAT_NP
 from .arguments import _dims
+from .batch_rules import per_element_under_vmap
 from .dispatch import apply
 from .pointwise import isnan, logical_not, maximum, minimum, where
 from .public import FP32, public
@@ -167,6 +168,7 @@ def _reduce_minmax(input, dim, keepdim, which, fn_name, other=None):
 
 
 @public
+@per_element_under_vmap
 def max(input, dim=None, keepdim: bool = False, *, other=None):  # noqa: A001,A002
     """Largest element; with ``dim``, (values, indices); with a tensor, elementwise maximum.
 
@@ -183,6 +185,7 @@ def max(input, dim=None, keepdim: bool = False, *, other=None):  # noqa: A001,A0
 
 
 @public
+@per_element_under_vmap
 def min(input, dim=None, keepdim: bool = False, *, other=None):  # noqa: A001,A002
     """Smallest element; with ``dim``, (values, indices); with a tensor, elementwise minimum.
 
@@ -271,6 +274,7 @@ def aminmax(input, *, dim=None, keepdim: bool = False):  # noqa: A002
 
 
 @public
+@per_element_under_vmap
 def argmax(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A002
     """Index of the largest element (flattened when ``dim`` is None).
 
@@ -283,6 +287,7 @@ def argmax(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A002
 
 
 @public
+@per_element_under_vmap
 def argmin(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A002
     """Index of the smallest element.
 
@@ -314,6 +319,7 @@ def _argext(x, dim, keepdim, fn):
 
 
 @public
+@per_element_under_vmap
 def all(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001,A002
     """True where all elements are non-zero.
 
@@ -328,6 +334,7 @@ def all(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001,A002
 
 
 @public
+@per_element_under_vmap
 def any(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001,A002
     """True where any element is non-zero.
 

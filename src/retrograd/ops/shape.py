@@ -24,6 +24,7 @@ from .._tensor import Tensor, _make, _wrap_dim, result_type, track_view
 from . import table as T
 from ._core import record
 from .arguments import _dims, _py_abs, _py_max, _py_sum
+from .batch_rules import per_element_under_vmap
 from .conversion import _legacy_type_str, clone
 from .creation import zeros
 from .dispatch import apply, view_apply
@@ -545,6 +546,7 @@ def _pieces(input, d, bounds, kind, sizes):
 
 
 @public
+@per_element_under_vmap
 def split(tensor, split_size_or_sections, dim: int = 0):
     """Split into pieces of a given size (an int) or sizes (a list); views.
 
@@ -589,6 +591,7 @@ def tensor_split(input, indices_or_sections, dim: int = 0):  # noqa: A002
 
 
 @public
+@per_element_under_vmap
 def chunk(input, chunks: int, dim: int = 0):  # noqa: A002
     """Split into ``chunks`` pieces (the last may be smaller).
 
@@ -607,6 +610,7 @@ def chunk(input, chunks: int, dim: int = 0):  # noqa: A002
 
 
 @public
+@per_element_under_vmap
 def unbind(input, dim: int = 0):  # noqa: A002
     """Slices along ``dim`` as a tuple of views.
 

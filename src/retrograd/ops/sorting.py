@@ -15,6 +15,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _make, _wrap_dim
 from . import table as T
+from .batch_rules import per_element_under_vmap
 from .dispatch import apply
 from .public import public
 from .reductions import _rt
@@ -27,6 +28,7 @@ def _take_values(input, idx_arr, dim, which, keepdim=True):
 
 
 @public
+@per_element_under_vmap
 def sort(input, dim: int = -1, descending: bool = False, stable: bool = False):  # noqa: A002
     """Sorted values and the indices that sort them (values carry the gradient).
 
@@ -61,6 +63,7 @@ def _desc_key(data):
 
 
 @public
+@per_element_under_vmap
 def argsort(input, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:  # noqa: A002
     """Indices that sort ``input`` along ``dim``.
 
@@ -73,6 +76,7 @@ def argsort(input, dim: int = -1, descending: bool = False, stable: bool = False
 
 
 @public
+@per_element_under_vmap
 def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):  # noqa: A002
     """The ``k`` largest (or smallest) values along ``dim`` and their indices.
 
@@ -94,6 +98,7 @@ def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
 
 
 @public
+@per_element_under_vmap
 def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):  # noqa: A002
     """The ``k``-th smallest value along ``dim`` and its index.
 
@@ -118,6 +123,7 @@ def _kth(op, input, k, dim, keepdim):
 
 
 @public
+@per_element_under_vmap
 def median(input, dim=None, keepdim: bool = False):  # noqa: A002
     """The lower median of all elements, or along ``dim`` with its index.
 

@@ -24,6 +24,7 @@ from . import table as T
 from . import table_special as TS
 from ._core import FLOAT_NP
 from .argcheck import invalid_combination, not_tensor
+from .batch_rules import per_element_under_vmap
 from .dispatch import apply, binary, unary
 from .out_arg import write_out
 from .pointwise import _binary_overload
@@ -285,6 +286,7 @@ arctanh = alias("arctanh", atanh, inplace=True, inplace_function=True)
 
 
 @public
+@per_element_under_vmap
 def frexp(input: Tensor) -> tuple[Tensor, Tensor]:  # noqa: A002
     """``(mantissa, exponent)`` with ``input = mantissa * 2**exponent``, |mantissa| in
     [0.5, 1); the exponent is int32 and carries no gradient.
