@@ -1,0 +1,49 @@
+"""Op-database entries of torch.cdist (ops/table_distance.py, Note [cdist records]): the
+direct kernel for every p branch (CdistBackward0, no double backward, as PyTorch) and the
+matrix-product path for p = 2 (EuclideanDistBackward0, twice differentiable); loaded by
+tests/opdb.py."""
+
+from __future__ import annotations
+
+from opdb import A, S, op, vals
+
+_MM = "use_mm_for_euclid_dist"
+_DIRECT = "donot_use_mm_for_euclid_dist"
+
+
+def _direct_samples(rng):
+    out = [S(A(vals(rng, (3, 4))), A(vals(rng, (5, 4))), p)
+           for p in (2.0, 1.0, 0.0, 3.0, 0.5, 1.5, float("inf"))]
+    out += [
+        S(A(vals(rng, (2, 3, 4))), A(vals(rng, (1, 5, 4))), 2.0, desc="broadcast batch dims"),
+        S(A(vals(rng, (2, 1, 3, 2))), A(vals(rng, (3, 4, 2))), 1.5, compute_mode=_DIRECT),
+        S(A(vals(rng, (4, 3)), layout="T"), A(vals(rng, (4, 2)), layout="T"), 3.0,
+          desc="non-contiguous"),
+        S(A(vals(rng, (3, 2))), A(vals(rng, (5, 2))), 2, compute_mode=_MM,
+          desc="int p, mm not applicable to p != 2.0"),
+        S(A(vals(rng, (0, 3))), A(vals(rng, (2, 3))), 2.0, desc="no rows"),
+        S(A(vals(rng, (3, 0))), A(vals(rng, (2, 0))), 1.0, desc="no columns: zeros"),
+        S(A([[0.0, 1.0], [2.0, 3.0]]), A([[0.0, 1.0], [1.0, 3.0]]), 2.0, check_grad=False,
+          desc="a repeated row: distance 0, gradient 0"),
+        S(A([[0.0, 1.0], [2.0, 3.0]]), A([[1.0, 0.0], [1.0, 3.0]]), float("inf"),
+          check_grad=False, desc="ties of the max: each gets the gradient"),
+    ]
+    return out
+
+
+def _mm_samples(rng):
+    return [
+        S(A(vals(rng, (3, 4))), A(vals(rng, (5, 4))), compute_mode=_MM),
+        S(A(vals(rng, (2, 3, 2))), A(vals(rng, (2, 4, 2))), compute_mode=_MM),
+        S(A(vals(rng, (2, 1, 3, 2))), A(vals(rng, (3, 4, 2))), compute_mode=_MM,
+          desc="broadcast batch dims: expanded copies"),
+        S(A(vals(rng, (1, 3, 2))), A(vals(rng, (4, 2))), compute_mode=_MM,
+          desc="a batch of one: no expansion"),
+        S(A(vals(rng, (26, 2))), A(vals(rng, (2, 2))), desc="the default, 26 rows: mm"),
+    ]
+
+
+op("cdist", lambda m, x, y, p, **k: m.cdist(x, y, p, **k), _direct_samples, ("cdist",),
+   twice=False, f32_tol=(2e-5, 2e-5))
+op("cdist.euclidean", lambda m, x, y, **k: m.cdist(x, y, **k), _mm_samples,
+   ("euclidean_dist",), f32_tol=(2e-4, 2e-4), f64_tol=(1e-10, 1e-10))
