@@ -44,6 +44,7 @@ from . import (  # noqa: F401
     shrink,
     sorting,
     special_math,
+    special_polynomials,
     writes,
 )
 

@@ -73,6 +73,7 @@ from .table_matmul import (  # noqa: F401  (re-exported: the one table)
     mm_ops,
 )
 from .table_nn_extra import *  # noqa: F403  (re-exported: the one table)
+from .table_polynomials import *  # noqa: F403  (re-exported: the one table)
 from .table_shape import (  # noqa: F401  (re-exported: the one table)
     _SCATTER_REDUCE_HINT,
     _adv_index_fwd,
