@@ -27,7 +27,7 @@ def _direct_samples(rng):
         S(A(vals(rng, (4, 3)), layout="T"), A(vals(rng, (4, 2)), layout="T"), 3.0,
           desc="non-contiguous"),
         S(A(vals(rng, (3, 2))), A(vals(rng, (5, 2))), 2, compute_mode=_MM,
-          desc="int p, mm not applicable to p != 2.0"),
+          desc="an int p of 2 with mm: the matrix-product path"),
         S(A(vals(rng, (0, 3))), A(vals(rng, (2, 3))), 2.0, desc="no rows"),
         S(A(vals(rng, (3, 0))), A(vals(rng, (2, 0))), 1.0, desc="no columns: zeros"),
         S(A([[0.0, 1.0], [2.0, 3.0]]), A([[0.0, 1.0], [1.0, 3.0]]), 2.0, check_grad=False,
