@@ -8,6 +8,7 @@ Example:
 
 from __future__ import annotations
 
+from . import rnn
 from .clip_grad import (
                         clip_grad_norm,
                         clip_grad_norm_,
@@ -17,5 +18,5 @@ from .clip_grad import (
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 
-__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
+__all__ = ["rnn", "clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
            "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters"]
