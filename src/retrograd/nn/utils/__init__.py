@@ -11,7 +11,7 @@ Example:
 
 from __future__ import annotations
 
-from . import parametrizations, parametrize, rnn
+from . import parametrizations, parametrize, prune, rnn
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -20,10 +20,20 @@ from .clip_grad import (
     get_total_norm,
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .fusion import (
+    fuse_conv_bn_eval,
+    fuse_conv_bn_weights,
+    fuse_linear_bn_eval,
+    fuse_linear_bn_weights,
+)
+from .init import skip_init
+from .memory_format import convert_conv2d_weight_memory_format, convert_conv3d_weight_memory_format
 from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
            "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters", "rnn",
-           "parametrize", "parametrizations", "weight_norm", "remove_weight_norm",
-           "spectral_norm", "remove_spectral_norm"]
+           "parametrize", "prune", "parametrizations", "weight_norm", "remove_weight_norm",
+           "spectral_norm", "remove_spectral_norm", "fuse_conv_bn_eval",
+           "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights", "skip_init",
+           "convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format"]

@@ -21,7 +21,7 @@ from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module
 from ..parameter import Parameter, UninitializedParameter
 from . import _norms
-from .weight_norm import _drop_forward_pre_hook
+from ._hooks import drop_forward_pre_hook
 
 __all__ = ["SpectralNorm", "spectral_norm", "remove_spectral_norm"]
 
@@ -192,7 +192,7 @@ def remove_spectral_norm(module: Module, name: str = "weight") -> Module:
     for k, hook in module._forward_pre_hooks.items():
         if isinstance(hook, SpectralNorm) and hook.name == name:
             hook.remove(module)
-            _drop_forward_pre_hook(module, k)
+            drop_forward_pre_hook(module, k)
             break
     else:
         raise ValueError(f"spectral_norm of '{name}' not found in {module}")

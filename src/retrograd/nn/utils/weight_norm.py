@@ -26,16 +26,9 @@ import warnings
 from ..modules.module import Module
 from ..parameter import Parameter, UninitializedParameter
 from . import _norms
+from ._hooks import drop_forward_pre_hook
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
-
-
-def _drop_forward_pre_hook(module: Module, key) -> None:
-    """Remove a forward pre-hook found by iterating the hooks (keeps the module's hook
-    count right, as the handle's ``remove`` would)."""
-    del module._forward_pre_hooks[key]
-    module._forward_pre_hooks_with_kwargs.pop(key, None)
-    module.__dict__["_hook_count"] -= 1
 
 
 class WeightNorm:
@@ -126,6 +119,6 @@ def remove_weight_norm(module: Module, name: str = "weight") -> Module:
     for k, hook in module._forward_pre_hooks.items():
         if isinstance(hook, WeightNorm) and hook.name == name:
             hook.remove(module)
-            _drop_forward_pre_hook(module, k)
+            drop_forward_pre_hook(module, k)
             return module
     raise ValueError(f"weight_norm of '{name}' not found in {module}")
