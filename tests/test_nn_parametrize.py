@@ -228,6 +228,29 @@ def test_orthogonal_matches_torch(kw, shape):
     _close(rm.weight, tm.weight, 1e-5)
 
 
+@pytest.mark.parametrize("kw", [{}, {"orthogonal_map": "cayley"},
+                                {"orthogonal_map": "householder",
+                                 "use_trivialization": False}])
+@pytest.mark.parametrize("shape", [(2, 4, 3), (2, 3, 4)])
+def test_orthogonal_batched_matches_torch(kw, shape):
+    w = np.random.default_rng(7).standard_normal(shape).astype(np.float32)
+
+    def holder(mod):
+        m = mod.nn.Module()
+        m.weight = mod.nn.Parameter(mod.tensor(w))
+        return m
+    tm, rm = holder(torch), holder(R)
+    torch.manual_seed(1)
+    R.manual_seed(1)
+    TP.orthogonal(tm, **kw)
+    RP.orthogonal(rm, **kw)
+    _close(rm.weight, tm.weight, 1e-5)
+    tm.weight.pow(3).sum().backward()
+    rm.weight.pow(3).sum().backward()
+    _close(rm.parametrizations.weight.original.grad, tm.parametrizations.weight.original.grad,
+           1e-5)
+
+
 def test_orthogonal_errors_match_torch():
     for bad, kw in (("Linear", {"orthogonal_map": "bad"}), ("bias", {})):
         tm, rm = _pair("Linear", 3, 3)

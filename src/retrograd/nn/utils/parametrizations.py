@@ -82,6 +82,14 @@ def _geqrf(a: Tensor) -> tuple[Tensor, Tensor]:
                 cat([t.unsqueeze(-1) for t in taus], -1))
 
 
+# Note [Orthogonal maps]
+# The original ``x`` (made tall by a transpose) maps to an orthogonal ``q``: matrix_exp
+# and cayley take the skew-symmetric ``tril(x) - tril(x)ᵀ`` (padded square) to ``exp(a)``
+# or ``(I - a/2)⁻¹(I + a/2)``; householder takes the reflectors below the diagonal of
+# ``x`` (signs on the diagonal) to their product. With ``use_trivialization`` the result
+# is multiplied by the buffer ``base``, which assigning sets (the assigned matrix, made
+# orthogonal, completed with randn columns when not square, as PyTorch draws them), and
+# the original is reset to ``-I``, which every map sends to the identity.
 class _Orthogonal(Module):
     def __init__(self, weight: Tensor, orthogonal_map: _OrthMaps, *,
                  use_trivialization: bool = True) -> None:
@@ -94,64 +102,64 @@ class _Orthogonal(Module):
         if use_trivialization:
             self.register_buffer("base", None)
 
-    def forward(self, X: Tensor) -> Tensor:  # noqa: N803
-        n, k = X.size(-2), X.size(-1)
+    def forward(self, x: Tensor) -> Tensor:
+        """The orthogonal matrix of the original (Note [Orthogonal maps])."""
+        n, k = x.size(-2), x.size(-1)
         transposed = n < k
         if transposed:
-            X = X.mT  # noqa: N806
+            x = x.mT
             n, k = k, n
         if self.orthogonal_map in (_OrthMaps.matrix_exp, _OrthMaps.cayley):
-            X = X.tril()  # noqa: N806
+            x = x.tril()
             if n != k:
-                X = cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], -1)  # noqa: N806
-            A = X - X.mH  # noqa: N806
+                x = cat([x, x.new_zeros(n, n - k).expand(*x.shape[:-2], -1, -1)], -1)
+            a = x - x.mH
             if self.orthogonal_map == _OrthMaps.matrix_exp:
-                Q = A.matrix_exp()  # noqa: N806
+                q = a.matrix_exp()
             else:
-                Id = eye(n, dtype=A.dtype)  # noqa: N806
-                Q = solve(Id - 0.5 * A, Id + 0.5 * A)  # noqa: N806
+                ident = eye(n, dtype=a.dtype)
+                q = solve(ident - 0.5 * a, ident + 0.5 * a)
             if n != k:
-                Q = Q[..., :k]  # noqa: N806
+                q = q[..., :k]
         else:
-            A = X.tril(diagonal=-1)  # noqa: N806
-            tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
-            Q = householder_product(A, tau)  # noqa: N806
-            Q = Q * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)  # noqa: N806
+            a = x.tril(diagonal=-1)
+            tau = 2.0 / (1.0 + (a * a).sum(dim=-2))
+            q = householder_product(a, tau)
+            q = q * x.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
         if hasattr(self, "base"):
-            Q = self.base @ Q  # noqa: N806
-        if transposed:
-            Q = Q.mT  # noqa: N806
-        return Q
+            q = self.base @ q
+        return q.mT if transposed else q
 
-    def right_inverse(self, Q: Tensor) -> Tensor:  # noqa: N803
+    def right_inverse(self, q: Tensor) -> Tensor:
+        """An original that maps to ``q`` (sets ``base`` with the trivialization)."""
         with no_grad():
-            return self._right_inverse(Q)
+            return self._right_inverse(q)
 
-    def _right_inverse(self, Q: Tensor) -> Tensor:  # noqa: N803
-        if Q.shape != self.shape:
+    def _right_inverse(self, q: Tensor) -> Tensor:
+        if q.shape != self.shape:
             raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. "
-                             f"Got a tensor of shape {Q.shape}.")
-        q_init = Q
-        n, k = Q.size(-2), Q.size(-1)
+                             f"Got a tensor of shape {q.shape}.")
+        q_init = q
+        n, k = q.size(-2), q.size(-1)
         transpose = n < k
         if transpose:
-            Q = Q.mT  # noqa: N806
+            q = q.mT
             n, k = k, n
         if not hasattr(self, "base"):
             if self.orthogonal_map in (_OrthMaps.cayley, _OrthMaps.matrix_exp):
                 raise NotImplementedError("It is not possible to assign to the matrix "
                                           "exponential or the Cayley parametrizations when "
                                           "use_trivialization=False.")
-            A, tau = _geqrf(Q)  # noqa: N806
-            diag = A.diagonal(dim1=-2, dim2=-1)
+            a, tau = _geqrf(q)
+            diag = a.diagonal(dim1=-2, dim2=-1)
             diag.copy_(diag.sign().where(tau != 0, -diag.sign()))
-            return A.mT if transpose else A
+            return a.mT if transpose else a
         if n == k:
-            Q = Q.clone() if _is_orthogonal(Q) else _make_orthogonal(Q)  # noqa: N806
+            q = q.clone() if _is_orthogonal(q) else _make_orthogonal(q)
         else:
-            N = randn(*(tuple(Q.shape[:-2]) + (n, n - k)), dtype=Q.dtype)  # noqa: N806
-            Q = _make_orthogonal(cat([Q, N], -1))  # noqa: N806
-        self.base = Q
+            extra = randn(*(tuple(q.shape[:-2]) + (n, n - k)), dtype=q.dtype)
+            q = _make_orthogonal(cat([q, extra], -1))
+        self.base = q
         neg_id = zeros_like(q_init)
         neg_id.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
         return neg_id
@@ -193,9 +201,11 @@ class _WeightNorm(Module):
         self.dim = -1 if dim is None else dim
 
     def forward(self, weight_g: Tensor, weight_v: Tensor) -> Tensor:
+        """``weight_g * weight_v / ||weight_v||``."""
         return _norms.weight_norm(weight_v, weight_g, self.dim)
 
     def right_inverse(self, weight: Tensor) -> tuple[Tensor, Tensor]:
+        """``(||weight||, weight)``: magnitude and direction."""
         return _norms.norm_except_dim(weight, 2, self.dim), weight
 
 
@@ -248,6 +258,7 @@ class _SpectralNorm(Module):
                 _norms.power_iteration(weight_mat, self._u, self._v, 15, self.eps)
 
     def forward(self, weight: Tensor) -> Tensor:
+        """``weight / sigma`` (power iteration first in training mode)."""
         if weight.ndim == 1:
             return F.normalize(weight, dim=0, eps=self.eps)
         weight_mat = _norms.weight_to_matrix(weight, self.dim)
@@ -260,6 +271,7 @@ class _SpectralNorm(Module):
         return weight / sigma
 
     def right_inverse(self, value: Tensor) -> Tensor:
+        """The value itself (any weight is a valid original)."""
         return value
 
 

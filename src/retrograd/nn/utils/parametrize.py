@@ -210,6 +210,7 @@ class ParametrizationList(ModuleList):
                 _set_in_place(original_i, tensor)
 
     def forward(self) -> Tensor:
+        """The parametrized tensor: the parametrizations applied in order to the original(s)."""
         if self.is_tensor:
             x = self[0](self.original)
         else:

@@ -228,10 +228,12 @@ class Identity(BasePruningMethod):
     PRUNING_TYPE = "unstructured"
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
+        """The mask already in force."""
         return default_mask
 
     @classmethod
     def apply(cls, module: Module, name: str):
+        """Prune ``module.<name>`` with this method (see the module function of the same name)."""
         return super().apply(module, name)
 
 
@@ -286,6 +288,7 @@ class _Unstructured(BasePruningMethod):
         """The scores whose top (``largest``) or bottom entries are pruned."""
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
+        """``default_mask`` with ``amount`` more entries set to 0."""
         nparams_toprune = _compute_nparams_toprune(self.amount, t.nelement())
         _validate_pruning_amount(nparams_toprune, t.nelement())
         mask = default_mask.clone()
@@ -313,6 +316,7 @@ class RandomUnstructured(_Unstructured):
 
     @classmethod
     def apply(cls, module: Module, name: str, amount):
+        """Prune ``module.<name>`` with this method (see the module function of the same name)."""
         return super().apply(module, name, amount=amount)
 
 
@@ -332,6 +336,7 @@ class L1Unstructured(_Unstructured):
 
     @classmethod
     def apply(cls, module: Module, name: str, amount, importance_scores=None):
+        """Prune ``module.<name>`` with this method (see the module function of the same name)."""
         return super().apply(module, name, amount=amount, importance_scores=importance_scores)
 
 
@@ -343,6 +348,7 @@ class _Structured(BasePruningMethod):
         """The channels along ``dim`` to keep (indices or a bool mask)."""
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
+        """Ones on the kept channels along ``dim``, times ``default_mask``."""
         _validate_structured_pruning(t)
         _validate_pruning_dim(t, self.dim)
         tensor_size = t.shape[self.dim]
@@ -378,6 +384,7 @@ class RandomStructured(_Structured):
 
     @classmethod
     def apply(cls, module: Module, name: str, amount, dim: int = -1):
+        """Prune ``module.<name>`` with this method (see the module function of the same name)."""
         return super().apply(module, name, amount=amount, dim=dim)
 
 
@@ -407,6 +414,7 @@ class LnStructured(_Structured):
 
     @classmethod
     def apply(cls, module: Module, name: str, amount, n, dim: int, importance_scores=None):
+        """Prune ``module.<name>`` with this method (see the module function of the same name)."""
         return super().apply(module, name, amount=amount, n=n, dim=dim,
                              importance_scores=importance_scores)
 
@@ -428,6 +436,7 @@ class CustomFromMask(BasePruningMethod):
         self.mask = mask
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
+        """``default_mask * mask``."""
         if default_mask.shape != self.mask.shape:
             raise AssertionError(f"default_mask shape {default_mask.shape} must match "
                                  f"self.mask shape {self.mask.shape}")
@@ -435,6 +444,7 @@ class CustomFromMask(BasePruningMethod):
 
     @classmethod
     def apply(cls, module: Module, name: str, mask: Tensor):
+        """Prune ``module.<name>`` with this method (see the module function of the same name)."""
         return super().apply(module, name, mask=mask)
 
 

@@ -85,40 +85,52 @@ class PackedSequence(namedtuple("PackedSequence_",
         return type(self)(data, self.batch_sizes, self.sorted_indices, self.unsorted_indices)
 
     def cpu(self, *args, **kwargs) -> PackedSequence:
+        """Itself (one device here)."""
         return self.to("cpu")
 
     def pin_memory(self) -> PackedSequence:
+        """Itself (no pinned memory on a CPU-only library)."""
         return self
 
     def is_pinned(self) -> bool:
+        """False: no pinned memory here."""
         return False
 
     def double(self) -> PackedSequence:
+        """``data`` as float64."""
         return self.to(dtype=D.float64)
 
     def float(self) -> PackedSequence:  # noqa: A003
+        """``data`` as float32."""
         return self.to(dtype=D.float32)
 
     def half(self) -> PackedSequence:
+        """``data`` as float16."""
         return self.to(dtype=D.float16)
 
     def long(self) -> PackedSequence:
+        """``data`` as int64."""
         return self.to(dtype=D.int64)
 
     def int(self) -> PackedSequence:  # noqa: A003
+        """``data`` as int32."""
         return self.to(dtype=D.int32)
 
     def short(self) -> PackedSequence:
+        """``data`` as int16."""
         return self.to(dtype=D.int16)
 
     def char(self) -> PackedSequence:
+        """``data`` as int8."""
         return self.to(dtype=D.int8)
 
     def byte(self) -> PackedSequence:
+        """``data`` as uint8."""
         return self.to(dtype=D.uint8)
 
     @property
     def is_cuda(self) -> bool:
+        """False: CPU only."""
         return False
 
 

@@ -49,9 +49,11 @@ class SpectralNorm:
         self.eps = eps
 
     def reshape_weight_to_matrix(self, weight):
+        """The weight as a matrix with dimension ``dim`` as its rows."""
         return _norms.weight_to_matrix(weight, self.dim)
 
     def compute_weight(self, module: Module, do_power_iteration: bool):
+        """``weight_orig / sigma``, after ``n_power_iterations`` power steps if asked."""
         weight = getattr(module, self.name + "_orig")
         u = getattr(module, self.name + "_u")
         v = getattr(module, self.name + "_v")
@@ -67,6 +69,7 @@ class SpectralNorm:
         return weight / sigma
 
     def remove(self, module: Module) -> None:
+        """Put ``<name>`` back as a parameter holding its current value."""
         with no_grad():
             weight = self.compute_weight(module, do_power_iteration=False)
         delattr(module, self.name)
@@ -87,6 +90,7 @@ class SpectralNorm:
     @staticmethod
     def apply(module: Module, name: str, n_power_iterations: int, dim: int,
               eps: float) -> SpectralNorm:
+        """Reparametrize ``module.<name>`` and register the hooks."""
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, SpectralNorm) and hook.name == name:
                 raise RuntimeError(f"Cannot register two spectral_norm hooks on the same "

@@ -50,11 +50,13 @@ class WeightNorm:
         self.dim = -1 if dim is None else dim
 
     def compute_weight(self, module: Module):
+        """``g * v / ||v||`` from the module's ``<name>_g`` and ``<name>_v``."""
         return _norms.weight_norm(getattr(module, self.name + "_v"),
                                   getattr(module, self.name + "_g"), self.dim)
 
     @staticmethod
     def apply(module: Module, name: str, dim: int | None) -> WeightNorm:
+        """Reparametrize ``module.<name>`` and register the hook (FutureWarning)."""
         warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
                       "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning,
                       stacklevel=3)
@@ -77,6 +79,7 @@ class WeightNorm:
         return fn
 
     def remove(self, module: Module) -> None:
+        """Put ``<name>`` back as a parameter holding its current value."""
         weight = self.compute_weight(module)
         delattr(module, self.name)
         del module._parameters[self.name + "_g"]
