@@ -201,17 +201,16 @@ class RNNBase(Module):
             return _gru_step(h, xt, w_hh, b_hh), None
         return _rnn_step(h, xt, w_hh, b_hh, relu), None
 
+    # Note [Packed recurrence]
+    # At step t only the first ``sizes[t]`` sequences are running (Note [Packed layout] in
+    # nn/utils/rnn.py). Forward in time, the rows of the sequences that end are set aside
+    # as their final states and joined back after the last step; backward in time, the
+    # batch grows as t falls and a joining sequence starts from its own row of h0. Either
+    # way the final state of every sequence is its state after its own last (or first)
+    # element, as PyTorch's packed kernels give.
     def _run_packed(self, data, sizes, h0, c0):
-        """The layers over packed ``data`` (Note [Packed layout]); ``sizes`` are the batch
-        sizes as ints. Returns packed output data, h_n, c_n (batch in packed order).
-
-        Note [Packed recurrence]
-        At step t only the first ``sizes[t]`` sequences are running. Forward in time, a
-        sequence that ends keeps its last state in the rows past ``sizes[t]``; backward in
-        time, the batch grows as t falls and a joining sequence starts from its own row of
-        h0. Either way the final state of every sequence is its state after its own last
-        (or first) element, as PyTorch's packed kernels give.
-        """
+        """The layers over packed ``data`` with batch sizes ``sizes`` (ints): packed output
+        data, h_n, c_n, the batch in packed order (Note [Packed recurrence])."""
         dirs = 2 if self.bidirectional else 1
         layer_input = data
         h_n, c_n = [], []
@@ -226,13 +225,19 @@ class RNNBase(Module):
                 outs = [None] * len(sizes)
                 if d == 0:
                     h, c = hs, cs
+                    done_h, done_c = [], []  # final states of the sequences that ended
                     for t, b in enumerate(sizes):
-                        hb, cb = self._step(h[:b], c[:b] if c is not None else None, xs[t],
-                                            w_hh, b_hh, relu)
-                        outs[t] = hb
-                        h = hb if b == h.shape[0] else cat([hb, h[b:]], 0)
-                        if c is not None:
-                            c = cb if b == c.shape[0] else cat([cb, c[b:]], 0)
+                        if b < h.shape[0]:
+                            done_h.append(h[b:])
+                            h = h[:b]
+                            if c is not None:
+                                done_c.append(c[b:])
+                                c = c[:b]
+                        h, c = self._step(h, c, xs[t], w_hh, b_hh, relu)
+                        outs[t] = h
+                    if done_h:
+                        h = cat([h, *reversed(done_h)], 0)
+                        c = cat([c, *reversed(done_c)], 0) if c is not None else None
                 else:
                     h, c = hs[:0], (cs[:0] if cs is not None else None)
                     for t in range(len(sizes) - 1, -1, -1):
