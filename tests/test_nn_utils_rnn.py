@@ -198,3 +198,20 @@ def test_recurrent_packed_errors_match_torch():
     _err(lambda: rm(rp, R.zeros(1, 3, 4)), lambda: tm(tp, torch.zeros(1, 3, 4)))
     _err(lambda: rm(RU.PackedSequence(R.ones(3, 2, 3), R.tensor([2, 1]))),
          lambda: tm(TU.PackedSequence(torch.ones(3, 2, 3), torch.tensor([2, 1]))))
+
+
+@pytest.mark.parametrize("cls", ["LSTM", "GRU"])
+def test_packed_recurrence_gradcheck_float64(cls):
+    R.manual_seed(0)
+    m = getattr(R.nn, cls)(2, 2, bidirectional=True, dtype=R.float64)
+    x = R.randn(3, 3, 2, dtype=R.float64, requires_grad=True)
+    h0 = R.randn(2, 3, 2, dtype=R.float64, requires_grad=True)
+
+    def f(x, h0):
+        p = RU.pack_padded_sequence(x, [2, 3, 1], enforce_sorted=False)
+        out, h = m(p, (h0, h0 * 0.5) if cls == "LSTM" else h0)
+        h = h[0] if cls == "LSTM" else h
+        return RU.pad_packed_sequence(out, padding_value=0.25)[0], h
+
+    assert R.autograd.gradcheck(f, (x, h0))
+    assert R.autograd.gradgradcheck(f, (x, h0))
