@@ -20,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import weakref
 from collections import OrderedDict, namedtuple
@@ -790,13 +791,14 @@ class Module:
         while stack:
             mod, pfx = stack.pop()
             meta = getattr(destination, "_metadata", None)
+            local_metadata = {"version": mod._version}
             if meta is not None:
-                meta[pfx[:-1]] = {"version": mod._version}
+                meta[pfx[:-1]] = local_metadata
             for hook in mod._state_dict_pre_hooks.values():
                 hook(mod, pfx, keep_vars)
             mod._save_to_state_dict(destination, pfx, keep_vars)
             for hook in mod._state_dict_hooks.values():
-                r = hook(mod, destination, pfx, {})
+                r = hook(mod, destination, pfx, local_metadata)
                 if r is not None:
                     destination = r
             kids = [(m, pfx + name + ".") for name, m in mod._modules.items() if m is not None]
@@ -916,6 +918,20 @@ class Module:
     def register_state_dict_pre_hook(self, hook) -> RemovableHandle:
         """``hook(module, prefix, keep_vars)`` runs before this module's entries are saved."""
         return _add_hook(self._state_dict_pre_hooks, hook, self, count=False)
+
+    def _register_state_dict_hook(self, hook) -> RemovableHandle:
+        """``hook(module, state_dict, prefix, local_metadata)`` runs after this module's
+        entries are saved and may return a new dict (PyTorch's private form, which
+        ``nn.utils.spectral_norm`` uses)."""
+        return _add_hook(self._state_dict_hooks, hook, self, count=False)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module: bool = False):
+        """``hook(state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` (``module`` first with ``with_module=True``) runs
+        before this module's entries are loaded; it may rename keys in ``state_dict``."""
+        if with_module:
+            hook = functools.partial(hook, self)
+        return _add_hook(self._load_state_dict_pre_hooks, hook, self, count=False)
 
     def register_load_state_dict_post_hook(self, hook) -> RemovableHandle:
         """``hook(module, incompatible_keys)`` runs after ``load_state_dict``."""
