@@ -18,7 +18,7 @@ LAYERS = [
     {"_graph"},
     {"_tensor"},
     {"ops"},
-    {"autograd", "amp", "linalg", "fft", "special", "func"},
+    {"autograd", "amp", "linalg", "fft", "special", "func", "_functorch"},
     {"nn", "optim", "utils", "viz", "distributed", "distributions", "cpu",
      "_legacy_checkpoint", "backends", "jit", "testing"},
 ]

@@ -17,6 +17,7 @@ import functools
 from collections.abc import Callable
 
 from . import autograd
+from ._functorch.functional_call import functional_call, stack_module_state
 from ._grad_mode import enable_grad
 from ._graph.node import AccumulateGrad
 from ._tensor import Tensor
@@ -25,7 +26,8 @@ from .autograd.forward_ad import get_tangent, set_tangent
 from .ops.creation import zeros, zeros_like
 from .ops.functions import cat, stack
 
-__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian"]
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian",
+           "functional_call", "stack_module_state"]
 
 
 # Note [Transforms on the tape]

@@ -8,6 +8,7 @@ Example:
 
 from __future__ import annotations
 
+from . import stateless
 from .clip_grad import (
                         clip_grad_norm,
                         clip_grad_norm_,
