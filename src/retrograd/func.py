@@ -19,6 +19,7 @@ from collections.abc import Callable
 from . import autograd
 from ._functorch.functional_call import functional_call, stack_module_state
 from ._functorch.levels import call_transformed
+from ._functorch.rearrange import rearrange
 from ._grad_mode import enable_grad
 from ._graph.node import AccumulateGrad
 from ._tensor import Tensor
@@ -29,7 +30,7 @@ from .ops.functions import cat, stack
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian",
            "functional_call", "stack_module_state", "linearize", "debug_unwrap",
-           "replace_all_batch_norm_modules_"]
+           "replace_all_batch_norm_modules_", "rearrange"]
 
 
 # Note [Transforms on the tape]
