@@ -274,3 +274,41 @@ def test_stack_module_state_errors(case):
             ms[1][0].weight.requires_grad_(False)
         return lib.func.stack_module_state(ms)
     _same_error(*_both(run))
+
+
+class _Counter:
+    """forward replaces its buffer (self.count = self.count + 1), as torch's docs example."""
+
+    @staticmethod
+    def make(lib):
+        class M(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("count", lib.zeros(()))
+                self.plain = lib.ones(2)  # a tensor attribute, neither parameter nor buffer
+
+            def forward(self, x):
+                self.count = self.count + 1
+                return x * self.plain + self.count
+
+        return M()
+
+
+def test_replaced_buffers_plain_attributes_and_unknown_names_match_torch():
+    res = []
+    for lib in (torch, R):
+        m = _Counter.make(lib)
+        d = {"count": lib.tensor(5.0), "plain": lib.tensor([2.0, 3.0]), "extra": lib.ones(1)}
+        out = lib.func.functional_call(m, d, lib.ones(2))
+        res.append((out.tolist(), float(d["count"]), float(m.count), m.plain.tolist(),
+                    hasattr(m, "extra"), sorted(d)))
+    assert res[0] == res[1]
+
+
+def test_grad_through_tied_weights_sums_both_uses():
+    def run(lib):
+        m = _Tied.make(lib)
+        x = lib.tensor([1.0, 2.0])
+        return lib.func.grad(lambda a: lib.func.functional_call(m, {"a": a}, x).sum())(
+            lib.zeros(2)).tolist()
+    assert run(torch) == run(R) == [3.0, 4.0]

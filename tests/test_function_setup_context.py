@@ -317,3 +317,24 @@ def test_debug_unwrap_returns_the_plain_tensor():
     x = R.ones(2)
     assert R.func.debug_unwrap(x) is x
     assert R.func.debug_unwrap(x, recurse=False) is x
+
+
+def _functional(lib, which: str, vectorize: bool):
+    F = _functions(lib)
+    AF = lib.autograd.functional
+    x = lib.tensor(_X, dtype=lib.float64)
+    if which == "jacobian":
+        return AF.jacobian(F["Exp"].apply, x, vectorize=vectorize)
+    if which == "jacobian_fwd":
+        return AF.jacobian(F["Exp"].apply, x, vectorize=True, strategy="forward-mode")
+    fn = {"hessian": "Exp", "hessian_once": "OnceExp", "hessian_old": "OldStyle"}[which]
+    return AF.hessian(lambda a: F[fn].apply(a).sum(), x, vectorize=vectorize)
+
+
+@pytest.mark.parametrize("vectorize", [False, True])
+@pytest.mark.parametrize("which", ["jacobian", "jacobian_fwd", "hessian", "hessian_once",
+                                   "hessian_old"])
+def test_autograd_functional_over_functions_matches_torch(which, vectorize):
+    # autograd.functional is not a func transform: old-style Functions are accepted
+    t, r = (_functional(lib, which, vectorize) for lib in (torch, R))
+    np.testing.assert_allclose(r.numpy(), t.numpy(), rtol=1e-12)
