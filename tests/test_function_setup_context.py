@@ -5,6 +5,8 @@ torch.func names. Everything against torch.func."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -338,3 +340,33 @@ def test_autograd_functional_over_functions_matches_torch(which, vectorize):
     # autograd.functional is not a func transform: old-style Functions are accepted
     t, r = (_functional(lib, which, vectorize) for lib in (torch, R))
     np.testing.assert_allclose(r.numpy(), t.numpy(), rtol=1e-12)
+
+
+def test_linearize_is_no_transform_old_style_functions_work():
+    # torch.func.linearize uses forward AD, not a functorch level: OldStyle (with a jvp)
+    # is accepted there, as in torch
+    def run(lib):
+        class OldJvp(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_forward(x)
+                return x ** 2
+
+            @staticmethod
+            def backward(ctx, g):
+                raise AssertionError("not used")
+
+            @staticmethod
+            def jvp(ctx, t):
+                x, = ctx.saved_tensors
+                return 2 * x * t
+
+        x = lib.tensor(_X)
+        out, jvp_fn = lib.func.linearize(OldJvp.apply, x)
+        return out.numpy(), jvp_fn(lib.ones_like(x)).numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's fx const-folding warns
+        t = run(torch)
+    r = run(R)
+    np.testing.assert_allclose(r[0], t[0])
+    np.testing.assert_allclose(r[1], t[1])

@@ -402,11 +402,18 @@ def jvp(func: Callable, primals, tangents, *, strict: bool = False, has_aux: boo
                 "Trying to set a forward gradient that has a different size than that of the "
                 f"original Tensor, this is not supported. Tensor is of size {list(p.shape)} "
                 f"while the given forward gradient is of size {list(t.shape)}.")
+    return _jvp_flat(func, p_leaves, p_spec, t_leaves, has_aux, call_transformed)
+
+
+def _jvp_flat(func, p_leaves, p_spec, t_leaves, has_aux: bool, call: Callable):
+    """jvp of checked, flattened primals and tangents; ``call(func, *args)`` runs ``func``
+    (as a transform, Note [Transform depth], or not: linearize)."""
+
     if fwAD.FW.level >= 0:
-        return _jvp_by_reverse(func, p_leaves, p_spec, t_leaves, has_aux)
+        return _jvp_by_reverse(func, p_leaves, p_spec, t_leaves, has_aux, call)
     with fwAD.dual_level():
         duals = [fwAD.make_dual(p, t) for p, t in zip(p_leaves, t_leaves)]
-        output, aux = _split_aux(call_transformed(func, *_unflatten(duals, p_spec)), has_aux,
+        output, aux = _split_aux(call(func, *_unflatten(duals, p_spec)), has_aux,
                                  "jvp(f, primals, tangents)")
         out_leaves, out_spec = _flatten(output)
         _check_only_tensors(out_leaves, "jvp(f, primals, tangents)", "f(*primals)")
@@ -422,12 +429,12 @@ def jvp(func: Callable, primals, tangents, *, strict: bool = False, has_aux: boo
     return _jvp_result(done, len(outs), out_spec, aux_spec, has_aux)
 
 
-def _jvp_by_reverse(func, p_leaves, p_spec, t_leaves, has_aux):
+def _jvp_by_reverse(func, p_leaves, p_spec, t_leaves, has_aux, call):
     """J t = d/du <uᵀJ, t>: the double-backward trick, for a jvp inside an open dual level."""
 
     with enable_grad():
         xs = [_fresh(p) for p in p_leaves]
-        output = call_transformed(func, *_unflatten(xs, p_spec))
+        output = call(func, *_unflatten(xs, p_spec))
         aux = None
         if has_aux:
             output, aux = output
@@ -472,11 +479,11 @@ def linearize(func: Callable, *primals) -> tuple:
         tensor([1., 1., 1.])
     """
 
-    output = call_transformed(func, *primals)
+    output = func(*primals)  # linearize is no func transform: old-style Functions are fine
     p_leaves, p_spec = _flatten(primals)
     for p in p_leaves:
         _check_tensor(p, "linearize")
-    primals = _unflatten([p.detach() for p in p_leaves], p_spec)
+    p_leaves = [p.detach() for p in p_leaves]
 
     def jvp_fn(*tangents):
         t_leaves, t_spec = _flatten(tangents)
@@ -490,9 +497,13 @@ def linearize(func: Callable, *primals) -> tuple:
                     raise RuntimeError(f"tangent:{i} with {what} {tv} in flattened pytree "
                                        f"doesn't match the {what} {pv} of the corresponding "
                                        "primal.")
-        return jvp(func, primals, tangents)[1]
+        return _jvp_flat(func, p_leaves, p_spec, t_leaves, False, _call)[1]
 
     return output, jvp_fn
+
+
+def _call(func: Callable, *args):
+    return func(*args)
 
 
 def debug_unwrap(tensor: Tensor, *, recurse: bool = True) -> Tensor:
