@@ -30,7 +30,7 @@ from .ops.functions import cat, stack
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian",
            "functional_call", "stack_module_state", "linearize", "debug_unwrap",
-           "replace_all_batch_norm_modules_", "rearrange"]
+           "replace_all_batch_norm_modules_", "rearrange", "functionalize"]
 
 
 # Note [Transforms on the tape]
@@ -542,6 +542,69 @@ def replace_all_batch_norm_modules_(root):
             m.num_batches_tracked = None
             m.track_running_stats = False
     return root
+
+
+# Note [functionalize without a tracer]
+# torch.func.functionalize replaces in-place ops and views by out-of-place ones, for
+# backends that cannot represent mutation; what a caller can see of that in eager mode
+# is the same values, the same writes into the inputs, and outputs that alias the inputs
+# less: an output sharing memory with an input that ``func`` wrote into is a fresh
+# tensor, and with remove='mutations_and_views' so is any output sharing memory with an
+# input but the input itself. retrograd has no tracer and nothing to hand a program to,
+# so ``functionalize(func)`` runs ``func`` as it is and then gives its outputs exactly
+# that aliasing (memory is shared where the version counter is, Note [Views and
+# in-place]); the copies are ``clone``s, so gradients flow through them.
+
+_REMOVE_HELP = (
+    "functionalize(f, remove='mutations'): received invalid argument for remove={}. Valid "
+    "options are:\n     remove='mutations': all inplace and out= operators will be removed "
+    "from the program, and replaced with their out-of-place equivalents.\n     "
+    "remove='mutations_and_views': In addition to the above, all aliasing operators {{view}} "
+    "will be replaced with their non-aliasing counterparts, {{view}}_copy.\n")
+
+
+def functionalize(func: Callable, *, remove: str = "mutations") -> Callable:
+    """``func`` with PyTorch's functionalized semantics: the same values and writes into
+    the inputs, and outputs that share no memory with an input ``func`` wrote into
+    (nor, with ``remove='mutations_and_views'``, with any input but itself); Note
+    [functionalize without a tracer].
+
+    Example:
+        >>> import retrograd as torch
+        >>> def f(x):
+        ...     y = x.view(-1)
+        ...     y.add_(1)
+        ...     return y
+        >>> x = torch.zeros(2)
+        >>> out = torch.func.functionalize(f)(x)
+        >>> out, x, out._base is x
+        (tensor([1., 1.]), tensor([1., 1.]), False)
+    """
+    if remove not in ("mutations", "mutations_and_views"):
+        raise RuntimeError(_REMOVE_HELP.format(remove))
+    T = _tensor_cls()
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        inputs = [t for t in _flatten((args, kwargs))[0] if isinstance(t, T)]
+        before = [(t._vc, t._vc[0]) for t in inputs]
+        output = func(*args, **kwargs)
+        written = {id(vc) for vc, v in before if vc[0] != v}
+        shared = {id(vc) for vc, _ in before}
+        own = {id(t) for t in inputs}
+
+        def unaliased(o):
+            if not isinstance(o, T):
+                return o
+            if id(o._vc) in written or (remove == "mutations_and_views" and
+                                        id(o._vc) in shared and id(o) not in own):
+                return o.clone()
+            return o
+
+        leaves, spec = _flatten(output)
+        return _unflatten([unaliased(o) for o in leaves], spec)
+
+    return wrapper
 
 
 # -- Jacobians ---------------------------------------------------------------------
