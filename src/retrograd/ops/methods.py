@@ -12,6 +12,7 @@ from __future__ import annotations
 from .. import _dtype as D
 from .._graph.entry_points import backward as autograd_backward
 from .._graph.node import _LEGACY
+from .._meta import NO_DATA
 from .._tensor import Tensor
 from . import functions, new_tensors
 from . import table as T
@@ -234,13 +235,16 @@ def _float_power_into_double(input, exponent) -> Tensor:  # noqa: A002
 
 
 def _cpu(self, memory_format=None) -> Tensor:
-    """The tensor itself: retrograd tensors always live on the CPU.
+    """The tensor itself: retrograd tensors live on the CPU (a 'meta' tensor, which has
+    no data to copy, raises as in PyTorch).
 
     Example:
         >>> import retrograd as torch
         >>> x = torch.ones(2); x.cpu() is x
         True
     """
+    if self.is_meta:
+        raise NotImplementedError(NO_DATA)
     return self
 
 

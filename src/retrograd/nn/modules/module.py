@@ -22,18 +22,20 @@ from __future__ import annotations
 
 import functools
 import itertools
+import warnings
 import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from ..._device import check_device
+from ..._device import CPU, META, check_device
 from ..._grad_mode import STATE, no_grad
 from ..._graph.node import SITE_SCOPE, RemovableHandle, call_unscoped, is_library_file, user_site
+from ..._meta import NO_DATA
 from ..._tensor import Tensor, _make
 from ...ops._core import record
-from ...ops.creation import tensor
-from ...ops.functions import parse_to_args
+from ...ops.conversion import parse_to
+from ...ops.creation import empty_like, tensor
 from ...ops.table_nn import backward_hook
 from ..parameter import Buffer, Parameter
 
@@ -701,28 +703,58 @@ class Module:
         return self
 
     def to(self, *args, **kwargs) -> Module:
-        """Convert floating parameters and buffers to a dtype (devices other than the CPU
-        raise).
+        """Convert floating parameters and buffers to a dtype, and/or move all of them to
+        the 'meta' device (shapes and dtypes, no data: the ensembling recipe's
+        ``copy.deepcopy(model).to('meta')``); devices other than the CPU raise.
 
         Example:
             >>> import retrograd as torch
             >>> torch.nn.Linear(2, 1).to(torch.float64).weight.dtype
             torch.float64
+            >>> torch.nn.Linear(2, 1).to("meta").weight
+            Parameter containing:
+            tensor(..., device='meta', size=(1, 2), requires_grad=True)
         """
 
-        dtype, _ = parse_to_args(args, kwargs)
+        dtype, _, dev = parse_to(args, kwargs)
         if dtype is not None and not (dtype.is_floating_point):
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but "
                             f"got desired dtype={dtype}")
-        if dtype is None:
+        if dev is CPU and self._has_meta():
+            raise NotImplementedError(
+                NO_DATA + " Please use torch.nn.Module.to_empty() instead of "
+                "torch.nn.Module.to() when moving module from meta to a different device.")
+        if dtype is None and dev is not META:
             return self
 
         def convert(t):
-            return t.to(dtype) if t.is_floating_point() else t
+            dt = dtype if dtype is not None and t.is_floating_point() else None
+            if dev is META:
+                return t.to(META, dt)
+            return t.to(dt) if dt is not None else t
         return self._apply(convert)
 
+    def _has_meta(self) -> bool:
+        return any(t.is_meta for t in itertools.chain(self.parameters(), self.buffers()))
+
+    def to_empty(self, *, device, recurse: bool = True) -> Module:
+        """Give every parameter and buffer new, uninitialized storage on ``device``, of
+        its shape and dtype: how a module on the 'meta' device gets real tensors (then
+        initialize them, or ``load_state_dict``).
+
+        Example:
+            >>> import retrograd as torch
+            >>> m = torch.nn.Linear(2, 3).to("meta").to_empty(device="cpu")
+            >>> m.weight.device, m.weight.shape
+            (device(type='cpu'), torch.Size([3, 2]))
+        """
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
+
     def cpu(self) -> Module:
-        """The CPU is the only device: returns ``self``."""
+        """The CPU is the only device with data: returns ``self`` (a module on the 'meta'
+        device raises, as in PyTorch: use ``to_empty``)."""
+        if self._has_meta():
+            raise NotImplementedError(NO_DATA)
         return self
 
     def cuda(self, device=None) -> Module:
@@ -848,6 +880,13 @@ class Module:
                             else:
                                 input_param.requires_grad_(param.requires_grad)
                         setattr(self, name, input_param)
+                    elif param.is_meta and not input_param.is_meta:
+                        warnings.warn(
+                            f"for {key}: copying from a non-meta parameter in the checkpoint to "
+                            "a meta parameter in the current model, which is a no-op. (Did you "
+                            "mean to pass `assign=True` to assign items in the state dictionary "
+                            "to their corresponding key in the module instead of copying them "
+                            "in place?)", UserWarning, stacklevel=3)
                     else:
                         param.copy_(input_param)
             except Exception as ex:  # noqa: BLE001 - reported the way PyTorch reports it

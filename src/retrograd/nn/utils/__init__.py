@@ -11,7 +11,7 @@ Example:
 
 from __future__ import annotations
 
-from . import parametrizations, parametrize, prune, rnn
+from . import parametrizations, parametrize, prune, rnn, stateless
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
