@@ -588,7 +588,8 @@ def _fast_addc(ufunc):
         a, b = _operand(self, tensor1), _operand(self, tensor2)
         if a is None or b is None or value.__class__ not in (int, float):
             return False
-        t = np.multiply(a, _scalar_array(value, d.dtype)) if value != 1 else a.copy()
+        # np.asarray: a 0-d product comes back from NumPy as a scalar, not an array
+        t = np.asarray(np.multiply(a, _scalar_array(value, d.dtype))) if value != 1 else a.copy()
         if t.shape != np.broadcast_shapes(t.shape, b.shape):
             return False
         ufunc(t, b, out=t)  # (value * t1) op t2, then added: PyTorch's kernel order
