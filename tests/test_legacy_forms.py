@@ -113,3 +113,71 @@ def test_variable_errors_match_torch(call):
                 call(lib)
         got.append((type(info.value), str(info.value)))
     assert got[0][0] is got[1][0] and got[0][1].startswith(got[1][1]), got
+
+
+def _signature_warning(op, method, scalar, tensors):
+    head, out, new_out = ("", "", "") if method else ("Tensor input, ", ", *, Tensor out = None",
+                                                      ", Tensor out = None")
+    return (f"This overload of {op} is deprecated:\n\t{op}({head}Number {scalar}, {tensors}{out})"
+            f"\nConsider using one of the following signatures instead:\n\t{op}({head}{tensors},"
+            f" *, Number {scalar} = 1{new_out})")
+
+
+@pytest.mark.parametrize("name", ["add", "sub"])
+@pytest.mark.parametrize("form", ["function", "method", "inplace"])
+def test_scalar_first_add_and_sub(name, form):
+    outs = []
+    for lib in (rg, torch):
+        rng = np.random.default_rng(1)
+        x, y = (lib.tensor(rng.standard_normal((2, 3))) for _ in range(2))
+        fn = {"function": partial(getattr(lib, name), x), "method": getattr(x, name),
+              "inplace": getattr(x, name + "_")}[form]
+        out, msgs = _warned(partial(fn, -0.25, y))
+        outs.append((out.numpy().copy(), x.numpy().copy(), msgs))
+    (o1, x1, m1), (o2, x2, _) = outs
+    np.testing.assert_allclose(o1, o2, rtol=1e-15)
+    np.testing.assert_allclose(x1, x2, rtol=1e-15)
+    # the in-place method warns with the method form's signature; Tensor.add/sub are the
+    # functions themselves (too common to wrap), so their method form warns like torch.add
+    method = form == "inplace"
+    op = name + ("_" if method else "")
+    assert m1 == [_signature_warning(op, method, "alpha", "Tensor other")]
+
+
+def test_scalar_first_in_place_under_autograd_and_number_operand():
+    w = rg.tensor([1.0, 2.0], requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        z = w * 1
+        z.add_(3, w)  # z = w + 3 w
+        z.sum().backward()
+        assert caught[0].filename == __file__  # the warning points at the user's line
+    assert w.grad.tolist() == [4.0, 4.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert rg.add(rg.ones(2), 2, 3).tolist() == torch.add(torch.ones(2), 2, 3).tolist()
+
+
+def test_pytorch_0_4_style_optimizer_runs_as_in_torch():
+    """SGD with momentum and Adam as PyTorch 0.4's optimizers wrote them (p.data.add_(-lr,
+    d_p), exp_avg.mul_(b1).add_(1 - b1, grad), addcmul_(1 - b2, grad, grad), addcdiv_)."""
+    results = []
+    for lib in (rg, torch):
+        rng = np.random.default_rng(3)
+        w = lib.tensor(rng.standard_normal(4), requires_grad=True)
+        x = lib.tensor(rng.standard_normal((5, 4)))
+        buf, m, v = (lib.zeros(4, dtype=lib.float64) for _ in range(3))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for t in range(1, 6):
+                w.grad = None
+                ((x @ w).tanh() ** 2).sum().backward()
+                g = w.grad.data
+                buf.mul_(0.9).add_(1 - 0.9, g)
+                m.mul_(0.9).add_(1 - 0.9, g)
+                v.mul_(0.999).addcmul_(1 - 0.999, g, g)
+                denom = v.sqrt().add_(1e-8)
+                w.data.addcdiv_(-0.01 / (1 - 0.9 ** t), m, denom)
+                w.data.add_(-0.01, buf)
+        results.append(w.detach().numpy().copy())
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-13)

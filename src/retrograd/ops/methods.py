@@ -9,8 +9,6 @@ Example:
 
 from __future__ import annotations
 
-import warnings
-
 from .. import _dtype as D
 from .._graph.entry_points import backward as autograd_backward
 from .._graph.node import _LEGACY
@@ -21,6 +19,7 @@ from .conversion import _caster, type_
 from .creation import legacy_new
 from .dispatch import binary
 from .inplace import _make_inplace
+from .legacy_forms import value_first, value_first_method
 from .pointwise import lerp_method, tensor_operand_method
 from .public import PUBLIC
 
@@ -77,9 +76,12 @@ def install() -> None:
     Tensor.type = type_
     Tensor.cpu = _cpu
     Tensor.cuda = _cuda
+    # Note [Legacy value-first forms] (legacy_forms.py): the method forms' warnings
     for name, fn in (("addcmul", addcmul), ("addcdiv", addcdiv)):
-        setattr(Tensor, name, _addc_method(name, fn))
-        setattr(Tensor, name + "_", _addc_method(name + "_", _make_inplace(fn, name + "_")))
+        setattr(Tensor, name, value_first_method(name, fn, "value", _ADDC))
+        # the scalar-first check runs off the fast path, in the function the method runs
+        setattr(Tensor, name + "_", _make_inplace(
+            value_first_method(name + "_", fn, "value", _ADDC, 4), name + "_"))
     Tensor.T = property(lambda self: self.permute(tuple(reversed(range(self.ndim)))),
                         doc="All dims reversed.")
     Tensor.where = where
@@ -261,40 +263,7 @@ def _cuda(self, device=None, non_blocking: bool = False, memory_format=None) -> 
     return self
 
 
-# Note [Legacy value-first forms]
-# PyTorch still accepts ``addcmul(input, value, tensor1, tensor2)`` and the method forms
-# ``x.addcmul(value, t1, t2)`` / ``x.addcmul_(value, t1, t2)`` (and the same for addcdiv),
-# with a deprecation warning naming the old and the new signature. ``_value_first`` turns
-# the old order into the new one; the functions and methods below call it only when a
-# fourth positional argument is there, so the usual call pays one tuple test.
-_OLD_SIGNATURES = {
-    False: ("{name}(Tensor input, Number value, Tensor tensor1, Tensor tensor2, *, Tensor out "
-            "= None)", "{name}(Tensor input, Tensor tensor1, Tensor tensor2, *, Number value = "
-            "1, Tensor out = None)"),
-    True: ("{name}(Number value, Tensor tensor1, Tensor tensor2)",
-           "{name}(Tensor tensor1, Tensor tensor2, *, Number value = 1)"),
-}
-
-
-def _value_first(name: str, method: bool, value, tensor1, rest: tuple, keyword_value):
-    """``(tensor1, tensor2, value)`` from the deprecated ``(value, tensor1, tensor2)`` order,
-    with PyTorch's warning (Note [Legacy value-first forms])."""
-    takes = 2 if method else 3
-    if len(rest) != 1 or keyword_value is not None:
-        raise TypeError(f"{name}() takes {takes} positional arguments but {takes + len(rest)} "
-                        "were given "
-                        f"(the deprecated form is {name}({'' if method else 'input, '}value, "
-                        "tensor1, tensor2); the current one takes value= as a keyword)")
-    if isinstance(value, Tensor):
-        if value.numel() != 1:
-            raise TypeError(f"{name}(): value must be a Number, not a Tensor of "
-                            f"{value.numel()} elements (pass value= as a keyword)")
-        value = value.item()
-    old, new = _OLD_SIGNATURES[method]
-    warnings.warn(f"This overload of {name} is deprecated:\n\t{old.format(name=name)}\n"
-                  "Consider using one of the following signatures instead:\n\t"
-                  f"{new.format(name=name)}", UserWarning, stacklevel=3)
-    return tensor1, rest[0], value
+_ADDC = "Tensor tensor1, Tensor tensor2"  # the tensors of addcmul/addcdiv, as PyTorch names them
 
 
 def addcmul(input, tensor1, tensor2, *rest, value=None) -> Tensor:  # noqa: A002
@@ -306,8 +275,9 @@ def addcmul(input, tensor1, tensor2, *rest, value=None) -> Tensor:  # noqa: A002
         >>> torch.addcmul(torch.zeros(2), torch.ones(2), torch.ones(2), value=2)
         tensor([2., 2.])
     """
-    if rest:
-        tensor1, tensor2, value = _value_first("addcmul", False, tensor1, tensor2, rest, value)
+    if rest:  # Note [Legacy value-first forms] (legacy_forms.py)
+        (tensor1, tensor2), value = value_first("addcmul", False, "value", _ADDC,
+                                                (tensor1, tensor2, *rest), value is not None)
     elif value is None:
         value = 1
     # (value * t1) * t2, in PyTorch's kernel order, so results match bit for bit
@@ -323,8 +293,9 @@ def addcdiv(input, tensor1, tensor2, *rest, value=None) -> Tensor:  # noqa: A002
         >>> torch.addcdiv(torch.zeros(2), torch.ones(2), torch.full((2,), 4.))
         tensor([0.2500, 0.2500])
     """
-    if rest:
-        tensor1, tensor2, value = _value_first("addcdiv", False, tensor1, tensor2, rest, value)
+    if rest:  # Note [Legacy value-first forms] (legacy_forms.py)
+        (tensor1, tensor2), value = value_first("addcdiv", False, "value", _ADDC,
+                                                (tensor1, tensor2, *rest), value is not None)
     elif value is None:
         value = 1
     if (isinstance(tensor1, Tensor) and isinstance(tensor2, Tensor)
@@ -337,20 +308,6 @@ def addcdiv(input, tensor1, tensor2, *rest, value=None) -> Tensor:  # noqa: A002
             "float inputs. The future addcdiv behavior is just the latter implementation: "
             "(input + value * tensor1 / tensor2), for all dtypes.")
     return input + ((tensor1 * value) / tensor2 if value != 1 else tensor1 / tensor2)
-
-
-def _addc_method(name: str, fn):
-    """The method ``Tensor.<name>`` of addcmul/addcdiv or their in-place forms, accepting
-    the deprecated value-first order (Note [Legacy value-first forms])."""
-    def method(self, tensor1, tensor2, *rest, value=None):
-        if rest:
-            tensor1, tensor2, value = _value_first(name, True, tensor1, tensor2, rest, value)
-        return fn(self, tensor1, tensor2, value=1 if value is None else value)
-
-    method.__name__ = method.__qualname__ = name
-    method.__doc__ = fn.__doc__ if not name.endswith("_") else (
-        f"In-place :meth:`{name[:-1]}`; returns ``self``.")
-    return method
 
 
 def where(self, condition, y) -> Tensor:
