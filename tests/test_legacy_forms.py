@@ -181,3 +181,39 @@ def test_pytorch_0_4_style_optimizer_runs_as_in_torch():
                 w.data.add_(-0.01, buf)
         results.append(w.detach().numpy().copy())
     np.testing.assert_allclose(results[0], results[1], rtol=1e-13)
+
+
+@pytest.mark.parametrize("form,args", [
+    ("function", (0.5, "x", -2.0, "a", "b")), ("function", (0.5, "x", "a", "b")),
+    ("method", (0.5, -2.0, "a", "b")), ("method", (0.5, "a", "b")),
+    ("inplace", (0.5, -2.0, "a", "b")), ("inplace", (0.5, "a", "b")),
+])
+def test_scalar_first_addmm(form, args):
+    outs = []
+    for lib in (rg, torch):
+        rng = np.random.default_rng(2)
+        t = {k: lib.tensor(rng.standard_normal((3, 3))) for k in "xab"}
+        call_args = tuple(t[a] if isinstance(a, str) else a for a in args)
+        fn = {"function": lib.addmm, "method": t["x"].addmm, "inplace": t["x"].addmm_}[form]
+        out, msgs = _warned(partial(fn, *call_args))
+        outs.append((out.numpy().copy(), t["x"].numpy().copy(), msgs))
+    (o1, x1, m1), (o2, x2, _) = outs
+    np.testing.assert_allclose(o1, o2, rtol=1e-13)
+    np.testing.assert_allclose(x1, x2, rtol=1e-13)
+    op = "addmm_" if form == "inplace" else "addmm"
+    alpha = "Number alpha, " if -2.0 in args else ""
+    if form == "function":
+        old = f"Number beta, Tensor input, {alpha}Tensor mat1, Tensor mat2, *, Tensor out = None"
+        new = ("Tensor input, Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1, "
+               "Tensor out = None")
+    else:
+        old = f"Number beta, {alpha}Tensor mat1, Tensor mat2"
+        new = "Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1"
+    assert m1 == [f"This overload of {op} is deprecated:\n\t{op}({old})\nConsider using one of "
+                  f"the following signatures instead:\n\t{op}({new})"]
+
+
+def test_scalar_first_addmm_with_keywords_is_a_type_error():
+    for lib in (rg, torch):
+        with pytest.raises(TypeError, match="addmm"):
+            lib.addmm(2, lib.ones(2, 2), lib.ones(2, 2), lib.ones(2, 2), alpha=2)

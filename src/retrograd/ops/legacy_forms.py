@@ -97,3 +97,42 @@ def value_first_method(name: str, fn: Callable, scalar: str, tensors: str,
     method.__name__ = method.__qualname__ = name
     method.__doc__ = fn.__doc__
     return method
+
+
+def beta_alpha_first(name: str, args: tuple, keyword_given: bool, stacklevel: int = 3
+                     ) -> tuple[tuple, object, object]:
+    """``((input, mat1, mat2), beta, alpha)`` from addmm's deprecated orders, after
+    PyTorch's warning: ``(beta, input, [alpha,] mat1, mat2)`` for the function,
+    ``(self, beta, [alpha,] mat1, mat2)`` for the method (its ``self`` is a Tensor, the
+    function's first argument a number: that tells the two apart).
+
+    Example:
+        >>> import warnings
+        >>> from retrograd.ops.legacy_forms import beta_alpha_first
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     beta_alpha_first("addmm", (2, "x", 3, "a", "b"), False)
+        (('x', 'a', 'b'), 2, 3)
+    """
+    method = isinstance(args[0], Tensor)
+    if method:
+        self, rest = args[0], args[1:]
+        head, out, new_head, new_out = "", "", "", ""
+    else:
+        self, rest = args[1], args[:1] + args[2:]
+        head, out = "", ", *, Tensor out = None"
+        new_head, new_out = "Tensor input, ", ", Tensor out = None"
+    if len(rest) not in (3, 4) or keyword_given:
+        raise TypeError(f"{name}() received an invalid combination of arguments: the deprecated "
+                        f"forms are {name}(beta, {'' if method else 'input, '}[alpha, ]mat1, "
+                        "mat2), with no beta= or alpha= keywords; the current one is "
+                        f"{name}({'' if method else 'input, '}mat1, mat2, *, beta=1, alpha=1)")
+    beta, alpha = (rest[0], rest[1]) if len(rest) == 4 else (rest[0], 1)
+    number_alpha = "Number alpha, " if len(rest) == 4 else ""
+    old = (f"Number beta, {number_alpha}" if method else
+           f"Number beta, Tensor input, {number_alpha}") + "Tensor mat1, Tensor mat2"
+    warnings.warn(f"This overload of {name} is deprecated:\n\t{name}({head}{old}{out})\n"
+                  "Consider using one of the following signatures instead:\n\t"
+                  f"{name}({new_head}Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha "
+                  f"= 1{new_out})", UserWarning, stacklevel=stacklevel)
+    return (self, rest[-2], rest[-1]), beta, alpha
