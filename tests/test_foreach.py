@@ -235,3 +235,18 @@ def test_errors_match_torch(fn):
 def test_type_errors(fn):
     m1, m2 = _err(fn)
     assert m1.split("(")[0] == m2.split("(")[0]
+
+
+def test_mm():
+    outs, grads = [], []
+    for lib in (rg, torch):
+        rng = np.random.default_rng(4)
+        a = [lib.tensor(rng.standard_normal(s), requires_grad=True) for s in ((2, 3), (1, 4))]
+        b = [lib.tensor(rng.standard_normal(s)) for s in ((3, 2), (4, 5))]
+        out = lib._foreach_mm(a, b)
+        sum(o.sum() for o in out).backward()
+        outs.append(out)
+        grads.append(tuple(t.grad for t in a))
+    _same(*outs)
+    _same(*grads)
+    _err(lambda lib: lib._foreach_mm([lib.ones(2, 3)], [lib.ones(2, 2)]))

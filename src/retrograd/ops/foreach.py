@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from numbers import Number
 
 from .._tensor import Tensor
-from . import conversion, pointwise, reductions, special_math, writes
+from . import conversion, matmul, pointwise, reductions, special_math, writes
 from .public import public
 
 __all__: list[str] = []
@@ -326,6 +326,20 @@ def _foreach_max(self) -> tuple[Tensor, ...]:
     """
     _check_list("_foreach_max", self)
     return tuple(reductions.amax(t) for t in self)
+
+
+@public(method=False)
+def _foreach_mm(self, mat2) -> tuple[Tensor, ...]:
+    """``self[i] @ mat2[i]`` for every pair of matrices.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch._foreach_mm([torch.eye(2)], [torch.tensor([[1.0, 2.0], [3.0, 4.0]])])
+        (tensor([[1., 2.],
+                [3., 4.]]),)
+    """
+    _check_list("_foreach_mm", self, mat2)
+    return tuple(matmul.mm(a, b) for a, b in zip(self, _operands(self, mat2, "mat2")))
 
 
 @public(method=False)
