@@ -168,3 +168,20 @@ def test_foreach_true_is_accepted_and_gives_torchs_update(name, kw):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-10)
     assert opt.param_groups[0]["foreach"] is True
     _compare_state(opt, topt, rtol=1e-7)
+
+
+@pytest.mark.parametrize("name", ["Rprop", "ASGD", "Adafactor"])
+def test_tensor_lr_matches_torch(name):
+    """A 0-d tensor lr enters torch's arithmetic as a float32 tensor (ASGD's eta,
+    Adafactor's rho and alpha): the same roundings here."""
+    res = []
+    for lib in (rg, torch):
+        params, loss_fn = _problem(lib)
+        opt = getattr(lib.optim, name)(params, lr=lib.tensor(0.01))
+        for _ in range(4):
+            opt.zero_grad()
+            loss_fn().backward()
+            opt.step()
+        res.append([p.detach().numpy().copy() for p in params])
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)

@@ -81,8 +81,7 @@ class Adafactor(Optimizer):
         loss = _call_closure(closure)
         for group in self.param_groups:
             eps1, eps2 = group["eps"]
-            lr = _to_scalar(group["lr"])
-            lr = lr.item() if isinstance(lr, Tensor) else lr
+            lr = _to_scalar(group["lr"])  # a tensor lr stays one: torch's arithmetic on it
             beta2_decay, d, weight_decay = group["beta2_decay"], group["d"], group["weight_decay"]
             for p, grad, st in self._params_with_grads({**group, "weight_decay": 0}):
                 if p.is_complex():

@@ -70,7 +70,7 @@ class ASGD(Optimizer):
         """
         loss = _call_closure(closure)
         for group in self.param_groups:
-            lr = _get_value(_to_scalar(group["lr"]))
+            lr = _to_scalar(group["lr"])  # a tensor lr: eta in its dtype's arithmetic, as torch
             lambd, alpha, t0 = group["lambd"], group["alpha"], group["t0"]
             for p, grad, st in self._params_with_grads(group):
                 ax, mu, eta = st["ax"], st["mu"], st["eta"]
@@ -82,6 +82,10 @@ class ASGD(Optimizer):
                 else:
                     ax.copy_(p)
                 step = _get_value(st["step"])
-                eta.fill_(lr / ((1 + lambd * lr * step) ** alpha))
+                new_eta = lr / ((1 + lambd * lr * step) ** alpha)
+                if isinstance(new_eta, Tensor):
+                    eta.copy_(new_eta)
+                else:
+                    eta.fill_(new_eta)
                 mu.fill_(1 / max(1, step - t0))
         return loss
