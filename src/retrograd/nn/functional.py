@@ -641,10 +641,7 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # 
 def _elu(input: Tensor, p: tuple, inplace: bool, name: str) -> Tensor:  # noqa: A002
     """ELU, SELU, CELU: PyTorch's elu(x, alpha, scale, input_scale), one table entry with
     its own double backward (TN.elu: the second derivative at 0 is 0, as in PyTorch)."""
-    if input._data.dtype not in FLOAT_NP:
-        raise NotImplementedError(f'"{name}_cpu" not implemented for '
-                                  f"'{_legacy(input.dtype)}': convert the input to a floating "
-                                  "dtype first (x.float())")
+    _check_float(input, f"{name}_cpu")
     if inplace:  # the input is overwritten: the rule reads the output (PyTorch's elu_)
         return _write_result(input, apply(TN.elu_result, (input,), p))
     return apply(TN.elu, (input,), p)
@@ -712,7 +709,7 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
         >>> torch.nn.functional.softplus(torch.tensor([0., 100.]))
         tensor([  0.6931, 100.0000])
     """
-    _check_float(input, "softplus")
+    _check_float(input, "softplus_cpu")
     return apply(TN.softplus, (input,), (beta, threshold))
 
 
@@ -735,7 +732,7 @@ def logsigmoid(input: Tensor) -> Tensor:  # noqa: A002
         >>> torch.nn.functional.logsigmoid(torch.tensor([-1000., 0.]))
         tensor([-1.0000e+03, -6.9315e-01])
     """
-    _check_float(input, "log_sigmoid")
+    _check_float(input, "log_sigmoid_cpu")
     return _log_sigmoid(input)
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 from . import (  # noqa: F401
     conversion,
     distance,
+    foreach,
     gamma_sampling,
     indexing,
     linalg_derived,
