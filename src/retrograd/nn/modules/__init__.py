@@ -104,7 +104,14 @@ from .pooling import (  # noqa: F401, I001  # noqa: F401
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell
 from .sparse import Embedding
 from .sync_batchnorm import SyncBatchNorm
-from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
+from .transformer import (
+                         MultiheadAttention,
+                         Transformer,
+                         TransformerDecoder,
+                         TransformerDecoderLayer,
+                         TransformerEncoder,
+                         TransformerEncoderLayer,
+)
 from .upsampling import *  # noqa: F403
 
 __all__ = [
@@ -116,7 +123,8 @@ __all__ = [
     "InstanceNorm3d", "LayerNorm", "GroupNorm", "Dropout", "Dropout1d", "Dropout2d",
     "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "Embedding", "RNNBase", "RNN", "LSTM",
     "GRU", "RNNCell", "LSTMCell", "GRUCell", "MultiheadAttention", "TransformerEncoderLayer",
-    "TransformerEncoder", "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU",
+    "TransformerEncoder", "TransformerDecoderLayer", "TransformerDecoder", "Transformer",
+    "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU",
     "Mish", "Softplus", "Softsign", "Tanh", "Sigmoid", "Hardtanh", "Hardsigmoid", "Hardswish",
     "LogSigmoid", "Tanhshrink", "Threshold", "GLU", "Softmax", "Softmin", "LogSoftmax", "PReLU",
     "MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss",

@@ -1,0 +1,54 @@
+"""test_nn_layers cases for the layers of the nnmods family: the Transformer decoder and
+model, EmbeddingBag, AdaptiveLogSoftmaxWithLoss, the lazy modules, DataParallel (kept
+here so the shared case list grows by one line)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+_CAUSAL3 = np.triu(np.full((3, 3), -np.inf, dtype=np.float32), k=1)
+_PAD_MEM = np.array([[False, False, False, True, True], [False, False, False, False, False]])
+_PAD_TGT = np.array([[False, False, True], [False, False, False]])
+
+
+def cases(Case, T) -> list:  # noqa: N803  (the dataclass and helper of test_nn_layers)
+    return [
+        Case("TransformerDecoderLayer",
+             lambda L: L.nn.TransformerDecoderLayer(4, 2, dim_feedforward=6, dropout=0.0),
+             [("f", (3, 2, 4)), ("f", (5, 2, 4))],
+             gc_inputs=[("f", (2, 1, 4)), ("f", (3, 1, 4))], ggc=False),
+        Case("TransformerDecoderLayer-normfirst-gelu-batchfirst-masks",
+             lambda L: L.nn.TransformerDecoderLayer(4, 2, dim_feedforward=5, dropout=0.0,
+                                                    activation=L.nn.functional.gelu,
+                                                    norm_first=True, batch_first=True),
+             [("f", (2, 3, 4)), ("f", (2, 5, 4)), ("const", None, _CAUSAL3),
+              ("const", None, _PAD_MEM)],
+             call=lambda m, t, mem, causal, pad: m(t, mem, tgt_mask=causal, tgt_is_causal=True,
+                                                   memory_key_padding_mask=pad),
+             gc=False, ggc=False),
+        Case("TransformerDecoder",
+             lambda L: L.nn.TransformerDecoder(
+                 L.nn.TransformerDecoderLayer(4, 2, dim_feedforward=6, dropout=0.0,
+                                              activation="gelu"), 2,
+                 norm=L.nn.LayerNorm(4)),
+             [("f", (3, 2, 4)), ("f", (5, 2, 4)), ("const", None, _CAUSAL3),
+              ("const", None, _PAD_TGT)],
+             call=lambda m, t, mem, causal, pad: m(t, mem, tgt_mask=causal,
+                                                   tgt_key_padding_mask=pad),
+             gc=False, ggc=False),
+        Case("Transformer",
+             lambda L: L.nn.Transformer(4, 2, num_encoder_layers=2, num_decoder_layers=1,
+                                        dim_feedforward=6, dropout=0.0, batch_first=True),
+             [("f", (2, 5, 4)), ("f", (2, 3, 4)), ("const", None, _CAUSAL3),
+              ("const", None, _PAD_MEM)],
+             call=lambda m, s, t, causal, pad: m(s, t, tgt_mask=causal,
+                                                 src_key_padding_mask=pad,
+                                                 memory_key_padding_mask=pad),
+             gc_inputs=[("f", (1, 3, 4)), ("f", (1, 2, 4)),
+                        ("const", None, _CAUSAL3[:2, :2]), ("const", None, _PAD_MEM[1:, :3])],
+             ggc=False),
+        Case("Transformer-normfirst",
+             lambda L: L.nn.Transformer(4, 2, num_encoder_layers=1, num_decoder_layers=1,
+                                        dim_feedforward=6, dropout=0.0, norm_first=True),
+             [("f", (5, 2, 4)), ("f", (3, 2, 4))], gc=False, ggc=False),
+    ]
