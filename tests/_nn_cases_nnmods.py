@@ -51,4 +51,5 @@ def cases(Case, T) -> list:  # noqa: N803  (the dataclass and helper of test_nn_
              lambda L: L.nn.Transformer(4, 2, num_encoder_layers=1, num_decoder_layers=1,
                                         dim_feedforward=6, dropout=0.0, norm_first=True),
              [("f", (5, 2, 4)), ("f", (3, 2, 4))], gc=False, ggc=False),
+        Case("DataParallel", lambda L: L.nn.DataParallel(L.nn.Linear(3, 2)), [("f", (4, 3))]),
     ]

@@ -92,3 +92,23 @@ def test_transformer_init_is_xavier_on_matrices():
     bound = (6 / (8 + 16)) ** 0.5
     assert float(w.abs().max()) <= bound
     assert float(m.decoder.norm.weight.sum()) == 8.0
+
+
+def test_data_parallel_calls_the_module_as_torch():
+    tm, rm = _pair(lambda L: L.nn.DataParallel(L.nn.Sequential(L.nn.Linear(3, 2)),
+                                               device_ids=[0]))
+    assert list(rm.state_dict()) == list(tm.state_dict()) == ["module.0.weight",
+                                                               "module.0.bias"]
+    assert rm.device_ids == tm.device_ids == []
+    assert isinstance(rm.module, R.nn.Sequential)
+    assert R.nn.parallel.DataParallel is R.nn.DataParallel
+    # kwargs reach the module
+    t_out = tm(input=torch.ones(2, 3))
+    r_out = rm(input=R.ones(2, 3))
+    np.testing.assert_allclose(r_out.detach().numpy(), t_out.detach().numpy(), rtol=1e-6)
+
+
+def test_functional_data_parallel_raises_as_torch():
+    for L in (torch, R):
+        with pytest.raises(RuntimeError, match="device type could not be determined"):
+            L.nn.parallel.data_parallel(L.nn.Linear(2, 2), L.ones(1, 2))

@@ -42,6 +42,7 @@ from .activation import (
 from .activation_extra import *  # noqa: F403
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+from .data_parallel import DataParallel
 from .distance import *  # noqa: F403
 from .dropout import (
                          AlphaDropout,
@@ -123,8 +124,7 @@ __all__ = [
     "InstanceNorm3d", "LayerNorm", "GroupNorm", "Dropout", "Dropout1d", "Dropout2d",
     "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "Embedding", "RNNBase", "RNN", "LSTM",
     "GRU", "RNNCell", "LSTMCell", "GRUCell", "MultiheadAttention", "TransformerEncoderLayer",
-    "TransformerEncoder", "TransformerDecoderLayer", "TransformerDecoder", "Transformer",
-    "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU",
+    "TransformerEncoder", "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU",
     "Mish", "Softplus", "Softsign", "Tanh", "Sigmoid", "Hardtanh", "Hardsigmoid", "Hardswish",
     "LogSigmoid", "Tanhshrink", "Threshold", "GLU", "Softmax", "Softmin", "LogSoftmax", "PReLU",
     "MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss",
@@ -135,3 +135,4 @@ __all__ = [
 ]
 __all__ += (activation_extra.__all__ + distance.__all__ + loss_extra.__all__
             + normalization_extra.__all__)
+__all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "DataParallel"]
