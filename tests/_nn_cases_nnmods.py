@@ -11,8 +11,34 @@ _PAD_MEM = np.array([[False, False, False, True, True], [False, False, False, Fa
 _PAD_TGT = np.array([[False, False, True], [False, False, False]])
 
 
+def _dry(m, x):
+    """A lazy module after its first call (so its state can be copied from torch's)."""
+    m(x)
+    return m
+
+
+def _lazy_cases(Case) -> list:
+    specs = [("LazyLinear", lambda L: L.nn.LazyLinear(3), (2, 4)),
+             ("LazyConv1d", lambda L: L.nn.LazyConv1d(4, 3, groups=2), (2, 2, 6)),
+             ("LazyConv2d", lambda L: L.nn.LazyConv2d(3, 2, padding=1), (1, 2, 4, 4)),
+             ("LazyConv3d", lambda L: L.nn.LazyConv3d(2, 2), (1, 2, 3, 3, 3)),
+             ("LazyConvTranspose1d", lambda L: L.nn.LazyConvTranspose1d(4, 3, stride=2,
+                                                                         groups=2), (2, 2, 5)),
+             ("LazyConvTranspose2d", lambda L: L.nn.LazyConvTranspose2d(3, 2), (1, 2, 3, 3)),
+             ("LazyConvTranspose3d", lambda L: L.nn.LazyConvTranspose3d(2, 2), (1, 2, 2, 2, 2)),
+             ("LazyBatchNorm1d", lambda L: L.nn.LazyBatchNorm1d(), (4, 3)),
+             ("LazyBatchNorm2d", lambda L: L.nn.LazyBatchNorm2d(momentum=None), (2, 3, 2, 2)),
+             ("LazyBatchNorm3d", lambda L: L.nn.LazyBatchNorm3d(affine=False), (2, 3, 2, 2, 2)),
+             ("LazyInstanceNorm1d", lambda L: L.nn.LazyInstanceNorm1d(), (2, 3, 4)),
+             ("LazyInstanceNorm2d", lambda L: L.nn.LazyInstanceNorm2d(track_running_stats=False),
+              (2, 3, 3, 3)),
+             ("LazyInstanceNorm3d", lambda L: L.nn.LazyInstanceNorm3d(), (2, 3, 2, 2, 2))]
+    return [Case(name, lambda L, make=make, shape=shape: _dry(make(L), L.ones(*shape)),
+                 [("f", shape)], gc=name == "LazyLinear", ggc=False) for name, make, shape in specs]
+
+
 def cases(Case, T) -> list:  # noqa: N803  (the dataclass and helper of test_nn_layers)
-    return [
+    return _lazy_cases(Case) + [
         Case("TransformerDecoderLayer",
              lambda L: L.nn.TransformerDecoderLayer(4, 2, dim_feedforward=6, dropout=0.0),
              [("f", (3, 2, 4)), ("f", (5, 2, 4))],

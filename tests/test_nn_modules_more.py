@@ -112,3 +112,106 @@ def test_functional_data_parallel_raises_as_torch():
     for L in (torch, R):
         with pytest.raises(RuntimeError, match="device type could not be determined"):
             L.nn.parallel.data_parallel(L.nn.Linear(2, 2), L.ones(1, 2))
+
+
+# -- lazy modules ---------------------------------------------------------------------
+
+
+def _seeded(L, make):
+    L.manual_seed(3)
+    return make(L)
+
+
+@pytest.mark.parametrize("make,shape,eager", [
+    (lambda L: L.nn.LazyLinear(3), (2, 5), "Linear"),
+    (lambda L: L.nn.LazyConv2d(4, 3, groups=2, bias=False), (1, 2, 5, 5), "Conv2d"),
+    (lambda L: L.nn.LazyConvTranspose1d(2, 3), (3, 4), "ConvTranspose1d"),  # unbatched
+    (lambda L: L.nn.LazyBatchNorm2d(), (2, 3, 2, 2), "BatchNorm2d"),
+])
+def test_lazy_first_call_draws_as_torch_and_becomes_eager(make, shape, eager):
+    tm, rm = _seeded(torch, make), _seeded(R, make)
+    assert rm.has_uninitialized_params() and tm.has_uninitialized_params()
+    assert repr(rm) == repr(tm)
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    t_out, r_out = tm(torch.tensor(x)), rm(R.tensor(x))
+    assert type(rm).__name__ == type(tm).__name__ == eager
+    assert repr(rm) == repr(tm)
+    assert not hasattr(rm, "_initialize_hook") and not hasattr(tm, "_initialize_hook")
+    assert not rm._forward_pre_hooks and not rm._load_state_dict_pre_hooks
+    np.testing.assert_allclose(r_out.detach().numpy(), t_out.detach().numpy(), rtol=1e-5,
+                               atol=1e-6)
+    for (kt, vt), (kr, vr) in zip(tm.state_dict().items(), rm.state_dict().items()):
+        assert kt == kr
+        np.testing.assert_allclose(vr.numpy(), vt.numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_lazy_optimizer_built_before_the_dry_run_as_torch():
+    def run(L):
+        L.manual_seed(0)
+        net = L.nn.Sequential(L.nn.LazyLinear(4), L.nn.Tanh(), L.nn.LazyLinear(1))
+        opt = L.optim.SGD(net.parameters(), lr=0.1)
+        x = L.tensor(np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3))
+        for _ in range(2):
+            opt.zero_grad()
+            net(x).pow(2).sum().backward()
+            opt.step()
+        return [p.detach().numpy() for p in net.parameters()]
+
+    for a, b in zip(run(torch), run(R)):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+
+
+def test_lazy_state_dict_round_trips_as_torch():
+    for L in (torch, R):
+        lazy = L.nn.LazyLinear(3)
+        sd = lazy.state_dict()
+        assert list(sd) == ["weight", "bias"]
+        assert type(sd["weight"]).__name__ == "UninitializedParameter"
+        other = L.nn.LazyLinear(3)
+        other.load_state_dict(sd)  # uninitialized into uninitialized: nothing to copy
+        assert other.has_uninitialized_params()
+        trained = L.nn.Linear(5, 3)
+        other.load_state_dict(trained.state_dict())  # materializes from the checkpoint
+        assert type(other).__name__ == "LazyLinear" and tuple(other.weight.shape) == (3, 5)
+        assert bool((other.weight == trained.weight).all())
+        assert other(L.ones(2, 5)).shape == (2, 3) and other.in_features == 5
+        with pytest.raises(RuntimeError, match="Can't access the shape of an uninitialized "
+                           "parameter or buffer"):
+            L.nn.Linear(5, 3).load_state_dict(L.nn.LazyLinear(3).state_dict())
+
+
+def test_uninitialized_tensors_refuse_use_as_torch():
+    for L in (torch, R):
+        p = L.nn.UninitializedParameter(dtype=L.float64)
+        assert repr(p) == "<UninitializedParameter>" and p.dtype == L.float64
+        assert p.requires_grad and not L.nn.UninitializedBuffer().requires_grad
+        with pytest.raises(ValueError, match="Attempted to use an uninitialized parameter in"):
+            p + 1
+        with pytest.raises(RuntimeError, match="Can't access the shape"):
+            _ = p.shape
+        p.materialize((2, 3))
+        assert type(p) is L.nn.Parameter and tuple(p.shape) == (2, 3)
+        assert p.dtype == L.float64
+        b = L.nn.UninitializedBuffer()
+        b.materialize((4,))
+        assert type(b) is L.Tensor
+
+
+def test_lazy_dtype_conversion_before_the_dry_run():
+    m = R.nn.LazyLinear(2).double()
+    assert m.weight.dtype == R.float64
+    assert m(R.ones(1, 3, dtype=R.float64)).dtype == R.float64
+    assert m.weight.dtype == R.float64
+
+
+@pytest.mark.parametrize("make,shape,exc,msg", [
+    (lambda L: L.nn.LazyConv2d(4, 3, groups=2), (1, 3, 5, 5), ValueError,
+     "in_channels must be divisible by groups"),
+    (lambda L: L.nn.LazyConv2d(4, 3), (3, 5), RuntimeError,
+     r"Expected 3D \(unbatched\) or 4D \(batched\) input to LazyConv2d, but got input of "
+     r"size: torch.Size\(\[3, 5\]\)"),
+])
+def test_lazy_errors_as_torch(make, shape, exc, msg):
+    for L in (torch, R):
+        with pytest.raises(exc, match=msg):
+            make(L)(L.ones(*shape))

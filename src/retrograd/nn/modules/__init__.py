@@ -8,7 +8,7 @@ Example:
 
 from __future__ import annotations
 
-from . import activation_extra, distance, loss_extra, normalization_extra
+from . import activation_extra, distance, lazy, loss_extra, normalization_extra
 from . import fold as _fold
 from . import padding as _padding
 from . import pixelshuffle as _pixelshuffle
@@ -54,6 +54,7 @@ from .dropout import (
 )
 from .flatten import Flatten, Unflatten
 from .fold import *  # noqa: F403
+from .lazy import *  # noqa: F403
 from .linear import Bilinear, Identity, Linear
 from .loss import (
                          BCELoss,
@@ -135,4 +136,5 @@ __all__ = [
 ]
 __all__ += (activation_extra.__all__ + distance.__all__ + loss_extra.__all__
             + normalization_extra.__all__)
-__all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "DataParallel"]
+__all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "DataParallel",
+            *lazy.__all__]

@@ -34,7 +34,7 @@ from ...ops._core import record
 from ...ops.creation import tensor
 from ...ops.functions import parse_to_args
 from ...ops.table_nn import backward_hook
-from ..parameter import Buffer, Parameter
+from ..parameter import Buffer, Parameter, is_lazy
 
 __all__ = ["Module", "typename"]
 
@@ -828,6 +828,8 @@ class Module:
                         f"Tensor-like object from checkpoint but received "
                         f"{type(state_dict[key])}")
                     continue
+            if is_lazy(param):  # both uninitialized (Note [Lazy modules]): nothing to copy
+                continue
             if len(param.shape) == 0 and len(input_param.shape) == 1 and \
                     input_param.shape[0] == 1:
                 input_param = input_param[0]
