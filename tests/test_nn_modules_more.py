@@ -215,3 +215,80 @@ def test_lazy_errors_as_torch(make, shape, exc, msg):
     for L in (torch, R):
         with pytest.raises(exc, match=msg):
             make(L)(L.ones(*shape))
+
+
+# -- embedding_bag ----------------------------------------------------------------------
+
+_BAG_IDX = np.array([4, 1, 1, 0, 3, 4, 2, 2])
+_BAG_OFFS = np.array([0, 3, 3, 6])  # the second bag is empty
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+@pytest.mark.parametrize("padding_idx,last", [(None, False), (1, False), (-1, True)])
+def test_embedding_bag_values_and_grads_as_torch(mode, padding_idx, last):
+    w = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
+    g = np.random.default_rng(1).standard_normal((4, 3)).astype(np.float32)
+    offs = np.append(_BAG_OFFS, 8) if last else _BAG_OFFS
+    outs = []
+    for L in (torch, R):
+        wt = L.tensor(w, requires_grad=True)
+        y = L.nn.functional.embedding_bag(L.tensor(_BAG_IDX), wt, L.tensor(offs), mode=mode,
+                                          padding_idx=padding_idx, include_last_offset=last)
+        (y * L.tensor(g)).sum().backward()
+        outs.append((y.detach().numpy(), wt.grad.numpy()))
+    for a, b in zip(*outs):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+
+
+def test_embedding_bag_gradcheck_float64():
+    from _nn_gradcheck import gradcheck, gradgradcheck
+
+    rng = np.random.default_rng(0)
+    w = R.tensor(rng.standard_normal((5, 3)), requires_grad=True)
+    psw = R.tensor(rng.standard_normal(8), requires_grad=True)
+    idx, offs = R.tensor(_BAG_IDX), R.tensor(_BAG_OFFS)
+    for kw in ({"mode": "sum", "per_sample_weights": psw}, {"mode": "mean", "padding_idx": 2},
+               {"mode": "max"}):
+        def fn(kw=kw):
+            return R.nn.functional.embedding_bag(idx, w, offs, **kw)
+        wrt = [w, psw] if "per_sample_weights" in kw else [w]
+        assert gradcheck(fn, wrt)
+        if kw["mode"] != "max":
+            assert gradgradcheck(fn, wrt)
+
+
+def test_embedding_bag_module_as_torch():
+    tm, rm = _pair(lambda L: L.nn.EmbeddingBag(5, 2, max_norm=1.0, padding_idx=1))
+    assert repr(rm) == repr(tm)
+    assert float(rm.weight[1].abs().sum()) == 0.0
+    t_out = tm(torch.tensor(_BAG_IDX), torch.tensor(_BAG_OFFS))
+    r_out = rm(R.tensor(_BAG_IDX), R.tensor(_BAG_OFFS))
+    np.testing.assert_allclose(r_out.detach().numpy(), t_out.detach().numpy(), rtol=1e-5,
+                               atol=1e-6)  # max_norm renormalized the same rows
+    np.testing.assert_allclose(rm.weight.detach().numpy(), tm.weight.detach().numpy(),
+                               rtol=1e-5, atol=1e-6)
+    for L in (torch, R):
+        bag = L.nn.EmbeddingBag.from_pretrained(L.eye(3), mode="sum", freeze=False)
+        assert bag.weight.requires_grad and bag.mode == "sum"
+        assert bag(L.tensor([[0, 2]])).tolist() == [[1.0, 0.0, 1.0]]
+
+
+@pytest.mark.parametrize("args,kw,exc,msg", [
+    (([[0, 1]], [0]), {}, ValueError, "if input is 2D, then offsets has to be None"),
+    (([0, 1], None), {}, ValueError, "offsets has to be a 1D Tensor but got None"),
+    (([0, 1], [1]), {}, RuntimeError, r"offsets\[0\] has to be 0"),
+    (([0, 1], [0, 3]), {}, RuntimeError, r"offsets\[-1\] can not be greater than input's length"),
+    (([0, 7], [0]), {}, RuntimeError, r"Index 1 of input takes value 7 which is not in the "
+                                      r"valid range \[0, 5\)"),
+    (([0, 1], [0]), {"mode": "min"}, ValueError, "mode has to be one of sum, mean or max"),
+    (([0, 1], [0]), {"mode": "mean", "per_sample_weights": [1.0, 2.0]}, NotImplementedError,
+     "per_sample_weights is only supported for mode='sum'"),
+    (([0, 1], [0]), {"per_sample_weights": [1.0]}, ValueError,
+     "If per_sample_weights"),
+])
+def test_embedding_bag_errors_as_torch(args, kw, exc, msg):
+    for L in (torch, R):
+        kw2 = {k: (L.tensor(v) if isinstance(v, list) else v) for k, v in kw.items()}
+        offs = None if args[1] is None else L.tensor(args[1])
+        with pytest.raises(exc, match=msg):
+            L.nn.functional.embedding_bag(L.tensor(args[0]), L.ones(5, 2), offs, **kw2)

@@ -104,7 +104,7 @@ from .pooling import (  # noqa: F401, I001  # noqa: F401
                          MaxUnpool3d,
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell
-from .sparse import Embedding
+from .sparse import Embedding, EmbeddingBag
 from .sync_batchnorm import SyncBatchNorm
 from .transformer import (
                          MultiheadAttention,
@@ -137,4 +137,5 @@ __all__ = [
 __all__ += (activation_extra.__all__ + distance.__all__ + loss_extra.__all__
             + normalization_extra.__all__)
 __all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "DataParallel",
+            "EmbeddingBag",
             *lazy.__all__]
