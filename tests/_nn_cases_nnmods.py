@@ -87,5 +87,8 @@ def cases(Case, T) -> list:  # noqa: N803  (the dataclass and helper of test_nn_
              lambda L: L.nn.EmbeddingBag(6, 3, mode="sum", include_last_offset=True),
              [("const", None, np.array([1, 4, 5, 1, 0])), ("const", None, np.array([0, 3, 3, 5])),
               ("f", (5,))]),
+        Case("CTCLoss", lambda L: L.nn.CTCLoss(blank=1, zero_infinity=True),
+             [("f", (6, 3, 4)), ("const", None, np.array([[2, 3, 3], [0, 2, 0], [3, 3, 3]]))],
+             call=lambda m, x, tg: m(x.log_softmax(2), tg, (6, 4, 5), (3, 2, 3)), ggc=False),
         Case("DataParallel", lambda L: L.nn.DataParallel(L.nn.Linear(3, 2)), [("f", (4, 3))]),
     ]

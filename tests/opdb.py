@@ -1236,5 +1236,6 @@ for _e in DB:
 import opdb_dist2  # noqa: E402, F401  (the gamma-family samplers' entries)
 import opdb_linalg  # noqa: E402, F401  (torch.linalg's entries)
 import opdb_nnloss  # noqa: E402, F401  (the nnloss family's entries)
+import opdb_nnmods  # noqa: E402, F401  (the nnmods family's entries)
 import opdb_nnspatial  # noqa: E402, F401  (the spatial nn records' entries)
 from opdb_special import *  # noqa: E402,F401,F403  (special functions)

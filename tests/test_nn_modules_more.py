@@ -292,3 +292,54 @@ def test_embedding_bag_errors_as_torch(args, kw, exc, msg):
         offs = None if args[1] is None else L.tensor(args[1])
         with pytest.raises(exc, match=msg):
             L.nn.functional.embedding_bag(L.tensor(args[0]), L.ones(5, 2), offs, **kw2)
+
+
+# -- CTC ------------------------------------------------------------------------------
+
+
+def test_ctc_loss_long_sequences_match_torch():
+    """A longer batch with mixed lengths, float32: values and gradients (through
+    log_softmax) as torch's."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((40, 4, 6)).astype(np.float32)
+    tl = np.array([10, 3, 17, 1])
+    il = np.array([40, 21, 38, 2])
+    tg = rng.integers(1, 6, (4, 17))
+    outs = []
+    for L in (torch, R):
+        xt = L.tensor(x, requires_grad=True)
+        loss = L.nn.CTCLoss()(xt.log_softmax(2), L.tensor(tg), L.tensor(il), L.tensor(tl))
+        loss.backward()
+        outs.append((loss.detach().numpy(), xt.grad.numpy()))
+    np.testing.assert_allclose(outs[1][0], outs[0][0], rtol=1e-5)
+    np.testing.assert_allclose(outs[1][1], outs[0][1], rtol=1e-4, atol=1e-6)
+
+
+def test_ctc_loss_has_no_double_backward_as_torch():
+    for L in (torch, R):
+        x = L.zeros(4, 1, 3, dtype=L.float64, requires_grad=True)
+        loss = L.nn.functional.ctc_loss(x.log_softmax(2), L.tensor([[1, 2]]), (4,), (2,))
+        (g,) = L.autograd.grad(loss, x, create_graph=True)
+        with pytest.raises(RuntimeError, match="derivative for aten::_ctc_loss_backward is "
+                           "not implemented"):
+            g.sum().backward()
+
+
+@pytest.mark.parametrize("kw,msg", [
+    ({"blank": 4}, "blank must be in label range"),
+    ({"input_lengths": (5,)}, "input_lengths must be of size batch_size"),
+    ({"target_lengths": (2,)}, "target_lengths must be of size batch_size"),
+    ({"input_lengths": (6, 5)}, "Expected input_lengths to have value at most 5, but got "
+                                "value 6"),
+    ({"target_lengths": (2, -1)}, "Expected target_lengths to have value at least 0"),
+    ({"targets": [[1], [1]]}, "Expected tensor to have size at least 2 at dimension 1, but "
+                              "got size 1 for argument #2 'targets'"),
+])
+def test_ctc_loss_errors_as_torch(kw, msg):
+    for L in (torch, R):
+        args = {"log_probs": L.zeros(5, 2, 4).log_softmax(2),
+                "targets": L.tensor([[1, 2], [1, 1]]), "input_lengths": (5, 5),
+                "target_lengths": (2, 2)}
+        args.update({k: L.tensor(v) if k == "targets" else v for k, v in kw.items()})
+        with pytest.raises(RuntimeError, match=msg):
+            L.nn.functional.ctc_loss(**args)

@@ -32,6 +32,7 @@ from ..ops.public import LOWER_PRECISION_FP, autocast_category
 from ..ops.reductions import vector_norm
 from ..ops.shape import _check_expand
 from ..ops.softmax import log_softmax, softmax, softmin
+from .functional_ctc import ctc_loss  # noqa: F401
 from .functional_embedding_bag import embedding_bag, embedding_renorm_  # noqa: F401
 from .functional_pad import pad  # noqa: F401  (re-exported: F.pad)
 from .functional_resize import interpolate, upsample, upsample_bilinear, upsample_nearest  # noqa: E402, F401

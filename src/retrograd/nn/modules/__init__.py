@@ -42,6 +42,7 @@ from .activation import (
 from .activation_extra import *  # noqa: F403
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+from .ctc import CTCLoss
 from .data_parallel import DataParallel
 from .distance import *  # noqa: F403
 from .dropout import (
@@ -137,5 +138,5 @@ __all__ = [
 __all__ += (activation_extra.__all__ + distance.__all__ + loss_extra.__all__
             + normalization_extra.__all__)
 __all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "DataParallel",
-            "EmbeddingBag",
+            "EmbeddingBag", "CTCLoss",
             *lazy.__all__]
