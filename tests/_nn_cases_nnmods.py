@@ -90,5 +90,13 @@ def cases(Case, T) -> list:  # noqa: N803  (the dataclass and helper of test_nn_
         Case("CTCLoss", lambda L: L.nn.CTCLoss(blank=1, zero_infinity=True),
              [("f", (6, 3, 4)), ("const", None, np.array([[2, 3, 3], [0, 2, 0], [3, 3, 3]]))],
              call=lambda m, x, tg: m(x.log_softmax(2), tg, (6, 4, 5), (3, 2, 3)), ggc=False),
+        Case("AdaptiveLogSoftmaxWithLoss",
+             lambda L: L.nn.AdaptiveLogSoftmaxWithLoss(8, 10, cutoffs=[3, 6], div_value=2.0,
+                                                       head_bias=True),
+             [("f", (5, 8)), ("const", None, np.array([0, 4, 9, 2, 7]))],
+             gc_inputs=[("f", (3, 8)), ("const", None, np.array([1, 5, 8]))]),
+        Case("AdaptiveLogSoftmaxWithLoss-log_prob",
+             lambda L: L.nn.AdaptiveLogSoftmaxWithLoss(6, 9, cutoffs=[2, 5]),
+             [("f", (4, 6))], call=lambda m, x: m.log_prob(x), ggc=False),
         Case("DataParallel", lambda L: L.nn.DataParallel(L.nn.Linear(3, 2)), [("f", (4, 3))]),
     ]

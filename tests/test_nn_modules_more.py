@@ -343,3 +343,34 @@ def test_ctc_loss_errors_as_torch(kw, msg):
         args.update({k: L.tensor(v) if k == "targets" else v for k, v in kw.items()})
         with pytest.raises(RuntimeError, match=msg):
             L.nn.functional.ctc_loss(**args)
+
+
+# -- adaptive softmax -----------------------------------------------------------------
+
+
+def test_adaptive_softmax_predict_and_unbatched_as_torch():
+    tm, rm = _pair(lambda L: L.nn.AdaptiveLogSoftmaxWithLoss(6, 12, cutoffs=[2, 7],
+                                                             div_value=1.5, head_bias=True))
+    x = np.random.default_rng(0).standard_normal((30, 6)).astype(np.float32) * 3
+    np.testing.assert_array_equal(rm.predict(R.tensor(x)).numpy(),
+                                  tm.predict(torch.tensor(x)).numpy())
+    t_out = tm(torch.tensor(x[0]), torch.tensor(9))
+    r_out = rm(R.tensor(x[0]), R.tensor(9))
+    assert type(r_out).__name__ == "_ASMoutput" and r_out._fields == ("output", "loss")
+    assert tuple(r_out.output.shape) == tuple(t_out.output.shape) == ()
+    np.testing.assert_allclose(r_out.loss.item(), t_out.loss.item(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("ctor,call,exc,msg", [
+    (dict(cutoffs=[]), None, ValueError, "cutoffs should be a sequence of length larger than 0"),
+    (dict(cutoffs=[5, 3]), None, ValueError, "cutoffs should be a sequence of unique, positive"),
+    (dict(cutoffs=[3]), ((2, 4), [0, 12]), RuntimeError, r"Target values should be in \[0, 9\]"),
+    (dict(cutoffs=[3]), ((2, 4), [0]), RuntimeError, "Input and target should have the same "
+                                                     "size in the batch dimension."),
+    (dict(cutoffs=[3]), ((2, 4), [[0]]), RuntimeError, "0D or 1D target tensor expected"),
+])
+def test_adaptive_softmax_errors_as_torch(ctor, call, exc, msg):
+    for L in (torch, R):
+        with pytest.raises(exc, match=msg):
+            m = L.nn.AdaptiveLogSoftmaxWithLoss(4, 10, **ctor)
+            m(L.zeros(*call[0]), L.tensor(call[1]))

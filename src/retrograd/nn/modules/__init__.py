@@ -40,6 +40,7 @@ from .activation import (
                          Threshold,
 )
 from .activation_extra import *  # noqa: F403
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .ctc import CTCLoss
@@ -138,5 +139,5 @@ __all__ = [
 __all__ += (activation_extra.__all__ + distance.__all__ + loss_extra.__all__
             + normalization_extra.__all__)
 __all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "DataParallel",
-            "EmbeddingBag", "CTCLoss",
+            "EmbeddingBag", "CTCLoss", "AdaptiveLogSoftmaxWithLoss",
             *lazy.__all__]
