@@ -374,3 +374,94 @@ def test_adaptive_softmax_errors_as_torch(ctor, call, exc, msg):
         with pytest.raises(exc, match=msg):
             m = L.nn.AdaptiveLogSoftmaxWithLoss(4, 10, **ctor)
             m(L.zeros(*call[0]), L.tensor(call[1]))
+
+
+# -- grid_sample / affine_grid --------------------------------------------------------
+
+_GRID_CASES = [(nd, mode, pad, align) for nd in (2, 3)
+               for mode in ("bilinear", "nearest", "bicubic")
+               for pad in ("zeros", "border", "reflection") for align in (False, True)
+               if not (nd == 3 and mode == "bicubic")]
+
+
+@pytest.mark.parametrize("nd,mode,pad,align", _GRID_CASES)
+def test_grid_sample_values_and_grads_as_torch(nd, mode, pad, align):
+    rng = np.random.default_rng(nd)
+    x = rng.standard_normal((2, 3) + (5, 4, 6)[:nd])
+    grid = rng.uniform(-1.4, 1.4, (2,) + (3, 4, 2)[:nd] + (nd,))  # some points outside
+    outs = []
+    for L in (torch, R):
+        xt, gt = L.tensor(x, requires_grad=True), L.tensor(grid, requires_grad=True)
+        y = L.nn.functional.grid_sample(xt, gt, mode=mode, padding_mode=pad,
+                                        align_corners=align)
+        w = L.tensor(np.cos(np.arange(y.numel())).reshape(tuple(y.shape)))
+        (y * w).sum().backward()
+        g_grad = np.zeros_like(grid) if gt.grad is None else gt.grad.numpy()  # nearest: None
+        outs.append((y.detach().numpy(), xt.grad.numpy(), g_grad))
+    for a, b in zip(*outs):
+        np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("mode,pad", [("bilinear", "reflection"), ("bicubic", "zeros"),
+                                      ("bilinear", "zeros")])
+def test_grid_sample_gradcheck_float64(mode, pad):
+    from _nn_gradcheck import gradcheck, gradgradcheck
+
+    rng = np.random.default_rng(0)
+    x = R.tensor(rng.standard_normal((1, 2, 3, 4)), requires_grad=True)
+    grid = R.tensor(rng.uniform(-1.2, 1.2, (1, 2, 3, 2)), requires_grad=True)
+
+    def fn():
+        return R.nn.functional.grid_sample(x, grid, mode=mode, padding_mode=pad,
+                                           align_corners=False)
+    assert gradcheck(fn, [x, grid])
+    if mode == "bilinear" and pad == "zeros":
+        assert gradgradcheck(fn, [x, grid])
+
+
+@pytest.mark.parametrize("size,align", [((2, 3, 4, 5), False), ((2, 3, 4, 5), True),
+                                        ((2, 1, 3, 2, 4), False), ((1, 1, 1, 3), False)])
+def test_affine_grid_as_torch(size, align):
+    nsp = len(size) - 2
+    theta = np.random.default_rng(0).standard_normal((size[0], nsp, nsp + 1))
+    outs = []
+    for L in (torch, R):
+        th = L.tensor(theta, requires_grad=True)
+        grid = L.nn.functional.affine_grid(th, size, align_corners=align)
+        (grid * grid).sum().backward()
+        outs.append((grid.detach().numpy(), th.grad.numpy()))
+    for a, b in zip(*outs):
+        np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("call,exc,msg", [
+    (lambda L: L.nn.functional.grid_sample(L.zeros(1, 2, 3, 3), L.zeros(1, 2, 2, 2),
+                                           mode="cubic"), ValueError, "expected mode to be"),
+    (lambda L: L.nn.functional.grid_sample(L.zeros(1, 2, 3, 3), L.zeros(1, 2, 2, 2),
+                                           padding_mode="wrap"), ValueError,
+     "expected padding_mode to be 'zeros', 'border', or 'reflection'"),
+    (lambda L: L.nn.functional.grid_sample(L.zeros(1, 2, 3, 3, 3), L.zeros(1, 2, 2, 2, 3),
+                                           mode="bicubic", align_corners=False), RuntimeError,
+     "bicubic interpolation only supports 4D input"),
+    (lambda L: L.nn.functional.grid_sample(L.zeros(1, 2, 3, 3), L.zeros(1, 2, 2, 3),
+                                           align_corners=False), RuntimeError,
+     "expected grid to have size 2 in last dimension"),
+    (lambda L: L.nn.functional.grid_sample(L.zeros(1, 2, 3, 3), L.zeros(2, 2, 2, 2),
+                                           align_corners=False), RuntimeError,
+     "expected grid and input to have same batch size"),
+    (lambda L: L.nn.functional.affine_grid(L.zeros(1, 3, 3), (1, 1, 2, 2), align_corners=False),
+     ValueError, "Expected a batch of 2D affine matrices of shape Nx2x3"),
+    (lambda L: L.nn.functional.affine_grid(L.zeros(1, 2, 3), (1, 1, 2), align_corners=False),
+     NotImplementedError, "affine_grid only supports 4D and 5D sizes"),
+])
+def test_grid_errors_as_torch(call, exc, msg):
+    for L in (torch, R):
+        with pytest.raises(exc, match=msg):
+            call(L)
+
+
+def test_grid_default_align_corners_warns_as_torch():
+    for L in (torch, R):
+        with pytest.warns(UserWarning, match="Default grid_sample and affine_grid behavior has "
+                          "changed to align_corners=False since 1.3.0"):
+            L.nn.functional.affine_grid(L.zeros(1, 2, 3), (1, 1, 2, 2))

@@ -34,6 +34,7 @@ from ..ops.shape import _check_expand
 from ..ops.softmax import log_softmax, softmax, softmin
 from .functional_ctc import ctc_loss  # noqa: F401
 from .functional_embedding_bag import embedding_bag, embedding_renorm_  # noqa: F401
+from .functional_grid import affine_grid, grid_sample  # noqa: F401
 from .functional_pad import pad  # noqa: F401  (re-exported: F.pad)
 from .functional_resize import interpolate, upsample, upsample_bilinear, upsample_nearest  # noqa: E402, F401
 from .functional_spatial import *  # noqa: E402, F403  (re-exported: F.pixel_shuffle & co)
