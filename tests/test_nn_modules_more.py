@@ -465,3 +465,46 @@ def test_grid_default_align_corners_warns_as_torch():
         with pytest.warns(UserWarning, match="Default grid_sample and affine_grid behavior has "
                           "changed to align_corners=False since 1.3.0"):
             L.nn.functional.affine_grid(L.zeros(1, 2, 3), (1, 1, 2, 2))
+
+
+# -- interpolate: bicubic and antialias ------------------------------------------------
+
+
+@pytest.mark.parametrize("mode,antialias,align", [
+    (m, aa, al) for m in ("bilinear", "bicubic") for aa in (False, True) for al in (False, True)
+] + [("lanczos", True, False)])
+@pytest.mark.parametrize("kw", [{"size": (4, 5)}, {"size": (11, 13)},
+                                {"scale_factor": (2.3, 0.5)}])
+def test_interpolate_cubic_and_antialias_as_torch(mode, antialias, align, kw):
+    x = np.random.default_rng(0).standard_normal((2, 3, 7, 9))
+    outs = []
+    for L in (torch, R):
+        xt = L.tensor(x, requires_grad=True)
+        y = L.nn.functional.interpolate(xt, mode=mode, antialias=antialias,
+                                        align_corners=align, **kw)
+        w = L.tensor(np.cos(np.arange(y.numel())).reshape(tuple(y.shape)))
+        (y * w).sum().backward()
+        outs.append((y.detach().numpy(), xt.grad.numpy()))
+    for a, b in zip(*outs):
+        np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-12)
+
+
+def test_interpolate_bicubic_antialias_gradcheck_float64():
+    from _nn_gradcheck import gradcheck
+
+    x = R.tensor(np.random.default_rng(0).standard_normal((1, 1, 5, 4)), requires_grad=True)
+    assert gradcheck(lambda: R.nn.functional.interpolate(x, size=(3, 6), mode="bicubic",
+                                                         antialias=True), [x])
+
+
+def test_interpolate_antialias_refuses_other_modes_as_torch():
+    for L in (torch, R):
+        with pytest.raises(ValueError, match="Anti-alias option is restricted to bilinear, "
+                           "bicubic, and lanczos modes and requires a 4-D tensor as input"):
+            L.nn.functional.interpolate(L.zeros(1, 1, 4), size=2, mode="linear",
+                                        antialias=True)
+        with pytest.raises(NotImplementedError, match=r"Only 3D, 4D and 5D input Tensors "
+                           r"supported \(got 3D\) for the modes: .* \(got bicubic\)"):
+            L.nn.functional.interpolate(L.zeros(1, 1, 4), size=2, mode="bicubic")
+        with pytest.raises(ValueError, match="Lanczos mode requires antialias=True"):
+            L.nn.functional.interpolate(L.zeros(1, 1, 4, 4), size=2, mode="lanczos")
