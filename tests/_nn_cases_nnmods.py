@@ -98,5 +98,14 @@ def cases(Case, T) -> list:  # noqa: N803  (the dataclass and helper of test_nn_
         Case("AdaptiveLogSoftmaxWithLoss-log_prob",
              lambda L: L.nn.AdaptiveLogSoftmaxWithLoss(6, 9, cutoffs=[2, 5]),
              [("f", (4, 6))], call=lambda m, x: m.log_prob(x), ggc=False),
+        Case("FractionalMaxPool2d",
+             lambda L: L.nn.FractionalMaxPool2d(
+                 (2, 3), output_size=(4, 3), return_indices=True,
+                 _random_samples=L.tensor(np.float32([[[0.3, 0.8], [0.1, 0.5]]]))),
+             [("f", (1, 2, 7, 8))], ggc=False),
+        Case("FractionalMaxPool3d",
+             lambda L: L.nn.FractionalMaxPool3d(
+                 2, output_ratio=0.5, _random_samples=L.tensor(np.float32([[[0.3, 0.8, 0.5]]]))),
+             [("f", (1, 1, 6, 6, 8))], ggc=False),
         Case("DataParallel", lambda L: L.nn.DataParallel(L.nn.Linear(3, 2)), [("f", (4, 3))]),
     ]

@@ -508,3 +508,60 @@ def test_interpolate_antialias_refuses_other_modes_as_torch():
             L.nn.functional.interpolate(L.zeros(1, 1, 4), size=2, mode="bicubic")
         with pytest.raises(ValueError, match="Lanczos mode requires antialias=True"):
             L.nn.functional.interpolate(L.zeros(1, 1, 4, 4), size=2, mode="lanczos")
+
+
+# -- fractional max pooling -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("nsp,shape,kernel,kw", [
+    (2, (2, 3, 9, 11), 3, {"output_size": (4, 5)}),
+    (2, (3, 10, 7), 2, {"output_ratio": (0.5, 0.7)}),
+    (3, (2, 2, 7, 8, 9), (1, 2, 3), {"output_ratio": 0.6}),
+])
+def test_fractional_max_pool_draws_values_indices_grads_as_torch(nsp, shape, kernel, kw):
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    x.flat[5] = np.nan  # a NaN wins its windows, as in PyTorch's kernel
+    outs = []
+    for L in (torch, R):
+        L.manual_seed(7)  # the windows are drawn from the global generator
+        xt = L.tensor(x, requires_grad=True)
+        fn = getattr(L.nn.functional, f"fractional_max_pool{nsp}d")
+        y, idx = fn(xt, kernel, return_indices=True, **kw)
+        w = L.tensor(np.cos(np.arange(y.numel())).reshape(tuple(y.shape)).astype(np.float32))
+        (y * w).nan_to_num().sum().backward()
+        outs.append((y.detach().numpy(), idx.numpy(), xt.grad.numpy()))
+    for a, b in zip(*outs):
+        np.testing.assert_array_equal(b, a)
+
+
+def test_fractional_max_pool_gradcheck_float64():
+    from _nn_gradcheck import gradcheck
+
+    x = R.tensor(np.random.default_rng(1).standard_normal((1, 2, 6, 7)), requires_grad=True)
+    samples = R.tensor(np.random.default_rng(2).random((1, 2, 2)))
+    assert gradcheck(lambda: R.nn.functional.fractional_max_pool2d(
+        x, 2, output_size=(4, 3), _random_samples=samples), [x])
+
+
+@pytest.mark.parametrize("call,exc,msg", [
+    (lambda L: L.nn.functional.fractional_max_pool2d(L.zeros(1, 2, 5, 5), 2), ValueError,
+     "fractional_max_pool2d requires specifying either an output_size or an output_ratio"),
+    (lambda L: L.nn.functional.fractional_max_pool2d(L.zeros(1, 2, 5, 5), 4, output_size=3),
+     RuntimeError, "pool height 4 too large relative to input height 5"),
+    (lambda L: L.nn.functional.fractional_max_pool2d(
+        L.zeros(1, 2, 5, 5), 2, output_size=3, _random_samples=L.rand(1, 3, 2)), RuntimeError,
+     r"Expect _random_samples.size\(1\) equals to input channel size."),
+    (lambda L: L.nn.functional.fractional_max_pool2d(
+        L.zeros(1, 2, 5, 5), 2, output_size=3, _random_samples=L.rand(1, 2, 2).double()),
+     RuntimeError, "Expect _random_samples to have the same dtype as input"),
+    (lambda L: L.nn.FractionalMaxPool2d(2), ValueError,
+     "FractionalMaxPool2d requires specifying either an output size, or a pooling ratio"),
+    (lambda L: L.nn.FractionalMaxPool3d(2, output_size=2, output_ratio=0.5), ValueError,
+     "only one of output_size and output_ratio may be specified"),
+    (lambda L: L.nn.FractionalMaxPool2d(2, output_ratio=1.5), ValueError,
+     r"output_ratio must be between 0 and 1 \(got 1.5\)"),
+])
+def test_fractional_max_pool_errors_as_torch(call, exc, msg):
+    for L in (torch, R):
+        with pytest.raises(exc, match=msg):
+            call(L)

@@ -34,6 +34,12 @@ from ..ops.shape import _check_expand
 from ..ops.softmax import log_softmax, softmax, softmin
 from .functional_ctc import ctc_loss  # noqa: F401
 from .functional_embedding_bag import embedding_bag, embedding_renorm_  # noqa: F401
+from .functional_fractional import (  # noqa: F401
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
+)
 from .functional_grid import affine_grid, grid_sample  # noqa: F401
 from .functional_pad import pad  # noqa: F401  (re-exported: F.pad)
 from .functional_resize import interpolate, upsample, upsample_bilinear, upsample_nearest  # noqa: E402, F401

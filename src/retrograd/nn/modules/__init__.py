@@ -56,6 +56,7 @@ from .dropout import (
 )
 from .flatten import Flatten, Unflatten
 from .fold import *  # noqa: F403
+from .fractional_pool import FractionalMaxPool2d, FractionalMaxPool3d
 from .lazy import *  # noqa: F403
 from .linear import Bilinear, Identity, Linear
 from .loss import (
@@ -139,5 +140,6 @@ __all__ = [
 __all__ += (activation_extra.__all__ + distance.__all__ + loss_extra.__all__
             + normalization_extra.__all__)
 __all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "DataParallel",
-            "EmbeddingBag", "CTCLoss", "AdaptiveLogSoftmaxWithLoss",
+            "EmbeddingBag", "CTCLoss", "AdaptiveLogSoftmaxWithLoss", "FractionalMaxPool2d",
+            "FractionalMaxPool3d",
             *lazy.__all__]
