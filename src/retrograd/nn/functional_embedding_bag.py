@@ -70,15 +70,16 @@ def _bags(input: Tensor, offsets: Tensor | None, include_last_offset: bool):  # 
     return idx, offs, np.append(offs[1:], idx.size)
 
 
-# Note [Dense bags]
-# embedding_bag lays the bags out as a padded (bags, longest bag) grid of positions into
-# the flat indices, gathers the rows of weight for the whole grid with one index_select,
-# masks the grid's padding and the padding_idx entries, and reduces along the bag axis
-# with ordinary Tensor ops (masked sums, a count for the mean, a masked max). Gradients
-# (to weight and per_sample_weights), second derivatives and forward mode follow from
-# those ops: the masked entries get none, an empty bag is 0 in every mode and passes no
-# gradient, and the max sends each output's gradient to the row that won, as PyTorch's
-# kernel does. The grid costs bags x longest x dim values, like the gather it replaces.
+# Note [Bag reductions]
+# embedding_bag gathers the rows of weight that the bags use (one index_select over the
+# flat indices, padding_idx entries dropped) and reduces them per bag with ordinary Tensor
+# ops, so gradients (to weight and per_sample_weights), second derivatives and forward
+# mode follow from those ops. Sum and mean add each row into its bag's slot (index_add;
+# the mean then divides by the bag's count, at least 1); an empty bag is 0 in every mode.
+# Max lays the bags out as a padded (bags, longest bag) grid, fills the holes with -inf
+# and takes the max along the bag axis, so each output's gradient goes to the row that
+# won, as PyTorch's kernel does; the grid costs bags x longest x dim values, so it is
+# used for max only.
 
 def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,  # noqa: A002
                   max_norm: float | None = None, norm_type: float = 2.0,
@@ -139,31 +140,36 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
 
 def _reduce_bags(weight: Tensor, idx: np.ndarray, starts: np.ndarray, ends: np.ndarray,
                  mode: str, per_sample_weights: Tensor | None, padding_idx: int | None):
-    """Note [Dense bags]."""
+    """Note [Bag reductions]."""
+    nbags, dim = len(starts), weight.shape[1]
     lengths = ends - starts
+    if mode == "max":
+        return _max_bags(weight, idx, starts, lengths, padding_idx)
+    bag_of = np.repeat(np.arange(nbags), lengths)  # the bag of each flat position
+    keep = np.arange(idx.size)
+    if padding_idx is not None:
+        keep = keep[idx != padding_idx]
+    rows = weight.index_select(0, _make(idx[keep].astype(np.int64)))
+    if per_sample_weights is not None:
+        psw = per_sample_weights.reshape(-1).index_select(0, _make(keep))
+        rows = rows * psw.unsqueeze(1)
+    out = rows.new_zeros((nbags, dim)).index_add(0, _make(bag_of[keep]), rows)
+    if mode == "mean":
+        count = np.bincount(bag_of[keep], minlength=nbags)
+        out = out / _make(np.maximum(count, 1).astype(weight._data.dtype)[:, None])
+    return out
+
+
+def _max_bags(weight: Tensor, idx: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
+              padding_idx: int | None) -> Tensor:
+    nbags, dim = len(starts), weight.shape[1]
     width = max(int(lengths.max()) if lengths.size else 0, 1)
     step = np.arange(width, dtype=np.int64)
     valid = step[None, :] < lengths[:, None]
     pos = np.where(valid, starts[:, None] + step[None, :], 0)
-    if idx.size == 0:
-        pos = np.zeros_like(pos)
-        idx = np.zeros(1, dtype=np.int64)
-    grid = idx.astype(np.int64)[pos]
+    grid = idx.astype(np.int64)[pos] if idx.size else np.zeros_like(pos)
     if padding_idx is not None:
         valid &= grid != padding_idx
-    nbags, dim = len(starts), weight.shape[1]
     rows = weight.index_select(0, _make(grid.reshape(-1))).reshape(nbags, width, dim)
-    drop = _make(~valid[:, :, None])
-    if mode == "max":
-        out = rows.masked_fill(drop, float("-inf")).max(1).values
-        return out.masked_fill(_make(~valid.any(axis=1)[:, None]), 0.0)
-    if per_sample_weights is not None:
-        psw = per_sample_weights.reshape(-1)
-        if psw.shape[0] == 0:
-            psw = psw.new_zeros(1)
-        rows = rows * psw.index_select(0, _make(pos.reshape(-1))).reshape(nbags, width, 1)
-    out = rows.masked_fill(drop, 0.0).sum(1)
-    if mode == "mean":
-        count = np.maximum(valid.sum(axis=1), 1).astype(weight._data.dtype)
-        out = out / _make(count[:, None])
-    return out
+    out = rows.masked_fill(_make(~valid[:, :, None]), float("-inf")).max(1).values
+    return out.masked_fill(_make(~valid.any(axis=1)[:, None]), 0.0)
