@@ -565,3 +565,17 @@ def test_fractional_max_pool_errors_as_torch(call, exc, msg):
     for L in (torch, R):
         with pytest.raises(exc, match=msg):
             call(L)
+
+
+def test_lazy_modules_deepcopy_and_pickle_before_the_dry_run():
+    import copy
+    import pickle
+
+    net = R.nn.Sequential(R.nn.LazyLinear(3), R.nn.LazyBatchNorm1d())
+    for clone in (copy.deepcopy(net), pickle.loads(pickle.dumps(net))):
+        assert clone(R.ones(2, 5)).shape == (2, 3)
+        assert type(clone[0]).__name__ == "Linear" and tuple(clone[0].weight.shape) == (3, 5)
+        assert type(clone[1]).__name__ == "BatchNorm1d"
+    assert type(net[0]).__name__ == "LazyLinear" and net[0].has_uninitialized_params()
+    h = net[0].register_forward_pre_hook(lambda m, a: None)  # ids stay unique after a load
+    assert h.id not in (net[0]._initialize_hook.id, net[0]._load_hook.id)

@@ -1076,6 +1076,20 @@ class _ModuleHookHandle(RemovableHandle):
         self._module = None if module is None else weakref.ref(module)
         self._extra = list(extra)
 
+    # a lazy module keeps its hook handles as attributes, so they pickle and deepcopy with
+    # it: the weak references travel as strong ones, and ids stay ahead of the restored
+    # ones (as PyTorch's RemovableHandle)
+    def __getstate__(self):
+        mod = self._module() if self._module is not None else None
+        return self.id, self._store(), mod, self._extra
+
+    def __setstate__(self, state) -> None:
+        self.id, store, mod, self._extra = state
+        self._store = weakref.ref(store) if store is not None else lambda: None
+        self._module = weakref.ref(mod) if mod is not None else None
+        nxt = next(RemovableHandle._ids)
+        RemovableHandle._ids = itertools.count(max(nxt, self.id + 1))
+
     def remove(self) -> None:
         store = self._store()
         if store is not None and self.id in store:
