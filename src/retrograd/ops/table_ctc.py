@@ -19,9 +19,10 @@ w.r.t. ``log_probs`` itself, and vanishes when ``log_probs`` come from ``log_sof
 (whose backward subtracts softmax times the row sum of the gradient, and every row of
 the posterior sums to 1): through log_softmax, which is how CTC is used, the gradient is
 the true one, so gradcheck runs through log_softmax, as PyTorch's own tests do. As in
-PyTorch, the backward op has no derivative (no double backward) and the op no forward
-mode. Sums run in float64. p = (input_lengths, target_lengths, blank, zero_infinity),
-the lengths as tuples of ints; targets are (N, S) padded or 1-D concatenated.
+PyTorch, the backward op has no derivative (no double backward); forward mode, which
+PyTorch lacks, uses the true derivative (``_ctc_jvp``). Sums run in float64.
+p = (input_lengths, target_lengths, blank, zero_infinity), the lengths as tuples of
+ints; targets are (N, S) padded or 1-D concatenated.
 
 Example:
     >>> import retrograd as torch
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._tensor import _make
 from ._core import Op
 from .dispatch import apply
 from .public import FP32
@@ -170,9 +172,19 @@ ctc_loss_backward = Op("ctc_loss_backward", _ctc_bwd_fwd,
                        (_no_derivative("_ctc_loss_backward", _HINT),) * 2 + (None, None),
                        (), jvp=_no_forward_ad("_ctc_loss_backward", _HINT),
                        node_name="CtcLossBackwardBackward0")
+def _ctc_jvp(t, s, n, out):
+    """Forward mode (which PyTorch lacks): the true derivative w.r.t. log_probs, minus the
+    posterior, is PyTorch's gradient with grad_out = 1 less its exp(log_probs) term (where
+    t < input length), so the tangent is sum over t, c of (G - exp(lp)) * tangent."""
+    if t[0] is None:
+        return None
+    lp, tg = s[0], s[1]
+    grad = apply(ctc_loss_backward, (out.new_ones(out.shape), lp, tg, out), n._p)
+    live = np.arange(lp.shape[0])[:, None] < np.asarray(n._p[0])[None, :]
+    deriv = grad - lp.exp() * _make(live[:, :, None].astype(lp._data.dtype))
+    return (deriv * t[0]).sum((0, 2))
+
+
 ctc_loss = Op("ctc_loss", _ctc_fwd,
               (lambda g, s, n: apply(ctc_loss_backward, (g, s[0], s[1], s[2]), n._p), None),
-              (0, 1, "out"),
-              jvp=_no_forward_ad("_ctc_loss", "(no forward-mode rule for CTC in PyTorch: use "
-                                 "reverse mode)"),
-              autocast=FP32, node_name="CtcLossBackward0")
+              (0, 1, "out"), jvp=_ctc_jvp, autocast=FP32, node_name="CtcLossBackward0")
