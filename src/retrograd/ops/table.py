@@ -53,6 +53,7 @@ from .rule_helpers import (  # noqa: F401
     zeros_like_of,
 )
 from .sum_kernel import sum_kernel
+from .table_ctc import *  # noqa: F403  (re-exported: the one table)
 from .table_distance import *  # noqa: F403  (re-exported: the one table)
 from .table_linalg import *  # noqa: F403  (re-exported: the one table)
 from .table_matmul import (  # noqa: F401  (re-exported: the one table)

@@ -37,7 +37,7 @@ from ...ops._core import record
 from ...ops.conversion import parse_to
 from ...ops.creation import empty_like, tensor
 from ...ops.table_nn import backward_hook
-from ..parameter import Buffer, Parameter
+from ..parameter import Buffer, Parameter, is_lazy
 
 __all__ = ["Module", "typename"]
 
@@ -862,6 +862,8 @@ class Module:
                         f"Tensor-like object from checkpoint but received "
                         f"{type(state_dict[key])}")
                     continue
+            if is_lazy(param):  # both uninitialized (Note [Lazy modules]): nothing to copy
+                continue
             if len(param.shape) == 0 and len(input_param.shape) == 1 and \
                     input_param.shape[0] == 1:
                 input_param = input_param[0]
@@ -1128,6 +1130,20 @@ class _ModuleHookHandle(RemovableHandle):
         super().__init__(store)
         self._module = None if module is None else weakref.ref(module)
         self._extra = list(extra)
+
+    # a lazy module keeps its hook handles as attributes, so they pickle and deepcopy with
+    # it: the weak references travel as strong ones, and ids stay ahead of the restored
+    # ones (as PyTorch's RemovableHandle)
+    def __getstate__(self):
+        mod = self._module() if self._module is not None else None
+        return self.id, self._store(), mod, self._extra
+
+    def __setstate__(self, state) -> None:
+        self.id, store, mod, self._extra = state
+        self._store = weakref.ref(store) if store is not None else lambda: None
+        self._module = weakref.ref(mod) if mod is not None else None
+        nxt = next(RemovableHandle._ids)
+        RemovableHandle._ids = itertools.count(max(nxt, self.id + 1))
 
     def remove(self) -> None:
         store = self._store()
