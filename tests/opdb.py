@@ -1234,7 +1234,9 @@ for _e in DB:
     if _e.name in NAME_SKIPS:
         _e.skips.setdefault("test_grad_fn_name", NAME_SKIPS[_e.name])
 import opdb_dist2  # noqa: E402, F401  (the gamma-family samplers' entries)
+import opdb_fin15  # noqa: E402, F401  (cdist, torch.special's polynomials)
 import opdb_linalg  # noqa: E402, F401  (torch.linalg's entries)
 import opdb_nnloss  # noqa: E402, F401  (the nnloss family's entries)
+import opdb_nnmods  # noqa: E402, F401  (the nnmods family's entries)
 import opdb_nnspatial  # noqa: E402, F401  (the spatial nn records' entries)
 from opdb_special import *  # noqa: E402,F401,F403  (special functions)

@@ -14,7 +14,7 @@ FILES = sorted(SRC.rglob("*.py"))
 
 # the layers, bottom first: a module may import from its own layer and those below
 LAYERS = [
-    {"_dtype", "_device", "_grad_mode", "_size", "_deterministic", "version"},
+    {"_dtype", "_device", "_grad_mode", "_size", "_deterministic", "version", "_meta"},
     {"_graph"},
     {"_tensor"},
     {"ops"},

@@ -20,6 +20,7 @@ import pytest
 import torch
 
 import _nn_cases_nnloss
+import _nn_cases_nnmods
 import retrograd as R
 import retrograd.nn as rnn
 from _nn_gradcheck import gradcheck, gradgradcheck
@@ -380,6 +381,7 @@ CASES = [
     Case("LPPool3d", lambda L: L.nn.LPPool3d(2, 2), [("f", (1, 1, 2, 2, 2))]),
 ]
 CASES += _nn_cases_nnloss.cases(Case, T)
+CASES += _nn_cases_nnmods.cases(Case, T)
 
 _IDS = [c.name for c in CASES]
 

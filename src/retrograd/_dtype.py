@@ -231,3 +231,15 @@ def result_type_of(dims: list, zero_dims: list, scalars: list) -> dtype:
         elif cat > out.category:
             out = DEFAULTS.float if cat == _FLOAT else (int64 if cat == _INT else bool)
     return out
+
+
+def machine_limits(d: dtype) -> tuple[float, float, float]:
+    """``(eps, tiny, max)`` of a floating dtype, the numbers of PyTorch's ``torch.finfo``.
+
+    Example:
+        >>> from retrograd import _dtype as D
+        >>> D.machine_limits(D.bfloat16)[0], D.machine_limits(D.float32)[0]
+        (0.0078125, 1.1920928955078125e-07)
+    """
+    info = ml_dtypes.finfo(d.np)
+    return _b.float(info.eps), _b.float(info.tiny), _b.float(info.max)

@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from ._meta import is_meta_array
+
 __all__ = ["PRINT_OPTS", "get_printoptions", "printoptions", "set_printoptions", "tensor_repr"]
 
 _PREFIX = "tensor("
@@ -292,6 +294,25 @@ def _grad_fn_name(grad_fn: Any) -> str:
     return (name() if callable(name) else type(grad_fn).__name__).rpartition('::')[2]
 
 
+def _grad_suffixes(t: Any) -> list:
+    grad_fn = getattr(t, "grad_fn", None)
+    if grad_fn is not None:
+        return [f"grad_fn=<{_grad_fn_name(grad_fn)}>"]
+    return ["requires_grad=True"] if getattr(t, "_rg", False) else []
+
+
+def _meta_repr(t: Any, _dtype) -> str:
+    """PyTorch's repr of a meta tensor: ``tensor(..., device='meta', size=(2, 3))``."""
+    a = t._data
+    suffixes = ["device='meta'", "size=" + str(a.shape)]
+    if a.dtype != _dtype.DEFAULTS.float.np:  # nothing shows the dtype, so int64 is named
+        suffixes.append("dtype=" + _dtype_name(a.dtype, _dtype))
+    text = _add_suffixes(_PREFIX + "...", suffixes + _grad_suffixes(t), len(_PREFIX))
+    if t.__class__.__name__ == "Parameter":
+        text = "Parameter containing:\n" + text
+    return text
+
+
 def tensor_repr(t: Any) -> str:
     """Return ``repr(t)`` for a retrograd tensor, character for character as PyTorch.
 
@@ -311,6 +332,8 @@ def tensor_repr(t: Any) -> str:
     """
     from . import _dtype
 
+    if is_meta_array(t._data):
+        return _meta_repr(t, _dtype)
     a = np.asarray(t._data)
     default_float = _dtype.DEFAULTS.float.np
     indent = len(_PREFIX)
@@ -330,13 +353,7 @@ def tensor_repr(t: Any) -> str:
             suffixes.append("dtype=" + _dtype_name(a.dtype, _dtype))
         body = _body_str(a, indent)
 
-    grad_fn = getattr(t, "grad_fn", None)
-    if grad_fn is not None:
-        suffixes.append(f"grad_fn=<{_grad_fn_name(grad_fn)}>")
-    elif getattr(t, "_rg", False):
-        suffixes.append("requires_grad=True")
-
-    text = _add_suffixes(_PREFIX + body, suffixes, indent)
+    text = _add_suffixes(_PREFIX + body, suffixes + _grad_suffixes(t), indent)
     if t.__class__.__name__ == "Parameter":
         text = "Parameter containing:\n" + text
     return text

@@ -18,10 +18,11 @@ import numpy as np
 
 from . import _dtype as D
 from . import _grad_mode
-from ._device import CPU
+from ._device import CPU, META
 from ._grad_mode import STATE
 from ._graph.node import AccumulateGrad, HookDict, RemovableHandle, register_tensor_type
 from ._graph.provenance import mark as _cut_mark
+from ._meta import NO_DATA, MetaArray
 from ._size import Size
 
 _new = object.__new__
@@ -87,7 +88,18 @@ class Tensor:
 
     @property
     def device(self):
-        return CPU
+        return META if self._data.__class__ is MetaArray else CPU  # Note [Meta tensors]
+
+    @property
+    def is_meta(self) -> bool:
+        """Whether this tensor is on the 'meta' device (a shape and a dtype, no data).
+
+        Example:
+            >>> import retrograd as torch
+            >>> torch.empty(2, device="meta").is_meta, torch.ones(1).is_meta
+            (True, False)
+        """
+        return self._data.__class__ is MetaArray
 
     @property
     def is_cuda(self) -> bool:
@@ -155,6 +167,8 @@ class Tensor:
         return False
 
     def data_ptr(self) -> int:
+        if self._data.__class__ is MetaArray:
+            return 0
         return self._data.__array_interface__["data"][0]
 
     def untyped_storage(self):
@@ -431,9 +445,14 @@ class Tensor:
                                "tensor.detach().numpy() instead.")
         if self._rg:
             _cut_mark("numpy", "numpy(force=True)", self)
+        if self._data.__class__ is MetaArray:
+            raise TypeError("can't convert meta device type tensor to numpy. Use Tensor.cpu() "
+                            "to copy the tensor to host memory first.")
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        if self._data.__class__ is MetaArray:
+            raise NotImplementedError(NO_DATA)
         if self._rg:
             _cut_mark("numpy", "numpy.asarray()", self)
         if dtype is not None:

@@ -17,18 +17,23 @@ import functools
 from collections.abc import Callable
 
 from . import autograd
+from ._functorch.batched import VMAP_LEVELS, BatchedTensor, wrap
+from ._functorch.bridge import batched_grad, batched_leaf, physical_of
+from ._functorch.functional_call import functional_call, stack_module_state
+from ._functorch.levels import call_transformed
+from ._functorch.rearrange import rearrange
+from ._functorch.vmap import vmap
 from ._grad_mode import enable_grad
 from ._graph.node import AccumulateGrad
-from ._functorch.batched import LEVELS, BatchedTensor, wrap
-from ._functorch.bridge import batched_grad, batched_leaf, physical_of
-from ._functorch.vmap import vmap
 from ._tensor import Tensor
 from .autograd import forward_ad as fwAD
 from .autograd.forward_ad import get_tangent, set_tangent
 from .ops.creation import zeros, zeros_like
 from .ops.functions import cat, stack
 
-__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap"]
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
+           "functional_call", "stack_module_state", "linearize", "debug_unwrap",
+           "replace_all_batch_norm_modules_", "rearrange", "functionalize"]
 
 
 # Note [Transforms on the tape]
@@ -109,7 +114,7 @@ def _fresh(t):
     """The alias a transform differentiates with respect to (keeps forward-AD tangents;
     inside vmap, Note [Transforms inside vmap] in _functorch/bridge.py)."""
 
-    if LEVELS.stack:
+    if VMAP_LEVELS.stack:
         return batched_leaf(t, _fresh_plain)
     return _fresh_plain(t)
 
@@ -272,7 +277,8 @@ def grad_and_value(func: Callable, argnums=0, has_aux: bool = False) -> Callable
         T = _tensor_cls()
         with enable_grad():
             new_args, flats, specs = _prepare_args(args, argnums)
-            output, aux = _split_aux(func(*new_args, **kwargs), has_aux, "grad_and_value(f)(*args)")
+            output, aux = _split_aux(call_transformed(func, *new_args, **kwargs), has_aux,
+                                     "grad_and_value(f)(*args)")
             if not isinstance(output, T):
                 raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a "
                                    f"Tensor, got {type(output)}")
@@ -336,9 +342,14 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
     with enable_grad():
         new_args, flats, specs = _prepare_args(primals, tuple(range(len(primals)))) \
             if primals else ([], [], [])
-        output, aux = _split_aux(func(*new_args), has_aux, "vjp(f, *primals)")
+        output, aux = _split_aux(call_transformed(func, *new_args), has_aux, "vjp(f, *primals)")
     out_leaves, out_spec = _flatten(output)
     _check_only_tensors(out_leaves, "vjp(f, *primals)", "f(*primals)")
+    for o in out_leaves:
+        if not (o.is_floating_point() or o.is_complex()):
+            raise RuntimeError("vjp(f, ...): All outputs of f must be floating-point or complex "
+                               f"Tensors, got Tensor with dtype {o.dtype} (return integer and "
+                               "bool results through has_aux=True instead)")
     flat_in = [t for f in flats for t in f]
 
     def vjp_fn(*cotangents):
@@ -404,11 +415,18 @@ def jvp(func: Callable, primals, tangents, *, strict: bool = False, has_aux: boo
                 "Trying to set a forward gradient that has a different size than that of the "
                 f"original Tensor, this is not supported. Tensor is of size {list(p.shape)} "
                 f"while the given forward gradient is of size {list(t.shape)}.")
+    return _jvp_flat(func, p_leaves, p_spec, t_leaves, has_aux, call_transformed)
+
+
+def _jvp_flat(func, p_leaves, p_spec, t_leaves, has_aux: bool, call: Callable):
+    """jvp of checked, flattened primals and tangents; ``call(func, *args)`` runs ``func``
+    (as a transform, Note [Transform depth], or not: linearize)."""
+
     if fwAD.FW.level >= 0:
-        return _jvp_by_reverse(func, p_leaves, p_spec, t_leaves, has_aux)
+        return _jvp_by_reverse(func, p_leaves, p_spec, t_leaves, has_aux, call)
     with fwAD.dual_level():
         duals = [fwAD.make_dual(p, t) for p, t in zip(p_leaves, t_leaves)]
-        output, aux = _split_aux(func(*_unflatten(duals, p_spec)), has_aux,
+        output, aux = _split_aux(call(func, *_unflatten(duals, p_spec)), has_aux,
                                  "jvp(f, primals, tangents)")
         out_leaves, out_spec = _flatten(output)
         _check_only_tensors(out_leaves, "jvp(f, primals, tangents)", "f(*primals)")
@@ -424,12 +442,12 @@ def jvp(func: Callable, primals, tangents, *, strict: bool = False, has_aux: boo
     return _jvp_result(done, len(outs), out_spec, aux_spec, has_aux)
 
 
-def _jvp_by_reverse(func, p_leaves, p_spec, t_leaves, has_aux):
+def _jvp_by_reverse(func, p_leaves, p_spec, t_leaves, has_aux, call):
     """J t = d/du <uᵀJ, t>: the double-backward trick, for a jvp inside an open dual level."""
 
     with enable_grad():
         xs = [_fresh(p) for p in p_leaves]
-        output = func(*_unflatten(xs, p_spec))
+        output = call(func, *_unflatten(xs, p_spec))
         aux = None
         if has_aux:
             output, aux = output
@@ -451,6 +469,155 @@ def _jvp_by_reverse(func, p_leaves, p_spec, t_leaves, has_aux):
     aux_leaves, aux_spec = _flatten(aux)
     done = _finish([*out_leaves, *jt, *aux_leaves], xs + us)
     return _jvp_result(done, len(out_leaves), out_spec, aux_spec, has_aux)
+
+
+# Note [linearize by re-running jvp]
+# torch.func.linearize traces the jvp of ``func`` at ``primals`` once (make_fx) and
+# replays the traced graph for each tangent. retrograd has no tracer, so ``jvp_fn``
+# runs ``jvp`` at the stored primals each time: the same values for a deterministic
+# ``func`` (PyTorch's evaluates ``func`` twice too), at the cost of a forward pass per
+# call. A ``func`` that draws random numbers draws new ones on each call, where
+# PyTorch's traced graph keeps the first draw.
+
+
+def linearize(func: Callable, *primals) -> tuple:
+    """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is the Jacobian of ``func`` at
+    ``primals`` applied to ``tangents`` (Note [linearize by re-running jvp]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.func import linearize
+        >>> out, jvp_fn = linearize(torch.sin, torch.zeros(3))
+        >>> jvp_fn(torch.ones(3))
+        tensor([1., 1., 1.])
+    """
+
+    output = func(*primals)  # linearize is no func transform: old-style Functions are fine
+    p_leaves, p_spec = _flatten(primals)
+    for p in p_leaves:
+        _check_tensor(p, "linearize")
+    p_leaves = [p.detach() for p in p_leaves]
+
+    def jvp_fn(*tangents):
+        t_leaves, t_spec = _flatten(tangents)
+        if t_spec != p_spec:
+            raise RuntimeError(f"Expected the tangents {_spec_str(t_spec)} to have the same "
+                               f"argspec as the primals {_spec_str(p_spec)}")
+        for i, (t, p) in enumerate(zip(t_leaves, p_leaves)):
+            for what, tv, pv in (("shape", t.shape, p.shape), ("device", t.device, p.device),
+                                 ("dtype", t.dtype, p.dtype)):
+                if tv != pv:
+                    raise RuntimeError(f"tangent:{i} with {what} {tv} in flattened pytree "
+                                       f"doesn't match the {what} {pv} of the corresponding "
+                                       "primal.")
+        return _jvp_flat(func, p_leaves, p_spec, t_leaves, False, _call)[1]
+
+    return output, jvp_fn
+
+
+def _call(func: Callable, *args):
+    return func(*args)
+
+
+def debug_unwrap(tensor: Tensor, *, recurse: bool = True) -> Tensor:
+    """The plain tensor under a transform's wrapper, for printing in a debugger.
+
+    retrograd's grad/vjp/jvp/jacrev/jacfwd wrap nothing (Note [Transforms on the
+    tape]): the tensors a transformed function sees are plain tensors, returned as is.
+
+    Example:
+        >>> import retrograd as torch
+        >>> x = torch.ones(2)
+        >>> torch.func.debug_unwrap(x) is x
+        True
+    """
+    return tensor
+
+
+def replace_all_batch_norm_modules_(root):
+    """Make every batch-norm module under ``root`` (itself included) stop tracking running
+    statistics, in place (``running_mean``/``running_var``/``num_batches_tracked`` become
+    None), so that it normalizes with batch statistics under func transforms. Returns
+    ``root``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> net = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.BatchNorm1d(2))
+        >>> _ = torch.func.replace_all_batch_norm_modules_(net)
+        >>> net[1].running_mean is None, net[1].track_running_stats
+        (True, False)
+    """
+    for m in root.modules():
+        # nn's _BatchNorm by name: func sits below nn (Note [Modules by duck typing])
+        if any(c.__name__ == "_BatchNorm" for c in type(m).__mro__) and m.track_running_stats:
+            m.running_mean = None
+            m.running_var = None
+            m.num_batches_tracked = None
+            m.track_running_stats = False
+    return root
+
+
+# Note [functionalize without a tracer]
+# torch.func.functionalize replaces in-place ops and views by out-of-place ones, for
+# backends that cannot represent mutation; what a caller can see of that in eager mode
+# is the same values, the same writes into the inputs, and outputs that alias the inputs
+# less: an output sharing memory with an input that ``func`` wrote into is a fresh
+# tensor, and with remove='mutations_and_views' so is any output sharing memory with an
+# input but the input itself. retrograd has no tracer and nothing to hand a program to,
+# so ``functionalize(func)`` runs ``func`` as it is and then gives its outputs exactly
+# that aliasing (memory is shared where the version counter is, Note [Views and
+# in-place]); the copies are ``clone``s, so gradients flow through them.
+
+_REMOVE_HELP = (
+    "functionalize(f, remove='mutations'): received invalid argument for remove={}. Valid "
+    "options are:\n     remove='mutations': all inplace and out= operators will be removed "
+    "from the program, and replaced with their out-of-place equivalents.\n     "
+    "remove='mutations_and_views': In addition to the above, all aliasing operators {{view}} "
+    "will be replaced with their non-aliasing counterparts, {{view}}_copy.\n")
+
+
+def functionalize(func: Callable, *, remove: str = "mutations") -> Callable:
+    """``func`` with PyTorch's functionalized semantics: the same values and writes into
+    the inputs, and outputs that share no memory with an input ``func`` wrote into
+    (nor, with ``remove='mutations_and_views'``, with any input but itself); Note
+    [functionalize without a tracer].
+
+    Example:
+        >>> import retrograd as torch
+        >>> def f(x):
+        ...     y = x.view(-1)
+        ...     y.add_(1)
+        ...     return y
+        >>> x = torch.zeros(2)
+        >>> out = torch.func.functionalize(f)(x)
+        >>> out, x, out._base is x
+        (tensor([1., 1.]), tensor([1., 1.]), False)
+    """
+    if remove not in ("mutations", "mutations_and_views"):
+        raise RuntimeError(_REMOVE_HELP.format(remove))
+    T = _tensor_cls()
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        inputs = [t for t in _flatten((args, kwargs))[0] if isinstance(t, T)]
+        before = [(t._vc, t._vc[0]) for t in inputs]
+        output = func(*args, **kwargs)
+        written = {id(vc) for vc, v in before if vc[0] != v}
+        shared = {id(vc) for vc, _ in before}
+        own = {id(t) for t in inputs}
+
+        def unaliased(o):
+            if not isinstance(o, T):
+                return o
+            if id(o._vc) in written or (remove == "mutations_and_views" and
+                                        id(o._vc) in shared and id(o) not in own):
+                return o.clone()
+            return o
+
+        leaves, spec = _flatten(output)
+        return _unflatten([unaliased(o) for o in leaves], spec)
+
+    return wrapper
 
 
 # -- Jacobians ---------------------------------------------------------------------
@@ -484,7 +651,8 @@ def jacrev(func: Callable, argnums=0, *, has_aux: bool = False, chunk_size=None,
 
         with enable_grad():
             new_args, flats, specs = _prepare_args(args, argnums)
-            output, aux = _split_aux(func(*new_args, **kwargs), has_aux, "jacrev(f, ...)(*args)")
+            output, aux = _split_aux(call_transformed(func, *new_args, **kwargs), has_aux,
+                                     "jacrev(f, ...)(*args)")
             out_leaves, out_spec = _flatten(output)
             _check_only_tensors(out_leaves, "jacrev(f, ...)(*args)", "f(*args)")
             flat_in = [t for f in flats for t in f]
@@ -573,7 +741,7 @@ def jacfwd(func: Callable, argnums=0, has_aux: bool = False, *,
                     call = list(args)
                     for i, arg in zip(idx, _regroup(duals, flats, specs)):
                         call[i] = arg
-                    output, new_aux = _split_aux(func(*call, **kwargs), has_aux,
+                    output, new_aux = _split_aux(call_transformed(func, *call, **kwargs), has_aux,
                                                  "jacfwd(f, ...)(*args)")
                     if has_aux:
                         aux_leaves, aux_spec = _flatten(new_aux)
@@ -585,7 +753,7 @@ def jacfwd(func: Callable, argnums=0, has_aux: bool = False, *,
                     cols[j].append([zeros_like(u.primal) if u.tangent is None else u.tangent
                                     for u in unpacked])
         if out_leaves is None:  # every input is empty
-            output = func(*args, **kwargs)
+            output = call_transformed(func, *args, **kwargs)
             if has_aux:
                 output, aux = output
             out_leaves, out_spec = _flatten(output)

@@ -74,16 +74,23 @@ def norm(A, ord=None, dim=None, keepdim: bool = False, *, dtype=None):  # noqa: 
         >>> torch.linalg.norm(torch.tensor([[1., -2.], [3., 4.]]), 1)
         tensor(6.)
     """
+    if isinstance(dim, int):
+        dim = (dim,)
+    if dim is not None and len(dim) not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got "
+                           f"{list(dim)} (one dim for a vector norm, two for a matrix norm; "
+                           "linalg.vector_norm takes any number of dims)")
+    if dim is None and ord is not None and A.ndim not in (1, 2):
+        raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input must be "
+                           f"1D or 2D. Got {A.ndim}D. (name the dims: dim=(-2, -1) for the "
+                           "matrix norm of each matrix, or use linalg.vector_norm)")
     if dtype is not None:
         A = A.to(dtype)
     if ord is None:
         return vector_norm(A, 2, dim, keepdim)
-    matrix = (dim is None and A.ndim == 2) or (isinstance(dim, (tuple, list)) and len(dim) == 2)
-    if matrix:
+    if isinstance(ord, str) or (dim is None and A.ndim == 2) or (dim is not None and
+                                                                  len(dim) == 2):
         return matrix_norm(A, ord, (-2, -1) if dim is None else tuple(dim), keepdim)
-    if isinstance(ord, str):
-        raise RuntimeError(f"linalg.norm: If dim is specified, it mut be of length 1 or 2. "
-                           f"Got {dim} (ord={ord!r} is a matrix norm: give two dims)")
     return _norm(A, ord, dim, keepdim)
 
 

@@ -56,14 +56,34 @@ from .ops.special_math import (
     zeta,
 )
 from .ops.special_math import special_round as round  # noqa: A004
+from .ops.special_polynomials import (
+    chebyshev_polynomial_t,
+    chebyshev_polynomial_u,
+    chebyshev_polynomial_v,
+    chebyshev_polynomial_w,
+    hermite_polynomial_h,
+    hermite_polynomial_he,
+    laguerre_polynomial_l,
+    legendre_polynomial_p,
+    shifted_chebyshev_polynomial_t,
+    shifted_chebyshev_polynomial_u,
+    shifted_chebyshev_polynomial_v,
+    shifted_chebyshev_polynomial_w,
+)
 
 expit = sigmoid
 psi = digamma
 
-__all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "digamma", "entr",
+__all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1",
+           "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+           "chebyshev_polynomial_w", "digamma", "entr",
            "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc",
-           "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit",
+           "gammaln", "hermite_polynomial_h", "hermite_polynomial_he", "i0", "i0e", "i1",
+           "i1e", "laguerre_polynomial_l", "legendre_polynomial_p", "log1p", "log_ndtr",
+           "log_softmax", "logit",
            "logsumexp", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
            "modified_bessel_k1", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round",
-           "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "sinc", "softmax",
+           "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+           "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+           "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "sinc", "softmax",
            "spherical_bessel_j0", "xlog1py", "xlogy", "zeta"]

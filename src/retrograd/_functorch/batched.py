@@ -17,11 +17,11 @@ import numpy as np
 
 from .._graph.modes import VMAP, set_mode
 from .._tensor import Tensor
-from ..ops import dispatch as _dispatch
 from ..ops import batch_rules as _rules
+from ..ops import dispatch as _dispatch
 from ..ops.batch_rules import BatchCall, NoBatchingRule
 
-__all__ = ["BatchedTensor", "wrap", "unwrap_level", "LEVELS", "is_batched", "physical",
+__all__ = ["BatchedTensor", "wrap", "unwrap_level", "VMAP_LEVELS", "is_batched", "physical",
            "VmapLevel"]
 
 
@@ -100,27 +100,27 @@ class _Levels(threading.local):
         self.count = 0
 
 
-LEVELS = _Levels()
+VMAP_LEVELS = _Levels()
 
 
 def push_level(size: int, randomness: str) -> VmapLevel:
     """Open a vmap level (sets the VMAP mode bit while any is open)."""
-    LEVELS.count += 1
-    lv = VmapLevel(LEVELS.count, size, randomness)
-    LEVELS.stack.append(lv)
+    VMAP_LEVELS.count += 1
+    lv = VmapLevel(VMAP_LEVELS.count, size, randomness)
+    VMAP_LEVELS.stack.append(lv)
     set_mode(VMAP, True)
     return lv
 
 
 def pop_level(lv: VmapLevel) -> None:
-    LEVELS.stack.remove(lv)
-    if not LEVELS.stack:
+    VMAP_LEVELS.stack.remove(lv)
+    if not VMAP_LEVELS.stack:
         set_mode(VMAP, False)
-        LEVELS.count = 0
+        VMAP_LEVELS.count = 0
 
 
 def _size_of(level: int) -> int:
-    for lv in LEVELS.stack:
+    for lv in VMAP_LEVELS.stack:
         if lv.level == level:
             return lv.size
     raise RuntimeError(f"vmap: level {level} is not open (a batched tensor escaped its vmap)")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .. import autograd as _autograd
 from .._tensor import Tensor
-from .batched import LEVELS, BatchedTensor, physical, wrap
+from .batched import VMAP_LEVELS, BatchedTensor, physical, wrap
 
 __all__ = ["open_levels", "batched_leaf", "batched_grad", "physical_of"]
 
@@ -30,11 +30,11 @@ __all__ = ["open_levels", "batched_leaf", "batched_grad", "physical_of"]
 # jacrev does) is a batch of output gradients: autograd.grad's is_grads_batched.
 def open_levels() -> tuple:
     """The levels of the open vmaps, outermost first."""
-    return tuple(lv.level for lv in LEVELS.stack)
+    return tuple(lv.level for lv in VMAP_LEVELS.stack)
 
 
 def _sizes(levels) -> tuple:
-    by = {lv.level: lv.size for lv in LEVELS.stack}
+    by = {lv.level: lv.size for lv in VMAP_LEVELS.stack}
     return tuple(by[lv] for lv in levels)
 
 

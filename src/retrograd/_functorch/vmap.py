@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from .._tensor import Tensor
 from .batched import BatchedTensor, is_batched, pop_level, push_level, unwrap_level, wrap
+from .levels import call_transformed
 
 __all__ = ["vmap", "tree_flatten", "tree_unflatten"]
 
@@ -251,7 +252,7 @@ def _vmap_once(func, flat_dims, flat_args, spec, size, out_dims, randomness, kwa
     try:
         batched = [a if d is None else _add_batch_dim(a, d, lv.level)
                    for a, d in zip(flat_args, flat_dims)]
-        outputs = func(*tree_unflatten(batched, spec), **kwargs)
+        outputs = call_transformed(func, *tree_unflatten(batched, spec), **kwargs)
         return _unwrap_outputs(func, outputs, out_dims, lv.level, size)
     finally:
         pop_level(lv)

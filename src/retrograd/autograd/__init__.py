@@ -12,36 +12,15 @@ from __future__ import annotations
 from .._grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .._graph.engine import run_backward  # noqa: F401
 from .._graph.entry_points import _as_seq, backward, grad  # noqa: F401
-from . import anomaly_mode, function, functional, graph
+from . import anomaly_mode, function, functional, graph, variable
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function
 from .gradcheck import gradcheck, gradgradcheck
+from .variable import Variable
 
 __all__ = ["backward", "grad", "Variable", "graph", "no_grad", "enable_grad",
            "set_grad_enabled", "inference_mode", "is_grad_enabled", "Function",
            "gradcheck", "gradgradcheck", "detect_anomaly", "set_detect_anomaly",
-           "forward_ad", "function", "functional", "anomaly_mode"]
-
-
-def Variable(data, requires_grad: bool = False, volatile: bool = False):  # noqa: N802
-    """Legacy ``autograd.Variable``: returns a Tensor (Variables and Tensors merged).
-
-    Example:
-        >>> import retrograd as torch
-        >>> torch.autograd.Variable(torch.ones(1), requires_grad=True)
-        tensor([1.], requires_grad=True)
-    """
-    from .._tensor import Tensor, _make
-
-    t = data if isinstance(data, Tensor) else None
-    if t is None:
-        from ..ops.creation import tensor
-
-        t = tensor(data)
-    else:
-        t = _make(t._data)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+           "forward_ad", "function", "functional", "anomaly_mode", "variable"]
 
 

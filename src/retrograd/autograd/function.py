@@ -27,6 +27,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from .._functorch.levels import LEVELS
 from .._grad_mode import STATE, no_grad
 from .._graph.forward_state import FW, get_tangent
 from .._graph.node import OUT0, Node, _OutputSlot, call_unscoped, user_site
@@ -604,6 +605,13 @@ class Function(_SingleLevelFunction):
         op = _function_op(cls)
         if kwargs or op.setup:
             args, kwargs = op.bind(args, kwargs)
+        if LEVELS.depth and not op.setup:  # Note [Transform depth]
+            raise RuntimeError(
+                "In order to use an autograd.Function with functorch transforms (vmap, grad, "
+                "jvp, jacrev, ...), it must override the setup_context staticmethod. For more "
+                "details, please see https://pytorch.org/docs/main/notes/extending.func.html "
+                f"({cls.__name__}.forward takes ctx; move what it does with ctx into "
+                f"{cls.__name__}.setup_context(ctx, inputs, output) and drop ctx from forward)")
         return _apply(op, args, kwargs)
 
     @staticmethod
@@ -686,10 +694,14 @@ class _DelayedError(Function):
 
     _node_name = "torch::autograd::Error"  # what PyTorch names its DelayedError node
 
+    # (setup_context form, so func transforms accept it: Note [Transform depth])
     @staticmethod
-    def forward(ctx, msg, *xs):
-        ctx.msg = msg
+    def forward(msg, *xs):
         return xs
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.msg = inputs[0]
 
     @staticmethod
     def backward(ctx, *grads):
@@ -702,8 +714,12 @@ class _UndefinedGrad(Function):
     _node_name = "UndefinedGrad"
 
     @staticmethod
-    def forward(ctx, x):
+    def forward(x):
         return x
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        pass
 
     @staticmethod
     def backward(ctx, g):

@@ -17,8 +17,7 @@ import math
 from functools import update_wrapper
 from numbers import Number
 
-import numpy as np
-
+from .._dtype import machine_limits
 from . import _torch as torch
 
 __all__ = ["broadcast_all", "logits_to_probs", "clamp_probs", "probs_to_logits",
@@ -31,12 +30,7 @@ class _Finfo:
     """The machine limits PyTorch's ``torch.finfo`` gives (eps, tiny, min, max)."""
 
     def __init__(self, dtype):
-        if dtype.name == "bfloat16":
-            self.eps, self.tiny = 0.0078125, 1.1754943508222875e-38
-            self.max = 3.3895313892515355e38
-        else:
-            info = np.finfo(dtype.np)
-            self.eps, self.tiny, self.max = float(info.eps), float(info.tiny), float(info.max)
+        self.eps, self.tiny, self.max = machine_limits(dtype)
         self.min = -self.max
 
 

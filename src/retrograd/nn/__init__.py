@@ -15,17 +15,19 @@ from __future__ import annotations
 from . import functional, init, utils
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
-from .parameter import Buffer, Parameter, UninitializedParameter
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
-__all__ = ["Parameter", "Buffer", "UninitializedParameter", "functional", "init",
-           "utils"] + list(_modules_all)
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "functional",
+           "init", "utils"] + list(_modules_all)
 
 
 def __getattr__(name: str):
     # Note [Lazy parallel]: nn.parallel (DDP) uses the distributed package; it loads when
     # first touched, so ``import retrograd`` does not load it.
+    # (import_module, not ``from . import parallel``: the latter asks hasattr(nn,
+    # "parallel") first, which comes back here, recursing without end)
     if name == "parallel":
-        from . import parallel
+        import importlib
 
-        return parallel
+        return importlib.import_module(f"{__name__}.parallel")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -36,10 +36,43 @@ def _ntuple(x, n: int, name: str = "argument") -> tuple:
     return (int(x),) * n
 
 
-def _check_float(x: Tensor, fn: str) -> None:
+def _check_float(x: Tensor, fn: str, error: type[Exception] = NotImplementedError) -> None:
+    """PyTorch's refusal of a non-floating input by kernel ``fn`` (its dtype dispatch raises
+    NotImplementedError; ``error``: another type, where retrograd refuses a dtype that
+    PyTorch's kernel takes)."""
     if x._data.dtype not in FLOAT_NP:
-        raise RuntimeError(f'"{fn}" not implemented for \'{_legacy(x.dtype)}\': convert the '
-                           "input to a floating dtype first (x.float())")
+        raise error(f'"{fn}" not implemented for \'{_legacy(x.dtype)}\': convert the input to a '
+                    "floating dtype first (x.float())")
+
+
+def _adaptive_output_size(input: Tensor, output_size, nsp: int, name: str,  # noqa: A002
+                          pool: str) -> tuple:
+    """The output size of adaptive pooling over the last ``nsp`` dims (an int, or a
+    sequence where None keeps that dim), after PyTorch's checks and messages, which differ
+    between ``pool="avg"`` and ``pool="max"``; 1-D pooling passes its 2-D form's name, as
+    PyTorch reports it."""
+    shape = list(input.shape)
+    if input.ndim not in (nsp + 1, nsp + 2):
+        got = "but got:" if pool == "max" else "but got"
+        raise RuntimeError(f"{name}(): Expected {nsp + 1}D or {nsp + 2}D tensor, {got} {shape}")
+    for d in range(input.ndim - nsp - 1 + (input.ndim == nsp + 1), input.ndim):
+        if shape[d] == 0:
+            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {shape} with dimension {d} "
+                               "being empty")
+    osz = tuple(output_size) if isinstance(output_size, (list, tuple)) else (output_size,) * nsp
+    if len(osz) != nsp:
+        raise RuntimeError(f"{name}: output_size must be {nsp}" if pool == "avg" else
+                           f"{name}(): internal error: output_size.size() must be {nsp}")
+    osz = tuple(shape[d - nsp] if o is None else int(o) for d, o in enumerate(osz))
+    if min(osz, default=0) < 0:
+        if pool == "avg":  # PyTorch's formatting, the missing space of the 3-D form included
+            got = ", ".join(map(str, osz[:2])) + "".join(f",{o}" for o in osz[2:])
+            raise RuntimeError(f"{name}: elements of output_size must be greater than or equal "
+                               f"to 0 but received {{{got}}}")
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(osz)}: "
+                           f"{shape[:-nsp] + list(osz)} (output_size must be >= 0)")
+    return osz
 
 
 def _check_normalized_shape(input: Tensor, normalized_shape,  # noqa: A002
@@ -71,14 +104,23 @@ def _same_dtype(fn: str, x: Tensor, *others) -> None:
                 f"(model.to({x.dtype}) or input.to({o.dtype})).")
 
 
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _check_reduction(reduction: str, suffix: str = " is not a valid value for reduction") -> None:
+    """PyTorch's ValueError for an unknown ``reduction`` (``suffix``: its wording, which
+    differs between losses)."""
+    if reduction not in _REDUCTIONS:
+        raise ValueError(reduction + suffix)
+
+
 def _reduce(loss: Tensor, reduction: str) -> Tensor:
     if reduction == "mean":
         return loss.mean()
     if reduction == "sum":
         return loss.sum()
-    if reduction == "none":
-        return loss
-    raise ValueError(f"{reduction} is not a valid value for reduction")
+    _check_reduction(reduction)
+    return loss
 
 
 def _legacy_reduction(size_average, reduce, reduction: str) -> str:

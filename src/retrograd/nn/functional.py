@@ -32,6 +32,15 @@ from ..ops.public import LOWER_PRECISION_FP, autocast_category
 from ..ops.reductions import vector_norm
 from ..ops.shape import _check_expand
 from ..ops.softmax import log_softmax, softmax, softmin
+from .functional_ctc import ctc_loss  # noqa: F401
+from .functional_embedding_bag import embedding_bag, embedding_renorm_  # noqa: F401
+from .functional_fractional import (  # noqa: F401
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
+)
+from .functional_grid import affine_grid, grid_sample  # noqa: F401
 from .functional_pad import pad  # noqa: F401  (re-exported: F.pad)
 from .functional_resize import interpolate, upsample, upsample_bilinear, upsample_nearest  # noqa: E402, F401
 from .functional_spatial import *  # noqa: E402, F403  (re-exported: F.pixel_shuffle & co)
@@ -540,13 +549,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
         raise IndexError("index out of range in self: embedding indices must be in [0, "
                          f"{num}) but got values from {int(idx.min())} to {int(idx.max())}")
     if max_norm is not None:
-        with no_grad():
-            rows = np.unique(idx)
-            w = weight._data[rows]
-            norms = np.linalg.norm(w.astype(np.float64), ord=norm_type, axis=1)
-            scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
-            weight._data[rows] = (w * scale[:, None]).astype(weight._data.dtype)
-            weight._vc[0] += 1
+        embedding_renorm_(weight, idx, max_norm, norm_type)
     return apply(TN.embedding, (weight, _make(idx.astype(np.int64, copy=False))), padding_idx)
 
 
@@ -641,10 +644,7 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # 
 def _elu(input: Tensor, p: tuple, inplace: bool, name: str) -> Tensor:  # noqa: A002
     """ELU, SELU, CELU: PyTorch's elu(x, alpha, scale, input_scale), one table entry with
     its own double backward (TN.elu: the second derivative at 0 is 0, as in PyTorch)."""
-    if input._data.dtype not in FLOAT_NP:
-        raise NotImplementedError(f'"{name}_cpu" not implemented for '
-                                  f"'{_legacy(input.dtype)}': convert the input to a floating "
-                                  "dtype first (x.float())")
+    _check_float(input, f"{name}_cpu")
     if inplace:  # the input is overwritten: the rule reads the output (PyTorch's elu_)
         return _write_result(input, apply(TN.elu_result, (input,), p))
     return apply(TN.elu, (input,), p)
@@ -712,7 +712,7 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
         >>> torch.nn.functional.softplus(torch.tensor([0., 100.]))
         tensor([  0.6931, 100.0000])
     """
-    _check_float(input, "softplus")
+    _check_float(input, "softplus_cpu")
     return apply(TN.softplus, (input,), (beta, threshold))
 
 
@@ -735,7 +735,7 @@ def logsigmoid(input: Tensor) -> Tensor:  # noqa: A002
         >>> torch.nn.functional.logsigmoid(torch.tensor([-1000., 0.]))
         tensor([-1.0000e+03, -6.9315e-01])
     """
-    _check_float(input, "log_sigmoid")
+    _check_float(input, "log_sigmoid_cpu")
     return _log_sigmoid(input)
 
 

@@ -31,7 +31,7 @@ from ..ops.dispatch import apply
 from ..ops.inplace import _inplace
 from ..ops.shrink import hardshrink, softshrink  # noqa: F401  (F.hardshrink is torch.hardshrink)
 from ..ops.softmax import softmax
-from ._functional_common import _legacy
+from ._functional_common import _check_float
 
 __all__ = ["hardshrink", "softshrink", "rrelu", "rrelu_", "gumbel_softmax"]
 
@@ -50,13 +50,11 @@ def _rrelu_slopes(input: Tensor, lower: float, upper: float, training: bool,  # 
     return _make(noise.reshape(x.shape))
 
 
-def _check_rrelu(input: Tensor, lower: float, upper: float) -> None:  # noqa: A002
+def _check_rrelu(input: Tensor, lower: float, upper: float, training: bool) -> None:  # noqa: A002
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
-    if not input.is_floating_point():
-        raise NotImplementedError(f'"rrelu_with_noise_cpu" not implemented for '
-                                  f"'{_legacy(input.dtype)}': convert the input to a "
-                                  "floating dtype first (x.float())")
+    # PyTorch's kernel: rrelu_with_noise in training, leaky_relu (the mean slope) in eval
+    _check_float(input, "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu")
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,  # noqa: A002
@@ -69,7 +67,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,  # noqa
         >>> torch.nn.functional.rrelu(torch.tensor([-3., 3.]), 0.1, 0.3)
         tensor([-0.6000,  3.0000])
     """
-    _check_rrelu(input, lower, upper)
+    _check_rrelu(input, lower, upper, training)
     slopes = _rrelu_slopes(input, lower, upper, training)
     if inplace:  # the node of the in-place form saves no input (RreluWithNoiseBackward1)
         return _inplace(input, apply(T.rrelu_with_noise_result, (input, slopes)))

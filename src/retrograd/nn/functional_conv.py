@@ -17,7 +17,7 @@ from ..ops import table_nn as TN
 from ..ops import table_spatial as TS
 from ..ops.dispatch import apply
 from ..ops.public import FP32, LOWER_PRECISION_FP, autocast_category
-from ._functional_common import _check_float, _ntuple, _same_dtype
+from ._functional_common import _adaptive_output_size, _check_float, _ntuple, _same_dtype
 
 # ---------------------------------------------------------------------------------
 # convolution (Note [Convolution as one matrix product] in ops/table_nn.py)
@@ -64,7 +64,7 @@ def _convnd(nsp, input, weight, bias, stride, padding, dilation, groups, name): 
     if weight._data.ndim != nsp + 2:
         raise RuntimeError(f"{name}: expected a weight of {nsp + 2} dims (out_channels, "
                            f"in_channels/groups, kernel...), got {list(weight.shape)}")
-    _check_float(input, name)
+    _check_float(input, name, RuntimeError)  # (PyTorch's CPU kernel takes integers)
     _same_dtype(name, input, weight, bias)
     stride, pads, dilation, ksp = _conv_params(nsp, input, weight, stride, padding, dilation,
                                                groups, name)
@@ -134,7 +134,7 @@ def _conv_transposend(nsp, input, weight, bias, stride, padding, output_padding,
                       groups, dilation, name, output_size=None):
     input, unbatched = _add_batch_dim(  # noqa: A001
         nsp, input, f"Expected {nsp + 1}D (unbatched) or {nsp + 2}D (batched) input to {name}")
-    _check_float(input, name)
+    _check_float(input, name, RuntimeError)  # (PyTorch's CPU kernel takes integers)
     _same_dtype(name, input, weight, bias)
     stride = _ntuple(stride, nsp, "stride")
     dilation = _ntuple(dilation, nsp, "dilation")
@@ -348,7 +348,7 @@ def _avg_poolnd(nsp, input, kernel_size, stride, padding, ceil_mode,  # noqa: A0
                 count_include_pad, divisor_override, name):
     input, unbatched = _add_batch_dim(  # noqa: A001
         nsp, input, f"{name}: Expected {nsp + 1}D or {nsp + 2}D input")
-    _check_float(input, name)
+    _check_float(input, name, RuntimeError)  # (PyTorch's CPU kernel takes integers)
     k, s, p, _ = _pool_window(nsp, kernel_size, stride, padding, None, name)
     xsp = tuple(input._data.shape[2:])
     osp = tuple(_pool_out(xsp[i], k[i], s[i], p[i], 1, ceil_mode) for i in range(nsp))
@@ -435,13 +435,9 @@ def _adaptive_matrix(n_in: int, n_out: int, dtype) -> Tensor:
 
 
 def _adaptive_avg(input, output_size, nsp, name):  # noqa: A002
-    if input._data.ndim not in (nsp + 1, nsp + 2):
-        raise RuntimeError(f"{name}: Expected {nsp + 1}D or {nsp + 2}D tensor, but got "
-                           f"{list(input.shape)}")
+    osz = _adaptive_output_size(input, output_size, nsp, name, "avg")
     _check_float(input, name)
-    osz = output_size if isinstance(output_size, (list, tuple)) else (output_size,) * nsp
     xsp = input._data.shape[-nsp:]
-    osz = tuple(xsp[i] if osz[i] is None else int(osz[i]) for i in range(nsp))
     out = input
     for i in range(nsp):
         dim = input._data.ndim - nsp + i
@@ -460,6 +456,13 @@ def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:  # noqa: A002
         >>> torch.nn.functional.adaptive_avg_pool1d(torch.tensor([[[1., 2., 3.]]]), 2)
         tensor([[[1.5000, 2.5000]]])
     """
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor "
+                           "for argument #1 'self' (while checking arguments for "
+                           "adaptive_avg_pool1d)")
+    size = output_size[0] if isinstance(output_size, (list, tuple)) else output_size
+    # PyTorch pools 1-D as 2-D (a height of 1) and reports the rest under that name
+    _adaptive_output_size(input.unsqueeze(-2), (1, size), 2, "adaptive_avg_pool2d", "avg")
     return _adaptive_avg(input, output_size, 1, "adaptive_avg_pool1d")
 
 

@@ -29,21 +29,13 @@ from ..ops.creation import ones_like, zeros_like
 from ..ops.dispatch import apply
 from ..ops.pointwise import where
 from ..ops.public import FP32, autocast_category
-from ._functional_common import _legacy_reduction, _log_sigmoid, _reduce
+from ._functional_common import _check_reduction, _legacy_reduction, _log_sigmoid, _reduce
 from .functional_distance import pairwise_distance
 
 __all__ = ["gaussian_nll_loss", "poisson_nll_loss", "margin_ranking_loss",
            "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
            "multilabel_margin_loss", "multi_margin_loss", "triplet_margin_loss",
            "triplet_margin_with_distance_loss"]
-
-_REDUCTIONS = ("none", "mean", "sum")
-
-
-def _check_reduction(reduction: str, suffix: str = " is not a valid value for reduction"):
-    if reduction not in _REDUCTIONS:
-        raise ValueError(reduction + suffix)
-
 
 def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float,  # noqa: A002
                       full: bool = False, eps: float = 1e-6,

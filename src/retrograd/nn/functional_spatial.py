@@ -19,7 +19,7 @@ from .._tensor import Tensor, _make
 from ..ops import table_spatial as TS
 from ..ops.dispatch import apply
 from ..ops.public import FP32, autocast_category
-from ._functional_common import _legacy, _ntuple
+from ._functional_common import _adaptive_output_size, _legacy, _ntuple
 from .functional_conv import avg_pool1d, avg_pool2d, avg_pool3d, max_pool1d, max_pool2d, max_pool3d
 
 # ---------------------------------------------------------------------------------
@@ -197,21 +197,8 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0,  # noqa
 # adaptive max pooling
 
 
-def _adaptive_size(name, input, output_size, nsp):  # noqa: A002
-    if input.ndim not in (nsp + 1, nsp + 2):
-        raise RuntimeError(f"{name}(): Expected {nsp + 1}D or {nsp + 2}D tensor, but got: "
-                           f"{list(input.shape)}")
-    osz = tuple(output_size) if isinstance(output_size, (list, tuple)) else (output_size,) * nsp
-    xsp = input.shape[-nsp:]
-    osz = tuple(xsp[i] if osz[i] is None else int(osz[i]) for i in range(nsp))
-    if any(o < 0 for o in osz):
-        raise RuntimeError(f"{name}(): elements of output_size must be greater than or equal "
-                           f"to 0 but received {list(osz)}")
-    return osz
-
-
 def _adaptive_max(name, record, input, output_size, nsp, return_indices):  # noqa: A002
-    osz = _adaptive_size(name, input, output_size, nsp)
+    osz = _adaptive_output_size(input, output_size, nsp, name, "max")
     idx = _make(TS.adaptive_max_indices(input._data, osz))
     out = apply(record, (input, idx), (nsp, False))
     return (out, idx) if return_indices else out

@@ -12,9 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
-from .._device import check_device
+from .._device import CPU, META, check_device, parse_device
 from .._device import device as _device
+from .._grad_mode import is_grad_enabled
 from .._graph.node import legacy_type_name
+from .._meta import NO_DATA, MetaArray
 from .._tensor import Tensor, _make
 from . import table as T
 from .dispatch import apply
@@ -28,6 +30,14 @@ def parse_to_args(args, kwargs) -> tuple:
     """(dtype or None, copy) from the arguments of ``Tensor.to``/``Module.to``, in any of
     PyTorch's forms: ``to(dtype)``, ``to(device, dtype)``, ``to(other)``,
     ``to(dtype, non_blocking, copy)``, keywords. The device must be the CPU."""
+    dtype, copy, dev = parse_to(args, kwargs)
+    check_device(dev)
+    return dtype, copy
+
+
+def parse_to(args, kwargs) -> tuple:
+    """(dtype or None, copy, device or None) from the arguments of ``Tensor.to``/
+    ``Module.to``; the device is None, the CPU or 'meta' (others raise)."""
 
     kwargs = dict(kwargs)
     dtype = kwargs.pop("dtype", None)
@@ -45,7 +55,7 @@ def parse_to_args(args, kwargs) -> tuple:
         if isinstance(a, D.dtype):
             dtype = a
         elif isinstance(a, Tensor):
-            dtype = a.dtype
+            dtype, dev = a.dtype, a.device
         elif isinstance(a, bool):  # positional non_blocking, then copy (PyTorch's order)
             flags.append(a)
         elif isinstance(a, (str, _device, int)):
@@ -54,26 +64,43 @@ def parse_to_args(args, kwargs) -> tuple:
             dtype = D.as_dtype(a)
     if len(flags) > 1:
         copy = flags[1]
-    check_device(dev)
-    return dtype, copy
+    return dtype, copy, parse_device(dev)
 
 
 @public(function=False)
 def to(self, *args, **kwargs) -> Tensor:
-    """Convert dtype (and accept a device, which must be the CPU).
+    """Convert dtype, or move to the 'meta' device (any other device than the CPU raises).
 
     Example:
         >>> import retrograd as torch
         >>> torch.ones(2).to(torch.float64).dtype
         torch.float64
     """
-    dtype, copy = parse_to_args(args, kwargs)
+    dtype, copy, dev = parse_to(args, kwargs)
+    if dev is META or (dev is CPU and self._data.__class__ is MetaArray):
+        return _to_device(self, dtype, dev, copy)
     if dtype is None:
         return clone(self) if copy else self
     dt = D.as_dtype(dtype).np
     if dt == self._data.dtype and not copy:
         return self
     return apply(T.to_copy, (self,), dt)
+
+
+def _to_device(self, dtype, dev, copy: bool) -> Tensor:
+    """``self.to('meta')`` and ``meta.to('cpu')`` (Note [Meta tensors])."""
+    meta = self._data.__class__ is MetaArray
+    if dev is CPU:
+        raise NotImplementedError(NO_DATA)
+    dt = self._data.dtype if dtype is None else D.as_dtype(dtype).np
+    if meta and dt == self._data.dtype and not copy:
+        return self
+    if self._rg and is_grad_enabled():
+        raise NotImplementedError(
+            "retrograd does not record Tensor.to('meta') in the autograd graph (PyTorch's "
+            "ToCopyBackward0): move a tensor that requires grad under torch.no_grad(), or "
+            "detach() it first.")
+    return _make(MetaArray(self._data.shape, dt))
 
 
 def _caster(dt):

@@ -15,8 +15,9 @@ import numpy as np
 from .. import _dtype as D
 from .. import _random, _random_dist
 from .._deterministic import fill_uninitialized
-from .._device import check_device
+from .._device import META, check_device, parse_device
 from .._graph.node import _LEGACY
+from .._meta import MetaArray
 from .._random_avx import fma32, fma64
 from .._size import Size
 from .._tensor import Tensor, _make
@@ -31,7 +32,8 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty"
 
 
 def _finish(arr, requires_grad: bool, device) -> Tensor:
-    check_device(device)
+    if parse_device(device) is META:  # Note [Meta tensors]: keep the shape and dtype only
+        arr = MetaArray(arr.shape, arr.dtype)
     t = _make(arr)
     if requires_grad:
         if arr.dtype.kind not in "fV":  # V: bfloat16
@@ -269,7 +271,9 @@ def _filled(size, value, dtype, requires_grad, device):
         dt = D.result_type_of([], [], [value])
     else:
         dt = D.as_dtype(dtype) if dtype is not None else D.DEFAULTS.float
-    if value is None:
+    if parse_device(device) is META:
+        arr = MetaArray(shape, dt.np)
+    elif value is None:
         arr = np.zeros(shape, dt.np)
     else:
         arr = np.full(shape, value, dtype=dt.np)
@@ -378,6 +382,14 @@ def _like(t: Tensor, dtype):
     return t._data.dtype if dtype is None else D.as_dtype(dtype).np
 
 
+def _like_filled(input: Tensor, value, dtype, requires_grad: bool, device) -> Tensor:  # noqa: A002
+    """``*_like``: ``value`` (None: zeros) in ``input``'s shape, on ``input``'s device
+    unless ``device`` is given (Note [Meta tensors])."""
+    if device is None and input._data.__class__ is MetaArray:
+        device = META
+    return _filled(input._data.shape, value, _like(input, dtype), requires_grad, device)
+
+
 def zeros_like(input: Tensor, dtype=None, device=None, requires_grad: bool = False,  # noqa: A002
                memory_format=None) -> Tensor:
     """Zeros with the shape and dtype of ``input``.
@@ -387,7 +399,7 @@ def zeros_like(input: Tensor, dtype=None, device=None, requires_grad: bool = Fal
         >>> torch.zeros_like(torch.ones(2, dtype=torch.float64))
         tensor([0., 0.], dtype=torch.float64)
     """
-    return _finish(np.zeros(input._data.shape, _like(input, dtype)), requires_grad, device)
+    return _like_filled(input, None, dtype, requires_grad, device)
 
 
 def ones_like(input: Tensor, dtype=None, device=None, requires_grad: bool = False,  # noqa: A002
@@ -399,7 +411,7 @@ def ones_like(input: Tensor, dtype=None, device=None, requires_grad: bool = Fals
         >>> torch.ones_like(torch.zeros(2))
         tensor([1., 1.])
     """
-    return _finish(np.ones(input._data.shape, _like(input, dtype)), requires_grad, device)
+    return _like_filled(input, 1, dtype, requires_grad, device)
 
 
 def full_like(input: Tensor, fill_value, dtype=None, device=None,  # noqa: A002
@@ -411,8 +423,7 @@ def full_like(input: Tensor, fill_value, dtype=None, device=None,  # noqa: A002
         >>> torch.full_like(torch.zeros(2), 3)
         tensor([3., 3.])
     """
-    return _finish(np.full(input._data.shape, fill_value, _like(input, dtype)), requires_grad,
-                   device)
+    return _like_filled(input, fill_value, dtype, requires_grad, device)
 
 
 def empty_like(input: Tensor, dtype=None, device=None, requires_grad: bool = False,  # noqa: A002
@@ -603,6 +614,8 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = F
     dt = _np_dtype(dtype)
     shape = _shape(size)
     n = math.prod(shape)
+    if parse_device(device) is META:  # draws nothing, as PyTorch's meta rand
+        return _filled(shape, None, D.as_dtype(dt), requires_grad, device)
     if dt in _F32_F64:
         arr = _random.uniform(generator, n, dt)
     else:
@@ -631,6 +644,8 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = 
     dt = _np_dtype(dtype)
     shape = _shape(size)
     _check_floating(dt, "normal_kernel_cpu")
+    if parse_device(device) is META:  # draws nothing, as PyTorch's meta randn
+        return _filled(shape, None, D.as_dtype(dt), requires_grad, device)
     arr = _random.normal(generator, math.prod(shape), dt).reshape(shape)
     return _finish(arr, requires_grad, device)
 

@@ -30,6 +30,8 @@ from __future__ import annotations
 # the modules that define the public functions (their @public records fill PUBLIC)
 from . import (  # noqa: F401
     conversion,
+    distance,
+    foreach,
     gamma_sampling,
     indexing,
     linalg_derived,
@@ -43,6 +45,7 @@ from . import (  # noqa: F401
     shrink,
     sorting,
     special_math,
+    special_polynomials,
     writes,
 )
 

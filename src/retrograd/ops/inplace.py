@@ -561,10 +561,10 @@ def _operand(self, other):
 
 
 def _fast_arith(ufunc):
-    def fast(self, other, *, alpha=1, rounding_mode=None):
+    def fast(self, other, *rest, alpha=1, rounding_mode=None):
         d = self._data
-        if d.dtype not in _F32_64 or rounding_mode is not None or _FW.active:
-            return False
+        if d.dtype not in _F32_64 or rounding_mode is not None or _FW.active or rest:
+            return False  # (rest: Note [Legacy value-first forms], legacy_forms.py)
         od = _operand(self, other)
         if od is None or (alpha.__class__ is not int and alpha.__class__ is not float):
             return False  # bool, complex, NumPy or tensor alpha: the general path checks it
@@ -615,14 +615,15 @@ def add_scaled_(param: Tensor, grad: Tensor, alpha: float) -> bool:
 
 
 def _fast_addc(ufunc):
-    def fast(self, tensor1, tensor2, *, value=1):
+    def fast(self, tensor1, tensor2, *rest, value=1):
         d = self._data
-        if d.dtype not in _F32_64 or _fw_active():
-            return False
+        if d.dtype not in _F32_64 or _fw_active() or rest:
+            return False  # (rest: Note [Legacy value-first forms], legacy_forms.py)
         a, b = _operand(self, tensor1), _operand(self, tensor2)
         if a is None or b is None or value.__class__ not in (int, float):
             return False
-        t = np.multiply(a, _scalar_array(value, d.dtype)) if value != 1 else a.copy()
+        # np.asarray: a 0-d product comes back from NumPy as a scalar, not an array
+        t = np.asarray(np.multiply(a, _scalar_array(value, d.dtype))) if value != 1 else a.copy()
         if t.shape != np.broadcast_shapes(t.shape, b.shape):
             return False
         ufunc(t, b, out=t)  # (value * t1) op t2, then added: PyTorch's kernel order

@@ -21,9 +21,9 @@ from . import linalg_kernels as K
 from . import table as TT
 from . import table_linalg as T
 from .dispatch import apply, view_apply
-from .linalg_functions import _check, _returns, _vector_rhs, inv, solve, svdvals
+from .linalg_functions import _check, _tol, _vector_rhs, inv, solve, svdvals
 from .public import FP32, autocast_category, public
-from .reductions import vector_norm
+from .reductions import _rt, vector_norm
 
 __all__ = ["lstsq", "matrix_norm", "matrix_rank", "cond", "lu", "lu_factor", "lu_factor_ex",
            "lu_solve", "lu_unpack", "tensorinv", "tensorsolve", "householder_product", "eig",
@@ -53,23 +53,12 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
     if (B.shape[-1] if vector else B.shape[-2]) != A.shape[-2]:
         raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2) "
                            f"(A is {tuple(A.shape)}, B is {tuple(B.shape)})")
-    x, residuals = apply(T.linalg_lstsq, (A, B), (driver, rcond, vector), nout=2)
-    _, rank, sv = K.lstsq(A._data, B._data, driver, rcond, vector)
+    x, residuals, rank, sv = apply(T.linalg_lstsq, (A, B), (driver, rcond, vector), nout=4)
     dt = A._data.dtype
-    rank_t = _make(np.zeros((0,), np.int64)) if driver == "gels" else _make(rank)
-    sv_t = _make(sv) if driver in ("gelsd", "gelss") else _make(np.zeros((0,), dt))
-    return _returns("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))(
+    rank_t = _make(np.zeros((0,), np.int64)) if driver == "gels" else rank.detach()
+    sv_t = sv.detach() if driver in ("gelsd", "gelss") else _make(np.zeros((0,), dt))
+    return _rt("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))(
         x, residuals, rank_t, sv_t)
-
-
-def _tols(A: Tensor, atol, rtol):
-    m, n = A.shape[-2:]
-    a = 0.0 if atol is None else (atol._data if isinstance(atol, Tensor) else atol)
-    if rtol is None:
-        rtol = np.finfo(A._data.dtype).eps * max(m, n) if atol is None or not np.any(
-            np.asarray(a) > 0) else 0.0
-    r = rtol._data if isinstance(rtol, Tensor) else rtol
-    return np.asarray(a, A._data.dtype), np.asarray(r, A._data.dtype)
 
 
 @autocast_category(FP32, name="linalg_matrix_rank")
@@ -82,14 +71,12 @@ def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> 
         tensor(3)
     """
     _check(A, "linalg.matrix_rank", square=hermitian)
-    a, r = _tols(A, atol, rtol)
     if hermitian:
         s = np.abs(np.linalg.eigvalsh(A._data))
     else:
         s = np.linalg.svd(A._data, compute_uv=False)
-    smax = s.max(-1, keepdims=True) if s.shape[-1] else np.zeros(s.shape[:-1] + (1,), s.dtype)
-    cut = np.maximum(a[..., None], r[..., None] * smax)
-    return _make(np.asarray((s > cut).sum(-1), np.int64))
+    nonzero = K.kept(s, _tol(atol), _tol(rtol), *A.shape[-2:])
+    return _make(np.asarray(nonzero.sum(-1), np.int64))
 
 
 _MATRIX_ORDS = ("fro", "nuc", 2, -2, 1, -1, math.inf, -math.inf)
@@ -107,6 +94,13 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim: bool = False):  # noqa: A00
         >>> torch.linalg.matrix_norm(torch.tensor([[1., -2.], [3., 4.]]), float('inf'))
         tensor(7.)
     """
+    if A.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
+                           f"dimensions. (Got shape {tuple(A.shape)}: use linalg.vector_norm "
+                           "for a vector.)")
+    if len(dim) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
+                           f"{', '.join(map(str, dim))} (a matrix norm runs over two dims)")
     if ord not in _MATRIX_ORDS:
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     d0, d1 = (d % A.ndim for d in dim)
@@ -174,7 +168,7 @@ def lu(A: Tensor, *, pivot: bool = True):  # noqa: N803
     _check(A, "linalg.lu", square=False)
     _no_unpivoted(pivot, "linalg.lu_factor")
     p, lo, up = apply(T.linalg_lu, (A,), True, nout=3)
-    return _returns("linalg_lu", ("P", "L", "U"))(p.detach(), lo, up)
+    return _rt("linalg_lu", ("P", "L", "U"))(p.detach(), lo, up)
 
 
 def _no_unpivoted(pivot: bool, api: str) -> None:
@@ -196,7 +190,7 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False): 
     lu_, piv, info = apply(T.linalg_lu_factor_ex, (A,), None, nout=3)
     if check_errors:
         K.raise_info("torch.linalg.lu_factor_ex", info._data, "lu")
-    return _returns("linalg_lu_factor_ex", ("LU", "pivots", "info"))(lu_, piv, info)
+    return _rt("linalg_lu_factor_ex", ("LU", "pivots", "info"))(lu_, piv, info)
 
 
 def lu_factor(A: Tensor, *, pivot: bool = True):  # noqa: N803
@@ -211,7 +205,7 @@ def lu_factor(A: Tensor, *, pivot: bool = True):  # noqa: N803
     _check(A, "linalg.lu_factor", square=False)
     lu_, piv, info = lu_factor_ex(A, pivot=pivot)
     K.raise_info("torch.linalg.lu_factor", info._data, "lu")  # (a RuntimeError, as PyTorch's)
-    return _returns("linalg_lu_factor", ("LU", "pivots"))(lu_, piv)
+    return _rt("linalg_lu_factor", ("LU", "pivots"))(lu_, piv)
 
 
 def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,  # noqa: N803
@@ -253,7 +247,7 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,  # n
     lo = up = empty
     if unpack_data:
         lo, up = apply(T.lu_unpack, (LU_data,), None, nout=2)
-    return _returns("lu_unpack", ("P", "L", "U"))(p, lo, up)
+    return _rt("lu_unpack", ("P", "L", "U"))(p, lo, up)
 
 
 def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False):  # noqa: N803
@@ -269,20 +263,23 @@ def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = Fa
     _check(A, "torch.linalg.ldl_factor_ex")
     ld, piv, info = apply(T.linalg_ldl_factor_ex, (A,), None, nout=3)
     if check_errors:
-        K.raise_info("torch.linalg.ldl_factor_ex", info._data, "inv")
-    return _returns("linalg_ldl_factor_ex", ("LD", "pivots", "info"))(ld, piv, info)
+        K.raise_info("torch.linalg.ldl_factor_ex", info._data, "ldl")
+    return _rt("linalg_ldl_factor_ex", ("LD", "pivots", "info"))(ld, piv, info)
 
 
 def ldl_factor(A: Tensor, *, hermitian: bool = False):  # noqa: N803
-    """(LD, pivots) of ``ldl_factor_ex``.
+    """(LD, pivots) of ``ldl_factor_ex``; PyTorch's RuntimeError where D is singular
+    (Note [LDL info]).
 
     Example:
         >>> import retrograd as torch
         >>> torch.linalg.ldl_factor(torch.tensor([[4., 2.], [2., 3.]])).pivots
         tensor([1, 2], dtype=torch.int32)
     """
-    ld, piv, _ = ldl_factor_ex(A, hermitian=hermitian)
-    return _returns("linalg_ldl_factor", ("LD", "pivots"))(ld, piv)
+    _check(A, "torch.linalg.ldl_factor")
+    ld, piv, info = ldl_factor_ex(A, hermitian=hermitian)
+    K.raise_info("torch.linalg.ldl_factor", info._data, "ldl")
+    return _rt("linalg_ldl_factor", ("LD", "pivots"))(ld, piv)
 
 
 def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False) -> Tensor:  # noqa: N803

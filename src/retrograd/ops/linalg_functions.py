@@ -12,7 +12,6 @@ Example:
 
 from __future__ import annotations
 
-import collections
 import warnings
 
 import numpy as np
@@ -25,26 +24,12 @@ from .dispatch import apply
 from .linalg_kernels import LinAlgError, raise_info
 from .pointwise import where
 from .public import FP32, autocast_category, public
+from .reductions import _rt
 from .shape import cat
 
 __all__ = ["LinAlgError", "inv", "inv_ex", "det", "slogdet", "solve", "solve_ex", "cholesky",
            "cholesky_ex", "solve_triangular", "eigh", "eigvalsh", "svd", "svdvals", "qr", "pinv",
            "matrix_power", "multi_dot", "cross", "diagonal", "matrix_exp", "vander"]
-
-_RETURNS: dict = {}
-
-
-def _returns(name: str, fields: tuple):
-    """PyTorch's ``torch.return_types.<name>`` named tuple."""
-    if name not in _RETURNS:
-        base = collections.namedtuple(name, fields)
-
-        def __repr__(self):
-            body = ",\n".join(f"{f}={getattr(self, f)!r}" for f in fields)
-            return f"torch.return_types.{name}(\n{body})"
-        _RETURNS[name] = type(name, (base,), {"__repr__": __repr__, "__slots__": ()})
-    return _RETURNS[name]
-
 
 def _differentiable(a: Tensor) -> bool:
     """Whether ``a`` takes part in a derivative (requires grad, or forward mode is on): the
@@ -91,7 +76,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False):
     x, info = apply(T.linalg_inv_ex, (A,), None, nout=2)  # (info: int32, as PyTorch's)
     if check_errors:
         raise_info("linalg.inv_ex", info._data, "inv")
-    return _returns("linalg_inv_ex", ("inverse", "info"))(x, info)
+    return _rt("linalg_inv_ex", ("inverse", "info"))(x, info)
 
 
 @autocast_category(FP32, name="linalg_inv")
@@ -147,7 +132,7 @@ def slogdet(A: Tensor):
     """
     _check(A, "linalg.slogdet")
     sign, logabs = apply(T.linalg_slogdet, (A,), None, nout=2)
-    return _returns("linalg_slogdet", ("sign", "logabsdet"))(sign, logabs)
+    return _rt("linalg_slogdet", ("sign", "logabsdet"))(sign, logabs)
 
 
 @public
@@ -186,7 +171,7 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     x, info = _solve(A, B, left, "linalg.solve_ex")
     if check_errors:
         raise_info("torch.linalg.solve_ex", info._data, "solve")
-    return _returns("linalg_solve_ex", ("result", "info"))(x, info)
+    return _rt("linalg_solve_ex", ("result", "info"))(x, info)
 
 
 def _solve(A, B, left, api):
@@ -260,7 +245,7 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False):
     lo, info = apply(T.linalg_cholesky_ex, (A,), bool(upper), nout=2)
     if check_errors:
         raise_info("linalg.cholesky_ex", info._data, "pd")
-    return _returns("linalg_cholesky_ex", ("L", "info"))(lo, info)
+    return _rt("linalg_cholesky_ex", ("L", "info"))(lo, info)
 
 
 @autocast_category(FP32, name="linalg_cholesky")
@@ -299,7 +284,7 @@ def eigh(A: Tensor, UPLO: str = "L"):  # noqa: N803
     """
     _check(A, "linalg.eigh")
     w, v = apply(T.linalg_eigh, (A,), _uplo(UPLO), nout=2)
-    return _returns("linalg_eigh", ("eigenvalues", "eigenvectors"))(w, v)
+    return _rt("linalg_eigh", ("eigenvalues", "eigenvectors"))(w, v)
 
 
 @autocast_category(FP32, name="linalg_eigvalsh")
@@ -330,7 +315,7 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver=None):
     _check(A, "linalg.svd", square=False)
     _no_driver(driver)
     u, s, vh = apply(T.linalg_svd, (A,), bool(full_matrices), nout=3)
-    return _returns("linalg_svd", ("U", "S", "Vh"))(u, s, vh)
+    return _rt("linalg_svd", ("U", "S", "Vh"))(u, s, vh)
 
 
 def _no_driver(driver) -> None:
@@ -371,15 +356,15 @@ def qr(A: Tensor, mode: str = "reduced"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            "'reduced' (default), 'r', or 'complete'")
     q, r = apply(T.linalg_qr, (A,), mode, nout=2)
-    return _returns("linalg_qr", ("Q", "R"))(q, r)
+    return _rt("linalg_qr", ("Q", "R"))(q, r)
 
 
-def _tol(x, A):
+def _tol(x):
+    """A tolerance argument (None, a number or a Tensor) as the kernels take it (Note
+    [Singular-value tolerances] in linalg_kernels.py)."""
     if x is None:
         return None
-    if isinstance(x, Tensor):
-        return np.asarray(x._data, dtype=A._data.dtype)
-    return np.asarray(x, dtype=A._data.dtype)
+    return np.asarray(x._data if isinstance(x, Tensor) else x, dtype=np.float64)
 
 
 def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
@@ -393,7 +378,7 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
                 [0.0000, 0.0000]])
     """
     _check(A, "linalg.pinv", square=hermitian)
-    return apply(T.linalg_pinv, (A,), (_tol(atol, A), _tol(rtol, A), bool(hermitian)))
+    return apply(T.linalg_pinv, (A,), (_tol(atol), _tol(rtol), bool(hermitian)))
 
 
 @public(autocast=FP32)

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["LinAlgError", "inv_ex", "solve_ex", "cholesky_ex", "solve_triangular", "eigh",
-           "svd", "qr", "pinv", "matrix_exp", "cross", "raise_info", "lstsq", "lu", "lu_factor",
-           "perm_from_pivots", "lu_solve", "ldl_factor_ex", "ldl_solve"]
+__all__ = ["LinAlgError", "default_rtol", "kept", "inv_ex", "solve_ex", "cholesky_ex",
+           "solve_triangular", "eigh", "svd", "qr", "pinv", "matrix_exp", "cross", "raise_info",
+           "lstsq", "lu", "lu_factor", "perm_from_pivots", "lu_solve", "ldl_factor_ex", "ldl_solve"]
 
 
 class LinAlgError(RuntimeError):
@@ -43,6 +43,13 @@ _EXPLAIN = {
 }
 
 
+# Note [LDL info]
+# sytrf's info k > 0 says D[k-1, k-1] is exactly zero: the factorization is complete but
+# D is singular. PyTorch's linalg.ldl_factor (and ldl_factor_ex with check_errors=True)
+# raises a RuntimeError for it from an internal assert, "false INTERNAL ASSERT FAILED at
+# ... torch.linalg.ldl_factor: Unknown error code: k." (no batch element named); we raise
+# the same RuntimeError with the part after the assert boilerplate, then the cause and
+# the fix.
 def raise_info(api: str, info: np.ndarray, kind: str) -> None:
     """Raise PyTorch's LinAlgError for the first batch element with ``info > 0``.
 
@@ -59,6 +66,11 @@ def raise_info(api: str, info: np.ndarray, kind: str) -> None:
     where = ""
     if info.ndim:
         where = f"(Batch element {int(np.ravel_multi_index(tuple(idx), info.shape))}): "
+    if kind == "ldl":  # Note [LDL info]
+        raise RuntimeError(
+            f"{api}: Unknown error code: {code}. ({where}LAPACK's sytrf found D[{code - 1},"
+            f"{code - 1}] exactly zero: A is singular, so ldl_solve would divide by zero. Check "
+            "the input, or call linalg.ldl_factor_ex to get info instead of an error.)")
     if kind == "lu":  # PyTorch raises a plain RuntimeError here, its text says the fix
         raise RuntimeError(
             f"{api}: {where}U[{code},{code}] is zero and using it on lu_solve would result in "
@@ -86,23 +98,14 @@ def _lapack(name: str, a: np.ndarray):
 
 def _lu_info(a: np.ndarray) -> np.ndarray:
     """getrf's info per matrix: k > 0 when U[k-1, k-1] is exactly zero."""
-    getrf = _lapack("getrf", a)
-    flat = a.reshape((-1,) + a.shape[-2:])
-    info = np.array([getrf(m)[2] for m in flat], dtype=np.int32)
-    return info.reshape(a.shape[:-2])
+    return lu_factor(a)[2]
 
 
 def _lu_solve_each(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a^-1 b`` matrix by matrix through getrf/getrs, whatever the pivots (inf/nan for a
     singular ``a``, as LAPACK gives them to PyTorch)."""
-    getrf, getrs = _lapack("getrf", a), _lapack("getrs", a)
-    a2, b2 = np.broadcast_arrays(a, b) if a.shape[:-2] != b.shape[:-2] else (a, b)
-    out = np.empty(b2.shape, dtype=b2.dtype)
-    for idx in np.ndindex(*a2.shape[:-2]):
-        lu, piv, _ = getrf(a2[idx])
-        with np.errstate(all="ignore"):
-            out[idx] = getrs(lu, piv, b2[idx])[0]
-    return out
+    lu_, piv, _ = lu_factor(a)
+    return lu_solve(lu_, piv, b, left=True, adjoint=False)
 
 
 def inv_ex(a: np.ndarray):
@@ -195,27 +198,53 @@ def qr(a: np.ndarray, mode: str):
     return q, r
 
 
+# Note [Singular-value tolerances]
+# pinv, matrix_rank and lstsq treat a singular value as zero when it is at most
+# max(atol, rtol * s_max), as PyTorch's get_atol_rtol: atol defaults to 0; rtol to
+# eps(dtype) * max(m, n) (lstsq's rcond too), except where a given atol is positive, where
+# it is 0 (elementwise over a batch of tolerances); the comparison runs in float64.
+def default_rtol(dtype, m: int, n: int) -> float:
+    """eps(dtype) * max(m, n): the default rtol / rcond (Note [Singular-value tolerances]).
+
+    Example:
+        >>> import numpy as np
+        >>> default_rtol(np.float64, 3, 2) / float(np.finfo(np.float64).eps)
+        3.0
+    """
+    return float(np.finfo(dtype).eps * max(m, n))
+
+
+def kept(s: np.ndarray, atol, rtol, m: int, n: int) -> np.ndarray:
+    """Which singular values (|eigenvalues|) ``s`` count as nonzero for an m x n matrix
+    (``atol``/``rtol``: None, numbers or arrays broadcast against the batch).
+
+    Example:
+        >>> import numpy as np
+        >>> kept(np.array([2.0, 1e-20]), None, None, 2, 2)
+        array([ True, False])
+    """
+    a = np.asarray(0.0 if atol is None else atol, np.float64)
+    if rtol is None:
+        r = default_rtol(s.dtype, m, n)
+        r = np.asarray(r if atol is None else np.where(a > 0, 0.0, r), np.float64)
+    else:
+        r = np.asarray(rtol, np.float64)
+    smax = s.max(-1, keepdims=True) if s.shape[-1] else np.zeros(s.shape[:-1] + (1,), s.dtype)
+    return s > np.maximum(a[..., None], r[..., None] * smax)
+
+
 def pinv(a: np.ndarray, atol, rtol, hermitian: bool) -> np.ndarray:
     """Moore-Penrose inverse: singular values at most ``max(atol, rtol * s_max)`` count as
-    zero (``atol``/``rtol``: arrays broadcast against the batch, or None)."""
+    zero (Note [Singular-value tolerances])."""
     m, n = a.shape[-2:]
-    if rtol is None:
-        rtol = np.asarray(np.finfo(a.dtype).eps * max(m, n) if atol is None or not np.any(
-            np.asarray(atol) > 0) else 0.0)
-    atol = np.asarray(0.0 if atol is None else atol)
     if hermitian:
         w, v = np.linalg.eigh(a)
-        s = np.abs(w)
-        smax = s.max(-1, keepdims=True) if s.shape[-1] else s
-        cut = np.maximum(atol[..., None], rtol[..., None] * smax)
         with np.errstate(divide="ignore"):
-            inv = np.where(s > cut, 1.0 / w, 0.0).astype(a.dtype)
+            inv = np.where(kept(np.abs(w), atol, rtol, m, n), 1.0 / w, 0.0).astype(a.dtype)
         return (v * inv[..., None, :]) @ np.swapaxes(v, -1, -2)
     u, s, vh = np.linalg.svd(a, full_matrices=False)
-    smax = s[..., :1] if s.shape[-1] else s
-    cut = np.maximum(atol[..., None], rtol[..., None] * smax)
     with np.errstate(divide="ignore"):
-        inv = np.where(s > cut, 1.0 / s, 0.0).astype(a.dtype)
+        inv = np.where(kept(s, atol, rtol, m, n), 1.0 / s, 0.0).astype(a.dtype)
     return (np.swapaxes(vh, -1, -2) * inv[..., None, :]) @ np.swapaxes(u, -1, -2)
 
 
@@ -246,7 +275,7 @@ def lstsq(a: np.ndarray, b: np.ndarray, driver: str, rcond, vector: bool):
     a = np.broadcast_to(a, batch + a.shape[-2:])
     b = np.broadcast_to(b, batch + b.shape[-2:])
     if rcond is None:
-        rcond = np.finfo(a.dtype).eps * max(m, n)
+        rcond = default_rtol(a.dtype, m, n)
     x = np.empty(batch + (n, b.shape[-1]), a.dtype)
     rank = np.zeros(batch, np.int64)
     sv = np.zeros(batch + (min(m, n),), a.dtype)

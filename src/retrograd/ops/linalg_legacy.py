@@ -17,10 +17,11 @@ import numpy as np
 from .._tensor import Tensor, _make
 from . import table as T
 from .dispatch import apply
-from .linalg_functions import _check, _differentiable, _returns
+from .linalg_functions import _check, _differentiable
 from .linalg_functions import qr as _linalg_qr
 from .linalg_functions import svd as _linalg_svd
 from .public import FP32, public
+from .reductions import _rt
 
 __all__ = ["cholesky", "cholesky_solve", "cholesky_inverse", "svd", "qr", "triangular_solve",
            "kron"]
@@ -87,7 +88,7 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True):  # noqa: A00
         tensor([[0., 1.],
                 [1., 0.]])
     """
-    rt = _returns("svd", ("U", "S", "V"))
+    rt = _rt("svd", ("U", "S", "V"))
     if not compute_uv:
         _check(input, "svd", square=False)
         m, n = input.shape[-2:]
@@ -114,7 +115,7 @@ def qr(input: Tensor, some: bool = True):  # noqa: A002
     warnings.warn("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a "
                   "future PyTorch release.", UserWarning, stacklevel=2)
     q, r = _linalg_qr(input, "reduced" if some else "complete")
-    return _returns("qr", ("Q", "R"))(q, r)
+    return _rt("qr", ("Q", "R"))(q, r)
 
 
 @public(autocast=FP32)
@@ -136,7 +137,7 @@ def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bo
                            f"but it has {input.ndim} dimensions instead (use b.unsqueeze(-1))")
     x, m = apply(T.triangular_solve, (input, A), (bool(upper), bool(transpose),
                                                   bool(unitriangular)), nout=2)
-    return _returns("triangular_solve", ("solution", "cloned_coefficient"))(x, m)
+    return _rt("triangular_solve", ("solution", "cloned_coefficient"))(x, m)
 
 
 @public

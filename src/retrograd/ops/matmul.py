@@ -22,6 +22,7 @@ from ._core import _LOW, FLOAT_NP
 from .arguments import _py_max
 from .conversion import contiguous
 from .dispatch import apply, view_apply
+from .legacy_forms import beta_alpha_first
 from .pointwise import _check_broadcast
 from .public import LOWER_PRECISION_FP, alias, public
 from .reductions import sum as rsum
@@ -353,8 +354,8 @@ ger = alias("ger", outer)
 
 
 @public(inplace=True, autocast=LOWER_PRECISION_FP)
-def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
-    """``beta * input + alpha * (mat1 @ mat2)``.
+def addmm(input, mat1, mat2, *rest, beta=1, alpha=1) -> Tensor:  # noqa: A002
+    """``beta * input + alpha * (mat1 @ mat2)`` (the deprecated scalar-first forms warn).
 
     Example:
         >>> import retrograd as torch
@@ -362,6 +363,10 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
         tensor([[1., 0.],
                 [0., 1.]])
     """
+    if rest or not isinstance(mat1, Tensor):  # Note [Legacy value-first forms]
+        # (stacklevel 4: the autocast policy wraps addmm, amp/policy.py)
+        (input, mat1, mat2), beta, alpha = beta_alpha_first(
+            "addmm", (input, mat1, mat2, *rest), beta != 1 or alpha != 1, 4)
     a, b, c = input._data, mat1._data, mat2._data
     # (float16/bfloat16 take the float32 path below: it rounds each gradient as torch does)
     if b.ndim == 2 and c.ndim == 2 and b.shape[1] == c.shape[0] and a.dtype == b.dtype == \
@@ -381,6 +386,18 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
     if alpha != 1:
         prod_ = prod_ * alpha
     return prod_ + (input if beta == 1 else input * beta)
+
+
+def _addmm_inplace(self, *args, beta=1, alpha=1) -> Tensor:
+    """The function ``Tensor.addmm_`` runs: addmm, with the in-place method's name in the
+    deprecated scalar-first forms' warning (Note [Legacy value-first forms])."""
+    if len(args) != 2 or not isinstance(args[0], Tensor):
+        (self, *args), beta, alpha = beta_alpha_first("addmm_", (self, *args),
+                                                      beta != 1 or alpha != 1, 4)
+    return addmm(self, *args, beta=beta, alpha=alpha)
+
+
+addmm.inplace_variant = _addmm_inplace
 
 
 _ELLIPSIS = 52  # label codes: "A".."Z" are 0..25, "a".."z" 26..51 (PyTorch's order)

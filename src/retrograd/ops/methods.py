@@ -12,6 +12,7 @@ from __future__ import annotations
 from .. import _dtype as D
 from .._graph.entry_points import backward as autograd_backward
 from .._graph.node import _LEGACY
+from .._meta import NO_DATA
 from .._tensor import Tensor
 from . import functions, new_tensors
 from . import table as T
@@ -19,6 +20,7 @@ from .conversion import _caster, type_
 from .creation import legacy_new
 from .dispatch import binary
 from .inplace import _make_inplace
+from .legacy_forms import value_first, value_first_method
 from .pointwise import lerp_method, tensor_operand_method
 from .public import PUBLIC
 
@@ -75,10 +77,12 @@ def install() -> None:
     Tensor.type = type_
     Tensor.cpu = _cpu
     Tensor.cuda = _cuda
-    Tensor.addcmul = addcmul
-    Tensor.addcmul_ = _make_inplace(addcmul, "addcmul_")
-    Tensor.addcdiv = addcdiv
-    Tensor.addcdiv_ = _make_inplace(addcdiv, "addcdiv_")
+    # Note [Legacy value-first forms] (legacy_forms.py): the method forms' warnings
+    for name, fn in (("addcmul", addcmul), ("addcdiv", addcdiv)):
+        setattr(Tensor, name, value_first_method(name, fn, "value", _ADDC))
+        # the scalar-first check runs off the fast path, in the function the method runs
+        setattr(Tensor, name + "_", _make_inplace(
+            value_first_method(name + "_", fn, "value", _ADDC, 4), name + "_"))
     Tensor.T = property(lambda self: self.permute(tuple(reversed(range(self.ndim)))),
                         doc="All dims reversed.")
     Tensor.where = where
@@ -234,13 +238,16 @@ def _float_power_into_double(input, exponent) -> Tensor:  # noqa: A002
 
 
 def _cpu(self, memory_format=None) -> Tensor:
-    """The tensor itself: retrograd tensors always live on the CPU.
+    """The tensor itself: retrograd tensors live on the CPU (a 'meta' tensor, which has
+    no data to copy, raises as in PyTorch).
 
     Example:
         >>> import retrograd as torch
         >>> x = torch.ones(2); x.cpu() is x
         True
     """
+    if self.is_meta:
+        raise NotImplementedError(NO_DATA)
     return self
 
 
@@ -260,26 +267,50 @@ def _cuda(self, device=None, non_blocking: bool = False, memory_format=None) -> 
     return self
 
 
-def addcmul(input, tensor1, tensor2, *, value=1) -> Tensor:  # noqa: A002
-    """``input + value * tensor1 * tensor2``.
+_ADDC = "Tensor tensor1, Tensor tensor2"  # the tensors of addcmul/addcdiv, as PyTorch names them
+
+
+def addcmul(input, tensor1, tensor2, *rest, value=None) -> Tensor:  # noqa: A002
+    """``input + value * tensor1 * tensor2`` (``value`` defaults to 1; the deprecated
+    ``addcmul(input, value, tensor1, tensor2)`` order warns, as in PyTorch).
 
     Example:
         >>> import retrograd as torch
         >>> torch.addcmul(torch.zeros(2), torch.ones(2), torch.ones(2), value=2)
         tensor([2., 2.])
     """
+    if rest:  # Note [Legacy value-first forms] (legacy_forms.py)
+        (tensor1, tensor2), value = value_first("addcmul", False, "value", _ADDC,
+                                                (tensor1, tensor2, *rest), value is not None)
+    elif value is None:
+        value = 1
     # (value * t1) * t2, in PyTorch's kernel order, so results match bit for bit
     return input + ((tensor1 * value) * tensor2 if value != 1 else tensor1 * tensor2)
 
 
-def addcdiv(input, tensor1, tensor2, *, value=1) -> Tensor:  # noqa: A002
-    """``input + value * tensor1 / tensor2``.
+def addcdiv(input, tensor1, tensor2, *rest, value=None) -> Tensor:  # noqa: A002
+    """``input + value * tensor1 / tensor2`` (``value`` defaults to 1; the deprecated
+    ``addcdiv(input, value, tensor1, tensor2)`` order warns, as in PyTorch).
 
     Example:
         >>> import retrograd as torch
         >>> torch.addcdiv(torch.zeros(2), torch.ones(2), torch.full((2,), 4.))
         tensor([0.2500, 0.2500])
     """
+    if rest:  # Note [Legacy value-first forms] (legacy_forms.py)
+        (tensor1, tensor2), value = value_first("addcdiv", False, "value", _ADDC,
+                                                (tensor1, tensor2, *rest), value is not None)
+    elif value is None:
+        value = 1
+    if (isinstance(tensor1, Tensor) and isinstance(tensor2, Tensor)
+            and not tensor1.dtype.is_floating_point and not tensor2.dtype.is_floating_point):
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+            "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))"
+            ".to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for "
+            "float inputs. The future addcdiv behavior is just the latter implementation: "
+            "(input + value * tensor1 / tensor2), for all dtypes.")
     return input + ((tensor1 * value) / tensor2 if value != 1 else tensor1 / tensor2)
 
 

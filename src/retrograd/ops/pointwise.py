@@ -21,6 +21,7 @@ from .arguments import _t
 from .batch_rules import per_element_under_vmap
 from .creation import tensor
 from .dispatch import _is_number, _mismatch, apply, binary, unary
+from .legacy_forms import value_first, value_first_method
 from .out_arg import write_out
 from .public import alias, public
 
@@ -29,7 +30,7 @@ from .public import alias, public
 
 
 @public(inplace=True)
-def add(input, other, *, alpha=1, out=None) -> Tensor:  # noqa: A002
+def add(input, other, *rest, alpha=1, out=None) -> Tensor:  # noqa: A002
     """``input + alpha * other`` with broadcasting and type promotion.
 
     Example:
@@ -37,6 +38,9 @@ def add(input, other, *, alpha=1, out=None) -> Tensor:  # noqa: A002
         >>> torch.add(torch.ones(2), torch.ones(2), alpha=3)
         tensor([4., 4.])
     """
+    if rest:  # Note [Legacy value-first forms] (legacy_forms.py)
+        (other,), alpha = value_first("add", False, "alpha", "Tensor other", (other, *rest),
+                                      alpha != 1)
     if out is not None:
         return write_out("add", out, add(input, other, alpha=alpha), (input, other))
     if alpha.__class__ is not int or alpha != 1:
@@ -45,7 +49,7 @@ def add(input, other, *, alpha=1, out=None) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True)
-def sub(input, other, *, alpha=1, out=None) -> Tensor:  # noqa: A002
+def sub(input, other, *rest, alpha=1, out=None) -> Tensor:  # noqa: A002
     """``input - alpha * other``.
 
     Example:
@@ -53,11 +57,19 @@ def sub(input, other, *, alpha=1, out=None) -> Tensor:  # noqa: A002
         >>> torch.sub(torch.ones(2), 1)
         tensor([0., 0.])
     """
+    if rest:  # Note [Legacy value-first forms] (legacy_forms.py)
+        (other,), alpha = value_first("sub", False, "alpha", "Tensor other", (other, *rest),
+                                      alpha != 1)
     if out is not None:
         return write_out("sub", out, sub(input, other, alpha=alpha), (input, other))
     if alpha.__class__ is not int or alpha != 1:
         return _with_alpha(T.sub_alpha, T.sub, input, other, alpha)
     return binary(T.sub, input, other)
+
+
+# the functions the in-place methods add_/sub_ run: the method form's legacy warning
+add.inplace_variant = value_first_method("add_", add, "alpha", "Tensor other", 4)
+sub.inplace_variant = value_first_method("sub_", sub, "alpha", "Tensor other", 4)
 
 
 def _with_alpha(op, plain, input, other, alpha) -> Tensor:  # noqa: A002

@@ -35,14 +35,15 @@ from .softmax import softmax as _softmax
 ReturnTypes = {}
 
 
-def _rt(name):
-    """PyTorch's ``torch.return_types.<name>`` (values, indices) named tuple."""
+def _rt(name: str, fields: tuple = ("values", "indices")):
+    """PyTorch's ``torch.return_types.<name>`` named tuple (``fields``: (values, indices)
+    unless given; one class a name, shared by the reductions and torch.linalg)."""
     if name not in ReturnTypes:
-        base = collections.namedtuple(name, ["values", "indices"])
+        base = collections.namedtuple(name, fields)
 
         def __repr__(self):
-            return (f"torch.return_types.{name}(\nvalues={self.values!r},\n"
-                    f"indices={self.indices!r})")
+            body = ",\n".join(f"{f}={getattr(self, f)!r}" for f in fields)
+            return f"torch.return_types.{name}(\n{body})"
         ReturnTypes[name] = type(name, (base,), {"__repr__": __repr__, "__slots__": ()})
     return ReturnTypes[name]
 

@@ -54,6 +54,8 @@ from .rule_helpers import (  # noqa: F401
     zeros_like_of,
 )
 from .sum_kernel import sum_kernel
+from .table_ctc import *  # noqa: F403  (re-exported: the one table)
+from .table_distance import *  # noqa: F403  (re-exported: the one table)
 from .table_linalg import *  # noqa: F403  (re-exported: the one table)
 from .table_matmul import (  # noqa: F401  (re-exported: the one table)
     _F16,
@@ -73,6 +75,7 @@ from .table_matmul import (  # noqa: F401  (re-exported: the one table)
     mm_ops,
 )
 from .table_nn_extra import *  # noqa: F403  (re-exported: the one table)
+from .table_polynomials import *  # noqa: F403  (re-exported: the one table)
 from .table_shape import (  # noqa: F401  (re-exported: the one table)
     _SCATTER_REDUCE_HINT,
     _adv_index_fwd,

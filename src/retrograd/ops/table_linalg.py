@@ -448,20 +448,22 @@ __all__ += ["cholesky", "cholesky_solve", "cholesky_inverse", "triangular_solve"
 # least squares and LU
 
 def _lstsq_fwd(a, b, p):
+    # (solution, residuals, rank, singular values) from one LAPACK run; the last two are
+    # not differentiable (linalg.lstsq detaches them, as PyTorch's outputs 2 and 3)
     driver, rcond, vector = p
-    x, rank, _ = K.lstsq(a, b, driver, rcond, vector)
+    x, rank, sv = K.lstsq(a, b, driver, rcond, vector)
     m, n = a.shape[-2:]
     if driver != "gelsy" and m > n and np.all(rank == n):  # PyTorch's residuals: squared
         bm = b[..., None] if vector else b  # column norms of A X - B (full-rank, tall A)
         r = a @ (x[..., None] if vector else x) - bm
-        return x, (r * r).sum(-2)
-    return x, np.zeros((0,), a.dtype)  # none computed: empty, as PyTorch's
+        return x, (r * r).sum(-2), rank, sv
+    return x, np.zeros((0,), a.dtype), rank, sv  # no residuals computed: empty, as PyTorch's
 
 
 def _lstsq_vjp(g, s, n, needs):
     # PyTorch's linalg_lstsq_backward: X = pinv(A) B, differentiated through pinv
     a, b, x = s
-    g, gres = g
+    g, gres = g[0], g[1]
     vector = n._p[2]
     if vector:
         b, x = b.unsqueeze(-1), x.unsqueeze(-1)

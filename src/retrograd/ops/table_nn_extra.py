@@ -26,6 +26,7 @@ from .dispatch import apply
 from .jvp_rules import jvp_elementwise
 from .public import FP32
 from .rule_helpers import _not_implemented, zeros_like_of
+from .table_distance import lp_coefficient, lp_distance
 
 __all__ = ["hardshrink", "hardshrink_backward", "softshrink", "softshrink_backward",
            "rrelu_with_noise", "rrelu_with_noise_backward", "rrelu_with_noise_result",
@@ -105,12 +106,10 @@ rrelu_with_noise_result = Op("rrelu_with_noise_result", _times_slope, (_rrelu_ru
 
 # Note [pdist record]: PdistBackward0 as PyTorch's _pdist_backward computes it: per pair
 # (i, j) of rows, d = x_i - x_j and dist its p-norm, the gradient g * coef goes to row i
-# and its negative to row j, with coef = sign(d) (p = 1), d / dist (p = 2),
-# d |d|^(p-2) / dist^(p-1) (other p >= 1; 0 where dist = 0), sign(d) |d|^(p-1) /
-# dist^(p-1) (p < 1; 0 where d = 0), sign(d) where |d| = dist (p = inf: every tied
-# element gets the full gradient) and 0 for p = 0. PyTorch has no double backward
-# (PdistBackwardBackward0 raises its error, here too); forward mode, which PyTorch also
-# lacks, is the same coefficients applied to the tangent.
+# and its negative to row j, coef as cdist's (Note [p-norm distance kernels] in
+# ops/table_distance.py). PyTorch has no double backward (PdistBackwardBackward0 raises
+# its error, here too); forward mode, which PyTorch also lacks, is the same coefficients
+# applied to the tangent.
 def _pairs(n: int) -> tuple:
     rows, cols = np.triu_indices(n, 1)
     return rows.astype(np.int64), cols.astype(np.int64)
@@ -118,38 +117,12 @@ def _pairs(n: int) -> tuple:
 
 def _pdist_fwd(x, p):
     rows, cols = _pairs(x.shape[0])
-    d = np.abs(x[rows] - x[cols])
-    if p == 0:
-        out = (d != 0).sum(1)
-    elif p == 1:
-        out = d.sum(1)
-    elif p == 2:
-        out = np.sqrt((d * d).sum(1))
-    elif p == np.inf:
-        out = d.max(1, initial=0)
-    else:
-        out = (d ** p).sum(1) ** (1 / p)
-    return np.asarray(out, dtype=x.dtype)
-
-
-def _pdist_coef(d, dist, p):
-    if p == 0:
-        return np.zeros_like(d)
-    if p == 1:
-        return np.sign(d)
-    if p == np.inf:
-        return np.sign(d) * (np.abs(d) == dist)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if p < 1:
-            return np.where(d == 0, 0, np.sign(d) * np.abs(d) ** (p - 1) / dist ** (p - 1))
-        if p == 2:
-            return np.where(dist == 0, 0, d / dist)
-        return np.where(dist == 0, 0, d * np.abs(d) ** (p - 2) / dist ** (p - 1))
+    return lp_distance(np.abs(x[rows] - x[cols]), p, x.dtype)
 
 
 def _pdist_bwd_fwd(g, x, dist, p):
     rows, cols = _pairs(x.shape[0])
-    gd = g[:, None] * _pdist_coef(x[rows] - x[cols], dist[:, None], p)
+    gd = g[:, None] * lp_coefficient(x[rows] - x[cols], dist[:, None], p)
     return (_segment_sum(gd, rows, x.shape[0]) - _segment_sum(gd, cols, x.shape[0])
             ).astype(x.dtype, copy=False)
 
@@ -176,7 +149,7 @@ def _pdist_jvp(t, s, n, out):
         return None
     x, dist = s
     rows, cols = (_make(a) for a in _pairs(x.shape[0]))
-    coef = _pdist_coef(x._data[rows._data] - x._data[cols._data], dist._data[:, None], n._p)
+    coef = lp_coefficient(x._data[rows._data] - x._data[cols._data], dist._data[:, None], n._p)
     diff = t[0].index_select(0, rows) - t[0].index_select(0, cols)
     return (diff * _make(coef.astype(x._data.dtype))).sum(1)
 

@@ -106,12 +106,19 @@ col2im = Op("col2im", _col2im_fwd, (lambda g, s, n: apply(im2col, (g,), n._p),),
 # scatter, as there
 
 
-def _gather_rule(g, s, n):
-    return apply(TN.scatter_flat, (g, s[0]), (n._p[0], n.input_shape(0)[-n._p[0]:], n._p[1]))
-
-
 def _gather(name: str, node_name: str) -> Op:
-    return Op(name, TN._take_flat_fwd, (_gather_rule, None), (1,), node_name=node_name)
+    """A gather record and the scatter record of its backward, named as PyTorch names the
+    pair (``<Op>Backward0``, ``<Op>BackwardBackward0``): each one's rule is the other."""
+    def gather_rule(g, s, n):
+        return apply(scatter, (g, s[0]), (n._p[0], n.input_shape(0)[-n._p[0]:], n._p[1]))
+
+    def scatter_rule(g, s, n):
+        return apply(gather, (g, s[0]), (n._p[0], n._p[2]))
+
+    gather = Op(name, TN._take_flat_fwd, (gather_rule, None), (1,), node_name=node_name)
+    scatter = Op(name + "_backward", TN._scatter_flat_fwd, (scatter_rule, None), (1,),
+                 node_name=node_name.replace("Backward0", "BackwardBackward0"))
+    return gather
 
 
 adaptive_max_pool2d = _gather("adaptive_max_pool2d", "AdaptiveMaxPool2DBackward0")

@@ -18,11 +18,12 @@ import math
 import numpy as np
 
 from .._tensor import _make
-from ._core import Op
 from .dispatch import binary, unary
 from .jvp_rules import jvp_elementwise
 from .rule_helpers import _not_implemented
 from .table import LN2, _where, _where0, _zeros_rule
+from .table import _b as _table_b
+from .table import _u as _table_u
 
 _SQRT_PI = math.sqrt(math.pi)
 _TWO_OVER_SQRT_PI = 2.0 / _SQRT_PI
@@ -67,18 +68,17 @@ def _sp_kernel2(name: str):
 
 
 def _u(name, fwd, rule, save=(), node_name=None, kind="float"):
-    """An elementwise record of one input (integer inputs computed as floats)."""
-    op = Op(name, fwd, None if rule is None else (rule,), save, node_name=node_name,
-            jvp=None if rule is None else jvp_elementwise, batch_ok=rule is not None)
-    op.kind = kind
-    return op
+    """table's elementwise record of one input, with this module's defaults: integer
+    inputs computed as floats, forward mode and batching whenever there is a rule."""
+    return _table_u(name, fwd, rule, save, kind=kind, node_name=node_name,
+                    jvp=None if rule is None else jvp_elementwise, batch_ok=rule is not None)
 
 
 def _b(name, fwd, rules, save=(), node_name=None, kind="float"):
-    """An elementwise record of two operands (a None rule: a Python-number operand)."""
-    op = Op(name, fwd, rules, save, node_name=node_name, jvp=jvp_elementwise, batch_ok=True)
-    op.kind = kind
-    return op
+    """table's elementwise record of two operands (a None rule: a Python-number operand),
+    with this module's defaults (floats, forward mode, batching)."""
+    return _table_b(name, fwd, rules, save, kind=kind, node_name=node_name,
+                    jvp=jvp_elementwise, batch_ok=True)
 
 
 # --- gamma family -----------------------------------------------------------------

@@ -8,7 +8,7 @@ Example:
 
 from __future__ import annotations
 
-from . import activation_extra, distance, loss_extra, normalization_extra
+from . import activation_extra, distance, lazy, loss_extra, normalization_extra
 from . import fold as _fold
 from . import padding as _padding
 from . import pixelshuffle as _pixelshuffle
@@ -40,8 +40,11 @@ from .activation import (
                          Threshold,
 )
 from .activation_extra import *  # noqa: F403
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+from .ctc import CTCLoss
+from .data_parallel import DataParallel
 from .distance import *  # noqa: F403
 from .dropout import (
                          AlphaDropout,
@@ -53,6 +56,8 @@ from .dropout import (
 )
 from .flatten import Flatten, Unflatten
 from .fold import *  # noqa: F403
+from .fractional_pool import FractionalMaxPool2d, FractionalMaxPool3d
+from .lazy import *  # noqa: F403
 from .linear import Bilinear, Identity, Linear
 from .loss import (
                          BCELoss,
@@ -102,9 +107,16 @@ from .pooling import (  # noqa: F401, I001  # noqa: F401
                          MaxUnpool3d,
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell
-from .sparse import Embedding
+from .sparse import Embedding, EmbeddingBag
 from .sync_batchnorm import SyncBatchNorm
-from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
+from .transformer import (
+                         MultiheadAttention,
+                         Transformer,
+                         TransformerDecoder,
+                         TransformerDecoderLayer,
+                         TransformerEncoder,
+                         TransformerEncoderLayer,
+)
 from .upsampling import *  # noqa: F403
 
 __all__ = [
@@ -127,3 +139,7 @@ __all__ = [
 ]
 __all__ += (activation_extra.__all__ + distance.__all__ + loss_extra.__all__
             + normalization_extra.__all__)
+__all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "DataParallel",
+            "EmbeddingBag", "CTCLoss", "AdaptiveLogSoftmaxWithLoss", "FractionalMaxPool2d",
+            "FractionalMaxPool3d",
+            *lazy.__all__]

@@ -12,17 +12,12 @@ from __future__ import annotations
 from .. import functional as F
 from .linear import _reset_kaiming, _weight_and_bias
 from .module import Module
+from .utils import _tuple
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
            "ConvTranspose3d"]
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
-
-
-def _tuple(x, n):
-    if isinstance(x, (tuple, list)):
-        return tuple(x) if len(x) == n else tuple(x) * n if len(x) == 1 else tuple(x)
-    return (x,) * n
 
 
 class _ConvNd(Module):
@@ -40,9 +35,9 @@ class _ConvNd(Module):
             raise ValueError("in_channels must be divisible by groups")
         if out_channels % groups != 0:
             raise ValueError("out_channels must be divisible by groups")
-        kernel_size = _tuple(kernel_size, n)
-        stride = _tuple(stride, n)
-        dilation = _tuple(dilation, n)
+        kernel_size = _tuple(kernel_size, n, True)
+        stride = _tuple(stride, n, True)
+        dilation = _tuple(dilation, n, True)
         if isinstance(padding, str):
             if padding not in ("same", "valid"):
                 raise ValueError(f"Invalid padding string {padding!r}, should be one of "
@@ -50,7 +45,7 @@ class _ConvNd(Module):
             if padding == "same" and any(s != 1 for s in stride):
                 raise ValueError("padding='same' is not supported for strided convolutions")
         else:
-            padding = _tuple(padding, n)
+            padding = _tuple(padding, n, True)
         if padding_mode not in _PADDING_MODES:
             raise ValueError(f"padding_mode must be one of {_PADDING_MODES}, but got "
                              f"padding_mode='{padding_mode}'")
@@ -61,7 +56,7 @@ class _ConvNd(Module):
         self.padding = padding
         self.dilation = dilation
         self.transposed = transposed
-        self.output_padding = _tuple(output_padding, n)
+        self.output_padding = _tuple(output_padding, n, True)
         self.groups = groups
         self.padding_mode = padding_mode
         if isinstance(padding, str):

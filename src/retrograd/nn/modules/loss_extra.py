@@ -62,12 +62,12 @@ class PoissonNLLLoss(_Loss):
 
 
 class _MarginLoss(_Loss):
-    _default_margin = 0.0
+    """A loss with a ``margin`` (each subclass has its own default, as in PyTorch)."""
 
-    def __init__(self, margin: float | None = None, size_average=None, reduce=None,
+    def __init__(self, margin: float, size_average=None, reduce=None,
                  reduction: str = "mean") -> None:
         super().__init__(size_average, reduce, reduction)
-        self.margin = self._default_margin if margin is None else margin
+        self.margin = margin
 
 
 class MarginRankingLoss(_MarginLoss):

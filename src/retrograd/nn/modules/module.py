@@ -20,21 +20,24 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import itertools
+import warnings
 import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from ..._device import check_device
+from ..._device import CPU, META, check_device
 from ..._grad_mode import STATE, no_grad
 from ..._graph.node import SITE_SCOPE, RemovableHandle, call_unscoped, is_library_file, user_site
+from ..._meta import NO_DATA
 from ..._tensor import Tensor, _make
 from ...ops._core import record
-from ...ops.creation import tensor
-from ...ops.functions import parse_to_args
+from ...ops.conversion import parse_to
+from ...ops.creation import empty_like, tensor
 from ...ops.table_nn import backward_hook
-from ..parameter import Buffer, Parameter
+from ..parameter import Buffer, Parameter, is_lazy
 
 __all__ = ["Module", "typename"]
 
@@ -700,28 +703,58 @@ class Module:
         return self
 
     def to(self, *args, **kwargs) -> Module:
-        """Convert floating parameters and buffers to a dtype (devices other than the CPU
-        raise).
+        """Convert floating parameters and buffers to a dtype, and/or move all of them to
+        the 'meta' device (shapes and dtypes, no data: the ensembling recipe's
+        ``copy.deepcopy(model).to('meta')``); devices other than the CPU raise.
 
         Example:
             >>> import retrograd as torch
             >>> torch.nn.Linear(2, 1).to(torch.float64).weight.dtype
             torch.float64
+            >>> torch.nn.Linear(2, 1).to("meta").weight
+            Parameter containing:
+            tensor(..., device='meta', size=(1, 2), requires_grad=True)
         """
 
-        dtype, _ = parse_to_args(args, kwargs)
+        dtype, _, dev = parse_to(args, kwargs)
         if dtype is not None and not (dtype.is_floating_point):
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but "
                             f"got desired dtype={dtype}")
-        if dtype is None:
+        if dev is CPU and self._has_meta():
+            raise NotImplementedError(
+                NO_DATA + " Please use torch.nn.Module.to_empty() instead of "
+                "torch.nn.Module.to() when moving module from meta to a different device.")
+        if dtype is None and dev is not META:
             return self
 
         def convert(t):
-            return t.to(dtype) if t.is_floating_point() else t
+            dt = dtype if dtype is not None and t.is_floating_point() else None
+            if dev is META:
+                return t.to(META, dt)
+            return t.to(dt) if dt is not None else t
         return self._apply(convert)
 
+    def _has_meta(self) -> bool:
+        return any(t.is_meta for t in itertools.chain(self.parameters(), self.buffers()))
+
+    def to_empty(self, *, device, recurse: bool = True) -> Module:
+        """Give every parameter and buffer new, uninitialized storage on ``device``, of
+        its shape and dtype: how a module on the 'meta' device gets real tensors (then
+        initialize them, or ``load_state_dict``).
+
+        Example:
+            >>> import retrograd as torch
+            >>> m = torch.nn.Linear(2, 3).to("meta").to_empty(device="cpu")
+            >>> m.weight.device, m.weight.shape
+            (device(type='cpu'), torch.Size([3, 2]))
+        """
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
+
     def cpu(self) -> Module:
-        """The CPU is the only device: returns ``self``."""
+        """The CPU is the only device with data: returns ``self`` (a module on the 'meta'
+        device raises, as in PyTorch: use ``to_empty``)."""
+        if self._has_meta():
+            raise NotImplementedError(NO_DATA)
         return self
 
     def cuda(self, device=None) -> Module:
@@ -790,13 +823,14 @@ class Module:
         while stack:
             mod, pfx = stack.pop()
             meta = getattr(destination, "_metadata", None)
+            local_metadata = {"version": mod._version}
             if meta is not None:
-                meta[pfx[:-1]] = {"version": mod._version}
+                meta[pfx[:-1]] = local_metadata
             for hook in mod._state_dict_pre_hooks.values():
                 hook(mod, pfx, keep_vars)
             mod._save_to_state_dict(destination, pfx, keep_vars)
             for hook in mod._state_dict_hooks.values():
-                r = hook(mod, destination, pfx, {})
+                r = hook(mod, destination, pfx, local_metadata)
                 if r is not None:
                     destination = r
             kids = [(m, pfx + name + ".") for name, m in mod._modules.items() if m is not None]
@@ -828,6 +862,8 @@ class Module:
                         f"Tensor-like object from checkpoint but received "
                         f"{type(state_dict[key])}")
                     continue
+            if is_lazy(param):  # both uninitialized (Note [Lazy modules]): nothing to copy
+                continue
             if len(param.shape) == 0 and len(input_param.shape) == 1 and \
                     input_param.shape[0] == 1:
                 input_param = input_param[0]
@@ -846,6 +882,13 @@ class Module:
                             else:
                                 input_param.requires_grad_(param.requires_grad)
                         setattr(self, name, input_param)
+                    elif param.is_meta and not input_param.is_meta:
+                        warnings.warn(
+                            f"for {key}: copying from a non-meta parameter in the checkpoint to "
+                            "a meta parameter in the current model, which is a no-op. (Did you "
+                            "mean to pass `assign=True` to assign items in the state dictionary "
+                            "to their corresponding key in the module instead of copying them "
+                            "in place?)", UserWarning, stacklevel=3)
                     else:
                         param.copy_(input_param)
             except Exception as ex:  # noqa: BLE001 - reported the way PyTorch reports it
@@ -916,6 +959,20 @@ class Module:
     def register_state_dict_pre_hook(self, hook) -> RemovableHandle:
         """``hook(module, prefix, keep_vars)`` runs before this module's entries are saved."""
         return _add_hook(self._state_dict_pre_hooks, hook, self, count=False)
+
+    def _register_state_dict_hook(self, hook) -> RemovableHandle:
+        """``hook(module, state_dict, prefix, local_metadata)`` runs after this module's
+        entries are saved and may return a new dict (PyTorch's private form, which
+        ``nn.utils.spectral_norm`` uses)."""
+        return _add_hook(self._state_dict_hooks, hook, self, count=False)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module: bool = False):
+        """``hook(state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` (``module`` first with ``with_module=True``) runs
+        before this module's entries are loaded; it may rename keys in ``state_dict``."""
+        if with_module:
+            hook = functools.partial(hook, self)
+        return _add_hook(self._load_state_dict_pre_hooks, hook, self, count=False)
 
     def register_load_state_dict_post_hook(self, hook) -> RemovableHandle:
         """``hook(module, incompatible_keys)`` runs after ``load_state_dict``."""
@@ -1073,6 +1130,20 @@ class _ModuleHookHandle(RemovableHandle):
         super().__init__(store)
         self._module = None if module is None else weakref.ref(module)
         self._extra = list(extra)
+
+    # a lazy module keeps its hook handles as attributes, so they pickle and deepcopy with
+    # it: the weak references travel as strong ones, and ids stay ahead of the restored
+    # ones (as PyTorch's RemovableHandle)
+    def __getstate__(self):
+        mod = self._module() if self._module is not None else None
+        return self.id, self._store(), mod, self._extra
+
+    def __setstate__(self, state) -> None:
+        self.id, store, mod, self._extra = state
+        self._store = weakref.ref(store) if store is not None else lambda: None
+        self._module = weakref.ref(mod) if mod is not None else None
+        nxt = next(RemovableHandle._ids)
+        RemovableHandle._ids = itertools.count(max(nxt, self.id + 1))
 
     def remove(self) -> None:
         store = self._store()

@@ -10,16 +10,10 @@ from __future__ import annotations
 
 from .. import functional as F
 from .module import Module
+from .utils import _tuple
 
 __all__ = [f"{kind}Pad{n}d" for kind in ("Zero", "Constant", "Reflection", "Replication",
                                          "Circular") for n in (1, 2, 3)]
-
-
-def _padding(padding, n: int) -> tuple:
-    """An int pads every side; a tuple is ``(left, right, top, bottom, front, back)``."""
-    if isinstance(padding, int):
-        return (padding,) * (2 * n)
-    return tuple(padding)
 
 
 class _PadNd(Module):
@@ -28,7 +22,7 @@ class _PadNd(Module):
 
     def __init__(self, padding) -> None:
         super().__init__()
-        self.padding = _padding(padding, self._n)
+        self.padding = _tuple(padding, 2 * self._n)  # (left, right, top, bottom, ...)
 
     def extra_repr(self) -> str:
         return f"{self.padding}"

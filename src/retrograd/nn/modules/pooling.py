@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .. import functional as F
 from .module import Module
+from .utils import _tuple
 
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
            "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
@@ -75,10 +76,6 @@ class MaxPool3d(_MaxPoolNd):
     """
 
     _fn = staticmethod(F.max_pool3d)
-
-
-def _tuple(x, n):
-    return tuple(x) if isinstance(x, (tuple, list)) else (x,) * n
 
 
 class AvgPool1d(Module):

@@ -25,6 +25,7 @@ from ...ops.shape import cat, stack
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
 from .module import Module
 
 __all__ = ["RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
@@ -182,13 +183,7 @@ class RNNBase(Module):
                 outs = [None] * seq
                 steps = range(seq) if d == 0 else range(seq - 1, -1, -1)
                 for t in steps:
-                    xt = xi[t]
-                    if self.mode == "LSTM":
-                        h, c = _lstm_step(h, c, xt, w_hh, b_hh)
-                    elif self.mode == "GRU":
-                        h = _gru_step(h, xt, w_hh, b_hh)
-                    else:
-                        h = _rnn_step(h, xt, w_hh, b_hh, relu)
+                    h, c = self._step(h, c, xi[t], w_hh, b_hh, relu)
                     outs[t] = h
                 outs_dir.append(stack(outs, 0))
                 h_n.append(h)
@@ -198,6 +193,101 @@ class RNNBase(Module):
             if self.dropout and self.training and layer < self.num_layers - 1:
                 layer_input = F.dropout(layer_input, self.dropout, True)
         return layer_input, stack(h_n, 0), (stack(c_n, 0) if c_n else None)
+
+    def _step(self, h, c, xt, w_hh, b_hh, relu):
+        if self.mode == "LSTM":
+            return _lstm_step(h, c, xt, w_hh, b_hh)
+        if self.mode == "GRU":
+            return _gru_step(h, xt, w_hh, b_hh), None
+        return _rnn_step(h, xt, w_hh, b_hh, relu), None
+
+    # Note [Packed recurrence]
+    # At step t only the first ``sizes[t]`` sequences are running (Note [Packed layout] in
+    # nn/utils/rnn.py). Forward in time, the rows of the sequences that end are set aside
+    # as their final states and joined back after the last step; backward in time, the
+    # batch grows as t falls and a joining sequence starts from its own row of h0. Either
+    # way the final state of every sequence is its state after its own last (or first)
+    # element, as PyTorch's packed kernels give.
+    def _run_packed(self, data, sizes, h0, c0):
+        """The layers over packed ``data`` with batch sizes ``sizes`` (ints): packed output
+        data, h_n, c_n, the batch in packed order (Note [Packed recurrence])."""
+        dirs = 2 if self.bidirectional else 1
+        layer_input = data
+        h_n, c_n = [], []
+        relu = self.mode == "RNN_RELU"
+        for layer in range(self.num_layers):
+            outs_dir = []
+            for d in range(dirs):
+                idx = layer * dirs + d
+                w_ih, w_hh, b_ih, b_hh = self._layer_weights(idx)
+                xs = F.linear(layer_input, w_ih, b_ih).split(sizes, 0)
+                hs, cs = h0[idx], (c0[idx] if c0 is not None else None)
+                outs = [None] * len(sizes)
+                if d == 0:
+                    h, c = hs, cs
+                    done_h, done_c = [], []  # final states of the sequences that ended
+                    for t, b in enumerate(sizes):
+                        if b < h.shape[0]:
+                            done_h.append(h[b:])
+                            h = h[:b]
+                            if c is not None:
+                                done_c.append(c[b:])
+                                c = c[:b]
+                        h, c = self._step(h, c, xs[t], w_hh, b_hh, relu)
+                        outs[t] = h
+                    if done_h:
+                        h = cat([h, *reversed(done_h)], 0)
+                        c = cat([c, *reversed(done_c)], 0) if c is not None else None
+                else:
+                    h, c = hs[:0], (cs[:0] if cs is not None else None)
+                    for t in range(len(sizes) - 1, -1, -1):
+                        b = sizes[t]
+                        if b > h.shape[0]:
+                            h = cat([h, hs[h.shape[0]:b]], 0)
+                            if c is not None:
+                                c = cat([c, cs[c.shape[0]:b]], 0)
+                        h, c = self._step(h, c, xs[t], w_hh, b_hh, relu)
+                        outs[t] = h
+                outs_dir.append(cat(outs, 0))
+                h_n.append(h)
+                if c is not None:
+                    c_n.append(c)
+            layer_input = outs_dir[0] if dirs == 1 else cat(outs_dir, -1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_input = F.dropout(layer_input, self.dropout, True)
+        return layer_input, stack(h_n, 0), (stack(c_n, 0) if c_n else None)
+
+    def _forward_packed(self, packed, hx):
+        """RNN/LSTM/GRU over a PackedSequence: a PackedSequence out, states in the caller's
+        batch order."""
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        if data.dim() != 2:
+            raise RuntimeError(f"input must have 2 dimensions, got {data.dim()}")
+        if data.size(-1) != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
+                               f"{self.input_size}, got {data.size(-1)}")
+        sizes = [int(b) for b in batch_sizes.tolist()]
+        dirs = 2 if self.bidirectional else 1
+        expected = (self.num_layers * dirs, sizes[0], self.hidden_size)
+        lstm = self.mode == "LSTM"
+        if hx is None:
+            h0 = zeros(*expected, dtype=data.dtype)
+            c0 = h0 if lstm else None
+        else:
+            h0, c0 = hx if lstm else (hx, None)
+            if sorted_indices is not None:
+                h0 = h0.index_select(1, sorted_indices)
+                c0 = c0.index_select(1, sorted_indices) if lstm else None
+            for state in (h0, c0) if lstm else (h0,):
+                if tuple(state.shape) != expected:
+                    raise RuntimeError(f"Expected hidden size {expected}, got "
+                                       f"{list(state.shape)}")
+        out, h_n, c_n = self._run_packed(data, sizes, h0, c0)
+        if unsorted_indices is not None:
+            h_n = h_n.index_select(1, unsorted_indices)
+            c_n = c_n.index_select(1, unsorted_indices) if lstm else None
+        out = PackedSequence(out, batch_sizes, sorted_indices, unsorted_indices)
+        return (out, (h_n, c_n)) if lstm else (out, h_n)
 
     def _zeros_state(self, x):
         dirs = 2 if self.bidirectional else 1
@@ -210,6 +300,8 @@ class RNNBase(Module):
             raise RuntimeError(f"Expected hidden size {expected}, got {list(h.shape)}")
 
     def forward(self, input, hx=None):  # noqa: A002
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         x, batched = self._prepare(input, hx)
         if hx is None:
             h0 = self._zeros_state(x)
@@ -284,6 +376,8 @@ class LSTM(RNNBase):
                          dropout, bidirectional, proj_size, device, dtype)
 
     def forward(self, input, hx=None):  # noqa: A002
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         x, batched = self._prepare(input, hx)
         if hx is None:
             h0 = self._zeros_state(x)

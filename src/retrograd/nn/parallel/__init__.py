@@ -1,4 +1,5 @@
-"""``retrograd.nn.parallel``: ``DistributedDataParallel`` (data parallelism over MPI ranks).
+"""``retrograd.nn.parallel``: ``DistributedDataParallel`` (data parallelism over MPI ranks),
+``DataParallel`` and ``data_parallel`` (PyTorch's behaviour without a GPU).
 
 Loaded on first use (``retrograd.nn.parallel`` or ``from retrograd.nn.parallel import
 ...``), so ``import retrograd`` never loads the distributed package.
@@ -11,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+from ..modules.data_parallel import DataParallel, data_parallel
 from .distributed import DistributedDataParallel
 
-__all__ = ["DistributedDataParallel"]
+__all__ = ["DataParallel", "DistributedDataParallel", "data_parallel"]

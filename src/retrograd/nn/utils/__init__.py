@@ -1,4 +1,7 @@
-"""``retrograd.nn.utils``: gradient clipping and parameter/vector conversion.
+"""``retrograd.nn.utils``: gradient clipping, parameter/vector conversion, variable-length
+sequences (``rnn``), parametrizations (``parametrize``, ``parametrizations``), the legacy
+``weight_norm``/``spectral_norm`` hooks, pruning (``prune``) and conv/linear + batch-norm
+fusion.
 
 Example:
     >>> import retrograd as torch
@@ -8,14 +11,29 @@ Example:
 
 from __future__ import annotations
 
+from . import parametrizations, parametrize, prune, rnn, stateless
 from .clip_grad import (
-                        clip_grad_norm,
-                        clip_grad_norm_,
-                        clip_grad_value_,
-                        clip_grads_with_norm_,
-                        get_total_norm,
+    clip_grad_norm,
+    clip_grad_norm_,
+    clip_grad_value_,
+    clip_grads_with_norm_,
+    get_total_norm,
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .fusion import (
+    fuse_conv_bn_eval,
+    fuse_conv_bn_weights,
+    fuse_linear_bn_eval,
+    fuse_linear_bn_weights,
+)
+from .init import skip_init
+from .memory_format import convert_conv2d_weight_memory_format, convert_conv3d_weight_memory_format
+from .spectral_norm import remove_spectral_norm, spectral_norm
+from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
-           "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters"]
+           "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters", "rnn",
+           "parametrize", "prune", "parametrizations", "weight_norm", "remove_weight_norm",
+           "spectral_norm", "remove_spectral_norm", "fuse_conv_bn_eval",
+           "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights", "skip_init",
+           "convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format"]
