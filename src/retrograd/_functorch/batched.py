@@ -46,6 +46,19 @@ class _Phantom(np.ndarray):
     def __array_finalize__(self, obj):
         self._src = getattr(obj, "_src", None)
 
+    # the layout of one batch element of the physical tensor, for the public functions
+    # that choose between a view and a copy by it (reshape, contiguous)
+    @property
+    def strides(self):
+        src = self._src
+        if src is None or self.shape != src._data.shape:
+            return np.ndarray.strides.__get__(self)
+        return src._value._data.strides[len(src._levels):]
+
+    @property
+    def flags(self):
+        return _Flags(self.shape, self.strides, self.itemsize)
+
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         raise _no_rule(f"numpy.{ufunc.__name__}")
 
@@ -55,16 +68,43 @@ class _Phantom(np.ndarray):
         raise _no_rule(f"numpy.{func.__name__}")
 
     def _read(self, *args, **kwargs):
-        raise _no_rule("reading its elements")
+        raise _no_rule("reading elements")
 
     __getitem__ = __setitem__ = __iter__ = tolist = item = _read
     __float__ = __int__ = __index__ = __bool__ = _read
 
 
+class _Flags:
+    """A phantom's ``flags``: contiguity of one batch element's layout; never writeable."""
+
+    writeable = False
+    owndata = False
+    aligned = True
+
+    def __init__(self, shape, strides, itemsize):
+        self.c_contiguous = _contiguous(shape, strides, itemsize, reversed)
+        self.f_contiguous = _contiguous(shape, strides, itemsize, iter)
+        self.contiguous = self.c_contiguous
+
+    def __getitem__(self, key):
+        return getattr(self, key.lower())
+
+
+def _contiguous(shape, strides, itemsize, order) -> bool:
+    expect = itemsize
+    for n, st in order(list(zip(shape, strides))):
+        if n == 0:
+            return True
+        if n != 1 and st != expect:
+            return False
+        expect *= n
+    return True
+
+
 def _no_rule(what: str) -> RuntimeError:
     return NoBatchingRule(
-        f"vmap: {what} read the values of a batched tensor directly, not through an op, so "
-        "it has no batching rule. Move this computation out of the function given to vmap, "
+        f"vmap: {what} on a batched tensor's values, outside an op record, has no batching "
+        "rule. Move this computation out of the function given to vmap, "
         "or write it with retrograd ops (each op has a batching rule or a per-element "
         "fallback).")
 
@@ -203,14 +243,14 @@ class BatchedTensor(Tensor):
         return self.detach()
 
     def contiguous(self, memory_format=None) -> Tensor:
-        return self
+        return self if self.is_contiguous() else wrap(self._value.contiguous(), self._levels)
 
     def stride(self, dim=None):
         s = self._value.stride()[len(self._levels):]
         return s if dim is None else s[dim]
 
     def is_contiguous(self, memory_format=None) -> bool:
-        return True
+        return self._data.flags.c_contiguous
 
 
 _new = object.__new__

@@ -14,6 +14,7 @@ import numpy as np
 
 from .._tensor import Tensor, _make
 from ..ops import table_ctc as TC
+from ..ops.batch_rules import per_element_under_vmap
 from ..ops.dispatch import apply
 from ..ops.pointwise import where
 from ..ops.public import FP32, autocast_category
@@ -68,6 +69,7 @@ def _check(log_probs: Tensor, targets: np.ndarray, il: np.ndarray, tl: np.ndarra
 
 
 @autocast_category(FP32, op="ctc_loss")
+@per_element_under_vmap
 def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths,
              blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
     """The CTC loss of ``log_probs`` (T, N, C) (or unbatched (T, C), log-softmax outputs)

@@ -25,6 +25,7 @@ import numpy as np
 from .._grad_mode import no_grad
 from .._tensor import Tensor
 from ..ops import table as T
+from ..ops.batch_rules import per_element_under_vmap
 from ..ops.creation import ones_like, zeros_like
 from ..ops.dispatch import apply
 from ..ops.pointwise import where
@@ -196,6 +197,7 @@ def _class_target(input: Tensor, target: Tensor, name: str) -> tuple:  # noqa: A
 
 
 @autocast_category(FP32)
+@per_element_under_vmap
 def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None,  # noqa: A002
                            reduce=None, reduction: str = "mean") -> Tensor:
     """sum over target classes j (the indices before the first -1) and non-target
@@ -222,6 +224,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None,  # 
 
 
 @autocast_category(FP32)
+@per_element_under_vmap
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1,  # noqa: A002
                       margin: float = 1.0, weight: Tensor | None = None,
                       size_average=None, reduce=None, reduction: str = "mean") -> Tensor:

@@ -17,6 +17,7 @@ import numpy as np
 
 from .._tensor import Tensor, _make
 from ..ops import table_spatial as TS
+from ..ops.batch_rules import per_element_under_vmap
 from ..ops.dispatch import apply
 from ..ops.public import FP32, autocast_category
 from ._functional_common import _adaptive_output_size, _legacy, _ntuple
@@ -204,6 +205,7 @@ def _adaptive_max(name, record, input, output_size, nsp, return_indices):  # noq
     return (out, idx) if return_indices else out
 
 
+@per_element_under_vmap
 def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False):  # noqa: A002
     """Max pooling to a fixed output length (PyTorch's adaptive windows); with
     ``return_indices=True`` also each maximum's index.
@@ -223,6 +225,7 @@ def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False
     return (out, idx) if return_indices else out
 
 
+@per_element_under_vmap
 def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):  # noqa: A002
     """2-D adaptive max pooling over (N, C, H, W) or (C, H, W); None in ``output_size``
     keeps that dim.
@@ -238,6 +241,7 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
 
 
 @autocast_category(FP32)
+@per_element_under_vmap
 def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False):  # noqa: A002
     """3-D adaptive max pooling over (N, C, D, H, W) or (C, D, H, W).
 
@@ -334,6 +338,7 @@ def _max_unpool(input, indices, osz, nsp):  # noqa: A002
     return apply(record, (input, indices), (nsp, tuple(osz), True))
 
 
+@per_element_under_vmap
 def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,  # noqa: A002
                  output_size=None) -> Tensor:
     """Partial inverse of ``max_pool1d``: each value goes back to its index, zeros elsewhere.
@@ -350,6 +355,7 @@ def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, paddi
 
 
 @autocast_category(FP32)
+@per_element_under_vmap
 def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,  # noqa: A002
                  output_size=None) -> Tensor:
     """Partial inverse of ``max_pool2d``.
@@ -367,6 +373,7 @@ def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, paddi
 
 
 @autocast_category(FP32)
+@per_element_under_vmap
 def max_unpool3d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,  # noqa: A002
                  output_size=None) -> Tensor:
     """Partial inverse of ``max_pool3d``.

@@ -20,6 +20,7 @@ from .._tensor import Tensor, _make
 from . import linalg_kernels as K
 from . import table as TT
 from . import table_linalg as T
+from .batch_rules import per_element_under_vmap
 from .dispatch import apply, view_apply
 from .linalg_functions import _check, _tol, _vector_rhs, inv, solve, svdvals
 from .public import FP32, autocast_category, public
@@ -33,6 +34,7 @@ _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 
 @autocast_category(FP32, name="linalg_lstsq")
+@per_element_under_vmap
 def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None):  # noqa: N803
     """Least squares ``min ||A X - B||``: (solution, residuals, rank, singular_values), as
     PyTorch fills them per driver ('gelsy' by default on the CPU).
@@ -62,6 +64,7 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
 
 
 @autocast_category(FP32, name="linalg_matrix_rank")
+@per_element_under_vmap
 def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:  # noqa: N803
     """The number of singular values above ``max(atol, rtol * s_max)`` (int64).
 
@@ -82,6 +85,7 @@ def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> 
 _MATRIX_ORDS = ("fro", "nuc", 2, -2, 1, -1, math.inf, -math.inf)
 
 
+@per_element_under_vmap
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim: bool = False):  # noqa: A002
     """A matrix norm over the two dims ``dim``: 'fro', 'nuc' (sum of singular values), 2 / -2
     (largest / smallest singular value), 1 / -1 (max / min column sum of |A|), inf / -inf
@@ -124,6 +128,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim: bool = False):  # noqa: A00
 
 
 @autocast_category(FP32, name="linalg_cond")
+@per_element_under_vmap
 def cond(A: Tensor, p=None) -> Tensor:  # noqa: N803
     """The condition number: ``s_max / s_min`` for ``p`` None, 2 (-2: the inverse ratio);
     ``norm(A, p) * norm(inv(A), p)`` for 'fro', 'nuc', 1, -1, inf, -inf (inf where A is
@@ -155,6 +160,7 @@ def cond(A: Tensor, p=None) -> Tensor:  # noqa: N803
 # LU
 
 
+@per_element_under_vmap
 def lu(A: Tensor, *, pivot: bool = True):  # noqa: N803
     """(P, L, U) with A = P L U (partial pivoting).
 
@@ -176,6 +182,7 @@ def _no_unpivoted(pivot: bool, api: str) -> None:
         raise RuntimeError(f"{api}: LU without pivoting is not implemented on the CPU")
 
 
+@per_element_under_vmap
 def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False):  # noqa: N803
     """(LU, pivots, info): L and U packed in one matrix, LAPACK's 1-based row interchanges,
     and info > 0 where U has an exact zero on its diagonal.
@@ -193,6 +200,7 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False): 
     return _rt("linalg_lu_factor_ex", ("LU", "pivots", "info"))(lu_, piv, info)
 
 
+@per_element_under_vmap
 def lu_factor(A: Tensor, *, pivot: bool = True):  # noqa: N803
     """(LU, pivots) of ``lu_factor_ex``; PyTorch's RuntimeError when U has a zero pivot.
 
@@ -208,6 +216,7 @@ def lu_factor(A: Tensor, *, pivot: bool = True):  # noqa: N803
     return _rt("linalg_lu_factor", ("LU", "pivots"))(lu_, piv)
 
 
+@per_element_under_vmap
 def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,  # noqa: N803
              adjoint: bool = False) -> Tensor:
     """X with ``A X = B`` from ``lu_factor``'s (LU, pivots) (``X A = B`` if not ``left``;
@@ -229,6 +238,7 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,  # noq
 
 
 @public(method=False)
+@per_element_under_vmap
 def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,  # noqa: N803
               unpack_pivots: bool = True):
     """(P, L, U) from ``lu_factor``'s packed (LU, pivots).
@@ -250,6 +260,7 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,  # n
     return _rt("lu_unpack", ("P", "L", "U"))(p, lo, up)
 
 
+@per_element_under_vmap
 def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False):  # noqa: N803
     """(LD, pivots, info): the LDL^T factorization of a symmetric A (its lower triangle),
     LAPACK's Bunch-Kaufman pivots; no derivative, as in PyTorch.
@@ -267,6 +278,7 @@ def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = Fa
     return _rt("linalg_ldl_factor_ex", ("LD", "pivots", "info"))(ld, piv, info)
 
 
+@per_element_under_vmap
 def ldl_factor(A: Tensor, *, hermitian: bool = False):  # noqa: N803
     """(LD, pivots) of ``ldl_factor_ex``; PyTorch's RuntimeError where D is singular
     (Note [LDL info]).
@@ -282,6 +294,7 @@ def ldl_factor(A: Tensor, *, hermitian: bool = False):  # noqa: N803
     return _rt("linalg_ldl_factor", ("LD", "pivots"))(ld, piv)
 
 
+@per_element_under_vmap
 def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False) -> Tensor:  # noqa: N803
     """X with A X = B from ``ldl_factor``'s (LD, pivots).
 
@@ -304,6 +317,7 @@ def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False)
 
 
 @autocast_category(FP32, name="linalg_tensorinv")
+@per_element_under_vmap
 def tensorinv(A: Tensor, ind: int = 2) -> Tensor:  # noqa: N803
     """The inverse of A for ``tensordot(.., ind)``: A viewed as a matrix of the first
     ``ind`` dims by the rest, inverted, and shaped ``A.shape[ind:] + A.shape[:ind]``.
@@ -326,6 +340,7 @@ def tensorinv(A: Tensor, ind: int = 2) -> Tensor:  # noqa: N803
 
 
 @autocast_category(FP32, name="linalg_tensorsolve")
+@per_element_under_vmap
 def tensorsolve(A: Tensor, B: Tensor, dims=None) -> Tensor:  # noqa: N803
     """X with ``tensordot(A, X, X.ndim) = B``; ``dims``: A's dims moved to the end first.
 
@@ -349,6 +364,7 @@ def tensorsolve(A: Tensor, B: Tensor, dims=None) -> Tensor:  # noqa: N803
 
 
 @autocast_category(FP32, name="linalg_householder_product")
+@per_element_under_vmap
 def householder_product(A: Tensor, tau: Tensor) -> Tensor:  # noqa: N803
     """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T with v_i column i of
     A below the diagonal and 1 on it (LAPACK's orgqr).
@@ -386,6 +402,7 @@ def _no_complex(api: str):
 
 
 @autocast_category(FP32, name="linalg_eig")
+@per_element_under_vmap
 def eig(A: Tensor):  # noqa: N803
     """Not available: PyTorch's result is complex (Note [No complex eigenvalues]).
 
@@ -399,6 +416,7 @@ def eig(A: Tensor):  # noqa: N803
 
 
 @autocast_category(FP32, name="linalg_eigvals")
+@per_element_under_vmap
 def eigvals(A: Tensor):  # noqa: N803
     """Not available: PyTorch's result is complex (Note [No complex eigenvalues]).
 

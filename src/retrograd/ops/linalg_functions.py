@@ -20,6 +20,7 @@ from .._graph.forward_state import FW
 from .._tensor import _LEGACY_NAMES as _LEGACY
 from .._tensor import Tensor, _make
 from . import table_linalg as T
+from .batch_rules import per_element_under_vmap
 from .dispatch import apply
 from .linalg_kernels import LinAlgError, raise_info
 from .pointwise import where
@@ -63,6 +64,7 @@ def _check(a, api: str, square: bool = True) -> None:
 
 
 @autocast_category(FP32, name="linalg_inv_ex")
+@per_element_under_vmap
 def inv_ex(A: Tensor, *, check_errors: bool = False):
     """(inverse, info) of a square matrix (batch); info > 0 names a zero pivot.
 
@@ -80,6 +82,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False):
 
 
 @autocast_category(FP32, name="linalg_inv")
+@per_element_under_vmap
 def inv(A: Tensor) -> Tensor:
     """The inverse of a square matrix (batch); LinAlgError when singular.
 
@@ -96,6 +99,7 @@ def inv(A: Tensor) -> Tensor:
 
 
 @public(name="inverse", autocast=FP32)
+@per_element_under_vmap
 def inverse(input: Tensor) -> Tensor:  # noqa: A002
     """``torch.inverse``: ``linalg.inv``.
 
@@ -109,6 +113,7 @@ def inverse(input: Tensor) -> Tensor:  # noqa: A002
 
 
 @public
+@per_element_under_vmap
 def det(A: Tensor) -> Tensor:
     """The determinant of a square matrix (batch).
 
@@ -122,6 +127,7 @@ def det(A: Tensor) -> Tensor:
 
 
 @public
+@per_element_under_vmap
 def slogdet(A: Tensor):
     """(sign, log|det|) of a square matrix (batch).
 
@@ -136,6 +142,7 @@ def slogdet(A: Tensor):
 
 
 @public
+@per_element_under_vmap
 def logdet(input: Tensor) -> Tensor:  # noqa: A002
     """``log(det(A))``: nan for a negative determinant, -inf for a zero one.
 
@@ -159,6 +166,7 @@ def _vector_rhs(A: Tensor, B: Tensor) -> bool:
     return B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
 
 
+@per_element_under_vmap
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False):
     """(X, info) with ``A X = B`` (``X A = B`` if not ``left``).
 
@@ -192,6 +200,7 @@ def _solve(A, B, left, api):
 
 
 @autocast_category(FP32, name="linalg_solve")
+@per_element_under_vmap
 def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     """X with ``A X = B`` (``X A = B`` if not ``left``); LinAlgError when A is singular.
 
@@ -206,6 +215,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     return x
 
 
+@per_element_under_vmap
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
                      unitriangular: bool = False) -> Tensor:
     """X with ``A X = B`` (``X A = B`` if not ``left``) for a triangular A (only the triangle
@@ -231,6 +241,7 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
 
 
 @autocast_category(FP32, name="linalg_cholesky_ex")
+@per_element_under_vmap
 def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False):
     """(L, info): the Cholesky factor (``upper``: U = L^T) and the order of the first
     leading minor that is not positive-definite (0 if none).
@@ -249,6 +260,7 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False):
 
 
 @autocast_category(FP32, name="linalg_cholesky")
+@per_element_under_vmap
 def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
     """The Cholesky factor L (A = L L^T), or U (A = U^T U) with ``upper``; LinAlgError when
     A is not positive-definite.
@@ -272,6 +284,7 @@ def _uplo(UPLO: str) -> str:
 
 
 @autocast_category(FP32, name="linalg_eigh")
+@per_element_under_vmap
 def eigh(A: Tensor, UPLO: str = "L"):  # noqa: N803
     """(eigenvalues ascending, eigenvectors) of a symmetric matrix (batch); only the
     triangle ``UPLO`` is read. Eigenvectors are defined up to sign (Note [Linear-algebra
@@ -288,6 +301,7 @@ def eigh(A: Tensor, UPLO: str = "L"):  # noqa: N803
 
 
 @autocast_category(FP32, name="linalg_eigvalsh")
+@per_element_under_vmap
 def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
     """The eigenvalues of a symmetric matrix (batch), ascending.
 
@@ -303,6 +317,7 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
 
 
 @autocast_category(FP32, name="linalg_svd")
+@per_element_under_vmap
 def svd(A: Tensor, full_matrices: bool = True, *, driver=None):
     """(U, S, Vh) with A = U diag(S) Vh, S descending. Singular vectors are defined up to
     sign (Note [Linear-algebra rules] in ops/table_linalg.py).
@@ -326,6 +341,7 @@ def _no_driver(driver) -> None:
 
 
 @autocast_category(FP32, name="linalg_svdvals")
+@per_element_under_vmap
 def svdvals(A: Tensor, *, driver=None) -> Tensor:
     """The singular values of A (batch), descending.
 
@@ -342,6 +358,7 @@ def svdvals(A: Tensor, *, driver=None) -> Tensor:
 
 
 @autocast_category(FP32, name="linalg_qr")
+@per_element_under_vmap
 def qr(A: Tensor, mode: str = "reduced"):
     """(Q, R) with A = Q R; ``mode``: 'reduced', 'complete' or 'r' (Q empty).
 
@@ -367,6 +384,7 @@ def _tol(x):
     return np.asarray(x._data if isinstance(x, Tensor) else x, dtype=np.float64)
 
 
+@per_element_under_vmap
 def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
     """The Moore-Penrose pseudoinverse: singular values at most ``max(atol, rtol * s_max)``
     are treated as zero (``hermitian``: A symmetric, through eigh).
@@ -382,6 +400,7 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
 
 
 @public(autocast=FP32)
+@per_element_under_vmap
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:  # noqa: A002
     """``torch.pinverse``: ``linalg.pinv`` with ``rtol=rcond``.
 
@@ -399,6 +418,7 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:  # noqa: A002
 
 
 @public
+@per_element_under_vmap
 def matrix_exp(A: Tensor) -> Tensor:
     """The matrix exponential (batch).
 
@@ -413,6 +433,7 @@ def matrix_exp(A: Tensor) -> Tensor:
 
 
 @public
+@per_element_under_vmap
 def matrix_power(A: Tensor, n: int) -> Tensor:
     """``A`` to the integer power ``n`` (negative: of the inverse), by repeated squaring.
 
@@ -453,6 +474,7 @@ def matrix_power(A: Tensor, n: int) -> Tensor:
     return result
 
 
+@per_element_under_vmap
 def multi_dot(tensors) -> Tensor:
     """The product of a chain of matrices in the cheapest order (the first may be a row
     vector, the last a column vector).
@@ -528,6 +550,7 @@ def _chain(ts):
     return results[(0, n - 1)]
 
 
+@per_element_under_vmap
 def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # noqa: A002
     """The cross product of 3-vectors along ``dim`` (operands broadcast).
 
@@ -547,6 +570,7 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # noqa: A0
 
 
 @public(name="cross")
+@per_element_under_vmap
 def cross_(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:  # noqa: A002
     """``torch.cross``: as ``linalg.cross``, but ``dim=None`` takes the first dim of size 3
     (with PyTorch's deprecation warning).
@@ -565,6 +589,7 @@ def cross_(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:  # n
     return cross(input, other, dim=dim)
 
 
+@per_element_under_vmap
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """The diagonal of each matrix (a view): ``torch.diagonal`` over the last two dims.
 
@@ -576,6 +601,7 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
     return A.diagonal(offset, dim1, dim2)
 
 
+@per_element_under_vmap
 def vander(x: Tensor, *, N: int | None = None) -> Tensor:  # noqa: N803
     """The Vandermonde matrix: columns ``x**0, x**1, ..., x**(N-1)`` (batched over x's
     leading dims).

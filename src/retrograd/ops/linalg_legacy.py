@@ -16,6 +16,7 @@ import numpy as np
 
 from .._tensor import Tensor, _make
 from . import table as T
+from .batch_rules import per_element_under_vmap
 from .dispatch import apply
 from .linalg_functions import _check, _differentiable
 from .linalg_functions import qr as _linalg_qr
@@ -28,6 +29,7 @@ __all__ = ["cholesky", "cholesky_solve", "cholesky_inverse", "svd", "qr", "trian
 
 
 @public(autocast=FP32)
+@per_element_under_vmap
 def cholesky(input: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
     """``torch.cholesky`` (deprecated in PyTorch): ``linalg.cholesky``, or its transpose
     with ``upper=True``.
@@ -45,6 +47,7 @@ def cholesky(input: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
 
 
 @public(autocast=FP32)
+@per_element_under_vmap
 def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
     """X with ``A X = B`` for A = L L^T given its Cholesky factor ``input2`` (U^T U with
     ``upper``); ``input`` is B.
@@ -64,6 +67,7 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor
 
 
 @public(autocast=FP32)
+@per_element_under_vmap
 def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
     """The inverse of A = L L^T (U^T U with ``upper``) from its Cholesky factor.
 
@@ -78,6 +82,7 @@ def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:  # noqa: A00
 
 
 @public(autocast=FP32)
+@per_element_under_vmap
 def svd(input: Tensor, some: bool = True, compute_uv: bool = True):  # noqa: A002
     """``torch.svd``: (U, S, V) with A = U diag(S) V^T (V, not Vh); ``some=False``: full
     U and V; ``compute_uv=False``: U and V are zero matrices, as in PyTorch.
@@ -102,6 +107,7 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True):  # noqa: A00
 
 
 @public(autocast=FP32)
+@per_element_under_vmap
 def qr(input: Tensor, some: bool = True):  # noqa: A002
     """``torch.qr`` (deprecated in PyTorch): ``linalg.qr`` with mode 'reduced' if ``some``,
     else 'complete'.
@@ -119,6 +125,7 @@ def qr(input: Tensor, some: bool = True):  # noqa: A002
 
 
 @public(autocast=FP32)
+@per_element_under_vmap
 def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,  # noqa: A002, N803
                      unitriangular: bool = False):
     """(X, A's copy) with ``A X = input`` (``A^T X = input`` with ``transpose``), A
@@ -141,6 +148,7 @@ def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bo
 
 
 @public
+@per_element_under_vmap
 def kron(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """The Kronecker product (operands padded with leading 1s to the same rank).
 
