@@ -198,7 +198,15 @@ class Generator:
 default_generator = Generator()
 
 
+#: vmap's check before a draw (Note [Randomness under vmap] in _functorch/random.py):
+#: set while a vmap is open, None otherwise
+VMAP_DRAW_CHECK: list = [None]
+
+
 def _of(generator) -> Generator:
+    check = VMAP_DRAW_CHECK[0]
+    if check is not None:
+        check()
     return generator or default_generator
 
 

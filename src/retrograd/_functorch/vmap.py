@@ -14,6 +14,7 @@ import itertools
 from collections.abc import Callable
 
 from .._tensor import Tensor
+from . import random as _random_modes  # noqa: F401  (registers the random handler)
 from .batched import BatchedTensor, is_batched, pop_level, push_level, unwrap_level, wrap
 from .levels import call_transformed
 

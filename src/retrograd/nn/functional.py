@@ -66,6 +66,7 @@ __all__ = [
 
 
 from .._random_dist import bernoulli
+from ..ops.batch_rules import random_under_vmap
 from ..ops.inplace import _inplace
 from ..ops.sampling import _laid_out
 from ._functional_common import (  # noqa: F401  (_legacy_get_string: for nn.modules.loss)
@@ -406,6 +407,7 @@ def _dropout(input: Tensor, p: float, training: bool, inplace: bool,  # noqa: A0
     return out
 
 
+@random_under_vmap
 def dropout(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
             inplace: bool = False) -> Tensor:
     """Zero elements with probability ``p`` and scale the rest by ``1/(1-p)`` (training),
@@ -419,6 +421,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
     return _dropout(input, p, training, inplace)
 
 
+@random_under_vmap
 def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,  # noqa: A002
                   inplace: bool = False) -> Tensor:
     """Dropout that keeps a SELU network's mean and variance (dropped values go to selu's
@@ -433,6 +436,7 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,  # noqa
     return _dropout(input, p, training, inplace, alpha=True)
 
 
+@random_under_vmap
 def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,  # noqa: A002
                           inplace: bool = False) -> Tensor:
     """``alpha_dropout`` of whole channels (``input[n, c]``).
@@ -482,6 +486,7 @@ def _channel_dropout(name: str, input: Tensor, p: float, training: bool,  # noqa
     return input.copy_(out) if inplace else out
 
 
+@random_under_vmap
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
               inplace: bool = False) -> Tensor:
     """Zero whole channels of an (N, C, L) or (C, L) input with probability ``p``.
@@ -494,6 +499,7 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A00
     return _channel_dropout("dropout1d", input, p, training, inplace, 3)
 
 
+@random_under_vmap
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
               inplace: bool = False) -> Tensor:
     """Zero whole channels of an (N, C, H, W) input with probability ``p``.
@@ -506,6 +512,7 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A00
     return _channel_dropout("dropout2d", input, p, training, inplace, 4)
 
 
+@random_under_vmap
 def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
               inplace: bool = False) -> Tensor:
     """Zero whole channels of an (N, C, D, H, W) or (C, D, H, W) input with probability

@@ -26,6 +26,7 @@ import numpy as np
 from .. import _random
 from .._tensor import Tensor, _make
 from ..ops import table as T
+from ..ops.batch_rules import random_under_vmap
 from ..ops.creation import empty_like, zeros_like
 from ..ops.dispatch import apply
 from ..ops.inplace import _inplace
@@ -57,6 +58,7 @@ def _check_rrelu(input: Tensor, lower: float, upper: float, training: bool) -> N
     _check_float(input, "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu")
 
 
+@random_under_vmap
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,  # noqa: A002
           training: bool = False, inplace: bool = False) -> Tensor:
     """Leaky ReLU with a random slope in [lower, upper] per element in training, the
@@ -86,6 +88,7 @@ def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,  # noq
     return rrelu(input, lower, upper, training, inplace=True)
 
 
+@random_under_vmap
 def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10,
                    dim: int = -1) -> Tensor:
     """softmax((logits + g) / tau) with g ~ Gumbel(0, 1) drawn as PyTorch's

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _make
+from ..ops.batch_rules import random_under_vmap
 from ..ops.creation import rand
 from ..ops.public import FP32, autocast_category
 from ._functional_common import _ntuple
@@ -113,6 +114,7 @@ def _fractional(input: Tensor, kernel_size, output_size, output_ratio,  # noqa: 
 
 
 @autocast_category(FP32, op="fractional_max_pool2d", name="fractional_max_pool2d_with_indices")
+@random_under_vmap
 def fractional_max_pool2d_with_indices(input: Tensor, kernel_size, output_size=None,  # noqa: A002
                                        output_ratio=None, return_indices: bool = False,
                                        _random_samples: Tensor | None = None):
@@ -130,6 +132,7 @@ def fractional_max_pool2d_with_indices(input: Tensor, kernel_size, output_size=N
 
 
 @autocast_category(FP32, op="fractional_max_pool2d")
+@random_under_vmap
 def fractional_max_pool2d(input: Tensor, kernel_size, output_size=None,  # noqa: A002
                           output_ratio=None, return_indices: bool = False,
                           _random_samples: Tensor | None = None):
@@ -150,6 +153,7 @@ def fractional_max_pool2d(input: Tensor, kernel_size, output_size=None,  # noqa:
 
 
 @autocast_category(FP32, op="fractional_max_pool3d", name="fractional_max_pool3d_with_indices")
+@random_under_vmap
 def fractional_max_pool3d_with_indices(input: Tensor, kernel_size, output_size=None,  # noqa: A002
                                        output_ratio=None, return_indices: bool = False,
                                        _random_samples: Tensor | None = None):
@@ -167,6 +171,7 @@ def fractional_max_pool3d_with_indices(input: Tensor, kernel_size, output_size=N
 
 
 @autocast_category(FP32, op="fractional_max_pool3d")
+@random_under_vmap
 def fractional_max_pool3d(input: Tensor, kernel_size, output_size=None,  # noqa: A002
                           output_ratio=None, return_indices: bool = False,
                           _random_samples: Tensor | None = None):

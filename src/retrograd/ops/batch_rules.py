@@ -22,7 +22,8 @@ from .._tensor import Tensor
 __all__ = ["BatchCall", "pointwise", "reduction", "dim_at", "view_shape", "view_dims",
            "view_prefix", "unbatched_first", "matmul_rule", "same", "t_rule", "expand_rule",
            "diagonal_rule", "cat_rule", "addmm_rule", "conv_rule",
-           "gather_rule", "NoBatchingRule", "PER_ELEMENT", "per_element_under_vmap"]
+           "gather_rule", "NoBatchingRule", "PER_ELEMENT", "per_element_under_vmap",
+           "RANDOM", "random_under_vmap"]
 
 
 # Note [Batching rules]
@@ -313,4 +314,32 @@ def per_element_under_vmap(fn):
                 return PER_ELEMENT[0](fn, args, kwargs)
         return fn(*args, **kwargs)
     wrapper.__wrapped_by_vmap__ = fn
+    return wrapper
+
+
+#: vmap's handler for random functions (``run(fn, args, kwargs)``), registered at import
+RANDOM: list = [None]
+
+
+def random_under_vmap(fn):
+    """Mark a public function that draws random numbers: inside vmap it follows vmap's
+    ``randomness`` (Note [Randomness under vmap] in _functorch/random.py).
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.func import vmap
+        >>> _ = torch.manual_seed(0)
+        >>> r = vmap(lambda x: torch.rand(2) + x, randomness="different")(torch.zeros(3))
+        >>> bool((r[0] != r[1]).all())
+        True
+    """
+    import functools
+
+    from .._graph.modes import MODES, VMAP
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if MODES.bits & VMAP:
+            return RANDOM[0](fn, args, kwargs)
+        return fn(*args, **kwargs)
     return wrapper

@@ -21,6 +21,7 @@ from .._meta import MetaArray
 from .._random_avx import fma32, fma64
 from .._size import Size
 from .._tensor import Tensor, _make
+from .batch_rules import random_under_vmap
 from .out_arg import write_out
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange",
@@ -603,6 +604,7 @@ def eye(n: int, m: int | None = None, dtype=None, device=None,
     return _finish(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad, device)
 
 
+@random_under_vmap
 def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Uniform samples in [0, 1).
 
@@ -633,6 +635,7 @@ def _check_floating(dt: np.dtype, kernel: str) -> None:
                                   f"'{_LEGACY[dt.name]}'")
 
 
+@random_under_vmap
 def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Standard normal samples.
 
@@ -650,6 +653,7 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = 
     return _finish(arr, requires_grad, device)
 
 
+@random_under_vmap
 def randint(low, high=None, size=None, generator=None, dtype=None, device=None,
             requires_grad: bool = False) -> Tensor:
     """Integers uniformly drawn from [low, high).
@@ -672,6 +676,7 @@ def randint(low, high=None, size=None, generator=None, dtype=None, device=None,
     return _finish(arr.astype(dt), requires_grad, device)
 
 
+@random_under_vmap
 def randperm(n: int, generator=None, dtype=None, device=None,
              requires_grad: bool = False) -> Tensor:
     """A random permutation of 0..n-1.
@@ -700,6 +705,7 @@ def _grad(t: Tensor, requires_grad: bool) -> Tensor:
     return _finish(t._data, requires_grad, None) if requires_grad else t
 
 
+@random_under_vmap
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, out=None,
            requires_grad: bool = False, device=None) -> Tensor:
     """Normal samples with the given mean and std (numbers or tensors), PyTorch's numbers.

@@ -17,6 +17,7 @@ from .. import _random
 from .. import _random_dist as dist
 from .._tensor import Tensor, _make, check_inference_write
 from . import overlap as _overlap
+from .batch_rules import random_under_vmap
 from .creation import _check_floating, _empty_keeping_layout, _grad
 from .inplace import _WRITING, _aliased_write, _check_inplace_leaf
 from .public import public
@@ -131,6 +132,7 @@ def _in_order(data: np.ndarray, other: np.ndarray) -> np.ndarray:
 
 
 @public
+@random_under_vmap
 def bernoulli(input, p=None, *, generator=None) -> Tensor:  # noqa: A002
     """0/1 samples with the probabilities in ``input`` (or a number ``p``), like PyTorch.
 
@@ -256,6 +258,7 @@ def _check_int_bounds(dt: np.dtype, low: int, high: int) -> None:
 
 
 @public
+@random_under_vmap
 def multinomial(input, num_samples: int, replacement: bool = False, *,  # noqa: A002
                 generator=None) -> Tensor:
     """Indices sampled from the rows of ``input`` (weights), PyTorch's draws after a seed.
@@ -295,6 +298,7 @@ __all__ = ["uniform_", "normal_", "bernoulli_", "bernoulli", "exponential_", "ge
 
 
 @public(method=False)
+@random_under_vmap
 def rand_like(input: Tensor, dtype=None, generator=None, requires_grad: bool = False,  # noqa: A002
               **kw) -> Tensor:
     """``rand`` with ``input``'s shape, dtype and layout (PyTorch's numbers after a seed).
@@ -310,6 +314,7 @@ def rand_like(input: Tensor, dtype=None, generator=None, requires_grad: bool = F
 
 
 @public(method=False)
+@random_under_vmap
 def randn_like(input: Tensor, dtype=None, generator=None, requires_grad: bool = False,  # noqa: A002
                **kw) -> Tensor:
     """``randn`` with ``input``'s shape, dtype and layout (PyTorch's numbers after a seed).
@@ -324,6 +329,7 @@ def randn_like(input: Tensor, dtype=None, generator=None, requires_grad: bool = 
 
 
 @public(method=False)
+@random_under_vmap
 def randint_like(input: Tensor, low, high=None, dtype=None, generator=None,  # noqa: A002
                  requires_grad: bool = False, **kw) -> Tensor:
     """``randint`` with ``input``'s shape, dtype and layout (PyTorch's numbers after a seed).

@@ -26,9 +26,6 @@ from .creation import tensor
 from .dispatch import _mismatch, apply, check_view_rebase
 from .indexing import _basic, _check_put_dtype, _index_put_shape_error, getitem, norm_key
 from .inplace import (
-    _refuse_batched_result,
-    batched_write,
-    is_batched_data,
     _WRITING,
     _aliased_write,
     _check_inplace_leaf,
@@ -36,7 +33,10 @@ from .inplace import (
     _may_share,
     _overlapping_self,
     _raise_view_of_leaf,
+    _refuse_batched_result,
     _views_itself,
+    batched_write,
+    is_batched_data,
 )
 from .public import public
 from .shape import _check_expand, expand, view
