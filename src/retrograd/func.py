@@ -18,7 +18,13 @@ from collections.abc import Callable
 
 from . import autograd
 from ._functorch.batched import VMAP_LEVELS, BatchedTensor, wrap
-from ._functorch.bridge import batched_grad, batched_leaf, physical_of
+from ._functorch.bridge import (
+    batched_grad,
+    batched_leaf,
+    batched_make_dual,
+    batched_unpack_dual,
+    physical_of,
+)
 from ._functorch.functional_call import functional_call, stack_module_state
 from ._functorch.levels import call_transformed
 from ._functorch.rearrange import rearrange
@@ -425,18 +431,18 @@ def _jvp_flat(func, p_leaves, p_spec, t_leaves, has_aux: bool, call: Callable):
     if fwAD.FW.level >= 0:
         return _jvp_by_reverse(func, p_leaves, p_spec, t_leaves, has_aux, call)
     with fwAD.dual_level():
-        duals = [fwAD.make_dual(p, t) for p, t in zip(p_leaves, t_leaves)]
+        duals = [batched_make_dual(p, t) for p, t in zip(p_leaves, t_leaves)]
         output, aux = _split_aux(call(func, *_unflatten(duals, p_spec)), has_aux,
                                  "jvp(f, primals, tangents)")
         out_leaves, out_spec = _flatten(output)
         _check_only_tensors(out_leaves, "jvp(f, primals, tangents)", "f(*primals)")
         outs, tans = [], []
         for o in out_leaves:
-            prim, tan = fwAD.unpack_dual(o)
+            prim, tan = batched_unpack_dual(o)
             outs.append(prim)
             tans.append(zeros_like(prim) if tan is None else tan)
         aux_leaves, aux_spec = _flatten(aux)
-        aux_leaves = [fwAD.unpack_dual(a).primal if isinstance(a, _tensor_cls()) else a
+        aux_leaves = [batched_unpack_dual(a).primal if isinstance(a, _tensor_cls()) else a
                       for a in aux_leaves]
     done = _finish(outs + tans + aux_leaves, [])
     return _jvp_result(done, len(outs), out_spec, aux_spec, has_aux)
@@ -737,7 +743,7 @@ def jacfwd(func: Callable, argnums=0, has_aux: bool = False, *,
                         t = zeros_like(xk)
                         if k == j:
                             t._data.reshape(-1)[c] = 1
-                        duals.append(fwAD.make_dual(xk, t))
+                        duals.append(batched_make_dual(xk, t))
                     call = list(args)
                     for i, arg in zip(idx, _regroup(duals, flats, specs)):
                         call[i] = arg
@@ -745,10 +751,10 @@ def jacfwd(func: Callable, argnums=0, has_aux: bool = False, *,
                                                  "jacfwd(f, ...)(*args)")
                     if has_aux:
                         aux_leaves, aux_spec = _flatten(new_aux)
-                        aux = _unflatten([fwAD.unpack_dual(a).primal if isinstance(
+                        aux = _unflatten([batched_unpack_dual(a).primal if isinstance(
                             a, _tensor_cls()) else a for a in aux_leaves], aux_spec)
                     out_leaves, out_spec = _flatten(output)
-                    unpacked = [fwAD.unpack_dual(o) for o in out_leaves]
+                    unpacked = [batched_unpack_dual(o) for o in out_leaves]
                     out_leaves = [u.primal for u in unpacked]
                     cols[j].append([zeros_like(u.primal) if u.tangent is None else u.tangent
                                     for u in unpacked])

@@ -206,7 +206,8 @@ class BatchedTensor(Tensor):
             "control flow. We don't support that yet, please file an issue at "
             "https://github.com/pytorch/pytorch/issues .")
 
-    __bool__ = __float__ = __int__ = __index__ = _control_flow
+    __bool__ = _control_flow
+    __float__ = __int__ = __index__ = item  # (Python's float() and int() call .item())
 
     def _no_storage(self, *args, **kwargs):
         raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")

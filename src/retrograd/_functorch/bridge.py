@@ -14,7 +14,8 @@ from .. import autograd as _autograd
 from .._tensor import Tensor
 from .batched import VMAP_LEVELS, BatchedTensor, physical, wrap
 
-__all__ = ["open_levels", "batched_leaf", "batched_grad", "physical_of"]
+__all__ = ["open_levels", "batched_leaf", "batched_grad", "physical_of", "batched_make_dual",
+           "batched_unpack_dual"]
 
 
 # Note [Transforms inside vmap]
@@ -81,6 +82,8 @@ def batched_grad(outputs, inputs, grad_outputs=None, **kwargs):
     e = tuple(sorted(extra))
     p_ins = [physical(x, s) for x in ins]
     p_outs = [_full(o, s) for o in outs]
+    if kwargs.get("is_grads_batched"):
+        return _grads_batched(p_outs, p_ins, gos, s, levels, extra, kwargs)
     if not e:
         p_gos = [None if g is None else _full(g, s) for g in gos]
         if grad_outputs is None:
@@ -123,3 +126,47 @@ def batched_grad(outputs, inputs, grad_outputs=None, **kwargs):
         r = r.permute(order + list(range(len(allv), r.dim())))
         out.append(wrap(r, allv))
     return tuple(out)
+
+
+def batched_make_dual(primal, tangent):
+    """forward_ad.make_dual inside vmap: the dual of the physical tensors at every open
+    level (Note [Transforms inside vmap])."""
+    from ..autograd import forward_ad as fw
+
+    levels = open_levels()
+    if not levels or (primal.__class__ is not BatchedTensor and
+                      tangent.__class__ is not BatchedTensor):
+        return fw.make_dual(primal, tangent)
+    return wrap(fw.make_dual(_full(primal, levels), _full(tangent, levels)), levels)
+
+
+def batched_unpack_dual(t):
+    """forward_ad.unpack_dual of a batched tensor: its primal and tangent, batched."""
+    from ..autograd import forward_ad as fw
+
+    if t.__class__ is not BatchedTensor:
+        return fw.unpack_dual(t)
+    prim, tan = fw.unpack_dual(t._value)
+    return type(fw.unpack_dual(prim))(wrap(prim, t._levels),
+                                      None if tan is None else wrap(tan, t._levels))
+
+
+def _grads_batched(p_outs, p_ins, gos, s, levels, extra, kwargs):
+    """autograd.grad(..., is_grads_batched=True) inside vmap: each output gradient has a
+    leading dim of its own (not a vmap level) before its logical shape."""
+    if extra:
+        raise RuntimeError("vmap: batched output gradients (is_grads_batched=True) that are "
+                           "batched at a vmap level the inputs are not batched at are not "
+                           "supported; make the inputs batched at that level too.")
+    nb = len(s)
+    p_gos = []
+    for g, o in zip(gos, p_outs):
+        if g.__class__ is BatchedTensor:
+            f = _full(g, s)  # (levels, m, logical)
+            p_gos.append(f.movedim(nb, 0))
+        else:  # (m, logical): the same for every batch element
+            m = g.shape[0]
+            p_gos.append(g.unsqueeze(1).reshape((m,) + (1,) * nb + tuple(g.shape[1:]))
+                         .expand((m,) + tuple(o.shape)))
+    res = _autograd.grad(p_outs, p_ins, p_gos, **kwargs)
+    return tuple(None if r is None else wrap(r.movedim(0, nb), s) for r in res)

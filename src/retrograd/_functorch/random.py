@@ -48,7 +48,7 @@ def arm(on: bool) -> None:
         _random.VMAP_DRAW_CHECK[0] = _check
 
 
-def random_call(fn, args, kwargs):
+def random_call(fn, args, kwargs, by_values: bool = False):
     """A random public function called inside vmap (Note [Randomness under vmap])."""
     stack = VMAP_LEVELS.stack
     if any(lv.randomness == "error" for lv in stack):
@@ -56,6 +56,9 @@ def random_call(fn, args, kwargs):
     found = []
     _batched_in((args, kwargs), found)
     batched = {lv for t in found for lv in t._levels}
+    if by_values and any(lv.randomness == "same" and lv.level in batched for lv in stack):
+        raise RuntimeError("Vmap does not currently support same randomness with a batched "
+                           "tensor input. Please file an issue with functorch")
     different = {lv.level for lv in stack if lv.randomness == "different"}
     levels = tuple(sorted(batched | different))
     if not levels:

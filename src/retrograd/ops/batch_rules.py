@@ -321,9 +321,11 @@ def per_element_under_vmap(fn):
 RANDOM: list = [None]
 
 
-def random_under_vmap(fn):
+def random_under_vmap(fn=None, *, by_values: bool = False):
     """Mark a public function that draws random numbers: inside vmap it follows vmap's
-    ``randomness`` (Note [Randomness under vmap] in _functorch/random.py).
+    ``randomness`` (Note [Randomness under vmap] in _functorch/random.py). ``by_values``:
+    its draws depend on its tensor inputs' values (bernoulli's probabilities), which
+    PyTorch's 'same' randomness refuses when they are batched.
 
     Example:
         >>> import retrograd as torch
@@ -337,9 +339,11 @@ def random_under_vmap(fn):
 
     from .._graph.modes import MODES, VMAP
 
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        if MODES.bits & VMAP:
-            return RANDOM[0](fn, args, kwargs)
-        return fn(*args, **kwargs)
-    return wrapper
+    def mark(f):
+        @functools.wraps(f)
+        def wrapper(*args, **kwargs):
+            if MODES.bits & VMAP:
+                return RANDOM[0](f, args, kwargs, by_values)
+            return f(*args, **kwargs)
+        return wrapper
+    return mark if fn is None else mark(fn)

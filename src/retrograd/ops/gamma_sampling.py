@@ -32,7 +32,7 @@ def _floating(kernel: str, t: Tensor) -> None:
 
 
 @public(method=False)
-@random_under_vmap
+@random_under_vmap(by_values=True)
 def _standard_gamma(input: Tensor, generator=None) -> Tensor:  # noqa: A002
     """Gamma(input, 1) samples, pathwise differentiable w.r.t. ``input``.
 
@@ -61,7 +61,7 @@ def _standard_gamma_grad(input: Tensor, output: Tensor) -> Tensor:  # noqa: A002
 
 
 @public(method=False)
-@random_under_vmap
+@random_under_vmap(by_values=True)
 def poisson(input: Tensor, generator=None) -> Tensor:  # noqa: A002
     """Poisson samples with rates ``input`` (PyTorch's numbers after a seed).
 
@@ -79,7 +79,7 @@ def poisson(input: Tensor, generator=None) -> Tensor:  # noqa: A002
 
 
 @public(method=False)
-@random_under_vmap
+@random_under_vmap(by_values=True)
 def _sample_dirichlet(input: Tensor, generator=None) -> Tensor:  # noqa: A002
     """Dirichlet samples with concentrations ``input`` (last dim), PyTorch's numbers after a
     seed; no gradient (``Dirichlet.rsample`` differentiates through ``_dirichlet_grad``).
@@ -107,7 +107,7 @@ def _dirichlet_grad(x: Tensor, alpha: Tensor, total: Tensor) -> Tensor:
 
 
 @public(method=False)
-@random_under_vmap
+@random_under_vmap(by_values=True)
 def binomial(count: Tensor, prob: Tensor, generator=None) -> Tensor:
     """Binomial samples of ``count`` trials with success probability ``prob`` (broadcast),
     PyTorch's numbers after a seed.

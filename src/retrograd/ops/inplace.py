@@ -420,6 +420,8 @@ def _make_inplace(fn, name):
             for a in (args if not kwargs else (*args, *kwargs.values())):
                 if isinstance(a, Tensor):
                     ad = a._data
+                    if ad.__class__ is not _ndarray and is_batched_data(ad):
+                        _refuse_batched_result(a)  # Note [Batched writes]
                     if ad is d or (own and _apart(d, ad)):
                         continue
                     if _may_share(d, ad) and self is not _WRITING[0]:

@@ -132,7 +132,7 @@ def _in_order(data: np.ndarray, other: np.ndarray) -> np.ndarray:
 
 
 @public
-@random_under_vmap
+@random_under_vmap(by_values=True)
 def bernoulli(input, p=None, *, generator=None) -> Tensor:  # noqa: A002
     """0/1 samples with the probabilities in ``input`` (or a number ``p``), like PyTorch.
 
@@ -258,7 +258,7 @@ def _check_int_bounds(dt: np.dtype, low: int, high: int) -> None:
 
 
 @public
-@random_under_vmap
+@random_under_vmap(by_values=True)
 def multinomial(input, num_samples: int, replacement: bool = False, *,  # noqa: A002
                 generator=None) -> Tensor:
     """Indices sampled from the rows of ``input`` (weights), PyTorch's draws after a seed.
