@@ -203,6 +203,62 @@ def w7_big_elementwise(m, size):
     return step, grads, ("GB/s", gbytes)
 
 
+def _per_sample_setup(m, size):
+    """An MLP 784-128-10 and a batch of 64 (tiny: 20-8-3, 4) for per-sample gradients."""
+    rng = np.random.default_rng(9)
+    dims, batch = ((784, 128, 10), 64) if size == "full" else ((20, 8, 3), 4)
+    model = _mlp(m, rng, dims, m.nn.ReLU)
+    x = m.tensor(rng.standard_normal((batch, dims[0])).astype(np.float32))
+    y = m.tensor(rng.integers(0, dims[-1], batch))
+    return model, x, y, batch
+
+
+def w9_per_sample_vmap(m, size):
+    """W9: per-sample gradients of an MLP with vmap(grad(loss)) and functional_call (the
+    torch.func tutorial's recipe)."""
+    model, x, y, _ = _per_sample_setup(m, size)
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    func = m.func
+
+    def loss(p, xb, yb):
+        out = func.functional_call(model, p, (xb.unsqueeze(0),))
+        return m.nn.functional.cross_entropy(out, yb.unsqueeze(0))
+    per_sample = func.vmap(func.grad(loss), in_dims=(None, 0, 0))
+    state = {}
+
+    def step():
+        state["g"] = per_sample(params, x, y)
+
+    def grads():
+        step()
+        return [_np(state["g"][k]) for k in sorted(params)]
+
+    return step, grads, ("ms", 1e3)
+
+
+def w9l_per_sample_loop(m, size):
+    """W9L: the same per-sample gradients by a loop of per-example backward passes."""
+    model, x, y, batch = _per_sample_setup(m, size)
+    names = sorted(k for k, _ in model.named_parameters())
+    params = dict(model.named_parameters())
+    state = {}
+
+    def step():
+        out = {k: [] for k in names}
+        for i in range(batch):
+            model.zero_grad()
+            m.nn.functional.cross_entropy(model(x[i:i + 1]), y[i:i + 1]).backward()
+            for k in names:
+                out[k].append(params[k].grad.clone())
+        state["g"] = {k: m.stack(v) for k, v in out.items()}
+
+    def grads():
+        step()
+        return [_np(state["g"][k]) for k in names]
+
+    return step, grads, ("ms", 1e3)
+
+
 WORKLOADS = {
     "W1": w1_elementwise_chain,
     "W2": w2_mlp,
@@ -211,4 +267,6 @@ WORKLOADS = {
     "W5": w5_hessian,
     "W6": w6_cnn,
     "W7": w7_big_elementwise,
+    "W9": w9_per_sample_vmap,
+    "W9L": w9l_per_sample_loop,
 }

@@ -109,18 +109,29 @@ def _no_rule(what: str) -> RuntimeError:
         "fallback).")
 
 
-def _poison(dtype):
+def _poison(dtype) -> np.ndarray:
     """The one value a phantom's memory holds: NaN, or an integer's lowest value, so that
     a read NumPy does not report (np.asarray, as_strided) shows in the result."""
-    if dtype.kind in "fc":
-        return np.full((), np.nan, dtype)
-    if dtype.kind in "iu":
-        return np.full((), np.iinfo(dtype).min, dtype)
-    return np.zeros((), dtype)
+    p = _POISON.get(dtype)
+    if p is None:
+        if dtype.kind in "fc":
+            p = np.full(1, np.nan, dtype)
+        elif dtype.kind in "iu":
+            p = np.full(1, np.iinfo(dtype).min, dtype)
+        else:
+            p = np.zeros(1, dtype)
+        p.flags.writeable = False
+        _POISON[dtype] = p
+    return p
+
+
+_POISON: dict = {}
+_new_array = np.ndarray.__new__
 
 
 def _phantom(shape, dtype, src) -> np.ndarray:
-    a = np.broadcast_to(_poison(dtype), shape).view(_Phantom)
+    a = _new_array(_Phantom, shape, dtype, _poison(dtype), 0, (0,) * len(shape))
+    a.flags.writeable = False
     a._src = src
     return a
 
