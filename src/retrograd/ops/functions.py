@@ -39,10 +39,13 @@ from . import (  # noqa: F401
     pointwise,
     reductions,
     sampling,
+    scans,
+    scatter_reduce,
     shape,
     shrink,
     sorting,
     special_math,
+    statistics,
     writes,
 )
 

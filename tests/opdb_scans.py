@@ -1,0 +1,189 @@
+"""Op-database entries of the scans, scatter-reductions, counting and statistics ops
+(ops/table_scan.py, scans.py, scatter_reduce.py, counting.py, statistics.py), loaded by
+opdb.py."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from opdb import INTERNAL_OPS, A, S, _i64, _mask, op, vals
+
+
+def _dims_samples(shapes_dims):
+    def gen(rng):
+        return [S(A(vals(rng, shape)), d) for shape, d in shapes_dims]
+    return gen
+
+
+_SCAN_SHAPES = [((3, 4), 1), ((2, 3, 4), 0), ((2, 3, 4), -1), ((), 0), ((0, 3), 0), ((5,), 0)]
+
+
+def _cummaxmin_samples(rng):
+    out = _dims_samples(_SCAN_SHAPES)(rng)
+    out.append(S(A(vals(rng, (3, 4)), layout="T"), 0, desc="non-contiguous"))
+    out.append(S(A([1.0, 3.0, 3.0, 2.0, 3.0]), 0, check_grad=False,
+                 desc="ties: the latest index wins (a kink, torch decides)"))
+    out.append(S(A([1.0, np.nan, 3.0, np.nan]), 0, check_grad=False, desc="nan sticks"))
+    return out
+
+
+op("cummax", lambda m, x, d: m.cummax(x, d), _cummaxmin_samples, ("cummax",), int_ok=True)
+op("cummin", lambda m, x, d: x.cummin(dim=d), _cummaxmin_samples, ("cummin",), int_ok=True)
+
+
+def _logcumsumexp_samples(rng):
+    out = _dims_samples(_SCAN_SHAPES)(rng)
+    out.append(S(A([-np.inf, 0.0, 1.0]), 0, check_grad=False, desc="-inf first"))
+    out.append(S(A([1000.0, 1000.0, -1000.0]), 0, desc="no overflow"))
+    return out
+
+
+op("logcumsumexp", lambda m, x, d: m.logcumsumexp(x, d), _logcumsumexp_samples,
+   ("logcumsumexp",), int_ok=True)
+
+
+def _diff_samples(rng):
+    return [S(A(vals(rng, (5,)))), S(A(vals(rng, (3, 4))), 2, 0),
+            S(A(vals(rng, (2, 3, 4))), 1, 1, A(vals(rng, (2, 1, 4))), A(vals(rng, (2, 2, 4)))),
+            S(A(vals(rng, (3, 4))), prepend=A(vals(rng, (3, 2)))),
+            S(A(vals(rng, (3,))), n=5, desc="n > size: empty"),
+            S(A(vals(rng, (3, 4))), n=0, desc="n=0: input itself"),
+            S(A(vals(rng, ())), desc="0-d: error"),
+            S(A(vals(rng, (4,))), -1, desc="negative n: error"),
+            S(_mask([True, False, False, True]), desc="bool: xor")]
+
+
+op("diff", lambda m, x, *a, **k: m.diff(x, *a, **k), _diff_samples, ("sub",), int_ok=True)
+
+
+def _scatter_reduce_samples(reduce):
+    def gen(rng):
+        out = []
+        for include_self in (True, False):
+            idx = rng.integers(0, 3, (4, 4))
+            out.append(S(A(vals(rng, (3, 4), "nz")), 0, _i64(idx), A(vals(rng, (4, 4), "nz")),
+                         reduce, include_self=include_self))
+        idx = rng.integers(0, 4, (3, 2))
+        out.append(S(A(vals(rng, (3, 4), "nz")), 1, _i64(idx), A(vals(rng, (3, 2), "nz")),
+                     reduce, desc="index narrower than self"))
+        out.append(S(A(vals(rng, (2, 3, 4), "nz")), -1, _i64(rng.integers(0, 4, (2, 3, 2))),
+                     A(vals(rng, (2, 3, 2), "nz")), reduce, include_self=False))
+        out.append(S(A(vals(rng, (), "nz")), 0, _i64(np.array(0)), A(vals(rng, (), "nz")),
+                     reduce, desc="0-d"))
+        out.append(S(A(vals(rng, (3,), "nz")), 0, _i64([0, 3]), A(vals(rng, (2,), "nz")),
+                     reduce, desc="index out of range: error"))
+        if reduce == "prod":
+            out.append(S(A([2.0, 0.0, 3.0]), 0, _i64([0, 0, 2, 2]), A([0.0, 4.0, 5.0, 0.5]),
+                         "prod", desc="a zero in self and one zero per position in src"))
+        if reduce in ("amax", "amin"):
+            out.append(S(A([1.0, 2.0, 3.0]), 0, _i64([0, 0, 1]), A([1.0, 1.0, 2.0]), reduce,
+                         check_grad=False, desc="ties share the gradient (a kink)"))
+        return out
+    return gen
+
+
+for _reduce in ("sum", "prod", "mean", "amax", "amin"):
+    op(f"scatter_reduce_{_reduce}",
+       lambda m, x, d, i, s, r, **k: x.scatter_reduce(d, i, s, r, **k),
+       _scatter_reduce_samples(_reduce), ("scatter_reduce_two",),
+       inplace="scatter_reduce_", int_ok=True)
+
+
+def _index_reduce_samples(reduce):
+    def gen(rng):
+        out = []
+        for include_self in (True, False):
+            out.append(S(A(vals(rng, (3, 4), "nz")), 0, _i64([2, 0, 2, 2]),
+                         A(vals(rng, (4, 4), "nz")), reduce, include_self=include_self))
+        out.append(S(A(vals(rng, (2, 3, 4), "nz")), 2, _i64([3, 1]),
+                     A(vals(rng, (2, 3, 2), "nz")), reduce, include_self=False))
+        out.append(S(A(vals(rng, (3, 4), "nz")), 0, _i64([0, 1]), A(vals(rng, (3, 4), "nz")),
+                     reduce, desc="index and source disagree: error"))
+        return out
+    return gen
+
+
+for _reduce in ("prod", "mean", "amax", "amin"):
+    op(f"index_reduce_{_reduce}",
+       lambda m, x, d, i, s, r, **k: x.index_reduce(d, i, s, r, **k),
+       _index_reduce_samples(_reduce), ("index_reduce",), inplace="index_reduce_", int_ok=True)
+
+
+def _masked_scatter_samples(rng):
+    return [S(A(vals(rng, (3, 4))), _mask(rng.random((3, 4)) < 0.5), A(vals(rng, (12,)))),
+            S(A(vals(rng, (3, 4))), _mask(rng.random((4,)) < 0.5), A(vals(rng, (3, 5))),
+              desc="mask broadcast, source larger"),
+            S(A(vals(rng, (2, 3))), _mask([[True, True, True]] * 2), A(vals(rng, (5,))),
+              desc="source too small: error"),
+            S(A(vals(rng, (3,))), _mask([False] * 3), A(vals(rng, (0,))), desc="no True")]
+
+
+op("masked_scatter", lambda m, x, mask, s: x.masked_scatter(mask, s), _masked_scatter_samples,
+   ("masked_scatter",), inplace="masked_scatter_", int_ok=True)
+
+
+def _put_samples(rng):
+    return [S(A(vals(rng, (3, 4))), _i64([1, 7, -1, 4]), A(vals(rng, (2, 2)))),
+            S(A(vals(rng, (3, 4))), _i64([1, 1, 5, -12]), A(vals(rng, (4,))), True,
+              desc="accumulate with repeats"),
+            S(A(vals(rng, (3, 4)), layout="T"), _i64([0, 11]), A(vals(rng, (2,))),
+              desc="non-contiguous self"),
+            S(A(vals(rng, (3,))), _i64([3]), A(vals(rng, (1,))), desc="out of range: error")]
+
+
+op("put", lambda m, x, i, s, *a: x.put(i, s, *a), _put_samples, ("put",), inplace="put_",
+   int_ok=True)
+op("scatter_reduce_multiply",
+   lambda m, x, d, i, *a, **k: x.scatter(d, i, *a, reduce="multiply", **k),
+   lambda rng: [S(A(vals(rng, (3, 4))), 1, _i64(rng.integers(0, 4, (3, 5))), A(vals(rng, (3, 5)))),
+                S(A(vals(rng, (3, 4))), 0, _i64(rng.integers(0, 3, (2, 4))), value=1.5,
+                  desc="value=")],
+   ("scatter",), differentiable=False)  # NotImplemented nodes in torch: backward raises
+
+
+# ----------------------------------------------------------------------------------
+# order statistics
+
+INTERNAL_OPS.pop("mode", None)  # torch.mode now reaches take_ops['mode']
+INTERNAL_OPS["double_backward_error"] = (
+    "the Error node of scatter_reduce(prod)'s gradient with two zeros at one position "
+    "(its backward raises); tested in test_tensor_ops_scans.py")
+
+
+def _nanmedian_samples(rng):
+    nan = np.nan
+    return [S(A(vals(rng, (3, 4)))), S(A(vals(rng, (2, 3, 4))), 1),
+            S(A(vals(rng, (3, 4))), -1, True), S(A(vals(rng, ()))), S(A(vals(rng, ())), 0),
+            S(A(vals(rng, (5,))), 0, desc="1-D: 0-d results"),
+            S(A(vals(rng, (0, 3))), check_grad=False, desc="empty: nan (0/0 in the rule)"),
+            S(A(vals(rng, (0, 3))), 1),
+            S(A(vals(rng, (0, 3))), 0, desc="empty reduction dim: error"),
+            S(A([[1.0, nan, 3.0, 2.0], [0.5, nan, -1.0, nan]]), 1, desc="nans skipped"),
+            S(A([[nan, nan, nan], [0.5, nan, nan]]), 1, keepdim=True,
+              desc="an all-nan row is nan at index 0 (rows of 3: PyTorch's nth_element "
+                   "leaves longer all-nan rows in an order of its own)"),
+            S(A([2.0, nan, 1.0, nan, 3.0]), desc="all elements, nans skipped"),
+            S(A(vals(rng, (3, 4)), layout="T"), 0, desc="non-contiguous")]
+
+
+op("nanmedian", lambda m, x, *a: m.nanmedian(x, *a), _nanmedian_samples,
+   ("nanmedian_all", "nanmedian_dim"), int_ok=True)
+
+
+def _mode_samples(rng):
+    def tied(shape):
+        return A(np.round(vals(rng, shape)))
+    return [S(tied((3, 6)), check_grad=False, desc="repeated values: a kink"),
+            S(tied((2, 5, 3)), 1, check_grad=False, desc="repeated values: a kink"),
+            S(tied((4, 5)), 0, True, check_grad=False, desc="repeated values: a kink"),
+            S(A(vals(rng, (3, 4))), desc="all distinct: the smallest"), S(A(vals(rng, ()))),
+            S(tied((7,)), check_grad=False, desc="1-D: 0-d results"),
+            S(A(vals(rng, (0, 3))), 1), S(A(vals(rng, (0, 3))), 0, desc="empty dim: error"),
+            S(A([[1.0, 2.0, 2.0, 1.0, 3.0, 1.0], [3.0, 3.0, 3.0, 3.0, 0.0, 0.0]]),
+              check_grad=False, desc="ties in frequency: the smaller value, its last index")]
+
+
+op("mode", lambda m, x, *a: x.mode(*a), _mode_samples, ("mode",), int_ok=True)
+op("msort", lambda m, x: m.msort(x),
+   lambda rng: [S(A(vals(rng, (3, 4)))), S(A(vals(rng, (4,)))), S(A(vals(rng, (2, 3, 2))))],
+   ("sort",), int_ok=True)

@@ -1,0 +1,119 @@
+"""Scans, scatter-reductions, counting and statistics ops against torch: the errors, the
+warnings and the cases the op database (tests/opdb_scans.py) does not express."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import retrograd as R
+
+torch = pytest.importorskip("torch")
+
+
+def _both(fn):
+    """fn(m) for m = retrograd and m = torch: the results, or the exceptions raised."""
+    out = []
+    for m in (R, torch):
+        try:
+            out.append(fn(m))
+        except (RuntimeError, IndexError, ValueError, TypeError, NotImplementedError) as e:
+            out.append(e)
+    return out
+
+
+def _same_error(fn, match: str | None = None):
+    r, t = _both(fn)
+    assert isinstance(t, Exception), f"torch did not raise: {t!r}"
+    assert isinstance(r, type(t)), f"torch raised {t!r}, retrograd {r!r}"
+    assert str(r).startswith(str(t).rstrip(".")), (str(r), str(t))
+    if match:
+        assert match in str(r)
+
+
+def _close(r, t):
+    assert str(r.dtype) == str(t.dtype)
+    np.testing.assert_allclose(r.detach().numpy(), t.detach().numpy(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.logcumsumexp(m.tensor([1, 2]), 0),
+    lambda m: m.zeros(3).scatter_reduce(0, m.tensor([0]), m.ones(1), "foo"),
+    lambda m: m.zeros(3).scatter_reduce(0, m.tensor([0]), m.ones(1, dtype=m.float64), "sum"),
+    lambda m: m.zeros(3).scatter_reduce(0, m.tensor([0.0]), m.ones(1), "sum"),
+    lambda m: m.zeros(3).scatter_reduce(0, m.tensor([4]), m.ones(1), "sum"),
+    lambda m: m.zeros(3).index_reduce(0, m.tensor([0]), m.ones(1), "sum"),
+    lambda m: m.zeros(3).index_reduce(0, m.tensor([0, 1]), m.ones(3), "prod"),
+    lambda m: m.zeros(3).masked_scatter(m.tensor([True, True, False]), m.ones(1)),
+    lambda m: m.zeros(3).masked_scatter(m.tensor([1, 1, 0]), m.ones(3)),
+    lambda m: m.zeros(3).put(m.tensor([5]), m.ones(1)),
+    lambda m: m.zeros(3).put(m.tensor([0, 1]), m.ones(1)),
+    lambda m: m.ones(3).scatter(0, m.tensor([0, 0]), 2.0, reduce="foo"),
+    lambda m: m.diff(m.tensor(1.0)),
+    lambda m: m.diff(m.ones(3), n=-1),
+    lambda m: m.mode(m.zeros(0, 3), 0),
+], ids=["logcumsumexp-int", "reduce-name", "src-dtype", "index-dtype", "index-range",
+        "index_reduce-sum", "index_reduce-count", "masked_scatter-short", "masked_scatter-mask",
+        "put-range", "put-count", "scatter-reduce-name", "diff-0d", "diff-negative-n",
+        "mode-empty-dim"])
+def test_errors_match_torch(call):
+    _same_error(call)
+
+
+def test_scatter_multiply_and_add_match_torch():
+    """Tensor.scatter_(reduce='multiply'/'add') (issue 16): values and torch's warning."""
+    for reduce in ("multiply", "add"):
+        outs = []
+        for m in (R, torch):
+            x = m.arange(1.0, 7.0).reshape(2, 3)
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                x.scatter_(1, m.tensor([[0, 0], [2, 1]]), m.tensor([[2.0, 3.0], [4.0, 5.0]]),
+                           reduce=reduce)
+            if m is R:  # (torch warns once per process)
+                assert any("scatter_reduce instead" in str(e.message) for e in w)
+            y = m.ones(3).scatter(0, m.tensor([0, 0]), 2.0, reduce=reduce)
+            outs.append((x, y))
+        for r, t in zip(*outs):
+            _close(r, t)
+
+
+def test_scatter_reduce_prod_double_backward_with_two_zeros_raises():
+    outs = []
+    for m in (R, torch):
+        src = m.tensor([0.0, 0.0, 2.0], dtype=m.float64, requires_grad=True)
+        y = m.ones(2, dtype=m.float64).scatter_reduce(0, m.tensor([0, 0, 1]), src, "prod")
+        (g,) = m.autograd.grad(y.sum(), src, create_graph=True)  # first order: fine
+        outs.append(g)
+        assert g.grad_fn.name() == "torch::autograd::Error"
+        with pytest.raises(RuntimeError, match="Double backward is unsupported for src when"):
+            m.autograd.grad(g.sum(), src)
+    _close(*outs)
+
+
+def test_scatter_reduce_src_larger_than_index_backward_raises():
+    for m in (R, torch):
+        src = m.ones(3, dtype=m.float64, requires_grad=True)
+        y = m.zeros(2, dtype=m.float64).scatter_reduce(0, m.tensor([1]), src, "sum")
+        assert y.tolist() == [0.0, 1.0]
+        with pytest.raises(RuntimeError, match="invalid gradient at index 1 - got"):
+            y.sum().backward()
+
+
+def test_cummax_of_integers_and_bools():
+    for dt in ("int64", "bool", "float32"):
+        r, t = _both(lambda m, dt=dt: m.cummax(m.tensor([[1, 3, 3, 0], [2, 2, 0, 5]])
+                                               .to(getattr(m, dt)), 1))
+        for a, b in zip(r, t):
+            assert str(a.dtype) == str(b.dtype)
+            assert a.tolist() == b.tolist()
+
+
+def test_new_ops_are_functions_and_methods():
+    for name in ("cummax", "cummin", "logcumsumexp", "diff", "scatter_reduce", "index_reduce",
+                 "masked_scatter", "put", "nanmedian", "mode", "msort"):
+        assert hasattr(R, name) and hasattr(R.Tensor, name), name
+    for name in ("scatter_reduce_", "index_reduce_", "masked_scatter_", "put_"):
+        assert hasattr(R.Tensor, name), name
