@@ -187,3 +187,125 @@ op("mode", lambda m, x, *a: x.mode(*a), _mode_samples, ("mode",), int_ok=True)
 op("msort", lambda m, x: m.msort(x),
    lambda rng: [S(A(vals(rng, (3, 4)))), S(A(vals(rng, (4,)))), S(A(vals(rng, (2, 3, 2))))],
    ("sort",), int_ok=True)
+
+
+# ----------------------------------------------------------------------------------
+# counting and searching (no derivative: PyTorch's nodes that raise, or none)
+
+
+def _ties(rng, shape):
+    return np.round(vals(rng, shape))
+
+
+def _unique_samples(rng):
+    nan = np.nan
+    return [S(A(_ties(rng, (3, 4)))), S(A(_ties(rng, (3, 4))), return_inverse=True),
+            S(A(_ties(rng, (2, 3, 2))), return_counts=True, return_inverse=True),
+            S(A(_ties(rng, (5, 2))), dim=0, return_inverse=True, return_counts=True),
+            S(A(np.array([[1.0, 2.0, 1.0], [0.0, 3.0, 0.0]])), dim=1, return_inverse=True),
+            S(A(_ties(rng, (3, 4))), sorted=False), S(A(vals(rng, ()))),
+            S(A(vals(rng, (0, 3)))), S(A(vals(rng, (0, 3))), dim=1, desc="empty rows: error"),
+            S(A([nan, 1.0, nan, 1.0]), return_counts=True, desc="nans are all distinct"),
+            S(A(_ties(rng, (3, 4))), dim=2, desc="dim out of range: error")]
+
+
+op("unique", lambda m, x, **k: m.unique(x, **k), _unique_samples, ("unique2", "unique_dim"),
+   differentiable=False, int_ok=True)
+
+
+def _unique_consecutive_samples(rng):
+    return [S(A([1.0, 1.0, 2.0, 2.0, 3.0, 1.0]), return_inverse=True, return_counts=True),
+            S(A(_ties(rng, (3, 4)))),
+            S(A(np.array([[1.0, 2.0], [1.0, 2.0], [3.0, 3.0], [1.0, 2.0]])), dim=0,
+              return_counts=True, return_inverse=True),
+            S(A(_ties(rng, (2, 3))), dim=-1), S(A(vals(rng, ()))), S(A(vals(rng, (0,))))]
+
+
+op("unique_consecutive", lambda m, x, **k: m.unique_consecutive(x, **k),
+   _unique_consecutive_samples, ("unique_consecutive",), differentiable=False, int_ok=True)
+
+
+def _bincount_samples(rng):
+    idx = rng.integers(0, 5, 8)
+    return [S(_i64(idx)), S(_i64(idx), minlength=9), S(_i64(idx), A(vals(rng, (8,)))),
+            S(_i64(idx), weights=A(vals(rng, (8,))), minlength=2),
+            S(_i64(np.zeros(0, np.int64))), S(_i64(np.zeros(0, np.int64)), minlength=3),
+            S(_i64([1, -1]), desc="negative: error"), S(_i64([[1]]), desc="2-D: error"),
+            S(_i64(idx), A(vals(rng, (3,))), desc="weights of another length: error"),
+            S(_i64(idx), minlength=-1, desc="negative minlength: error"),
+            S(A(vals(rng, (3,)), "pos"), desc="floating input: error")]
+
+
+op("bincount", lambda m, x, *a, **k: m.bincount(x, *a, **k), _bincount_samples, ("bincount",),
+   differentiable=False, int_ok=True)
+
+
+def _histc_samples(rng):
+    return [S(A(vals(rng, (3, 4)))), S(A(vals(rng, (20,))), 7),
+            S(A(vals(rng, (3, 4))), 4, -1.0, 1.0), S(A(vals(rng, (3, 4))), bins=5, min=-3, max=3),
+            S(A([0.0, 0.5, 1.0, 1.5, 2.0]), 4, 0, 2, desc="values on the edges"),
+            S(A([1.0, 1.0])), S(A(vals(rng, (0,))), 4), S(A([1.0, np.nan, 0.2]), 4, 0, 2),
+            S(A([1.0, np.nan]), desc="nan range: error"), S(A([1.0]), 0, desc="bins: error"),
+            S(A([1.0]), 4, 3, 1, desc="max < min: error")]
+
+
+op("histc", lambda m, x, *a, **k: m.histc(x, *a, **k), _histc_samples, (),
+   differentiable=False, int_ok=True)
+
+
+def _histogram_samples(rng):
+    return [S(A(vals(rng, (3, 4))), 5), S(A(vals(rng, (20,))), bins=4, range=(-1.0, 1.0)),
+            S(A(vals(rng, (10,))), 3, weight=A(vals(rng, (10,), "pos")), density=True),
+            S(A(vals(rng, (10,))), A(np.array([-2.0, -0.5, 0.0, 0.7, 2.0]), grad=False)),
+            S(A([0.0, 0.5, 1.0, 1.5, 2.0]), 4, range=(0.0, 2.0), desc="values on the edges"),
+            S(A(vals(rng, (6,))), 0, desc="bins: error")]
+
+
+op("histogram", lambda m, x, *a, **k: m.histogram(x, *a, **k), _histogram_samples,
+   ("histogram",), differentiable=False, int_ok=True)
+
+
+def _search_samples(rng):
+    b = A(np.sort(np.round(vals(rng, (6,)), 1)), grad=False)
+    x = A(np.round(vals(rng, (3, 4)), 1))
+    return [S(x, b), S(x, b, right=True), S(x, b, out_int32=True),
+            S(A(np.array([-1.0, 0.0, 1.0])), A(np.array([-1.0, 0.0, 0.0, 1.0]), grad=False),
+              desc="values equal to boundaries"),
+            S(x, A(vals(rng, (2, 3)), grad=False), desc="2-D boundaries: error")]
+
+
+op("bucketize", lambda m, x, b, **k: m.bucketize(x, b, **k), _search_samples, (),
+   differentiable=False, int_ok=True)
+
+
+def _searchsorted_samples(rng):
+    seq = A(np.sort(np.round(vals(rng, (6,)), 1)), grad=False)
+    seq2 = A(np.sort(np.round(vals(rng, (2, 5)), 1), axis=-1), grad=False)
+    x = A(np.round(vals(rng, (3, 4)), 1))
+    unsorted = np.round(vals(rng, (5,)), 1)
+    return [S(seq, x), S(seq, x, right=True), S(seq, x, side="right", out_int32=True),
+            S(seq2, A(np.round(vals(rng, (2, 3)), 1))), S(seq2, A(vals(rng, (2, 5))), side="left"),
+            S(A(unsorted, grad=False), A(vals(rng, (4,))), sorter=_i64(np.argsort(unsorted))),
+            S(seq, x, side="left", right=True, desc="opposite sides: error"),
+            S(seq, x, side="up", desc="bad side: error"),
+            S(seq2, A(vals(rng, (3, 2))), desc="leading dims differ: error")]
+
+
+op("searchsorted", lambda m, s, x, **k: m.searchsorted(s, x, **k), _searchsorted_samples, (),
+   differentiable=False, int_ok=True)
+
+
+def _isin_samples(rng):
+    a = A(_ties(rng, (3, 4)))
+    return [S(a, A(_ties(rng, (5,)))), S(a, A(_ties(rng, (2, 2))), invert=True),
+            S(a, 1.0), S(a, A(_ties(rng, (3,))), assume_unique=True),
+            S(a, A(vals(rng, (0,)))), S(A(vals(rng, ())), A(_ties(rng, (3,))))]
+
+
+op("isin", lambda m, x, y, **k: m.isin(x, y, **k), _isin_samples, (), differentiable=False,
+   int_ok=True)
+op("unravel_index", lambda m, i, shape: m.unravel_index(i, shape),
+   lambda rng: [S(_i64([4, 1, 5]), (2, 3)), S(_i64(np.array(7)), (2, 2, 3)),
+                S(_i64([[6, -1], [0, 23]]), (4, 6)), S(_i64([3]), 5),
+                S(A(vals(rng, (2,))), (2, 3), desc="floating indices: error")],
+   (), differentiable=False)

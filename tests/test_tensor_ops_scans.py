@@ -117,3 +117,39 @@ def test_new_ops_are_functions_and_methods():
         assert hasattr(R, name) and hasattr(R.Tensor, name), name
     for name in ("scatter_reduce_", "index_reduce_", "masked_scatter_", "put_"):
         assert hasattr(R.Tensor, name), name
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, x: m.unique(x),
+    lambda m, x: m.unique(x, dim=0),
+    lambda m, x: m.unique_consecutive(x),
+    lambda m, x: m.histogram(x, 3).hist,
+    lambda m, x: m.histogram(x, 3).bin_edges,
+    lambda m, x: m.bincount(m.tensor([0, 1, 1]), x[:, 0]),
+], ids=["unique", "unique-dim", "unique_consecutive", "histogram-hist", "histogram-edges",
+        "bincount-weights"])
+def test_nodes_without_a_derivative_raise_as_torch(call):
+    """A result of a tensor that requires grad has PyTorch's node; its backward raises."""
+    errors = []
+    for m in (R, torch):
+        x = m.tensor([[0.5, 1.0], [0.5, 1.0], [2.0, -1.0]], dtype=m.float64, requires_grad=True)
+        y = call(m, x)
+        assert y.requires_grad
+        errors.append((y.grad_fn.name(), _both(lambda _m, y=y: y.sum().backward())[0]))
+    (rname, rerr), (tname, terr) = errors
+    assert rname == tname
+    assert type(rerr) is type(terr) and str(rerr).startswith(str(terr).rstrip("."))
+
+
+def test_histogram_and_histc_bins_match_torch_on_random_data():
+    """Elements on and near the edges land in torch's bins (float32 and float64)."""
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        a = np.round(rng.normal(size=int(rng.integers(1, 40))) * 3, 1)
+        a = a.astype(rng.choice([np.float32, np.float64]))
+        bins = int(rng.integers(1, 12))
+        r, t = _both(lambda m: m.histc(m.tensor(a), bins))
+        np.testing.assert_array_equal(r.numpy(), t.numpy())
+        r, t = _both(lambda m: m.histogram(m.tensor(a), bins))
+        np.testing.assert_array_equal(r.hist.numpy(), t.hist.numpy())
+        np.testing.assert_array_equal(r.bin_edges.numpy(), t.bin_edges.numpy())

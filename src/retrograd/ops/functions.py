@@ -30,6 +30,7 @@ from __future__ import annotations
 # the modules that define the public functions (their @public records fill PUBLIC)
 from . import (  # noqa: F401
     conversion,
+    counting,
     gamma_sampling,
     indexing,
     linalg_derived,

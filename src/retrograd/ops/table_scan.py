@@ -26,7 +26,7 @@ from .._tensor import _make
 from ._core import _LOW, Op
 from .dispatch import apply
 from .jvp_rules import jvp_by_double_vjp, jvp_linear, jvp_reduction
-from .rule_helpers import rule_zeros
+from .rule_helpers import _no_derivative, _no_forward_ad, rule_zeros
 from .table import _evenly_rule, _gather_at_indices_jvp, _kthvalue_fwd, _where, _where0
 from .table_shape import _gather_grid, _value_at_index_rule
 
@@ -328,3 +328,45 @@ nanmedian_all = Op("nanmedian_all", _nanmedian_all_fwd, (_evenly_rule,), (0, "ou
                    node_name="NanmedianBackward0", jvp=jvp_reduction)
 nanmedian_dim = Op("nanmedian_dim", _kthvalue_fwd, (_value_at_index_rule,), ("p2",),
                    jvp=_gather_at_indices_jvp, node_name="NanmedianBackward1")
+
+
+# ---------------------------------------------------------------------------------
+# Note [Nodes without a derivative]
+# unique, unique_consecutive, bincount (its weights) and histogram have no derivative in
+# PyTorch, but a result computed from a tensor that requires grad still requires grad and
+# has a node whose backward raises (Unique2Backward0 and co., or NotImplemented). The
+# public functions compute these results with NumPy (counting.py) and pass them to the
+# records below (p), whose forward hands them on: the records exist to give the result
+# PyTorch's node.
+
+
+def _computed(*args):
+    """Forward of a record below: the result the public function computed (its ``p``)."""
+    return args[-1]
+
+
+def _underivable(name: str, node_name: str, torch_name: str) -> Op:
+    """A record whose backward raises PyTorch's NotImplementedError for ``torch_name``."""
+    def vjp(g, s, n, needs):
+        raise NotImplementedError(
+            f"the derivative for '{torch_name}' is not implemented. (as in PyTorch: compute "
+            "it from a detached input, e.g. x.detach(), or differentiate the op you use "
+            "its result in)")
+    return Op(name, _computed, vjp, node_name=node_name,
+              jvp=_no_forward_ad(torch_name, "It has no derivative in PyTorch either."))
+
+
+def _not_implemented_n(name: str) -> Op:
+    """PyTorch's NotImplemented node for ``aten::<name>`` with any number of inputs."""
+    rule = _no_derivative(name, "It has no derivative in PyTorch either: detach() the input.")
+    return Op(name, _computed, lambda g, s, n, needs: rule(g, s, n),
+              node_name="torch::autograd::NotImplemented",
+              jvp=_no_forward_ad(name, "It has no derivative in PyTorch either."))
+
+
+unique2 = _underivable("unique2", "Unique2Backward0", "_unique2")
+unique_dim = _underivable("unique_dim", "UniqueDimBackward0", "unique_dim")
+unique_consecutive = _underivable("unique_consecutive", "UniqueConsecutiveBackward0",
+                                  "unique_consecutive")
+bincount = _not_implemented_n("bincount")
+histogram = _not_implemented_n("histogram")
