@@ -309,3 +309,76 @@ op("unravel_index", lambda m, i, shape: m.unravel_index(i, shape),
                 S(_i64([[6, -1], [0, 23]]), (4, 6)), S(_i64([3]), 5),
                 S(A(vals(rng, (2,))), (2, 3), desc="floating indices: error")],
    (), differentiable=False)
+
+
+# ----------------------------------------------------------------------------------
+# quantiles, covariance, integration (composites: their grad_fn names are PyTorch's)
+
+
+def _distinct(rng, shape):
+    """Values with no ties (order statistics are smooth there)."""
+    n = int(np.prod(shape))
+    return (rng.permutation(n) / n * 3 - 1.5 + rng.uniform(0, 0.01, n)).reshape(shape)
+
+
+def _quantile_samples(rng):
+    q2 = A(np.array([0.1, 0.5, 0.95]), grad=False)
+    nan = np.nan
+    out = [S(A(_distinct(rng, (3, 4))), 0.3), S(A(_distinct(rng, (3, 4))), 0.3, 1),
+           S(A(_distinct(rng, (3, 4))), 0.6, 0, True), S(A(_distinct(rng, (3, 4))), q2),
+           S(A(_distinct(rng, (2, 3, 4))), q2, 1, keepdim=True),
+           S(A(_distinct(rng, (3, 4))), 0.25, keepdim=True), S(A(_distinct(rng, (5,))), 1.0),
+           S(A(vals(rng, ())), 0.5), S(A(vals(rng, ())), 0.5, 0),
+           S(A([[1.0, nan, 3.0], [2.0, 0.5, 1.0]]), 0.4, 1, check_grad=False, desc="nans"),
+           S(A([[nan, nan], [2.0, 0.5]]), 0.4, 1, check_grad=False, desc="an all-nan row"),
+           S(A(vals(rng, (3,))), 1.5, desc="q out of range: error"),
+           S(A(vals(rng, (0,))), 0.5, desc="empty: error"),
+           S(A(vals(rng, (3,))), A(np.array([[0.5]]), grad=False), desc="2-D q: error"),
+           S(A(vals(rng, (3,))), 0.5, interpolation="cubic", desc="bad mode: error")]
+    for mode in ("lower", "higher", "midpoint", "nearest"):
+        out.append(S(A(_distinct(rng, (3, 5))), 0.3, 1, interpolation=mode))
+        out.append(S(A(_distinct(rng, (4, 3))), q2, 0, interpolation=mode))
+    return out
+
+
+op("quantile", lambda m, x, *a, **k: m.quantile(x, *a, **k), _quantile_samples,
+   ("sort", "gather", "lerp", "squeeze_inplace"), int_ok=True)
+op("nanquantile", lambda m, x, *a, **k: x.nanquantile(*a, **k), _quantile_samples,
+   ("sort", "gather", "lerp", "squeeze_inplace"), int_ok=True)
+
+
+def _cov_samples(rng):
+    return [S(A(vals(rng, (3, 5)))), S(A(vals(rng, (6,)))), S(A(vals(rng, (2, 4))), correction=0),
+            S(A(vals(rng, (2, 5))), fweights=_i64([1, 2, 0, 3, 1])),
+            S(A(vals(rng, (3, 4))), aweights=A(vals(rng, (4,), "pos"), grad=False)),
+            S(A(vals(rng, (3, 4))), correction=2, fweights=_i64([2, 1, 1, 3]),
+              aweights=A(vals(rng, (4,), "pos"))),
+            S(A(vals(rng, (2, 2, 2))), desc="3-D: error"),
+            S(A(vals(rng, (2, 3))), fweights=_i64([1, -1, 1]), desc="negative weights: error"),
+            S(A(vals(rng, (2, 3))), fweights=_i64([0, 0, 0]), desc="weights sum to 0: error"),
+            S(A(vals(rng, (2, 3))), aweights=_i64([1, 1, 1]), desc="integer aweights: error")]
+
+
+op("cov", lambda m, x, **k: m.cov(x, **k), _cov_samples, ("mm", "squeeze_all"), int_ok=True)
+op("corrcoef", lambda m, x: x.corrcoef(),
+   lambda rng: [S(A(vals(rng, (3, 5)))), S(A(vals(rng, (5,)))), S(A(vals(rng, (2, 4)))),
+                S(A(vals(rng, (2, 2, 2))), desc="3-D: error")], ("mm", "clamp"), int_ok=True)
+
+
+def _trapezoid_samples(rng):
+    x4 = A(np.cumsum(vals(rng, (4,), "pos")))
+    return [S(A(vals(rng, (3, 4)))), S(A(vals(rng, (3, 4))), dx=0.5),
+            S(A(vals(rng, (3, 4))), x4), S(A(vals(rng, (4, 3))), x4, dim=0),
+            S(A(vals(rng, (2, 3, 4))), A(np.cumsum(vals(rng, (3, 4), "pos"), -1))),
+            S(A(vals(rng, (3, 4))), A(np.cumsum(vals(rng, (3, 4), "pos"), -1))),
+            S(A(vals(rng, (2, 0)))), S(A(vals(rng, (3, 1)))),
+            S(A(vals(rng, (3, 4))), A(vals(rng, (3,))), desc="x of another length: error")]
+
+
+op("trapezoid", lambda m, y, *a, **k: m.trapezoid(y, *a, **k), _trapezoid_samples,
+   ("sum", "mul"), int_ok=True)
+op("trapz", lambda m, y, *a, **k: m.trapz(y, *a, **k),
+   lambda rng: [S(A(vals(rng, (3, 4))), dx=2.0), S(A(vals(rng, (4,))), A(vals(rng, (4,))))],
+   ("sum",), int_ok=True)
+op("cumulative_trapezoid", lambda m, y, *a, **k: m.cumulative_trapezoid(y, *a, **k),
+   _trapezoid_samples, ("cumsum",), int_ok=True)

@@ -25,7 +25,7 @@ from .._grad_mode import STATE
 from .._tensor import _make
 from ._core import _LOW, Op
 from .dispatch import apply
-from .jvp_rules import jvp_by_double_vjp, jvp_linear, jvp_reduction
+from .jvp_rules import jvp_by_double_vjp, jvp_elementwise, jvp_linear, jvp_reduction
 from .rule_helpers import _no_derivative, _no_forward_ad, rule_zeros
 from .table import _evenly_rule, _gather_at_indices_jvp, _kthvalue_fwd, _where, _where0
 from .table_shape import _gather_grid, _value_at_index_rule
@@ -370,3 +370,10 @@ unique_consecutive = _underivable("unique_consecutive", "UniqueConsecutiveBackwa
                                   "unique_consecutive")
 bincount = _not_implemented_n("bincount")
 histogram = _not_implemented_n("histogram")
+
+
+# div.Scalar (DivBackward1): ``x / c`` of a Python number as PyTorch's C++ compositions
+# call it (trapezoid's ``/ 2.``); Python's ``x / c`` is div.Tensor (DivBackward0). Its
+# twin mul.Scalar is ``mul_scalar`` in table_special.py.
+div_scalar = Op("div", lambda a, c: a / a.dtype.type(c), (lambda g, s, n: g / n._p,),
+                node_name="DivBackward1", jvp=jvp_elementwise)
