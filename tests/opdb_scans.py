@@ -382,3 +382,20 @@ op("trapz", lambda m, y, *a, **k: m.trapz(y, *a, **k),
    ("sum",), int_ok=True)
 op("cumulative_trapezoid", lambda m, y, *a, **k: m.cumulative_trapezoid(y, *a, **k),
    _trapezoid_samples, ("cumsum",), int_ok=True)
+
+
+def _renorm_samples(rng):
+    out = []
+    for p, dim, maxnorm in ((2, 0, 1.5), (1, 1, 1.0), (3, -1, 0.8), (1.5, 0, 1.2),
+                            (float("inf"), 1, 0.9), (0.5, 0, 6.0), (2, 0, 0.0)):
+        out.append(S(A(vals(rng, (3, 4))), p, dim, maxnorm))
+    out += [S(A(vals(rng, (2, 3, 4))), 2, 1, 1.0), S(A(vals(rng, (3, 4)), layout="T"), 2, 0, 1.),
+            S(A(vals(rng, (3, 4))), 2, 0, 100.0, desc="no slice above maxnorm"),
+            S(A(vals(rng, (3,))), 2, 0, 1.0, desc="1-D: error"),
+            S(A(vals(rng, (3, 4))), 0, 0, 1.0, desc="p = 0: error"),
+            S(A(vals(rng, (3, 4))), 2, 0, -1.0, desc="negative maxnorm: error")]
+    return out
+
+
+op("renorm", lambda m, x, *a: x.renorm(*a), _renorm_samples, ("renorm",), inplace="renorm_",
+   int_ok=True)

@@ -52,6 +52,7 @@ def _args(m, name: str, rg: bool):
         "index_reduce": ((1, m.tensor([1, 0, 1]), t(_Y), "prod"), {}),
         "masked_scatter": ((m.tensor(_X > 0.4), t(_Y)), {}),
         "put": ((m.tensor([4, 0, 4]), t(_Y[0])), {"accumulate": True}),
+        "renorm": ((2, 0, 0.9), {}),
         "addmm": ((t(np.arange(8.0).reshape(2, 4) / 8), t(np.arange(12.0).reshape(4, 3) / 12)),
                   {}),
         "round": ((), {"decimals": 1}),

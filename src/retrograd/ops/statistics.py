@@ -397,3 +397,28 @@ def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None
         return _div_c(((left + right) * _spacing(y, x, d)).cumsum(d), 2.0)
     step = 1.0 if dx is None else dx
     return _mul_c(left + right, step / 2.0).cumsum(d)
+
+
+@public(inplace=True)
+def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:  # noqa: A002
+    """``input`` with each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` scaled
+    down to norm ``maxnorm`` (the others unchanged).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.renorm(torch.tensor([[3., 4.], [0.3, 0.4]]), 2, 0, 1.)
+        tensor([[0.6000, 0.8000],
+                [0.3000, 0.4000]])
+    """
+    if input._data.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got "
+                           f"{input._data.ndim} dimensions")
+    if input._data.dtype not in FLOAT_NP:
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {_LEGACY_NAMES[input.dtype.name]}")
+    if not p > 0:
+        raise RuntimeError(f"renorm: non-positive-norm not supported (p = {p}: pass p > 0)")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    d = _wrap_dim(dim, input._data.ndim)
+    return apply(TS.renorm, (input,), (float(p), d, float(maxnorm)))

@@ -27,7 +27,16 @@ from ._core import _LOW, Op
 from .dispatch import apply
 from .jvp_rules import jvp_by_double_vjp, jvp_elementwise, jvp_linear, jvp_reduction
 from .rule_helpers import _no_derivative, _no_forward_ad, rule_zeros
-from .table import _evenly_rule, _gather_at_indices_jvp, _kthvalue_fwd, _where, _where0
+from .table import (
+    _evenly_rule,
+    _gather_at_indices_jvp,
+    _kthvalue_fwd,
+    _norm_fwd,
+    _where,
+    _where0,
+    norm_backward,
+    vector_norm,
+)
 from .table_shape import _gather_grid, _value_at_index_rule
 
 # ---------------------------------------------------------------------------------
@@ -377,3 +386,36 @@ histogram = _not_implemented_n("histogram")
 # twin mul.Scalar is ``mul_scalar`` in table_special.py.
 div_scalar = Op("div", lambda a, c: a / a.dtype.type(c), (lambda g, s, n: g / n._p,),
                 node_name="DivBackward1", jvp=jvp_elementwise)
+
+
+# ---------------------------------------------------------------------------------
+# renorm (p = (p, dim, maxnorm)): each slice along dim scaled down to norm maxnorm
+
+
+def _renorm_dims(ndim: int, dim: int) -> tuple:
+    return tuple(k for k in range(ndim) if k != dim)
+
+
+def _renorm_fwd(a, p):
+    ordv, dim, maxnorm = p
+    norm = _norm_fwd(a, (_renorm_dims(a.ndim, dim), True, ordv, None))
+    t = a.dtype.type
+    with np.errstate(divide="ignore"):
+        factor = np.where(norm > maxnorm, t(maxnorm) / (norm + t(1e-7)), t(1))
+    return (a * factor.astype(a.dtype)).astype(a.dtype, copy=False)
+
+
+def _renorm_rule(g, s, n):
+    # PyTorch's renorm_backward: factor * g minus the norm's own gradient, where the
+    # slice was scaled; g itself elsewhere
+    a = s[0]
+    ordv, dim, maxnorm = n._p
+    dims = _renorm_dims(a.ndim, dim)
+    norm = apply(vector_norm, (a,), (dims, True, ordv, None))
+    nb = norm_backward((a * g).sum(dims, keepdim=True), a, norm, ordv, dims)
+    inv = (norm + 1e-7).reciprocal()
+    factor = inv * maxnorm
+    return _where(norm > maxnorm, factor * g - (factor * inv) * nb, g)
+
+
+renorm = Op("renorm", _renorm_fwd, (_renorm_rule,), (0,), jvp=jvp_by_double_vjp)
