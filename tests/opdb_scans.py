@@ -399,3 +399,21 @@ def _renorm_samples(rng):
 
 op("renorm", lambda m, x, *a: x.renorm(*a), _renorm_samples, ("renorm",), inplace="renorm_",
    int_ok=True)
+
+
+def _gradient_samples(rng):
+    c4 = A(np.cumsum(vals(rng, (4,), "pos")), grad=False)
+    c3 = A(np.cumsum(vals(rng, (3,), "pos")), grad=False)
+    return [S(A(vals(rng, (5,)))), S(A(vals(rng, (3, 4)))), S(A(vals(rng, (3, 4))), spacing=2.0),
+            S(A(vals(rng, (3, 4))), spacing=[0.5, 2.0], edge_order=2),
+            S(A(vals(rng, (3, 4))), spacing=[c3, c4]), S(A(vals(rng, (3, 4))), spacing=[c4], dim=1),
+            S(A(vals(rng, (3, 4))), spacing=[c3, c4], edge_order=2),
+            S(A(vals(rng, (2, 3, 4))), dim=-1, edge_order=2),
+            S(A(vals(rng, (2, 3, 4))), dim=[0, 2]),
+            S(A(vals(rng, (2, 4))), spacing=[1.0], desc="spacing list too short: error"),
+            S(A(vals(rng, (2, 4))), edge_order=2, desc="dim too short for edge_order: error"),
+            S(A(vals(rng, (3, 4))), edge_order=3, desc="edge_order 3: error")]
+
+
+op("gradient", lambda m, x, **k: m.gradient(x, **k), _gradient_samples, ("cat", "div"),
+   int_ok=True)

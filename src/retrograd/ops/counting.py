@@ -288,7 +288,7 @@ def _index_result(idx: np.ndarray, out_int32: bool) -> Tensor:
     return _make(np.asarray(idx, dtype=np.int32 if out_int32 else np.int64))
 
 
-@public
+@public(method=False)
 def bucketize(input, boundaries: Tensor, *, out_int32: bool = False,  # noqa: A002
               right: bool = False) -> Tensor:
     """The index of the bucket each element of ``input`` falls in, between the 1-D sorted
@@ -345,7 +345,7 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False,  # 
                          out_int32)
 
 
-@public
+@public(method=False)
 def isin(elements, test_elements, *, assume_unique: bool = False,
          invert: bool = False) -> Tensor:
     """True where an element of ``elements`` occurs in ``test_elements`` (False with

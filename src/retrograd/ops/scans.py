@@ -1,4 +1,5 @@
-"""Scans along a dim: ``cummax``, ``cummin``, ``logcumsumexp``, and ``diff``.
+"""Scans and differences along a dim: ``cummax``, ``cummin``, ``logcumsumexp``, ``diff``
+and ``gradient``.
 
 Example:
     >>> import retrograd as torch
@@ -19,6 +20,7 @@ from .dispatch import apply
 from .public import public
 from .reductions import _rt
 from .shape import cat
+from .statistics import _div_c, _mul_c
 
 
 def _running_indices(data: np.ndarray, dim: int, keep) -> np.ndarray:
@@ -122,3 +124,97 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
         hi, lo = x.narrow(d, 1, size - 1), x.narrow(d, 0, size - 1)
         x = hi.logical_xor(lo) if x._data.dtype == np.bool_ else hi - lo
     return x
+
+
+def _edge_slices(x: Tensor, d: int, edge_order: int):
+    """The slices of ``x`` along ``d`` the one-sided differences read: (first, second,
+    third, third-last, second-last, last); the third ones only for ``edge_order`` 2."""
+    n = x.shape[d]
+    at = [0, 1, 2, n - 3, n - 2, n - 1] if edge_order == 2 else [0, 1, None, None, n - 2, n - 1]
+    return [None if k is None else x.narrow(d, k, 1) for k in at]
+
+
+def _gradient_uniform(x: Tensor, d: int, h, edge_order: int) -> Tensor:
+    """PyTorch's gradient_helper_float along ``d``: central differences inside, one-sided
+    ones of order ``edge_order`` at the ends, samples ``h`` apart."""
+    n = x.shape[d]
+    center = _div_c(x.narrow(d, 2, n - 2) - x.narrow(d, 0, n - 2), h)
+    first, second, third, third_last, second_last, last = _edge_slices(x, d, edge_order)
+    if edge_order == 1:
+        before = _div_c(second - first, h)
+        after = _div_c(last - second_last, h)
+    else:
+        before = _div_c(_mul_c(first, -1.5) + _mul_c(second, 2) - _mul_c(third, 0.5), h)
+        after = _div_c(_mul_c(third_last, 0.5) - _mul_c(second_last, 2) + _mul_c(last, 1.5), h)
+    return cat([before, _div_c(center, 2), after], d)
+
+
+def _gradient_coordinates(x: Tensor, d: int, coords: Tensor, edge_order: int) -> Tensor:
+    """PyTorch's gradient_helper along ``d`` for samples at the 1-D ``coords``."""
+    if coords.ndim != 1:
+        raise RuntimeError("torch.gradient expected each element of spacing to have one "
+                           f"dimension, but got an element with {coords.ndim} dimensions!")
+    n = x.shape[d]
+    shape = [1] * x.ndim
+    shape[d] = -1
+    h = coords.diff()
+    h1, h2 = h.narrow(0, 0, h.shape[0] - 1), h.narrow(0, 1, h.shape[0] - 1)
+    a = (-h2 / (h1 * (h1 + h2))).reshape(shape)
+    b = ((h2 - h1) / (h1 * h2)).reshape(shape)
+    c = (h1 / (h2 * (h1 + h2))).reshape(shape)
+    center = a * x.narrow(d, 0, n - 2) + b * x.narrow(d, 1, n - 2) + c * x.narrow(d, 2, n - 2)
+    first, second, third, third_last, second_last, last = _edge_slices(x, d, edge_order)
+    if edge_order == 1:
+        before = (second - first) / h[0]
+        after = (last - second_last) / h[-1]
+    else:
+        s0, s1, e1, e2 = h[0], h[1], h[-1], h[-2]
+        before = (-(2.0 * s0 + s1) / (s0 * (s0 + s1)) * first + (s0 + s1) / (s0 * s1) * second
+                  + (-s0) / (s1 * (s0 + s1)) * third)
+        after = (e1 / (e2 * (e1 + e2)) * third_last - (e1 + e2) / (e1 * e2) * second_last
+                 + (2 * e1 + e2) / (e1 * (e1 + e2)) * last)
+    return cat([before, center, after], d)
+
+
+@public(method=False)
+def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1) -> tuple:  # noqa: A002
+    """Estimates of the derivatives of the function sampled by ``input``, one tensor per
+    dim of ``dim`` (all dims by default): second-order central differences inside,
+    one-sided ones of order ``edge_order`` (1 or 2) at the ends. ``spacing`` is the
+    distance between samples (a number, or one per dim) or their coordinates (one 1-D
+    tensor per dim).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.gradient(torch.tensor([1., 4., 9., 16.]))
+        (tensor([3., 4., 6., 7.]),)
+        >>> torch.gradient(torch.tensor([1., 4., 9., 16.]), spacing=2.0, edge_order=2)
+        (tensor([1., 2., 3., 4.]),)
+    """
+    if input._data.dtype == np.uint8:
+        raise RuntimeError("torch.gradient does not support uint8 input.")
+    dims = (list(range(input.ndim)) if dim is None
+            else [dim] if isinstance(dim, int) else list(dim))
+    listed = isinstance(spacing, (list, tuple))
+    if listed and dim is None and len(spacing) != input.ndim:
+        raise RuntimeError(
+            "torch.gradient expected spacing to be unspecified, a scalar, or a list of length "
+            f"equal to 'self.dim() = {input.ndim}', since dim argument was not given, but got "
+            f"a list of length {len(spacing)}")
+    if listed and dim is not None and len(spacing) != len(dims):
+        raise RuntimeError(
+            "torch.gradient expected spacing to be unspecified, a scalar or it's spacing and "
+            "dim arguments to have the same length, but got a spacing argument of length "
+            f"{len(spacing)} and a dim argument of length {len(dims)}.")
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    wrapped = [_wrap_dim(k, input.ndim) for k in dims]
+    if len(set(wrapped)) != len(wrapped):
+        raise RuntimeError(f"dim {wrapped[0]} appears multiple times in the list of dims")
+    if any(input.shape[k] < edge_order + 1 for k in wrapped):
+        raise RuntimeError("torch.gradient expected each dimension size to be at least "
+                           "edge_order+1")
+    steps = list(spacing) if listed else [spacing] * len(wrapped)
+    return tuple(
+        _gradient_coordinates(input, k, h, edge_order) if isinstance(h, Tensor)
+        else _gradient_uniform(input, k, h, edge_order) for k, h in zip(wrapped, steps))
