@@ -153,3 +153,51 @@ def test_histogram_and_histc_bins_match_torch_on_random_data():
         r, t = _both(lambda m, a=a, bins=bins: m.histogram(m.tensor(a), bins))
         np.testing.assert_array_equal(r.hist.numpy(), t.hist.numpy())
         np.testing.assert_array_equal(r.bin_edges.numpy(), t.bin_edges.numpy())
+
+
+_X = np.array([[0.5, -1.0, 2.0, 0.25], [1.5, 0.75, -0.5, 3.0], [2.5, -2.0, 1.0, 0.0]])
+
+
+@pytest.mark.parametrize("name,call,nout", [
+    ("cummax", lambda m, x, o: m.cummax(x, 1, out=o), 2),
+    ("cummin", lambda m, x, o: m.cummin(x, 0, out=o), 2),
+    ("logcumsumexp", lambda m, x, o: m.logcumsumexp(x, 1, out=o), 1),
+    ("diff", lambda m, x, o: m.diff(x, 2, 0, out=o), 1),
+    ("histc", lambda m, x, o: m.histc(x, 5, out=o), 1),
+    ("histogram", lambda m, x, o: m.histogram(x, 4, out=o), 2),
+    ("bucketize", lambda m, x, o: m.bucketize(x, m.tensor([0.0, 1.0]), out=o), 1),
+    ("searchsorted", lambda m, x, o: m.searchsorted(m.tensor([0.0, 1.0]), x, out=o), 1),
+    ("isin", lambda m, x, o: m.isin(x, m.tensor([0.5, 3.0]), out=o), 1),
+    ("quantile", lambda m, x, o: m.quantile(x, 0.3, 1, out=o), 1),
+    ("nanquantile", lambda m, x, o: m.nanquantile(x, 0.7, out=o), 1),
+    ("nanmedian", lambda m, x, o: m.nanmedian(x, 1, out=o), 2),
+    ("mode", lambda m, x, o: m.mode(x, 0, out=o), 2),
+    ("msort", lambda m, x, o: m.msort(x, out=o), 1),
+    ("renorm", lambda m, x, o: m.renorm(x, 2, 0, 1.0, out=o), 1),
+    ("scatter_reduce", lambda m, x, o: m.scatter_reduce(
+        x, 0, m.tensor([[0, 1, 0, 2]]), x[1:2], "amax", out=o), 1),
+    ("index_reduce", lambda m, x, o: m.index_reduce(
+        x, 1, m.tensor([0, 0]), x[:, :2], "prod", out=o), 1),
+])
+def test_out_forms_match_torch(name, call, nout):
+    """out=: the values written and the tensors returned; with an input that requires grad,
+    refused where PyTorch refuses, else the same requires_grad on out."""
+    values, graded = [], []
+    for m in (R, torch):
+        x = m.tensor(_X)
+        ref = call(m, x, None)
+        refs = list(ref) if nout > 1 else [ref]
+        outs = [m.empty(0, dtype=r.dtype) for r in refs]
+        got = call(m, x, tuple(outs) if nout > 1 else outs[0])
+        gots = list(got) if nout > 1 else [got]
+        assert all(g is o for g, o in zip(gots, outs))
+        values.append([o.numpy() for o in outs])
+        fresh = [m.empty(0, dtype=r.dtype) for r in refs]
+        try:
+            y = call(m, m.tensor(_X, requires_grad=True), tuple(fresh) if nout > 1 else fresh[0])
+            graded.append((y[0] if nout > 1 else y).requires_grad)
+        except RuntimeError as e:
+            graded.append(type(e))
+    for r, t in zip(*values):
+        np.testing.assert_allclose(r, t, rtol=1e-12, atol=0)
+    assert graded[0] == graded[1], graded

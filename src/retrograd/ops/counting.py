@@ -21,6 +21,7 @@ from . import table_scan as TS
 from ._core import FLOAT_NP
 from .creation import _linspace_values
 from .dispatch import apply
+from .out_arg import with_out
 from .public import public
 
 
@@ -190,7 +191,8 @@ def _check_floating(input: Tensor) -> None:  # noqa: A002
 
 
 @public
-def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:  # noqa: A001,A002
+def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *,  # noqa: A001,A002
+          out: Tensor | None = None) -> Tensor:
     """A histogram of ``bins`` equal-width bins over [min, max] (the data's range when
     min == max); elements outside are ignored.
 
@@ -206,12 +208,12 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     lo, hi = _outer_edges("torch.histc", data, min, max, 1.0)
     edges = _linspace_values(lo, hi, bins + 1, data.dtype)
     counts = _histogram_counts(data.reshape(-1), edges, None, True)
-    return _make(counts.astype(data.dtype))
+    return with_out("histc", _make(counts.astype(data.dtype)), out)  # (no derivative)
 
 
 @public
 def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = None,  # noqa: A002
-              density: bool = False):
+              density: bool = False, out=None):
     """A histogram of ``input``: ``bins`` equal-width bins over ``range`` (the data's by
     default) or the given bin edges; ``weight`` weighs each element, ``density`` divides
     by the total and the bin widths. Returns (hist, bin_edges).
@@ -250,8 +252,9 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = No
         widths = np.diff(edges)
         total = hist.sum()
         hist = (hist / (total * widths)).astype(data.dtype)
-    return HistogramResult(*apply(TS.histogram, tuple(inputs), (hist, np.array(edges)),
-                                  nout=2))
+    return with_out("histogram", HistogramResult(*apply(
+        TS.histogram, tuple(inputs), (hist, np.array(edges)), nout=2)), out, inputs,
+        through_copy=True)
 
 
 class HistogramResult(collections.namedtuple("histogram", ["hist", "bin_edges"])):
@@ -290,7 +293,7 @@ def _index_result(idx: np.ndarray, out_int32: bool) -> Tensor:
 
 @public(method=False)
 def bucketize(input, boundaries: Tensor, *, out_int32: bool = False,  # noqa: A002
-              right: bool = False) -> Tensor:
+              right: bool = False, out: Tensor | None = None) -> Tensor:
     """The index of the bucket each element of ``input`` falls in, between the 1-D sorted
     ``boundaries`` (``right``: a value equal to a boundary goes to the bucket after it).
 
@@ -303,14 +306,14 @@ def bucketize(input, boundaries: Tensor, *, out_int32: bool = False,  # noqa: A0
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim("
                            f"{boundaries._data.ndim})")
     values = _as_values(input)
-    return _index_result(_sorted_search(boundaries._data, values,
-                                        "right" if right else "left", None), out_int32)
+    return with_out("bucketize", _index_result(_sorted_search(
+        boundaries._data, values, "right" if right else "left", None), out_int32), out)
 
 
 @public(method=False)
 def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False,  # noqa: A002
                  right: bool = False, side: str | None = None,
-                 sorter: Tensor | None = None) -> Tensor:
+                 sorter: Tensor | None = None, out: Tensor | None = None) -> Tensor:
     """Where each element of ``input`` would be inserted into the innermost dim of
     ``sorted_sequence`` to keep it sorted (``side='right'``/``right``: after equal ones;
     ``sorter``: the indices that sort an unsorted sequence).
@@ -341,13 +344,13 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False,  # 
                                f"tensor {list(sorter.shape)}")
         srt = sorter._data.astype(np.int64)
     use_right = right or side == "right"
-    return _index_result(_sorted_search(seq, values, "right" if use_right else "left", srt),
-                         out_int32)
+    return with_out("searchsorted", _index_result(
+        _sorted_search(seq, values, "right" if use_right else "left", srt), out_int32), out)
 
 
 @public(method=False)
 def isin(elements, test_elements, *, assume_unique: bool = False,
-         invert: bool = False) -> Tensor:
+         invert: bool = False, out: Tensor | None = None) -> Tensor:
     """True where an element of ``elements`` occurs in ``test_elements`` (False with
     ``invert``); either may be a number.
 
@@ -363,7 +366,7 @@ def isin(elements, test_elements, *, assume_unique: bool = False,
     a = np.asarray(elements._data if isinstance(elements, Tensor) else elements, dt.np)
     b = np.asarray(test_elements._data if isinstance(test_elements, Tensor)
                    else test_elements, dt.np)
-    return _make(np.asarray(np.isin(a, b, invert=invert)))
+    return with_out("isin", _make(np.asarray(np.isin(a, b, invert=invert))), out)
 
 
 @public(method=False)

@@ -17,6 +17,7 @@ from .._tensor import _LEGACY_NAMES, Tensor, _make, _wrap_dim
 from . import table_scan as TS
 from ._core import FLOAT_NP
 from .dispatch import apply
+from .out_arg import with_out
 from .public import public
 from .reductions import _rt
 from .shape import cat
@@ -42,18 +43,18 @@ def _running_indices(data: np.ndarray, dim: int, keep) -> np.ndarray:
     return np.moveaxis(idx, -1, dim)
 
 
-def _cummaxmin(op, name: str, input: Tensor, dim: int, keep):  # noqa: A002
+def _cummaxmin(op, name: str, input: Tensor, dim: int, keep, out):  # noqa: A002
     d = _wrap_dim(dim, input._data.ndim)
     if input._data.ndim == 0:
         idx = np.zeros((), np.int64)
     else:
         idx = _running_indices(input._data, d, keep)
     it = _make(idx)
-    return _rt(name)(apply(op, (input,), (d, it)), it)
+    return with_out(name, _rt(name)(apply(op, (input,), (d, it)), it), out, (input,))
 
 
 @public
-def cummax(input: Tensor, dim: int):  # noqa: A002
+def cummax(input: Tensor, dim: int, *, out=None):  # noqa: A002
     """The running maximum along ``dim`` and the index where it was reached (the latest of
     equal values; a nan, once met, is the maximum from there on).
 
@@ -62,11 +63,11 @@ def cummax(input: Tensor, dim: int):  # noqa: A002
         >>> torch.cummax(torch.tensor([2., 1., 2.]), 0).indices
         tensor([0, 0, 2])
     """
-    return _cummaxmin(TS.cummax, "cummax", input, dim, np.greater_equal)
+    return _cummaxmin(TS.cummax, "cummax", input, dim, np.greater_equal, out)
 
 
 @public
-def cummin(input: Tensor, dim: int):  # noqa: A002
+def cummin(input: Tensor, dim: int, *, out=None):  # noqa: A002
     """The running minimum along ``dim`` and the index where it was reached (the latest of
     equal values; a nan, once met, is the minimum from there on).
 
@@ -75,11 +76,11 @@ def cummin(input: Tensor, dim: int):  # noqa: A002
         >>> torch.cummin(torch.tensor([3., 1., 2.]), 0).values
         tensor([3., 1., 1.])
     """
-    return _cummaxmin(TS.cummin, "cummin", input, dim, np.less_equal)
+    return _cummaxmin(TS.cummin, "cummin", input, dim, np.less_equal, out)
 
 
 @public
-def logcumsumexp(input: Tensor, dim: int) -> Tensor:  # noqa: A002
+def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """``log(cumsum(exp(input)))`` along ``dim``, computed without overflow.
 
     Example:
@@ -92,12 +93,13 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:  # noqa: A002
             f'"logcumsumexp_out_cpu" not implemented for '
             f"'{_LEGACY_NAMES[input.dtype.name]}' (logcumsumexp takes floating-point "
             "tensors: convert first, e.g. x.float())")
-    return apply(TS.logcumsumexp, (input,), (_wrap_dim(dim, input._data.ndim),))
+    return with_out("logcumsumexp", apply(TS.logcumsumexp, (input,),
+                                          (_wrap_dim(dim, input._data.ndim),)), out, (input,))
 
 
 @public
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,  # noqa: A002
-         append: Tensor | None = None) -> Tensor:
+         append: Tensor | None = None, *, out: Tensor | None = None) -> Tensor:
     """The ``n``-th forward difference along ``dim``, after ``prepend`` and ``append`` are
     concatenated to ``input`` (bool tensors: ``!=``, as in PyTorch).
 
@@ -123,7 +125,7 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
             break
         hi, lo = x.narrow(d, 1, size - 1), x.narrow(d, 0, size - 1)
         x = hi.logical_xor(lo) if x._data.dtype == np.bool_ else hi - lo
-    return x
+    return with_out("diff", x, out, parts)
 
 
 def _edge_slices(x: Tensor, d: int, edge_order: int):

@@ -16,6 +16,7 @@ from .._tensor import _LEGACY_NAMES, Tensor, _wrap_dim
 from . import table_scan as TS
 from .dispatch import apply
 from .indexing import _check_index
+from .out_arg import with_out
 from .public import public
 
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
@@ -30,7 +31,8 @@ def _same_dtype(fn: str, input: Tensor, src: Tensor, what: str = "src") -> None:
 
 @public(inplace=True)
 def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor,  # noqa: A002
-                   reduce: str, *, include_self: bool = True) -> Tensor:
+                   reduce: str, *, include_self: bool = True,
+                   out: Tensor | None = None) -> Tensor:
     """``src`` reduced into ``input`` at ``index`` along ``dim`` with ``reduce`` ('sum',
     'prod', 'mean', 'amax' or 'amin'); ``include_self=False`` leaves ``input``'s own values
     out of the positions written to.
@@ -49,12 +51,14 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor,  # noqa:
         raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
     _check_index(index.long(), "scatter_reduce", input, d)
     _same_dtype("scatter", input, src)
-    return apply(TS.scatter_reduce, (input, index.long(), src), (d, reduce, bool(include_self)))
+    return with_out("scatter_reduce", apply(TS.scatter_reduce, (input, index.long(), src),
+                                            (d, reduce, bool(include_self))), out, (input, src))
 
 
 @public(inplace=True)
 def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor,  # noqa: A002
-                 reduce: str, *, include_self: bool = True) -> Tensor:
+                 reduce: str, *, include_self: bool = True,
+                 out: Tensor | None = None) -> Tensor:
     """``source``'s slices along ``dim`` reduced into ``input``'s slices ``index`` with
     ``reduce`` ('prod', 'mean', 'amax' or 'amin').
 
@@ -82,8 +86,9 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor,  # noqa
     if bad.size:
         raise IndexError(f"index out of range in self (index {int(bad[0])} along dim {d} of "
                          f"size {size}: every index must lie in [0, {size - 1}])")
-    return apply(TS.index_reduce, (input, index.long().reshape(-1), source),
-                 (d, reduce, bool(include_self)))
+    return with_out("index_reduce", apply(TS.index_reduce, (input, index.long().reshape(-1),
+                                                          source), (d, reduce, bool(include_self))),
+                    out, (input, source))
 
 
 @public(inplace=True)

@@ -18,6 +18,7 @@ from . import table as T
 from . import table_scan as TS
 from ._core import FLOAT_NP
 from .dispatch import apply, unary
+from .out_arg import with_out
 from .public import public
 from .reductions import _rt
 from .sorting import sort
@@ -48,7 +49,8 @@ def _check_reduction_dim(fn: str, input: Tensor, d: int) -> None:  # noqa: A002
 
 
 @public
-def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False):  # noqa: A002
+def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False, *,  # noqa: A002
+              out=None):
     """The lower median of the elements that are not nan, of all elements or along ``dim``
     with its index (nan where a slice is all nan).
 
@@ -58,12 +60,16 @@ def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False):  # 
         tensor([1., 2.])
     """
     if dim is None:
+        if out is not None:
+            raise TypeError("nanmedian() received an invalid combination of arguments: out= "
+                            "needs a dim (the median of all elements has no out= form)")
         return apply(TS.nanmedian_all, (input,))
     d = _wrap_dim(dim, input._data.ndim)
     data = input._data
     if data.ndim == 0:
         it = _make(np.zeros((), np.int64))
-        return _rt("nanmedian")(apply(TS.nanmedian_dim, (input,), (0, True, it)), it)
+        return with_out("nanmedian", _rt("nanmedian")(
+            apply(TS.nanmedian_dim, (input,), (0, True, it)), it), out, (input,))
     _check_reduction_dim("nanmedian", input, d)
     rows = _slices(data, d)
     order = np.argsort(rows, axis=1, kind="stable")  # nans last
@@ -72,7 +78,8 @@ def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False):  # 
     pos = np.maximum((valid - 1) // 2, 0)
     idx = order[np.arange(len(rows)), pos] if rows.shape[1] else np.zeros(len(rows), np.int64)
     it = _indices_back(idx, data, d, keepdim)
-    return _rt("nanmedian")(apply(TS.nanmedian_dim, (input,), (d, bool(keepdim), it)), it)
+    return with_out("nanmedian", _rt("nanmedian")(
+        apply(TS.nanmedian_dim, (input,), (d, bool(keepdim), it)), it), out, (input,))
 
 
 def _mode_row(row: np.ndarray) -> int:
@@ -86,7 +93,7 @@ def _mode_row(row: np.ndarray) -> int:
 
 
 @public
-def mode(input: Tensor, dim: int = -1, keepdim: bool = False):  # noqa: A002
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out=None):  # noqa: A002
     """The most frequent value along ``dim`` (the smallest if several are as frequent) and
     the index of its last occurrence.
 
@@ -100,18 +107,20 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False):  # noqa: A002
     data = input._data
     if data.ndim == 0:
         it = _make(np.zeros((), np.int64))
-        return _rt("mode")(apply(T.take_ops["mode"], (input, it), (0, True)), it)
+        return with_out("mode", _rt("mode")(apply(T.take_ops["mode"], (input, it), (0, True)),
+                                            it), out, (input,))
     d = _wrap_dim(dim, data.ndim)
     _check_reduction_dim("mode", input, d)
     rows = _slices(data, d)
     idx = np.array([_mode_row(r) for r in rows] if rows.shape[1] else [0] * len(rows),
                    dtype=np.int64)
     it = _indices_back(idx, data, d, keepdim)
-    return _rt("mode")(apply(T.take_ops["mode"], (input, it), (d, bool(keepdim))), it)
+    return with_out("mode", _rt("mode")(
+        apply(T.take_ops["mode"], (input, it), (d, bool(keepdim))), it), out, (input,))
 
 
 @public
-def msort(input: Tensor) -> Tensor:  # noqa: A002
+def msort(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """``input`` sorted along its first dim (``sort(input, dim=0).values``).
 
     Example:
@@ -120,7 +129,7 @@ def msort(input: Tensor) -> Tensor:  # noqa: A002
         tensor([[1., 1.],
                 [3., 2.]])
     """
-    return sort(input, 0).values
+    return with_out("msort", sort(input, 0).values, out, (input,))
 
 
 # ---------------------------------------------------------------------------------
@@ -195,7 +204,7 @@ def _quantile(fn: str, input: Tensor, q, dim, keepdim: bool, interpolation: str,
 
 @public
 def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,  # noqa: A002
-             interpolation: str = "linear") -> Tensor:
+             interpolation: str = "linear", out: Tensor | None = None) -> Tensor:
     """The ``q``-th quantiles (a number or a 1-D tensor in [0, 1]) of all elements or along
     ``dim``, between order statistics by ``interpolation`` ('linear', 'lower', 'higher',
     'midpoint' or 'nearest'); nan where a slice holds a nan.
@@ -205,12 +214,13 @@ def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
         >>> torch.quantile(torch.tensor([1., 2., 4., 8.]), 0.5)
         tensor(3.)
     """
-    return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
+    return with_out("quantile", _quantile("quantile", input, q, dim, keepdim, interpolation,
+                                          False), out, (input, q), through_copy=True)
 
 
 @public
 def nanquantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,  # noqa: A002
-                interpolation: str = "linear") -> Tensor:
+                interpolation: str = "linear", out: Tensor | None = None) -> Tensor:
     """``quantile`` of the elements that are not nan (nan where a slice is all nan).
 
     Example:
@@ -218,7 +228,9 @@ def nanquantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False,
         >>> torch.nanquantile(torch.tensor([1., float("nan"), 4., 8.]), 0.5)
         tensor(4.)
     """
-    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
+    return with_out("nanquantile", _quantile("nanquantile", input, q, dim, keepdim,
+                                             interpolation, True), out, (input, q),
+                    through_copy=True)
 
 
 # ---------------------------------------------------------------------------------
@@ -400,7 +412,8 @@ def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None
 
 
 @public(inplace=True)
-def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:  # noqa: A002
+def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *,  # noqa: A002
+           out: Tensor | None = None) -> Tensor:
     """``input`` with each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` scaled
     down to norm ``maxnorm`` (the others unchanged).
 
@@ -421,4 +434,5 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:  # noqa
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
     d = _wrap_dim(dim, input._data.ndim)
-    return apply(TS.renorm, (input,), (float(p), d, float(maxnorm)))
+    return with_out("renorm", apply(TS.renorm, (input,), (float(p), d, float(maxnorm))), out,
+                    (input,))
