@@ -417,3 +417,20 @@ def _gradient_samples(rng):
 
 op("gradient", lambda m, x, **k: m.gradient(x, **k), _gradient_samples, ("cat", "div"),
    int_ok=True)
+
+
+def _histogramdd_samples(rng):
+    pts = A(np.round(vals(rng, (12, 2)), 1))
+    return [S(pts, 3), S(pts, [2, 4], range=[-1.0, 1.0, -2.0, 2.0]),
+            S(A(np.round(vals(rng, (2, 5, 3)), 1)), [2, 1, 3], density=True),
+            S(pts, 2, weight=A(vals(rng, (12,), "pos"))),
+            S(pts, [A(np.array([-2.0, 0.0, 2.0]), grad=False),
+                    A(np.array([-1.0, -0.5, 0.5, 1.0]), grad=False)]),
+            S(A(np.round(vals(rng, (6, 1)), 1)), 4),
+            S(A(vals(rng, (4,))), 2, desc="1-D input: error"),
+            S(pts, [2], desc="bins of another length: error"),
+            S(pts, 2, range=[0.0, 1.0], desc="range of another length: error")]
+
+
+op("histogramdd", lambda m, x, *a, **k: m.histogramdd(x, *a, **k), _histogramdd_samples,
+   ("_histogramdd_bin_edges", "_histogramdd_from_bin_cts"), differentiable=False, int_ok=True)

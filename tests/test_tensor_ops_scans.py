@@ -126,8 +126,10 @@ def test_new_ops_are_functions_and_methods():
     lambda m, x: m.histogram(x, 3).hist,
     lambda m, x: m.histogram(x, 3).bin_edges,
     lambda m, x: m.bincount(m.tensor([0, 1, 1]), x[:, 0]),
+    lambda m, x: m.histogramdd(x, 2).hist,
+    lambda m, x: m.histogramdd(x, 2).bin_edges[1],
 ], ids=["unique", "unique-dim", "unique_consecutive", "histogram-hist", "histogram-edges",
-        "bincount-weights"])
+        "bincount-weights", "histogramdd-hist", "histogramdd-edges"])
 def test_nodes_without_a_derivative_raise_as_torch(call):
     """A result of a tensor that requires grad has PyTorch's node; its backward raises."""
     errors = []

@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+import builtins
 import collections
 
 import numpy as np
@@ -394,4 +395,95 @@ def unravel_index(indices: Tensor, shape) -> tuple:
         coords.append(np.mod(rest, size) if size else np.zeros_like(rest))
         rest = np.floor_divide(rest, size) if size else rest
     return tuple(_make(np.array(c)) for c in reversed(coords))  # (0-d stays 0-d)
+
+
+
+class HistogramddResult(collections.namedtuple("histogramdd", ["hist", "bin_edges"])):
+    """PyTorch's ``torch.return_types.histogramdd``: (hist, bin_edges tuple)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return (f"torch.return_types.histogramdd(\nhist={self.hist!r},\n"
+                f"bin_edges={self.bin_edges!r})")
+
+
+@public(method=False)
+def histogramdd(input: Tensor, bins=10, *, range=None, weight: Tensor | None = None,  # noqa: A002
+                density: bool = False):
+    """A histogram of the points in ``input``'s last dim (D coordinates each): ``bins`` per
+    dim (a number, one per dim, or one tensor of edges per dim) over ``range`` (2 D
+    numbers) or the data's range. Returns (hist, bin_edges).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.histogramdd(torch.tensor([[0., 1.], [1., 1.]]), 2, range=[0., 1., 0., 2.])
+        torch.return_types.histogramdd(
+        hist=tensor([[0., 1.],
+                [0., 1.]]),
+        bin_edges=(tensor([0.0000, 0.5000, 1.0000]), tensor([0., 1., 2.])))
+    """
+    _check_floating(input)
+    if input._data.ndim < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    data = input._data
+    points = data.reshape(-1, data.shape[-1])
+    n_dims = points.shape[1]
+    per_dim = list(bins) if isinstance(bins, (list, tuple)) else [bins] * n_dims
+    if len(per_dim) != n_dims:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost "
+                           "dimension of the input.")
+    if range is not None and len(range) != 2 * n_dims:
+        raise RuntimeError(f"torch.histogramdd: for a {n_dims}-dimensional histogram range "
+                           f"should have {2 * n_dims} elements, but got {len(range)}")
+    edges = []
+    for k, b in enumerate(per_dim):
+        if isinstance(b, Tensor):
+            if b._data.dtype != data.dtype:
+                raise RuntimeError(
+                    "torch.histogramdd: input tensor and bins tensors should have the same "
+                    f"dtype, but got input with dtype {_LEGACY_NAMES[input.dtype.name].lower()}"
+                    f" and bins for dimension {k} with dtype "
+                    f"{_LEGACY_NAMES[b.dtype.name].lower()}")
+            edges.append(b._data)
+            continue
+        if b <= 0:
+            raise RuntimeError(f"torch.histogramdd(): bins must be > 0, but got {b} for "
+                               f"dimension {k}")
+        lo, hi = _outer_edges("torch.histogramdd", points[:, k],
+                              *(range[2 * k:2 * k + 2] if range is not None else (None, None)),
+                              0.5)
+        edges.append(_linspace_values(lo, hi, b + 1, data.dtype))
+    if weight is not None and weight._data.shape != data.shape[:-1]:
+        raise RuntimeError("torch.histogramdd(): if weight tensor is provided it should have "
+                           "the same shape as the input tensor excluding its innermost "
+                           "dimension")
+    keep = np.ones(len(points), bool)
+    pos = []
+    for k, e in enumerate(edges):
+        x = points[:, k]
+        keep &= (x >= e[0]) & (x <= e[-1])
+        p = np.searchsorted(e, x, side="right") - 1
+        pos.append(np.clip(p, 0, len(e) - 2))
+    shape = tuple(len(e) - 1 for e in edges)
+    flat = np.ravel_multi_index(tuple(p[keep] for p in pos), shape) if keep.any() \
+        else np.zeros(0, np.int64)
+    w = None if weight is None else weight._data.reshape(-1)[keep].astype(np.float64)
+    hist = np.bincount(flat, weights=w, minlength=int(np.prod(shape))).reshape(shape)
+    if density:
+        widths = np.ones(shape)
+        for k, e in enumerate(edges):
+            widths = widths * np.diff(e).reshape([-1 if j == k else 1
+                                                  for j in builtins.range(len(shape))])
+        hist = hist / (hist.sum() * widths)
+    hist = hist.astype(data.dtype)
+    inputs = (input,) + ((weight,) if weight is not None else ())
+    if all(isinstance(b, Tensor) for b in per_dim):  # the edges given, as themselves
+        out_edges = tuple(per_dim)
+    elif len(edges) == 1:
+        out_edges = (apply(TS.histogramdd_bin_edges, (input,), np.array(edges[0])),)
+    else:
+        out_edges = apply(TS.histogramdd_bin_edges, (input,),
+                          tuple(np.array(e) for e in edges), nout=len(edges))
+    return HistogramddResult(apply(TS.histogramdd_counts, inputs, hist), tuple(out_edges))
 

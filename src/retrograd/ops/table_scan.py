@@ -379,6 +379,9 @@ unique_consecutive = _underivable("unique_consecutive", "UniqueConsecutiveBackwa
                                   "unique_consecutive")
 bincount = _not_implemented_n("bincount")
 histogram = _not_implemented_n("histogram")
+# histogramdd: the edges (one node for all dims) and the counts, as PyTorch's two ops
+histogramdd_bin_edges = _not_implemented_n("_histogramdd_bin_edges")
+histogramdd_counts = _not_implemented_n("_histogramdd_from_bin_cts")
 
 
 # div.Scalar (DivBackward1): ``x / c`` of a Python number as PyTorch's C++ compositions
