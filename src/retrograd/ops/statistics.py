@@ -19,7 +19,7 @@ from . import table_scan as TS
 from ._core import FLOAT_NP
 from .dispatch import apply, unary
 from .out_arg import with_out
-from .public import public
+from .public import FP32, public
 from .reductions import _rt
 from .sorting import sort
 from .table_special import mul_scalar
@@ -202,7 +202,7 @@ def _quantile(fn: str, input: Tensor, q, dim, keepdim: bool, interpolation: str,
     return apply(T.squeeze_inplace, (values,), (values.ndim - 1,))
 
 
-@public
+@public(autocast=FP32)  # PyTorch's CPU autocast runs quantiles in float32
 def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,  # noqa: A002
              interpolation: str = "linear", out: Tensor | None = None) -> Tensor:
     """The ``q``-th quantiles (a number or a 1-D tensor in [0, 1]) of all elements or along
@@ -218,7 +218,7 @@ def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
                                           False), out, (input, q), through_copy=True)
 
 
-@public
+@public(autocast=FP32)
 def nanquantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,  # noqa: A002
                 interpolation: str = "linear", out: Tensor | None = None) -> Tensor:
     """``quantile`` of the elements that are not nan (nan where a slice is all nan).
