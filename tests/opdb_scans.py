@@ -47,7 +47,8 @@ def _diff_samples(rng):
             S(A(vals(rng, (2, 3, 4))), 1, 1, A(vals(rng, (2, 1, 4))), A(vals(rng, (2, 2, 4)))),
             S(A(vals(rng, (3, 4))), prepend=A(vals(rng, (3, 2)))),
             S(A(vals(rng, (3,))), n=5, desc="n > size: empty"),
-            S(A(vals(rng, (3, 4))), n=0, desc="n=0: input itself"),
+            S(A(vals(rng, (3, 4))), n=0, desc="n=0: a copy of the input"),
+            S(A(vals(rng, (3, 4))), 0, prepend=A(vals(rng, (3, 1))), desc="n=0: no prepend"),
             S(A(vals(rng, ())), desc="0-d: error"),
             S(A(vals(rng, (4,))), -1, desc="negative n: error"),
             S(_mask([True, False, False, True]), desc="bool: xor")]

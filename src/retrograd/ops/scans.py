@@ -16,6 +16,7 @@ import numpy as np
 from .._tensor import _LEGACY_NAMES, Tensor, _make, _wrap_dim
 from . import table_scan as TS
 from ._core import FLOAT_NP
+from .creation import empty_like
 from .dispatch import apply
 from .out_arg import with_out
 from .public import public
@@ -117,6 +118,8 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
         raise RuntimeError(f"order must be non-negative but got {n} (n is how many times "
                            "the difference is taken: pass n >= 0)")
     d = _wrap_dim(dim, input._data.ndim)
+    if n == 0:  # PyTorch copies the input (prepend and append unused): CopyBackwards
+        return with_out("diff", empty_like(input).copy_(input), out, (input,))
     parts = [t for t in (prepend, input, append) if t is not None]
     x = cat(parts, d) if len(parts) > 1 else input
     for _ in range(n):
