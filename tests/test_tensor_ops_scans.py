@@ -203,3 +203,16 @@ def test_out_forms_match_torch(name, call, nout):
     for r, t in zip(*values):
         np.testing.assert_allclose(r, t, rtol=1e-12, atol=0)
     assert graded[0] == graded[1], graded
+
+
+@pytest.mark.parametrize("fn", ["median", "nanmedian", "kthvalue", "mode"])
+def test_forward_ad_of_values_at_an_index_of_a_vector(fn):
+    """A 1-D input's index is 0-d: the tangent is gathered there, not copied whole."""
+    tangents = []
+    for m in (R, torch):
+        fw = m.autograd.forward_ad
+        with fw.dual_level():
+            d = fw.make_dual(m.tensor([3.0, 1.0, 2.0, 1.0]), m.tensor([1.0, 2.0, 3.0, 4.0]))
+            out = getattr(m, fn)(d, 2, 0) if fn == "kthvalue" else getattr(m, fn)(d, 0)
+            tangents.append(fw.unpack_dual(out.values).tangent)
+    _close(*tangents)

@@ -144,7 +144,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     w = weights._data
     dt = w.dtype if w.dtype in FLOAT_NP else np.dtype(np.float64)
     counts = np.bincount(idx, weights=w.astype(np.float64), minlength=size).astype(dt)
-    return _float_result(TS.bincount, (input, weights), counts)
+    return _float_result(TS.bincount, (weights,), counts)  # (PyTorch's node: one edge)
 
 
 def _histogram_counts(x: np.ndarray, edges: np.ndarray, w, linear: bool):
@@ -234,7 +234,6 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = No
             raise RuntimeError("torch.histogram(): bins tensor should have one dimension, but "
                                f"got {bins._data.ndim} dimensions in the bins tensor")
         edges = bins._data.astype(data.dtype)
-        inputs.append(bins)
     else:
         if bins <= 0:
             raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for "
@@ -481,9 +480,9 @@ def histogramdd(input: Tensor, bins=10, *, range=None, weight: Tensor | None = N
     if all(isinstance(b, Tensor) for b in per_dim):  # the edges given, as themselves
         out_edges = tuple(per_dim)
     elif len(edges) == 1:
-        out_edges = (apply(TS.histogramdd_bin_edges, (input,), np.array(edges[0])),)
+        out_edges = (apply(TS.histogramdd_bin_edges, inputs, np.array(edges[0])),)
     else:
-        out_edges = apply(TS.histogramdd_bin_edges, (input,),
-                          tuple(np.array(e) for e in edges), nout=len(edges))
+        out_edges = apply(TS.histogramdd_bin_edges, inputs, tuple(np.array(e) for e in edges),
+                          nout=len(edges))
     return HistogramddResult(apply(TS.histogramdd_counts, inputs, hist), tuple(out_edges))
 

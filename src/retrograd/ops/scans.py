@@ -176,7 +176,7 @@ def _gradient_coordinates(x: Tensor, d: int, coords: Tensor, edge_order: int) ->
         s0, s1, e1, e2 = h[0], h[1], h[-1], h[-2]
         before = (-(2.0 * s0 + s1) / (s0 * (s0 + s1)) * first + (s0 + s1) / (s0 * s1) * second
                   + (-s0) / (s1 * (s0 + s1)) * third)
-        after = (e1 / (e2 * (e1 + e2)) * third_last - (e1 + e2) / (e1 * e2) * second_last
+        after = (e1 / (e2 * (e1 + e2)) * third_last + (-(e1 + e2)) / (e1 * e2) * second_last
                  + (2 * e1 + e2) / (e1 * (e1 + e2)) * last)
     return cat([before, center, after], d)
 

@@ -63,7 +63,7 @@ def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False, *,  
         if out is not None:
             raise TypeError("nanmedian() received an invalid combination of arguments: out= "
                             "needs a dim (the median of all elements has no out= form)")
-        return apply(TS.nanmedian_all, (input,))
+        return apply(TS.nanmedian_all, (input,), (None, False))
     d = _wrap_dim(dim, input._data.ndim)
     data = input._data
     if data.ndim == 0:
@@ -175,7 +175,7 @@ def _quantile(fn: str, input: Tensor, q, dim, keepdim: bool, interpolation: str,
             else:
                 del out_shape[d]
         last = input._data.ndim - 1
-        ordered = (sort(input).values if d == last or not shape
+        ordered = (sort(input).values if d == last
                    else sort(input.unsqueeze(-1).transpose(d, -1)).values)
     ordered = ordered.view(out_shape + [-1])
     n = ordered.shape[-1]
@@ -197,7 +197,8 @@ def _quantile(fn: str, input: Tensor, q, dim, keepdim: bool, interpolation: str,
             else ranks - below
         values = values.lerp(ordered.gather(-1, ranks.ceil().long()), weights)
     if qt._data.ndim:  # the quantiles first, as PyTorch's transpose_ puts them
-        values = values.unsqueeze(0).transpose(0, -1)
+        values = apply(TS.unsqueeze_inplace, (values,), 0)
+        values = apply(TS.transpose_inplace, (values,), (0, values.ndim - 1))
     # PyTorch squeezes its fresh result in place (SqueezeBackward4)
     return apply(T.squeeze_inplace, (values,), (values.ndim - 1,))
 
@@ -287,7 +288,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,  
             raise RuntimeError("cov(): weights sum to zero, can't be normalized")
     avg = (x if w is None else x * w).sum(1) / w_sum
     if w is not None and aweights is not None and correction != 0:
-        norm = w_sum - correction * (w * aweights).sum() / w_sum
+        norm = w_sum - _mul_c((w * aweights).sum(), correction) / w_sum
     else:
         norm = w_sum - correction
     if bool(norm <= 0):

@@ -1437,7 +1437,7 @@ def _kthvalue_fwd(a, p):  # p: (dim, keepdim, indices Tensor, already keepdim-sh
 def _gather_at_indices_jvp(t, s, n, out):
     # PyTorch's gather_with_keepdimed_indices: the tangent at the chosen indices
     idx, (dim, keepdim) = s[0], n._p[:2]
-    if idx.ndim == 0:
+    if t[0].ndim == 0:  # (a 1-D input's index is 0-d too: gathered below)
         return t[0].clone()
     full = idx if keepdim else idx.unsqueeze(dim)
     r = t[0].gather(dim, full)

@@ -324,7 +324,7 @@ put = Op("put", _put_fwd, (_put_self_rule, None,
 # (the values at the indices the public function picked, as median(dim))
 
 
-def _nanmedian_all_fwd(a):
+def _nanmedian_all_fwd(a, p):  # p = (None, False): all dims, as median_all's
     v = a.reshape(-1)
     v = v[~np.isnan(v)] if v.dtype.kind == "f" else v
     if v.size == 0:  # nan; for integers, nan converted as the hardware does (PyTorch's)
@@ -422,3 +422,14 @@ def _renorm_rule(g, s, n):
 
 
 renorm = Op("renorm", _renorm_fwd, (_renorm_rule,), (0,), jvp=jvp_by_double_vjp)
+
+
+# unsqueeze_(dim) and transpose_(0, -1) of a fresh result (quantile with a 1-D q): PyTorch
+# changes that tensor in place, so the results are no views; their nodes are
+# UnsqueezeBackward1 and TransposeBackward1 (as squeeze_inplace is SqueezeBackward4)
+unsqueeze_inplace = Op("unsqueeze_", lambda a, d: np.expand_dims(a, d),
+                       (lambda g, s, n: g.squeeze(n._p),), node_name="UnsqueezeBackward1",
+                       jvp=jvp_linear)
+transpose_inplace = Op("transpose_", lambda a, p: np.swapaxes(a, *p),
+                       (lambda g, s, n: g.transpose(*n._p),), node_name="TransposeBackward1",
+                       jvp=jvp_linear)
