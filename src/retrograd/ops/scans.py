@@ -25,31 +25,31 @@ from .shape import cat
 from .statistics import _div_c, _mul_c
 
 
-def _running_indices(data: np.ndarray, dim: int, keep) -> np.ndarray:
-    """Index of the running max (``keep`` = ``np.greater_equal``) or min along ``dim``, as
-    PyTorch's CPU kernel picks it: the latest of equal values, and a nan sticks."""
-    x = np.moveaxis(data, dim, -1)
-    idx = np.zeros(x.shape, np.int64)
-    if x.shape[-1]:
-        best, at = x[..., 0], np.zeros(x.shape[:-1], np.int64)
-        floating = data.dtype in FLOAT_NP
-        for i in range(x.shape[-1]):
-            cur = x[..., i]
-            take = keep(cur, best)
-            if floating:
-                take = np.isnan(cur) | (~np.isnan(best) & take)
-            best = np.where(take, cur, best)
-            at = np.where(take, i, at)
-            idx[..., i] = at
-    return np.moveaxis(idx, -1, dim)
+def _running_indices(data: np.ndarray, dim: int, running) -> np.ndarray:
+    """Index of the running max (``running`` = ``np.maximum``) or min along ``dim``, as
+    PyTorch's CPU kernel picks it: the latest of equal values, and a nan sticks.
+
+    A position takes over when its value equals the running extreme there (it is >= all
+    before it) or is a nan; each index is the latest such position so far."""
+    if not data.shape[dim]:
+        return np.zeros(data.shape, np.int64)
+    with np.errstate(invalid="ignore"):
+        extreme = running.accumulate(data, axis=dim)
+        take = data == extreme
+    if data.dtype in FLOAT_NP:
+        take |= np.isnan(data)
+    shape = [1] * data.ndim
+    shape[dim] = -1
+    pos = np.where(take, np.arange(data.shape[dim]).reshape(shape), 0)
+    return np.maximum.accumulate(pos, axis=dim).astype(np.int64)
 
 
-def _cummaxmin(op, name: str, input: Tensor, dim: int, keep, out):  # noqa: A002
+def _cummaxmin(op, name: str, input: Tensor, dim: int, running, out):  # noqa: A002
     d = _wrap_dim(dim, input._data.ndim)
     if input._data.ndim == 0:
         idx = np.zeros((), np.int64)
     else:
-        idx = _running_indices(input._data, d, keep)
+        idx = _running_indices(input._data, d, running)
     it = _make(idx)
     return with_out(name, _rt(name)(apply(op, (input,), (d, it)), it), out, (input,))
 
@@ -64,7 +64,7 @@ def cummax(input: Tensor, dim: int, *, out=None):  # noqa: A002
         >>> torch.cummax(torch.tensor([2., 1., 2.]), 0).indices
         tensor([0, 0, 2])
     """
-    return _cummaxmin(TS.cummax, "cummax", input, dim, np.greater_equal, out)
+    return _cummaxmin(TS.cummax, "cummax", input, dim, np.maximum, out)
 
 
 @public
@@ -77,7 +77,7 @@ def cummin(input: Tensor, dim: int, *, out=None):  # noqa: A002
         >>> torch.cummin(torch.tensor([3., 1., 2.]), 0).values
         tensor([3., 1., 1.])
     """
-    return _cummaxmin(TS.cummin, "cummin", input, dim, np.less_equal, out)
+    return _cummaxmin(TS.cummin, "cummin", input, dim, np.minimum, out)
 
 
 @public
