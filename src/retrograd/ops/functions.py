@@ -30,6 +30,7 @@ from __future__ import annotations
 # the modules that define the public functions (their @public records fill PUBLIC)
 from . import (  # noqa: F401
     conversion,
+    counting,
     distance,
     foreach,
     gamma_sampling,
@@ -41,11 +42,14 @@ from . import (  # noqa: F401
     pointwise,
     reductions,
     sampling,
+    scans,
+    scatter_reduce,
     shape,
     shrink,
     sorting,
     special_math,
     special_polynomials,
+    statistics,
     writes,
 )
 

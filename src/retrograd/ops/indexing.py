@@ -14,6 +14,7 @@ Example:
 from __future__ import annotations
 
 import builtins
+import warnings
 
 import numpy as np
 
@@ -398,9 +399,13 @@ def scatter(input, dim: int, index, src=None, *, value=None, reduce=None) -> Ten
         src = value
     d = _wrap_dim(dim, input._data.ndim)
     _check_index(index, "scatter", input, d)
-    if reduce is not None and reduce not in ("add",):
-        raise NotImplementedError(f"retrograd: scatter reduce={reduce!r} is not supported; use "
-                                  "scatter_add or scatter_reduce")
+    if reduce is not None and reduce not in ("add", "multiply"):
+        raise RuntimeError(f"reduce argument must be either add or multiply. (got {reduce!r}; "
+                           "scatter_reduce has 'sum', 'prod', 'mean', 'amax' and 'amin')")
+    if reduce is not None and isinstance(src, Tensor):
+        warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and "
+                      "will be removed in a future PyTorch release. Use torch.scatter_reduce "
+                      "instead for more reduction options.", UserWarning, stacklevel=2)
     if not isinstance(src, Tensor):  # scatter.value / scatter.value_reduce (one edge)
         op = T.scatter_value if reduce is None else T.scatter_value_reduce
         return apply(op, (input, index), (d, reduce, src))

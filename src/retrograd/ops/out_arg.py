@@ -63,17 +63,24 @@ def write_out(name: str, out: Tensor, result: Tensor, inputs=()) -> Tensor:
         else:
             np.copyto(d, res, casting="unsafe")
     else:
-        if out._data.size != 0:
-            warnings.warn(
-                f"An output with one or more elements was resized since it had shape "
-                f"{list(out._data.shape)}, which does not match the required output shape "
-                f"{list(res.shape)}. This behavior is deprecated, and in a future PyTorch "
-                "release outputs will not be resized unless they have zero elements. You can "
-                "explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
-                "with t.resize_(0).", UserWarning, stacklevel=3)
+        _resize(out, res.shape)
         out._data = res.astype(out._data.dtype, copy=True)
     out._vc[0] += 1
     return out
+
+
+def _resize(out: Tensor, shape: tuple) -> None:
+    """Give ``out`` the result's ``shape`` (PyTorch's deprecation warning when it had
+    elements); its values are then written by the caller."""
+    if out._data.size != 0:
+        warnings.warn(
+            f"An output with one or more elements was resized since it had shape "
+            f"{list(out._data.shape)}, which does not match the required output shape "
+            f"{list(shape)}. This behavior is deprecated, and in a future PyTorch "
+            "release outputs will not be resized unless they have zero elements. You can "
+            "explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
+            "with t.resize_(0).", UserWarning, stacklevel=4)
+    out._data = np.empty(shape, out._data.dtype)
 
 
 def _write_overlapping(out: Tensor, res: np.ndarray, ins) -> None:
@@ -91,3 +98,37 @@ def _write_overlapping(out: Tensor, res: np.ndarray, ins) -> None:
         _overlap.sequential(d, lambda: val, ())
     else:
         np.copyto(_overlap.writable(d), val, casting="unsafe")
+
+
+def with_out(name: str, result, out, inputs=(), through_copy: bool = False):
+    """``result`` (a tensor, or a named tuple of tensors), or written into ``out`` (a
+    tensor, or as many tensors as ``result`` has) when one is given (Note [out=
+    arguments]). ``through_copy``: PyTorch's composite out= forms (quantile, histogram)
+    copy a result that requires grad into ``out`` with autograd (CopyBackwards) instead
+    of refusing it.
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.ops.out_arg import with_out
+        >>> v, i = torch.zeros(2), torch.zeros(2, dtype=torch.int64)
+        >>> r = with_out("cummax", torch.cummax(torch.tensor([2., 1.]), 0), (v, i))
+        >>> r.values is v, i
+        (True, tensor([0, 0]))
+    """
+    if out is None:
+        return result
+    if isinstance(result, Tensor):
+        return _write(name, out, result, inputs, through_copy)
+    if not isinstance(out, (tuple, list)) or len(out) != len(result):
+        raise TypeError(f"{name}(): argument 'out' must be tuple of {len(result)} Tensors, not "
+                        f"{type(out).__name__}")
+    return type(result)(*(_write(name, o, r, inputs, through_copy)
+                          for o, r in zip(out, result)))
+
+
+def _write(name: str, out: Tensor, result: Tensor, inputs, through_copy: bool) -> Tensor:
+    if through_copy and STATE.enabled and result.requires_grad:
+        if out._data.shape != result._data.shape:
+            _resize(out, result._data.shape)
+        return out.copy_(result)
+    return write_out(name, out, result, inputs)

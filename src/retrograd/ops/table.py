@@ -1319,10 +1319,14 @@ cumprod = Op("cumprod", _cumprod_fwd, (_cumprod_rule,), (0, "out"), batch=dim_at
 
 def _norm_rule(g, s, n):
     a, out = s
-    ordv = n._p[2]
-    gk, ok = _restore(g, n), _restore(out, n, saved=True)
-    # PyTorch's norm_backward, case by case: the masks sit where PyTorch puts them, so
-    # the first derivative at a zero norm is 0 and the second is nan (0/0 behind the mask)
+    return norm_backward(_restore(g, n), a, _restore(out, n, saved=True), n._p[2], n._p[0])
+
+
+def norm_backward(gk, a, ok, ordv, dims):
+    """PyTorch's norm_backward: the gradient ``gk`` of the ``ordv``-norm ``ok`` of ``a`` over
+    ``dims`` (None: all), both kept broadcastable against ``a`` (vector_norm, renorm)."""
+    # case by case: the masks sit where PyTorch puts them, so the first derivative at a
+    # zero norm is 0 and the second is nan (0/0 behind the mask)
     if ordv == 2:
         return gk * _where(ok == 0, 0.0, a / ok)
     if ordv == 1:
@@ -1332,7 +1336,7 @@ def _norm_rule(g, s, n):
     if ordv == float("inf") or ordv == float("-inf"):
         aa = a.abs()
         mask = (aa == ok) | aa.isnan()
-        cnt = mask.sum(dim=n._p[0], keepdim=True) if n._p[0] is not None else mask.sum()
+        cnt = mask.sum(dim=dims, keepdim=True) if dims is not None else mask.sum()
         return a.sign() * ((gk / cnt) * mask)
     if ordv < 1:
         scaled = a.sign() * _where(a == 0, 0.0, a.abs().pow(ordv - 1))
@@ -1438,7 +1442,7 @@ def _kthvalue_fwd(a, p):  # p: (dim, keepdim, indices Tensor, already keepdim-sh
 def _gather_at_indices_jvp(t, s, n, out):
     # PyTorch's gather_with_keepdimed_indices: the tangent at the chosen indices
     idx, (dim, keepdim) = s[0], n._p[:2]
-    if idx.ndim == 0:
+    if t[0].ndim == 0:  # (a 1-D input's index is 0-d too: gathered below)
         return t[0].clone()
     full = idx if keepdim else idx.unsqueeze(dim)
     r = t[0].gather(dim, full)

@@ -383,6 +383,8 @@ def _scatter_fwd(a, idx, src, p):
         src = src[tuple(slice(0, k) for k in idx.shape)]
     if reduce == "add":
         np.add.at(out, grid, src)
+    elif reduce == "multiply":
+        np.multiply.at(out, grid, src)
     else:
         out[grid] = src
     return out
