@@ -85,8 +85,8 @@ def test_nested_pytrees_and_kwargs():
 
 
 def test_nesting():
-    _both(lambda x: vmap(lambda row: row.softmax(0))(x), lambda x: tf.vmap(lambda row: row.softmax(0))(x),
-          (3, 4, 5))
+    _both(lambda x: vmap(lambda row: row.softmax(0))(x),
+          lambda x: tf.vmap(lambda row: row.softmax(0))(x), (3, 4, 5))
     xr, xt = _pair((3, 4))
     yr, yt = _pair((5, 4), 1)
     r = vmap(lambda x: vmap(lambda y: (x * y).sum())(yr))(xr)

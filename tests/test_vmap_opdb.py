@@ -8,9 +8,9 @@ import warnings
 
 import numpy as np
 import pytest
-from opdb import DB, build, flat, is_tensor, sample_rng
 
 import retrograd as R
+from opdb import DB, build, flat, is_tensor, sample_rng
 from retrograd.func import vmap
 
 B = 3
@@ -109,7 +109,7 @@ def test_vmap_equals_stacked_samples(entry, samples, all_batched):
     if not all_batched and len(slots) == 1:
         pytest.skip("one tensor: the same case as 'all'")
     per = []
-    for b, (a, k) in enumerate(built):
+    for a, k in built:
         a, k = list(a), dict(k)
         for s in slots:
             if s not in batched:

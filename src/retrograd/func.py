@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-from . import autograd
 from ._functorch.batched import VMAP_LEVELS, BatchedTensor, wrap
 from ._functorch.bridge import (
     batched_grad,

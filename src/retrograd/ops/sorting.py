@@ -15,6 +15,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _make, _wrap_dim
 from . import table as T
+from . import table_scan as TS
 from .batch_rules import per_element_under_vmap
 from .dispatch import apply
 from .public import public
@@ -107,7 +108,7 @@ def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):  # noqa: A002
         >>> torch.kthvalue(torch.tensor([3., 1., 2.]), 2).values
         tensor(2.)
     """
-    return _kth(T.kthvalue, input, k, dim, keepdim)
+    return _kth(TS.kthvalue, input, k, dim, keepdim)
 
 
 def _kth(op, input, k, dim, keepdim):
@@ -118,7 +119,7 @@ def _kth(op, input, k, dim, keepdim):
     if not keepdim and input._data.ndim:
         idx = np.squeeze(idx, d)
     it = _make(np.array(idx, dtype=np.int64))  # (ascontiguousarray makes 0-d 1-d)
-    return _rt("median" if op is T.median_dim else "kthvalue")(
+    return _rt("median" if op is TS.median_dim else "kthvalue")(
         apply(op, (input,), (d, bool(keepdim), it)), it)
 
 
@@ -135,4 +136,4 @@ def median(input, dim=None, keepdim: bool = False):  # noqa: A002
     if dim is None:  # of an empty tensor: nan, as in PyTorch
         return apply(T.median_all, (input,), (None, False))
     n = input.shape[dim]
-    return _kth(T.median_dim, input, (n - 1) // 2 + 1, dim, keepdim)
+    return _kth(TS.median_dim, input, (n - 1) // 2 + 1, dim, keepdim)

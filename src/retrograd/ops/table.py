@@ -973,7 +973,8 @@ lerp_scalar = Op("lerp_scalar", lambda a, b, w: _lerp_fwd(a, b, np.asarray(w, a.
 # type conversion and copies
 to_copy = Op("to_copy", lambda a, p: a.astype(p), (lambda g, s, n: g,), node_name="ToCopyBackward0",
              jvp=jvp_linear, batch_ok=True, batch=pointwise)
-clone = Op("clone", lambda a: a.copy(), (lambda g, s, n: g,), jvp=jvp_linear, batch_ok=True, batch=pointwise)
+clone = Op("clone", lambda a: a.copy(), (lambda g, s, n: g,), jvp=jvp_linear, batch_ok=True,
+           batch=pointwise)
 # in-place building blocks: the value an in-place op writes, as an out-of-place op
 copy_from = Op("copy_from", lambda a, b: np.broadcast_to(b, a.shape).astype(a.dtype),
                (_zeros_rule, lambda g, s, n: g), node_name="torch::autograd::CopyBackwards",
@@ -1044,7 +1045,8 @@ def _mean_fwd(a, p):
 
 
 mean = Op("mean", _mean_fwd, (lambda g, s, n: _expand_back(g, s, n)
-                              / _count(n.input_shape(0), n._p[0]),), jvp=jvp_linear, batch_ok=True, batch=reduction)
+                              / _count(n.input_shape(0), n._p[0]),), jvp=jvp_linear, batch_ok=True,
+          batch=reduction)
 
 
 def _nan_to_num_fwd(a, p):
@@ -1090,7 +1092,8 @@ def _var_grad(g, x, n):
     return (2.0 / dof if dof else math.inf) * g * (x - x.mean(axes, keepdim=True))
 
 
-var = Op("var", _var_fwd, (lambda g, s, n: _var_grad(g, s[0], n),), (0,), jvp=jvp_reduction, batch=reduction)
+var = Op("var", _var_fwd, (lambda g, s, n: _var_grad(g, s[0], n),), (0,), jvp=jvp_reduction,
+         batch=reduction)
 std = Op("std", lambda a, p: np.sqrt(_var_fwd(a, p)),
          (lambda g, s, n: _var_grad(_where(s[1] == 0, 0.0, g / (s[1] * 2)), s[0], n),),
          (0, "out"), jvp=jvp_reduction, batch=reduction)
@@ -1135,7 +1138,8 @@ prod = Op("prod", _prod_fwd, (_prod_rule,), (0, "out"), jvp=jvp_reduction, batch
           autocast=FP32, batch=reduction)
 # sum/mean/prod over given dims: PyTorch's dim_IntList overloads, the same kernels and
 # rules under the node names PyTorch gives them (SumBackward1, MeanBackward1, ProdBackward1)
-sum_dims = Op("sum", _sum_fwd, sum.vjp, node_name="SumBackward1", jvp=jvp_linear, batch_ok=True, batch=reduction)
+sum_dims = Op("sum", _sum_fwd, sum.vjp, node_name="SumBackward1", jvp=jvp_linear, batch_ok=True,
+              batch=reduction)
 mean_dims = Op("mean", _mean_fwd, mean.vjp, node_name="MeanBackward1", jvp=jvp_linear,
                batch_ok=True, batch=reduction)
 prod_dims = Op("prod", _prod_fwd, prod.vjp, prod.save, node_name="ProdBackward1",
@@ -1157,8 +1161,10 @@ def _amin_fwd(a, p):
     return np.amin(a, axis=p[0], keepdims=p[1])
 
 
-amax = Op("amax", _amax_fwd, (_amax_rule,), (0, "out"), jvp=jvp_reduction, batch_ok=True, batch=reduction)
-amin = Op("amin", _amin_fwd, (_amax_rule,), (0, "out"), jvp=jvp_reduction, batch_ok=True, batch=reduction)
+amax = Op("amax", _amax_fwd, (_amax_rule,), (0, "out"), jvp=jvp_reduction, batch_ok=True,
+          batch=reduction)
+amin = Op("amin", _amin_fwd, (_amax_rule,), (0, "out"), jvp=jvp_reduction, batch_ok=True,
+          batch=reduction)
 def _evenly_rule(g, s, n):
     # PyTorch's evenly_distribute_backward (max(), min(), median() of all elements): g
     # shared by the elements equal to the result (the nans, for a nan result) and written
@@ -1249,7 +1255,8 @@ def _cumsum_fwd(a, p):
 
 
 cumsum = Op("cumsum", _cumsum_fwd, (lambda g, s, n: g if not len(n.input_shape(0)) else
-                                    g.flip(n._p[0]).cumsum(n._p[0]).flip(n._p[0]),), jvp=jvp_linear, batch=dim_at(0))
+                                    g.flip(n._p[0]).cumsum(n._p[0]).flip(n._p[0]),), jvp=jvp_linear,
+            batch=dim_at(0))
 
 
 def _cumprod_rule(g, s, n):
@@ -1365,7 +1372,8 @@ def _norm_fwd(a, p):
 
 # own entry: the p=2 rule masks norm == 0 to a zero gradient instead of 0/0 (PyTorch)
 vector_norm = Op("vector_norm", _norm_fwd, (_norm_rule,), (0, "out"),
-                 node_name="LinalgVectorNormBackward0", jvp=jvp_reduction, batch_ok=True, batch=reduction)
+                 node_name="LinalgVectorNormBackward0", jvp=jvp_reduction, batch_ok=True,
+                 batch=reduction)
 
 
 # ---------------------------------------------------------------------------------
@@ -1434,27 +1442,6 @@ def _round_decimals_fwd(a, decimals):
 round_decimals = Op("round_decimals", _round_decimals_fwd, (_zeros_rule,),
                     node_name="RoundBackward1", jvp=jvp_elementwise)
 
-
-def _kthvalue_fwd(a, p):  # p: (dim, keepdim, indices Tensor, already keepdim-shaped)
-    return _take_fwd(a, p[2]._data, p[:2])
-
-
-def _gather_at_indices_jvp(t, s, n, out):
-    # PyTorch's gather_with_keepdimed_indices: the tangent at the chosen indices
-    idx, (dim, keepdim) = s[0], n._p[:2]
-    if t[0].ndim == 0:  # (a 1-D input's index is 0-d too: gathered below)
-        return t[0].clone()
-    full = idx if keepdim else idx.unsqueeze(dim)
-    r = t[0].gather(dim, full)
-    return r if keepdim else r.squeeze(dim)
-
-
-# kthvalue(x, k, dim) and median(x, dim): the values at indices the kernel picked, saved
-# as PyTorch saves them (its value_selecting_reduction_backward)
-kthvalue = Op("kthvalue", _kthvalue_fwd, (_value_at_index_rule,), ("p2",),
-              jvp=_gather_at_indices_jvp)
-median_dim = Op("median_dim", _kthvalue_fwd, (_value_at_index_rule,), ("p2",),
-                jvp=_gather_at_indices_jvp, node_name="MedianBackward1")
 
 ALL_OPS = {k: v for k, v in dict(globals()).items() if isinstance(v, Op)}
 

@@ -565,7 +565,8 @@ def _softplus_rule(g, s, n):
 
 # own entry for stability: log1p(exp(x)) overflows for large x, and the derivative
 # sigmoid(beta * x) has no inf*0 in it
-softplus = Op("softplus", _softplus_fwd, (_softplus_rule,), (0,), node_name="SoftplusBackward0", batch=pointwise)
+softplus = Op("softplus", _softplus_fwd, (_softplus_rule,), (0,), node_name="SoftplusBackward0",
+              batch=pointwise)
 
 
 # ELU, SELU and CELU: own entries for the kink at 0, where PyTorch's elu_backward takes the

@@ -29,9 +29,8 @@ from .jvp_rules import jvp_by_double_vjp, jvp_elementwise, jvp_linear, jvp_reduc
 from .rule_helpers import _no_derivative, _no_forward_ad, rule_zeros
 from .table import (
     _evenly_rule,
-    _gather_at_indices_jvp,
-    _kthvalue_fwd,
     _norm_fwd,
+    _take_fwd,
     _where,
     _where0,
     norm_backward,
@@ -331,6 +330,29 @@ def _nanmedian_all_fwd(a, p):  # p = (None, False): all dims, as median_all's
         with np.errstate(invalid="ignore"):
             return np.asarray(np.nan).astype(a.dtype)
     return np.asarray(np.sort(v, kind="stable")[(v.size - 1) // 2], a.dtype)
+
+
+
+def _kthvalue_fwd(a, p):  # p: (dim, keepdim, indices Tensor, already keepdim-shaped)
+    return _take_fwd(a, p[2]._data, p[:2])
+
+
+def _gather_at_indices_jvp(t, s, n, out):
+    # PyTorch's gather_with_keepdimed_indices: the tangent at the chosen indices
+    idx, (dim, keepdim) = s[0], n._p[:2]
+    if t[0].ndim == 0:  # (a 1-D input's index is 0-d too: gathered below)
+        return t[0].clone()
+    full = idx if keepdim else idx.unsqueeze(dim)
+    r = t[0].gather(dim, full)
+    return r if keepdim else r.squeeze(dim)
+
+
+# kthvalue(x, k, dim) and median(x, dim): the values at indices the kernel picked, saved
+# as PyTorch saves them (its value_selecting_reduction_backward)
+kthvalue = Op("kthvalue", _kthvalue_fwd, (_value_at_index_rule,), ("p2",),
+              jvp=_gather_at_indices_jvp)
+median_dim = Op("median_dim", _kthvalue_fwd, (_value_at_index_rule,), ("p2",),
+                jvp=_gather_at_indices_jvp, node_name="MedianBackward1")
 
 
 nanmedian_all = Op("nanmedian_all", _nanmedian_all_fwd, (_evenly_rule,), (0, "out"),

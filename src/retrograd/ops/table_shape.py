@@ -61,10 +61,12 @@ def _view_op(name, fwd, rule=_back_to_input_shape, node_name=None, jvp=None, bat
               batch=batch)
 
 
-view = _view_op("view", lambda a, shape: a.reshape(shape, copy=False), jvp=jvp_view, batch_ok=True, batch=view_shape)
+view = _view_op("view", lambda a, shape: a.reshape(shape, copy=False), jvp=jvp_view, batch_ok=True,
+                batch=view_shape)
 # reshape of a non-contiguous tensor that can be viewed: PyTorch's _reshape_alias
 reshape_alias = _view_op("reshape_alias", lambda a, shape: a.reshape(shape, copy=False),
-                         node_name="ReshapeAliasBackward0", jvp=jvp_view, batch_ok=True, batch=view_shape)
+                         node_name="ReshapeAliasBackward0", jvp=jvp_view, batch_ok=True,
+                         batch=view_shape)
 unsafe_view = Op("unsafe_view", lambda a, shape: a.reshape(shape), (_back_to_input_shape,),
                  jvp=jvp_linear, batch_ok=True, batch=view_shape)
 def _squeeze_fwd(a, ax):
@@ -139,8 +141,10 @@ def _t_rule(g, s, n):
     return g.transpose(-2, -1)
 
 
-t_op = _view_op("t", lambda a, p: a.T, _t_rule, node_name="TBackward0", jvp=jvp_view, batch_ok=True, batch=t_rule)
-alias = _view_op("alias", lambda a, p: a.view(), lambda g, s, n: g, jvp=jvp_view, batch_ok=True, batch=same)
+t_op = _view_op("t", lambda a, p: a.T, _t_rule, node_name="TBackward0", jvp=jvp_view, batch_ok=True,
+                batch=t_rule)
+alias = _view_op("alias", lambda a, p: a.view(), lambda g, s, n: g, jvp=jvp_view, batch_ok=True,
+                 batch=same)
 
 
 # Note [Views by index maps]
@@ -307,7 +311,8 @@ def _unsqueeze_strides(a, key, r):
 
 
 select = _view_op("select", _index_fwd, _index_rule, jvp=jvp_view, batch_ok=True, batch=view_prefix)
-slice_op = _view_op("slice", _index_fwd, _index_rule, jvp=jvp_view, batch_ok=True, batch=view_prefix)
+slice_op = _view_op("slice", _index_fwd, _index_rule, jvp=jvp_view, batch_ok=True,
+                    batch=view_prefix)
 def _adv_index_fwd(a, key):
     # PyTorch's advanced-indexing result is a fresh contiguous tensor (so .view() works on
     # it); NumPy lays out x[:, idx] with the indexed dim first in memory. Already-contiguous
