@@ -143,7 +143,7 @@ def _matmul_fwd(a, b):
         return low_matmul_f32(a.astype(_F32), b.astype(_F32), a.dtype).astype(a.dtype)
     if a.ndim == 2 and b.ndim == 2:  # the same BLAS call as matmul, less overhead per call
         return np.dot(a, b)
-    if a.ndim > 2 and b.ndim >= 2 and a.shape[-1] == 1:
+    if a.ndim > 2 and b.ndim >= 2 and a.shape[-1] == 1 and b.shape[-2] == 1:
         # stacks of outer products (per-sample weight gradients under vmap): one product
         # per element, no sum, so a broadcast multiply gives matmul's exact values, and
         # NumPy's matmul loops slowly over stacks with a contraction of 1
