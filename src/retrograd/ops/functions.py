@@ -36,6 +36,7 @@ from . import (  # noqa: F401
     linalg_functions,
     linalg_legacy,
     matmul,
+    matmul_extra,
     pointwise,
     reductions,
     sampling,
