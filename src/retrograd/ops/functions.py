@@ -40,6 +40,7 @@ from . import (  # noqa: F401
     pointwise,
     reductions,
     sampling,
+    scatter_views,
     shape,
     shrink,
     sorting,
