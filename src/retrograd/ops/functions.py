@@ -42,6 +42,7 @@ from . import (  # noqa: F401
     sampling,
     scatter_views,
     shape,
+    shape_extra,
     shrink,
     sorting,
     special_math,
