@@ -38,6 +38,7 @@ from . import (  # noqa: F401
     matmul,
     matmul_extra,
     pointwise,
+    pointwise_extra,
     reductions,
     sampling,
     scatter_views,

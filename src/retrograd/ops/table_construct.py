@@ -26,7 +26,7 @@ from .table_shape import _diagonal_fwd, _strided_view
 
 __all__ = ["rot90", "diag_embed", "block_diag", "diagonal_scatter", "select_scatter",
            "slice_scatter", "as_strided_scatter", "addmv", "addr", "addbmm", "baddbmm",
-           "vdot", "rsub", "sgn"]
+           "vdot", "rsub", "rsub_scalar_alpha", "sgn"]
 
 # ---------------------------------------------------------------------------------
 # rot90 and diag_embed: linear copies, each rule the inverse pick
@@ -219,7 +219,12 @@ def _rsub_fwd(a, b, alpha):
 
 rsub = Op("rsub", _rsub_fwd, (lambda g, s, n: _scaled(-g, n._p), lambda g, s, n: g),
           jvp=jvp_elementwise)
-rsub.kind = None
+# a number ``other`` with ``alpha``: rsub.Scalar's RsubBackward1 (table.rsub_scalar is the
+# ``alpha == 1`` form, ``number - tensor``)
+rsub_scalar_alpha = Op("rsub_scalar_alpha", _rsub_fwd,
+                       (lambda g, s, n: _scaled(-g, n._p), None), node_name="RsubBackward1",
+                       jvp=jvp_elementwise)
+rsub.kind = rsub_scalar_alpha.kind = None
 
 
 def _sgn_fwd(a):
@@ -232,3 +237,29 @@ def _sgn_fwd(a):
 
 sgn = Op("sgn", _sgn_fwd, (lambda g, s, n: zeros_like_of(g),), jvp=jvp_elementwise, batch_ok=True)
 sgn.kind = None
+
+
+# ---------------------------------------------------------------------------------
+# integer ops without a gradient: gcd, lcm and the shifts (PyTorch's: a shift by a
+# negative amount or by at least the width gives 0, or -1 for a negative value shifted
+# right)
+
+def _shift_fwd(left: bool):
+    def fwd(a, b):
+        bits = a.dtype.itemsize * 8
+        out_of_range = (b < 0) | (b >= bits)
+        safe = np.where(out_of_range, 0, b).astype(a.dtype, copy=False)
+        if left:
+            return np.where(out_of_range, 0, np.left_shift(a, safe)).astype(a.dtype)
+        fill = np.where(a < 0, -1, 0) if a.dtype.kind == "i" else 0
+        return np.where(out_of_range, fill, np.right_shift(a, safe)).astype(a.dtype)
+    return fwd
+
+
+bitwise_left_shift = Op("bitwise_left_shift", _shift_fwd(True))
+bitwise_right_shift = Op("bitwise_right_shift", _shift_fwd(False))
+gcd = Op("gcd", np.gcd)
+lcm = Op("lcm", np.lcm)
+for _op in (bitwise_left_shift, bitwise_right_shift, gcd, lcm):
+    _op.kind = None
+__all__ += ["bitwise_left_shift", "bitwise_right_shift", "gcd", "lcm"]
