@@ -74,6 +74,7 @@ from ._random import (
 )
 from ._size import Size
 from ._tensor import Tensor, result_type
+from ._type_info import finfo, iinfo
 from .ops import engine_services as _engine_services
 from .ops import methods as _methods
 from .ops.creation import *  # noqa: F403

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 # the modules that define the public functions (their @public records fill PUBLIC)
 from . import (  # noqa: F401
+    construction_extra,
     conversion,
     gamma_sampling,
     indexing,

@@ -53,7 +53,7 @@ def _addprod(op, input: Tensor, b: Tensor, c: Tensor, beta, alpha, out) -> Tenso
     return res if out is None else write_out(op.name, out, res, (input, b, c))
 
 
-@public(inplace=True)
+@public(inplace=True, inplace_function=True)
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1,  # noqa: A002
           out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * (mat @ vec)``, one ``AddmvBackward0`` node.

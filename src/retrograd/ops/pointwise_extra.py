@@ -45,7 +45,7 @@ def positive(input: Tensor) -> Tensor:  # noqa: A002
     return input
 
 
-@public
+@public(method=False)
 def rsub(input: Tensor, other, *, alpha=1) -> Tensor:  # noqa: A002
     """``other - alpha * input`` (the reversed ``sub``).
 
