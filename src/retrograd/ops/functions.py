@@ -40,6 +40,7 @@ from . import (  # noqa: F401
     matmul_extra,
     pointwise,
     pointwise_extra,
+    python_map,
     reductions,
     sampling,
     scatter_views,
