@@ -49,6 +49,7 @@ from . import (  # noqa: F401
     shrink,
     sorting,
     special_math,
+    view_copies,
     writes,
 )
 

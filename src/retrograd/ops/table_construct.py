@@ -263,3 +263,40 @@ lcm = Op("lcm", np.lcm)
 for _op in (bitwise_left_shift, bitwise_right_shift, gcd, lcm):
     _op.kind = None
 __all__ += ["bitwise_left_shift", "bitwise_right_shift", "gcd", "lcm"]
+
+
+# ---------------------------------------------------------------------------------
+# Note [Copies of views]
+# ``<view>_copy`` is the view's values in a new tensor. One record per function (PyTorch
+# names the node after the view's, ``ViewBackward0_copy``); each takes the flat positions
+# of the view's elements in the input (the view function run on ``arange(numel)``, as
+# Note [Views by index maps]) and gathers them, and its rule scatter-adds g back there, so
+# expand_copy and the overlapping as_strided_copy/unfold_copy sum their repeats.
+
+def _gather_fwd(a, pos):
+    return np.ascontiguousarray(a).reshape(-1)[pos]
+
+
+def _gather_rule(g, s, n):
+    shape = tuple(n.input_shape(0))
+    flat = rule_zeros((int(np.prod(shape, dtype=np.int64)),), n.input_dtype(0))
+    pos = _make(np.ascontiguousarray(n._p).reshape(-1))
+    return flat.index_put((pos,), g.reshape(-1), accumulate=True).reshape(shape)
+
+
+#: copy function (or its variant) -> the node's name
+COPY_NODE_NAMES = {
+    "view_copy": "ViewBackward0_copy", "t_copy": "TBackward0_copy",
+    "permute_copy": "PermuteBackward0_copy", "diagonal_copy": "DiagonalBackward0_copy",
+    "expand_copy": "ExpandBackward0_copy", "narrow_copy": "NarrowCopyBackward0",
+    "select_copy": "SelectBackward0_copy", "slice_copy": "SliceBackward0_copy",
+    "split_copy": "SplitBackward0_copy", "split_with_sizes_copy":
+    "SplitWithSizesBackward0_copy", "squeeze_copy": "SqueezeBackward0_copy",
+    "squeeze_copy_dim": "SqueezeBackward1_copy", "squeeze_copy_dims": "SqueezeBackward2_copy",
+    "transpose_copy": "TransposeBackward0_copy", "unbind_copy": "UnbindBackward0_copy",
+    "unfold_copy": "UnfoldBackward0_copy", "unsqueeze_copy": "UnsqueezeBackward0_copy",
+    "alias_copy": "AliasBackward0_copy", "as_strided_copy": "AsStridedBackward0_copy",
+}
+copy_ops = {name: Op(name, _gather_fwd, (_gather_rule,), node_name=node, jvp=jvp_linear)
+            for name, node in COPY_NODE_NAMES.items()}
+__all__ += ["copy_ops", "COPY_NODE_NAMES"]
