@@ -274,7 +274,7 @@ __all__ += ["bitwise_left_shift", "bitwise_right_shift", "gcd", "lcm"]
 # expand_copy and the overlapping as_strided_copy/unfold_copy sum their repeats.
 
 def _gather_fwd(a, pos):
-    return np.ascontiguousarray(a).reshape(-1)[pos]
+    return np.ascontiguousarray(np.ascontiguousarray(a).reshape(-1)[pos])
 
 
 def _gather_rule(g, s, n):
