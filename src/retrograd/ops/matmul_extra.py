@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import warnings
 
+from .. import _dtype as D
 from .._dtype import promote_types
 from .._tensor import _LEGACY_NAMES, Tensor, result_type
 from . import table as T
@@ -95,11 +96,21 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1,  # noqa:
     dt = promote_types(result_type(input, vec1), vec2.dtype)
     if not input.dtype == vec1.dtype == vec2.dtype == dt:  # addr promotes (unlike addmv)
         input, vec1, vec2 = input.to(dt), vec1.to(dt), vec2.to(dt)
+    if not dt.is_floating_point and dt is not D.bool:  # (addmv & co truncate them instead)
+        for name, v in (("beta", beta), ("alpha", alpha)):
+            if isinstance(v, float):
+                raise RuntimeError(f"For integral input tensors, argument {name} must not be "
+                                   f"a floating point number. (pass an int {name}, or "
+                                   "convert the tensors to a floating dtype)")
     return _addprod(T.addr, input, vec1, vec2, beta, alpha, out)
 
 
 def _check_batches(name: str, b1: Tensor, b2: Tensor) -> None:
     for t in (b1, b2):
+        if t.ndim < 3:
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-max(t.ndim, 1)}, {max(t.ndim, 1) - 1}], but got 2) ({name} "
+                             "takes two batches of matrices, 3-D tensors)")
         if t.ndim != 3:
             raise RuntimeError(f"{'batch1' if t is b1 else 'batch2'} must be a 3D tensor "
                                f"({name} takes two batches of matrices)")

@@ -102,7 +102,9 @@ def _scatter_fwd(name):
 
 
 def _scatter_input_rule(g, s, n):
-    return apply(n._op, (g, rule_zeros(n.input_shape(1), g._data.dtype)), n._p)
+    # zeros of src's shape (src's edge may be absent: read it off the view of g)
+    src_shape = tuple(_scatter_src_rule(g, s, n).shape)
+    return apply(n._op, (g, rule_zeros(src_shape, g._data.dtype)), n._p)
 
 
 def _as_strided_positions(shape, p) -> np.ndarray:
