@@ -169,7 +169,8 @@ def _itself(name: str, what: str):
         return input
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"{what}; of a real tensor, the tensor itself\n    "
-                  "(Note [Conjugation of real tensors]).\n\n    Example:\n        >>> import retrograd as torch\n"
+                  "(Note [Conjugation of real tensors]).\n\n    Example:\n"
+                  "        >>> import retrograd as torch\n"
                   f"        >>> x = torch.ones(2); torch.{name}(x) is x\n        True\n")
     return fn
 
