@@ -10,8 +10,9 @@ required ``train`` flag (``torch.dropout(x, 0.5, True)``), the norms take their
 arguments in ATen's order (``torch.batch_norm(input, weight, bias, running_mean,
 running_var, training, momentum, eps, cudnn_enabled)``), ``torch.embedding`` takes the
 weight first with ``padding_idx=-1`` for none, the losses take ``reduction`` as ATen's
-integer (0 none, 1 mean, 2 sum), ``torch.max_pool1d`` never returns indices and
-``torch.adaptive_max_pool1d`` always does.
+integer (0 none, 1 mean, 2 sum; left out, it is 0 in PyTorch 2.13's bindings, so
+``torch.kl_div(x, y)`` is elementwise where ``F.kl_div(x, y)`` averages),
+``torch.max_pool1d`` never returns indices and ``torch.adaptive_max_pool1d`` always does.
 
 Example:
     >>> import retrograd as torch
@@ -416,53 +417,53 @@ def adaptive_max_pool1d(input: Tensor, output_size) -> tuple:  # noqa: A002
 # losses: reduction is ATen's integer (0 none, 1 mean, 2 sum)
 
 
-def kl_div(input: Tensor, target: Tensor, reduction: int = 1,  # noqa: A002
+def kl_div(input: Tensor, target: Tensor, reduction: int = 0, *,  # noqa: A002
            log_target: bool = False) -> Tensor:
-    """KL divergence with ``input`` as log-probabilities; ``reduction=1`` averages over
-    every element (nn.functional's ``'mean'``).
+    """KL divergence with ``input`` as log-probabilities, elementwise unless ``reduction``
+    says otherwise (1 averages over every element, nn.functional's ``'mean'``).
 
     Example:
         >>> import retrograd as torch
         >>> torch.kl_div(torch.zeros(2), torch.ones(2))
-        tensor(0.)
+        tensor([0., 0.])
     """
     return F.kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
 
 
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor,
-                        margin: float = 0.0, reduction: int = 1) -> Tensor:
+                        margin: float = 0.0, reduction: int = 0) -> Tensor:
     """``max(0, -target * (input1 - input2) + margin)``, reduced.
 
     Example:
         >>> import retrograd as torch
         >>> torch.margin_ranking_loss(torch.tensor([1.]), torch.tensor([2.]),
         ...                           torch.tensor([1.]))
-        tensor(1.)
+        tensor([1.])
     """
     return _loss.margin_ranking_loss(input1, input2, target, margin,
                                      reduction=_reduction(reduction))
 
 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,  # noqa: A002
-                         reduction: int = 1) -> Tensor:
+                         reduction: int = 0) -> Tensor:
     """``x`` where ``target == 1``, ``max(0, margin - x)`` where ``target == -1``, reduced.
 
     Example:
         >>> import retrograd as torch
-        >>> torch.hinge_embedding_loss(torch.tensor([0.5, 0.25]), torch.tensor([1., -1.]))
+        >>> torch.hinge_embedding_loss(torch.tensor([0.5, 0.25]), torch.tensor([1., -1.]), 1.0, 1)
         tensor(0.6250)
     """
     return _loss.hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction))
 
 
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor,
-                          margin: float = 0.0, reduction: int = 1) -> Tensor:
+                          margin: float = 0.0, reduction: int = 0) -> Tensor:
     """``1 - cos(x1, x2)`` where ``target == 1``, ``max(0, cos - margin)`` where ``-1``.
 
     Example:
         >>> import retrograd as torch
         >>> torch.cosine_embedding_loss(torch.ones(1, 2), torch.ones(1, 2), torch.ones(1))
-        tensor(0.)
+        tensor([0.])
     """
     return F.cosine_embedding_loss(input1, input2, target, margin,
                                    reduction=_reduction(reduction))
@@ -470,14 +471,14 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor,
 
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
                         margin: float = 1.0, p: float = 2, eps: float = 1e-06,
-                        swap: bool = False, reduction: int = 1) -> Tensor:
+                        swap: bool = False, reduction: int = 0) -> Tensor:
     """``max(d(a, p) - d(a, n) + margin, 0)`` with the p-norm distance, reduced.
 
     Example:
         >>> import retrograd as torch
         >>> torch.triplet_margin_loss(torch.zeros(1, 2), torch.zeros(1, 2), torch.ones(1, 2),
         ...                           eps=0.0)
-        tensor(0.)
+        tensor([0.])
     """
     return _loss.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
                                      reduction=_reduction(reduction))
@@ -499,13 +500,13 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool,  # noqa: A0
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A002
                                      weight: Tensor | None = None,
                                      pos_weight: Tensor | None = None,
-                                     reduction: int = 1) -> Tensor:
+                                     reduction: int = 0) -> Tensor:
     """Binary cross entropy of ``sigmoid(input)``, ATen's order (``pos_weight`` before the
     integer ``reduction``).
 
     Example:
         >>> import retrograd as torch
-        >>> torch.binary_cross_entropy_with_logits(torch.zeros(2), torch.ones(2))
+        >>> torch.binary_cross_entropy_with_logits(torch.zeros(2), torch.ones(2), reduction=1)
         tensor(0.6931)
     """
     return F.binary_cross_entropy_with_logits(input, target, weight,
