@@ -309,7 +309,7 @@ def test_exposed_as_torch_exposes_them():
 
 
 # ---------------------------------------------------------------------------------
-# the coverage page's exclusions (Note [Coverage exclusions] in docs/gen_coverage.py)
+# the coverage page's exclusions (EXCLUSIONS and its note in docs/gen_coverage.py)
 
 def _gen_coverage():
     path = os.path.join(os.path.dirname(__file__), os.pardir, "docs", "gen_coverage.py")

@@ -273,7 +273,10 @@ __all__ += ["bitwise_left_shift", "bitwise_right_shift", "gcd", "lcm"]
 # names the node after the view's, ``ViewBackward0_copy``); each takes the flat positions
 # of the view's elements in the input (the view function run on ``arange(numel)``, as
 # Note [Views by index maps]) and gathers them, and its rule scatter-adds g back there, so
-# expand_copy and the overlapping as_strided_copy/unfold_copy sum their repeats.
+# expand_copy and the overlapping as_strided_copy/unfold_copy sum their repeats. The
+# copies of the multi-output views (split_copy, split_with_sizes_copy, unbind_copy) are one
+# node with an output per piece, as PyTorch's: their parameter is the tuple of the pieces'
+# positions.
 
 def _gather_fwd(a, pos):
     return np.ascontiguousarray(np.ascontiguousarray(a).reshape(-1)[pos])
@@ -299,6 +302,30 @@ COPY_NODE_NAMES = {
     "unfold_copy": "UnfoldBackward0_copy", "unsqueeze_copy": "UnsqueezeBackward0_copy",
     "alias_copy": "AliasBackward0_copy", "as_strided_copy": "AsStridedBackward0_copy",
 }
-copy_ops = {name: Op(name, _gather_fwd, (_gather_rule,), node_name=node, jvp=jvp_linear)
+def _gather_pieces_fwd(a, pieces):
+    if len(pieces) == 1:  # a node of one output holds an array, not a tuple
+        return _gather_fwd(a, pieces[0])
+    return tuple(_gather_fwd(a, pos) for pos in pieces)
+
+
+def _gather_pieces_vjp(g, s, n, needs):
+    gs = [g] if n._nout == 1 else g
+    shape = tuple(n.input_shape(0))
+    flat = rule_zeros((int(np.prod(shape, dtype=np.int64)),), n.input_dtype(0))
+    for gk, pos in zip(gs, n._p):
+        if gk is not None:
+            flat = flat.index_put((_make(np.ascontiguousarray(pos).reshape(-1)),),
+                                  gk.reshape(-1), accumulate=True)
+    return [flat.reshape(shape)]
+
+
+def _gather_pieces_jvp(t, s, n, out):
+    return apply(n._op, (t[0],), n._p, nout=len(n._p))
+
+
+MULTI_OUTPUT_COPIES = ("split_copy", "split_with_sizes_copy", "unbind_copy")
+copy_ops = {name: Op(name, _gather_pieces_fwd, _gather_pieces_vjp, node_name=node,
+                     jvp=_gather_pieces_jvp) if name in MULTI_OUTPUT_COPIES else
+            Op(name, _gather_fwd, (_gather_rule,), node_name=node, jvp=jvp_linear)
             for name, node in COPY_NODE_NAMES.items()}
-__all__ += ["copy_ops", "COPY_NODE_NAMES"]
+__all__ += ["copy_ops", "COPY_NODE_NAMES", "MULTI_OUTPUT_COPIES"]

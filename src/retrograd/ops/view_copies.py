@@ -47,8 +47,11 @@ def _copy(name: str, input: Tensor, view_fn: Callable, *args):  # noqa: A002
     """``view_fn(input, *args)`` as a copy: the view is taken of the input's positions."""
     positions = _make(np.arange(input.numel(), dtype=np.int64).reshape(tuple(input.shape)))
     picked = view_fn(positions, *args)
-    if isinstance(picked, tuple):
-        return tuple(apply(T.copy_ops[name], (input,), p._data) for p in picked)
+    if isinstance(picked, tuple):  # one node, an output per piece
+        pieces = tuple(p._data for p in picked)
+        if len(pieces) <= 1:
+            return tuple(apply(T.copy_ops[name], (input,), pieces) for _ in pieces)
+        return tuple(apply(T.copy_ops[name], (input,), pieces, nout=len(pieces)))
     return apply(T.copy_ops[name], (input,), picked._data)
 
 
