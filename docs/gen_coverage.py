@@ -10,9 +10,11 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
+import re
 
 MODULES = [
     ("torch", "retrograd"),
+    ("torch.Tensor", "retrograd.Tensor"),
     ("torch.autograd", "retrograd.autograd"),
     ("torch.nn", "retrograd.nn"),
     ("torch.nn.functional", "retrograd.nn.functional"),
@@ -31,6 +33,102 @@ MODULES = [
     ("torch.jit", "retrograd.jit"),
 ]
 
+# Note [Coverage exclusions]
+# The percentages count PyTorch's public CPU names that a NumPy autograd can mean, leaving
+# out five families (issue 16), each with the reason it has no counterpart here:
+#
+# * devices: names of accelerators and their libraries (CUDA, cuDNN, MIOpen, oneDNN/mkldnn,
+#   MPS, XLA, IPU, XPU, MTIA, Vulkan, FBGEMM): retrograd runs on the CPU through NumPy only.
+# * quantization: quantized dtypes and kernels (``q*``, ``quantize*``, ``quint*``,
+#   ``qint*``, ``fake_quantize*``, ``dequantize``): NumPy has no quantized arrays.
+# * sparse: sparse layouts and their kernels (``sparse_*``, ``spmm``, ``smm``, ``hspmm``,
+#   ``*_indices_copy``...): every retrograd tensor is a dense strided array.
+# * TorchScript internals: the IR and compiler classes (``ScriptModule``, ``Graph``,
+#   ``*Type``, ``Argument``, ``parse_ir``, ``import_ir_module``, ``fork``/``wait``...):
+#   retrograd has no TorchScript; ``torch.jit`` is a thin compatibility layer.
+# * complex-only: complex dtypes and the functions that need them (``complex*``,
+#   ``view_as_complex``, ``polar``, ``real``, ``imag``, ``angle``...): retrograd's dtypes
+#   are real.
+#
+# Each family is an explicit list of names and name patterns (below); a name that matches
+# is left out of both counts and listed under its family on the page.
+_DEVICE_WORDS = ("cuda", "cudnn", "miopen", "mkldnn", "mps", "xla", "ipu", "xpu", "mtia",
+                 "vulkan", "fbgemm")
+EXCLUSIONS = {
+    "devices": {
+        "reason": "accelerator back ends and their libraries; retrograd runs on the CPU "
+                  "through NumPy",
+        "words": _DEVICE_WORDS, "names": (), "patterns": (),
+    },
+    "quantization": {
+        "reason": "quantized dtypes and kernels; NumPy has no quantized arrays",
+        "words": ("quantize", "quantized", "dequantize", "quantization", "quantizable",
+                  "quant", "qparams"),
+        "names": ("qscheme", "int_repr", "per_tensor_affine", "per_channel_affine",
+                  "per_tensor_symmetric", "per_channel_symmetric",
+                  "per_channel_affine_float_qparams"),
+        "patterns": (r"q_.*", r"qint.*", r"quint.*", r"QU?Int.*", r"fake_quantize.*"),
+    },
+    "sparse": {
+        "reason": "sparse layouts and their kernels; every retrograd tensor is dense",
+        "words": ("sparse",),
+        "names": ("spmm", "hspmm", "smm", "dsmm", "hsmm", "saddmm", "sspaddmm",
+                  "values_copy", "coalesce", "is_coalesced", "indices", "values",
+                  "crow_indices", "col_indices", "ccol_indices", "row_indices", "dense_dim",
+                  "to_dense"),
+        "patterns": (r".*indices_copy",),
+        "modules": ("torch", "torch.Tensor"),  # nn.init.sparse_ fills a dense tensor
+    },
+    "TorchScript internals": {
+        "reason": "the TorchScript IR, compiler and runtime classes; retrograd has no "
+                  "TorchScript (torch.jit is a compatibility layer)",
+        "words": (),
+        "names": ("Argument", "ArgumentSpec", "AliasDb", "Block", "CallStack", "Capsule",
+                  "Code", "CompilationUnit", "CompleteArgumentSpec", "ConcreteModuleType",
+                  "ConcreteModuleTypeBuilder", "DeepCopyMemoTable",
+                  "DeserializationStorageContext", "ErrorReport", "ExecutionPlan",
+                  "FileCheck", "FunctionSchema", "Future", "Gradient", "Graph",
+                  "GraphExecutorState", "IODescriptor", "JITException", "LiteScriptModule",
+                  "LockingLogger", "NoopLogger", "AggregationType", "Node", "OperatorInfo",
+                  "PyTorchFileReader", "PyTorchFileWriter", "SerializationStorageContext",
+                  "StaticModule", "TracingState", "Use", "Value", "BenchmarkConfig",
+                  "BenchmarkExecutionStats", "ThroughputBenchmark", "ModuleDict",
+                  "ParameterDict", "BufferDict", "fork", "wait", "parse_ir", "parse_schema",
+                  "parse_type_comment", "merge_type_from_type_comment", "import_ir_module",
+                  "import_ir_module_from_buffer", "unify_type_list"),
+        "patterns": (r"Script[A-Z].*", r"[A-Z]\w*Type", r"Type"),
+        "modules": ("torch",),
+    },
+    "complex-only": {
+        "reason": "complex dtypes and the functions that need them; retrograd's dtypes are "
+                  "real",
+        "words": (),
+        "names": ("complex", "complex32", "complex64", "complex128", "cfloat", "cdouble",
+                  "chalf", "view_as_complex", "view_as_complex_copy", "view_as_real",
+                  "view_as_real_copy", "polar", "real", "imag", "angle"),
+        "patterns": (),
+    },
+}
+
+
+def excluded(module: str, name: str) -> str | None:
+    """The family (a key of ``EXCLUSIONS``) that leaves ``name`` of ``module`` out of the
+    counts, or None (Note [Coverage exclusions]).
+
+    Example:
+        >>> excluded("torch", "cudnn_convolution"), excluded("torch", "quantile")
+        ('devices', None)
+    """
+    words = set(name.lower().split("_"))
+    for family, spec in EXCLUSIONS.items():
+        if module not in spec.get("modules", (module,)):
+            continue
+        if name in spec["names"] or words & set(spec["words"]) or any(
+                re.fullmatch(p, name) for p in spec["patterns"]):
+            return family
+    return None
+
+
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "coverage.md")
 
 
@@ -45,6 +143,18 @@ def _public(mod) -> list:
     return sorted(set(out))
 
 
+def _resolve(dotted: str):
+    """A module, or a class inside one (``torch.Tensor``); None when it cannot be imported."""
+    try:
+        return importlib.import_module(dotted)
+    except ImportError:
+        parent, _, attr = dotted.rpartition(".")
+        try:
+            return getattr(importlib.import_module(parent), attr, None)
+        except ImportError:
+            return None
+
+
 def generate() -> str | None:
     """The page's markdown, or None when PyTorch or retrograd cannot be imported."""
     try:
@@ -56,24 +166,33 @@ def generate() -> str | None:
              "`docs/gen_coverage.py`. A name counts as covered when retrograd's module has "
              "it; whether it behaves the same is what the test suite checks. See "
              "[PyTorch compatibility](compatibility.md) for the areas and the differences.",
-             "", "| PyTorch module | covered | of |", "|---|---|---|"]
+             "", "The counts leave out five families of names that have no meaning for a "
+             "NumPy autograd on the CPU, each listed under its module with the reason: "
+             + "; ".join(f"**{k}** ({v['reason']})" for k, v in EXCLUSIONS.items()) + ".",
+             "", "| PyTorch module | covered | of | share |", "|---|---|---|---|"]
     sections = []
     for tname, rname in MODULES:
-        try:
-            tmod = importlib.import_module(tname)
-        except ImportError:
+        tmod = _resolve(tname)
+        if tmod is None:
             continue
-        try:
-            rmod = importlib.import_module(rname)
-        except ImportError:
-            rmod = None
-        names = _public(tmod)
+        rmod = _resolve(rname)
+        names, left_out = [], {}
+        for n in _public(tmod):
+            family = excluded(tname, n)
+            if family is None:
+                names.append(n)
+            else:
+                left_out.setdefault(family, []).append(n)
         have = [n for n in names if rmod is not None and hasattr(rmod, n)]
         missing = [n for n in names if n not in have]
-        lines.append(f"| `{tname}` | {len(have)} | {len(names)} |")
+        pct = f"{100 * len(have) / len(names):.0f}%" if names else "-"
+        lines.append(f"| `{tname}` | {len(have)} | {len(names)} | {pct} |")
         sections += ["", f"## `{tname}`", "",
                      "**Provided:** " + (", ".join(f"`{n}`" for n in have) or "none"), "",
                      "**Not provided:** " + (", ".join(f"`{n}`" for n in missing) or "none")]
+        for family, ns in left_out.items():
+            sections += ["", f"**Left out ({family}: {EXCLUSIONS[family]['reason']}):** "
+                         + ", ".join(f"`{n}`" for n in ns)]
     return "\n".join(lines + sections) + "\n"
 
 

@@ -1233,6 +1233,7 @@ NAME_SKIPS = {
 for _e in DB:
     if _e.name in NAME_SKIPS:
         _e.skips.setdefault("test_grad_fn_name", NAME_SKIPS[_e.name])
+import opdb_construct  # noqa: E402, F401  (construction, scatter, add-product, view copies)
 import opdb_dist2  # noqa: E402, F401  (the gamma-family samplers' entries)
 import opdb_fin15  # noqa: E402, F401  (cdist, torch.special's polynomials)
 import opdb_linalg  # noqa: E402, F401  (torch.linalg's entries)

@@ -59,6 +59,12 @@ def _args(m, name: str, rg: bool):
         "polygamma": ((1,), {}), "mvlgamma": ((1,), {}),
         "nan_to_num": ((), {"nan": 0.0}),
         "fill": ((2.0,), {}),
+        "addmv": ((t(np.arange(8.0).reshape(2, 4) / 8), t(np.arange(4.0) / 4)), {"beta": 0.5}),
+        "addr": ((t(_Y[:, 0]), t(_Y[0])), {"alpha": 2.0}),
+        "addbmm": ((t(np.arange(16.0).reshape(2, 2, 4) / 16),
+                    t(np.arange(24.0).reshape(2, 4, 3) / 24)), {}),
+        "baddbmm": ((t(np.arange(8.0).reshape(1, 2, 4) / 8),
+                     t(np.arange(12.0).reshape(1, 4, 3) / 12)), {"beta": 2.0}),
     }.get(name, ((), {}))
 
 
@@ -75,11 +81,18 @@ _TORCH_WRITES_LEAF = {"logical_and", "logical_or", "logical_xor", "logical_not"}
 # allow-list in test_grad_fn_structure.py
 _NAME_DIFFERS = {"float_power", "fmod", "frac", "index_copy", "masked_fill", "nan_to_num", "pow",
                  "remainder",
-                 "round", "tril", "triu"}
+                 "round", "tril", "triu",
+                 # PyTorch records ConjPhysicalBackward1 for the identity on a real tensor;
+                 # retrograd's in-place identity keeps the history (Note [Conjugation of
+                 # real tensors] in ops/pointwise_extra.py)
+                 "conj_physical"}
 # PyTorch's in-place overloads of these have no derivative: backward raises, in both
 _BACKWARD_RAISES = {"heaviside", "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh",
                     "igamma", "igammac"}
-_INTEGER = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not"}
+_INTEGER = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "gcd", "lcm",
+            "bitwise_left_shift", "bitwise_right_shift"}
+# self of another shape than the (2, 3) matrix
+_SELF = {"addmv": _X[0, :2], "baddbmm": _X[None]}
 
 METHODS = sorted(inplace_methods())
 FUNCTIONS = sorted(inplace_functions())
@@ -88,12 +101,12 @@ FUNCTIONS = sorted(inplace_functions())
 def _self(m, name: str, rg: bool):
     if name in _INTEGER:
         return m.tensor([[1, 6, 3], [12, 5, 0]])
-    x = m.tensor(_X, dtype=m.float64)
+    x = m.tensor(_SELF.get(name, _X), dtype=m.float64)
     return x.requires_grad_(True) if rg else x
 
 
 def _np(t):
-    return np.asarray(t.detach().numpy())
+    return np.asarray(t.detach().numpy(force=True))  # force: torch's ZeroTensor gradients
 
 
 def test_every_generated_form_has_arguments():

@@ -74,6 +74,7 @@ from ._random import (
 )
 from ._size import Size
 from ._tensor import Tensor, result_type
+from ._type_info import finfo, iinfo
 from .ops import engine_services as _engine_services
 from .ops import methods as _methods
 from .ops.creation import *  # noqa: F403
@@ -124,6 +125,7 @@ from .nn.functional_activation_extra import rrelu, rrelu_  # noqa: E402  (torch.
 from .nn.functional_distance import pairwise_distance, pdist  # noqa: E402  the top-level
 from .nn.functional_losses import cosine_similarity  # noqa: E402  names PyTorch gives the
 from .nn.functional_norm_extra import rms_norm  # noqa: E402  nn family, as their F.* forms)
+from .nn.functional_toplevel import *  # noqa: E402, F403  (Note [Top-level nn names])
 from .serialization import load, save  # noqa: E402
 from .version import __version__  # noqa: E402  (Note [Version seen by user code])
 from .viz import explain_grad  # noqa: E402

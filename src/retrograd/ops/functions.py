@@ -29,6 +29,7 @@ from __future__ import annotations
 
 # the modules that define the public functions (their @public records fill PUBLIC)
 from . import (  # noqa: F401
+    construction_extra,
     conversion,
     counting,
     distance,
@@ -39,17 +40,23 @@ from . import (  # noqa: F401
     linalg_functions,
     linalg_legacy,
     matmul,
+    matmul_extra,
     pointwise,
+    pointwise_extra,
+    python_map,
     reductions,
     sampling,
     scans,
     scatter_reduce,
+    scatter_views,
     shape,
+    shape_extra,
     shrink,
     sorting,
     special_math,
     special_polynomials,
     statistics,
+    view_copies,
     writes,
 )
 

@@ -42,9 +42,11 @@ _EXAMPLE_ARGS = {"clamp": "0.0, 0.5", "clip": "0.0, 0.5", "clamp_min": "0.5",
                  "clamp_max": "0.5", "index_put": "(torch.tensor([0]),), torch.tensor(2.)",
                  "fill": "2.0", "xlogy": "x", "ldexp": "torch.tensor([1, 2])",
                  "polygamma": "1", "mvlgamma": "1", "copysign": "-1.0", "nextafter": "x + 1",
-                 "heaviside": "x", "igamma": "x", "igammac": "x"}
+                 "heaviside": "x", "igamma": "x", "igammac": "x", "addmv": "torch.eye(2), x",
+                 "gcd": "torch.tensor([6, 4])", "lcm": "torch.tensor([6, 4])"}
 # the example's input where [0.25, 0.75] is outside the function's domain
-_EXAMPLE_INPUT = {"acosh": "[1.25, 1.75]", "arccosh": "[1.25, 1.75]"}
+_EXAMPLE_INPUT = {"acosh": "[1.25, 1.75]", "arccosh": "[1.25, 1.75]", "gcd": "[4, 9]",
+                  "lcm": "[4, 9]"}
 
 
 def _cast_methods():

@@ -130,7 +130,7 @@ def div(input, other, *, rounding_mode=None, out=None) -> Tensor:  # noqa: A002
 
 
 divide = alias("divide", div, inplace=True)
-true_divide = alias("true_divide", div, function=False, inplace=True)
+true_divide = alias("true_divide", div, inplace=True)
 
 
 def _binary_overload(tensor_op, scalar_op, rscalar_op, input, other) -> Tensor:  # noqa: A002

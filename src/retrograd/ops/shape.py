@@ -226,7 +226,7 @@ def transpose(input, dim0: int, dim1: int) -> Tensor:  # noqa: A002
 
 
 swapaxes = alias("swapaxes", transpose)
-swapdims = alias("swapdims", transpose, function=False)
+swapdims = alias("swapdims", transpose)
 
 
 @public

@@ -1485,3 +1485,4 @@ def _split_jvp(t, s, n, out):
 cumprod.jvp = _cumprod_jvp
 constant_pad.jvp = _pad_jvp
 split.jvp = split_with_sizes.jvp = unbind.jvp = _split_jvp
+from .table_construct import *  # noqa: E402, F403  (re-exported: the one table)
