@@ -39,26 +39,24 @@ def _tensor_slots(args, kwargs):
     for k, v in kwargs.items():
         if is_tensor(v):
             slots.append(("k", k))
+        elif isinstance(v, (list, tuple)):
+            slots.extend(("k", k, j) for j, y in enumerate(v) if is_tensor(y))
     return slots
 
 
 def _get(args, kwargs, slot):
-    if slot[0] == "k":
-        return kwargs[slot[1]]
-    x = args[slot[1]]
+    x = kwargs[slot[1]] if slot[0] == "k" else args[slot[1]]
     return x[slot[2]] if len(slot) == 3 else x
 
 
 def _put(args, kwargs, slot, value):
-    if slot[0] == "k":
-        kwargs[slot[1]] = value
-        return
+    where = kwargs if slot[0] == "k" else args
     if len(slot) == 3:
-        seq = list(args[slot[1]])
+        seq = list(where[slot[1]])
         seq[slot[2]] = value
-        args[slot[1]] = type(args[slot[1]])(seq)
+        where[slot[1]] = type(where[slot[1]])(seq)
     else:
-        args[slot[1]] = value
+        where[slot[1]] = value
 
 
 def _same_structure(a, b) -> bool:

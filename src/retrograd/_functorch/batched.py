@@ -38,13 +38,42 @@ __all__ = ["BatchedTensor", "wrap", "unwrap_level", "VMAP_LEVELS", "is_batched",
 # the phantom raises rather than answer with made-up numbers. A parameter a public
 # function took from a batched tensor's values (nll_loss's targets) is a phantom too: it
 # knows its tensor, so the per-element fallback can give each element its own values.
-class _Phantom(np.ndarray):
-    """The ``_data`` of a BatchedTensor: shape and dtype only (Note [Batched tensors])."""
+class _Phantom:
+    """The ``_data`` of a BatchedTensor: an array's metadata (shape, dtype, one element's
+    strides) and nothing else; every read of values raises (Note [Batched tensors])."""
 
-    _src = None  # the BatchedTensor whose values this stands for
+    __slots__ = ("shape", "dtype", "_src")
+    base = ()  # not None: the in-place paths take their branch for memory they cannot write
+    __array_priority__ = 1e6
 
-    def __array_finalize__(self, obj):
-        self._src = getattr(obj, "_src", None)
+    def __init__(self, shape, dtype, src):
+        self.shape = tuple(shape)
+        self.dtype = dtype
+        self._src = src
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for k in self.shape:
+            n *= k
+        return n
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
 
     # the layout of one batch element of the physical tensor, for the public functions
     # that choose between a view and a copy by it (reshape, contiguous)
@@ -52,12 +81,17 @@ class _Phantom(np.ndarray):
     def strides(self):
         src = self._src
         if src is None or self.shape != src._data.shape:
-            return np.ndarray.strides.__get__(self)
+            return tuple(0 for _ in self.shape)
         return src._value._data.strides[len(src._levels):]
 
     @property
     def flags(self):
         return _Flags(self.shape, self.strides, self.itemsize)
+
+    def astype(self, dtype, *args, **kwargs):
+        """The same values in another dtype, still standing for the batched tensor (an op's
+        parameter taken from it: the per-element fallback casts each element's values)."""
+        return _Phantom(self.shape, np.dtype(dtype), self._src)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         raise _no_rule(f"numpy.{ufunc.__name__}")
@@ -67,11 +101,22 @@ class _Phantom(np.ndarray):
             return False  # (no memory of its own: overlap checks pass it by)
         raise _no_rule(f"numpy.{func.__name__}")
 
+    def __array__(self, *args, **kwargs):
+        raise _no_rule("numpy.asarray")
+
     def _read(self, *args, **kwargs):
         raise _no_rule("reading elements")
 
-    __getitem__ = __setitem__ = __iter__ = tolist = item = _read
+    __getitem__ = __setitem__ = __iter__ = _read
     __float__ = __int__ = __index__ = __bool__ = _read
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = _read
+    __lt__ = __le__ = __gt__ = __ge__ = __neg__ = _read
+
+    def __getattr__(self, name):
+        raise _no_rule(f"ndarray.{name}")
+
+    __eq__ = __ne__ = _read
+    __hash__ = object.__hash__
 
 
 class _Flags:
@@ -109,31 +154,8 @@ def _no_rule(what: str) -> RuntimeError:
         "fallback).")
 
 
-def _poison(dtype) -> np.ndarray:
-    """The one value a phantom's memory holds: NaN, or an integer's lowest value, so that
-    a read NumPy does not report (np.asarray, as_strided) shows in the result."""
-    p = _POISON.get(dtype)
-    if p is None:
-        if dtype.kind in "fc":
-            p = np.full(1, np.nan, dtype)
-        elif dtype.kind in "iu":
-            p = np.full(1, np.iinfo(dtype).min, dtype)
-        else:
-            p = np.zeros(1, dtype)
-        p.flags.writeable = False
-        _POISON[dtype] = p
-    return p
-
-
-_POISON: dict = {}
-_new_array = np.ndarray.__new__
-
-
-def _phantom(shape, dtype, src) -> np.ndarray:
-    a = _new_array(_Phantom, shape, dtype, _poison(dtype), 0, (0,) * len(shape))
-    a.flags.writeable = False
-    a._src = src
-    return a
+def _phantom(shape, dtype, src) -> _Phantom:
+    return _Phantom(shape, dtype, src)
 
 
 class VmapLevel:

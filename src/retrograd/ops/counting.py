@@ -20,6 +20,7 @@ import numpy as np
 from .._tensor import _LEGACY_NAMES, Tensor, _make, _wrap_dim, result_type
 from . import table_scan as TS
 from ._core import FLOAT_NP
+from .batch_rules import per_element_under_vmap
 from .creation import _linspace_values
 from .dispatch import apply
 from .out_arg import with_out
@@ -86,6 +87,7 @@ def _unique(fn: str, op, input: Tensor, return_inverse: bool, return_counts: boo
 
 
 @public
+@per_element_under_vmap
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
            return_counts: bool = False, dim: int | None = None):
     """The distinct elements of ``input`` (or its distinct slices along ``dim``), sorted,
@@ -102,6 +104,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
 
 
 @public
+@per_element_under_vmap
 def unique_consecutive(input: Tensor, return_inverse: bool = False,  # noqa: A002
                        return_counts: bool = False, dim: int | None = None):
     """``input`` with each run of equal consecutive elements (or slices along ``dim``)
@@ -117,6 +120,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False,  # noqa: A00
 
 
 @public
+@per_element_under_vmap
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:  # noqa: A002
     """How often each value 0, 1, ... occurs in the 1-D non-negative integer ``input``
     (the sum of ``weights`` at its positions, when given), at least ``minlength`` bins.
@@ -192,6 +196,7 @@ def _check_floating(input: Tensor) -> None:  # noqa: A002
 
 
 @public
+@per_element_under_vmap
 def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *,  # noqa: A001,A002
           out: Tensor | None = None) -> Tensor:
     """A histogram of ``bins`` equal-width bins over [min, max] (the data's range when
@@ -213,6 +218,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *,  # 
 
 
 @public
+@per_element_under_vmap
 def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = None,  # noqa: A002
               density: bool = False, out=None):
     """A histogram of ``input``: ``bins`` equal-width bins over ``range`` (the data's by
@@ -292,6 +298,7 @@ def _index_result(idx: np.ndarray, out_int32: bool) -> Tensor:
 
 
 @public(method=False)
+@per_element_under_vmap
 def bucketize(input, boundaries: Tensor, *, out_int32: bool = False,  # noqa: A002
               right: bool = False, out: Tensor | None = None) -> Tensor:
     """The index of the bucket each element of ``input`` falls in, between the 1-D sorted
@@ -311,6 +318,7 @@ def bucketize(input, boundaries: Tensor, *, out_int32: bool = False,  # noqa: A0
 
 
 @public(method=False)
+@per_element_under_vmap
 def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False,  # noqa: A002
                  right: bool = False, side: str | None = None,
                  sorter: Tensor | None = None, out: Tensor | None = None) -> Tensor:
@@ -349,6 +357,7 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False,  # 
 
 
 @public(method=False)
+@per_element_under_vmap
 def isin(elements, test_elements, *, assume_unique: bool = False,
          invert: bool = False, out: Tensor | None = None) -> Tensor:
     """True where an element of ``elements`` occurs in ``test_elements`` (False with
@@ -370,6 +379,7 @@ def isin(elements, test_elements, *, assume_unique: bool = False,
 
 
 @public(method=False)
+@per_element_under_vmap
 def unravel_index(indices: Tensor, shape) -> tuple:
     """The coordinates in an array of ``shape`` of each flat index in ``indices`` (one
     tensor per dim; indices wrap around as PyTorch's floor division has them).
@@ -408,6 +418,7 @@ class HistogramddResult(collections.namedtuple("histogramdd", ["hist", "bin_edge
 
 
 @public(method=False)
+@per_element_under_vmap
 def histogramdd(input: Tensor, bins=10, *, range=None, weight: Tensor | None = None,  # noqa: A002
                 density: bool = False):
     """A histogram of the points in ``input``'s last dim (D coordinates each): ``bins`` per

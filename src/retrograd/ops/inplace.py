@@ -106,7 +106,10 @@ def is_batched_data(d) -> bool:
 
 
 def _refuse_batched_result(res) -> None:
-    raise RuntimeError(
+    from .batch_rules import NoBatchingRule  # (a function marked for the per-element
+    # fallback then runs once per element: Note [Per-element fallback])
+
+    raise NoBatchingRule(
         "vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a "
         "Tensor `other` in extra_args that has more elements than `self`. This happened due "
         "to `other` being vmapped over but `self` not being vmapped over in a vmap. Please "

@@ -18,6 +18,7 @@ from .. import _dtype as D
 from .._tensor import _LEGACY_NAMES, Tensor, _make
 from . import table as T
 from ._core import _LOW, FLOAT_NP
+from .batch_rules import per_element_under_vmap
 from .dispatch import binary, unary
 from .pointwise import trunc
 from .public import alias, public
@@ -31,6 +32,7 @@ fix = alias("fix", trunc, inplace=True, inplace_function=True)
 
 
 @public
+@per_element_under_vmap
 def positive(input: Tensor) -> Tensor:  # noqa: A002
     """``+input``: the tensor itself (bool tensors refused, as PyTorch).
 
@@ -46,6 +48,7 @@ def positive(input: Tensor) -> Tensor:  # noqa: A002
 
 
 @public(method=False)
+@per_element_under_vmap
 def rsub(input: Tensor, other, *, alpha=1) -> Tensor:  # noqa: A002
     """``other - alpha * input`` (the reversed ``sub``).
 
@@ -65,6 +68,7 @@ def rsub(input: Tensor, other, *, alpha=1) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True)
+@per_element_under_vmap
 def sgn(input: Tensor) -> Tensor:  # noqa: A002
     """``input / |input|`` (0 at 0): the sign of a real tensor, its own SgnBackward0 node.
 
@@ -77,6 +81,7 @@ def sgn(input: Tensor) -> Tensor:  # noqa: A002
 
 
 @public
+@per_element_under_vmap
 def signbit(input: Tensor) -> Tensor:  # noqa: A002
     """True where the sign bit is set (negative numbers, ``-0.0``, negative nans).
 
@@ -106,6 +111,7 @@ def _tensor_other(name: str, other) -> None:
 
 
 @public(inplace=True, inplace_function=True, tensor_operand=True)
+@per_element_under_vmap
 def gcd(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """Greatest common divisor, elementwise (integer tensors; always non-negative).
 
@@ -120,6 +126,7 @@ def gcd(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True, inplace_function=True, tensor_operand=True)
+@per_element_under_vmap
 def lcm(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """Least common multiple, elementwise (integer tensors; always non-negative).
 
@@ -134,6 +141,7 @@ def lcm(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True)
+@per_element_under_vmap
 def bitwise_left_shift(input, other) -> Tensor:  # noqa: A002
     """``input << other`` elementwise (integer tensors; a shift by a negative amount or by
     the width or more gives 0).
@@ -148,6 +156,7 @@ def bitwise_left_shift(input, other) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True)
+@per_element_under_vmap
 def bitwise_right_shift(input, other) -> Tensor:  # noqa: A002
     """``input >> other`` elementwise, arithmetic for signed integers.
 
@@ -185,6 +194,7 @@ conj_physical = public(_itself("conj_physical", "The complex conjugate, computed
 
 
 @public
+@per_element_under_vmap
 def is_conj(input: Tensor) -> bool:  # noqa: A002
     """Whether the conjugate bit is set (never, for real tensors).
 
@@ -197,6 +207,7 @@ def is_conj(input: Tensor) -> bool:  # noqa: A002
 
 
 @public
+@per_element_under_vmap
 def is_neg(input: Tensor) -> bool:  # noqa: A002
     """Whether the negative bit is set (never, for real tensors).
 
@@ -209,6 +220,7 @@ def is_neg(input: Tensor) -> bool:  # noqa: A002
 
 
 @public(method=False)
+@per_element_under_vmap
 def is_complex(input: Tensor) -> bool:  # noqa: A002
     """Whether the dtype is complex (never: retrograd has real dtypes only).
 
@@ -221,6 +233,7 @@ def is_complex(input: Tensor) -> bool:  # noqa: A002
 
 
 @public(method=False)
+@per_element_under_vmap
 def is_inference(input: Tensor) -> bool:  # noqa: A002
     """Whether the tensor was made under ``inference_mode``.
 
@@ -235,6 +248,7 @@ def is_inference(input: Tensor) -> bool:  # noqa: A002
 
 
 @public
+@per_element_under_vmap
 def is_nonzero(input: Tensor) -> bool:  # noqa: A002
     """The truth value of a one-element tensor.
 
@@ -252,6 +266,7 @@ def is_nonzero(input: Tensor) -> bool:  # noqa: A002
 
 
 @public
+@per_element_under_vmap
 def is_same_size(input: Tensor, other: Tensor) -> bool:  # noqa: A002
     """Whether the two tensors have the same shape.
 
@@ -264,6 +279,7 @@ def is_same_size(input: Tensor, other: Tensor) -> bool:  # noqa: A002
 
 
 @public
+@per_element_under_vmap
 def is_signed(input: Tensor) -> bool:  # noqa: A002
     """Whether the dtype is signed (floats and signed integers).
 
@@ -279,6 +295,7 @@ _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2}  # bool < integer < floatin
 
 
 @public(method=False)
+@per_element_under_vmap
 def can_cast(from_: D.dtype, to: D.dtype) -> bool:
     """Whether PyTorch's type promotion allows casting ``from_`` to ``to`` (never from a
     higher category, floating > integral > bool, to a lower one).

@@ -16,6 +16,7 @@ import numpy as np
 from .._tensor import _LEGACY_NAMES, Tensor, _make, _wrap_dim
 from . import table_scan as TS
 from ._core import FLOAT_NP
+from .batch_rules import per_element_under_vmap
 from .creation import empty_like
 from .dispatch import apply
 from .out_arg import with_out
@@ -55,6 +56,7 @@ def _cummaxmin(op, name: str, input: Tensor, dim: int, running, out):  # noqa: A
 
 
 @public
+@per_element_under_vmap
 def cummax(input: Tensor, dim: int, *, out=None):  # noqa: A002
     """The running maximum along ``dim`` and the index where it was reached (the latest of
     equal values; a nan, once met, is the maximum from there on).
@@ -68,6 +70,7 @@ def cummax(input: Tensor, dim: int, *, out=None):  # noqa: A002
 
 
 @public
+@per_element_under_vmap
 def cummin(input: Tensor, dim: int, *, out=None):  # noqa: A002
     """The running minimum along ``dim`` and the index where it was reached (the latest of
     equal values; a nan, once met, is the minimum from there on).
@@ -81,6 +84,7 @@ def cummin(input: Tensor, dim: int, *, out=None):  # noqa: A002
 
 
 @public
+@per_element_under_vmap
 def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """``log(cumsum(exp(input)))`` along ``dim``, computed without overflow.
 
@@ -99,6 +103,7 @@ def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tenso
 
 
 @public
+@per_element_under_vmap
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,  # noqa: A002
          append: Tensor | None = None, *, out: Tensor | None = None) -> Tensor:
     """The ``n``-th forward difference along ``dim``, after ``prepend`` and ``append`` are
@@ -182,6 +187,7 @@ def _gradient_coordinates(x: Tensor, d: int, coords: Tensor, edge_order: int) ->
 
 
 @public(method=False)
+@per_element_under_vmap
 def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1) -> tuple:  # noqa: A002
     """Estimates of the derivatives of the function sampled by ``input``, one tensor per
     dim of ``dim`` (all dims by default): second-order central differences inside,

@@ -14,6 +14,7 @@ import numpy as np
 
 from .._tensor import _LEGACY_NAMES, Tensor, _wrap_dim
 from . import table_scan as TS
+from .batch_rules import per_element_under_vmap
 from .dispatch import apply
 from .indexing import _check_index
 from .out_arg import with_out
@@ -30,6 +31,7 @@ def _same_dtype(fn: str, input: Tensor, src: Tensor, what: str = "src") -> None:
 
 
 @public(inplace=True)
+@per_element_under_vmap
 def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor,  # noqa: A002
                    reduce: str, *, include_self: bool = True,
                    out: Tensor | None = None) -> Tensor:
@@ -56,6 +58,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor,  # noqa:
 
 
 @public(inplace=True)
+@per_element_under_vmap
 def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor,  # noqa: A002
                  reduce: str, *, include_self: bool = True,
                  out: Tensor | None = None) -> Tensor:
@@ -92,6 +95,7 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor,  # noqa
 
 
 @public(inplace=True)
+@per_element_under_vmap
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:  # noqa: A002
     """``input`` with the positions where ``mask`` is True filled, in order, from the
     elements of ``source`` (``mask`` broadcasts with ``input``).
@@ -122,6 +126,7 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:  # no
 
 
 @public(inplace=True)
+@per_element_under_vmap
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:  # noqa: A002
     """``input`` with ``source``'s elements written (or added, ``accumulate=True``) at the
     flat indices ``index`` (negative ones count from the end).

@@ -17,6 +17,7 @@ from .._tensor import _LEGACY_NAMES, Tensor, _make, _wrap_dim
 from . import table as T
 from . import table_scan as TS
 from ._core import FLOAT_NP
+from .batch_rules import per_element_under_vmap
 from .dispatch import apply, unary
 from .out_arg import with_out
 from .public import FP32, public
@@ -49,6 +50,7 @@ def _check_reduction_dim(fn: str, input: Tensor, d: int) -> None:  # noqa: A002
 
 
 @public
+@per_element_under_vmap
 def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False, *,  # noqa: A002
               out=None):
     """The lower median of the elements that are not nan, of all elements or along ``dim``
@@ -93,6 +95,7 @@ def _mode_row(row: np.ndarray) -> int:
 
 
 @public
+@per_element_under_vmap
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out=None):  # noqa: A002
     """The most frequent value along ``dim`` (the smallest if several are as frequent) and
     the index of its last occurrence.
@@ -120,6 +123,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out=None):  # n
 
 
 @public
+@per_element_under_vmap
 def msort(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """``input`` sorted along its first dim (``sort(input, dim=0).values``).
 
@@ -204,6 +208,7 @@ def _quantile(fn: str, input: Tensor, q, dim, keepdim: bool, interpolation: str,
 
 
 @public(autocast=FP32)  # PyTorch's CPU autocast runs quantiles in float32
+@per_element_under_vmap
 def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,  # noqa: A002
              interpolation: str = "linear", out: Tensor | None = None) -> Tensor:
     """The ``q``-th quantiles (a number or a 1-D tensor in [0, 1]) of all elements or along
@@ -220,6 +225,7 @@ def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
 
 
 @public(autocast=FP32)
+@per_element_under_vmap
 def nanquantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,  # noqa: A002
                 interpolation: str = "linear", out: Tensor | None = None) -> Tensor:
     """``quantile`` of the elements that are not nan (nan where a slice is all nan).
@@ -255,6 +261,7 @@ def _check_weights(kind: str, w: Tensor, n: int, integral: bool) -> None:
 
 
 @public
+@per_element_under_vmap
 def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,  # noqa: A002
         aweights: Tensor | None = None) -> Tensor:
     """The covariance matrix of the variables in ``input``'s rows (observations in
@@ -301,6 +308,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,  
 
 
 @public
+@per_element_under_vmap
 def corrcoef(input: Tensor) -> Tensor:  # noqa: A002
     """Pearson's correlation coefficients of the variables in ``input``'s rows, clipped
     to [-1, 1].
@@ -357,6 +365,7 @@ def _integration_args(fn: str, y: Tensor, x, dx, dim: int):
 
 
 @public(method=False)
+@per_element_under_vmap
 def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
               dim: int = -1) -> Tensor:
     """The trapezoidal rule along ``dim``: samples ``y`` at the points ``x`` (or spaced
@@ -381,6 +390,7 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
 
 
 @public(method=False)
+@per_element_under_vmap
 def trapz(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
           dim: int = -1) -> Tensor:
     """``trapezoid`` under its NumPy name.
@@ -394,6 +404,7 @@ def trapz(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
 
 
 @public(method=False)
+@per_element_under_vmap
 def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
                          dim: int = -1) -> Tensor:
     """The running trapezoidal rule along ``dim`` (one value fewer than ``y``).
@@ -413,6 +424,7 @@ def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None
 
 
 @public(inplace=True)
+@per_element_under_vmap
 def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *,  # noqa: A002
            out: Tensor | None = None) -> Tensor:
     """``input`` with each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` scaled
