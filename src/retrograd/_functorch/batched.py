@@ -182,7 +182,6 @@ def push_level(size: int, randomness: str) -> VmapLevel:
     lv = VmapLevel(VMAP_LEVELS.count, size, randomness)
     VMAP_LEVELS.stack.append(lv)
     set_mode(VMAP, True)
-    _arm_random(True)
     return lv
 
 
@@ -190,14 +189,7 @@ def pop_level(lv: VmapLevel) -> None:
     VMAP_LEVELS.stack.remove(lv)
     if not VMAP_LEVELS.stack:
         set_mode(VMAP, False)
-        _arm_random(False)
         VMAP_LEVELS.count = 0
-
-
-def _arm_random(on: bool) -> None:
-    from .random import arm  # (random.py builds on this module)
-
-    arm(on)
 
 
 def _size_of(level: int) -> int:

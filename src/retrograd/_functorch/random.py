@@ -14,10 +14,11 @@ from __future__ import annotations
 import itertools
 
 from .. import _random
+from .._graph.modes import MODES, VMAP
 from ..ops import batch_rules as _rules
 from .batched import VMAP_LEVELS, _batched_in, _element, _size_of, _stack_results
 
-__all__ = ["random_call", "arm"]
+__all__ = ["random_call"]
 
 
 # Note [Randomness under vmap]
@@ -34,18 +35,12 @@ _ERROR = ("vmap: called random operation while in randomness error mode. Please 
 
 
 def _check() -> None:
-    if any(lv.randomness == "error" for lv in VMAP_LEVELS.stack) and not _INSIDE[0]:
+    if MODES.bits & VMAP and not _INSIDE[0] and \
+            any(lv.randomness == "error" for lv in VMAP_LEVELS.stack):
         raise RuntimeError(_ERROR)
 
 
 _INSIDE = [0]  # > 0 while random_call runs the function (the check is done)
-
-
-def arm(on: bool) -> None:
-    """Install the generator check when a vmap opens (it stays: it reads this thread's
-    open vmaps, so other threads and code outside vmap pass it)."""
-    if on:
-        _random.VMAP_DRAW_CHECK[0] = _check
 
 
 def random_call(fn, args, kwargs, by_values: bool = False):
@@ -88,3 +83,4 @@ def _call(fn, args, kwargs):
 
 
 _rules.RANDOM[0] = random_call
+_random.VMAP_DRAW_CHECK[0] = _check  # (one flag test per draw outside vmap)

@@ -145,9 +145,13 @@ def _matmul_fwd(a, b):
         return np.dot(a, b)
     if a.ndim > 2 and b.ndim >= 2 and a.shape[-1] == 1 and b.shape[-2] == 1:
         # stacks of outer products (per-sample weight gradients under vmap): one product
-        # per element, no sum, so a broadcast multiply gives matmul's exact values, and
-        # NumPy's matmul loops slowly over stacks with a contraction of 1
-        return np.multiply(a, b)
+        # per element, so a broadcast multiply gives matmul's values (NumPy's matmul loops
+        # slowly over stacks with a contraction of 1); matmul's sum starts from +0, so a
+        # -0.0 product is +0.0 there: adding 0 does the same
+        out = np.multiply(a, b)
+        if out.dtype.kind == "f":
+            out += 0
+        return out
     return np.matmul(a, b)
 
 
