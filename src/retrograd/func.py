@@ -25,11 +25,11 @@ from ._functorch.bridge import (
     physical_of,
 )
 from ._functorch.functional_call import functional_call, stack_module_state
-from ._functorch.levels import call_transformed
 from ._functorch.rearrange import rearrange
 from ._functorch.vmap import vmap
 from ._grad_mode import enable_grad
 from ._graph.node import AccumulateGrad
+from ._graph.transforms import call_transformed
 from ._tensor import Tensor
 from .autograd import forward_ad as fwAD
 from .autograd.forward_ad import get_tangent, set_tangent

@@ -13,10 +13,10 @@ import functools
 import itertools
 from collections.abc import Callable
 
+from .._graph.transforms import call_transformed
 from .._tensor import Tensor
 from . import random as _random_modes  # noqa: F401  (registers the random handler)
 from .batched import BatchedTensor, is_batched, pop_level, push_level, unwrap_level, wrap
-from .levels import call_transformed
 
 __all__ = ["vmap", "tree_flatten", "tree_unflatten"]
 

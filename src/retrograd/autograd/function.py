@@ -27,11 +27,11 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from .._functorch.levels import LEVELS
 from .._grad_mode import STATE, no_grad
 from .._graph.forward_state import FW, get_tangent
 from .._graph.node import OUT0, Node, _OutputSlot, call_unscoped, user_site
 from .._graph.saved_hooks import HOOKS
+from .._graph.transforms import LEVELS
 from .._tensor import Tensor, _make, check_inference_saved
 from ..ops import table as T
 from ..ops._core import FLOAT_NP, _anomaly_trace, _edge, _next_seq

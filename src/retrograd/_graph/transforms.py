@@ -2,7 +2,7 @@
 
 Example:
     >>> import retrograd as torch
-    >>> from retrograd._functorch.levels import LEVELS
+    >>> from retrograd._graph.transforms import LEVELS
     >>> seen = []
     >>> _ = torch.func.grad(lambda x: seen.append(LEVELS.depth) or x.sum())(torch.ones(2))
     >>> LEVELS.depth, seen
@@ -41,7 +41,7 @@ def call_transformed(func: Callable, *args: Any, **kwargs: Any) -> Any:
     """``func(*args, **kwargs)`` counted as running under a transform (Note [Transform depth]).
 
     Example:
-        >>> from retrograd._functorch.levels import LEVELS, call_transformed
+        >>> from retrograd._graph.transforms import LEVELS, call_transformed
         >>> call_transformed(lambda: LEVELS.depth)
         1
     """
