@@ -341,3 +341,56 @@ def test_fallback_warns_once_and_is_right():
     with pytest.warns(UserWarning, match="There is a performance drop"):
         r = vmap(lambda t: t.cummax(0)[0] if hasattr(t, "cummax") else t.sort()[0])(x)
     assert r.shape == (3, 4)
+
+
+# -- autograd.Function inside vmap ----------------------------------------------------
+
+def _cube(m, generate=True, rule=False):
+    class Cube(m.autograd.Function):
+        generate_vmap_rule = generate
+
+        @staticmethod
+        def forward(x):
+            return x ** 3
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+
+        @staticmethod
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return 3 * g * x ** 2
+
+    if rule:
+        def vmap_rule(info, in_dims, x):
+            assert info.batch_size == 2 and in_dims == (0,)
+            return Cube.apply(x), 0
+        Cube.vmap = staticmethod(vmap_rule)
+    return Cube
+
+
+@pytest.mark.parametrize("generate,rule", [(True, False), (False, True)])
+def test_function_under_vmap(generate, rule):
+    a = np.array([[1.0, 2.0], [3.0, 4.0]])
+    for m, fn in ((R, R.func), (torch, tf)):
+        c = _cube(m, generate, rule)
+        x = m.tensor(a)
+        got = [fn.vmap(c.apply)(x), fn.vmap(fn.grad(lambda t: c.apply(t).sum()))(x),
+               fn.grad(lambda t: fn.vmap(c.apply)(t).sum())(x)]
+        if m is R:
+            ours = got
+        else:
+            _same(ours, got)
+
+
+def test_function_without_vmap_support_is_refused_like_torch():
+    msgs = []
+    for m, fn in ((R, R.func), (torch, tf)):
+        with pytest.raises(RuntimeError) as e:
+            fn.vmap(_cube(m, False).apply)(m.ones(2, 2))
+        msgs.append(str(e.value))
+        with pytest.raises(RuntimeError) as e:
+            fn.vmap(_cube(m, True, True).apply)(m.ones(2, 2))
+        msgs.append(str(e.value))
+    assert msgs[:2] == msgs[2:]

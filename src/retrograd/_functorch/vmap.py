@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from .._graph.transforms import call_transformed
 from .._tensor import Tensor
+from . import function_vmap as _function_vmap  # noqa: F401  (registers its handler)
 from . import random as _random_modes  # noqa: F401  (registers the random handler)
 from .batched import BatchedTensor, is_batched, pop_level, push_level, unwrap_level, wrap
 

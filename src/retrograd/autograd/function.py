@@ -29,6 +29,7 @@ from typing import Any
 
 from .._grad_mode import STATE, no_grad
 from .._graph.forward_state import FW, get_tangent
+from .._graph.modes import MODES, VMAP
 from .._graph.node import OUT0, Node, _OutputSlot, call_unscoped, user_site
 from .._graph.saved_hooks import HOOKS
 from .._graph.transforms import LEVELS
@@ -612,13 +613,22 @@ class Function(_SingleLevelFunction):
                 "details, please see https://pytorch.org/docs/main/notes/extending.func.html "
                 f"({cls.__name__}.forward takes ctx; move what it does with ctx into "
                 f"{cls.__name__}.setup_context(ctx, inputs, output) and drop ctx from forward)")
+        if MODES.bits & VMAP:  # Note [Functions inside vmap] (_functorch/function_vmap.py)
+            r = VMAP_APPLY[0](cls, args, kwargs)
+            if r is not NotImplemented:
+                return r
         return _apply(op, args, kwargs)
 
     @staticmethod
     def vmap(info, in_dims, *args):
-        """Not available: retrograd has no vmap."""
+        """How this Function batches inside vmap (Note [Functions inside vmap]): override it,
+        or set ``generate_vmap_rule = True``; this default says so."""
         raise NotImplementedError("To use autograd.Function with vmap, you must either override "
                                   "the vmap staticmethod or set generate_vmap_rule=True.")
+
+
+#: vmap's handler for Function.apply with batched arguments, registered at its import
+VMAP_APPLY: list = [None]
 
 
 class InplaceFunction(Function):
