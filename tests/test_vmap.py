@@ -376,8 +376,12 @@ def test_function_under_vmap(generate, rule):
     for m, fn in ((R, R.func), (torch, tf)):
         c = _cube(m, generate, rule)
         x = m.tensor(a)
-        got = [fn.vmap(c.apply)(x), fn.vmap(fn.grad(lambda t: c.apply(t).sum()))(x),
-               fn.grad(lambda t: fn.vmap(c.apply)(t).sum())(x)]
+        def total(t, c=c):
+            return c.apply(t).sum()
+
+        def total_of_vmap(t, c=c, fn=fn):
+            return fn.vmap(c.apply)(t).sum()
+        got = [fn.vmap(c.apply)(x), fn.vmap(fn.grad(total))(x), fn.grad(total_of_vmap)(x)]
         if m is R:
             ours = got
         else:
