@@ -144,14 +144,10 @@ def _matmul_fwd(a, b):
     if a.ndim == 2 and b.ndim == 2:  # the same BLAS call as matmul, less overhead per call
         return np.dot(a, b)
     if a.ndim > 2 and b.ndim >= 2 and a.shape[-1] == 1 and b.shape[-2] == 1:
-        # stacks of outer products (per-sample weight gradients under vmap): one product
-        # per element, so a broadcast multiply gives matmul's values (NumPy's matmul loops
-        # slowly over stacks with a contraction of 1); matmul's sum starts from +0, so a
-        # -0.0 product is +0.0 there: adding 0 does the same
-        out = np.multiply(a, b)
-        if out.dtype.kind == "f":
-            out += 0
-        return out
+        # stacks of outer products (per-sample weight gradients under vmap): NumPy's matmul
+        # loops slowly over stacks with a contraction of 1; einsum computes each product
+        # into a zeroed output, so a -0.0 product is +0.0, as matmul's sum gives it
+        return np.einsum("...ik,...kj->...ij", a, b)
     return np.matmul(a, b)
 
 
