@@ -305,6 +305,18 @@ def wrap(value: Tensor, levels: tuple) -> Tensor:
     return t
 
 
+def add_batch_dim(x: Tensor, d: int, level: int) -> Tensor:
+    """``x`` batched at ``level`` along its dim ``d``."""
+    if x.__class__ is BatchedTensor:
+        nb = len(x._levels)
+        v = x._value
+        d = d % x.dim()
+        v = v.movedim(nb + d, nb)  # the new level is the innermost, right after the others
+        return wrap(v, x._levels + (level,))
+    d = d % x.dim()
+    return wrap(x.movedim(d, 0) if d else x, (level,))
+
+
 def is_batched(x) -> bool:
     """Whether ``x`` is a BatchedTensor."""
     return x.__class__ is BatchedTensor

@@ -27,7 +27,16 @@ from typing import NamedTuple
 
 from .._tensor import Tensor
 from ..autograd import function as _function
-from .batched import VMAP_LEVELS, BatchedTensor, VmapLevel, _size_of, physical, unwrap_level, wrap
+from .batched import (
+    VMAP_LEVELS,
+    BatchedTensor,
+    VmapLevel,
+    _size_of,
+    add_batch_dim,
+    physical,
+    unwrap_level,
+    wrap,
+)
 
 __all__ = ["VmapInfo", "function_apply"]
 
@@ -75,8 +84,6 @@ def function_apply(cls, args, kwargs):
 
 
 def _by_rule(cls, args):
-    from .vmap import _add_batch_dim
-
     level = max(lv for a in args if a.__class__ is BatchedTensor for lv in a._levels)
     unwrapped, in_dims = [], []
     for a in args:
@@ -88,7 +95,7 @@ def _by_rule(cls, args):
     single = not isinstance(out, tuple)
     outs = (out,) if single else out
     dims = (out_dims,) * len(outs) if not isinstance(out_dims, tuple) else out_dims
-    res = tuple(o if d is None or not isinstance(o, Tensor) else _add_batch_dim(o, d, level)
+    res = tuple(o if d is None or not isinstance(o, Tensor) else add_batch_dim(o, d, level)
                 for o, d in zip(outs, dims))
     return res[0] if single else res
 

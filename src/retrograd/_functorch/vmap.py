@@ -17,7 +17,8 @@ from .._graph.transforms import call_transformed
 from .._tensor import Tensor
 from . import function_vmap as _function_vmap  # noqa: F401  (registers its handler)
 from . import random as _random_modes  # noqa: F401  (registers the random handler)
-from .batched import BatchedTensor, is_batched, pop_level, push_level, unwrap_level, wrap
+from .batched import add_batch_dim as _add_batch_dim
+from .batched import is_batched, pop_level, push_level, unwrap_level
 
 __all__ = ["vmap", "tree_flatten", "tree_unflatten"]
 
@@ -216,18 +217,6 @@ def _check_out_dims(out_dims, func) -> None:
             raise ValueError(f"vmap({_name(func)}, ..., out_dims={out_dims}): `out_dims` must "
                              "be an int, None or a python collection of ints representing "
                              "where in the outputs the vmapped dimension should appear.")
-
-
-def _add_batch_dim(x: Tensor, d: int, level: int) -> Tensor:
-    """``x`` batched at ``level`` along its dim ``d``."""
-    if x.__class__ is BatchedTensor:
-        nb = len(x._levels)
-        v = x._value
-        d = d % x.dim()
-        v = v.movedim(nb + d, nb)  # the new level is the innermost, right after the others
-        return wrap(v, x._levels + (level,))
-    d = d % x.dim()
-    return wrap(x.movedim(d, 0) if d else x, (level,))
 
 
 def _remove_batch_dim(name, out, level: int, size: int, out_dim):
