@@ -16,6 +16,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
+import numpy as np
+
 from ._functorch.batched import VMAP_LEVELS, BatchedTensor, wrap
 from ._functorch.bridge import (
     batched_grad,
@@ -34,7 +36,7 @@ from ._tensor import Tensor
 from .autograd import forward_ad as fwAD
 from .autograd.forward_ad import get_tangent, set_tangent
 from .ops.creation import zeros, zeros_like
-from .ops.functions import cat, stack
+from .ops.functions import cat
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
            "functional_call", "stack_module_state", "linearize", "debug_unwrap",
@@ -710,8 +712,9 @@ def jacrev(func: Callable, argnums=0, *, has_aux: bool = False, chunk_size=None,
 
 def jacfwd(func: Callable, argnums=0, has_aux: bool = False, *,
            randomness: str = "error") -> Callable:
-    """The Jacobian by forward mode: one basis tangent per input element (reverse mode
-    inside an already open forward-AD level; Note [Transforms on the tape]).
+    """The Jacobian by forward mode: vmap of a jvp over the basis tangents, one batched
+    forward pass (reverse mode inside an already open forward-AD level; Note [Transforms
+    on the tape]).
 
     Example:
         >>> import retrograd as torch
@@ -732,45 +735,45 @@ def jacfwd(func: Callable, argnums=0, has_aux: bool = False, *,
         args = list(args)
         idx, flats, specs = _flatten_argnums(args, argnums, "jacfwd")
         flat_in = [t for f in flats for t in f]
-        cols = [[] for _ in flat_in]
-        out_leaves = out_spec = aux = None
-        with fwAD.dual_level():
-            for j, x in enumerate(flat_in):
-                for c in range(max(x.numel(), 0)):
-                    duals = []
-                    for k, xk in enumerate(flat_in):
-                        t = zeros_like(xk)
-                        if k == j:
-                            t._data.reshape(-1)[c] = 1
-                        duals.append(batched_make_dual(xk, t))
-                    call = list(args)
-                    for i, arg in zip(idx, _regroup(duals, flats, specs)):
-                        call[i] = arg
-                    output, new_aux = _split_aux(call_transformed(func, *call, **kwargs), has_aux,
-                                                 "jacfwd(f, ...)(*args)")
-                    if has_aux:
-                        aux_leaves, aux_spec = _flatten(new_aux)
-                        aux = _unflatten([batched_unpack_dual(a).primal if isinstance(
-                            a, _tensor_cls()) else a for a in aux_leaves], aux_spec)
-                    out_leaves, out_spec = _flatten(output)
-                    unpacked = [batched_unpack_dual(o) for o in out_leaves]
-                    out_leaves = [u.primal for u in unpacked]
-                    cols[j].append([zeros_like(u.primal) if u.tangent is None else u.tangent
-                                    for u in unpacked])
-        if out_leaves is None:  # every input is empty
-            output = call_transformed(func, *args, **kwargs)
-            if has_aux:
-                output, aux = output
+        sizes = [x.numel() for x in flat_in]
+        total = sum(sizes)
+
+        def call(*xs):
+            full = list(args)
+            for i, arg in zip(idx, _regroup(list(xs), flats, specs)):
+                full[i] = arg
+            return call_transformed(func, *full, **kwargs)
+        if not total:  # every input is empty: no column to push
+            output, aux = _split_aux(call(*flat_in), has_aux, "jacfwd(f, ...)(*args)")
             out_leaves, out_spec = _flatten(output)
-        blocks = []
-        for o_i, o in enumerate(out_leaves):
-            row = []
-            for j, x in enumerate(flat_in):
-                shape = tuple(o.shape) + tuple(x.shape)
-                if cols[j]:
-                    row.append(stack([c[o_i] for c in cols[j]], -1).reshape(shape))
-                else:
-                    row.append(zeros(shape, dtype=o.dtype))
+            tangents = [zeros((0,) + tuple(o.shape), dtype=o.dtype) for o in out_leaves]
+        else:
+            basis, off = [], 0
+            for x, n in zip(flat_in, sizes):  # the rows of the identity, split per input
+                b = zeros((total, n), dtype=x.dtype)
+                b._data[off:off + n] = np.eye(n, dtype=b._data.dtype)
+                basis.append(b.reshape((total,) + tuple(x.shape)))
+                off += n
+
+            def push(*ts):
+                return jvp(call, tuple(flat_in), ts, has_aux=has_aux)
+            res = vmap(push, randomness=randomness)(*basis)
+            output, tangent_tree = res[0], res[1]
+            aux = res[2] if has_aux else None
+            out_leaves, out_spec = _flatten(output)
+            out_leaves = [o[0] for o in out_leaves]  # (the same for every basis tangent)
+            tangents = _flatten(tangent_tree)[0]
+            if has_aux:
+                aux_leaves, aux_spec = _flatten(aux)
+                aux = _unflatten([a[0] if isinstance(a, _tensor_cls()) else a
+                                  for a in aux_leaves], aux_spec)
+        blocks, off = [], 0
+        for o, t in zip(out_leaves, tangents):
+            row, off = [], 0
+            for x, n in zip(flat_in, sizes):
+                part = t[off:off + n] if n else zeros((0,) + tuple(o.shape), dtype=o.dtype)
+                row.append(part.movedim(0, -1).reshape(tuple(o.shape) + tuple(x.shape)))
+                off += n
             blocks.append(row)
         flat_blocks = _finish([b for row in blocks for b in row], [])
         m = len(flat_in)
