@@ -105,7 +105,21 @@ from . import (  # noqa: E402  # noqa: E402  # noqa: E402
     version,
     viz,  # noqa: E402
 )
-from .amp import autocast  # noqa: E402
+from ._layouts import (  # noqa: E402
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    layout,
+    memory_format,
+    preserve_format,
+    strided,
+)
+from ._runtime_flags import *  # noqa: E402, F403  (Note [Build facts])
+from .amp import (
+    GradScaler,  # noqa: E402
+    autocast,  # noqa: E402
+)
+from .amp.legacy_state import *  # noqa: E402, F403
 from .amp.state import (  # noqa: E402
     clear_autocast_cache,
     get_autocast_dtype,
@@ -130,8 +144,7 @@ from .serialization import load, save  # noqa: E402
 from .version import __version__  # noqa: E402  (Note [Version seen by user code])
 from .viz import explain_grad  # noqa: E402
 
-strided = "torch.strided"
-contiguous_format = preserve_format = channels_last = None
+newaxis = None
 import builtins as _builtins  # noqa: E402
 
 inf = _builtins.float("inf")

@@ -17,7 +17,7 @@ from weakref import ref as _weakref
 import numpy as np
 
 from . import _dtype as D
-from . import _grad_mode
+from . import _grad_mode, _layouts
 from ._device import CPU, META
 from ._grad_mode import STATE
 from ._graph.node import AccumulateGrad, HookDict, RemovableHandle, register_tensor_type
@@ -106,8 +106,8 @@ class Tensor:
         return False
 
     @property
-    def layout(self) -> str:
-        return "torch.strided"
+    def layout(self) -> _layouts.layout:
+        return _layouts.strided
 
     @property
     def ndim(self) -> int:
