@@ -141,6 +141,21 @@ from .nn.functional_losses import cosine_similarity  # noqa: E402  names PyTorch
 from .nn.functional_norm_extra import rms_norm  # noqa: E402  nn family, as their F.* forms)
 from .nn.functional_toplevel import *  # noqa: E402, F403  (Note [Top-level nn names])
 from .serialization import load, save  # noqa: E402
+from .storage import (  # noqa: E402  (Note [Storages are root arrays])
+    BFloat16Storage,
+    BoolStorage,
+    ByteStorage,
+    CharStorage,
+    DoubleStorage,
+    FloatStorage,
+    HalfStorage,
+    IntStorage,
+    LongStorage,
+    ShortStorage,
+    TypedStorage,
+    UntypedStorage,
+    is_storage,
+)
 from .version import __version__  # noqa: E402  (Note [Version seen by user code])
 from .viz import explain_grad  # noqa: E402
 

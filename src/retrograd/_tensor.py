@@ -171,9 +171,6 @@ class Tensor:
             return 0
         return self._data.__array_interface__["data"][0]
 
-    def untyped_storage(self):
-        return _Storage(self)
-
     @property
     def _version(self) -> int:
         if self._vc.__class__ is not list:  # Note [Inference tensors]
@@ -528,22 +525,6 @@ def _rebuild(data, rg):
     if rg:
         t._rg = True
     return t
-
-
-class _Storage:
-    """The bit of ``untyped_storage()`` users reach for: identity of the memory."""
-
-    def __init__(self, t):
-        self._t = t
-
-    def data_ptr(self) -> int:
-        base = self._t._data
-        while isinstance(base.base, np.ndarray):
-            base = base.base
-        return base.__array_interface__["data"][0]
-
-    def nbytes(self) -> int:
-        return self._t._data.nbytes
 
 
 _FLOAT_NP = frozenset(d.np for d in D.ALL if d.is_floating_point)
