@@ -89,12 +89,17 @@ def _shared_bytes(n: int) -> np.ndarray:
 
 def is_shared_array(root: np.ndarray) -> bool:
     """Whether a root array lives in shared memory (an mmap'd block)."""
-    if isinstance(root, np.memmap):  # from_file: shared only when writes reach the file
-        return root.mode in ("r+", "w+")
+    if isinstance(root, np.memmap):  # from_file maps the file, as PyTorch's mapped storage
+        return True
     base = root.base
     while base is not None and not isinstance(base, mmap.mmap):
         base = getattr(base, "base", None) if not isinstance(base, memoryview) else base.obj
     return isinstance(base, mmap.mmap) or isinstance(root, np.memmap)
+
+
+def _listing(values: list, tail: str) -> str:
+    """PyTorch's storage repr: one value a line, then the kind and size."""
+    return " " + "\n ".join(str(v) for v in values) + "\n" + tail
 
 
 class UntypedStorage:
@@ -201,9 +206,8 @@ class UntypedStorage:
         return iter(self.tolist())
 
     def __repr__(self) -> str:
-        body = "\n".join(f" {v}" for v in self.tolist())
-        tail = f"[torch.storage.UntypedStorage(device=cpu) of size {self.nbytes()}]"
-        return f"{body}\n{tail}" if body else tail
+        return _listing(self.tolist(), f"[torch.storage.UntypedStorage(device=cpu) of size "
+                                       f"{self.nbytes()}]")
 
 
 class TypedStorage:
@@ -320,10 +324,8 @@ class TypedStorage:
         return iter(self.tolist())
 
     def __repr__(self) -> str:
-        body = "\n".join(f" {v}" for v in self.tolist())
-        tail = (f"[torch.storage.TypedStorage(dtype=torch.{self.dtype.name}, device=cpu) "
-                f"of size {self.size()}]")
-        return f"{body}\n{tail}" if body else tail
+        return _listing(self.tolist(), f"[torch.storage.TypedStorage(dtype=torch."
+                                       f"{self.dtype.name}, device=cpu) of size {self.size()}]")
 
 
 class _LegacyStorageMeta(type):

@@ -206,30 +206,43 @@ def is_set_to(self: Tensor, tensor: Tensor) -> bool:
 
 
 def _sole_owner(self: Tensor) -> bool:
-    # Note [Storages are root arrays]: the root array is referenced by this tensor's slot
-    # and by getrefcount's argument alone when no view, detach() or saved array holds it
-    return self._data.base is None and sys.getrefcount(self._data) <= 2
+    """Whether nothing but this tensor reaches its memory (Note [Storages are root arrays]):
+    each array on the chain from ``self._data`` to the root is referenced only by the one
+    before it (the tensor's slot for the first), this loop's variable and getrefcount's
+    argument; a view, a detach() or a saved array would add one. A block of the buffer
+    pool (an array over a memoryview of the pool's array, Note [Buffer pool]) goes back to
+    the pool when released; other memory NumPy does not own (a user's buffer, a mapped
+    file) is never ours to replace."""
+    arr = self._data
+    while True:
+        if sys.getrefcount(arr) > 3:
+            return False
+        if not isinstance(arr.base, np.ndarray):
+            base = arr.base
+            return base is None or (isinstance(base, memoryview)
+                                    and isinstance(base.obj, np.ndarray))
+        arr = arr.base
 
 
 def _resize(self: Tensor, shape: tuple) -> Tensor:
     if self.requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
-    data = self._data
     dtype = self.dtype
     offset = _offset(self)
-    old = byte_view(root_array(data))
+    capacity = byte_view(root_array(self._data)).size
     need = (offset + int(np.prod(shape, dtype=np.int64))) * dtype.itemsize
-    if need <= old.size:
-        return _rebind(self, _over(old, dtype, offset, shape, _strides_of(shape)))
-    if not _sole_owner(self):
+    if need > capacity and not _sole_owner(self):  # no local may hold the arrays here
         raise RuntimeError(
             "Trying to resize storage that is not resizable (retrograd: this tensor's memory "
-            f"holds {old.size} bytes and {need} are needed, and other tensors (views, "
+            f"holds {capacity} bytes and {need} are needed, and other tensors (views, "
             "detach()es) share it, so it cannot be replaced under them "
             "(Note [Storages are root arrays]): resize a .clone() instead")
-    grown = np.zeros(need, np.uint8)
-    grown[: old.size] = old
-    return _rebind(self, _over(grown, dtype, offset, shape, _strides_of(shape)))
+    old = byte_view(root_array(self._data))
+    if need > capacity:
+        grown = np.zeros(need, np.uint8)
+        grown[:capacity] = old
+        old = grown
+    return _rebind(self, _over(old, dtype, offset, shape, _strides_of(shape)))
 
 
 @public(function=False)
