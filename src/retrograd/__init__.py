@@ -54,6 +54,7 @@ from ._dtype import (  # noqa: A004
     short,
     uint8,
 )
+from ._dtype_more import *  # noqa: F403  (Note [Tensorless dtypes])
 from ._grad_mode import (
     enable_grad,
     inference_mode,
