@@ -41,8 +41,9 @@ __all__ = ["untyped_storage", "storage", "storage_offset", "storage_type", "set_
 
 
 def _offset(self: Tensor) -> int:
+    # a root array owns one contiguous block and starts at its data pointer
     data = self._data
-    start = byte_view(root_array(data)).__array_interface__["data"][0]
+    start = root_array(data).__array_interface__["data"][0]
     return (data.__array_interface__["data"][0] - start) // data.itemsize
 
 
