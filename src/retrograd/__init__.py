@@ -54,6 +54,7 @@ from ._dtype import (  # noqa: A004
     short,
     uint8,
 )
+from ._dtype_more import *  # noqa: F403  (Note [Tensorless dtypes])
 from ._grad_mode import (
     enable_grad,
     inference_mode,
@@ -105,7 +106,21 @@ from . import (  # noqa: E402  # noqa: E402  # noqa: E402
     version,
     viz,  # noqa: E402
 )
-from .amp import autocast  # noqa: E402
+from ._layouts import (  # noqa: E402
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    layout,
+    memory_format,
+    preserve_format,
+    strided,
+)
+from ._runtime_flags import *  # noqa: E402, F403  (Note [Build facts])
+from .amp import (
+    GradScaler,  # noqa: E402
+    autocast,  # noqa: E402
+)
+from .amp.legacy_state import *  # noqa: E402, F403
 from .amp.state import (  # noqa: E402
     clear_autocast_cache,
     get_autocast_dtype,
@@ -127,11 +142,25 @@ from .nn.functional_losses import cosine_similarity  # noqa: E402  names PyTorch
 from .nn.functional_norm_extra import rms_norm  # noqa: E402  nn family, as their F.* forms)
 from .nn.functional_toplevel import *  # noqa: E402, F403  (Note [Top-level nn names])
 from .serialization import load, save  # noqa: E402
+from .storage import (  # noqa: E402  (Note [Storages are root arrays])
+    BFloat16Storage,
+    BoolStorage,
+    ByteStorage,
+    CharStorage,
+    DoubleStorage,
+    FloatStorage,
+    HalfStorage,
+    IntStorage,
+    LongStorage,
+    ShortStorage,
+    TypedStorage,
+    UntypedStorage,
+    is_storage,
+)
 from .version import __version__  # noqa: E402  (Note [Version seen by user code])
 from .viz import explain_grad  # noqa: E402
 
-strided = "torch.strided"
-contiguous_format = preserve_format = channels_last = None
+newaxis = None
 import builtins as _builtins  # noqa: E402
 
 inf = _builtins.float("inf")

@@ -134,6 +134,10 @@ def as_dtype(d) -> dtype:
         return int64
     if d is builtins_bool:
         return bool
+    if isinstance(d, dtype):  # Note [Tensorless dtypes] (_dtype_more.py)
+        raise TypeError(f"retrograd has no tensors of dtype {d}: PyTorch keeps it as a storage "
+                        "format with few ops, and no retrograd kernel handles it; make the "
+                        "tensor in a supported dtype (e.g. torch.float32 or torch.int64)")
     if d.__class__ is str:  # PyTorch takes no dtype names (NumPy does): a TypeError
         raise TypeError(f"argument 'dtype' must be torch.dtype, not str (got {d!r}; pass the "
                         f"dtype object, e.g. torch.{d if d in _BY_NAME else 'float32'}, or "

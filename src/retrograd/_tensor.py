@@ -17,7 +17,7 @@ from weakref import ref as _weakref
 import numpy as np
 
 from . import _dtype as D
-from . import _grad_mode
+from . import _grad_mode, _layouts
 from ._device import CPU, META
 from ._grad_mode import STATE
 from ._graph.node import AccumulateGrad, HookDict, RemovableHandle, register_tensor_type
@@ -106,8 +106,8 @@ class Tensor:
         return False
 
     @property
-    def layout(self) -> str:
-        return "torch.strided"
+    def layout(self) -> _layouts.layout:
+        return _layouts.strided
 
     @property
     def ndim(self) -> int:
@@ -170,9 +170,6 @@ class Tensor:
         if self._data.__class__ is MetaArray:
             return 0
         return self._data.__array_interface__["data"][0]
-
-    def untyped_storage(self):
-        return _Storage(self)
 
     @property
     def _version(self) -> int:
@@ -528,22 +525,6 @@ def _rebuild(data, rg):
     if rg:
         t._rg = True
     return t
-
-
-class _Storage:
-    """The bit of ``untyped_storage()`` users reach for: identity of the memory."""
-
-    def __init__(self, t):
-        self._t = t
-
-    def data_ptr(self) -> int:
-        base = self._t._data
-        while isinstance(base.base, np.ndarray):
-            base = base.base
-        return base.__array_interface__["data"][0]
-
-    def nbytes(self) -> int:
-        return self._t._data.nbytes
 
 
 _FLOAT_NP = frozenset(d.np for d in D.ALL if d.is_floating_point)

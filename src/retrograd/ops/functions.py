@@ -56,6 +56,7 @@ from . import (  # noqa: F401
     special_math,
     special_polynomials,
     statistics,
+    storage_methods,
     view_copies,
     writes,
 )

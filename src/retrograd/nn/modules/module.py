@@ -646,7 +646,16 @@ class Module:
                     g.zero_()
 
     def share_memory(self) -> Module:
-        """Accepted for compatibility (one process, nothing to share)."""
+        """Move every parameter and buffer into shared memory (``Tensor.share_memory_``:
+        processes forked afterwards see the writes, as in Hogwild training).
+
+        Example:
+            >>> import retrograd as torch
+            >>> torch.nn.Linear(2, 2).share_memory().weight.is_shared()
+            True
+        """
+        for t in itertools.chain(self.parameters(), self.buffers()):
+            t.share_memory_()
         return self
 
     # -- conversion ---------------------------------------------------------------------------
