@@ -4,6 +4,8 @@ ops/table.py). Arrays stay small: fixtures lower the pool threshold and the bloc
 
 from __future__ import annotations
 
+import gc
+
 import io
 import os
 import subprocess
@@ -21,7 +23,9 @@ from retrograd.ops import table as T
 
 @pytest.fixture
 def pool():
-    """Pool every array of 64 bytes or more; start and end with an empty pool."""
+    """Pool every array of 64 bytes or more; start and end with an empty pool (earlier
+    tests' garbage collected first, so no block of theirs is returned mid-test)."""
+    gc.collect()
     old = B.configure(enabled=True, threshold=64, max_free=256 << 20)
     B.empty_cache()
     yield
