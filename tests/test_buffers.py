@@ -5,7 +5,6 @@ ops/table.py). Arrays stay small: fixtures lower the pool threshold and the bloc
 from __future__ import annotations
 
 import gc
-
 import io
 import os
 import subprocess
