@@ -41,6 +41,7 @@ from . import (  # noqa: F401
     linalg_legacy,
     matmul,
     matmul_extra,
+    native_forms,
     pointwise,
     pointwise_extra,
     python_map,

@@ -1,0 +1,48 @@
+"""Records of the remaining ``torch`` tensor ops (issue 16): the out-of-place ``torch.fill``
+(``FillBackward0``/``FillBackward1``, where the in-place ``fill_`` is ``FillBackward2``/
+``FillBackward3``) and ``unsafe_split``/``unsafe_split_with_sizes`` (split's pieces as
+outputs that autograd does not treat as views).
+
+Example:
+    >>> from retrograd.ops import table as T
+    >>> T.unsafe_split.node_name, T.fill_out.node_name
+    ('UnsafeSplitBackward0', 'FillBackward0')
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._core import Op
+from .jvp_rules import jvp_linear
+from .rule_helpers import zeros_like_of
+from .table_shape import _multi_out_vjp
+
+__all__ = ["fill_out", "fill_out_tensor", "unsafe_split", "unsafe_split_with_sizes"]
+
+
+def _fill_fwd(a, v):
+    return np.full_like(a, v)
+
+
+def _fill_self_rule(g, s, n):
+    return zeros_like_of(g)
+
+
+fill_out = Op("fill", _fill_fwd, (_fill_self_rule, None), node_name="FillBackward0",
+              jvp=jvp_linear, batch_ok=True)
+fill_out_tensor = Op("fill_tensor", _fill_fwd, (_fill_self_rule, lambda g, s, n: g.sum()),
+                     node_name="FillBackward1", jvp=jvp_linear)
+
+
+def _unsafe_split_jvp(t, s, n, out):
+    _, dim, sizes = n._p
+    return t[0].split(list(sizes), dim)
+
+
+# the pieces' gradients are put back together as split's (Note [Batched rules])
+unsafe_split = Op("unsafe_split", None, _multi_out_vjp, node_name="UnsafeSplitBackward0",
+                  jvp=_unsafe_split_jvp, batch_ok=True)
+unsafe_split_with_sizes = Op("unsafe_split_with_sizes", None, _multi_out_vjp,
+                             node_name="UnsafeSplitWithSizesBackward0", jvp=_unsafe_split_jvp,
+                             batch_ok=True)

@@ -1,0 +1,48 @@
+"""Op-database entries of the remaining ``torch`` tensor ops (ops/native_forms.py,
+ops/table_torchops.py; issue 16), loaded by opdb.py."""
+
+from __future__ import annotations
+
+from opdb import A, S, op, vals
+
+op("torch_fill", lambda m, x, v: m.fill(x, v),
+   lambda rng: [S(A(vals(rng, (3, 4))), 2.5), S(A(vals(rng, (3, 4))), A(vals(rng, ()))),
+                S(A(vals(rng, ())), A(vals(rng, ()))), S(A(vals(rng, (0, 2))), 1.0),
+                S(A(vals(rng, (3, 4)), layout="T"), -1.0, desc="non-contiguous")],
+   ("fill", "fill_tensor"))
+op("unsafe_split", lambda m, x, s, *a: m.unsafe_split(x, s, *a),
+   lambda rng: [S(A(vals(rng, (5, 3))), 2), S(A(vals(rng, (2, 6))), 3, 1),
+                S(A(vals(rng, (2, 6))), 6, -1), S(A(vals(rng, (4, 3)), layout="T"), 2, 1),
+                S(A(vals(rng, (5, 3))), [1, 4], desc="a list: TypeError, as torch")],
+   ("unsafe_split",), int_ok=True)
+op("unsafe_split_with_sizes", lambda m, x, s, *a: x.unsafe_split_with_sizes(s, *a),
+   lambda rng: [S(A(vals(rng, (5, 3))), [2, 3]), S(A(vals(rng, (2, 6))), [1, 5], 1),
+                S(A(vals(rng, (2, 6))), [2, 0, 4], -1)],
+   ("unsafe_split_with_sizes",))
+op("unsafe_chunk", lambda m, x, c, *a: x.unsafe_chunk(c, *a),
+   lambda rng: [S(A(vals(rng, (5, 3))), 2), S(A(vals(rng, (2, 6))), 3, 1),
+                S(A(vals(rng, (0, 3))), 2)],
+   ("unsafe_split", "unsafe_split_with_sizes"))
+op("adjoint", lambda m, x: m.adjoint(x),
+   lambda rng: [S(A(vals(rng, (2, 3)))), S(A(vals(rng, (2, 3, 4)))), S(A(vals(rng, (0, 2))))],
+   ("transpose",), int_ok=True)
+op("vander", lambda m, x, *a, **k: m.vander(x, *a, **k),
+   lambda rng: [S(A(vals(rng, (3,)))), S(A(vals(rng, (4,))), 2),
+                S(A(vals(rng, (3,))), N=4, increasing=True), S(A(vals(rng, (3,))), 0),
+                S(A(vals(rng, (0,))))],
+   ("cumprod", "flip"), int_ok=True,
+   skips={k: "torch's own backward of vander fails (its cumprod writes into its own input: "
+             "a version error); retrograd's gradient is held to gradcheck instead"
+          for k in ("test_grad", "test_double_backward")})
+op("norm_except_dim", lambda m, x, *a: m.norm_except_dim(x, *a),
+   lambda rng: [S(A(vals(rng, (3, 4), "nz"))), S(A(vals(rng, (2, 3, 4), "nz")), 2, 1),
+                S(A(vals(rng, (2, 3, 4), "nz")), 3, 2), S(A(vals(rng, (2, 3), "nz")), 2, -1)],
+   ("vector_norm",),
+   skips={"test_grad_fn_name": "dim=-1: ATen's norm node (NormBackward0); retrograd's "
+                               "norm records LinalgVectorNormBackward0, same values"})
+op("nuclear_norm", lambda m, x, *a: m.nuclear_norm(x, *a),
+   lambda rng: [S(A(vals(rng, (3, 4)))), S(A(vals(rng, (3, 2))), True),
+                S(A(vals(rng, (2, 3, 4))), (0, 2))],
+   ("linalg_svd",),
+   skips={"test_grad_fn_name": "keepdim: ATen's matrix_norm permutes the kept dims back "
+                               "(PermuteBackward0); retrograd unsqueezes, same values"})
