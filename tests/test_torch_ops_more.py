@@ -118,3 +118,125 @@ def test_nonzero_static_and_isreal():
         r = R.tensor(args[0]).nonzero_static(size=args[1], fill_value=args[2])
         assert r.dtype == R.int64 and r.tolist() == t.tolist() and r.shape == t.shape
     assert R.tensor([1.5, np.nan]).isreal().tolist() == [True, True]
+
+
+# ---------------------------------------------------------------------------------------
+# torch.sym_*, torch.cond
+
+
+@pytest.mark.parametrize("name,args,kwargs", [
+    ("sym_int", (3.7,), {}), ("sym_int", (-3.7,), {}), ("sym_float", (3,), {}),
+    ("sym_max", (2, 3.5), {}), ("sym_max", (2.0, 3), {}), ("sym_max", (2, 3), {}),
+    ("sym_min", (True, 2), {}), ("sym_min", (np.int64(4), 2), {}), ("sym_not", (True,), {}),
+    ("sym_sqrt", (4,), {}), ("sym_sum", ([1, 2, 3],), {}), ("sym_sum", ([],), {}),
+    ("sym_ite", (True, 1, 2), {}), ("sym_ite", (False, 1.0, 2.0), {}),
+    ("sym_constrain_range", (3,), {"min": 0, "max": 5}),
+    ("sym_constrain_range_for_size", (3,), {}), ("sym_fresh_size", (3,), {}),
+])
+def test_sym_helpers_match_torch(name, args, kwargs):
+    want = getattr(torch, name)(*args, **kwargs)
+    got = getattr(R, name)(*args, **kwargs)
+    assert got == want and type(got) is type(want)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m: m.sym_constrain_range(7, min=0, max=5),
+    lambda m: m.sym_constrain_range(3, max=1),
+    lambda m: m.sym_constrain_range_for_size(-1),
+    lambda m: m.sym_constrain_range_for_size(3, min=4),
+    lambda m: m.sym_ite(1, 2, 3),
+    lambda m: m.sym_ite(True, 1, 2.0),
+    lambda m: m.sym_int("a"),
+    lambda m: m.cond(m.tensor([True, False]), lambda a: a, lambda a: a, (m.ones(2),)),
+    lambda m: m.cond(True, 1, lambda a: a, (m.ones(2),)),
+])
+def test_sym_and_cond_errors_match_torch(fn):
+    _same_error(fn)
+
+
+def test_cond_values_and_gradients():
+    x0 = np.array([1.0, -2.0])
+    for pred in (True, False):
+        grads = []
+        for m in (torch, R):
+            x = m.tensor(x0, requires_grad=True)
+            p = m.tensor(pred)
+            out = m.cond(p, lambda a: (a * a).sum(), lambda a: (a * 3).sum(), (x,))
+            out.backward()
+            grads.append(x.grad.numpy())
+        np.testing.assert_allclose(grads[1], grads[0])
+    two = R.cond(False, lambda a, b: (a, b), lambda a, b: (b, a), [R.ones(1), R.zeros(1)])
+    assert [t.item() for t in two] == [0.0, 1.0]
+
+
+# ---------------------------------------------------------------------------------------
+# Tensor attributes, removed and deprecated methods
+
+
+def _layouts(m):
+    return [m.ones(2, 3), m.ones(2, 3).t(), m.ones(2, 3, 4).permute(2, 0, 1), m.ones(2, 1, 3),
+            m.ones(1, 3).expand(4, 3), m.ones(3, 1).t(), m.ones(2, 3, 4).transpose(0, 1),
+            m.ones(4, 3)[::2], m.ones(3, 4).t()[:, :1], m.ones(2, 3, 1).permute(2, 1, 0),
+            m.ones(2, 3, 4, 5).permute(0, 2, 3, 1), m.ones(3, 3).expand(2, 3, 3).transpose(0, 2),
+            m.ones(()), m.ones(5)]
+
+
+def test_dim_order_matches_torch():
+    assert [t.dim_order() for t in _layouts(R)] == [t.dim_order() for t in _layouts(torch)]
+    _same_error(lambda m: m.ones(2, 1).dim_order(ambiguity_check=True))
+    _same_error(lambda m: m.ones(2).dim_order(ambiguity_check=3))
+
+
+def test_flags_and_pointers():
+    for m in (torch, R):
+        x = m.ones(2, 3)
+        assert (x.is_cpu, x.is_nested, x.is_maia, x.is_distributed(), x.name) == \
+            (True, False, False, False, None)
+        assert x.const_data_ptr() == x.data_ptr()
+    assert not R.empty(2, device="meta").is_cpu
+
+
+def test_module_load_and_map2():
+    for m in (torch, R):
+        dst, src = m.zeros(2), m.tensor([1.0, 2.0], requires_grad=True)
+        out = dst.module_load(src)
+        assert out.tolist() == [1.0, 2.0] and not out.requires_grad and dst.tolist() == [1.0, 2.0]
+        assert dst.module_load(src, assign=True).data_ptr() == src.data_ptr()
+    got = R.zeros(2, 2).map2_(R.ones(2), R.full((2, 1), 3.0), lambda a, b, c: a + b * c)
+    want = torch.zeros(2, 2).map2_(torch.ones(2), torch.full((2, 1), 3.0),
+                                   lambda a, b, c: a + b * c)
+    assert got.tolist() == want.tolist()
+    _same_error(lambda m: m.ones(2, requires_grad=True).map2_(m.ones(2), m.ones(2),
+                                                              lambda a, b, c: a))
+    _same_error(lambda m: m.ones(2).map2_(m.ones(2), m.ones(2, dtype=m.int64),
+                                          lambda a, b, c: a))
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.lstsq(x), lambda x: x.solve(x), lambda x: x.symeig(), lambda x: x.eig(),
+    lambda x: x.reinforce(1), lambda x: x.to_padded_tensor(0.0),
+], ids=["lstsq", "solve", "symeig", "eig", "reinforce", "to_padded_tensor"])
+def test_removed_methods_raise_as_torch(call):
+    with pytest.raises(Exception) as te:
+        call(torch.ones(2, 2))
+    with pytest.raises(type(te.value)) as re_:
+        call(R.ones(2, 2))
+    if "to_padded_tensor" in str(te.value):  # PyTorch's message lists its dispatch keys
+        assert str(re_.value).startswith(str(te.value).split(" backend. ")[0])
+    else:
+        assert str(re_.value) == str(te.value)
+
+
+def test_volatile_and_lu_warn():
+    x = R.ones(2)
+    with pytest.warns(UserWarning, match="volatile was removed"):
+        assert x.volatile is False
+    with pytest.warns(UserWarning, match="volatile was removed and now has no effect"):
+        x.volatile = True
+    a = np.array([[1.0, 2.0], [3.0, 4.0]])
+    with pytest.warns(UserWarning, match="torch.lu is deprecated"):
+        got = R.tensor(a).lu(get_infos=True)
+    want = torch.tensor(a).lu(get_infos=True)
+    for g, w in zip(got, want):
+        assert g.dtype.__repr__() == repr(w.dtype)
+        np.testing.assert_allclose(g.numpy(), w.numpy())

@@ -105,6 +105,8 @@ from . import (  # noqa: E402  # noqa: E402  # noqa: E402
     version,
     viz,  # noqa: E402
 )
+from ._cond import cond  # noqa: E402
+from ._sym_numbers import *  # noqa: E402, F403  (torch.sym_*: Note [Symbolic numbers])
 from .amp import autocast  # noqa: E402
 from .amp.state import (  # noqa: E402
     clear_autocast_cache,
