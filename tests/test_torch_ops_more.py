@@ -240,3 +240,124 @@ def test_volatile_and_lu_warn():
     for g, w in zip(got, want):
         assert g.dtype.__repr__() == repr(w.dtype)
         np.testing.assert_allclose(g.numpy(), w.numpy())
+
+
+# ---------------------------------------------------------------------------------------
+# native nn forms (nn/functional_native.py): values, statistics and gradients vs torch
+
+
+def _run_both(fn, arrays, grad=True):
+    """``fn(m, *tensors)`` in both libraries on float64 copies of ``arrays``; returns the
+    outputs and the inputs' gradients of the sum of the first output (numpy)."""
+    res = []
+    for m in (torch, R):
+        ts = [m.tensor(a, requires_grad=grad) if a is not None else None for a in arrays]
+        outs = fn(m, *ts)
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        gs = []
+        if grad:
+            first = outs[0]
+            (first * m.tensor(np.linspace(-1, 1, first.numel()).reshape(tuple(first.shape)))
+             ).sum().backward()
+            gs = [t.grad.numpy() if t is not None and t.grad is not None else None for t in ts]
+        res.append(([o.detach().numpy() for o in outs], gs))
+    (t_out, t_g), (r_out, r_g) = res
+    for a, b in zip(r_out, t_out, strict=True):
+        assert a.shape == b.shape and a.dtype == b.dtype
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    for a, b in zip(r_g, t_g, strict=True):
+        assert (a is None) == (b is None)
+        if a is not None:
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+_rng = np.random.default_rng(7)
+_X = _rng.standard_normal((2, 3, 4))
+
+
+def test_native_layer_norm():
+    _run_both(lambda m, x, w, b: m.native_layer_norm(x, [4], w, b, 1e-5),
+              [_X, _rng.standard_normal(4), _rng.standard_normal(4)])
+    _run_both(lambda m, x: m.native_layer_norm(x, [3, 4], None, None, 1e-5), [_X])
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_native_batch_norm(training):
+    stats = []
+    for m in (torch, R):
+        rm, rv = m.zeros(3, dtype=m.float64), m.ones(3, dtype=m.float64)
+        _run_both(lambda m2, x, w: m2.native_batch_norm(
+            x, w, None, m2.zeros(3, dtype=m2.float64), m2.ones(3, dtype=m2.float64),
+            training, 0.1, 1e-5), [_X, _rng.standard_normal(3)])
+        m.native_batch_norm(m.tensor(_X), None, None, rm, rv, training, 0.1, 1e-5)
+        stats.append((rm.numpy(), rv.numpy()))
+    np.testing.assert_allclose(stats[1][0], stats[0][0], rtol=1e-12)
+    np.testing.assert_allclose(stats[1][1], stats[0][1], rtol=1e-12)
+
+
+def test_native_group_norm():
+    x = _rng.standard_normal((2, 4, 5))
+    _run_both(lambda m, x, w, b: m.native_group_norm(x, w, b, 2, 4, 5, 2, 1e-5),
+              [x, _rng.standard_normal(4), _rng.standard_normal(4)])
+
+
+def test_native_dropout_mask_and_grad():
+    x = _rng.standard_normal((50, 20))
+    # train=None trains in PyTorch's forward, but its backward then skips the 1/(1-p)
+    # scale (a PyTorch inconsistency left out here): values and mask are compared below
+    for p, train in [(0.3, True), (0.0, True), (1.0, True), (0.5, False)]:
+        outs = []
+        for m in (torch, R):
+            m.manual_seed(3)
+            t = m.tensor(x, requires_grad=True)
+            out, mask = m.native_dropout(t, p, train)
+            out.sum().backward()
+            assert out.grad_fn.name() == "NativeDropoutBackward0"
+            outs.append((out.detach().numpy(), mask.numpy(), t.grad.numpy()))
+        for a, b in zip(outs[1], outs[0]):
+            assert a.dtype == b.dtype
+            np.testing.assert_allclose(a, b, rtol=1e-15)
+    masks = []
+    for m in (torch, R):
+        m.manual_seed(4)
+        out, mask = m.native_dropout(m.tensor(x), 0.4, None)
+        masks.append((out.numpy(), mask.numpy()))
+    np.testing.assert_array_equal(masks[1][1], masks[0][1])
+    np.testing.assert_allclose(masks[1][0], masks[0][0], rtol=1e-15)
+
+
+def test_native_norm_is_sparse_only():
+    with pytest.raises(NotImplementedError) as te:
+        torch.native_norm(torch.ones(2))
+    with pytest.raises(NotImplementedError) as re_:
+        R.native_norm(R.ones(2))
+    assert str(re_.value).startswith(str(te.value).split(" backend. ")[0])
+
+
+def test_rnn_cells_match_torch():
+    x, h, c = (_rng.standard_normal(s) for s in ((3, 4), (3, 5), (3, 5)))
+    for gates, name in ((4, "lstm_cell"), (3, "gru_cell"), (1, "rnn_tanh_cell"),
+                        (1, "rnn_relu_cell")):
+        ws = [_rng.standard_normal((gates * 5, 4)), _rng.standard_normal((gates * 5, 5)),
+              _rng.standard_normal(gates * 5), _rng.standard_normal(gates * 5)]
+        if name == "lstm_cell":
+            _run_both(lambda m, x, h, c, *w: m.lstm_cell(x, (h, c), *w), [x, h, c, *ws])
+            _run_both(lambda m, x, h, c, a, b: m.lstm_cell(x, (h, c), a, b), [x, h, c, *ws[:2]])
+        else:
+            _run_both(lambda m, x, h, *w, n=name: getattr(m, n)(x, h, *w), [x, h, *ws])
+            _run_both(lambda m, x, h, a, b, n=name: getattr(m, n)(x, h, a, b), [x, h, *ws[:2]])
+    _same_error(lambda m: m.gru_cell(m.ones(2, 3), m.ones(2, 5), m.ones(15, 4),
+                                     m.ones(15, 5)))
+    _same_error(lambda m: m.rnn_tanh_cell(m.ones(4), m.ones(5), m.ones(5, 4), m.ones(5, 5)))
+
+
+def test_constant_pad_nd_and_embedding_renorm():
+    _run_both(lambda m, x: m.constant_pad_nd(x, [1, 2, 0, -1], 2.5), [_X])
+    w0 = _rng.standard_normal((5, 3)) * 3
+    idx = [0, 2, 2]
+    outs = []
+    for m in (torch, R):
+        w = m.tensor(w0)
+        assert m.embedding_renorm_(w, m.tensor(idx), 1.0, 2.0) is w
+        outs.append(w.numpy())
+    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-6)

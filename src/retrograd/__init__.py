@@ -126,6 +126,7 @@ from .backends._precision import (  # noqa: E402
 from .nn.functional_activation_extra import rrelu, rrelu_  # noqa: E402  (torch.rrelu & co:
 from .nn.functional_distance import pairwise_distance, pdist  # noqa: E402  the top-level
 from .nn.functional_losses import cosine_similarity  # noqa: E402  names PyTorch gives the
+from .nn.functional_native import *  # noqa: E402, F403  (native forms: torch.native_layer_norm & co)
 from .nn.functional_norm_extra import rms_norm  # noqa: E402  nn family, as their F.* forms)
 from .nn.functional_toplevel import *  # noqa: E402, F403  (Note [Top-level nn names])
 from .serialization import load, save  # noqa: E402

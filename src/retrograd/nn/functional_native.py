@@ -1,0 +1,232 @@
+"""The native ``torch.*`` forms of nn kernels whose outputs or arguments differ from
+nn.functional's (issue 16): ``native_layer_norm``/``native_batch_norm``/
+``native_group_norm`` (the output with the saved statistics), ``native_dropout`` (the
+output with its bool mask), the recurrent cells ``lstm_cell``/``gru_cell``/
+``rnn_tanh_cell``/``rnn_relu_cell`` in ATen's argument order, ``constant_pad_nd`` and
+``embedding_renorm_``. Re-exported by ``retrograd/__init__.py``.
+
+# Note [Native statistics]
+# PyTorch's native norm kernels also return the statistics they save for backward: the
+# mean and the reciprocal standard deviation (biased variance plus eps). Here the output
+# is nn.functional's (same values and gradients) and the statistics are computed beside
+# it without a graph: PyTorch marks them not differentiable for layer and batch norm
+# (grad_fn None); for group norm it lists them as outputs of the node, and a gradient
+# through them is not supported here (they come back detached). batch norm in eval mode
+# returns empty statistics, as PyTorch.
+
+Example:
+    >>> import retrograd as torch
+    >>> out, mean, rstd = torch.native_layer_norm(torch.tensor([[1., 3.]]), [2], None, None,
+    ...                                           0.0)
+    >>> mean, rstd
+    (tensor([[2.]]), tensor([[1.]]))
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._grad_mode import no_grad
+from .._tensor import Tensor, _make
+from ..ops import table_nn as TN
+from ..ops.dispatch import apply
+from . import functional as F
+from .functional import _dropout
+from .functional_embedding_bag import embedding_renorm_ as _renorm_rows
+from .modules.rnn import _gru_step, _lstm_step, _rnn_step
+
+__all__ = ["native_layer_norm", "native_batch_norm", "native_group_norm", "native_dropout",
+           "native_norm", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
+           "constant_pad_nd", "embedding_renorm_"]
+
+
+def _stats(x: Tensor, dims: tuple, eps: float, keepdim: bool) -> tuple:
+    """(mean, 1/sqrt(biased var + eps)) over ``dims``, without a graph."""
+    with no_grad():
+        mean = x.mean(dims, keepdim=keepdim)
+        rstd = (x.var(dims, unbiased=False, keepdim=keepdim) + eps).rsqrt()
+    return mean, rstd
+
+
+def native_layer_norm(input: Tensor, normalized_shape, weight: Tensor | None,  # noqa: A002
+                      bias: Tensor | None, eps: float) -> tuple:
+    """``(layer_norm(...), mean, rstd)``, the statistics shaped to broadcast against the
+    input (Note [Native statistics]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> [t.shape for t in torch.native_layer_norm(torch.ones(2, 3), [3], None, None, 1e-5)]
+        [torch.Size([2, 3]), torch.Size([2, 1]), torch.Size([2, 1])]
+    """
+    out = F.layer_norm(input, normalized_shape, weight, bias, eps)
+    k = len(tuple(normalized_shape))
+    mean, rstd = _stats(input, tuple(range(input.ndim - k, input.ndim)), eps, True)
+    return out, mean, rstd
+
+
+def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,  # noqa: A002
+                      running_mean: Tensor | None, running_var: Tensor | None,
+                      training: bool, momentum: float, eps: float) -> tuple:
+    """``(batch_norm(...), save_mean, save_invstd)``: the batch statistics per channel in
+    training (running stats updated as batch_norm does), empty tensors in eval.
+
+    Example:
+        >>> import retrograd as torch
+        >>> out, m, s = torch.native_batch_norm(torch.tensor([[1.], [3.]]), None, None, None,
+        ...                                     None, True, 0.1, 0.0)
+        >>> m, s
+        (tensor([2.]), tensor([1.]))
+    """
+    out = F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum,
+                       eps)
+    if not training:
+        empty = _make(np.empty((0,), dtype=input._data.dtype))
+        return out, empty, _make(np.empty((0,), dtype=input._data.dtype))
+    mean, invstd = _stats(input, (0,) + tuple(range(2, input.ndim)), eps, False)
+    return out, mean, invstd
+
+
+def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,  # noqa: A002
+                      N: int, C: int, HxW: int, group: int, eps: float) -> tuple:  # noqa: N803
+    """``(group_norm(...), mean, rstd)`` with the statistics of shape ``(N, group)``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> out, m, s = torch.native_group_norm(torch.ones(2, 4, 3), None, None, 2, 4, 3, 2,
+        ...                                     1e-5)
+        >>> m.shape
+        torch.Size([2, 2])
+    """
+    if input.numel() != N * C * HxW:
+        raise RuntimeError(f"Expected input to be of size N * C * HxW = {N * C * HxW}, got "
+                           f"{input.numel()} elements (N, C, HxW describe the input)")
+    out = F.group_norm(input, group, weight, bias, eps)
+    mean, rstd = _stats(input.reshape(N, group, -1), (2,), eps, False)
+    return out, mean, rstd
+
+
+def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple:  # noqa: A002
+    """``(output, mask)``: dropout's output (``NativeDropoutBackward0``) and the bool mask of
+    the kept elements, PyTorch's mask after the same seed; ``train=False`` keeps all.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.native_dropout(torch.ones(2), 0.5, False)
+        (tensor([1., 1.]), tensor([True, True]))
+    """
+    data = input._data
+    if train is False:  # None trains, as in PyTorch's forward
+        noise = np.ones_like(data)
+    else:  # the scaled keep-mask, drawn as F.dropout draws it (one Bernoulli per element)
+        noise = _dropout(_make(np.ones_like(data)), p, True, False)._data
+    return apply(TN.dropout, (input,), noise), _make(noise != 0)
+
+
+def native_norm(input: Tensor, *args, **kwargs):  # noqa: A002
+    """Sparse tensors only in PyTorch; a dense tensor raises as there.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.native_norm(torch.ones(2))
+        Traceback (most recent call last):
+        ...
+        NotImplementedError: Could not run 'aten::native_norm' with arguments from the 'CPU' backend. ...
+    """  # noqa: E501
+    raise NotImplementedError(
+        "Could not run 'aten::native_norm' with arguments from the 'CPU' backend. ... "
+        "(native_norm is a sparse-tensor kernel; use torch.linalg.vector_norm or "
+        "torch.norm on a dense tensor)")
+
+
+def _cell_input(name: str, input: Tensor, w_ih: Tensor) -> None:  # noqa: A002
+    if input.ndim == 1:  # ATen's cells take a batch only (nn.*Cell adds the batch dim)
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got "
+                         f"1) ({name} takes a (batch, input_size) input: unsqueeze(0) it)")
+    if input.shape[-1] != w_ih.shape[1]:
+        raise RuntimeError(f"input has inconsistent input_size: got {input.shape[-1]} "
+                           f"expected {w_ih.shape[1]}")
+
+
+def lstm_cell(input: Tensor, hx, w_ih: Tensor, w_hh: Tensor,  # noqa: A002
+              b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> tuple:
+    """One LSTM step in ATen's argument order; ``hx`` is ``(h, c)``, returns ``(h, c)``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> h, c = torch.lstm_cell(torch.ones(1, 2), (torch.zeros(1, 3), torch.zeros(1, 3)),
+        ...                        torch.zeros(12, 2), torch.zeros(12, 3))
+        >>> c
+        tensor([[0., 0., 0.]])
+    """
+    h, c = hx
+    _cell_input("lstm_cell", input, w_ih)
+    return _lstm_step(h, c, F.linear(input, w_ih, b_ih), w_hh, b_hh)
+
+
+def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,  # noqa: A002
+             b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
+    """One GRU step in ATen's argument order.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.gru_cell(torch.ones(1, 2), torch.ones(1, 3), torch.zeros(9, 2),
+        ...                torch.zeros(9, 3))
+        tensor([[0.5000, 0.5000, 0.5000]])
+    """
+    _cell_input("gru_cell", input, w_ih)
+    return _gru_step(hx, F.linear(input, w_ih, b_ih), w_hh, b_hh)
+
+
+def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,  # noqa: A002
+                  b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
+    """One Elman step with tanh, ATen's argument order.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.rnn_tanh_cell(torch.ones(1, 1), torch.zeros(1, 1), torch.ones(1, 1),
+        ...                     torch.ones(1, 1))
+        tensor([[0.7616]])
+    """
+    _cell_input("rnn_tanh_cell", input, w_ih)
+    return _rnn_step(hx, F.linear(input, w_ih, b_ih), w_hh, b_hh, relu=False)
+
+
+def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,  # noqa: A002
+                  b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
+    """One Elman step with ReLU, ATen's argument order.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.rnn_relu_cell(torch.ones(1, 1), torch.zeros(1, 1), -torch.ones(1, 1),
+        ...                     torch.ones(1, 1))
+        tensor([[0.]])
+    """
+    _cell_input("rnn_relu_cell", input, w_ih)
+    return _rnn_step(hx, F.linear(input, w_ih, b_ih), w_hh, b_hh, relu=True)
+
+
+def constant_pad_nd(input: Tensor, pad, value: float = 0) -> Tensor:  # noqa: A002
+    """``F.pad(input, pad, "constant", value)``: ``ConstantPadNdBackward0``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.constant_pad_nd(torch.ones(2), [1, 0], 5.)
+        tensor([5., 1., 1.])
+    """
+    return F.pad(input, list(pad), "constant", value)
+
+
+def embedding_renorm_(input: Tensor, indices: Tensor, max_norm: float,  # noqa: A002
+                      norm_type: float) -> Tensor:
+    """Rescale in place, without recording, the rows of ``input`` that ``indices`` reach
+    whose ``norm_type``-norm exceeds ``max_norm``; returns ``input``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.embedding_renorm_(torch.tensor([[3., 4.], [0., 1.]]), torch.tensor([0]),
+        ...                         1.0, 2.0)
+        tensor([[0.6000, 0.8000],
+                [0.0000, 1.0000]])
+    """
+    _renorm_rows(input, indices._data, max_norm, norm_type)
+    return input
