@@ -46,3 +46,16 @@ op("nuclear_norm", lambda m, x, *a: m.nuclear_norm(x, *a),
    ("linalg_svd",),
    skips={"test_grad_fn_name": "keepdim: ATen's matrix_norm permutes the kept dims back "
                                "(PermuteBackward0); retrograd unsqueezes, same values"})
+op("t_", lambda m, x: (x * 1).t_(),
+   lambda rng: [S(A(vals(rng, (2, 3)))), S(A(vals(rng, (3,)))), S(A(vals(rng, ())))],
+   ("mul", "t_"))
+op("transpose_", lambda m, x, a, b: (x * 1).transpose_(a, b),
+   lambda rng: [S(A(vals(rng, (2, 3, 4))), 0, 2), S(A(vals(rng, (2, 3))), -1, 0)],
+   ("mul", "transpose_"))
+op("squeeze_", lambda m, x, *a: (x * 1).squeeze_(*a),
+   lambda rng: [S(A(vals(rng, (1, 3, 1)))), S(A(vals(rng, (1, 3, 1))), 2),
+                S(A(vals(rng, (1, 3, 1))), (0, 2)), S(A(vals(rng, (2, 3))), (0,))],
+   ("mul", "squeeze_all_", "squeeze_inplace", "squeeze_dims_"))
+op("unsqueeze_", lambda m, x, d: (x * 1).unsqueeze_(d),
+   lambda rng: [S(A(vals(rng, (2, 3))), 1), S(A(vals(rng, ())), -1)],
+   ("mul", "unsqueeze_"))

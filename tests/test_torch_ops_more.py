@@ -361,3 +361,51 @@ def test_constant_pad_nd_and_embedding_renorm():
         assert m.embedding_renorm_(w, m.tensor(idx), 1.0, 2.0) is w
         outs.append(w.numpy())
     np.testing.assert_allclose(outs[1], outs[0], rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------------------
+# shape-changing in-place methods on views, bases and leaves
+
+
+def _inplace_shape_program(m, which):
+    x = m.tensor(np.arange(12.0).reshape(2, 1, 6), requires_grad=True)
+    y = x * 2
+    v = y[1]  # a view of y: shape (1, 6)
+    if which == "t_":
+        v.t_()
+    elif which == "transpose_":
+        v.transpose_(0, 1)
+    elif which == "squeeze_":
+        v.squeeze_()
+    else:
+        v.unsqueeze_(0)
+    w = m.tensor(np.linspace(-1, 1, v.numel()).reshape(tuple(v.shape)))
+    (v * w).sum().backward(retain_graph=True)
+    g1 = x.grad.numpy().copy()
+    y.mul_(3)  # the base changes after the view's relayout: the view's grad_fn follows
+    x.grad = None
+    (v * w).sum().backward()
+    return tuple(v.shape), v._version, g1, x.grad.numpy(), v.grad_fn.name()
+
+
+@pytest.mark.parametrize("which", ["t_", "transpose_", "squeeze_", "unsqueeze_"])
+def test_shape_inplace_on_views_matches_torch(which):
+    t = _inplace_shape_program(torch, which)
+    r = _inplace_shape_program(R, which)
+    assert r[:2] == t[:2]
+    np.testing.assert_allclose(r[2], t[2])
+    np.testing.assert_allclose(r[3], t[3])
+
+
+@pytest.mark.parametrize("call", [lambda x: x.t_(), lambda x: x.squeeze_(),
+                                  lambda x: x.unsqueeze_(0), lambda x: x.swapdims_(0, 1)])
+def test_shape_inplace_refuses_leaves(call):
+    _same_error(lambda m: call(m.ones(1, 3, requires_grad=True)))
+
+
+def test_shape_inplace_errors_and_memory():
+    _same_error(lambda m: m.ones(2, 2, 2).t_())
+    _same_error(lambda m: m.ones(2).unsqueeze_(3))
+    x = R.zeros(2, 3)
+    y = x.swapaxes_(0, 1)
+    assert y is x and x.shape == (3, 2) and x.stride() == (1, 3) and x._version == 1

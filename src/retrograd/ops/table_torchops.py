@@ -46,3 +46,29 @@ unsafe_split = Op("unsafe_split", None, _multi_out_vjp, node_name="UnsafeSplitBa
 unsafe_split_with_sizes = Op("unsafe_split_with_sizes", None, _multi_out_vjp,
                              node_name="UnsafeSplitWithSizesBackward0", jvp=_unsafe_split_jvp,
                              batch_ok=True)
+
+
+# Note [Shape-changing in-place methods] (ops/shape_inplace.py): the nodes of t_,
+# squeeze_() and squeeze_(dims), named as PyTorch's (transpose_/unsqueeze_/squeeze_(dim)
+# reuse TransposeBackward1/UnsqueezeBackward1/SqueezeBackward4 of table_scan/table_shape)
+def _t_inplace_fwd(a, p):
+    return a.T if a.ndim == 2 else a.view()
+
+
+t_inplace = Op("t_", _t_inplace_fwd, (lambda g, s, n: g.t(),), node_name="TBackward1",
+               jvp=jvp_linear)
+
+
+def _squeeze_inplace_fwd(a, axes):
+    return np.squeeze(a, axis=axes)
+
+
+def _unsqueeze_back(g, s, n):
+    return g.reshape(n.input_shape(0))
+
+
+squeeze_all_inplace = Op("squeeze_all_", _squeeze_inplace_fwd, (_unsqueeze_back,),
+                         node_name="SqueezeBackward3", jvp=jvp_linear)
+squeeze_dims_inplace = Op("squeeze_dims_", _squeeze_inplace_fwd, (_unsqueeze_back,),
+                          node_name="SqueezeBackward5", jvp=jvp_linear)
+__all__ += ["t_inplace", "squeeze_all_inplace", "squeeze_dims_inplace"]
