@@ -409,3 +409,41 @@ def test_shape_inplace_errors_and_memory():
     x = R.zeros(2, 3)
     y = x.swapaxes_(0, 1)
     assert y is x and x.shape == (3, 2) and x.stride() == (1, 3) and x._version == 1
+
+
+# ---------------------------------------------------------------------------------------
+# fill_diagonal_, as_subclass
+
+
+@pytest.mark.parametrize("shape,wrap", [((5, 3), True), ((7, 3), True), ((7, 3), False),
+                                        ((2, 4), False), ((3, 3, 3), False), ((4, 4), True)])
+def test_fill_diagonal_matches_torch(shape, wrap):
+    x0 = np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
+    got, want = (m.tensor(x0).fill_diagonal_(-1.5, wrap=wrap).numpy() for m in (R, torch))
+    np.testing.assert_array_equal(got, want)
+    grads = []
+    for m in (torch, R):
+        x = m.tensor(x0, requires_grad=True)
+        y = x * 1
+        y.fill_diagonal_(2.0, wrap=wrap)
+        (y * y).sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[1], grads[0])
+
+
+@pytest.mark.parametrize("fn", [lambda m: m.zeros(2, 3, 3).fill_diagonal_(1),
+                                lambda m: m.zeros(3).fill_diagonal_(1),
+                                lambda m: m.ones(2, 2, requires_grad=True).fill_diagonal_(0),
+                                lambda m: m.ones(2).as_subclass(int)])
+def test_fill_diagonal_and_as_subclass_errors(fn):
+    _same_error(fn)
+
+
+def test_as_subclass_aliases():
+    class Marked(R.Tensor):
+        pass
+
+    z = R.ones(2, requires_grad=True) * 1
+    s = z.as_subclass(Marked)
+    assert type(s) is Marked and s.grad_fn.name() == "AliasBackward0"
+    assert s.data_ptr() == z.data_ptr() and s.requires_grad

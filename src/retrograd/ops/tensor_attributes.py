@@ -1,8 +1,9 @@
 """Tensor attributes and methods PyTorch keeps for devices, layouts and old APIs
 (issue 16): ``is_cpu``, ``is_nested``, ``is_maia``, ``is_distributed()``, ``dim_order()``,
-``name``, ``const_data_ptr()``, ``module_load()``, ``to_padded_tensor()`` (nested tensors
-only), ``lu()`` (deprecated) and the removed ``volatile``, ``reinforce``, ``lstsq``,
-``solve``, ``symeig``, ``eig`` with PyTorch's warnings and errors. ``install()`` puts
+``name``, ``const_data_ptr()``, ``as_subclass()``, ``fill_diagonal_()``, ``module_load()``,
+``to_padded_tensor()`` (nested tensors only), ``lu()`` (deprecated) and the removed
+``volatile``, ``reinforce``, ``lstsq``, ``solve``, ``symeig``, ``eig`` with PyTorch's
+warnings and errors. ``install()`` puts
 them on ``Tensor`` (methods.py calls it).
 
 Example:
@@ -16,11 +17,68 @@ from __future__ import annotations
 
 import warnings
 
-from .._tensor import Tensor
+import numpy as np
+
+from .._grad_mode import STATE
+from .._tensor import Tensor, _make
+from . import table as T
+from .dispatch import view_apply
 from .linalg_derived import lu_factor_ex
 
-__all__ = ["install", "dim_order", "const_data_ptr", "is_distributed", "module_load",
-           "to_padded_tensor", "lu", "reinforce", "lstsq", "solve", "symeig", "eig"]
+__all__ = ["install", "as_subclass", "fill_diagonal_", "dim_order", "const_data_ptr",
+           "is_distributed", "module_load", "to_padded_tensor", "lu", "reinforce", "lstsq",
+           "solve", "symeig", "eig"]
+
+
+def as_subclass(self: Tensor, cls: type) -> Tensor:
+    """An alias of ``self`` (same memory, ``AliasBackward0`` in the graph) whose class is
+    ``cls``, a subclass of Tensor.
+
+    Example:
+        >>> import retrograd as torch
+        >>> class Marked(torch.Tensor):
+        ...     pass
+        >>> type(torch.ones(2).as_subclass(Marked)).__name__
+        'Marked'
+    """
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError("Creating a Tensor subclass from a class that does not inherit from "
+                        "Tensor is not possible. Make sure your class inherits from Tensor.")
+    out = view_apply(T.alias, self, None)
+    out.__class__ = cls
+    return out
+
+
+def fill_diagonal_(self: Tensor, fill_value, wrap: bool = False) -> Tensor:
+    """Fill the main diagonal (all dims of equal length, or a matrix) in place; ``wrap``:
+    a tall matrix's diagonal restarts every ``ncols + 1`` rows, as NumPy's.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.zeros(3, 2).fill_diagonal_(1, wrap=True)
+        tensor([[1., 0.],
+                [0., 1.],
+                [0., 0.]])
+    """
+    shape = tuple(self.shape)
+    if len(shape) < 2:
+        raise RuntimeError("dimensions must larger than 1 (fill_diagonal_ fills a matrix or "
+                           "an array of equal dims)")
+    if len(shape) > 2 and len(set(shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length (a diagonal needs "
+                           f"a hypercube; got shape {list(shape)})")
+    if STATE.enabled and self.requires_grad and self.is_leaf:  # PyTorch writes through a view
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation. (fill a clone, or fill under no_grad())")
+    rows, cols = shape[0], shape[-1]
+    if wrap and len(shape) == 2 and rows > cols + 1:
+        flat = np.arange(0, rows * cols, cols + 1)
+        key = (_make(flat // cols), _make(flat % cols))
+    else:
+        i = _make(np.arange(min(shape)))
+        key = (i,) * len(shape)
+    self[key] = fill_value
+    return self
 
 
 def _swap_order(t: Tensor, a: int, b: int) -> int:
