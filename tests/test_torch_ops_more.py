@@ -447,3 +447,57 @@ def test_as_subclass_aliases():
     s = z.as_subclass(Marked)
     assert type(s) is Marked and s.grad_fn.name() == "AliasBackward0"
     assert s.data_ptr() == z.data_ptr() and s.requires_grad
+
+
+# ---------------------------------------------------------------------------------------
+# SyncBatchNorm kernels (CUDA-only in PyTorch's CPU build, except update_stats): held to
+# the batch norm they make up (Note [SyncBatchNorm kernels])
+
+
+def test_sync_bn_kernels_rebuild_batch_norm():
+    rng = np.random.default_rng(11)
+    x0, w0, b0, dy0 = (rng.standard_normal(s) for s in ((6, 3, 4), (3,), (3,), (6, 3, 4)))
+    # torch's batch_norm in training: output and gradients, and its running stats
+    x, w, b = (torch.tensor(a, requires_grad=True) for a in (x0, w0, b0))
+    trm, trv = torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64)
+    out = torch.nn.functional.batch_norm(x, trm, trv, w, b, True, 0.1, 1e-5)
+    out.backward(torch.tensor(dy0))
+    # the same from the kernels, the batch split over two "processes" of 2 and 4 samples
+    xr = R.tensor(x0)
+    parts = [xr[:2], xr[2:]]
+    stats = [R.batch_norm_stats(p, 1e-5) for p in parts]
+    rm, rv = R.zeros(3, dtype=R.float64), R.ones(3, dtype=R.float64)
+    counts = R.tensor([2.0 * 4, 4.0 * 4], dtype=R.float64)
+    mean, invstd = R.batch_norm_gather_stats_with_counts(
+        xr, R.stack([s[0] for s in stats]), R.stack([s[1] for s in stats]), rm, rv, 0.1,
+        1e-5, counts)
+    wr, br, dyr = R.tensor(w0), R.tensor(b0), R.tensor(dy0)
+    got = R.batch_norm_elemt(xr, wr, br, mean, invstd, 1e-5)
+    np.testing.assert_allclose(got.numpy(), out.detach().numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(rm.numpy(), trm.numpy(), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(rv.numpy(), trv.numpy(), rtol=1e-12)
+    sum_dy, sum_dy_xmu, gw, gb = R.batch_norm_backward_reduce(dyr, xr, mean, invstd, wr,
+                                                              True, True, True)
+    np.testing.assert_allclose(gw.numpy(), w.grad.numpy(), rtol=1e-11)
+    np.testing.assert_allclose(gb.numpy(), b.grad.numpy(), rtol=1e-12)
+    gx = R.batch_norm_backward_elemt(dyr, xr, mean, invstd, wr, sum_dy, sum_dy_xmu,
+                                     R.tensor([8, 16], dtype=R.int32))
+    np.testing.assert_allclose(gx.numpy(), x.grad.numpy(), rtol=1e-10, atol=1e-12)
+    assert R.batch_norm_backward_reduce(dyr, xr, mean, invstd, None, False, False, True)[:3] \
+        == (None, None, None)
+    one = R.batch_norm_gather_stats(xr, R.stack([s[0] for s in stats[1:]] * 2),
+                                    R.stack([s[1] for s in stats[1:]] * 2), None, None, 0.1,
+                                    1e-5, 16)
+    np.testing.assert_allclose(one[0].numpy(), stats[1][0].numpy(), rtol=1e-12)
+    np.testing.assert_allclose(one[1].numpy(), stats[1][1].numpy(), rtol=1e-10)
+
+
+def test_batch_norm_update_stats_matches_torch():
+    x0 = np.random.default_rng(12).standard_normal((4, 3, 5))
+    res = []
+    for m in (torch, R):
+        rm, rv = m.zeros(3, dtype=m.float64), m.ones(3, dtype=m.float64)
+        mean, var = m.batch_norm_update_stats(m.tensor(x0), rm, rv, 0.1)
+        res.append([t.numpy() for t in (mean, var, rm, rv)])
+    for a, b in zip(res[1], res[0]):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)

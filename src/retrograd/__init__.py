@@ -128,6 +128,7 @@ from .nn.functional_distance import pairwise_distance, pdist  # noqa: E402  the 
 from .nn.functional_losses import cosine_similarity  # noqa: E402  names PyTorch gives the
 from .nn.functional_native import *  # noqa: E402, F403  (native forms: torch.native_layer_norm & co)
 from .nn.functional_norm_extra import rms_norm  # noqa: E402  nn family, as their F.* forms)
+from .nn.functional_sync_bn import *  # noqa: E402, F403  (Note [SyncBatchNorm kernels])
 from .nn.functional_toplevel import *  # noqa: E402, F403  (Note [Top-level nn names])
 from .serialization import load, save  # noqa: E402
 from .version import __version__  # noqa: E402  (Note [Version seen by user code])
