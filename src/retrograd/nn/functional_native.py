@@ -2,8 +2,10 @@
 nn.functional's (issue 16): ``native_layer_norm``/``native_batch_norm``/
 ``native_group_norm`` (the output with the saved statistics), ``native_dropout`` (the
 output with its bool mask), the recurrent cells ``lstm_cell``/``gru_cell``/
-``rnn_tanh_cell``/``rnn_relu_cell`` in ATen's argument order, ``constant_pad_nd`` and
-``embedding_renorm_``. Re-exported by ``retrograd/__init__.py``.
+``rnn_tanh_cell``/``rnn_relu_cell`` in ATen's argument order, ``constant_pad_nd``,
+``embedding_renorm_``, the generic ``convolution``, ``conv_tbc``, the ``grid_sampler``
+family with its integer modes, ``affine_grid_generator`` and ``ctc_loss`` with an
+integer reduction. Re-exported by ``retrograd/__init__.py``.
 
 # Note [Native statistics]
 # PyTorch's native norm kernels also return the statistics they save for backward: the
@@ -30,6 +32,7 @@ from .._grad_mode import no_grad
 from .._tensor import Tensor, _make
 from ..ops import table_nn as TN
 from ..ops.dispatch import apply
+from ..ops.public import FP32, LOWER_PRECISION_FP, autocast_category
 from . import functional as F
 from .functional import _dropout
 from .functional_embedding_bag import embedding_renorm_ as _renorm_rows
@@ -37,7 +40,8 @@ from .modules.rnn import _gru_step, _lstm_step, _rnn_step
 
 __all__ = ["native_layer_norm", "native_batch_norm", "native_group_norm", "native_dropout",
            "native_norm", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
-           "constant_pad_nd", "embedding_renorm_"]
+           "constant_pad_nd", "embedding_renorm_", "convolution", "conv_tbc", "grid_sampler",
+           "grid_sampler_2d", "grid_sampler_3d", "affine_grid_generator", "ctc_loss"]
 
 
 def _stats(x: Tensor, dims: tuple, eps: float, keepdim: bool) -> tuple:
@@ -230,3 +234,116 @@ def embedding_renorm_(input: Tensor, indices: Tensor, max_norm: float,  # noqa: 
     """
     _renorm_rows(input, indices._data, max_norm, norm_type)
     return input
+
+
+def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride, padding,  # noqa: A002
+                dilation, transposed: bool, output_padding, groups: int) -> Tensor:
+    """ATen's generic convolution: conv1d/2d/3d by the input's dims, or their transposes
+    (``transposed``, the weight laid out (C_in, C_out / groups, ...)).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.convolution(torch.ones(1, 1, 3), torch.ones(1, 1, 2), None, [1], [0], [1],
+        ...                   False, [0], 1)
+        tensor([[[2., 2.]]])
+    """
+    nd = input.ndim - 2
+    if nd not in (1, 2, 3):
+        raise RuntimeError(f"Expected 3D, 4D or 5D input to convolution, but got input of "
+                           f"size: {list(input.shape)} (batch, channels, then 1 to 3 spatial "
+                           "dims)")
+    if transposed:
+        fn = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[nd - 1]
+        return fn(input, weight, bias, list(stride), list(padding), list(output_padding),
+                  groups, list(dilation))
+    fn = (F.conv1d, F.conv2d, F.conv3d)[nd - 1]
+    return fn(input, weight, bias, list(stride), list(padding), list(dilation), groups)
+
+
+@autocast_category(LOWER_PRECISION_FP)
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:  # noqa: A002
+    """A 1-D convolution of a (time, batch, channels) input with a (width, C_in, C_out)
+    weight, padded by ``pad`` on both ends of time; the output is (time', batch, C_out).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.conv_tbc(torch.ones(3, 1, 1), torch.ones(2, 1, 1), torch.zeros(1)).shape
+        torch.Size([2, 1, 1])
+    """
+    if input.ndim != 3 or weight.ndim != 3 or bias.ndim != 1:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel (and the weight "
+                           "3: width, in_channel, out_channel; the bias 1)")
+    out = F.conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
+    return out.permute(2, 0, 1)
+
+
+_INTERPOLATION = ("bilinear", "nearest", "bicubic")
+_PADDING = ("zeros", "border", "reflection")
+
+
+@autocast_category(FP32, op="grid_sampler")
+def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int,  # noqa: A002
+                 padding_mode: int, align_corners: bool) -> Tensor:
+    """``F.grid_sample`` with ATen's integer modes (interpolation 0 bilinear, 1 nearest, 2
+    bicubic; padding 0 zeros, 1 border, 2 reflection).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.grid_sampler(torch.ones(1, 1, 2, 2), torch.zeros(1, 1, 1, 2), 0, 0,
+        ...                    False)
+        tensor([[[[1.]]]])
+    """
+    return F.grid_sample(input, grid, _INTERPOLATION[interpolation_mode],
+                         _PADDING[padding_mode], align_corners)
+
+
+def _grid_sampler_nd(nd: int):
+    def sampler(input: Tensor, grid: Tensor, interpolation_mode: int,  # noqa: A002
+                padding_mode: int, align_corners: bool) -> Tensor:
+        if input.ndim != nd + 2:
+            raise RuntimeError(f"grid_sampler(): expected {nd + 2}D input and grid with same "
+                               f"number of dimensions, but got input with sizes "
+                               f"{list(input.shape)} and grid with sizes {list(grid.shape)}")
+        return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+    sampler.__name__ = sampler.__qualname__ = f"grid_sampler_{nd}d"
+    sampler.__doc__ = (f"``grid_sampler`` of a {nd + 2}-D input.\n\n    Example:\n"
+                       f"        >>> import retrograd as torch\n"
+                       f"        >>> torch.grid_sampler_{nd}d(torch.ones((1, 1) + (2,) * {nd}),"
+                       f" torch.zeros((1,) + (1,) * {nd} + ({nd},)), 0, 0, False).numel()\n"
+                       f"        1\n    ")
+    return sampler
+
+
+grid_sampler_2d = autocast_category(FP32)(_grid_sampler_nd(2))
+grid_sampler_3d = autocast_category(FP32)(_grid_sampler_nd(3))
+
+
+def affine_grid_generator(theta: Tensor, size, align_corners: bool) -> Tensor:
+    """``F.affine_grid(theta, size, align_corners)``, ATen's required arguments.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.affine_grid_generator(torch.tensor([[[1., 0, 0], [0, 1, 0]]]),
+        ...                             [1, 1, 1, 2], False).shape
+        torch.Size([1, 1, 2, 2])
+    """
+    return F.affine_grid(theta, list(size), align_corners)
+
+
+_REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
+
+
+@autocast_category(FP32)
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths,
+             blank: int = 0, reduction: int = 1, zero_infinity: bool = False) -> Tensor:
+    """``F.ctc_loss`` with ATen's integer ``reduction`` (0 none, 1 mean, 2 sum) and the
+    log-probabilities as given (no log_softmax).
+
+    Example:
+        >>> import retrograd as torch
+        >>> lp = torch.full((2, 1, 2), 0.5).log()
+        >>> torch.ctc_loss(lp, torch.tensor([[1]]), [2], [1], 0, 2)
+        tensor(0.2877)
+    """
+    return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+                      _REDUCTIONS[reduction], zero_infinity)
