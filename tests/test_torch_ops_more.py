@@ -546,3 +546,11 @@ def test_conv_tbc_grid_sampler_affine_ctc_match_torch():
                                                  0, r), [lp])
     _same_error(lambda m: m.grid_sampler_2d(m.ones(1, 1, 2, 2, 2), m.zeros(1, 1, 1, 1, 3), 0, 0,
                                             False))
+
+
+def test_prelu_method_matches_torch():
+    rng = np.random.default_rng(9)
+    _run_both(lambda m, x, w: x.prelu(w), [rng.standard_normal((2, 3, 4)),
+                                           rng.standard_normal(3)])
+    _run_both(lambda m, x, w: m.prelu(x, w), [rng.standard_normal(5), rng.standard_normal(1)])
+    _same_error(lambda m: m.ones(2, 3).prelu(m.ones(2)))

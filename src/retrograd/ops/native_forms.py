@@ -1,5 +1,6 @@
 """The ``torch`` forms of tensor ops that PyTorch keeps beside their usual spelling
-(issue 16): ``adjoint``, ``detach``/``detach_copy``/``fill`` as functions, ``isreal``,
+(issue 16): ``prelu`` (with its method), ``adjoint``, ``detach``/``detach_copy``/``fill``
+as functions, ``isreal``,
 ``unsafe_chunk``/``unsafe_split``/``unsafe_split_with_sizes``, the top-level ``vander``,
 the JIT-era norms ``frobenius_norm``/``nuclear_norm``/``norm_except_dim``,
 ``nonzero_static`` and the deprecated argument order of ``lu_solve``.
@@ -30,11 +31,12 @@ from .creation import ones
 from .dispatch import apply
 from .linalg_derived import lu_solve as _linalg_lu_solve
 from .linalg_derived import matrix_norm
-from .public import FP32, public
+from .pointwise import where
+from .public import FP32, LOWER_PRECISION_FP, public
 from .reductions import norm
 from .shape import split_bounds
 
-__all__ = ["adjoint", "detach", "detach_copy", "fill", "isreal", "unsafe_split",
+__all__ = ["prelu", "adjoint", "detach", "detach_copy", "fill", "isreal", "unsafe_split",
            "unsafe_split_with_sizes", "unsafe_chunk", "vander", "frobenius_norm",
            "nuclear_norm", "norm_except_dim", "nonzero_static", "lu_solve"]
 
@@ -43,6 +45,27 @@ def _need_tensor(fn: str, x, arg: str = "input") -> None:
     if not isinstance(x, Tensor):
         raise TypeError(f"{fn}(): argument '{arg}' (position 1) must be Tensor, not "
                         f"{type(x).__name__}")
+
+
+@public(autocast=LOWER_PRECISION_FP)
+def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
+    """``max(0, x) + weight * min(0, x)``, the weight per channel (dim 1) or shared; also
+    ``Tensor.prelu``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.tensor([-2., 3.]).prelu(torch.tensor([0.25]))
+        tensor([-0.5000,  3.0000])
+    """
+    w = weight
+    if input.dim() >= 2 and weight.numel() > 1:
+        if weight.dim() != 1 or weight.numel() != input.shape[1]:
+            raise RuntimeError(
+                f"Mismatch of parameter numbers and input channel size. Found parameter "
+                f"numbers = {weight.numel()} and channel size = {input.shape[1]}. (prelu's "
+                "weight has one value or one per channel of dim 1)")
+        w = weight.reshape((1, -1) + (1,) * (input.dim() - 2))
+    return where(input >= 0, input, input * w)
 
 
 @public
