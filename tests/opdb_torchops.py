@@ -59,3 +59,6 @@ op("squeeze_", lambda m, x, *a: (x * 1).squeeze_(*a),
 op("unsqueeze_", lambda m, x, d: (x * 1).unsqueeze_(d),
    lambda rng: [S(A(vals(rng, (2, 3))), 1), S(A(vals(rng, ())), -1)],
    ("mul", "unsqueeze_"))
+op("geqrf", lambda m, x: m.geqrf(x),
+   lambda rng: [S(A(vals(rng, (4, 3)))), S(A(vals(rng, (3, 5)))), S(A(vals(rng, (2, 3, 3))))],
+   ("geqrf",), differentiable=False)

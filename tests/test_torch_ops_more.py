@@ -554,3 +554,37 @@ def test_prelu_method_matches_torch():
                                            rng.standard_normal(3)])
     _run_both(lambda m, x, w: m.prelu(x, w), [rng.standard_normal(5), rng.standard_normal(1)])
     _same_error(lambda m: m.ones(2, 3).prelu(m.ones(2)))
+
+
+# ---------------------------------------------------------------------------------------
+# geqrf / orgqr / ormqr
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 5), (2, 3, 3)])
+def test_householder_qr_family_matches_torch(shape):
+    rng = np.random.default_rng(sum(shape))
+    a0 = rng.standard_normal(shape)
+    ta, ttau = torch.geqrf(torch.tensor(a0))
+    ra, rtau = R.geqrf(R.tensor(a0))
+    np.testing.assert_allclose(ra.numpy(), ta.numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(rtau.numpy(), ttau.numpy(), rtol=1e-12, atol=1e-12)
+    m = shape[-2]
+    for left in (True, False):
+        for transpose in (False, True):
+            oshape = shape[:-2] + ((m, 2) if left else (2, m))
+            _run_both(lambda mod, a, tau, o, lf=left, tr=transpose: mod.ormqr(a, tau, o, lf, tr),
+                      [ta.numpy(), ttau.numpy(), rng.standard_normal(oshape)])
+    if shape[-2] >= shape[-1]:
+        _run_both(lambda mod, a, tau: mod.orgqr(a, tau), [ta.numpy(), ttau.numpy()])
+
+
+def test_householder_qr_errors():
+    _same_error(lambda m: m.geqrf(m.ones(3)))
+    _same_error(lambda m: m.geqrf(m.ones(2, 2, dtype=m.int64)))
+    _same_error(lambda m: m.ormqr(m.ones(4, 3, dtype=m.float64), m.ones(3, dtype=m.float64),
+                                  m.ones(3, 2, dtype=m.float64)))
+    for m in (torch, R):
+        a, _ = m.geqrf(m.ones(3, 2, dtype=m.float64, requires_grad=True))
+        with pytest.raises(NotImplementedError, match="the derivative for 'geqrf' is not "
+                                                      "implemented."):
+            a.sum().backward()

@@ -35,6 +35,7 @@ from . import (  # noqa: F401
     distance,
     foreach,
     gamma_sampling,
+    householder_qr,
     indexing,
     linalg_derived,
     linalg_functions,

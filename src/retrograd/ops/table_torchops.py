@@ -72,3 +72,29 @@ squeeze_all_inplace = Op("squeeze_all_", _squeeze_inplace_fwd, (_unsqueeze_back,
 squeeze_dims_inplace = Op("squeeze_dims_", _squeeze_inplace_fwd, (_unsqueeze_back,),
                           node_name="SqueezeBackward5", jvp=jvp_linear)
 __all__ += ["t_inplace", "squeeze_all_inplace", "squeeze_dims_inplace"]
+
+
+# geqrf: LAPACK's compact QR (the Householder vectors below R, and their scales), from
+# SciPy's LAPACK, imported on first use; PyTorch has no derivative for it (its node
+# raises on backward, as PyTorch's GeqrfBackward0)
+def _geqrf_fwd(a):
+    from scipy.linalg import lapack  # lazily: SciPy's import is slow and rarely needed
+
+    fn = lapack.sgeqrf if a.dtype == np.float32 else lapack.dgeqrf
+    m, n = a.shape[-2:]
+    flat = a.reshape((-1, m, n))
+    qr = np.empty_like(flat)
+    tau = np.empty((flat.shape[0], min(m, n)), dtype=a.dtype)
+    for i, mat in enumerate(flat):
+        qr[i], tau[i] = fn(np.array(mat, dtype=a.dtype, order="F"))[:2]
+    return qr.reshape(a.shape), tau.reshape(a.shape[:-2] + (min(m, n),))
+
+
+def _geqrf_vjp(g, s, n, needs):
+    raise NotImplementedError("the derivative for 'geqrf' is not implemented. (geqrf's "
+                              "Householder form has no gradient in PyTorch; differentiate "
+                              "torch.linalg.qr instead)")
+
+
+geqrf = Op("geqrf", _geqrf_fwd, _geqrf_vjp, node_name="GeqrfBackward0")
+__all__ += ["geqrf"]
