@@ -588,3 +588,25 @@ def test_householder_qr_errors():
         with pytest.raises(NotImplementedError, match="the derivative for 'geqrf' is not "
                                                       "implemented."):
             a.sum().backward()
+
+
+@pytest.mark.parametrize("mode,offsets,psw,ilo,pad", [
+    (0, [0, 3], False, False, None), (1, [0, 3], False, False, None),
+    (2, [0, 3], False, False, None), (1, [0, 2, 2], False, False, None),
+    (2, [0, 2, 2], False, False, None), (0, [0, 2, 6], False, True, None),
+    (0, [0, 3], True, False, None), (2, [0, 3], False, False, 4), (1, [0, 3], False, False, 4),
+])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_torch_embedding_bag_tuple_matches_torch(mode, offsets, psw, ilo, pad, dtype):
+    rng = np.random.default_rng(13)
+    w0, s0 = rng.standard_normal((10, 3)).astype(dtype), rng.random(6).astype(dtype)
+    res = []
+    for m in (torch, R):
+        w = m.tensor(w0, requires_grad=True)
+        out = m.embedding_bag(w, m.tensor([1, 2, 4, 5, 4, 3]), m.tensor(offsets), False, mode,
+                              False, m.tensor(s0) if psw else None, ilo, pad)
+        out[0].sum().backward()
+        res.append([t.detach().numpy() for t in out] + [w.grad.numpy()])
+    for a, b in zip(res[1], res[0]):
+        assert a.shape == b.shape and a.dtype == b.dtype
+        np.testing.assert_allclose(a, b, rtol=1e-6)

@@ -41,7 +41,8 @@ from .modules.rnn import _gru_step, _lstm_step, _rnn_step
 __all__ = ["native_layer_norm", "native_batch_norm", "native_group_norm", "native_dropout",
            "native_norm", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
            "constant_pad_nd", "embedding_renorm_", "convolution", "conv_tbc", "grid_sampler",
-           "grid_sampler_2d", "grid_sampler_3d", "affine_grid_generator", "ctc_loss"]
+           "grid_sampler_2d", "grid_sampler_3d", "affine_grid_generator", "ctc_loss",
+           "embedding_bag"]
 
 
 def _stats(x: Tensor, dims: tuple, eps: float, keepdim: bool) -> tuple:
@@ -347,3 +348,53 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths,
     """
     return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
                       _REDUCTIONS[reduction], zero_infinity)
+
+
+_BAG_MODES = ("sum", "mean", "max")
+
+
+def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor,
+                  scale_grad_by_freq: bool = False, mode: int = 0, sparse: bool = False,
+                  per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
+                  padding_idx: int | None = None) -> tuple:
+    """ATen's embedding_bag: ``(output, offset2bag, bag_size, max_indices)``, the output
+    ``F.embedding_bag``'s (mode 0 sum, 1 mean, 2 max) and the three bookkeeping tensors as
+    PyTorch's CPU kernel fills them: for sum, zeros (and offset2bag empty for float32);
+    otherwise
+    each index's bag, each bag's count of non-padding indices, and for max the row that
+    won each column (0 in an empty bag; for mean, the counts again).
+
+    Example:
+        >>> import retrograd as torch
+        >>> out, o2b, size, idx = torch.embedding_bag(torch.eye(3), torch.tensor([0, 2, 1]),
+        ...                                           torch.tensor([0, 2]), mode=2)
+        >>> o2b, size, idx
+        (tensor([0, 0, 1]), tensor([2, 1]), tensor([[0, 0, 2],
+                [1, 1, 1]]))
+    """
+    if indices.ndim != 1:
+        raise RuntimeError(f"torch.embedding_bag takes 1-D indices with offsets, got "
+                           f"{indices.ndim}-D (use nn.functional.embedding_bag for a 2-D "
+                           "input of fixed-size bags)")
+    out = F.embedding_bag(indices, weight, offsets, None, 2.0, scale_grad_by_freq,
+                          _BAG_MODES[mode], sparse, per_sample_weights, include_last_offset,
+                          padding_idx)
+    nbags = out.shape[0]
+    idx = indices._data.astype(np.int64)
+    starts = offsets._data.astype(np.int64)[:nbags]
+    bag = np.searchsorted(starts, np.arange(idx.size), side="right") - 1
+    if mode == 0:  # PyTorch's float32 sum kernel leaves offset2bag empty, float64's fills it
+        zeros = np.zeros(nbags, dtype=np.int64)
+        o2b = np.empty(0, dtype=np.int64) if weight._data.dtype == np.float32 else bag
+        return out, _make(o2b), _make(zeros), _make(zeros.copy())
+    keep = np.ones(idx.size, bool) if padding_idx is None else idx != padding_idx
+    size = np.bincount(bag[keep], minlength=nbags).astype(np.int64)
+    if mode == 1:
+        return out, _make(bag), _make(size), _make(size.copy())
+    w = weight._data
+    best = np.zeros((nbags, w.shape[1]), dtype=np.int64)
+    for b in range(nbags):
+        rows = idx[(bag == b) & keep]
+        if rows.size:
+            best[b] = rows[np.argmax(w[rows], axis=0)]
+    return out, _make(bag), _make(size), _make(best)
