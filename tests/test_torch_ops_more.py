@@ -190,6 +190,7 @@ def test_dim_order_matches_torch():
 def test_flags_and_pointers():
     for m in (torch, R):
         x = m.ones(2, 3)
+        assert m.is_distributed(x) is False
         assert (x.is_cpu, x.is_nested, x.is_maia, x.is_distributed(), x.name) == \
             (True, False, False, False, None)
         assert x.const_data_ptr() == x.data_ptr()

@@ -36,8 +36,8 @@ from .public import FP32, LOWER_PRECISION_FP, public
 from .reductions import norm
 from .shape import split_bounds
 
-__all__ = ["prelu", "adjoint", "detach", "detach_copy", "fill", "isreal", "unsafe_split",
-           "unsafe_split_with_sizes", "unsafe_chunk", "vander", "frobenius_norm",
+__all__ = ["prelu", "is_distributed", "adjoint", "detach", "detach_copy", "fill", "isreal",
+           "unsafe_split", "unsafe_split_with_sizes", "unsafe_chunk", "vander", "frobenius_norm",
            "nuclear_norm", "norm_except_dim", "nonzero_static", "lu_solve"]
 
 
@@ -66,6 +66,19 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
                 "weight has one value or one per channel of dim 1)")
         w = weight.reshape((1, -1) + (1,) * (input.dim() - 2))
     return where(input >= 0, input, input * w)
+
+
+@public(method=False)
+def is_distributed(input: Tensor) -> bool:  # noqa: A002
+    """False: a retrograd tensor lives in one process (``Tensor.is_distributed()`` too).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.is_distributed(torch.ones(2))
+        False
+    """
+    _need_tensor("is_distributed", input)
+    return False
 
 
 @public
