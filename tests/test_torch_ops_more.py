@@ -611,3 +611,30 @@ def test_torch_embedding_bag_tuple_matches_torch(mode, offsets, psw, ilo, pad, d
     for a, b in zip(res[1], res[0]):
         assert a.shape == b.shape and a.dtype == b.dtype
         np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["lstm", "gru", "rnn_tanh", "rnn_relu"])
+@pytest.mark.parametrize("layers,bidir,bias,batch_first", [(1, False, True, False),
+                                                           (2, True, True, True),
+                                                           (2, False, False, False)])
+def test_native_recurrent_stacks_match_torch(kind, layers, bidir, bias, batch_first):
+    rng = np.random.default_rng(21)
+    gates = {"lstm": 4, "gru": 3}.get(kind, 1)
+    hid, feat, ndir = 3, 2, 2 if bidir else 1
+    ws = []
+    for layer in range(layers):
+        for _ in range(ndir):
+            inp = feat if layer == 0 else hid * ndir
+            ws += [rng.standard_normal((gates * hid, inp)) * 0.5,
+                   rng.standard_normal((gates * hid, hid)) * 0.5]
+            if bias:
+                ws += [rng.standard_normal(gates * hid) * 0.1,
+                       rng.standard_normal(gates * hid) * 0.1]
+    x = rng.standard_normal((2, 4, feat) if batch_first else (4, 2, feat))
+    h0 = rng.standard_normal((layers * ndir, 2, hid))
+    flags = (bias, layers, 0.0, True, bidir, batch_first)
+    if kind == "lstm":
+        c0 = rng.standard_normal((layers * ndir, 2, hid))
+        _run_both(lambda m, x, h, c, *w: m.lstm(x, (h, c), list(w), *flags), [x, h0, c0, *ws])
+    else:
+        _run_both(lambda m, x, h, *w: getattr(m, kind)(x, h, list(w), *flags), [x, h0, *ws])

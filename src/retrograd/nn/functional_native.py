@@ -33,6 +33,7 @@ from .._tensor import Tensor, _make
 from ..ops import table_nn as TN
 from ..ops.dispatch import apply
 from ..ops.public import FP32, LOWER_PRECISION_FP, autocast_category
+from ..ops.shape import cat, stack
 from . import functional as F
 from .functional import _dropout
 from .functional_embedding_bag import embedding_renorm_ as _renorm_rows
@@ -42,7 +43,7 @@ __all__ = ["native_layer_norm", "native_batch_norm", "native_group_norm", "nativ
            "native_norm", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
            "constant_pad_nd", "embedding_renorm_", "convolution", "conv_tbc", "grid_sampler",
            "grid_sampler_2d", "grid_sampler_3d", "affine_grid_generator", "ctc_loss",
-           "embedding_bag"]
+           "embedding_bag", "lstm", "gru", "rnn_tanh", "rnn_relu"]
 
 
 def _stats(x: Tensor, dims: tuple, eps: float, keepdim: bool) -> tuple:
@@ -398,3 +399,125 @@ def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor,
         if rows.size:
             best[b] = rows[np.argmax(w[rows], axis=0)]
     return out, _make(bag), _make(size), _make(best)
+
+
+# Note [Native recurrent layers]
+# torch.lstm/gru/rnn_tanh/rnn_relu run a whole stack of recurrent layers from a flat list
+# of weights, PyTorch's order: per layer, per direction, w_ih, w_hh (then b_ih, b_hh when
+# has_biases). Each step is the cell's step (modules/rnn.py); a reversed direction reads
+# the sequence backwards; between layers, dropout in training. Packed sequences (the
+# batch_sizes overloads) and LSTM projections are not taken here.
+def _stacked(kind: str, input: Tensor, hx, params, has_biases: bool,  # noqa: A002
+             num_layers: int, dropout: float, train: bool, bidirectional: bool,
+             batch_first: bool) -> tuple:
+    if not isinstance(input, Tensor) or input.ndim != 3:
+        raise RuntimeError(f"{kind}: expected a 3-D input (seq, batch, feature; batch first "
+                           "with batch_first), not a packed sequence (use nn."
+                           f"{kind.upper() if kind != 'rnn_tanh' else 'RNN'} for those)")
+    ndir = 2 if bidirectional else 1
+    per = 4 if has_biases else 2
+    params = list(params)
+    if len(params) != num_layers * ndir * per:
+        raise RuntimeError(f"{kind}: expected {num_layers * ndir * per} parameters "
+                           f"({num_layers} layers x {ndir} directions x {per}), got "
+                           f"{len(params)} (LSTM projections are not supported here)")
+    h0, c0 = hx if kind == "lstm" else (hx, None)
+    x = input.transpose(0, 1) if batch_first else input
+    steps = x.shape[0]
+    h_n, c_n = [], []
+    for layer in range(num_layers):
+        outs = []
+        for d in range(ndir):
+            k = layer * ndir + d
+            w_ih, w_hh, *bias = params[k * per:(k + 1) * per]
+            b_ih, b_hh = bias if bias else (None, None)
+            pre = F.linear(x, w_ih, b_ih)
+            h = h0[k]
+            c = c0[k] if c0 is not None else None
+            ys = [None] * steps
+            for t in (reversed(range(steps)) if d else range(steps)):
+                if kind == "lstm":
+                    h, c = _lstm_step(h, c, pre[t], w_hh, b_hh)
+                elif kind == "gru":
+                    h = _gru_step(h, pre[t], w_hh, b_hh)
+                else:
+                    h = _rnn_step(h, pre[t], w_hh, b_hh, kind == "rnn_relu")
+                ys[t] = h
+            outs.append(stack(ys, 0))
+            h_n.append(h)
+            c_n.append(c)
+        x = cat(outs, 2) if ndir == 2 else outs[0]
+        if dropout and train and layer < num_layers - 1:
+            x = F.dropout(x, dropout, True)
+    out = x.transpose(0, 1) if batch_first else x
+    if kind == "lstm":
+        return out, stack(h_n, 0), stack(c_n, 0)
+    return out, stack(h_n, 0)
+
+
+def lstm(input: Tensor, hx, params, has_biases: bool, num_layers: int,  # noqa: A002
+         dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple:
+    """A stack of LSTM layers from a flat weight list: ``(output, h_n, c_n)`` (Note
+    [Native recurrent layers]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> z = torch.zeros(1, 1, 1)
+        >>> out, h, c = torch.lstm(torch.ones(3, 1, 2), (z, z),
+        ...                        [torch.zeros(4, 2), torch.zeros(4, 1)], False, 1, 0.0,
+        ...                        False, False, False)
+        >>> out.shape, h.shape
+        (torch.Size([3, 1, 1]), torch.Size([1, 1, 1]))
+    """
+    return _stacked("lstm", input, hx, params, has_biases, num_layers, dropout, train,
+                    bidirectional, batch_first)
+
+
+def gru(input: Tensor, hx: Tensor, params, has_biases: bool, num_layers: int,  # noqa: A002
+        dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple:
+    """A stack of GRU layers from a flat weight list: ``(output, h_n)``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> out, h = torch.gru(torch.ones(3, 1, 2), torch.zeros(1, 1, 1),
+        ...                    [torch.zeros(3, 2), torch.zeros(3, 1)], False, 1, 0.0, False,
+        ...                    False, False)
+        >>> out.shape
+        torch.Size([3, 1, 1])
+    """
+    return _stacked("gru", input, hx, params, has_biases, num_layers, dropout, train,
+                    bidirectional, batch_first)
+
+
+def rnn_tanh(input: Tensor, hx: Tensor, params, has_biases: bool,  # noqa: A002
+             num_layers: int, dropout: float, train: bool, bidirectional: bool,
+             batch_first: bool) -> tuple:
+    """A stack of Elman layers with tanh from a flat weight list: ``(output, h_n)``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> out, h = torch.rnn_tanh(torch.ones(2, 1, 1), torch.zeros(1, 1, 1),
+        ...                         [torch.ones(1, 1), torch.zeros(1, 1)], False, 1, 0.0,
+        ...                         False, False, False)
+        >>> h
+        tensor([[[0.7616]]])
+    """
+    return _stacked("rnn_tanh", input, hx, params, has_biases, num_layers, dropout, train,
+                    bidirectional, batch_first)
+
+
+def rnn_relu(input: Tensor, hx: Tensor, params, has_biases: bool,  # noqa: A002
+             num_layers: int, dropout: float, train: bool, bidirectional: bool,
+             batch_first: bool) -> tuple:
+    """A stack of Elman layers with ReLU from a flat weight list: ``(output, h_n)``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> out, h = torch.rnn_relu(torch.ones(2, 1, 1), torch.zeros(1, 1, 1),
+        ...                         [torch.ones(1, 1), torch.ones(1, 1)], False, 1, 0.0,
+        ...                         False, False, False)
+        >>> h
+        tensor([[[2.]]])
+    """
+    return _stacked("rnn_relu", input, hx, params, has_biases, num_layers, dropout, train,
+                    bidirectional, batch_first)
