@@ -26,26 +26,6 @@ op("unsafe_chunk", lambda m, x, c, *a: x.unsafe_chunk(c, *a),
 op("adjoint", lambda m, x: m.adjoint(x),
    lambda rng: [S(A(vals(rng, (2, 3)))), S(A(vals(rng, (2, 3, 4)))), S(A(vals(rng, (0, 2))))],
    ("transpose",), int_ok=True)
-op("vander", lambda m, x, *a, **k: m.vander(x, *a, **k),
-   lambda rng: [S(A(vals(rng, (3,)))), S(A(vals(rng, (4,))), 2),
-                S(A(vals(rng, (3,))), N=4, increasing=True), S(A(vals(rng, (3,))), 0),
-                S(A(vals(rng, (0,))))],
-   ("cumprod", "flip"), int_ok=True,
-   skips={k: "torch's own backward of vander fails (its cumprod writes into its own input: "
-             "a version error); retrograd's gradient is held to gradcheck instead"
-          for k in ("test_grad", "test_double_backward")})
-op("norm_except_dim", lambda m, x, *a: m.norm_except_dim(x, *a),
-   lambda rng: [S(A(vals(rng, (3, 4), "nz"))), S(A(vals(rng, (2, 3, 4), "nz")), 2, 1),
-                S(A(vals(rng, (2, 3, 4), "nz")), 3, 2), S(A(vals(rng, (2, 3), "nz")), 2, -1)],
-   ("vector_norm",),
-   skips={"test_grad_fn_name": "dim=-1: ATen's norm node (NormBackward0); retrograd's "
-                               "norm records LinalgVectorNormBackward0, same values"})
-op("nuclear_norm", lambda m, x, *a: m.nuclear_norm(x, *a),
-   lambda rng: [S(A(vals(rng, (3, 4)))), S(A(vals(rng, (3, 2))), True),
-                S(A(vals(rng, (2, 3, 4))), (0, 2))],
-   ("linalg_svd",),
-   skips={"test_grad_fn_name": "keepdim: ATen's matrix_norm permutes the kept dims back "
-                               "(PermuteBackward0); retrograd unsqueezes, same values"})
 op("t_", lambda m, x: (x * 1).t_(),
    lambda rng: [S(A(vals(rng, (2, 3)))), S(A(vals(rng, (3,)))), S(A(vals(rng, ())))],
    ("mul", "t_"))

@@ -638,3 +638,17 @@ def test_native_recurrent_stacks_match_torch(kind, layers, bidir, bias, batch_fi
         _run_both(lambda m, x, h, c, *w: m.lstm(x, (h, c), list(w), *flags), [x, h0, c0, *ws])
     else:
         _run_both(lambda m, x, h, *w: getattr(m, kind)(x, h, list(w), *flags), [x, h0, *ws])
+
+
+def test_norm_except_dim_and_nuclear_norm_values_and_grads():
+    # composites whose graphs differ from ATen's nodes (dim=-1: NormBackward0 there;
+    # keepdim nuclear norm: a permute there, an unsqueeze here): values and gradients
+    rng = np.random.default_rng(17)
+    x3 = rng.standard_normal((2, 3, 4))
+    for args in [(2, 0), (2, 1), (3, 2), (2, -1)]:
+        _run_both(lambda m, x, a=args: m.norm_except_dim(x, *a), [x3])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _run_both(lambda m, x: m.nuclear_norm(x[0]), [x3])
+        _run_both(lambda m, x: m.nuclear_norm(x[0], True), [x3])
+        _run_both(lambda m, x: m.nuclear_norm(x, (0, 2)), [x3])
