@@ -21,6 +21,9 @@ Example:
 from __future__ import annotations
 
 from .._grad_mode import STATE
+from .._graph.forward_state import FW as _FW
+from .._graph.forward_state import fw_op as _fw_op
+from .._graph.forward_state import get_tangent, set_tangent
 from .._tensor import Tensor, _make, _wrap_dim
 from . import table as T
 from . import table_scan as TS
@@ -36,10 +39,14 @@ def _relayout(self: Tensor, op, view_op, p) -> Tensor:
     _check_inplace_leaf(self)
     new = op.fwd(self._data, p)
     node = None
+    holder = _make(new)
     if STATE.enabled and self._rg:
-        holder = _make(new)
         node = record1(op, holder, self, p)
+    if _FW.active:  # forward-mode AD: the tangent is relaid out the same way
+        _fw_op(op, (self,), holder, p, 0)
     self._data = new
+    if _FW.active and get_tangent(holder) is not None:  # the tangent takes the new layout
+        set_tangent(self, get_tangent(holder))
     self._vc[0] += 1
     if self._base is not None:
         self._vfn = (self._vfn, view_op, p)

@@ -51,7 +51,7 @@ unsafe_split_with_sizes = Op("unsafe_split_with_sizes", None, _multi_out_vjp,
 # Note [Shape-changing in-place methods] (ops/shape_inplace.py): the nodes of t_,
 # squeeze_() and squeeze_(dims), named as PyTorch's (transpose_/unsqueeze_/squeeze_(dim)
 # reuse TransposeBackward1/UnsqueezeBackward1/SqueezeBackward4 of table_scan/table_shape)
-def _t_inplace_fwd(a, p):
+def _t_inplace_fwd(a, p=None):
     return a.T if a.ndim == 2 else a.view()
 
 
