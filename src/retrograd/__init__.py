@@ -106,6 +106,7 @@ from . import (  # noqa: E402  # noqa: E402  # noqa: E402
     version,
     viz,  # noqa: E402
 )
+from ._cond import cond  # noqa: E402
 from ._layouts import (  # noqa: E402
     channels_last,
     channels_last_3d,
@@ -116,6 +117,7 @@ from ._layouts import (  # noqa: E402
     strided,
 )
 from ._runtime_flags import *  # noqa: E402, F403  (Note [Build facts])
+from ._sym_numbers import *  # noqa: E402, F403  (torch.sym_*: Note [Symbolic numbers])
 from .amp import (
     GradScaler,  # noqa: E402
     autocast,  # noqa: E402
@@ -139,7 +141,9 @@ from .backends._precision import (  # noqa: E402
 from .nn.functional_activation_extra import rrelu, rrelu_  # noqa: E402  (torch.rrelu & co:
 from .nn.functional_distance import pairwise_distance, pdist  # noqa: E402  the top-level
 from .nn.functional_losses import cosine_similarity  # noqa: E402  names PyTorch gives the
+from .nn.functional_native import *  # noqa: E402, F403  (native forms: torch.native_layer_norm & co)
 from .nn.functional_norm_extra import rms_norm  # noqa: E402  nn family, as their F.* forms)
+from .nn.functional_sync_bn import *  # noqa: E402, F403  (Note [SyncBatchNorm kernels])
 from .nn.functional_toplevel import *  # noqa: E402, F403  (Note [Top-level nn names])
 from .serialization import load, save  # noqa: E402
 from .storage import (  # noqa: E402  (Note [Storages are root arrays])

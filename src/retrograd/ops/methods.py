@@ -14,7 +14,7 @@ from .._graph.entry_points import backward as autograd_backward
 from .._graph.node import _LEGACY
 from .._meta import NO_DATA
 from .._tensor import Tensor
-from . import functions, new_tensors
+from . import functions, new_tensors, shape_inplace, tensor_attributes
 from . import table as T
 from .conversion import _caster, type_
 from .creation import legacy_new
@@ -59,6 +59,8 @@ def install() -> None:
     """Attach methods and operators to ``Tensor`` (called once at import)."""
     Tensor.__new__ = staticmethod(legacy_new)  # Tensor(data): the legacy constructor
     Tensor.backward = backward
+    tensor_attributes.install()
+    shape_inplace.install()
     for name, e in PUBLIC.items():  # Note [Exposure records]
         if e.method:
             setattr(Tensor, name, e.fn)

@@ -1,4 +1,5 @@
-"""``Tensor.apply_`` and ``Tensor.map_``: a Python callable run on each element, in place.
+"""``Tensor.apply_``, ``Tensor.map_`` and ``Tensor.map2_``: a Python callable run on each
+element, in place.
 
 Note [Python element maps]
 As PyTorch's CPU-only ``apply_``/``map_``: the callable sees each element as a Python
@@ -24,7 +25,7 @@ from .._tensor import Tensor
 from .conversion import _legacy_type_str
 from .public import public
 
-__all__ = ["apply_", "map_"]
+__all__ = ["apply_", "map_", "map2_"]
 
 
 def _check(name: str, *ts: Tensor) -> None:
@@ -80,4 +81,27 @@ def map_(input: Tensor, tensor: Tensor, callable: Callable) -> Tensor:  # noqa: 
     other = tensor.expand(tuple(input.shape))._data
     for idx in np.ndindex(data.shape):
         _write(data, idx, callable(_python(data[idx]), _python(other[idx])))
+    return input
+
+
+@public(function=False)
+def map2_(input: Tensor, x: Tensor, y: Tensor, callable: Callable) -> Tensor:  # noqa: A002
+    """Replace each element ``a`` by ``callable(a, b, c)``, ``b`` and ``c`` the matching
+    elements of ``x`` and ``y`` broadcast to this shape (Note [Python element maps]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.zeros(2).map2_(torch.ones(2), torch.tensor([2., 3.]), lambda a, b, c: b * c)
+        tensor([2., 3.])
+    """
+    _check("map2_", input, x, y)
+    for name, t in (("x", x), ("y", y)):
+        if t.dtype != input.dtype:
+            raise TypeError(f"map2_: expected {_legacy_type_str(input)} for argument '{name}' "
+                            f"(got {_legacy_type_str(t)})")
+    data = input._data
+    shape = tuple(input.shape)
+    bx, by = x.expand(shape)._data, y.expand(shape)._data
+    for idx in np.ndindex(data.shape):
+        _write(data, idx, callable(_python(data[idx]), _python(bx[idx]), _python(by[idx])))
     return input

@@ -480,7 +480,7 @@ def cat(tensors, dim: int = 0) -> Tensor:
 
 
 concat = alias("concat", cat, method=False)
-concatenate = cat
+concatenate = alias("concatenate", cat, method=False)
 
 
 @public(method=False, autocast=PROMOTE)
@@ -556,7 +556,14 @@ def split(tensor, split_size_or_sections, dim: int = 0):
         [2, 2, 1]
     """
     d = _wrap_dim(dim, tensor._data.ndim)
-    n = tensor._data.shape[d]
+    sizes, bounds = split_bounds(tensor._data.shape[d], split_size_or_sections, d)
+    kind = "split" if isinstance(split_size_or_sections, (int, np.integer)) else "sizes"
+    return _pieces(tensor, d, bounds, kind, tuple(sizes))
+
+
+def split_bounds(n: int, split_size_or_sections, d: int) -> tuple[list, list]:
+    """The sizes and the (start, stop) bounds of split's pieces of a dim of size ``n``
+    (``d``: the dim, for the message); shared by split and unsafe_split."""
     if isinstance(split_size_or_sections, (int, np.integer)):
         s = int(split_size_or_sections)
         if s <= 0 and n > 0:
@@ -574,8 +581,7 @@ def split(tensor, split_size_or_sections, dim: int = 0):
     for s in sizes:
         bounds.append((off, off + s))
         off += s
-    kind = "split" if isinstance(split_size_or_sections, (int, np.integer)) else "sizes"
-    return _pieces(tensor, d, bounds, kind, tuple(sizes))
+    return sizes, bounds
 
 
 @public

@@ -1486,3 +1486,4 @@ cumprod.jvp = _cumprod_jvp
 constant_pad.jvp = _pad_jvp
 split.jvp = split_with_sizes.jvp = unbind.jvp = _split_jvp
 from .table_construct import *  # noqa: E402, F403  (re-exported: the one table)
+from .table_torchops import *  # noqa: E402, F403  (torch.fill, unsafe_split: issue 16)
