@@ -525,6 +525,10 @@ def batched_write(kind: str, self, fn, args, kwargs):
             phys.fill_(v)
     elif kind == "zero_":
         phys.zero_()
+    elif kind == "relayout":  # t_, transpose_, squeeze_, unsqueeze_: self becomes the view
+        res = _dispatch.view_apply(fn, self, args[0])
+        self._value = res._value
+        self._data = _phantom(res._data.shape, res._data.dtype, self)
     elif kind == "setitem":
         key, value = args
         key = key if isinstance(key, tuple) else (key,)

@@ -26,6 +26,7 @@ from .._graph.forward_state import fw_op as _fw_op
 from .._tensor import Tensor, _make, _wrap_dim
 from . import table as T
 from ._core import record
+from .batch_rules import per_element_under_vmap
 from .conversion import detach_copy as _detach_copy
 from .creation import ones
 from .dispatch import apply
@@ -172,6 +173,7 @@ def _unsafe_pieces(input: Tensor, split_size_or_sections, dim: int, op) -> tuple
 
 
 @public
+@per_element_under_vmap
 def unsafe_split(tensor: Tensor, split_size_or_sections: int, dim: int = 0) -> tuple:
     """``split`` whose pieces autograd does not track as views (so an in-place op on one
     is not checked against its siblings); ``UnsafeSplitBackward0``.
@@ -189,6 +191,7 @@ def unsafe_split(tensor: Tensor, split_size_or_sections: int, dim: int = 0) -> t
 
 
 @public
+@per_element_under_vmap
 def unsafe_split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple:  # noqa: A002
     """``unsafe_split`` with a list of sizes; ``UnsafeSplitWithSizesBackward0``.
 
@@ -201,6 +204,7 @@ def unsafe_split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple: 
 
 
 @public
+@per_element_under_vmap
 def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:  # noqa: A002
     """``chunk`` through ``unsafe_split``.
 

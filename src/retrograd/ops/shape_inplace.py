@@ -20,6 +20,8 @@ Example:
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._grad_mode import STATE
 from .._graph.forward_state import FW as _FW
 from .._graph.forward_state import fw_op as _fw_op
@@ -29,13 +31,15 @@ from . import table as T
 from . import table_scan as TS
 from ._core import record1
 from .arguments import _dims
-from .inplace import _check_inplace_leaf
+from .inplace import _check_inplace_leaf, batched_write, is_batched_data
 
 __all__ = ["t_", "transpose_", "swapaxes_", "swapdims_", "squeeze_", "unsqueeze_", "install"]
 
 
 def _relayout(self: Tensor, op, view_op, p) -> Tensor:
     """Give ``self`` the layout ``op.fwd`` makes (Note [Shape-changing in-place methods])."""
+    if self._data.__class__ is not np.ndarray and is_batched_data(self._data):
+        return batched_write("relayout", self, view_op, (p,), {})  # Note [Batched writes]
     _check_inplace_leaf(self)
     new = op.fwd(self._data, p)
     node = None
