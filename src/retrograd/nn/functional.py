@@ -41,6 +41,7 @@ from .functional_fractional import (  # noqa: F401
     fractional_max_pool3d_with_indices,
 )
 from .functional_grid import affine_grid, grid_sample  # noqa: F401
+from .functional_names import *  # noqa: E402, F403  (F.has_torch_function, F.BroadcastingList2 & co)
 from .functional_pad import pad  # noqa: F401  (re-exported: F.pad)
 from .functional_resize import interpolate, upsample, upsample_bilinear, upsample_nearest  # noqa: E402, F401
 from .functional_spatial import *  # noqa: E402, F403  (re-exported: F.pixel_shuffle & co)

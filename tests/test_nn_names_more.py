@@ -1,0 +1,216 @@
+"""The remaining names of torch.nn, nn.functional, nn.init, autograd and testing (issue 16),
+against PyTorch 2.13: values, warnings and errors."""
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import retrograd as R
+
+
+def _caught(fn):
+    """(result or exception text, [(category, message)]) of ``fn()``."""
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        try:
+            out = fn()
+        except Exception as e:  # noqa: BLE001 - compared with torch's
+            out = f"{type(e).__name__}: {e}"
+    return out, [(w.category, str(w.message)) for w in rec]
+
+
+# ---- nn.functional helper names -------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["GRID_SAMPLE_INTERPOLATION_MODES", "GRID_SAMPLE_PADDING_MODES",
+                                  "reproducibility_notes", "sparse_support_notes", "tf32_notes",
+                                  "TYPE_CHECKING", "DType", "Callable", "Optional"])
+def test_functional_constants_equal_torch(name):
+    assert getattr(R.nn.functional, name) == getattr(torch.nn.functional, name)
+
+
+def test_scaling_and_swizzle_types_have_torch_members():
+    for ours, theirs in ((R.nn.functional.ScalingType, torch.nn.functional.ScalingType),
+                         (R.nn.functional.SwizzleType, torch.nn.functional.SwizzleType)):
+        assert {k: int(v.value) for k, v in ours.__members__.items()} == \
+               {k: int(v.value) for k, v in theirs.__members__.items()}
+
+
+def test_broadcasting_lists_subscript_like_torch():
+    for n in (1, 2, 3):
+        ours = getattr(R.nn.functional, f"BroadcastingList{n}")
+        assert ours[int] is getattr(torch.nn.functional, f"BroadcastingList{n}")[int] is None
+
+
+def test_boolean_dispatch_and_assert_int_or_pair_match_torch():
+    def run(F):
+        def yes(x, flag=False):
+            """Doc."""
+            return ("yes", x)
+
+        def no(x, flag=False):
+            return ("no", x)
+        fn = F.boolean_dispatch("flag", 1, False, yes, no, "mymod", "pick")
+        outs = [fn(1), fn(1, True), fn(1, flag=True), fn(1, flag=0), fn.__doc__, fn.__name__,
+                fn.__module__]
+        outs.append(_caught(lambda: F.boolean_dispatch("f", 0, False, yes, yes, None, None))[0])
+        outs += [_caught(lambda a=a: F.assert_int_or_pair(a, "kernel", "{} must be a pair"))[0]
+                 for a in (3, (1, 2), [1, 2, 3])]
+        return outs
+    assert run(R.nn.functional) == run(torch.nn.functional)
+
+
+def test_torch_function_guards_dispatch_like_torch():
+    def run(m):
+        F = m.nn.functional
+        calls = []
+
+        class Base:
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                calls.append((cls.__name__, [t.__name__ for t in types], len(args),
+                              sorted(kwargs or {})))
+                return NotImplemented if cls.__name__ == "Sub" else f"{cls.__name__} handled"
+
+        class Sub(Base):
+            pass
+
+        class Other(Base):
+            pass
+
+        def f(a, b, *, k=1):
+            if F.has_torch_function_variadic(a, b):
+                return F.handle_torch_function(f, (a, b), a, b, k=k)
+            return "plain"
+        t = m.ones(1)
+        return [F.has_torch_function((t, 1.0, None)), F.has_torch_function_unary(t),
+                F.has_torch_function_unary(Base()), F.has_torch_function([t, Sub()]),
+                f(t, t), f(Base(), Sub()), f(Other(), t), calls,
+                _caught(lambda: F.handle_torch_function(f, (Sub(),), Sub()))[0]
+                .replace("retrograd", "torch").split(": [")[0]]
+    assert run(R) == run(torch)
+
+
+# ---- nn --------------------------------------------------------------------------------
+
+def test_deprecated_modules_warn_and_work_like_torch():
+    def run(m):
+        loss, w1 = _caught(lambda: m.nn.NLLLoss2d(ignore_index=1, reduction="sum"))
+        x = m.tensor(np.linspace(-1, 1, 2 * 3 * 2 * 2, dtype=np.float32).reshape(2, 3, 2, 2))
+        y = m.tensor([[[0, 1], [2, 1]], [[1, 1], [0, 2]]])
+        c, w2 = _caught(lambda: m.nn.Container(fc=m.nn.Linear(2, 1), act=m.nn.ReLU()))
+
+        def subclass():
+            class Mine(m.nn.Container):
+                pass
+            return Mine
+        _, w3 = _caught(subclass)
+        return (float(loss(x, y)), isinstance(loss, m.nn.NLLLoss), loss.ignore_index, w1,
+                [n for n, _ in c.named_children()], isinstance(c, m.nn.Module), w2, w3)
+    assert run(R) == run(torch)
+
+
+def test_rnn_cell_base_and_factory_kwargs_match_torch():
+    def run(m):
+        m.manual_seed(3)
+        cell = m.nn.RNNCellBase(3, 2, bias=False, num_chunks=4, dtype=m.float64)
+        fk = m.nn.factory_kwargs
+        return ([(n, tuple(p.shape), str(p.dtype)) for n, p in cell.named_parameters()],
+                cell.bias_ih, repr(cell), cell.weight_ih.detach().numpy().round(6).tolist(),
+                isinstance(m.nn.GRUCell(2, 2), m.nn.RNNCellBase),
+                fk(None), fk({"dtype": m.float16}), fk({"factory_kwargs": {"device": "cpu"}}),
+                _caught(lambda: fk({"bias": True}))[0],
+                _caught(lambda: fk({"dtype": m.float16, "factory_kwargs": {"dtype": 1}}))[0])
+    ours, theirs = run(R), run(torch)
+    assert str(ours) == str(theirs).replace("torch.float16", "torch.float16")
+
+
+@pytest.mark.parametrize("name,args,shape", [
+    ("eye", (), (3, 5)), ("dirac", (), (4, 2, 3, 3)), ("dirac", (2,), (6, 3, 3)),
+    ("sparse", (0.5,), (6, 4)), ("sparse", (0.3, 0.1), (5, 3)),
+])
+def test_deprecated_init_forms_warn_and_fill_like_torch(name, args, shape):
+    def run(m):
+        m.manual_seed(7)
+        w = m.empty(shape)
+        out, caught = _caught(lambda: getattr(m.nn.init, name)(w, *args))
+        return out is w, w.numpy(), caught, getattr(m.nn.init, name).__name__
+    (a_is, a, a_w, a_n), (b_is, b, b_w, b_n) = run(R), run(torch)
+    assert (a_is, a_w, a_n) == (b_is, b_w, b_n)
+    np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+def test_old_init_aliases_use_torch_message():
+    for m in (R, torch):
+        with pytest.warns(FutureWarning, match=r"^`nn.init.normal` is now deprecated in favor "
+                                               r"of `nn.init.normal_`.$"):
+            m.nn.init.normal(m.empty(2))
+
+
+# ---- autograd --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["set_multithreading_enabled", "enforce_grad_layout_policy"])
+def test_engine_flags_behave_as_context_managers_and_decorators(name):
+    from retrograd.autograd import legacy_modes
+    query = {"set_multithreading_enabled": legacy_modes._is_multithreading_enabled,
+             "enforce_grad_layout_policy": legacy_modes._is_grad_layout_enforcement_enabled}[name]
+    tquery = {"set_multithreading_enabled": torch._C._is_multithreading_enabled,
+              "enforce_grad_layout_policy": torch._C._is_grad_layout_enforcement_enabled}[name]
+
+    def run(m, q):
+        cm = getattr(m.autograd, name)
+        seen = []
+        with cm(False):
+            seen.append(q())
+            x = m.ones(2, requires_grad=True)
+            (x * 3).sum().backward()
+            seen.append(x.grad.tolist())
+        seen.append(q())
+        obj = cm(False)  # takes effect at construction, as PyTorch's
+        seen.append(q())
+        obj.__exit__(None, None, None)
+
+        @cm(False)
+        def inner():
+            return q()
+        seen += [q(), inner(), q()]
+        return seen
+    assert run(R, query) == run(torch, tquery)
+
+
+def test_nested_io_function_fails_as_in_torch():
+    def run(m):
+        class Legacy(m.autograd.NestedIOFunction):
+            def forward_extended(self, a):
+                return a * 2
+
+            def backward_extended(self, g):
+                return g * 2
+        x = m.ones(2, requires_grad=True)
+        inst, caught = _caught(Legacy)
+        return ([c for c, _ in caught], _caught(lambda: inst(x))[0].split(" (")[0],
+                _caught(lambda: Legacy.apply(x))[0].split(" (")[0],
+                issubclass(Legacy, m.autograd.Function))
+    assert run(R) == run(torch)
+
+
+# ---- testing ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("actual,expected,kw", [
+    ([1.0, 2.0], [1.0, 2.00001], {}), ([1.0, 2.0], [1.0, 2.01], {}),
+    ([1.0, float("nan")], [1.0, float("nan")], {}), ([1, 2], [1, 3], {}),
+    ([1.0, 2.0], [1.0, 2.01], {"rtol": 0.1, "atol": 0.0}),
+])
+def test_assert_allclose_matches_torch(actual, expected, kw):
+    def run(m):
+        a = m.tensor(actual)
+        out, caught = _caught(lambda: m.testing.assert_allclose(a, expected, **kw))
+        return (out.split("\n")[0] if out else out), caught
+    assert run(R) == run(torch)
+
+
+def test_filecheck_raises_a_clear_error():
+    assert torch.testing.FileCheck is not None
+    with pytest.raises(RuntimeError, match="retrograd has no TorchScript"):
+        R.testing.FileCheck()
