@@ -214,3 +214,22 @@ def test_filecheck_raises_a_clear_error():
     assert torch.testing.FileCheck is not None
     with pytest.raises(RuntimeError, match="retrograd has no TorchScript"):
         R.testing.FileCheck()
+
+
+# ---- prelu -----------------------------------------------------------------------------
+
+def test_prelu_graph_module_and_errors_match_torch():
+    def run(m):
+        x = m.tensor(np.linspace(-1, 1, 24).reshape(2, 3, 4), requires_grad=True)
+        mod = m.nn.PReLU(3).double()
+        y = mod(x)
+        graph = [f.name() for f in (y.grad_fn, *[e[0] for e in y.grad_fn.next_functions])]
+        y.sum().backward()
+        errs = [_caught(lambda a=a, b=b: m.prelu(a, b))[0] for a, b in (
+            (m.ones(2, 3), m.ones(2)), (m.ones(2, 3), m.ones(1, 3)),
+            (m.ones(2, 3, dtype=m.float64), m.ones(3)), (m.ones(2, 3, dtype=m.long),
+                                                        m.ones(3, dtype=m.long)))]
+        return (graph, y.detach().numpy().round(12).tolist(), mod.weight.grad.numpy().tolist(),
+                [e.split(" (")[0] for e in errs])
+    ours, theirs = run(R), run(torch)
+    assert ours == theirs

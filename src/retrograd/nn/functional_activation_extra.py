@@ -24,16 +24,57 @@ import warnings
 import numpy as np
 
 from .. import _random
-from .._tensor import Tensor, _make
+from .._tensor import _LEGACY_NAMES, Tensor, _make
 from ..ops import table as T
 from ..ops.creation import empty_like, zeros_like
 from ..ops.dispatch import apply
 from ..ops.inplace import _inplace
+from ..ops.public import LOWER_PRECISION_FP, autocast_category
 from ..ops.shrink import hardshrink, softshrink  # noqa: F401  (F.hardshrink is torch.hardshrink)
 from ..ops.softmax import softmax
 from ._functional_common import _check_float
 
-__all__ = ["hardshrink", "softshrink", "rrelu", "rrelu_", "gumbel_softmax"]
+__all__ = ["hardshrink", "softshrink", "rrelu", "rrelu_", "gumbel_softmax", "prelu"]
+
+
+@autocast_category(LOWER_PRECISION_FP, op="prelu")
+def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
+    """``max(0, x) + weight * min(0, x)``: one weight, or one per channel (dim 1); one
+    ``PreluKernelBackward0`` node after viewing the weight to broadcast, as PyTorch
+    (Note [PReLU record] in ops/table_prelu.py).
+
+    Example:
+        >>> import retrograd as torch
+        >>> y = torch.nn.functional.prelu(torch.tensor([-2., 3.], requires_grad=True),
+        ...                               torch.tensor([0.25]))
+        >>> y
+        tensor([-0.5000,  3.0000], grad_fn=<PreluKernelBackward0>)
+    """
+    input_ndim, weight_ndim, weight_num = input.dim(), weight.dim(), weight.numel()
+    if weight_num != 1:
+        channels = input.shape[1] if input_ndim > 1 else 1
+        if channels != weight_num:
+            raise RuntimeError("Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {weight_num} and channel size = "
+                               f"{channels}.")
+    if weight_ndim > 1:
+        raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight_ndim}")
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got "
+                           f"{_LEGACY_NAMES[input.dtype.name]} and "
+                           f"{_LEGACY_NAMES[weight.dtype.name]} (convert the weight first, "
+                           "e.g. weight.to(input.dtype))")
+    if not input.is_floating_point():
+        raise NotImplementedError(f'"prelu_cpu" not implemented for '
+                                  f"'{_LEGACY_NAMES[input.dtype.name]}' (prelu takes floating-"
+                                  "point tensors: convert first, e.g. x.float())")
+    if input_ndim != weight_ndim:
+        shape = [1] * input_ndim
+        if input_ndim > 1:
+            shape[1] = weight_num
+        weight = weight.reshape(shape)
+    return apply(T.prelu_kernel, (input, weight))
 
 
 def _rrelu_slopes(input: Tensor, lower: float, upper: float, training: bool,  # noqa: A002

@@ -25,8 +25,6 @@ Example:
 from __future__ import annotations
 
 from .._tensor import Tensor
-from ..ops.pointwise import where
-from ..ops.public import LOWER_PRECISION_FP, autocast_category
 from . import functional as F
 from . import functional_losses_extra as _loss
 from .functional import _dropout
@@ -54,6 +52,7 @@ conv1d, conv2d, conv3d = F.conv1d, F.conv2d, F.conv3d
 conv_transpose1d, conv_transpose2d, conv_transpose3d = (
     F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)
 pixel_shuffle, pixel_unshuffle = F.pixel_shuffle, F.pixel_unshuffle
+prelu = F.prelu  # one PreluKernelBackward0 node (Note [PReLU record]), as torch.prelu
 
 _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 
@@ -245,26 +244,6 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1,
 
 # ---------------------------------------------------------------------------------
 # activations without nn.functional's ``inplace`` flag
-
-
-@autocast_category(LOWER_PRECISION_FP, op="prelu")
-def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
-    """``max(0, x) + weight * min(0, x)``, the weight per channel (dim 1) or shared.
-
-    Example:
-        >>> import retrograd as torch
-        >>> torch.prelu(torch.tensor([-2., 3.]), torch.tensor([0.25]))
-        tensor([-0.5000,  3.0000])
-    """
-    w = weight
-    if input.dim() >= 2 and weight.numel() > 1:
-        if weight.dim() != 1 or weight.numel() != input.shape[1]:
-            raise RuntimeError(
-                f"Mismatch of parameter numbers and input channel size. Found parameter "
-                f"numbers = {weight.numel()} and channel size = {input.shape[1]}. (prelu's "
-                "weight has one value or one per channel of dim 1)")
-        w = weight.reshape((1, -1) + (1,) * (input.dim() - 2))
-    return where(input >= 0, input, input * w)
 
 
 def selu(input: Tensor) -> Tensor:  # noqa: A002
