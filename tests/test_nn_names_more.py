@@ -233,3 +233,36 @@ def test_prelu_graph_module_and_errors_match_torch():
                 [e.split(" (")[0] for e in errs])
     ours, theirs = run(R), run(torch)
     assert ours == theirs
+
+
+# ---- conv_tbc --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("t,k,pad", [(5, 3, 0), (5, 3, 2), (4, 2, -1), (2, 5, 1), (3, 1, 0)])
+def test_conv_tbc_matches_torch(t, k, pad):
+    rng = np.random.default_rng(t * 10 + k)
+    xs, ws, bs = (rng.standard_normal(s) for s in ((t, 2, 3), (k, 3, 4), (4,)))
+
+    def run(m):
+        x, w, b = (m.tensor(a, requires_grad=True) for a in (xs, ws, bs))
+        y = m.nn.functional.conv_tbc(x, w, b, pad)
+        y.pow(2).sum().backward()
+        return [a.detach().numpy() for a in (y, x.grad, w.grad, b.grad)]
+    for a, b in zip(run(R), run(torch)):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_conv_tbc_gradcheck_and_errors_match_torch():
+    rng = np.random.default_rng(0)
+    x, w, b = (R.tensor(rng.standard_normal(s), requires_grad=True)
+               for s in ((4, 2, 3), (2, 3, 2), (2,)))
+    assert R.autograd.gradcheck(lambda *a: R.conv_tbc(*a, 1), (x, w, b))
+
+    def errs(m):
+        cases = [(m.ones(2, 3), m.ones(1, 3, 4), m.ones(4)), (m.ones(2, 1, 3), m.ones(3, 4),
+                                                             m.ones(4)),
+                 (m.ones(2, 1, 3), m.ones(1, 3, 4), m.ones(3)),
+                 (m.ones(2, 1, 2), m.ones(1, 3, 4), m.ones(4)),
+                 (m.ones(2, 1, 3), m.ones(5, 3, 4), m.ones(4)),
+                 (m.ones(2, 1, 3), m.ones(1, 3, 4, dtype=m.float64), m.ones(4))]
+        return [_caught(lambda c=c: m.conv_tbc(*c))[0].split(" (")[0] for c in cases]
+    assert errs(R) == errs(torch)

@@ -88,6 +88,7 @@ from .functional_conv import (  # noqa: F401  (re-exported: F.conv2d & co)
     conv1d,
     conv2d,
     conv3d,
+    conv_tbc,
     conv_transpose1d,
     conv_transpose2d,
     conv_transpose3d,
