@@ -266,3 +266,101 @@ def test_conv_tbc_gradcheck_and_errors_match_torch():
                  (m.ones(2, 1, 3), m.ones(1, 3, 4, dtype=m.float64), m.ones(4))]
         return [_caught(lambda c=c: m.conv_tbc(*c))[0].split(" (")[0] for c in cases]
     assert errs(R) == errs(torch)
+
+
+# ---- linear_cross_entropy --------------------------------------------------------------
+
+def _lce(m, xs, ws, bs, ts, cw=None, opts=None, **kw):
+    x, w = m.tensor(xs, requires_grad=True), m.tensor(ws, requires_grad=True)
+    b = None if bs is None else m.tensor(bs, requires_grad=True)
+    if opts is not None:
+        kw["options"] = m.nn.LinearCrossEntropyOptions(**opts)
+    if cw is not None:
+        kw["weight"] = m.tensor(cw)
+    out, caught = _caught(lambda: m.nn.functional.linear_cross_entropy(
+        x, w, m.tensor(ts), linear_bias=b, **kw))
+    if isinstance(out, str):
+        return out, caught
+    out.sum().backward()
+    return [out.detach().numpy()] + [t.grad.numpy() for t in (x, w, b) if t is not None], \
+        [(c, msg.replace("torch.", "")) for c, msg in caught]
+
+
+_RNG = np.random.default_rng(5)
+_X, _W, _B = _RNG.standard_normal((6, 5)), _RNG.standard_normal((7, 5)), _RNG.standard_normal(7)
+_T = np.array([0, 3, 6, 5, 2, 1])
+_CW = _RNG.uniform(0.5, 2.0, 7)
+
+
+@pytest.mark.parametrize("kw", [
+    {}, {"reduction": "sum"}, {"reduction": "none"}, {"ignore_index": 3},
+    {"label_smoothing": 0.2}, {"cw": _CW, "ignore_index": 6},
+    {"opts": {"batch_chunk_size": 4}}, {"opts": {}, "reduction": "none"},
+    {"opts": {"chunking_method": "aspect_ratio:2"}, "cw": _CW, "ignore_index": 0},
+    {"opts": {"batch_chunk_size": 2}, "reduction": "sum"},
+    {"opts": {}, "label_smoothing": 0.1},  # falls back to the reference path, warning
+    {"opts": {"batch_chunk_size": 3, "chunking_method": "aspect_ratio"}},  # conflicting
+])
+def test_linear_cross_entropy_matches_torch(kw):
+    kw = dict(kw)
+    args = (_X, _W, _B, _T, kw.pop("cw", None), kw.pop("opts", None))
+    ours, theirs = _lce(R, *args, **kw), _lce(torch, *args, **kw)
+    assert ours[1] == theirs[1]
+    if isinstance(theirs[0], str):
+        assert ours[0] == theirs[0]
+        return
+    for a, b in zip(ours[0], theirs[0]):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_linear_cross_entropy_k_dim_unbatched_and_errors_match_torch():
+    rng = np.random.default_rng(1)
+    w3, b3 = rng.standard_normal((4, 2, 5)), rng.standard_normal((4, 2))
+    cases = [((rng.standard_normal((3, 5)), w3, b3, rng.integers(0, 4, (3, 2))), {}),
+             ((rng.standard_normal(5), _W, _B, np.array(2)), {}),
+             ((rng.standard_normal(5), _W, None, np.array(2)), {"opts": {}}),
+             ((rng.standard_normal(5), w3, b3, np.array([1, 2])), {}),
+             ((rng.standard_normal((3, 4)), _W, _B, _T[:3]), {}),
+             ((rng.standard_normal((3, 5)), _W, _B[:3], _T[:3]), {}),
+             ((rng.standard_normal((2, 2, 5)), _W, _B, _T[:2]), {}),
+             ((rng.standard_normal((2, 5)), _W, _B, rng.uniform(size=(2, 7))),
+              {"ignore_index": 1}),
+             ((rng.standard_normal((2, 5)), _W, _B, rng.uniform(size=(2, 7))), {})]
+    for args, kw in cases:
+        kw = dict(kw)
+        opts = kw.pop("opts", None)
+        ours, theirs = _lce(R, *args, None, opts, **kw), _lce(torch, *args, None, opts, **kw)
+        if isinstance(theirs[0], str):
+            assert ours[0] == theirs[0]
+            continue
+        for a, b in zip(ours[0], theirs[0]):
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("kw", [{"acc_policy": "fast"}, {"chunking_method": "ratio"},
+                                {"chunking_method": "aspect_ratio:0"}, {"batch_chunk_size": 0},
+                                {"acc_dtype": "int64"}])
+def test_linear_cross_entropy_options_validation_matches_torch(kw):
+    def run(m):
+        k = {a: (getattr(m, v) if a == "acc_dtype" else v) for a, v in kw.items()}
+        return _caught(lambda: m.nn.LinearCrossEntropyOptions(**k))[0]
+    assert run(R) == run(torch)
+
+
+def test_linear_cross_entropy_loss_module_matches_torch():
+    def run(m):
+        m.manual_seed(0)
+        mod = m.nn.LinearCrossEntropyLoss(5, 4, out_features=(2,), bias=True,
+                                          dtype=m.float64, ignore_index=1)
+        x = m.tensor(_X[:3])
+        t = m.tensor([[0, 1], [3, 2], [1, 1]])
+        loss = mod(x, t)
+        loss.backward()
+        return (loss.item(), mod.linear.weight.grad.numpy(), mod.linear.bias.grad.numpy(),
+                repr(mod), _caught(lambda: m.nn.LinearCrossEntropyLoss(5, 4,
+                                                                      weight=m.ones(3)))[0])
+    ours, theirs = run(R), run(torch)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-12)
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-10, atol=1e-12)
+    assert ours[3:] == theirs[3:]

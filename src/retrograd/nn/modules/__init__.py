@@ -73,6 +73,7 @@ from .loss import (
                          SmoothL1Loss,
 )
 from .loss_extra import *  # noqa: F403
+from .loss_linear_ce import LinearCrossEntropyLoss, LinearCrossEntropyOptions
 from .module import Module
 from .normalization import (
                          BatchNorm1d,
@@ -143,4 +144,5 @@ __all__ += (activation_extra.__all__ + distance.__all__ + loss_extra.__all__
 __all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "DataParallel",
             "EmbeddingBag", "CTCLoss", "AdaptiveLogSoftmaxWithLoss", "FractionalMaxPool2d",
             "FractionalMaxPool3d", "Container", "NLLLoss2d", "RNNCellBase",
+            "LinearCrossEntropyLoss", "LinearCrossEntropyOptions",
             *lazy.__all__]
