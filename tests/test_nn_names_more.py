@@ -364,3 +364,82 @@ def test_linear_cross_entropy_loss_module_matches_torch():
     np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-10, atol=1e-12)
     assert ours[3:] == theirs[3:]
+
+
+# ---- grouped_mm / scaled_mm ------------------------------------------------------------
+
+_GMM_RNG = np.random.default_rng(11)
+
+
+def _gmm_cases():
+    r = _GMM_RNG
+    return [
+        ("3d3d", r.standard_normal((3, 4, 8)), r.standard_normal((3, 8, 16)), None),
+        ("2d3d", r.standard_normal((16, 8)), r.standard_normal((3, 8, 16)), [4, 8, 16]),
+        ("2d3d-empty", r.standard_normal((16, 8)), r.standard_normal((3, 8, 16)), [0, 8, 16]),
+        ("3d2d", r.standard_normal((3, 16, 8)), r.standard_normal((8, 48)), [16, 32, 48]),
+        ("2d2d", r.standard_normal((16, 32)), r.standard_normal((32, 8)), [8, 32]),
+    ]
+
+
+@pytest.mark.parametrize("dt", ["float32", "bfloat16"])
+@pytest.mark.parametrize("case", _gmm_cases(), ids=lambda c: c[0])
+def test_grouped_mm_matches_torch(case, dt):
+    _, a, b, offs = case
+
+    def run(m):
+        x = m.tensor(a, dtype=getattr(m, dt), requires_grad=True)
+        y = m.tensor(b, dtype=getattr(m, dt), requires_grad=True)
+        o = None if offs is None else m.tensor(offs, dtype=m.int32)
+        out = m.nn.functional.grouped_mm(x, y, offs=o)
+        out.float().pow(2).sum().backward()
+        return [t.float().detach().numpy() for t in (out, x.grad, y.grad)], str(out.dtype)
+    (ours, odt), (theirs, tdt) = run(R), run(torch)
+    assert odt == tdt
+    tol = 1e-5 if dt == "float32" else 2e-2
+    for a_, b_ in zip(ours, theirs):
+        np.testing.assert_allclose(a_, b_, rtol=tol, atol=tol * np.abs(b_).max())
+
+
+def test_grouped_mm_and_scaled_errors_match_torch():
+    def run(m):
+        bf, i32 = m.bfloat16, m.int32
+        F = m.nn.functional
+        offs = m.tensor([4, 8, 16], dtype=i32)
+        cases = [
+            lambda: F.grouped_mm(m.ones(16, 8, dtype=bf), m.ones(3, 8, 16, dtype=bf)),
+            lambda: F.grouped_mm(m.ones(3, 16, 8, dtype=bf), m.ones(3, 8, 16, dtype=bf),
+                                 offs=offs),
+            lambda: F.grouped_mm(m.ones(16, 8, dtype=bf), m.ones(3, 8, 16, dtype=bf),
+                                 offs=m.tensor([4, 8, 16])),
+            lambda: F.grouped_mm(m.ones(16, 8, dtype=bf), m.ones(3, 8, 16), offs=offs),
+            lambda: F.grouped_mm(m.ones(16, 8, dtype=m.float64), m.ones(3, 8, 16,
+                                                                       dtype=m.float64),
+                                 offs=offs),
+            lambda: F.grouped_mm(m.ones(16, 8, dtype=bf), m.ones(3, 16, 16, dtype=bf),
+                                 offs=offs),
+            lambda: F.grouped_mm(m.ones(3, 16, 8, dtype=bf), m.ones(2, 8, 16, dtype=bf)),
+            lambda: F.grouped_mm(m.ones(16, 8, dtype=bf), m.ones(3, 8, 16, dtype=bf),
+                                 offs=m.tensor([4, 8], dtype=i32)),
+            lambda: F.grouped_mm(m.ones(16, 6, dtype=bf), m.ones(3, 6, 16, dtype=bf),
+                                 offs=offs),
+            lambda: F.grouped_mm(m.ones(3, 16, 8, dtype=bf), m.ones(3, 8, 16, dtype=bf),
+                                 out_dtype=m.float32),
+            lambda: F.grouped_mm(m.ones(3, 16, 8, dtype=bf), m.ones(3, 8, 16, dtype=bf),
+                                 bias=m.ones(3, 16, dtype=bf)),
+            lambda: F.grouped_mm(m.ones(8), m.ones(3, 8, 16)),
+            lambda: F.scaled_mm(m.ones(16, 32), m.ones(16, 32).t(), m.tensor(1.0),
+                                F.ScalingType.TensorWise, m.tensor(1.0),
+                                F.ScalingType.TensorWise),
+            lambda: F.scaled_mm(m.ones(16, 32), m.ones(16, 32).t(), m.ones(16, 1),
+                                F.ScalingType.RowWise, m.ones(1, 16), F.ScalingType.RowWise),
+            lambda: F.scaled_grouped_mm(m.ones(16, 32), m.ones(16, 32).t(), m.tensor(1.0),
+                                        F.ScalingType.TensorWise, m.tensor(1.0),
+                                        F.ScalingType.TensorWise),
+        ]
+        out = []
+        for c in cases:
+            msg = _caught(c)[0]
+            out.append(msg.split(" (")[0].split("\n(")[0].split(" This could")[0])
+        return out
+    assert run(R) == run(torch)

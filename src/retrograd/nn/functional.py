@@ -1104,13 +1104,14 @@ from . import functional_losses_extra as _loss  # noqa: E402
 from . import functional_norm_extra as _norm  # noqa: E402
 from .functional_activation_extra import *  # noqa: E402, F403
 from .functional_distance import *  # noqa: E402, F403
+from .functional_grouped_mm import grouped_mm, scaled_grouped_mm, scaled_mm  # noqa: E402, F401
 from .functional_linear_ce import _linear_cross_entropy  # noqa: E402
 from .functional_losses_extra import *  # noqa: E402, F403
 from .functional_norm_extra import *  # noqa: E402, F403
 from .linear_cross_entropy_options import LinearCrossEntropyOptions  # noqa: E402
 
 __all__ += _act.__all__ + _dist.__all__ + _loss.__all__ + _norm.__all__
-__all__ += ["linear_cross_entropy"]
+__all__ += ["linear_cross_entropy", "grouped_mm", "scaled_mm", "scaled_grouped_mm"]
 
 
 def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *,  # noqa: A002
