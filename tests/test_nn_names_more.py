@@ -176,7 +176,12 @@ def test_engine_flags_behave_as_context_managers_and_decorators(name):
             return q()
         seen += [q(), inner(), q()]
         return seen
-    assert run(R, query) == run(torch, tquery)
+    try:
+        assert run(R, query) == run(torch, tquery)
+    finally:  # decorating sets the flag at construction and keeps it (as PyTorch's): reset
+        legacy_modes._FLAGS.multithreading = legacy_modes._FLAGS.grad_layout = True
+        torch._C._set_multithreading_enabled(True)
+        torch._C._set_grad_layout_enforcement_enabled(True)
 
 
 def test_nested_io_function_fails_as_in_torch():
