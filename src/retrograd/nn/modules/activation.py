@@ -434,7 +434,7 @@ class PReLU(Module):
     Example:
         >>> import retrograd as torch
         >>> torch.nn.PReLU()(torch.tensor([-4.]))
-        tensor([-1.], grad_fn=<WhereBackward0>)
+        tensor([-1.], grad_fn=<PreluKernelBackward0>)
     """
 
     def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None,
