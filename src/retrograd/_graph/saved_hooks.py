@@ -28,6 +28,10 @@ class _Hooks(threading.local):
     def __init__(self):
         self.stack = []
         self.disabled_msg = None
+        # record watchers: ``watch(node, outs, inputs)`` for every node recorded while a
+        # pack hook is on (before its tensors are packed); the innermost one is called.
+        # Selective checkpointing asks its policy here (utils/checkpoint_selective.py).
+        self.watchers = []
 
     def pack_all(self, node, outs) -> None:
         """Send each saved tensor of ``node`` through the innermost pack hook."""

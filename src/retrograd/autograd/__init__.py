@@ -16,11 +16,13 @@ from . import anomaly_mode, function, functional, graph, variable
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function
 from .gradcheck import gradcheck, gradgradcheck
+from .legacy_modes import NestedIOFunction, enforce_grad_layout_policy, set_multithreading_enabled
 from .variable import Variable
 
 __all__ = ["backward", "grad", "Variable", "graph", "no_grad", "enable_grad",
            "set_grad_enabled", "inference_mode", "is_grad_enabled", "Function",
            "gradcheck", "gradgradcheck", "detect_anomaly", "set_detect_anomaly",
-           "forward_ad", "function", "functional", "anomaly_mode", "variable"]
+           "forward_ad", "function", "functional", "anomaly_mode", "variable",
+           "NestedIOFunction", "enforce_grad_layout_policy", "set_multithreading_enabled"]
 
 

@@ -41,6 +41,7 @@ from .functional_fractional import (  # noqa: F401
     fractional_max_pool3d_with_indices,
 )
 from .functional_grid import affine_grid, grid_sample  # noqa: F401
+from .functional_names import *  # noqa: E402, F403  (F.has_torch_function, F.BroadcastingList2 & co)
 from .functional_pad import pad  # noqa: F401  (re-exported: F.pad)
 from .functional_resize import interpolate, upsample, upsample_bilinear, upsample_nearest  # noqa: E402, F401
 from .functional_spatial import *  # noqa: E402, F403  (re-exported: F.pixel_shuffle & co)
@@ -88,6 +89,7 @@ from .functional_conv import (  # noqa: F401  (re-exported: F.conv2d & co)
     conv1d,
     conv2d,
     conv3d,
+    conv_tbc,
     conv_transpose1d,
     conv_transpose2d,
     conv_transpose3d,
@@ -1109,7 +1111,31 @@ from . import functional_losses_extra as _loss  # noqa: E402
 from . import functional_norm_extra as _norm  # noqa: E402
 from .functional_activation_extra import *  # noqa: E402, F403
 from .functional_distance import *  # noqa: E402, F403
+from .functional_grouped_mm import grouped_mm, scaled_grouped_mm, scaled_mm  # noqa: E402, F401
+from .functional_linear_ce import _linear_cross_entropy  # noqa: E402
 from .functional_losses_extra import *  # noqa: E402, F403
 from .functional_norm_extra import *  # noqa: E402, F403
+from .linear_cross_entropy_options import LinearCrossEntropyOptions  # noqa: E402
 
 __all__ += _act.__all__ + _dist.__all__ + _loss.__all__ + _norm.__all__
+__all__ += ["linear_cross_entropy", "grouped_mm", "scaled_mm", "scaled_grouped_mm"]
+
+
+def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *,  # noqa: A002
+                         linear_bias: Tensor | None = None, weight: Tensor | None = None,
+                         reduction: str = "mean", ignore_index: int | None = None,
+                         label_smoothing: float = 0.0,
+                         options: LinearCrossEntropyOptions | None = None) -> Tensor:
+    """``cross_entropy(linear(input, linear_weight, linear_bias), target, ...)`` with the
+    logits shaped ``(N, C, *out_features)`` for a ``(C, *out_features, in_features)``
+    weight; ``ignore_index=None`` means -100 for class indices; ``options`` computes it in
+    chunks of batch rows (Note [Chunked linear cross entropy] in functional_linear_ce.py).
+
+    Example:
+        >>> import retrograd as torch
+        >>> import retrograd.nn.functional as F
+        >>> F.linear_cross_entropy(torch.ones(2, 3), torch.eye(4, 3), torch.tensor([0, 3]))
+        tensor(1.7143)
+    """
+    return _linear_cross_entropy(linear, input, linear_weight, target, linear_bias, weight,
+                                 reduction, ignore_index, label_smoothing, options)

@@ -30,11 +30,12 @@ from ..ops.batch_rules import random_under_vmap
 from ..ops.creation import empty_like, zeros_like
 from ..ops.dispatch import apply
 from ..ops.inplace import _inplace
+from ..ops.native_forms import prelu  # noqa: F401  (F.prelu is torch.prelu)
 from ..ops.shrink import hardshrink, softshrink  # noqa: F401  (F.hardshrink is torch.hardshrink)
 from ..ops.softmax import softmax
 from ._functional_common import _check_float
 
-__all__ = ["hardshrink", "softshrink", "rrelu", "rrelu_", "gumbel_softmax"]
+__all__ = ["hardshrink", "softshrink", "rrelu", "rrelu_", "gumbel_softmax", "prelu"]
 
 
 def _rrelu_slopes(input: Tensor, lower: float, upper: float, training: bool,  # noqa: A002

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, _make
+from .._tensor import _LEGACY_NAMES, Tensor, _make
 from ..ops import table_nn as TN
 from ..ops import table_spatial as TS
 from ..ops.dispatch import apply
@@ -100,6 +100,47 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
         tensor([[[2., 2., 2.]]])
     """
     return _convnd(1, input, weight, bias, stride, padding, dilation, groups, "conv1d")
+
+
+@autocast_category(LOWER_PRECISION_FP, op="conv_tbc")
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:  # noqa: A002
+    """1-D convolution of a (time, batch, channels) sequence with a (kernel width,
+    in_channels, out_channels) weight, ``pad`` steps padded (or, negative, cut) at both
+    ends; the result is (time, batch, out_channels). Computed as ``conv1d`` on the
+    permuted tensors (PyTorch's one ConvTbcBackward0 node is several nodes here).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.conv_tbc(torch.ones(3, 1, 1), torch.ones(2, 1, 1), torch.zeros(1))[:, 0, 0]
+        tensor([2., 2.])
+    """
+    if input.dim() != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.dim() != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, "
+                           "out_channels.")
+    if bias.dim() != 1 or bias.shape[0] != weight.shape[2]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                           f"{_LEGACY_NAMES[input.dtype.name]} and "
+                           f"{_LEGACY_NAMES[weight.dtype.name]} (conv_tbc multiplies the "
+                           "two: convert one, e.g. weight.to(input.dtype))")
+    time, batch, _ = input.shape
+    width, _, out_channels = weight.shape
+    out_len = time + 2 * pad - width + 1
+    if out_len < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {out_len}: "
+                           f"[{out_len}, {batch}, {out_channels}] (the sequence is shorter "
+                           "than the kernel after padding)")
+    if out_len == 0:  # nothing to convolve; still a result connected to the inputs
+        return input[:0].matmul(weight[0]) + bias
+    if pad < 0:  # negative padding trims the sequence
+        input, pad = input[-pad:time + pad], 0  # noqa: A001
+    out = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
+    return out.permute(2, 0, 1)
 
 
 @autocast_category(LOWER_PRECISION_FP)

@@ -25,7 +25,6 @@ Example:
 from __future__ import annotations
 
 from .._tensor import Tensor
-from ..ops.native_forms import prelu  # noqa: F401  (torch.prelu and Tensor.prelu)
 from . import functional as F
 from . import functional_losses_extra as _loss
 from .functional import _dropout
@@ -38,7 +37,8 @@ __all__ = [
     # the native forms
     "dropout", "dropout_", "alpha_dropout", "alpha_dropout_", "feature_dropout",
     "feature_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_", "batch_norm",
-    "instance_norm", "layer_norm", "group_norm", "embedding", "prelu", "selu", "selu_",
+    "instance_norm", "layer_norm", "group_norm", "embedding", "prelu", "conv_tbc", "selu",
+    "selu_",
     "celu", "celu_", "threshold", "threshold_", "max_pool1d", "max_pool1d_with_indices",
     "max_pool2d", "max_pool3d", "adaptive_max_pool1d", "kl_div", "margin_ranking_loss",
     "hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_loss",
@@ -53,6 +53,8 @@ conv1d, conv2d, conv3d = F.conv1d, F.conv2d, F.conv3d
 conv_transpose1d, conv_transpose2d, conv_transpose3d = (
     F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)
 pixel_shuffle, pixel_unshuffle = F.pixel_shuffle, F.pixel_unshuffle
+conv_tbc = F.conv_tbc
+prelu = F.prelu  # the op layer's (torch.prelu, Tensor.prelu): one PreluKernelBackward0 node
 
 _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 

@@ -364,8 +364,8 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) 
 # legacy names without the trailing underscore
 def _deprecated(fn):
     def wrapper(*args, **kwargs):
-        warnings.warn(f"nn.init.{fn.__name__[:-1]} is now deprecated in favor of "
-                      f"nn.init.{fn.__name__}.", FutureWarning, stacklevel=2)
+        warnings.warn(f"`nn.init.{fn.__name__[:-1]}` is now deprecated in favor of "
+                      f"`nn.init.{fn.__name__}`.", FutureWarning, stacklevel=2)
         return fn(*args, **kwargs)
     wrapper.__name__ = fn.__name__[:-1]
     wrapper.__doc__ = f"Deprecated alias of ``{fn.__name__}``."
@@ -380,3 +380,6 @@ xavier_normal = _deprecated(xavier_normal_)
 kaiming_uniform = _deprecated(kaiming_uniform_)
 kaiming_normal = _deprecated(kaiming_normal_)
 orthogonal = _deprecated(orthogonal_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+sparse = _deprecated(sparse_)

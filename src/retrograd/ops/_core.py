@@ -194,7 +194,7 @@ def record1(op: Op, out, a, p=None):
         node._ver = node._out = None
     out._rg = True
     out._gfn = node
-    if MODES.bits and (STATE.anomaly or (HOOKS.stack and node._saved)):
+    if MODES.bits and (STATE.anomaly or (HOOKS.stack and (node._saved or HOOKS.watchers))):
         _finish(node, out, (a,))
     return node
 
@@ -215,7 +215,7 @@ def record2(op: Op, out, a, b):
         node._ver = node._out = None
     out._rg = True
     out._gfn = node
-    if MODES.bits and (STATE.anomaly or (HOOKS.stack and node._saved)):
+    if MODES.bits and (STATE.anomaly or (HOOKS.stack and (node._saved or HOOKS.watchers))):
         _finish(node, out, (a, b))
     return node
 
@@ -246,7 +246,7 @@ def record(op: Op, outs, inputs, p=None, nout: int = 1, depth: int = 2):
                 o._rg = True
                 o.grad_fn = node
                 o._out_nr = k
-    if MODES.bits and (STATE.anomaly or (HOOKS.stack and node._saved)):
+    if MODES.bits and (STATE.anomaly or (HOOKS.stack and (node._saved or HOOKS.watchers))):
         _finish(node, outs, inputs)
     return node
 
@@ -346,6 +346,8 @@ def _finish(node, outs, inputs) -> None:
         node._trace = _anomaly_trace()
         if FORWARD_WATCHERS:  # viz.nan_provenance (Note [Non-finite provenance])
             FORWARD_WATCHERS[-1](node, outs, inputs)
+    if HOOKS.watchers and HOOKS.stack:  # selective checkpointing's per-op policy
+        HOOKS.watchers[-1](node, outs, inputs)
     if HOOKS.stack and node._saved:
         HOOKS.pack_all(node, outs)
 

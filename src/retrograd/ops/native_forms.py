@@ -23,8 +23,9 @@ from .. import _dtype as D
 from .._grad_mode import STATE
 from .._graph.forward_state import FW as _FW
 from .._graph.forward_state import fw_op as _fw_op
-from .._tensor import Tensor, _make, _wrap_dim
+from .._tensor import _LEGACY_NAMES, Tensor, _make, _wrap_dim
 from . import table as T
+from . import table_prelu as _TP
 from ._core import record
 from .batch_rules import per_element_under_vmap
 from .conversion import detach_copy as _detach_copy
@@ -32,7 +33,6 @@ from .creation import ones
 from .dispatch import apply
 from .linalg_derived import lu_solve as _linalg_lu_solve
 from .linalg_derived import matrix_norm
-from .pointwise import where
 from .public import FP32, LOWER_PRECISION_FP, public
 from .reductions import norm
 from .shape import split_bounds
@@ -50,23 +50,42 @@ def _need_tensor(fn: str, x, arg: str = "input") -> None:
 
 @public(autocast=LOWER_PRECISION_FP)
 def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
-    """``max(0, x) + weight * min(0, x)``, the weight per channel (dim 1) or shared; also
-    ``Tensor.prelu``.
+    """``max(0, x) + weight * min(0, x)`` (also ``Tensor.prelu`` and ``F.prelu``): one weight,
+    or one per channel (dim 1); one ``PreluKernelBackward0`` node after viewing the weight
+    to broadcast, as PyTorch (Note [PReLU record] in ops/table_prelu.py).
 
     Example:
         >>> import retrograd as torch
-        >>> torch.tensor([-2., 3.]).prelu(torch.tensor([0.25]))
-        tensor([-0.5000,  3.0000])
+        >>> y = torch.nn.functional.prelu(torch.tensor([-2., 3.], requires_grad=True),
+        ...                               torch.tensor([0.25]))
+        >>> y
+        tensor([-0.5000,  3.0000], grad_fn=<PreluKernelBackward0>)
     """
-    w = weight
-    if input.dim() >= 2 and weight.numel() > 1:
-        if weight.dim() != 1 or weight.numel() != input.shape[1]:
-            raise RuntimeError(
-                f"Mismatch of parameter numbers and input channel size. Found parameter "
-                f"numbers = {weight.numel()} and channel size = {input.shape[1]}. (prelu's "
-                "weight has one value or one per channel of dim 1)")
-        w = weight.reshape((1, -1) + (1,) * (input.dim() - 2))
-    return where(input >= 0, input, input * w)
+    input_ndim, weight_ndim, weight_num = input.dim(), weight.dim(), weight.numel()
+    if weight_num != 1:
+        channels = input.shape[1] if input_ndim > 1 else 1
+        if channels != weight_num:
+            raise RuntimeError("Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {weight_num} and channel size = "
+                               f"{channels}.")
+    if weight_ndim > 1:
+        raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight_ndim}")
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got "
+                           f"{_LEGACY_NAMES[input.dtype.name]} and "
+                           f"{_LEGACY_NAMES[weight.dtype.name]} (convert the weight first, "
+                           "e.g. weight.to(input.dtype))")
+    if not input.is_floating_point():
+        raise NotImplementedError(f'"prelu_cpu" not implemented for '
+                                  f"'{_LEGACY_NAMES[input.dtype.name]}' (prelu takes floating-"
+                                  "point tensors: convert first, e.g. x.float())")
+    if input_ndim != weight_ndim:
+        shape = [1] * input_ndim
+        if input_ndim > 1:
+            shape[1] = weight_num
+        weight = weight.reshape(shape)
+    return apply(_TP.prelu_kernel, (input, weight))
 
 
 @public(method=False)

@@ -1354,7 +1354,8 @@ def norm_backward(gk, a, ok, ordv, dims):
 
 def _norm_fwd(a, p):
     axes, keepdim, ordv, dt = p
-    x = np.abs(a) if dt is None else np.abs(a).astype(dt)
+    out_dt = a.dtype if dt is None else np.dtype(dt)  # float16/bfloat16 sum in float32 (opmath)
+    x = np.abs(a).astype(np.float32 if out_dt.itemsize == 2 else out_dt, copy=False)
     if ordv == 2:
         r = np.sqrt(np.sum(x * x, axis=axes, keepdims=keepdim))
     elif ordv == float("inf"):
@@ -1367,7 +1368,7 @@ def _norm_fwd(a, p):
         r = np.sum(x, axis=axes, keepdims=keepdim)
     else:
         r = np.power(np.sum(np.power(x, ordv), axis=axes, keepdims=keepdim), 1.0 / ordv)
-    return np.asarray(r).astype(x.dtype, copy=False)
+    return np.asarray(r).astype(out_dt, copy=False)
 
 
 # own entry: the p=2 rule masks norm == 0 to a zero gradient instead of 0/0 (PyTorch)

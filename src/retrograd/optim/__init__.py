@@ -25,6 +25,7 @@ from .adamax import Adamax
 from .adamw import AdamW
 from .asgd import ASGD
 from .lbfgs import LBFGS
+from .muon import Muon
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
@@ -32,7 +33,8 @@ from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
 from .sparse_adam import SparseAdam
+from .stateless import swap_in_optimizer_params_and_state
 
 __all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS",
-           "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam", "lr_scheduler",
-           "swa_utils"]
+           "Muon", "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam",
+           "lr_scheduler", "swa_utils", "swap_in_optimizer_params_and_state"]

@@ -10,5 +10,6 @@ from __future__ import annotations
 
 from ._comparison import assert_close
 from ._creation import make_tensor
+from ._legacy import FileCheck, assert_allclose
 
-__all__ = ["assert_close", "make_tensor"]
+__all__ = ["FileCheck", "assert_allclose", "assert_close", "make_tensor"]

@@ -53,10 +53,29 @@ from ..amp.autocast_mode import autocast
 from ..amp.state import AMP
 from ..autograd import backward as autograd_backward
 from ..autograd.function import Function
+from .checkpoint_extras import (
+    DefaultDeviceType,
+    GraphExecGroup,
+    _debug_override,
+    get_device_states,
+    set_checkpoint_debug_enabled,
+    set_device_states,
+)
+from .checkpoint_selective import (
+    SAC_IGNORED_OPS,
+    CheckpointPolicy,
+    SelectiveCheckpointContext,
+    _Kept,
+    _sac_keep,
+    create_selective_checkpoint_contexts,
+)
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction",
            "set_checkpoint_early_stop", "detach_variable", "check_backward_validity",
-           "noop_context_fn"]
+           "noop_context_fn", "CheckpointPolicy", "SelectiveCheckpointContext",
+           "create_selective_checkpoint_contexts", "SAC_IGNORED_OPS", "DefaultDeviceType",
+           "GraphExecGroup", "get_device_states", "set_device_states",
+           "set_checkpoint_debug_enabled"]
 
 
 class CheckpointError(RuntimeError):
@@ -257,6 +276,11 @@ class _Holder:
         self.frame = frame
 
 
+def _no_holder():
+    """The weak-holder slot of a tensor selective checkpointing kept: always dead."""
+    return None
+
+
 class _StopRecomputationError(Exception):
     pass
 
@@ -368,13 +392,19 @@ def _recomputation_hook(frame: _CheckpointFrame):
 
 def _checkpoint_hook(frame: _CheckpointFrame):
     def pack_hook(x):
-        holder = _Holder(frame)
-        frame.weak_holders.append(weakref.ref(holder))
         if frame.metadata_fn is not None:
             frame.x_metadatas.append(frame.metadata_fn(x))
+        kept = _sac_keep(x)  # Note [Selective checkpointing]: the policy kept its producer
+        if kept is not None:
+            frame.weak_holders.append(_no_holder)  # recomputation skips this position
+            return kept
+        holder = _Holder(frame)
+        frame.weak_holders.append(weakref.ref(holder))
         return holder
 
     def unpack_hook(holder):
+        if holder.__class__ is _Kept:
+            return holder.get()
         if holder not in frame.recomputed:
             frame.recompute()
         if holder not in frame.recomputed:
@@ -446,6 +476,7 @@ def checkpoint(function: Callable, *args, use_reentrant: bool | None = None,
     preserve = kwargs.pop("preserve_rng_state", True)
     if kwargs and use_reentrant:
         raise ValueError("Unexpected keyword arguments: " + ",".join(arg for arg in kwargs))
+    debug = _debug_override(debug)
     if debug:
         raise ValueError("checkpoint(debug=True) is not supported by retrograd: its operator "
                          "logs need PyTorch's dispatcher. Leave debug=False; a mismatch "

@@ -45,6 +45,7 @@ from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Seq
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .ctc import CTCLoss
 from .data_parallel import DataParallel
+from .deprecated import Container, NLLLoss2d
 from .distance import *  # noqa: F403
 from .dropout import (
                          AlphaDropout,
@@ -72,6 +73,7 @@ from .loss import (
                          SmoothL1Loss,
 )
 from .loss_extra import *  # noqa: F403
+from .loss_linear_ce import LinearCrossEntropyLoss, LinearCrossEntropyOptions
 from .module import Module
 from .normalization import (
                          BatchNorm1d,
@@ -106,7 +108,7 @@ from .pooling import (  # noqa: F401, I001  # noqa: F401
                          MaxUnpool2d,
                          MaxUnpool3d,
 )
-from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding, EmbeddingBag
 from .sync_batchnorm import SyncBatchNorm
 from .transformer import (
@@ -141,5 +143,6 @@ __all__ += (activation_extra.__all__ + distance.__all__ + loss_extra.__all__
             + normalization_extra.__all__)
 __all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "DataParallel",
             "EmbeddingBag", "CTCLoss", "AdaptiveLogSoftmaxWithLoss", "FractionalMaxPool2d",
-            "FractionalMaxPool3d",
+            "FractionalMaxPool3d", "Container", "NLLLoss2d", "RNNCellBase",
+            "LinearCrossEntropyLoss", "LinearCrossEntropyOptions",
             *lazy.__all__]

@@ -11,7 +11,6 @@ Example:
 from __future__ import annotations
 
 from ...ops.creation import empty
-from ...ops.pointwise import where
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -435,7 +434,7 @@ class PReLU(Module):
     Example:
         >>> import retrograd as torch
         >>> torch.nn.PReLU()(torch.tensor([-4.]))
-        tensor([-1.], grad_fn=<WhereBackward0>)
+        tensor([-1.], grad_fn=<PreluKernelBackward0>)
     """
 
     def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None,
@@ -451,10 +450,7 @@ class PReLU(Module):
         init.constant_(self.weight, self.init)
 
     def forward(self, input):  # noqa: A002
-        w = self.weight
-        if input.dim() >= 2 and self.num_parameters > 1:
-            w = w.reshape((1, -1) + (1,) * (input.dim() - 2))
-        return where(input >= 0, input, input * w)
+        return F.prelu(input, self.weight)
 
     def extra_repr(self) -> str:
         return f"num_parameters={self.num_parameters}"

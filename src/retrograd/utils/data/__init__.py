@@ -14,6 +14,15 @@ from __future__ import annotations
 
 from ._collate import default_collate, default_convert
 from .dataloader import DataLoader, WorkerInfo, get_worker_info
+from .datapipe import DataChunk, DFIterDataPipe, IterDataPipe, MapDataPipe
+from .datapipe_decorators import (
+    argument_validation,
+    functional_datapipe,
+    guaranteed_datapipes_determinism,
+    non_deterministic,
+    runtime_validation,
+    runtime_validation_disabled,
+)
 from .dataset import (
     ChainDataset,
     ConcatDataset,
@@ -39,4 +48,6 @@ __all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Datas
            "SequentialSampler", "StackDataset",
            "Subset", "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler",
            "WorkerInfo", "default_collate", "default_convert", "get_worker_info",
-           "random_split"]
+           "random_split", "DFIterDataPipe", "DataChunk", "IterDataPipe", "MapDataPipe",
+           "argument_validation", "functional_datapipe", "guaranteed_datapipes_determinism",
+           "non_deterministic", "runtime_validation", "runtime_validation_disabled"]
