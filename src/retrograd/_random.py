@@ -21,6 +21,7 @@ import time
 
 import numpy as np
 
+from ._graph.modes import MODES, VMAP
 from ._random_avx import box_muller_16 as box_muller_16_f32
 from ._random_avx import fma64
 
@@ -199,14 +200,13 @@ default_generator = Generator()
 
 
 #: vmap's check before a draw (Note [Randomness under vmap] in _functorch/random.py):
-#: set while a vmap is open, None otherwise
+#: installed by _functorch/random.py when it is imported (vmap is imported with retrograd)
 VMAP_DRAW_CHECK: list = [None]
 
 
 def _of(generator) -> Generator:
-    check = VMAP_DRAW_CHECK[0]
-    if check is not None:
-        check()
+    if MODES.bits & VMAP:  # only while a vmap is open on this thread
+        VMAP_DRAW_CHECK[0]()
     return generator or default_generator
 
 

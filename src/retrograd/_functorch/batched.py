@@ -22,6 +22,7 @@ from ..ops import dispatch as _dispatch
 from ..ops.batch_rules import BatchCall, NoBatchingRule
 
 __all__ = ["BatchedTensor", "wrap", "unwrap_level", "VMAP_LEVELS", "is_batched", "physical",
+           "full_physical",
            "VmapLevel"]
 
 
@@ -341,6 +342,14 @@ def physical(x, levels: tuple):
         else:
             shape.append(1)
     return v.reshape(tuple(shape) + src[len(own):])
+
+
+def full_physical(x, levels: tuple) -> Tensor:
+    """``x``'s physical tensor with every one of ``levels`` (all open) at its full size: an
+    unbatched level expanded (a stride-0 view, no copy)."""
+    v = physical(x, levels)
+    want = tuple(_size_of(lv) for lv in levels) + tuple(v.shape[len(levels):])
+    return v if tuple(v.shape) == want else v.expand(want)
 
 
 def unwrap_level(x, level: int):

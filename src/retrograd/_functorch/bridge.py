@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .. import autograd as _autograd
 from .._tensor import Tensor
-from .batched import VMAP_LEVELS, BatchedTensor, physical, wrap
+from .batched import VMAP_LEVELS, BatchedTensor, _size_of, full_physical, physical, wrap
 
 __all__ = ["open_levels", "batched_leaf", "batched_grad", "physical_of", "batched_make_dual",
            "batched_unpack_dual"]
@@ -35,22 +35,14 @@ def open_levels() -> tuple:
 
 
 def _sizes(levels) -> tuple:
-    by = {lv.level: lv.size for lv in VMAP_LEVELS.stack}
-    return tuple(by[lv] for lv in levels)
-
-
-def _full(t, levels) -> Tensor:
-    """``t``'s physical tensor with every one of ``levels`` at its full size."""
-    v = physical(t, levels)
-    want = _sizes(levels) + tuple(v.shape[len(levels):])
-    return v if tuple(v.shape) == want else v.expand(want)
+    return tuple(_size_of(lv) for lv in levels)
 
 
 def batched_leaf(t, fresh) -> Tensor:
     """The leaf a transform inside vmap differentiates with respect to: ``fresh`` applied to
     ``t``'s physical tensor at every open level (Note [Transforms inside vmap])."""
     levels = open_levels()
-    return wrap(fresh(_full(t, levels)), levels)
+    return wrap(fresh(full_physical(t, levels)), levels)
 
 
 def physical_of(t):
@@ -81,11 +73,11 @@ def batched_grad(outputs, inputs, grad_outputs=None, **kwargs):
             extra.update(lv for lv in x._levels if lv not in levels)
     e = tuple(sorted(extra))
     p_ins = [physical(x, s) for x in ins]
-    p_outs = [_full(o, s) for o in outs]
+    p_outs = [full_physical(o, s) for o in outs]
     if kwargs.get("is_grads_batched"):
         return _grads_batched(p_outs, p_ins, gos, s, levels, extra, kwargs)
     if not e:
-        p_gos = [None if g is None else _full(g, s) for g in gos]
+        p_gos = [None if g is None else full_physical(g, s) for g in gos]
         if grad_outputs is None:
             from ..ops.creation import ones_like
 
@@ -107,7 +99,7 @@ def batched_grad(outputs, inputs, grad_outputs=None, **kwargs):
     for g, o in zip(gos, p_outs):
         if g is None:
             raise RuntimeError("vmap: output gradients are needed for every output")
-        f = _full(g, allv)
+        f = full_physical(g, allv)
         f = f.permute(pos_e + pos_s + list(range(len(allv), f.dim())))
         p_gos.append(f.reshape((n_e,) + tuple(o.shape)))
     res = _autograd.grad(p_outs, p_ins, p_gos, is_grads_batched=True, **kwargs)
@@ -137,7 +129,7 @@ def batched_make_dual(primal, tangent):
     if not levels or (primal.__class__ is not BatchedTensor and
                       tangent.__class__ is not BatchedTensor):
         return fw.make_dual(primal, tangent)
-    return wrap(fw.make_dual(_full(primal, levels), _full(tangent, levels)), levels)
+    return wrap(fw.make_dual(full_physical(primal, levels), full_physical(tangent, levels)), levels)
 
 
 def batched_unpack_dual(t):
@@ -162,7 +154,7 @@ def _grads_batched(p_outs, p_ins, gos, s, levels, extra, kwargs):
     p_gos = []
     for g, o in zip(gos, p_outs):
         if g.__class__ is BatchedTensor:
-            f = _full(g, s)  # (levels, m, logical)
+            f = full_physical(g, s)  # (levels, m, logical)
             p_gos.append(f.movedim(nb, 0))
         else:  # (m, logical): the same for every batch element
             m = g.shape[0]

@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 from typing import NamedTuple
 
+from .._graph.modes import VMAP, set_mode
 from .._tensor import Tensor
 from ..autograd import function as _function
 from .batched import (
@@ -33,7 +34,7 @@ from .batched import (
     VmapLevel,
     _size_of,
     add_batch_dim,
-    physical,
+    full_physical,
     unwrap_level,
     wrap,
 )
@@ -100,12 +101,6 @@ def _by_rule(cls, args):
     return res[0] if single else res
 
 
-def _full(x, levels, sizes):
-    v = physical(x, levels)
-    want = tuple(sizes) + tuple(v.shape[len(levels):])
-    return v if tuple(v.shape) == want else v.expand(want)
-
-
 @contextlib.contextmanager
 def _reopened(levels, sizes):
     """The vmap levels a recorded Function ran under, open again for its backward (which
@@ -113,8 +108,6 @@ def _reopened(levels, sizes):
     stack = VMAP_LEVELS.stack
     added = [VmapLevel(lv, n, "error") for lv, n in zip(levels, sizes)
              if all(v.level != lv for v in stack)]
-    from .._graph.modes import VMAP, set_mode
-
     stack.extend(added)
     stack.sort(key=lambda v: v.level)
     set_mode(VMAP, True)
@@ -138,7 +131,7 @@ def _generated(cls, args):
         return [wrap(x, levels) if isinstance(x, Tensor) else x for x in xs]
 
     def to_physical(xs):
-        return tuple(_full(x, levels, sizes) if isinstance(x, Tensor) else x for x in xs)
+        return tuple(full_physical(x, levels) if isinstance(x, Tensor) else x for x in xs)
 
     class Generated(_function.Function):
         @staticmethod
@@ -162,7 +155,7 @@ def _generated(cls, args):
 
     Generated.__name__ = cls.__name__
     Generated.__qualname__ = cls.__qualname__
-    phys = [_full(a, levels, sizes) if b else a for a, b in zip(args, batched)]
+    phys = [full_physical(a, levels) if b else a for a, b in zip(args, batched)]
     out = Generated.apply(*phys)
     if isinstance(out, tuple):
         return tuple(wrap(o, levels) if isinstance(o, Tensor) else o for o in out)

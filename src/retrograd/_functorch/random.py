@@ -14,7 +14,6 @@ from __future__ import annotations
 import itertools
 
 from .. import _random
-from .._graph.modes import MODES, VMAP
 from ..ops import batch_rules as _rules
 from .batched import VMAP_LEVELS, _batched_in, _element, _size_of, _stack_results
 
@@ -35,8 +34,7 @@ _ERROR = ("vmap: called random operation while in randomness error mode. Please 
 
 
 def _check() -> None:
-    if MODES.bits & VMAP and not _INSIDE[0] and \
-            any(lv.randomness == "error" for lv in VMAP_LEVELS.stack):
+    if not _INSIDE[0] and any(lv.randomness == "error" for lv in VMAP_LEVELS.stack):
         raise RuntimeError(_ERROR)
 
 
@@ -83,4 +81,4 @@ def _call(fn, args, kwargs):
 
 
 _rules.RANDOM[0] = random_call
-_random.VMAP_DRAW_CHECK[0] = _check  # (one flag test per draw outside vmap)
+_random.VMAP_DRAW_CHECK[0] = _check  # (called by the generator only while a vmap is open)

@@ -57,9 +57,6 @@ class BatchCall:
         x = self.args[i]
         return x.dim() - (self.nb if self.batched[i] else 0)
 
-    def first_batched(self) -> int:
-        return next(i for i, b in enumerate(self.batched) if b)
-
     def full(self, i: int):
         """Input i with every batch dim at its full size (an unbatched one expanded)."""
         x = self.args[i]

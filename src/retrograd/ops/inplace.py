@@ -183,7 +183,7 @@ def _can_cast(src, dst) -> bool:
 # the new node as its grad_fn ("rebase"). For a view, the base's history is
 # rewritten instead (Note [Views and in-place]).
 def _inplace(self: Tensor, res: Tensor) -> Tensor:
-    if res._data.__class__ is not np.ndarray and is_batched_data(res._data):
+    if res._data.__class__ is not _ndarray and is_batched_data(res._data):
         _refuse_batched_result(res)  # (self is not batched: Note [Batched writes])
     _check_inplace_leaf(self, res._rg)
     sd = self._data.dtype
