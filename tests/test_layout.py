@@ -14,13 +14,15 @@ FILES = sorted(SRC.rglob("*.py"))
 
 # the layers, bottom first: a module may import from its own layer and those below
 LAYERS = [
-    {"_dtype", "_device", "_grad_mode", "_size", "_deterministic", "version", "_meta"},
+    {"_dtype", "_device", "_grad_mode", "_size", "_deterministic", "version", "_meta",
+     "_cpu_capability"},
     {"_graph"},
     {"_tensor"},
     {"ops"},
     {"autograd", "amp", "linalg", "fft", "special", "func", "_functorch"},
     {"nn", "optim", "utils", "viz", "distributed", "distributions", "cpu",
      "_legacy_checkpoint", "backends", "jit", "testing"},
+    {"_compile", "compiler"},
 ]
 
 

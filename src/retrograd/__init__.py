@@ -200,13 +200,8 @@ def set_num_threads(n: int) -> None:
     """Accepted for compatibility; NumPy's BLAS threads are set by OPENBLAS_NUM_THREADS."""
 
 
-def compile(model=None, **kwargs):  # noqa: A001
-    """No compiler here: returns the model (or a decorator) unchanged."""
-    if model is None:
-        return lambda m: m
-    return model
-
-
+from . import compiler  # noqa: E402
+from .compiler import compile  # noqa: E402,A004
 from .func import vmap  # noqa: E402  (torch.vmap)
 
 amp.policy.install()  # Note [Autocast dispatch]: entry checks for the listed public functions

@@ -584,6 +584,49 @@ def _make_marking(arr) -> Tensor:
 _PLAIN_MAKE = _make.__code__
 _MARKING = [0, None]  # threads inside inference mode; a lock, made on first use
 
+# Note [Tracing hook]
+# While retrograd.compile traces a call (Note [Tracing] in _compile/record.py), every
+# array a new tensor takes must be one the tracer follows. ``_make`` then runs the code of
+# ``_make_tracing``, which hands a plain ndarray to the tracer's ``TRACE_ADOPT[0]`` (it
+# returns the array the tracer follows in its place); outside a trace ``_make`` is the
+# plain function above, so the hook costs nothing. ``set_trace_adopt`` swaps the code in
+# and out, as ``_set_inference_marking`` does, and the tracing code marks inference
+# tensors too.
+TRACE_ADOPT: list = [None]
+
+
+def _make_tracing(arr) -> Tensor:
+    t = _new(Tensor)
+    t._data = arr if arr.__class__ is not _ndarray else TRACE_ADOPT[0](arr)
+    t._rg = False
+    t._gfn = None
+    t._vc = InferenceVersion((0,)) if STATE.inference else [0]
+    return t
+
+
+def _current_make_code():
+    if TRACE_ADOPT[0] is not None:
+        return _make_tracing.__code__
+    return _make_marking.__code__ if _MARKING[0] > 0 else _PLAIN_MAKE
+
+
+def set_trace_adopt(adopt) -> None:
+    """Route the arrays of new tensors through ``adopt`` while a trace runs, or stop
+    (``None``): Note [Tracing hook].
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd import _tensor
+        >>> seen = []
+        >>> _tensor.set_trace_adopt(lambda a: seen.append(a.shape) or a)
+        >>> _ = torch.ones(2) + 1
+        >>> _tensor.set_trace_adopt(None)
+        >>> seen[-1]
+        (2,)
+    """
+    TRACE_ADOPT[0] = adopt
+    _make.__code__ = _current_make_code()
+
 
 def _set_inference_marking(entering: bool) -> None:
     """Count a thread into (or out of) inference mode; swap ``_make``'s code at 0 <-> 1."""
@@ -592,8 +635,8 @@ def _set_inference_marking(entering: bool) -> None:
     if _MARKING[1] is None:
         _MARKING[1] = threading.Lock()
     with _MARKING[1]:
-        n = _MARKING[0] = _MARKING[0] + (1 if entering else -1)
-        _make.__code__ = _make_marking.__code__ if n > 0 else _PLAIN_MAKE
+        _MARKING[0] = _MARKING[0] + (1 if entering else -1)
+        _make.__code__ = _current_make_code()
 
 
 def check_inference_write(t: Tensor) -> None:

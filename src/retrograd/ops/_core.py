@@ -39,6 +39,27 @@ _F32 = float32.np
 #: every Op ever defined (the op database's meta-test checks each has an entry)
 REGISTRY: list = []
 
+# Note [Direct kernels]
+# Most NumPy work runs inside op records' kernels (``Op.fwd``), which retrograd.compile's
+# tracer wraps while it records (Note [Tracing] in _compile/record.py). A few kernels are
+# called on arrays directly by the code around an op (max pooling's argmax indices):
+# ``direct_kernel`` lists them, by module and name, so that the tracer wraps them too.
+# Callers reach them as module attributes (``TN.max_pool_indices``), which the tracer
+# swaps; the decorator returns the function itself (no cost per call).
+DIRECT_KERNELS: list = []
+
+
+def direct_kernel(fn):
+    """List ``fn`` as a kernel that code calls directly (Note [Direct kernels]).
+
+    Example:
+        >>> from retrograd.ops._core import DIRECT_KERNELS
+        >>> ("retrograd.ops.table_nn", "max_pool_indices") in DIRECT_KERNELS
+        True
+    """
+    DIRECT_KERNELS.append((fn.__module__, fn.__name__))
+    return fn
+
 # How a record's node keeps what its rules read (``Op.save_plan``, Note [Recording]):
 SAVE_NOTHING = 0  # saves nothing (add, views)
 SAVE_OUTPUT = 1  # the output alone (exp, tanh, sigmoid, relu, ...)

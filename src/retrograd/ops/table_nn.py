@@ -42,9 +42,10 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .. import _dtype as D
+from .._cpu_capability import cpu_capability
 from .._tensor import _make
 from . import table as T
-from ._core import _LOW, Op
+from ._core import _LOW, Op, direct_kernel
 from .batch_rules import conv_rule, dim_at, pointwise, unbatched_first
 from .dispatch import apply
 from .public import LOWER_PRECISION_FP
@@ -338,6 +339,7 @@ scatter_flat = Op("scatter_flat", _scatter_flat_fwd,
                   (1,), node_name="MaxPool2DWithIndicesBackwardBackward0")
 
 
+@direct_kernel
 def max_pool_indices(x, ksp, stride, pads, dil, osp):
     """Flat indices (into the unpadded spatial dims) of each window's maximum.
 
@@ -517,10 +519,12 @@ def _gelu_fwd(x, approximate):
     from .table import _erf_fwd
 
     out = (0.5 * xd * (1.0 + _erf_fwd(xd * _SQRT_HALF))).astype(x.dtype, copy=False)
-    if x.dtype in _GELU_VEC_NAN and x.size > 1 and x.flags.c_contiguous:
-        # PyTorch's vectorized float kernel (taken for a contiguous input of two or more
-        # elements) computes erf(inf) as nan, so gelu(inf) is nan there; its scalar
-        # loop (one element, or a strided input) and float64 give inf
+    if x.dtype in _GELU_VEC_NAN and x.size > 1 and x.flags.c_contiguous and \
+            cpu_capability() == "AVX512":
+        # PyTorch's AVX512 vectorized float kernel (taken for a contiguous input of two
+        # or more elements) computes erf(inf) as nan, so gelu(inf) is nan there; its
+        # AVX2 kernel, its scalar loop (one element, or a strided input) and float64
+        # give inf (Note [CPU capability])
         np.copyto(out, np.nan, where=np.isposinf(x))
     return out
 

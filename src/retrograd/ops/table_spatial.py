@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import table_nn as TN
-from ._core import Op
+from ._core import Op, direct_kernel
 from .dispatch import apply
 
 __all__ = ["adaptive_max_pool2d", "adaptive_max_pool3d", "channel_shuffle", "col2im", "im2col",
@@ -136,6 +136,7 @@ max_unpool3d = Op("max_unpool3d", TN._scatter_flat_fwd, (_scatter_rule, None), (
                   node_name="MaxUnpool3DBackward0")
 
 
+@direct_kernel
 def adaptive_max_indices(x: np.ndarray, osz: tuple) -> np.ndarray:
     """Flat indices (into the trailing ``len(osz)`` dims of ``x``) of each adaptive
     window's maximum: windows [floor(i * n / o), ceil((i + 1) * n / o)), as PyTorch's;

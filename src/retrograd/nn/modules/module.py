@@ -176,8 +176,22 @@ class Module:
             scope.site = prev
 
     def _call_with_hooks(self, args, kwargs):
+        compiled = self.__dict__.get("_compiled_call_impl")
+        if compiled is not None:  # Note [Compiled modules]
+            return compiled(*args, **kwargs)
         # hooks are the user's code: no site scope (Note [Site scopes])
         return call_unscoped(self._call_hooked, args, kwargs)
+
+    # Note [Compiled modules]
+    # ``Module.compile()`` (as PyTorch's) makes the module's own calls compiled. So that
+    # the call fast path (Note [Module call fast path]) pays nothing for it, compiling
+    # counts as one hook: ``__call__`` then takes the hooked path, which hands the call
+    # to the compiled function; that function traces ``_call_uncompiled`` (the module's
+    # hooks and forward, as an uncompiled call runs them). ``Module.compile`` itself is
+    # installed by retrograd.compiler, the layer that owns the compiler.
+    def _call_uncompiled(self, *args, **kwargs):
+        return call_unscoped(self._call_hooked, args, kwargs)
+
 
     def _call_hooked(self, args, kwargs):
         for hid, hook in list(self._forward_pre_hooks.items()):

@@ -1,0 +1,397 @@
+"""A plan: a traced call as straight-line NumPy code over slots, with reused buffers.
+
+Note [Plans]
+A plan is the log of a trace (Note [Tracing] in record.py) turned into one Python
+function of straight-line NumPy calls (as torch.fx turns a graph into code): no Tensor,
+no dispatch, no node, no engine between the kernels. On the way:
+- dead code is removed: a pure call whose results nothing reads (and that no output,
+  ``.grad`` or rebound array needs);
+- constants are folded: calls on constants alone were never logged, their results are
+  constants of the plan;
+- buffers are reused: a ufunc's result that stays inside the plan is written with
+  ``out=`` into a buffer allocated once, shared with other results whose lifetimes do not
+  overlap (a slot lives until its last reader, or the last reader of a view of it); an
+  elementwise ufunc may write into the buffer of an input it is the last reader of (in
+  place). Arrays that leave the plan (outputs, new ``.grad`` tensors, rebound ``.data``)
+  are allocated fresh at every call, as eager code would, so a caller that keeps last
+  step's gradient keeps its values.
+- what eager code does besides NumPy calls is redone at the end: new ``.grad`` tensors,
+  version-counter bumps, rebound arrays, the outputs.
+``Plan.listing()`` shows the code and the buffers (``retrograd.compiler.show``).
+
+Example:
+    >>> import retrograd as torch
+    >>> from retrograd._compile.trace import trace_call
+    >>> from retrograd._compile.plan import Plan
+    >>> x = torch.ones(3)
+    >>> plan = Plan(trace_call(lambda v: (v * 2).sin(), (x,), {}))
+    >>> plan.run([torch.zeros(3)], ())
+    tensor([0., 0., 0.])
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+from .._tensor import _make
+from . import record as R
+from .trace import GradOf, Out, Same, Trace
+
+_ufunc = np.ufunc
+
+
+class ReplayMiss(Exception):
+    """A check event of a replay saw another value than the trace (Note [Value reads])."""
+
+
+class PlanError(Exception):
+    """A trace that cannot become a plan; the message is the reason (a graph break)."""
+
+
+def _escaping(tr: Trace) -> set:
+    out = set()
+    for _acc, n in tr.grads:
+        if n is not None:
+            out.add(n)
+    for _acc, n in tr.rebinds:
+        out.add(n)
+    stack = [tr.out] + [tmpl for *_w, tmpl in tr.stores]
+    while stack:
+        x = stack.pop()
+        if x.__class__ is Out:
+            out.add(x.n)
+        elif x.__class__ in (tuple, list):
+            stack.extend(x)
+        elif x.__class__ is dict:
+            stack.extend(x.values())
+    return out
+
+
+class Plan:
+    """A replayable plan built from a trace (Note [Plans])."""
+
+    def __init__(self, tr: Trace):
+        self.trace = tr
+        rec = tr.rec
+        slots = rec.slots
+        events = rec.events
+        self.nslots = len(slots)
+        escaping = _escaping(tr)
+        # views of escaping arrays make their bases escape (they share memory)
+        for n in range(len(slots) - 1, -1, -1):
+            if n in escaping and slots[n].alias >= 0:
+                escaping.add(slots[n].alias)
+        written = set()
+        for ev in events:
+            written.update(ev.writes)
+        for n in range(len(slots) - 1, -1, -1):  # a write into a view writes its base
+            if n in written and slots[n].alias >= 0:
+                written.add(slots[n].alias)
+        self.escaping = escaping
+        _check_order(events, slots)
+        # dead code: keep impure calls, writes, and what kept calls or outputs read
+        needed = set(escaping)
+        keep = [False] * len(events)
+        for i in range(len(events) - 1, -1, -1):
+            ev = events[i]
+            if not ev.pure or ev.writes or any(o in needed for o in ev.outs):
+                keep[i] = True
+                for s in R._slots_in(ev.args):
+                    needed.add(s.n)
+                for s in R._slots_in(ev.kwargs):
+                    needed.add(s.n)
+        self.keep = keep
+        self.removed = keep.count(False)
+        # liveness: the last event that reads a slot or a view of it
+        last = [-1] * len(slots)
+        for i, ev in enumerate(events):
+            if not keep[i]:
+                continue
+            for s in _reads(ev):
+                last[s] = i
+        for n in range(len(slots) - 1, -1, -1):
+            a = slots[n].alias
+            if a >= 0 and last[n] > last[a]:
+                last[a] = last[n]
+        self.last = last
+        self._assign_buffers(events, slots, escaping, last, keep)
+        self.fresh_copy = {n for n, info in enumerate(slots)
+                           if info.origin == "fresh" and (n in written or n in escaping)}
+        self.source = self._codegen(tr, events, slots)
+        self.fn = self._compile_source()
+
+    # -- buffers ----------------------------------------------------------------------
+    def _assign_buffers(self, events, slots, escaping, last, keep) -> None:
+        self.buffer_of: dict = {}  # slot -> buffer index
+        self.buffers: list = []  # (shape, dtype)
+        self.inplace = 0
+        free: dict = {}  # (shape, dtype) -> [buffer indices]
+        held: dict = {}  # buffer index -> slot holding it
+        release_at: dict = {}  # event index -> [buffer indices]
+        for i, ev in enumerate(events):
+            if not keep[i]:
+                continue
+            if _bufferable(ev, slots, escaping):
+                n = ev.outs[0]
+                info = slots[n]
+                key = (info.shape, info.dtype.str)
+                b = None
+                if ev.fn.signature is None:  # elementwise: may write over a dying input
+                    for s in _reads(ev):
+                        bi = self.buffer_of.get(s)
+                        if bi is not None and last[s] == i and held.get(bi) == s and \
+                                (slots[s].shape, slots[s].dtype.str) == key and \
+                                not _aliased_by_others(slots, s, i, last):
+                            b = bi
+                            release_at[i].remove(bi) if bi in release_at.get(i, ()) else None
+                            self.inplace += 1
+                            break
+                if b is None:
+                    pool = free.get(key)
+                    if pool:
+                        b = pool.pop()
+                    else:
+                        b = len(self.buffers)
+                        self.buffers.append((info.shape, info.dtype))
+                self.buffer_of[n] = b
+                held[b] = n
+                end = max(last[n], i)
+                release_at.setdefault(end, []).append(b)
+            for b in release_at.pop(i, ()):
+                if held.get(b) is not None:
+                    shape, dt = self.buffers[b]
+                    free.setdefault((shape, np.dtype(dt).str), []).append(b)
+                    held[b] = None
+
+    # -- code -------------------------------------------------------------------------
+    def _codegen(self, tr: Trace, events, slots) -> str:
+        env: dict = {"MAKE": _make, "ASARRAY": np.asarray, "MISS": ReplayMiss}
+        self.env = env
+        names: dict = {}
+
+        def const(v) -> str:
+            key = id(v)
+            name = names.get(key)
+            if name is None:
+                name = names[key] = f"c{len(names)}"
+                env[name] = v
+            return name
+
+        def expr(x) -> str:
+            c = x.__class__
+            if c is R.Slot:
+                return f"v{x.n}"
+            if c is R.Const:
+                return const(x.value)
+            if c is R.TensorOf:
+                return f"MAKE({expr(x.spec)})"
+            if c is tuple:
+                inner = ", ".join(expr(v) for v in x)
+                return f"({inner},)" if len(x) == 1 else f"({inner})"
+            if c is list:
+                return "[" + ", ".join(expr(v) for v in x) + "]"
+            if c is dict:
+                return "{" + ", ".join(f"{k!r}: {expr(v)}" for k, v in x.items()) + "}"
+            if c is slice:
+                return f"slice({expr(x.start)}, {expr(x.stop)}, {expr(x.step)})"
+            if x is None or c is bool or c is int or c is str:
+                return repr(x)
+            if c is float and math.isfinite(x):
+                return repr(x)
+            if x is Ellipsis:
+                return "..."
+            return const(x)
+
+        lines = ["def replay(L, B):"]
+        emit = lines.append
+        for acc_what_slot in tr.ext:
+            n, (acc, what) = acc_what_slot
+            if self.last[n] < 0 and n not in self.escaping:
+                continue  # an array the plan never reads (a value the call stores over)
+            base = f"L[{acc[1]}]" if acc[0] == "leaf" else const(acc[1])
+            emit(f"    v{n} = {base}._data" if what == "data" else f"    v{n} = {base}._grad._data")
+        fresh_done = set()
+        def load_fresh(s):
+            info = slots[s]
+            if info.origin == "fresh" and s not in fresh_done:
+                fresh_done.add(s)
+                snap = const(info.snapshot if info.snapshot is not None else info.array)
+                emit(f"    v{s} = {snap}.copy()" if s in self.fresh_copy else
+                     f"    v{s} = {snap}")
+
+        for i, ev in enumerate(events):
+            if not self.keep[i]:
+                continue
+            # fresh arrays appear at their first reader
+            for s in _reads(ev):
+                load_fresh(s)
+            fn = const(ev.fn)
+            if ev.shape == "check":
+                emit(f"    if {fn}(v{ev.args[0].n}) != {const(ev.meta['expect'])}:")
+                emit(f"        raise MISS({i})")
+                continue
+            args = ", ".join(expr(a) for a in ev.args)
+            kw = ", ".join(f"{k}={expr(v)}" for k, v in ev.kwargs.items())
+            if ev.outs and ev.outs[0] in self.buffer_of and slots[ev.outs[0]].event == i \
+                    and ev.shape in ("one", "scalar"):
+                kw = (kw + ", " if kw else "") + f"out=B[{self.buffer_of[ev.outs[0]]}]"
+            call = f"{fn}({args}{', ' if args and kw else ''}{kw})"
+            if ev.shape == "one":
+                emit(f"    v{ev.outs[0]} = {call}")
+            elif ev.shape == "scalar":
+                emit(f"    v{ev.outs[0]} = ASARRAY({call})")
+            elif ev.shape in ("tuple", "list"):
+                outs = ", ".join(f"v{o}" for o in ev.outs)
+                emit(f"    {outs}, = {call}")
+            else:
+                emit(f"    {call}")
+        for s in sorted(self.escaping):  # fresh arrays that only leave the plan
+            load_fresh(s)
+        for acc, n in tr.rebinds:
+            emit(f"    {_holder(acc, const)}._data = v{n}")
+        for (acc, what), d in tr.bumps:
+            h = _holder(acc, const)
+            emit(f"    {h}._vc[0] += {d}" if what == "data" else f"    {h}._grad._vc[0] += {d}")
+        for acc, n in tr.grads:
+            h = _holder(acc, const)
+            emit(f"    {h}._grad = None" if n is None else f"    {h}._grad = MAKE(v{n})")
+        made: set = set()
+        for x in _outs_in([tr.out] + [tmpl for *_w, tmpl in tr.stores]):
+            if x.k not in made:  # Note [Stores]: one new tensor wherever eager put it
+                made.add(x.k)
+                emit(f"    t{x.k} = MAKE(v{x.n})" + (".requires_grad_()" if x.rg else ""))
+        for obj, key, kind, tmpl in tr.stores:
+            value = self._out_expr(tmpl, const)
+            if kind == "item":
+                emit(f"    {const(obj)}[{const(key)}] = {value}")
+            else:
+                emit(f"    {const(obj)}.{key} = {value}")
+        emit(f"    return {self._out_expr(tr.out, const)}")
+        return _canonical("\n".join(lines) + "\n")
+
+    def _out_expr(self, x, const) -> str:
+        c = x.__class__
+        if c is Out:
+            return f"t{x.k}"
+        if c is Same:
+            return _holder(x.acc, const)
+        if c is GradOf:
+            return f"{_holder(x.acc, const)}._grad"
+        if c is tuple:
+            inner = ", ".join(self._out_expr(v, const) for v in x)
+            return f"({inner},)" if len(x) == 1 else f"({inner})"
+        if c is list:
+            return "[" + ", ".join(self._out_expr(v, const) for v in x) + "]"
+        if c is dict:
+            return "{" + ", ".join(f"{k!r}: {self._out_expr(v, const)}"
+                                   for k, v in x.items()) + "}"
+        if c is R.Const:
+            v = x.value
+            if v is None or v.__class__ in (bool, int, str):
+                return repr(v)
+            return const(v)
+        return "None"
+
+    def _compile_source(self):
+        code = compile(self.source, "<retrograd.compile plan>", "exec")
+        ns: dict = {}
+        exec(code, self.env, ns)  # noqa: S102 (code we generated from the trace)
+        self.bufs = [np.empty(shape, dt) for shape, dt in self.buffers]
+        return ns["replay"]
+
+    def run(self, leaves, _unused=()):
+        """Replay for a call whose flattened arguments are ``leaves``."""
+        return self.fn(leaves, self.bufs)
+
+    # -- seeing it --------------------------------------------------------------------
+    def listing(self) -> str:
+        """The plan as text: the code, the buffers, what was removed and reused."""
+        tr = self.trace
+        nbytes = sum(int(np.prod(s, dtype=np.int64)) * np.dtype(d).itemsize
+                     for s, d in self.buffers)
+        reused = len(self.buffer_of) - len(self.buffers)
+        head = [f"# plan: {sum(self.keep)} calls ({self.removed} dead ones removed), "
+                f"{len(tr.ext)} input arrays, {len(self.buffers)} reused buffers "
+                f"({nbytes} bytes) serving {len(self.buffer_of)} results "
+                f"({reused} reuses, {self.inplace} in place)"]
+        return "\n".join(head) + "\n" + self.source
+
+
+def _canonical(source: str) -> str:
+    """The source with its slot variables numbered in order of first use, so that two
+    traces of the same work give the same text (Note [Second trace] in api.py)."""
+    names: dict = {}
+
+    def rename(m):
+        return names.setdefault(m.group(0), f"v{len(names)}")
+    return _SLOT_VAR.sub(rename, source)
+
+
+_SLOT_VAR = re.compile(r"\bv\d+\b")
+
+
+def _outs_in(x):
+    """The ``Out`` templates inside an output or store template, in order."""
+    c = x.__class__
+    if c is Out:
+        yield x
+    elif c is tuple or c is list:
+        for v in x:
+            yield from _outs_in(v)
+    elif c is dict:
+        for v in x.values():
+            yield from _outs_in(v)
+
+
+def _check_order(events, slots) -> None:
+    """Checks must come before anything a stopped replay could not take back: a write
+    into an input's memory or a random draw (Note [Value reads])."""
+    ext = set()
+    for n in range(len(slots)):
+        root = n
+        while slots[root].alias >= 0:
+            root = slots[root].alias
+        if slots[root].origin == "ext":
+            ext.add(n)
+    effect = None
+    for ev in events:
+        if effect is None and (ev.fn is R.draw_words or any(w in ext for w in ev.writes)):
+            effect = ev.name
+        elif effect is not None and ev.shape == "check":
+            raise PlanError(f"{ev.meta['what']}, in retrograd/{ev.meta['site']}, comes after "
+                            f"a change to an input ({effect}); a replay could not stop there")
+
+
+def _holder(acc, const) -> str:
+    return f"L[{acc[1]}]" if acc[0] == "leaf" else const(acc[1])
+
+
+def _reads(ev):
+    for s in R._slots_in(ev.args):
+        yield s.n
+    for s in R._slots_in(ev.kwargs):
+        yield s.n
+
+
+def _bufferable(ev, slots, escaping) -> bool:
+    """A ufunc call whose single result stays inside the plan (Note [Plans])."""
+    if ev.fn.__class__ is not _ufunc or ev.fn.nout != 1 or "out" in ev.kwargs or \
+            len(ev.args) > ev.fn.nin or \
+            ev.shape != "one" or len(ev.outs) != 1 or ev.writes:
+        # (a 0-d result NumPy gave as a scalar was a copy in the trace: views of it were
+        # not views of a buffer, so it gets none)
+        return False
+    n = ev.outs[0]
+    info = slots[n]
+    return n not in escaping and info.alias < 0 and info.origin == "event"
+
+
+def _aliased_by_others(slots, s: int, i: int, last) -> bool:
+    """Whether a view of slot ``s`` is read after event ``i``."""
+    for n, info in enumerate(slots):
+        if info.alias == s and last[n] > i:
+            return True
+    return False
