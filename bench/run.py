@@ -9,6 +9,11 @@ Each (workload, framework) pair runs in a fresh subprocess; frameworks are
 interleaved; each child warms up, then times repeated steps and reports the median.
 The parent prints one table of medians and ratios to torch. Gradients of each
 framework are checked against torch's on the first step.
+
+The ``compiled`` columns time the same step under ``retrograd.compile`` (its ratio is
+to torch eager, as the eager one's), and ``compile s`` the first three calls (trace,
+second trace, first replay) less three eager steps. ``--torch-compile`` adds
+torch.compile's time (inductor; needs a C compiler, and minutes to compile).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FRAMEWORKS = ("torch", "retrograd")
+COMPILED = ("retrograd-compiled", "torch-compiled")
 
 
 def _available(name: str) -> bool:
@@ -37,18 +43,22 @@ def _child(workload: str, framework: str, size: str, threads: int, repeats: int,
     import numpy as np
     from workloads import WORKLOADS
 
-    if framework == "torch":
+    if framework.startswith("torch"):
         import torch as m
 
         m.set_num_threads(threads)
-    elif framework == "retrograd":
+    elif framework.startswith("retrograd"):
         import retrograd as m
     else:
         raise SystemExit(f"unknown framework {framework}")
     if workload == "W8":
         return _memory_child(m, size)
+    compiled = framework.endswith("-compiled")
     step, grads, (unit, scale) = WORKLOADS[workload](m, size)
-    g = grads()
+    if compiled:
+        step, g, compile_s = _compiled(m, WORKLOADS[workload], size, step, grads)
+    else:
+        g = grads()
     for _ in range(2):
         step()
     times = []
@@ -60,8 +70,35 @@ def _child(workload: str, framework: str, size: str, threads: int, repeats: int,
         if len(times) >= 10 * repeats:
             break
     med = statistics.median(times)
-    return {"median_s": med, "unit": unit, "scale": scale, "n": len(times),
-            "grads": [np.asarray(a, dtype=np.float64).ravel().tolist()[:4096] for a in g]}
+    out = {"median_s": med, "unit": unit, "scale": scale, "n": len(times),
+           "grads": [np.asarray(a, dtype=np.float64).ravel().tolist()[:4096] for a in g]}
+    if compiled:
+        out["compile_s"] = compile_s
+    return out
+
+
+def _compiled(m, make, size, eager_step, eager_grads):
+    """The compiled step, gradients to compare with torch's, and the compile time.
+    ``grads()`` of a second instance after three compiled steps must equal this
+    instance's after three eager steps (they agree when the compiled steps updated
+    everything as eager steps do); otherwise the child fails."""
+    import numpy as np
+
+    first = eager_grads()  # (compared with torch's first-step gradients)
+    step, grads, _ = make(m, size)
+    compiled = m.compile(step)
+    t0 = time.perf_counter()
+    for _ in range(3):
+        compiled()
+    t1 = time.perf_counter()
+    for _ in range(3):
+        eager_step()
+    t2 = time.perf_counter()
+    mine, ref = grads(), eager_grads()
+    for a, b in zip(mine, ref):
+        if not np.allclose(a, b, rtol=1e-4, atol=1e-6):
+            raise SystemExit("compiled steps differ from eager steps")
+    return compiled, first, max(0.0, (t1 - t0) - (t2 - t1))
 
 
 def _memory_child(m, size) -> dict:
@@ -122,6 +159,12 @@ def _grads_agree(a: dict, ref: dict) -> str:
     return "ok"
 
 
+def _ratio(a: dict, t: dict) -> str:
+    if "error" in a or "error" in t or not t["median_s"] > 0:
+        return "-"
+    return f"{a['median_s'] / t['median_s']:.2f}"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-w", "--workloads", default="W1,W2,W3,W4,W5,W6,W7,W8")
@@ -132,6 +175,8 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=1, help="interleaved rounds; median taken")
     ap.add_argument("--child", nargs=2, metavar=("WORKLOAD", "FRAMEWORK"))
     ap.add_argument("--json", help="also write the results here")
+    ap.add_argument("--torch-compile", action="store_true",
+                    help="also time torch.compile (inductor: needs a C compiler)")
     args = ap.parse_args(argv)
     if args.child:
         print(json.dumps(_child(args.child[0], args.child[1], args.size, args.threads,
@@ -142,16 +187,23 @@ def main(argv=None) -> int:
         if _available(extra):
             frameworks.append(extra)
     wls = args.workloads.split(",")
+    if "retrograd" in frameworks:
+        frameworks.append("retrograd-compiled")
+    if args.torch_compile and "torch" in frameworks:
+        frameworks.append("torch-compiled")
     results: dict = {w: {f: [] for f in frameworks} for w in wls}
     for _ in range(args.rounds):
         for w in wls:
             for f in frameworks:  # interleaved: torch, retrograd, torch, retrograd, ...
-                if f in ("autograd", "mygrad"):
+                if f in ("autograd", "mygrad") or (f in COMPILED and w == "W8"):
                     continue
                 results[w][f].append(_run_child(w, f, args))
     print(f"machine: {platform.machine()} {os.cpu_count()} cores, Python "
           f"{platform.python_version()}, threads={args.threads}, size={args.size}")
-    print(f"{'workload':<9}{'torch':>14}{'retrograd':>14}{'ratio':>8}  grads")
+    tc = "torch-compiled" in frameworks
+    print(f"{'workload':<9}{'torch':>14}{'retrograd':>14}{'ratio':>8}{'compiled':>14}"
+          f"{'ratio':>8}{'compile s':>10}" + (f"{'torch.compile':>15}{'ratio':>8}" if tc else "")
+          + "  grads")
     table = {}
     for w in wls:
         row = {}
@@ -167,10 +219,25 @@ def main(argv=None) -> int:
         ratio = "-"
         if "error" not in t and "error" not in r and t["median_s"] > 0:
             ratio = f"{r['median_s'] / t['median_s']:.2f}"
-        print(f"{w:<9}{_fmt(t):>14}{_fmt(r):>14}{ratio:>8}  {_grads_agree(r, t)}")
-        if "error" in r:
-            print(f"         retrograd error: {r['error']}")
-        table[w] = {"torch": t.get("median_s"), "retrograd": r.get("median_s"), "ratio": ratio}
+        c = row.get("retrograd-compiled", {"error": "absent"})
+        cratio, cs = _ratio(c, t), "-"
+        if "compile_s" in c:
+            cs = f"{c['compile_s']:.2f}"
+        line = f"{w:<9}{_fmt(t):>14}{_fmt(r):>14}{ratio:>8}"
+        line += f"{_fmt(c) if w != 'W8' else '-':>14}{cratio:>8}{cs:>10}"
+        if tc:
+            tcr = row.get("torch-compiled", {"error": "absent"})
+            line += f"{_fmt(tcr) if w != 'W8' else '-':>15}{_ratio(tcr, t):>8}"
+        agree = _grads_agree(r, t)
+        if w != "W8" and agree == "ok" and "error" not in c:
+            agree = _grads_agree(c, t)
+        print(f"{line}  {agree}")
+        for f, res in (("retrograd", r), ("retrograd-compiled", c)):
+            if "error" in res and res["error"] != "absent":
+                print(f"         {f} error: {res['error']}")
+        table[w] = {"torch": t.get("median_s"), "retrograd": r.get("median_s"), "ratio": ratio,
+                    "compiled": c.get("median_s"), "compiled_ratio": cratio,
+                    "compile_s": c.get("compile_s")}
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(table, fh, indent=1)

@@ -91,7 +91,7 @@ class Plan:
             if n in written and slots[n].alias >= 0:
                 written.add(slots[n].alias)
         self.escaping = escaping
-        _check_order(events, slots)
+        self.rewind, self.rewind_arrays = _check_order(events, slots, rec.drawn)
         # dead code: keep impure calls, writes, and what kept calls or outputs read
         needed = set(escaping)
         keep = [False] * len(events)
@@ -207,12 +207,19 @@ class Plan:
 
         lines = ["def replay(L, B):"]
         emit = lines.append
+        env["SAVE"], env["RESTORE"] = _save_generator, _restore_generator
+        env["COPYTO"] = np.copyto
+        saved = [(f"g{k}", const(g)) for k, g in enumerate(self.rewind)]
         for acc_what_slot in tr.ext:
             n, (acc, what) = acc_what_slot
             if self.last[n] < 0 and n not in self.escaping:
                 continue  # an array the plan never reads (a value the call stores over)
             base = f"L[{acc[1]}]" if acc[0] == "leaf" else const(acc[1])
             emit(f"    v{n} = {base}._data" if what == "data" else f"    v{n} = {base}._grad._data")
+        for name, g in saved:  # Note [Rewinding draws]
+            emit(f"    {name} = SAVE({g})")
+        for n in self.rewind_arrays:
+            emit(f"    r{n} = v{n}.copy()")
         fresh_done = set()
         def load_fresh(s):
             info = slots[s]
@@ -231,6 +238,10 @@ class Plan:
             fn = const(ev.fn)
             if ev.shape == "check":
                 emit(f"    if {fn}(v{ev.args[0].n}) != {const(ev.meta['expect'])}:")
+                for name, g in saved:
+                    emit(f"        RESTORE({g}, {name})")
+                for n in self.rewind_arrays:
+                    emit(f"        COPYTO(v{n}, r{n})")
                 emit(f"        raise MISS({i})")
                 continue
             args = ", ".join(expr(a) for a in ev.args)
@@ -346,23 +357,44 @@ def _outs_in(x):
             yield from _outs_in(v)
 
 
-def _check_order(events, slots) -> None:
-    """Checks must come before anything a stopped replay could not take back: a write
-    into an input's memory or a random draw (Note [Value reads])."""
-    ext = set()
+def _check_order(events, slots, drawn) -> tuple:
+    """What a replay that stops at a check (Note [Value reads]) must take back
+    (Note [Rewinding draws]): the generators drawn from, and the input arrays written,
+    before the last check."""
+    root_of = []
     for n in range(len(slots)):
         root = n
         while slots[root].alias >= 0:
             root = slots[root].alias
-        if slots[root].origin == "ext":
-            ext.add(n)
-    effect = None
-    for ev in events:
-        if effect is None and (ev.fn is R.draw_words or any(w in ext for w in ev.writes)):
-            effect = ev.name
-        elif effect is not None and ev.shape == "check":
-            raise PlanError(f"{ev.meta['what']}, in retrograd/{ev.meta['site']}, comes after "
-                            f"a change to an input ({effect}); a replay could not stop there")
+        root_of.append(root)
+    last_check = max((i for i, ev in enumerate(events) if ev.shape == "check"), default=-1)
+    arrays: list = []
+    for ev in events[:last_check]:
+        for w in ev.writes:
+            root = root_of[w]
+            if slots[root].origin == "ext" and root not in arrays:
+                arrays.append(root)
+    gens: list = []
+    for i, g in drawn:
+        if i < last_check and all(g is not h for h in gens):
+            gens.append(g)
+    return gens, arrays
+
+
+# Note [Rewinding draws]
+# A replay that stops at a check (Note [Value reads] in record.py) runs the call eagerly
+# instead, so it must leave no trace. Random draws before the check advanced a
+# generator: the replay saves each such generator's state when it starts (the bit
+# generator's state and the cached normal draws) and puts it back before it stops, so
+# the eager call draws the same numbers an uncompiled call would. Input arrays written
+# before the check (batch norm's running statistics) are copied at the start and copied
+# back. The copies cost a replay only where a check follows such an effect.
+def _save_generator(g):
+    return (g.bits.state, g.next_double_normal, g.next_float_normal)
+
+
+def _restore_generator(g, saved) -> None:
+    g.bits.state, g.next_double_normal, g.next_float_normal = saved
 
 
 def _holder(acc, const) -> str:

@@ -30,8 +30,8 @@ trace.py). retrograd's own code reads values to check arguments (an index in ran
 target class valid): such a read is a *check event*, which a replay evaluates again and
 compares with the traced value; if it differs, the replay stops and the call runs
 eagerly (where the check raises its error, or the code takes its other branch). A
-replay may stop only before it has changed anything visible, so a check that comes
-after a write into an input array or a random draw is a graph break (plan.py). Arrays
+replay that stops first takes back what it changed: random draws and writes into
+input arrays before the check (Note [Rewinding draws] in plan.py). Arrays
 the trace cannot follow are constants, taken by reference (as jax.jit takes closed-over
 arrays); a second trace checks that none of them changed between two calls (Note
 [Second trace] in api.py).
@@ -163,12 +163,12 @@ def _front_door() -> bool:
     """Whether a value read comes from the user's code: through a Tensor method
     (``.item()``, ``bool(t)``, printing) or directly."""
     f = sys._getframe(2)
-    while f is not None and f.f_code.co_filename.endswith("record.py"):
-        f = f.f_back
+    while f is not None and f.f_code.co_filename.replace("\\", "/").endswith(
+            ("/_compile/record.py", "/retrograd/_tensor.py", "/retrograd/_printing.py")):
+        f = f.f_back  # (the Tensor method's caller decides: the user's code or ours)
     if f is None:
         return True
-    name = f.f_code.co_filename.replace("\\", "/")
-    return _LIB not in name or name.endswith(("/_tensor.py", "/_printing.py"))
+    return _LIB not in f.f_code.co_filename.replace("\\", "/")
 
 
 def user_site() -> str:
@@ -212,6 +212,7 @@ class Recorder:
         self.active = False
         self.depth = 0
         self.drew = False
+        self.drawn: list = []  # (event index, generator) of each draw
         self.breaks: list = []  # (reason, user line)
         self.fullgraph = fullgraph
         # the arrays of slots, by geometry and under the array owning their memory (kept
@@ -406,6 +407,7 @@ class Recorder:
 
     def draw(self, gen, n, words):
         """A random draw of ``n`` words from ``gen`` (Note [Tracing], 3)."""
+        self.drawn.append((len(self.events), gen))  # (the event that draws, or will)
         if self.depth:  # inside a kernel: the kernel's event replays the draw
             self.drew = True
             return words
@@ -730,7 +732,7 @@ def _bool_index(index) -> bool:
     """Whether an index holds a traced boolean mask (a result shaped by the values)."""
     if index.__class__ is TracedArray:
         return index.dtype == np.bool_ and index.ndim > 0
-    if index.__class__ is tuple:
+    if index.__class__ is tuple or index.__class__ is list:
         return any(_bool_index(i) for i in index)
     return False
 
@@ -848,13 +850,23 @@ def conversion_wrapper(name: str, fn):
     return convert
 
 
+#: op records whose results' shapes depend on the values (graph breaks, as in
+#: torch.compile without capture_dynamic_output_shape_ops); ``index`` with a mask too
+DYNAMIC_KERNELS = frozenset(("masked_select", "unique2", "unique_consecutive", "unique_dim"))
+
+
 def kernel_wrapper(name: str, fwd):
     """The function that stands for an op's kernel while a trace runs: one event per
     call, the kernel itself opaque (Note [Tracing], 1)."""
 
+    dynamic = name in DYNAMIC_KERNELS
+
     def kernel(*args, **kwargs):
         rec = REC[0]
         if not rec.active or rec.depth:
+            return fwd(*_plain_tree(args), **_plain_tree(kwargs))
+        if dynamic or (name == "index" and _bool_index(tuple(args))):
+            rec.value_read(_dynamic_what(name if dynamic else "indexing with a boolean mask"))
             return fwd(*_plain_tree(args), **_plain_tree(kwargs))
 
         def run():
