@@ -155,6 +155,37 @@ def test_against_torch_compile_same_numbers():
     np.testing.assert_allclose(losses(R), losses(torch), rtol=1e-6)
 
 
+@pytest.mark.parametrize("opt,kw", [("Adam", {}), ("AdamW", {}), ("Adam", {"amsgrad": True})])
+def test_adam_steps_compile_bit_for_bit(opt, kw):
+    """Adam's bias corrections (Python numbers from its step counter in eager code) are
+    recorded in float64 while compiling: the replays give eager's bits."""
+    def run(compiled):
+        R.manual_seed(0)
+        model = R.nn.Sequential(R.nn.Linear(6, 8), R.nn.ReLU(), R.nn.Linear(8, 2))
+        o = getattr(R.optim, opt)(model.parameters(), lr=0.01, **kw)
+
+        def step(x, y):
+            o.zero_grad()
+            loss = R.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            o.step()
+            return loss.detach()
+        f = R.compile(step) if compiled else step
+        out = []
+        for k in range(7):
+            rng = np.random.default_rng(k)
+            out.append(float(f(R.tensor(rng.standard_normal((5, 6)).astype(np.float32)),
+                               R.tensor(rng.integers(0, 2, 5)))))
+        return out, _params(model), f
+
+    want, want_p, _ = run(False)
+    got, got_p, f = run(True)
+    assert got == want
+    for a, b in zip(got_p, want_p):
+        np.testing.assert_array_equal(a, b)
+    assert _replays(f) >= 4
+
+
 # ----------------------------------------------------------------------------------
 # what a replay redoes: .grad tensors, in-place updates, stores, outputs
 

@@ -55,6 +55,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.lib.array_utils import byte_bounds as _byte_bounds
 
+from .._graph.modes import TRACING
+
 _ndarray = np.ndarray
 _generic = np.generic
 
@@ -224,10 +226,12 @@ class Recorder:
     def __enter__(self):
         REC[0] = self
         self.active = True
+        TRACING[0] = True
         return self
 
     def __exit__(self, *exc):
         self.active = False
+        TRACING[0] = False
         REC[0] = _IDLE
         return False
 

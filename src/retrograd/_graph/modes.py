@@ -45,6 +45,10 @@ class _Modes(threading.local):
 
 MODES = _Modes()
 
+#: set while retrograd.compile records a call (Note [Tracing] in _compile/record.py):
+#: library code that would read a value into Python may keep it a tensor instead
+TRACING: list = [False]
+
 
 def set_mode(bit: int, on: bool) -> None:
     """Turn the optional mode ``bit`` on or off for this thread.

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .._tensor import Tensor
 from ..ops.creation import zeros_like
-from .optimizer import Optimizer, _call_closure, _get_value, _to_scalar, _use_grad, _validate
+from .optimizer import Optimizer, _call_closure, _step_value, _to_scalar, _use_grad, _validate
 
 __all__ = ["Adam"]
 
@@ -91,7 +91,7 @@ class Adam(Optimizer):
                 exp_avg.lerp_(grad, 1 - beta1)
                 exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
 
-                step = _get_value(st["step"])
+                step = _step_value(st["step"])
                 bias_correction1 = 1 - beta1 ** step
                 bias_correction2 = 1 - beta2 ** step
                 step_size = lr / bias_correction1

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 from .. import _dtype as D
 from .._grad_mode import STATE, enable_grad
 from .._graph.node import RemovableHandle
+from .._graph.modes import TRACING
 from .._tensor import Tensor
 from ..ops.creation import tensor, zeros, zeros_like
 
@@ -159,6 +160,22 @@ def _to_scalar(x):
 def _get_value(x):
     """A Python number from a 0-d tensor (the step counter), or ``x`` itself."""
     return x.item() if isinstance(x, Tensor) else x
+
+
+def _step_value(x):
+    """The step counter for the bias corrections: a Python number, or, while
+    retrograd.compile records the step, the counter as a float64 0-d tensor (PyTorch's
+    ``_get_value`` returns the tensor while compiling), so that the corrections are
+    computed in the plan at every replay. In float64 they are the Python numbers' bits.
+
+    Example:
+        >>> import retrograd as torch
+        >>> _step_value(torch.tensor(3.0))
+        3.0
+    """
+    if TRACING[0] and isinstance(x, Tensor):
+        return x.double()
+    return _get_value(x)
 
 
 def _scalar_dtype():
