@@ -22,8 +22,8 @@ from typing import Any, ClassVar
 
 from .. import _dtype as D
 from .._grad_mode import STATE, enable_grad
-from .._graph.node import RemovableHandle
 from .._graph.modes import TRACING
+from .._graph.node import RemovableHandle
 from .._tensor import Tensor
 from ..ops.creation import tensor, zeros, zeros_like
 
