@@ -341,14 +341,44 @@ def test_fullgraph_raises_at_the_first_break(read, capsys):
         R.compile(f, fullgraph=True)(R.ones(2))
 
 
-def test_outputs_that_need_grad_run_eagerly_and_say_why():
+def test_compiled_module_outputs_backpropagate_through_one_node():
+    """``model = compile(model)`` in an ordinary loop: the outputs hang from one
+    CompiledFunctionBackward node whose backward is a plan; gradients equal eager's."""
+    def run(compiled):
+        R.manual_seed(0)
+        model = R.nn.Sequential(R.nn.Linear(6, 8), R.nn.GELU(), R.nn.LayerNorm(8),
+                                R.nn.Linear(8, 3))
+        opt = R.optim.Adam(model.parameters(), lr=0.01)
+        net = R.compile(model) if compiled else model
+        names = []
+        for k in range(6):
+            rng = np.random.default_rng(k)
+            x = R.tensor(rng.standard_normal((4, 6)).astype(np.float32))
+            y = R.tensor(rng.integers(0, 3, 4))
+            opt.zero_grad()
+            out = net(x)
+            names.append(out.grad_fn.name())
+            R.nn.functional.cross_entropy(out, y).backward()
+            opt.step()
+        return _params(model), names, net
+
+    want, _, _ = run(False)
+    got, names, net = run(True)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+    assert names[-1] == "CompiledFunctionBackward" and _replays(net) >= 3
+    assert "its backward" in R.compiler.show(net)
+
+
+def test_compiled_backward_refuses_double_backward():
     lin = R.nn.Linear(2, 1)
-    f = R.compile(lambda x: lin(x))
+    f = R.compile(lambda x: lin(x).tanh())
+    x = R.ones(2, requires_grad=True)
     for _ in range(3):
-        out = f(R.ones(2))
-        out.sum().backward()  # eager: the graph is there
-    assert lin.weight.grad is not None
-    assert "grad_fn" in R.compiler.show(f)
+        out = f(x)
+    assert out.grad_fn.name() == "CompiledFunctionBackward"
+    with pytest.raises(RuntimeError, match="does not currently support double backward"):
+        R.autograd.grad(out.sum(), x, create_graph=True)
 
 
 def test_data_dependent_shapes_break():

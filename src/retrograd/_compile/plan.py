@@ -73,29 +73,53 @@ def _escaping(tr: Trace) -> set:
 class Plan:
     """A replayable plan built from a trace (Note [Plans])."""
 
-    def __init__(self, tr: Trace):
+    def __init__(self, tr: Trace, part: str = "all"):
         self.trace = tr
+        self.part = part
         rec = tr.rec
         slots = rec.slots
         events = rec.events
         self.nslots = len(slots)
-        escaping = _escaping(tr)
+        lo, hi = 0, len(events)
+        self.saved: list = []
+        self.backward = None
+        if tr.bw_start >= 0:  # Note [Compiled backward]
+            if part == "all":
+                part = self.part = "forward"
+            lo, hi = (0, tr.bw_start) if part == "forward" else (tr.bw_start, len(events))
+        self.inputs: list = []
+        if part == "backward":
+            escaping = {n for n in tr.bw_outs if n is not None}
+            self.inputs = _saved_slots(tr, slots, events) + list(tr.bw_grads)
+        else:
+            escaping = _escaping(tr)
+            if part == "forward":
+                self.saved = _saved_slots(tr, slots, events)
+                escaping.update(self.saved)
         # views of escaping arrays make their bases escape (they share memory)
         for n in range(len(slots) - 1, -1, -1):
             if n in escaping and slots[n].alias >= 0:
                 escaping.add(slots[n].alias)
         written = set()
-        for ev in events:
+        for ev in events[lo:hi]:
             written.update(ev.writes)
         for n in range(len(slots) - 1, -1, -1):  # a write into a view writes its base
             if n in written and slots[n].alias >= 0:
                 written.add(slots[n].alias)
         self.escaping = escaping
-        self.rewind, self.rewind_arrays = _check_order(events, slots, rec.drawn)
+        if part == "backward":
+            checks = [ev for ev in events[lo:hi] if ev.shape == "check"]
+            if checks:
+                raise PlanError(f"{checks[0].meta['what']}, in retrograd/"
+                                f"{checks[0].meta['site']}, reads a value in the backward "
+                                "pass, which a compiled backward cannot fall back from")
+            self.rewind, self.rewind_arrays = [], []
+        else:
+            self.rewind, self.rewind_arrays = _check_order(events[:hi], slots, rec.drawn)
         # dead code: keep impure calls, writes, and what kept calls or outputs read
         needed = set(escaping)
         keep = [False] * len(events)
-        for i in range(len(events) - 1, -1, -1):
+        for i in range(hi - 1, lo - 1, -1):
             ev = events[i]
             if not ev.pure or ev.writes or any(o in needed for o in ev.outs):
                 keep[i] = True
@@ -104,7 +128,7 @@ class Plan:
                 for s in R._slots_in(ev.kwargs):
                     needed.add(s.n)
         self.keep = keep
-        self.removed = keep.count(False)
+        self.removed = (hi - lo) - sum(keep)
         # liveness: the last event that reads a slot or a view of it
         last = [-1] * len(slots)
         for i, ev in enumerate(events):
@@ -122,6 +146,8 @@ class Plan:
                            if info.origin == "fresh" and (n in written or n in escaping)}
         self.source = self._codegen(tr, events, slots)
         self.fn = self._compile_source()
+        if self.part == "forward":
+            self.backward = Plan(tr, "backward")
 
     # -- buffers ----------------------------------------------------------------------
     def _assign_buffers(self, events, slots, escaping, last, keep) -> None:
@@ -205,12 +231,14 @@ class Plan:
                 return "..."
             return const(x)
 
-        lines = ["def replay(L, B):"]
+        lines = ["def replay(L, B):" if self.part != "backward" else "def replay(S, B):"]
         emit = lines.append
         env["SAVE"], env["RESTORE"] = _save_generator, _restore_generator
         env["COPYTO"] = np.copyto
         saved = [(f"g{k}", const(g)) for k, g in enumerate(self.rewind)]
-        for acc_what_slot in tr.ext:
+        for i, n in enumerate(self.inputs):  # (the backward part: saved and grad arrays)
+            emit(f"    v{n} = S[{i}]")
+        for acc_what_slot in (tr.ext if self.part != "backward" else ()):
             n, (acc, what) = acc_what_slot
             if self.last[n] < 0 and n not in self.escaping:
                 continue  # an array the plan never reads (a value the call stores over)
@@ -261,6 +289,10 @@ class Plan:
                 emit(f"    {call}")
         for s in sorted(self.escaping):  # fresh arrays that only leave the plan
             load_fresh(s)
+        if self.part == "backward":
+            outs = ", ".join("None" if n is None else f"v{n}" for n in tr.bw_outs)
+            emit(f"    return ({outs},)")
+            return _canonical("\n".join(lines) + "\n")
         for acc, n in tr.rebinds:
             emit(f"    {_holder(acc, const)}._data = v{n}")
         for (acc, what), d in tr.bumps:
@@ -280,7 +312,12 @@ class Plan:
                 emit(f"    {const(obj)}[{const(key)}] = {value}")
             else:
                 emit(f"    {const(obj)}.{key} = {value}")
-        emit(f"    return {self._out_expr(tr.out, const)}")
+        if self.part == "forward":  # Note [Compiled backward]: the node keeps these
+            saved = "".join(f"v{n}, " for n in self.saved)
+            diff = "".join(f"t{x.k}, " for x in sorted(_diff_outs(tr), key=lambda o: o.d))
+            emit(f"    return {self._out_expr(tr.out, const)}, ({saved}), ({diff})")
+        else:
+            emit(f"    return {self._out_expr(tr.out, const)}")
         return _canonical("\n".join(lines) + "\n")
 
     def _out_expr(self, x, const) -> str:
@@ -315,6 +352,8 @@ class Plan:
 
     def run(self, leaves, _unused=()):
         """Replay for a call whose flattened arguments are ``leaves``."""
+        if self.backward is not None:
+            return run_with_backward(self, leaves)
         return self.fn(leaves, self.bufs)
 
     # -- seeing it --------------------------------------------------------------------
@@ -328,7 +367,12 @@ class Plan:
                 f"{len(tr.ext)} input arrays, {len(self.buffers)} reused buffers "
                 f"({nbytes} bytes) serving {len(self.buffer_of)} results "
                 f"({reused} reuses, {self.inplace} in place)"]
-        return "\n".join(head) + "\n" + self.source
+        text = "\n".join(head) + "\n" + self.source
+        if self.backward is not None:
+            text += ("# its backward (Note [Compiled backward]), over the "
+                     f"{len(self.saved)} saved arrays and the incoming gradients:\n" +
+                     self.backward.listing())
+        return text
 
 
 def _canonical(source: str) -> str:
@@ -342,6 +386,29 @@ def _canonical(source: str) -> str:
 
 
 _SLOT_VAR = re.compile(r"\bv\d+\b")
+
+
+def _diff_outs(tr: Trace) -> list:
+    """The outputs a compiled backward differentiates (Note [Compiled backward])."""
+    return [x for x in _outs_in([tr.out] + [t for *_w, t in tr.stores]) if x.d >= 0]
+
+
+def _saved_slots(tr: Trace, slots, events) -> list:
+    """The arrays of the forward part that the backward part reads (Note [Compiled
+    backward]): made before the boundary, or inputs of the call."""
+    k = tr.bw_start
+    grads = set(tr.bw_grads)
+    out: list = []
+    seen: set = set()
+    for ev in events[k:]:
+        for n in _reads(ev):
+            info = slots[n]
+            if n in seen or n in grads or info.origin == "fresh":
+                continue
+            if info.origin == "ext" or info.event < k:
+                seen.add(n)
+                out.append(n)
+    return out
 
 
 def _outs_in(x):
@@ -427,3 +494,28 @@ def _aliased_by_others(slots, s: int, i: int, last) -> bool:
         if info.alias == s and last[n] > i:
             return True
     return False
+
+
+# Note [Compiled backward]
+# A compiled call whose outputs autograd will differentiate later (``out =
+# compiled_model(x); loss(out).backward()``) is traced with its backward too, as
+# torch.compile's AOT autograd does: after the call the tracer runs
+# ``autograd.grad(outputs, inputs that require grad, grad_outputs=G)`` with G arrays that
+# are inputs of the trace, so the log holds the forward events, then the backward
+# events. The forward part becomes a plan that also returns the arrays the backward part
+# reads (made by the forward, or inputs of the call: the saved arrays, allocated fresh at
+# every call, never a reused buffer); the backward part becomes a second plan over the
+# saved arrays and G. A replay runs the forward plan inside one autograd.Function,
+# ``CompiledFunction``, whose node (``CompiledFunctionBackward``, PyTorch's name) holds
+# the saved arrays and runs the backward plan: one node for the whole call, edges to the
+# inputs that require grad. Its backward is not differentiable again (PyTorch's compiled
+# backward is not either); a value read in the backward part cannot fall back to eager
+# code, so it makes the call run eagerly.
+def run_with_backward(plan: Plan, leaves):
+    """A forward replay with its backward attached (Note [Compiled backward])."""
+    from .backward import CompiledFunction
+
+    box: list = []
+    diff_in = [leaves[acc[1]] if acc[0] == "leaf" else acc[1] for acc in plan.trace.bw_ins]
+    CompiledFunction.apply(plan, leaves, box, *diff_in)
+    return box[0]

@@ -40,6 +40,7 @@ import numpy as np
 
 from .. import _random
 from .. import _tensor as _T
+from .._grad_mode import STATE
 from .._tensor import Tensor
 from ..ops import buffers as _buffers
 from ..ops._core import DIRECT_KERNELS, REGISTRY
@@ -65,16 +66,25 @@ class Trace:
     stores: list = field(default_factory=list)  # (container, key, kind, template)
     out: object = None  # the output template
     breaks: list = field(default_factory=list)  # (reason, user line)
+    # Note [Compiled backward]: the event that starts the traced backward part, the
+    # slots of its incoming gradients, the inputs it differentiates (accessors) and the
+    # slots of their gradients (None: unused); the differentiated outputs' ids, in order
+    bw_start: int = -1
+    bw_grads: list = field(default_factory=list)
+    bw_ins: list = field(default_factory=list)
+    bw_outs: list = field(default_factory=list)
+    diff_outs: list = field(default_factory=list)
 
 
 class Out:
     """An output tensor of a plan: a new tensor over slot ``n`` (``k``: its number among
-    the plan's new tensors, one object wherever the eager code put it)."""
+    the plan's new tensors, one object wherever the eager code put it; ``d``: its number
+    among the outputs a compiled backward differentiates, or -1)."""
 
-    __slots__ = ("n", "rg", "k")
+    __slots__ = ("n", "rg", "k", "d")
 
-    def __init__(self, n: int, rg: bool, k: int = 0):
-        self.n, self.rg, self.k = n, rg, k
+    def __init__(self, n: int, rg: bool, k: int = 0, d: int = -1):
+        self.n, self.rg, self.k, self.d = n, rg, k, d
 
 
 class GradOf:
@@ -235,6 +245,8 @@ def trace_call(fn, args: tuple, kwargs: dict, fullgraph: bool = False) -> Trace:
     try:
         with rec:
             result = fn(*args, **kwargs)
+            if not rec.breaks and STATE.enabled:
+                _trace_backward(tr, rec, result, tensors)
     except R.BreakRead:
         _uninstall(undo)
         _restore(restore, tensors)
@@ -255,6 +267,47 @@ def trace_call(fn, args: tuple, kwargs: dict, fullgraph: bool = False) -> Trace:
         if t._grad is not None:
             t._grad._data = _plain(t._grad._data)
     return tr
+
+
+def _trace_backward(tr: Trace, rec, result, tensors: list) -> None:
+    """Record the backward pass of the outputs that autograd would differentiate later
+    (Note [Compiled backward])."""
+    outs: list = []
+    stack = [result]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Tensor):
+            if x._gfn is not None and all(x is not o for o in outs):
+                outs.append(x)
+        elif isinstance(x, (tuple, list)):
+            stack.extend(reversed(x))
+        elif isinstance(x, dict):
+            stack.extend(reversed(list(x.values())))
+    if not outs:
+        return
+    ins = [(acc, t) for acc, t in tensors if t._rg]
+    if not ins:
+        rec.breaks.append(("an output has a grad_fn but no input of the call requires grad "
+                           "(requires_grad_() inside the compiled function)", "?"))
+        return
+    from ..autograd import grad as _grad
+
+    tr.bw_start = len(rec.events)
+    gouts = []
+    for i, o in enumerate(outs):
+        g = rec.external(np.ones(o._data.shape, o._data.dtype), f"grad_outputs[{i}]")
+        tr.bw_grads.append(g._slot)
+        gouts.append(_T._make(g))
+    try:
+        grads = _grad(outs, [t for _, t in ins], grad_outputs=gouts, retain_graph=True,
+                      allow_unused=True)
+    except Exception as err:  # noqa: BLE001 (an eager backward would raise it later)
+        rec.breaks.append((f"the backward of the outputs cannot be traced ({err})"[:300],
+                           "?"))
+        return
+    tr.bw_ins = [acc for acc, _ in ins]
+    tr.bw_outs = [None if g is None else _slot_of(rec, g._data) for g in grads]
+    tr.diff_outs = [id(o) for o in outs]
 
 
 def _restore(restore: list, tensors: list) -> None:
@@ -387,6 +440,13 @@ def _out_template(tr: Trace, x, inputs: dict, memo: dict):
             return GradOf(acc[1]) if acc[0] == "grad" else Same(acc)
         if id(x) in memo:
             return memo[id(x)]
+        if x._gfn is not None and id(x) in tr.diff_outs:  # Note [Compiled backward]
+            n = _slot_of(tr.rec, x._data)
+            if n is None:
+                tr.breaks.append(("an output is an array the trace cannot follow", "?"))
+                return None
+            out = memo[id(x)] = Out(n, False, len(memo), tr.diff_outs.index(id(x)))
+            return out
         if x._gfn is not None:
             tr.breaks.append(("an output has a grad_fn: differentiating a compiled "
                               "function's outputs after the call is not compiled yet "
