@@ -463,3 +463,19 @@ def test_compiler_helpers():
     R.compiler.reset()
     assert f.entries == []
     assert "inductor" in R.compiler.list_backends()
+
+
+def test_draw_plan_shows_calls_buffers_and_the_compiled_backward():
+    m = R.nn.Sequential(R.nn.Linear(3, 4), R.nn.ReLU(), R.nn.Linear(4, 1))
+    cm = R.compile(m)
+    with pytest.raises(RuntimeError, match="no plan to draw yet"):
+        R.compiler.draw_plan(cm)
+    for _ in range(3):
+        cm(R.ones(2, 3)).sum().backward()
+    pic = R.compiler.draw_plan(cm)
+    kinds = [n["kind"] for n in pic.nodes]
+    assert "grad_output" in kinds and "saved" in kinds
+    assert [n["label"] for n in pic.nodes if n["kind"] == "plain"].count("addmm") == 2
+    assert "cluster_backward" in pic.source and "style=dashed" in pic.source
+    with pytest.raises(TypeError, match="expects what retrograd.compile returned"):
+        R.compiler.draw_plan(lambda x: x)

@@ -172,6 +172,11 @@ def test_viz_page_examples():
     assert attempted > 20 and failed == 0
 
 
+def test_compile_page_examples():
+    failed, attempted = run_markdown_doctests("compile.md")
+    assert attempted >= 4 and failed == 0
+
+
 def test_mkdocs_nav_and_images_exist():
     text = open(os.path.join(ROOT, "mkdocs.yml")).read()
     pages = re.findall(r"(\S+\.md)", text)

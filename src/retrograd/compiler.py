@@ -32,7 +32,7 @@ from ._compile import record as _R
 from ._compile.api import CompiledFunction, Unsupported, config
 from .nn.modules.module import Module
 
-__all__ = ["compile", "explain", "show", "reset", "disable", "is_compiling",
+__all__ = ["compile", "explain", "show", "draw_plan", "reset", "disable", "is_compiling",
            "is_dynamo_compiling", "list_backends", "Unsupported", "config",
            "ExplainOutput"]
 
@@ -270,6 +270,37 @@ def show(fn) -> str:
             parts.append("# traced once; the next call with these guards traces again to "
                          "confirm the plan (Note [Second trace])")
     return "\n".join(parts) + "\n"
+
+
+def draw_plan(fn, entry: int | None = None):
+    """A picture of a compiled function's plan (``entry``: which set of guards; the
+    newest plan by default): its calls, the arrays between them, reused buffers, in-place
+    writes, checks and draws, and its compiled backward (Note [Plan pictures] in
+    _compile/picture.py). Returns a ``GraphPicture`` (``.source`` is DOT text,
+    ``.save("plan.svg")`` renders it where Graphviz is installed).
+
+    Example:
+        >>> import retrograd as torch
+        >>> f = torch.compile(lambda x: x.sin() * 2)
+        >>> for _ in range(3):
+        ...     _ = f(torch.ones(3))
+        >>> [n["label"] for n in torch.compiler.draw_plan(f).nodes]
+        ['args[0]', 'sin', 'mul']
+    """
+    from ._compile.picture import plan_picture
+
+    cf = fn._compiled if isinstance(fn, OptimizedModule) else fn
+    if not isinstance(cf, CompiledFunction):
+        raise TypeError("retrograd.compiler.draw_plan expects what retrograd.compile "
+                        f"returned, not {type(fn).__name__}")
+    plans = [(i, e.plan) for i, e in enumerate(cf.entries) if e.plan is not None]
+    if entry is not None:
+        plans = [(i, p) for i, p in plans if i == entry]
+    if not plans:
+        raise RuntimeError("no plan to draw yet: a compiled function replays from its third "
+                           "call with the same guards (torch.compiler.show says why an entry "
+                           "runs eagerly)")
+    return plan_picture(plans[-1][1])
 
 
 def reset() -> None:

@@ -266,9 +266,11 @@ def build_guards(fn, found: Reach) -> Guards:
                 for k, v in d.items():
                     checks.append((f"{o}.{dname}.get({k!r}) is {ref(v)}",
                                    f"{label}.{k} was replaced"))
-            hooks = _hook_count(obj)
-            checks.append((f"HOOKS({o}) == {hooks}", f"{label}: hooks were added or removed"))
-            env["HOOKS"] = _hook_count
+            # (the module's own count, kept by every register and remove: Note [Module
+            # call fast path] in nn/modules/module.py)
+            hooks = obj.__dict__.get("_hook_count", 0)
+            checks.append((f"{o}.__dict__.get('_hook_count', 0) == {hooks}",
+                           f"{label}: hooks were added or removed"))
             for k, v in vars(obj).items():
                 if k[0] != "_" and _value_ok(v):
                     checks.append((f"{o}.__dict__.get({k!r}) == {ref(v)}",
@@ -310,14 +312,6 @@ def _tensor_checks(expr: str, t: Tensor, label: str, ref) -> list:
     if t._base is not None:
         out.append((f"{expr}._base is {ref(t._base)}", f"{label} is a view of another base"))
     return out
-
-
-def _hook_count(m) -> int:
-    n = 0
-    for k, v in vars(m).items():
-        if "hook" in k and isinstance(v, dict):
-            n += len(v)
-    return n
 
 
 def _state_layout(opt) -> tuple:
