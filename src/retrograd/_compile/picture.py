@@ -49,7 +49,7 @@ def _cluster(plan, lines: list, nodes: list, made: dict, tag: str) -> None:
         lines.append(f"  {node} [shape=box, style=filled, fillcolor=\"#eeeeee\", "
                      f"label={_quote(f'{name}{tuple(info.shape)}')}];")
         nodes.append({"id": node, "kind": "input", "label": name})
-    for k, n in enumerate(plan.inputs):
+    for n in plan.inputs:
         node = f"{tag}saved{n}"
         if n not in made:
             made[n] = node
