@@ -278,15 +278,16 @@ class Plan:
                     and ev.shape in ("one", "scalar"):
                 kw = (kw + ", " if kw else "") + f"out=B[{self.buffer_of[ev.outs[0]]}]"
             call = f"{fn}({args}{', ' if args and kw else ''}{kw})"
+            note = f"  # {ev.name}"  # (the listing's reader: which call this is)
             if ev.shape == "one":
-                emit(f"    v{ev.outs[0]} = {call}")
+                emit(f"    v{ev.outs[0]} = {call}{note}")
             elif ev.shape == "scalar":
-                emit(f"    v{ev.outs[0]} = ASARRAY({call})")
+                emit(f"    v{ev.outs[0]} = ASARRAY({call}){note}")
             elif ev.shape in ("tuple", "list"):
                 outs = ", ".join(f"v{o}" for o in ev.outs)
-                emit(f"    {outs}, = {call}")
+                emit(f"    {outs}, = {call}{note}")
             else:
-                emit(f"    {call}")
+                emit(f"    {call}{note}")
         for s in sorted(self.escaping):  # fresh arrays that only leave the plan
             load_fresh(s)
         if self.part == "backward":
