@@ -94,8 +94,11 @@ class CompiledFunction:
         if self.disabled or R.REC[0].active:  # (a compiled call inside a trace is traced)
             return fn(*args, **kwargs)
         leaves, treedef = flatten(args, kwargs)
-        for e in self.entries:
+        entries = self.entries
+        for i, e in enumerate(entries):
             if e.treedef == treedef and e.guards.check(leaves):
+                if i:  # the entry that fits goes first: a steady loop checks one set
+                    entries.insert(0, entries.pop(i))
                 if e.plan is not None:
                     e.replays += 1
                     try:

@@ -283,9 +283,8 @@ def build_guards(fn, found: Reach) -> Guards:
                         checks.append((f"{o}.param_groups[{gi}].get({k!r}) == {ref(v)}",
                                        f"{label}.param_groups[{gi}][{k!r}] is no longer "
                                        f"{v!r}"))
-            checks.append((f"STATE_LAYOUT({o}) == {ref(_state_layout(obj))}",
+            checks.append((_state_layout_check(o, obj, ref),
                            f"{label}: the optimizer's state changed layout"))
-            env["STATE_LAYOUT"] = _state_layout
     checks.append((f"STATE.enabled is {STATE.enabled}", "grad mode changed"))
     checks.append((f"AMP.on is {bool(_amp.AMP.on)}", "autocast was turned on or off"))
     checks.append((f"D.DEFAULTS.float is {ref(D.DEFAULTS.float)}", "the default dtype changed"))
@@ -314,17 +313,22 @@ def _tensor_checks(expr: str, t: Tensor, label: str, ref) -> list:
     return out
 
 
-def _state_layout(opt) -> tuple:
-    """The optimizer's state: which parameters have state, which keys, the tensors'
-    identity and the other values."""
-    out = []
-    for p, st in opt.state.items():
-        items = []
-        for k, v in st.items():
-            items.append((k, id(v) if isinstance(v, Tensor) else
-                          (v if _value_ok(v) else id(v))))
-        out.append((id(p), tuple(items)))
-    return tuple(out)
+def _state_layout_check(o: str, opt, ref) -> str:
+    """One expression over the optimizer's state: the same dict, the same parameters
+    with state, each state dict the same object with the same keys, its tensors the same
+    objects and its other values equal (written out, so a check costs no call)."""
+    st = opt.state
+    parts = [f"{o}.state is {ref(st)}", f"len({o}.state) == {len(st)}"]
+    for p, d in st.items():
+        dn = ref(d)
+        parts.append(f"{o}.state.get({ref(p)}) is {dn}")
+        parts.append(f"len({dn}) == {len(d)}")
+        for k, v in d.items():
+            if isinstance(v, Tensor) or not _value_ok(v):
+                parts.append(f"{dn}.get({k!r}) is {ref(v)}")
+            else:
+                parts.append(f"{dn}.get({k!r}) == {ref(v)}")
+    return " and ".join(parts)
 
 
 def fingerprint(found: Reach) -> dict:
