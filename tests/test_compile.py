@@ -479,3 +479,37 @@ def test_draw_plan_shows_calls_buffers_and_the_compiled_backward():
     assert "cluster_backward" in pic.source and "style=dashed" in pic.source
     with pytest.raises(TypeError, match="expects what retrograd.compile returned"):
         R.compiler.draw_plan(lambda x: x)
+
+
+def test_compiled_model_with_accumulation_ragged_batches_dropout_and_eval():
+    """Three forwards before one backward (the saved arrays of each call are its own),
+    a smaller last batch (a second plan), dropout masks, then eval under no_grad."""
+    def run(compiled):
+        R.manual_seed(0)
+        model = R.nn.Sequential(R.nn.Linear(4, 8), R.nn.Tanh(), R.nn.Dropout(0.3),
+                                R.nn.Linear(8, 2))
+        net = R.compile(model) if compiled else model
+        opt = R.optim.SGD(model.parameters(), lr=0.1)
+        R.manual_seed(1)
+        losses = []
+        for step in range(5):
+            opt.zero_grad()
+            parts = []
+            for micro in range(3):
+                rng = np.random.default_rng(step * 3 + micro)
+                x = R.tensor(rng.standard_normal((5 if micro < 2 else 3, 4)).astype(np.float32))
+                parts.append(net(x).pow(2).mean())
+            loss = parts[0] + parts[1] + parts[2]
+            loss.backward()
+            opt.step()
+            losses.append(float(loss))
+        model.eval()
+        with R.no_grad():
+            evals = [float(net(R.ones(2, 4)).sum()) for _ in range(3)]
+        return losses, evals, _params(model)
+
+    want = run(False)
+    got = run(True)
+    assert got[0] == want[0] and got[1] == want[1]
+    for a, b in zip(got[2], want[2]):
+        np.testing.assert_array_equal(a, b)
