@@ -513,3 +513,55 @@ def test_compiled_model_with_accumulation_ragged_batches_dropout_and_eval():
     assert got[0] == want[0] and got[1] == want[1]
     for a, b in zip(got[2], want[2]):
         np.testing.assert_array_equal(a, b)
+
+
+# ----------------------------------------------------------------------------------
+# fusion (Note [Fusion]): Numba kernels for runs of elementwise calls
+
+
+def _fusion_case(m, fused):
+    x = m.tensor(np.linspace(-2, 2, 24, dtype=np.float32).reshape(4, 6), requires_grad=True)
+    c = m.tensor(np.linspace(0.5, 1.5, 24, dtype=np.float32).reshape(4, 6))
+
+    def step():
+        x.grad = None
+        y = x
+        for _ in range(6):
+            y = ((y * 1.01 + 0.1).sin() * c).tanh()
+        y = y.sigmoid() - y.relu() * 0.5
+        y.sum().backward()
+        return y.detach(), x.grad
+
+    return m.compile(step, mode="max-autotune") if fused else step
+
+
+def test_fused_plan_equals_eager_to_rounding():
+    pytest.importorskip("numba")
+    eager, fused = _fusion_case(R, False), _fusion_case(R, True)
+    for _ in range(4):
+        want, got = eager(), fused()
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=2e-6, atol=2e-7)
+    text = R.compiler.show(fused)
+    assert "# fused:" in text and "FUSED(" in text
+    assert _replays(fused) >= 1
+
+
+def test_fusion_leaves_large_arrays_and_other_calls_to_numpy():
+    pytest.importorskip("numba")
+    from retrograd._compile import fuse
+
+    f = R.compile(lambda x: (x * 2 + 1).exp(), options={"fuse": True})
+    big = R.ones(fuse.MAX_ELEMENTS + 1)
+    for _ in range(3):
+        out = f(big)
+    np.testing.assert_allclose(out.numpy(), np.exp(np.float32(3)), rtol=1e-6)
+    assert "# fused:" not in R.compiler.show(f)
+
+
+def test_fusion_without_numba_says_how_to_get_it(monkeypatch):
+    from retrograd._compile import fuse
+
+    monkeypatch.setattr(fuse, "available", lambda: False)
+    with pytest.raises(RuntimeError, match=r"pip install 'retrograd\[compile\]'"):
+        R.compile(lambda x: x, mode="max-autotune")

@@ -84,7 +84,7 @@ def compile(model: Any = None, *, fullgraph: bool = False, dynamic: bool | None 
     if backend not in _BACKENDS:
         raise _invalid_backend(backend)
     settings = {"fullgraph": fullgraph, "dynamic": dynamic, "backend": backend,
-                "disable": disable}
+                "disable": disable, "fuse": _fusion_asked(mode, options)}
     if model is None:
         return lambda m: compile(m, fullgraph=fullgraph, dynamic=dynamic, backend=backend,
                                  mode=mode, options=options, disable=disable)
@@ -93,10 +93,26 @@ def compile(model: Any = None, *, fullgraph: bool = False, dynamic: bool | None 
     if not callable(model):
         raise RuntimeError("torch.compile() expects a callable: a function or an "
                            f"nn.Module, not {type(model).__name__}")
-    cf = CompiledFunction(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend,
-                          disable=disable)
+    cf = CompiledFunction(model, **settings)
     _LIVE.append(cf)
     return cf
+
+
+def _fusion_asked(mode, options) -> bool:
+    """Whether to fuse elementwise runs with Numba (Note [Fusion] in _compile/fuse.py):
+    ``mode="max-autotune"`` (or its no-cudagraphs form) or ``options={"fuse": True}``."""
+    fuse = mode in ("max-autotune", "max-autotune-no-cudagraphs") or \
+        bool((options or {}).get("fuse", False))
+    if fuse:
+        from ._compile.fuse import available
+
+        if not available():
+            raise RuntimeError(
+                f"retrograd.compile: {'mode=' + repr(mode) if mode else 'options fuse=True'}"
+                " fuses elementwise calls with Numba, which is not installed: pip install "
+                "'retrograd[compile]' (or numba), or compile without it (the default mode "
+                "replays NumPy calls)")
+    return fuse
 
 
 def _invalid_backend(name) -> Exception:
@@ -161,8 +177,7 @@ def _module_compile(self, *args, **kwargs) -> None:
                         args))
     settings.update(kwargs)
     compile(None, **settings)  # (checks the arguments as retrograd.compile does)
-    settings.pop("mode", None)
-    settings.pop("options", None)
+    settings["fuse"] = _fusion_asked(settings.pop("mode", None), settings.pop("options", None))
     settings.setdefault("backend", "inductor")
     if self.__dict__.get("_compiled_call_impl") is None:
         self.__dict__["_hook_count"] += 1

@@ -72,8 +72,9 @@ class CompiledFunction:
     """What ``retrograd.compile(fn)`` returns for a function (Note [Compiled functions])."""
 
     def __init__(self, fn, fullgraph: bool = False, dynamic=None, backend=None,
-                 disable: bool = False):
+                 disable: bool = False, fuse: bool = False):
         self._fn = fn
+        self.fuse = fuse
         self.fullgraph = fullgraph
         self.dynamic = dynamic
         self.backend = backend
@@ -133,7 +134,7 @@ class CompiledFunction:
             e.reasons = tr.breaks
         else:
             try:
-                e.candidate = Plan(tr)
+                e.candidate = Plan(tr, fuse=self.fuse)
             except PlanError as err:
                 e.eager = True
                 e.reasons = [(str(err), "?")]
@@ -170,7 +171,7 @@ class CompiledFunction:
             e.reasons = tr.breaks
             return tr.result
         try:
-            plan = Plan(tr)
+            plan = Plan(tr, fuse=self.fuse)
         except PlanError as err:
             e.eager = True
             e.reasons = [(str(err), "?")]

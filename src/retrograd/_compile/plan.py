@@ -73,9 +73,10 @@ def _escaping(tr: Trace) -> set:
 class Plan:
     """A replayable plan built from a trace (Note [Plans])."""
 
-    def __init__(self, tr: Trace, part: str = "all"):
+    def __init__(self, tr: Trace, part: str = "all", fuse: bool = False):
         self.trace = tr
         self.part = part
+        self.fuse = fuse
         rec = tr.rec
         slots = rec.slots
         events = rec.events
@@ -141,13 +142,32 @@ class Plan:
             if a >= 0 and last[n] > last[a]:
                 last[a] = last[n]
         self.last = last
-        self._assign_buffers(events, slots, escaping, last, keep)
+        self.fused_at: dict = {}  # Note [Fusion] (fuse.py): first event -> its run
+        self.fused: set = set()
+        if fuse:
+            self._fuse(events, slots, keep, escaping)
+        self._assign_buffers(events, slots, escaping, last,
+                             [k and i not in self.fused for i, k in enumerate(keep)])
         self.fresh_copy = {n for n, info in enumerate(slots)
                            if info.origin == "fresh" and (n in written or n in escaping)}
         self.source = self._codegen(tr, events, slots)
         self.fn = self._compile_source()
         if self.part == "forward":
-            self.backward = Plan(tr, "backward")
+            self.backward = Plan(tr, "backward", fuse)
+
+    def _fuse(self, events, slots, keep, escaping) -> None:
+        from . import fuse as FU
+
+        for run in FU.groups(events, slots, keep):
+            inside = set(run)
+            read_after = set(escaping)
+            for i, ev in enumerate(events):
+                if keep[i] and i not in inside and i > run[0]:
+                    read_after.update(_reads(ev))
+            fr = FU.FusedRun(run, events, slots, read_after)
+            if fr.outputs:
+                self.fused_at[run[0]] = fr
+                self.fused.update(run)
 
     # -- buffers ----------------------------------------------------------------------
     def _assign_buffers(self, events, slots, escaping, last, keep) -> None:
@@ -257,8 +277,19 @@ class Plan:
                 emit(f"    v{s} = {snap}.copy()" if s in self.fresh_copy else
                      f"    v{s} = {snap}")
 
+        env["FUSED"] = _run_fused()
         for i, ev in enumerate(events):
-            if not self.keep[i]:
+            if not self.keep[i] or (i in self.fused and i not in self.fused_at):
+                continue
+            run = self.fused_at.get(i)
+            if run is not None:  # Note [Fusion]: the whole run as one kernel call
+                for s in run.inputs:
+                    load_fresh(s)
+                outs = "".join(f"v{n}, " for n in run.outputs)
+                ins = "".join(f", v{n}" for n in run.inputs)
+                what = "+".join(events[k].name for k in run.events)
+                emit(f"    {outs}= FUSED({const(run.kernel)}, {run.shape!r}, "
+                     f"{const(run.dtype)}, {len(run.outputs)}{ins})  # fused: {what}")
                 continue
             # fresh arrays appear at their first reader
             for s in _reads(ev):
@@ -368,6 +399,10 @@ class Plan:
                 f"{len(tr.ext)} input arrays, {len(self.buffers)} reused buffers "
                 f"({nbytes} bytes) serving {len(self.buffer_of)} results "
                 f"({reused} reuses, {self.inplace} in place)"]
+        if self.fused_at:
+            n = sum(len(r.events) for r in self.fused_at.values())
+            head.append(f"# fused: {n} elementwise calls in {len(self.fused_at)} Numba "
+                        "kernels (Note [Fusion] in fuse.py)")
         text = "\n".join(head) + "\n" + self.source
         if self.backward is not None:
             text += ("# its backward (Note [Compiled backward]), over the "
@@ -387,6 +422,12 @@ def _canonical(source: str) -> str:
 
 
 _SLOT_VAR = re.compile(r"\bv\d+\b")
+
+
+def _run_fused():
+    from .fuse import run_fused
+
+    return run_fused
 
 
 def _diff_outs(tr: Trace) -> list:
