@@ -29,7 +29,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FRAMEWORKS = ("torch", "retrograd")
-COMPILED = ("retrograd-compiled", "torch-compiled")
+COMPILED = ("retrograd-compiled", "retrograd-fused", "torch-compiled")
 
 
 def _available(name: str) -> bool:
@@ -53,10 +53,11 @@ def _child(workload: str, framework: str, size: str, threads: int, repeats: int,
         raise SystemExit(f"unknown framework {framework}")
     if workload == "W8":
         return _memory_child(m, size)
-    compiled = framework.endswith("-compiled")
+    compiled = framework.endswith(("-compiled", "-fused"))
     step, grads, (unit, scale) = WORKLOADS[workload](m, size)
     if compiled:
-        step, g, compile_s = _compiled(m, WORKLOADS[workload], size, step, grads)
+        mode = "max-autotune" if framework.endswith("-fused") else None
+        step, g, compile_s = _compiled(m, WORKLOADS[workload], size, step, grads, mode)
     else:
         g = grads()
     for _ in range(2):
@@ -77,7 +78,7 @@ def _child(workload: str, framework: str, size: str, threads: int, repeats: int,
     return out
 
 
-def _compiled(m, make, size, eager_step, eager_grads):
+def _compiled(m, make, size, eager_step, eager_grads, mode=None):
     """The compiled step, gradients to compare with torch's, and the compile time.
     ``grads()`` of a second instance after three compiled steps must equal this
     instance's after three eager steps (they agree when the compiled steps updated
@@ -86,7 +87,7 @@ def _compiled(m, make, size, eager_step, eager_grads):
 
     first = eager_grads()  # (compared with torch's first-step gradients)
     step, grads, _ = make(m, size)
-    compiled = m.compile(step)
+    compiled = m.compile(step, mode=mode)
     t0 = time.perf_counter()
     for _ in range(3):
         compiled()
@@ -189,6 +190,8 @@ def main(argv=None) -> int:
     wls = args.workloads.split(",")
     if "retrograd" in frameworks:
         frameworks.append("retrograd-compiled")
+        if _available("numba"):
+            frameworks.append("retrograd-fused")
     if args.torch_compile and "torch" in frameworks:
         frameworks.append("torch-compiled")
     results: dict = {w: {f: [] for f in frameworks} for w in wls}
@@ -201,9 +204,10 @@ def main(argv=None) -> int:
     print(f"machine: {platform.machine()} {os.cpu_count()} cores, Python "
           f"{platform.python_version()}, threads={args.threads}, size={args.size}")
     tc = "torch-compiled" in frameworks
+    fz = "retrograd-fused" in frameworks
     print(f"{'workload':<9}{'torch':>14}{'retrograd':>14}{'ratio':>8}{'compiled':>14}"
-          f"{'ratio':>8}{'compile s':>10}" + (f"{'torch.compile':>15}{'ratio':>8}" if tc else "")
-          + "  grads")
+          f"{'ratio':>8}{'compile s':>10}" + (f"{'fused':>14}{'ratio':>8}" if fz else "")
+          + (f"{'torch.compile':>15}{'ratio':>8}" if tc else "") + "  grads")
     table = {}
     for w in wls:
         row = {}
@@ -225,6 +229,9 @@ def main(argv=None) -> int:
             cs = f"{c['compile_s']:.2f}"
         line = f"{w:<9}{_fmt(t):>14}{_fmt(r):>14}{ratio:>8}"
         line += f"{_fmt(c) if w != 'W8' else '-':>14}{cratio:>8}{cs:>10}"
+        fr = row.get("retrograd-fused", {"error": "absent"})
+        if fz:
+            line += f"{_fmt(fr) if w != 'W8' else '-':>14}{_ratio(fr, t):>8}"
         if tc:
             tcr = row.get("torch-compiled", {"error": "absent"})
             line += f"{_fmt(tcr) if w != 'W8' else '-':>15}{_ratio(tcr, t):>8}"
@@ -232,12 +239,14 @@ def main(argv=None) -> int:
         if w != "W8" and agree == "ok" and "error" not in c:
             agree = _grads_agree(c, t)
         print(f"{line}  {agree}")
-        for f, res in (("retrograd", r), ("retrograd-compiled", c)):
+        if w != "W8" and agree == "ok" and fz and "error" not in fr:
+            agree = _grads_agree(fr, t)
+        for f, res in (("retrograd", r), ("retrograd-compiled", c), ("retrograd-fused", fr)):
             if "error" in res and res["error"] != "absent":
                 print(f"         {f} error: {res['error']}")
         table[w] = {"torch": t.get("median_s"), "retrograd": r.get("median_s"), "ratio": ratio,
                     "compiled": c.get("median_s"), "compiled_ratio": cratio,
-                    "compile_s": c.get("compile_s")}
+                    "compile_s": c.get("compile_s"), "fused": fr.get("median_s") if fz else None}
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(table, fh, indent=1)
