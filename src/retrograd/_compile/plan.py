@@ -52,21 +52,15 @@ class PlanError(Exception):
 
 
 def _escaping(tr: Trace) -> set:
+    """The slots whose arrays leave the plan: new ``.grad`` arrays, rebound data, outputs
+    and stored values (allocated at every call, never a reused buffer)."""
     out = set()
     for _acc, n in tr.grads:
         if n is not None:
             out.add(n)
     for _acc, n in tr.rebinds:
         out.add(n)
-    stack = [tr.out] + [tmpl for *_w, tmpl in tr.stores]
-    while stack:
-        x = stack.pop()
-        if x.__class__ is Out:
-            out.add(x.n)
-        elif x.__class__ in (tuple, list):
-            stack.extend(x)
-        elif x.__class__ is dict:
-            stack.extend(x.values())
+    out.update(x.n for x in _outs_in([tr.out] + [tmpl for *_w, tmpl in tr.stores]))
     return out
 
 
@@ -455,15 +449,7 @@ def _saved_slots(tr: Trace, slots, events) -> list:
 
 def _outs_in(x):
     """The ``Out`` templates inside an output or store template, in order."""
-    c = x.__class__
-    if c is Out:
-        yield x
-    elif c is tuple or c is list:
-        for v in x:
-            yield from _outs_in(v)
-    elif c is dict:
-        for v in x.values():
-            yield from _outs_in(v)
+    return R.walk_tree(x, Out)
 
 
 def _check_order(events, slots, drawn) -> tuple:

@@ -496,36 +496,31 @@ def _arr_of(args, n: int, rec):
     return None
 
 
-def _has_slot(x) -> bool:
+def walk_tree(x, cls):
+    """The objects of class ``cls`` inside ``x`` and its tuples, lists, dicts, slices and
+    tensor specs (one walk serves every template and argument tree of the tracer)."""
     c = x.__class__
-    if c is Slot:
-        return True
-    if c is tuple or c is list:
-        return any(_has_slot(v) for v in x)
-    if c is dict:
-        return any(_has_slot(v) for v in x.values())
-    if c is slice:
-        return _has_slot(x.start) or _has_slot(x.stop) or _has_slot(x.step)
-    if c is TensorOf:
-        return _has_slot(x.spec)
-    return False
-
-
-def _slots_in(x):
-    c = x.__class__
-    if c is Slot:
+    if c is cls:
         yield x
     elif c is tuple or c is list:
         for v in x:
-            yield from _slots_in(v)
+            yield from walk_tree(v, cls)
     elif c is dict:
         for v in x.values():
-            yield from _slots_in(v)
+            yield from walk_tree(v, cls)
     elif c is slice:
         for v in (x.start, x.stop, x.step):
-            yield from _slots_in(v)
+            yield from walk_tree(v, cls)
     elif c is TensorOf:
-        yield from _slots_in(x.spec)
+        yield from walk_tree(x.spec, cls)
+
+
+def _has_slot(x) -> bool:
+    return next(walk_tree(x, Slot), None) is not None
+
+
+def _slots_in(x):
+    return walk_tree(x, Slot)
 
 
 def view_of(base, offset: int, shape, strides, dtype):
@@ -821,12 +816,7 @@ CONVERSIONS = ("asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "
 
 
 def _holds_traced(x) -> bool:
-    c = x.__class__
-    if c is TracedArray:
-        return True
-    if c is tuple or c is list:
-        return any(_holds_traced(v) for v in x)
-    return False
+    return next(walk_tree(x, TracedArray), None) is not None
 
 
 def conversion_wrapper(name: str, fn):
