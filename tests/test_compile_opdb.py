@@ -14,15 +14,6 @@ import retrograd as R
 from opdb import DB, build, flat, is_tensor, sample_rng
 from retrograd._compile.api import CompiledFunction
 
-# entries whose outputs are random draws: compared after the same seed
-RANDOM = {"bernoulli", "dropout", "multinomial", "normal", "poisson", "rand_like", "randn_like",
-          "randint_like", "rrelu", "binomial", "uniform_", "exponential_", "geometric_",
-          "cauchy_", "log_normal_", "random_", "normal_", "bernoulli_", "feature_alpha_dropout",
-          "alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "gumbel_softmax",
-          "fractional_max_pool2d", "fractional_max_pool3d", "rrelu_with_noise",
-          "_standard_gamma", "_sample_dirichlet", "rrelu_inplace"}
-
-
 def _cases():
     for e in DB:
         base = e.samples(sample_rng(e.name))
