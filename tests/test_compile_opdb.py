@@ -14,6 +14,7 @@ import retrograd as R
 from opdb import DB, build, flat, is_tensor, sample_rng
 from retrograd._compile.api import CompiledFunction
 
+
 def _cases():
     for e in DB:
         base = e.samples(sample_rng(e.name))
