@@ -136,7 +136,7 @@ class Plan:
             if a >= 0 and last[n] > last[a]:
                 last[a] = last[n]
         self.last = last
-        self.fused_at: dict = {}  # Note [Fusion] (fuse.py): first event -> its run
+        self.fused_at: dict = {}  # Note [Fusion] (fuse.py): last event -> its run
         self.fused: set = set()
         if fuse:
             self._fuse(events, slots, keep, escaping)
@@ -160,8 +160,12 @@ class Plan:
                     read_after.update(_reads(ev))
             fr = FU.FusedRun(run, events, slots, read_after)
             if fr.outputs:
-                self.fused_at[run[0]] = fr
+                self.fused_at[run[-1]] = fr  # (it runs where the run's last call was)
                 self.fused.update(run)
+                for s in fr.inputs:  # its inputs live until then
+                    while s >= 0:
+                        self.last[s] = max(self.last[s], run[-1])
+                        s = slots[s].alias
 
     # -- buffers ----------------------------------------------------------------------
     def _assign_buffers(self, events, slots, escaping, last, keep) -> None:
@@ -274,7 +278,7 @@ class Plan:
         env["FUSED"] = _run_fused()
         for i, ev in enumerate(events):
             if not self.keep[i] or (i in self.fused and i not in self.fused_at):
-                continue
+                continue  # (a fused call: its run's kernel runs at the run's last call)
             run = self.fused_at.get(i)
             if run is not None:  # Note [Fusion]: the whole run as one kernel call
                 for s in run.inputs:
