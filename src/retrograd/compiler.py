@@ -24,6 +24,7 @@ Example:
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,7 +40,7 @@ __all__ = ["compile", "explain", "show", "draw_plan", "reset", "disable", "is_co
 #: the backends torch.compile names; every one but "eager" compiles to a plan here
 _BACKENDS = ("inductor", "aot_eager", "eager", "cudagraphs", "openxla", "tvm", "onnxrt")
 _MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
-_LIVE: list = []  # weak book of compiled functions, for reset()
+_LIVE: weakref.WeakSet = weakref.WeakSet()  # the compiled functions alive, for reset()
 
 
 def compile(model: Any = None, *, fullgraph: bool = False, dynamic: bool | None = None,  # noqa: A001
@@ -94,7 +95,7 @@ def compile(model: Any = None, *, fullgraph: bool = False, dynamic: bool | None 
         raise RuntimeError("torch.compile() expects a callable: a function or an "
                            f"nn.Module, not {type(model).__name__}")
     cf = CompiledFunction(model, **settings)
-    _LIVE.append(cf)
+    _LIVE.add(cf)
     return cf
 
 
@@ -123,7 +124,7 @@ def _invalid_backend(name) -> Exception:
 def compiled_call(module, settings: dict) -> CompiledFunction:
     """The compiled form of ``module``'s calls (its hooks included, as torch.compile's)."""
     cf = CompiledFunction(module._call_uncompiled, **settings)
-    _LIVE.append(cf)
+    _LIVE.add(cf)
     return cf
 
 
