@@ -274,6 +274,52 @@ def job_fastpath() -> None:
     base = torch.zeros(3, 2) + r
     dist.all_reduce(base[:, 0])  # a column: a view with gaps
     check(base, [[sum(ranks), r]] * 3, "a column")
+    # which path each kind of tensor takes: the general one makes a Work (and is the
+    # only one with polled waits)
+    from retrograd.distributed import collectives
+
+    made = []
+    real_work = collectives.Work
+
+    def counting_work(*args, **kwargs):
+        made.append(args[1])
+        return real_work(*args, **kwargs)
+
+    collectives.Work = counting_work
+    fast = "general" if poll else "fast"
+
+    def path(t, **kwargs) -> str:
+        del made[:]
+        dist.all_reduce(t, **kwargs)
+        return "general" if made else "fast"
+
+    col = (torch.zeros(3, 2) + r)[:, 1]
+    assert path(col) == "general"  # 1-D with gaps: refused by mpi4py itself
+    check(col, [sum(ranks)] * 3, "a 1-D view with gaps")
+    tr = (torch.arange(6.0).reshape(2, 3) + r).t()  # F-contiguous, not C
+    assert path(tr) == "general"
+    check(tr, (sum(np.arange(6.0).reshape(2, 3) + k for k in ranks)).T, "a transposed view")
+    general = (torch.float16, torch.bfloat16, torch.bool)  # no MPI type, or no MPI SUM
+    for dtype in general + (torch.float64, torch.int64, torch.int32, torch.int16,
+                            torch.int8, torch.uint8):
+        t = torch.ones(3, dtype=dtype)
+        assert path(t) == ("general" if dtype in general else fast), dtype
+        check(t.float(), [1 if dtype is torch.bool else n] * 3, f"dtype {dtype}")
+    p = torch.nn.Parameter(torch.full((2, 2), float(r)))
+    assert path(p) == fast and p._vc[0] == 1
+    check(p.detach(), [[sum(ranks)] * 2] * 2, "a Parameter")
+    t = torch.ones(2, 3)
+    assert path(t, group=dist.group.WORLD, op=dist.ReduceOp.AVG) == fast
+    check(t, [[1.0] * 3] * 2, "AVG on the world group given")
+    ro = torch.from_numpy(np.full(3, float(r), np.float32))
+    ro._data.flags.writeable = False
+    try:  # refused by mpi4py (read-only), then the general path's error, on every rank
+        path(ro)
+    except ValueError as e:
+        assert "read-only" in str(e) and made, (e, made)
+    else:
+        raise AssertionError("a read-only tensor was written")
+    collectives.Work = real_work
     t = torch.ones(5) * (r + 1)
     work = dist.all_reduce(t, async_op=True)
     assert work.wait() is True and work.is_completed()

@@ -29,11 +29,17 @@ __all__ = ["Watchdog", "can_revoke", "revoke_all"]
 # there (Open MPI with mpi_ft_enable, which load_mpi turns on under a launcher, and
 # MPI_THREAD_MULTIPLE), init_process_group starts this thread and collectives wait in
 # blocking MPI calls:
-# - before each, the caller bumps ``seq`` and notes what it waits for and how long it may
-#   (``busy``), and clears ``busy`` after: two attribute stores and an increment;
-# - the thread wakes 20 times a second and, when the same call has waited past its limit,
-#   revokes every communicator of the process group; the call raises at once, and the
-#   caller sends the peers a failure notice (Note [Failure notices]) saying that it gave up;
+# - before each, the caller sets ``fresh`` and notes what it waits for and how long it may
+#   (``busy``), and clears ``busy`` after: three stores of constants (a counter to bump
+#   would make a new int per call, which the all_reduce fast path would feel);
+# - the thread wakes 20 times a second; it clears ``fresh`` and starts the clock when it
+#   finds it set (a new call) and, when it finds ``busy`` without ``fresh`` (the call it
+#   saw last, as no other has started since), compares the time since with the limit:
+#   past it, it revokes every communicator of the process group; the call raises at once,
+#   and the caller sends the peers a failure notice (Note [Failure notices]) saying that
+#   it gave up. (The thread reads and clears ``fresh`` in two steps, with no call between
+#   them where CPython could switch threads; a call that began in between anyway would be
+#   timed from the thread's clock reading, microseconds before the call began.)
 # - a rank dying of an exception sends its notice and then revokes too, so that peers
 #   blocked in a call wake up; a peer whose call fails reads the notice (waiting up to a
 #   second for it: the revocation can overtake it) and raises DistBackendError with it.
@@ -80,14 +86,15 @@ def revoke_all(state) -> None:
 class Watchdog:
     """The thread of Note [Blocking calls and the watchdog] for one process group world.
 
-    A caller about to block bumps ``seq``, sets ``busy`` to ``(operation's name, seconds
-    it may wait)``, and clears ``busy`` afterwards; ``failure`` turns the MPI error a
-    revoked call raised into the ``DistBackendError`` to raise.
+    A caller about to block sets ``fresh`` to True and ``busy`` to ``(operation's name,
+    seconds it may wait)``, and clears ``busy`` afterwards; ``failure_error`` (in
+    process_group.py) turns the MPI error a revoked call raised into the
+    ``DistBackendError`` to raise.
     """
 
     def __init__(self, state, period: float = 0.05):
         self.busy: tuple[str, float] | None = None  # (operation, seconds it may wait)
-        self.seq = 0
+        self.fresh = False  # a call began since the thread last looked
         self.timed_out = ""  # set by the thread when it revoked for a timeout
         self._state = state
         self._period = period
@@ -103,11 +110,13 @@ class Watchdog:
             self._thread.join()
 
     def _run(self) -> None:
-        last, since = -1, 0.0
+        since = 0.0
         while not self._halt.wait(self._period):
-            busy, seq, now = self.busy, self.seq, time.monotonic()
-            if self._state.broken or busy is None or seq != last:
-                last, since = seq, now
+            now = time.monotonic()
+            busy = self.busy
+            if self._state.broken or busy is None or self.fresh:
+                self.fresh = False
+                since = now
                 continue
             op, limit_s = busy
             if now - since > limit_s:
@@ -119,4 +128,4 @@ class Watchdog:
                                   "init_process_group(timeout=...) if the peers are only "
                                   "slow")
                 revoke_all(self._state)
-                last = -1
+                since = now

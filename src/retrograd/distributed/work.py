@@ -118,7 +118,7 @@ class Work:
         MPI = load_mpi()
         dog = state.watchdog
         if dog is not None:  # Note [Blocking calls and the watchdog]
-            dog.seq += 1
+            dog.fresh = True
             dog.busy = (self._op, limit)
             try:
                 MPI.Request.Waitall(self._reqs, self._statuses)
