@@ -439,6 +439,7 @@ def test_compiled_module_and_module_compile():
         for _ in range(4):
             y = m2(R.ones(3))
     assert _replays(m2._compiled_call_impl) >= 1
+    assert "# plan:" in R.compiler.show(m2)  # (a module after .compile() shows its plans)
     np.testing.assert_allclose(y.numpy(), (R.ones(3) @ m2.weight.T + m2.bias).detach().numpy())
 
 

@@ -71,6 +71,22 @@ def compile(model: Any = None, *, fullgraph: bool = False, dynamic: bool | None 
         >>> losses[0] > losses[-1]
         True
     """
+    settings = _settings(fullgraph, dynamic, backend, mode, options, disable)
+    if model is None:
+        return lambda m: compile(m, fullgraph=fullgraph, dynamic=dynamic, backend=backend,
+                                 mode=mode, options=options, disable=disable)
+    if isinstance(model, Module):
+        return OptimizedModule(model, settings)
+    if not callable(model):
+        raise RuntimeError("torch.compile() expects a callable: a function or an "
+                           f"nn.Module, not {type(model).__name__}")
+    return _compiled_function(model, settings)
+
+
+def _settings(fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,
+              disable=False) -> dict:
+    """``compile``'s arguments checked as torch.compile checks them, as the settings of a
+    ``CompiledFunction`` (one place for ``compile`` and ``Module.compile``)."""
     if mode is not None and options is not None:
         raise RuntimeError("Either mode or options can be specified, but both can't be "
                            "specified at the same time.")
@@ -84,18 +100,13 @@ def compile(model: Any = None, *, fullgraph: bool = False, dynamic: bool | None 
             "(the default: retrograd's plan) or backend='eager'.")
     if backend not in _BACKENDS:
         raise _invalid_backend(backend)
-    settings = {"fullgraph": fullgraph, "dynamic": dynamic, "backend": backend,
-                "disable": disable, "fuse": _fusion_asked(mode, options)}
-    if model is None:
-        return lambda m: compile(m, fullgraph=fullgraph, dynamic=dynamic, backend=backend,
-                                 mode=mode, options=options, disable=disable)
-    if isinstance(model, Module):
-        return OptimizedModule(model, settings)
-    if not callable(model):
-        raise RuntimeError("torch.compile() expects a callable: a function or an "
-                           f"nn.Module, not {type(model).__name__}")
-    cf = CompiledFunction(model, **settings)
-    _LIVE.add(cf)
+    return {"fullgraph": fullgraph, "dynamic": dynamic, "backend": backend,
+            "disable": disable, "fuse": _fusion_asked(mode, options)}
+
+
+def _compiled_function(fn, settings: dict) -> CompiledFunction:
+    cf = CompiledFunction(fn, **settings)
+    _LIVE.add(cf)  # (for reset())
     return cf
 
 
@@ -123,9 +134,7 @@ def _invalid_backend(name) -> Exception:
 
 def compiled_call(module, settings: dict) -> CompiledFunction:
     """The compiled form of ``module``'s calls (its hooks included, as torch.compile's)."""
-    cf = CompiledFunction(module._call_uncompiled, **settings)
-    _LIVE.add(cf)
-    return cf
+    return _compiled_function(module._call_uncompiled, settings)
 
 
 class OptimizedModule(Module):
@@ -174,12 +183,7 @@ def _module_compile(self, *args, **kwargs) -> None:
         >>> bool((outs[0] == outs[2]).all())
         True
     """
-    settings = dict(zip(("fullgraph", "dynamic", "backend", "mode", "options", "disable"),
-                        args))
-    settings.update(kwargs)
-    compile(None, **settings)  # (checks the arguments as retrograd.compile does)
-    settings["fuse"] = _fusion_asked(settings.pop("mode", None), settings.pop("options", None))
-    settings.setdefault("backend", "inductor")
+    settings = _settings(*args, **kwargs)
     if self.__dict__.get("_compiled_call_impl") is None:
         self.__dict__["_hook_count"] += 1
     self.__dict__["_compiled_call_impl"] = compiled_call(self, settings)
@@ -239,10 +243,8 @@ def explain(fn: Callable, *args, **kwargs):
     from ._compile.plan import Plan, PlanError
     from ._compile.trace import trace_call
 
-    target = fn._fn if isinstance(fn, CompiledFunction) else fn
-    if isinstance(target, OptimizedModule):
-        target = target._compiled._fn
-    tr = trace_call(target, args, kwargs)
+    cf = _compiled_of(fn)
+    tr = trace_call(fn if cf is None else cf._fn, args, kwargs)
     out = ExplainOutput()
     out.break_reasons = [BreakReason(r, site) for r, site in tr.breaks]
     if not tr.breaks:
@@ -270,10 +272,7 @@ def show(fn) -> str:
         >>> print(torch.compiler.show(f).splitlines()[1].split(",")[0])
         # plan: 2 calls (0 dead ones removed)
     """
-    cf = fn._compiled if isinstance(fn, OptimizedModule) else fn
-    if not isinstance(cf, CompiledFunction):
-        raise TypeError("retrograd.compiler.show expects what retrograd.compile returned, "
-                        f"not {type(fn).__name__}")
+    cf = _compiled_of(fn, "show")
     parts = []
     for i, e in enumerate(cf.entries):
         parts.append(f"# entry {i}: guards {e.guards.source[:200]}"
@@ -289,11 +288,12 @@ def show(fn) -> str:
 
 
 def draw_plan(fn, entry: int | None = None):
-    """A picture of a compiled function's plan (``entry``: which set of guards; the
-    newest plan by default): its calls, the arrays between them, reused buffers, in-place
-    writes, checks and draws, and its compiled backward (Note [Plan pictures] in
-    _compile/picture.py). Returns a ``GraphPicture`` (``.source`` is DOT text,
-    ``.save("plan.svg")`` renders it where Graphviz is installed).
+    """A picture of a compiled function's plan (``entry``: which set of guards, as
+    ``show`` numbers them; the most recently used plan by default): its calls, the
+    arrays between them, reused buffers, in-place writes, checks and draws, and its
+    compiled backward (Note [Plan pictures] in _compile/picture.py). Returns a
+    ``GraphPicture`` (``.source`` is DOT text, ``.save("plan.svg")`` renders it where
+    Graphviz is installed).
 
     Example:
         >>> import retrograd as torch
@@ -305,10 +305,7 @@ def draw_plan(fn, entry: int | None = None):
     """
     from ._compile.picture import plan_picture
 
-    cf = fn._compiled if isinstance(fn, OptimizedModule) else fn
-    if not isinstance(cf, CompiledFunction):
-        raise TypeError("retrograd.compiler.draw_plan expects what retrograd.compile "
-                        f"returned, not {type(fn).__name__}")
+    cf = _compiled_of(fn, "draw_plan")
     plans = [(i, e.plan) for i, e in enumerate(cf.entries) if e.plan is not None]
     if entry is not None:
         plans = [(i, p) for i, p in plans if i == entry]
@@ -316,7 +313,20 @@ def draw_plan(fn, entry: int | None = None):
         raise RuntimeError("no plan to draw yet: a compiled function replays from its third "
                            "call with the same guards (torch.compiler.show says why an entry "
                            "runs eagerly)")
-    return plan_picture(plans[-1][1])
+    return plan_picture(plans[0][1])  # (entries are kept most recently used first)
+
+
+def _compiled_of(fn, who: str | None = None) -> CompiledFunction | None:
+    """The CompiledFunction behind what ``compile`` returned: itself, an OptimizedModule's,
+    or the one ``Module.compile()`` installed. None (``who`` None) or TypeError else."""
+    if isinstance(fn, OptimizedModule):
+        return fn._compiled
+    if isinstance(fn, Module) and fn.__dict__.get("_compiled_call_impl") is not None:
+        return fn._compiled_call_impl
+    if isinstance(fn, CompiledFunction) or who is None:
+        return fn if isinstance(fn, CompiledFunction) else None
+    raise TypeError(f"retrograd.compiler.{who} expects what retrograd.compile returned (or a "
+                    f"module after .compile()), not {type(fn).__name__}")
 
 
 def reset() -> None:

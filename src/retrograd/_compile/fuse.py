@@ -188,8 +188,7 @@ def _compiled(source: str, dtype, consts: tuple):
 
 def run_fused(kernel, shape, dtype, nout: int, *inputs):
     """Call a fused kernel: flat views of the inputs in, new arrays out."""
-    outs = [np.empty(shape, dtype) for _ in range(nout)]
-    n = outs[0].size if outs else int(np.prod(shape))
-    kernel(n, *[np.ascontiguousarray(x).reshape(-1) for x in inputs],
+    outs = [np.empty(shape, dtype) for _ in range(nout)]  # (a run has one at least)
+    kernel(outs[0].size, *[np.ascontiguousarray(x).reshape(-1) for x in inputs],
            *[o.reshape(-1) for o in outs])
     return outs

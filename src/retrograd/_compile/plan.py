@@ -25,7 +25,7 @@ Example:
     >>> from retrograd._compile.plan import Plan
     >>> x = torch.ones(3)
     >>> plan = Plan(trace_call(lambda v: (v * 2).sin(), (x,), {}))
-    >>> plan.run([torch.zeros(3)], ())
+    >>> plan.run([torch.zeros(3)])
     tensor([0., 0., 0.])
 """
 
@@ -37,6 +37,7 @@ import re
 import numpy as np
 
 from .._tensor import _make
+from . import fuse as FU
 from . import record as R
 from .trace import GradOf, Out, Same, Trace
 
@@ -67,14 +68,14 @@ def _escaping(tr: Trace) -> set:
 class Plan:
     """A replayable plan built from a trace (Note [Plans])."""
 
-    def __init__(self, tr: Trace, part: str = "all", fuse: bool = False):
+    def __init__(self, tr: Trace, part: str = "all", fuse: bool = False,
+                 saved: list | None = None):
         self.trace = tr
         self.part = part
         self.fuse = fuse
         rec = tr.rec
         slots = rec.slots
         events = rec.events
-        self.nslots = len(slots)
         lo, hi = 0, len(events)
         self.saved: list = []
         self.backward = None
@@ -85,7 +86,7 @@ class Plan:
         self.inputs: list = []
         if part == "backward":
             escaping = {n for n in tr.bw_outs if n is not None}
-            self.inputs = _saved_slots(tr, slots, events) + list(tr.bw_grads)
+            self.inputs = list(saved) + list(tr.bw_grads)
         else:
             escaping = _escaping(tr)
             if part == "forward":
@@ -147,11 +148,9 @@ class Plan:
         self.source = self._codegen(tr, events, slots)
         self.fn = self._compile_source()
         if self.part == "forward":
-            self.backward = Plan(tr, "backward", fuse)
+            self.backward = Plan(tr, "backward", fuse, self.saved)
 
     def _fuse(self, events, slots, keep, escaping) -> None:
-        from . import fuse as FU
-
         for run in FU.groups(events, slots, keep):
             inside = set(run)
             read_after = set(escaping)
@@ -275,7 +274,7 @@ class Plan:
                 emit(f"    v{s} = {snap}.copy()" if s in self.fresh_copy else
                      f"    v{s} = {snap}")
 
-        env["FUSED"] = _run_fused()
+        env["FUSED"] = FU.run_fused
         for i, ev in enumerate(events):
             if not self.keep[i] or (i in self.fused and i not in self.fused_at):
                 continue  # (a fused call: its run's kernel runs at the run's last call)
@@ -380,7 +379,7 @@ class Plan:
         self.bufs = [np.empty(shape, dt) for shape, dt in self.buffers]
         return ns["replay"]
 
-    def run(self, leaves, _unused=()):
+    def run(self, leaves):
         """Replay for a call whose flattened arguments are ``leaves``."""
         if self.backward is not None:
             return run_with_backward(self, leaves)
@@ -420,12 +419,6 @@ def _canonical(source: str) -> str:
 
 
 _SLOT_VAR = re.compile(r"\bv\d+\b")
-
-
-def _run_fused():
-    from .fuse import run_fused
-
-    return run_fused
 
 
 def _diff_outs(tr: Trace) -> list:

@@ -132,7 +132,7 @@ class SlotInfo:
 class Event:
     """One recorded call: ``fn(*args, **kwargs)`` with slots in the arguments; ``outs``:
     the result's slots (a list, or None for a call whose result is not an array),
-    ``writes``: the slots it writes into, ``site``: the user's line."""
+    ``writes``: the slots it writes into."""
 
     fn: object
     name: str
@@ -141,7 +141,6 @@ class Event:
     outs: list
     writes: tuple = ()
     shape: str = "one"  # "one", "tuple", "list", "none", "scalar"
-    site: str = ""
     pure: bool = True
     meta: dict = field(default_factory=dict)
 

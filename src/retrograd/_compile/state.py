@@ -55,7 +55,6 @@ class Reach:
     objects: list = field(default_factory=list)  # (label, object)
     generators: list = field(default_factory=list)
     leaves: list = field(default_factory=list)  # the flattened arguments
-    treedef: object = None
     roots: list = field(default_factory=list)  # (kind, key, object): what the fn names
 
 
@@ -81,7 +80,7 @@ def reach(fn, args, kwargs) -> Reach:
     from ..optim.optimizer import Optimizer
 
     r = Reach()
-    r.leaves, r.treedef = flatten(args, kwargs)
+    r.leaves = flatten(args, kwargs)[0]
     seen: set = set()
     todo: list = []
     for i, leaf in enumerate(r.leaves):

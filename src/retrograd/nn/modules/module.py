@@ -192,7 +192,6 @@ class Module:
     def _call_uncompiled(self, *args, **kwargs):
         return call_unscoped(self._call_hooked, args, kwargs)
 
-
     def _call_hooked(self, args, kwargs):
         for hid, hook in list(self._forward_pre_hooks.items()):
             if hid in self._forward_pre_hooks_with_kwargs:
