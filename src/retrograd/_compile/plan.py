@@ -169,9 +169,9 @@ class Plan:
     # -- buffers ----------------------------------------------------------------------
     def _assign_buffers(self, events, slots, escaping, last, keep) -> None:
         self.buffer_of: dict = {}  # slot -> buffer index
-        self.buffers: list = []  # (shape, dtype)
+        self.buffers: list = []  # (shape, dtype, memory order)
         self.inplace = 0
-        free: dict = {}  # (shape, dtype) -> [buffer indices]
+        free: dict = {}  # (shape, dtype, memory order) -> [buffer indices]
         held: dict = {}  # buffer index -> slot holding it
         release_at: dict = {}  # event index -> [buffer indices]
         for i, ev in enumerate(events):
@@ -180,13 +180,13 @@ class Plan:
             if _bufferable(ev, slots, escaping):
                 n = ev.outs[0]
                 info = slots[n]
-                key = (info.shape, info.dtype.str)
+                key = (info.shape, info.dtype.str, info.order)
                 b = None
                 if ev.fn.signature is None:  # elementwise: may write over a dying input
                     for s in _reads(ev):
                         bi = self.buffer_of.get(s)
                         if bi is not None and last[s] == i and held.get(bi) == s and \
-                                (slots[s].shape, slots[s].dtype.str) == key and \
+                                (slots[s].shape, slots[s].dtype.str, slots[s].order) == key and \
                                 not _aliased_by_others(slots, s, i, last):
                             b = bi
                             release_at[i].remove(bi) if bi in release_at.get(i, ()) else None
@@ -198,15 +198,15 @@ class Plan:
                         b = pool.pop()
                     else:
                         b = len(self.buffers)
-                        self.buffers.append((info.shape, info.dtype))
+                        self.buffers.append((info.shape, info.dtype, info.order))
                 self.buffer_of[n] = b
                 held[b] = n
                 end = max(last[n], i)
                 release_at.setdefault(end, []).append(b)
             for b in release_at.pop(i, ()):
                 if held.get(b) is not None:
-                    shape, dt = self.buffers[b]
-                    free.setdefault((shape, np.dtype(dt).str), []).append(b)
+                    shape, dt, order = self.buffers[b]
+                    free.setdefault((shape, np.dtype(dt).str, order), []).append(b)
                     held[b] = None
 
     # -- code -------------------------------------------------------------------------
@@ -376,7 +376,7 @@ class Plan:
         code = compile(self.source, "<retrograd.compile plan>", "exec")
         ns: dict = {}
         exec(code, self.env, ns)  # noqa: S102 (code we generated from the trace)
-        self.bufs = [np.empty(shape, dt) for shape, dt in self.buffers]
+        self.bufs = [_buffer(*b) for b in self.buffers]
         return ns["replay"]
 
     def run(self, leaves):
@@ -390,7 +390,7 @@ class Plan:
         """The plan as text: the code, the buffers, what was removed and reused."""
         tr = self.trace
         nbytes = sum(int(np.prod(s, dtype=np.int64)) * np.dtype(d).itemsize
-                     for s, d in self.buffers)
+                     for s, d, _o in self.buffers)
         reused = len(self.buffer_of) - len(self.buffers)
         head = [f"# plan: {sum(self.keep)} calls ({self.removed} dead ones removed), "
                 f"{len(tr.ext)} input arrays, {len(self.buffers)} reused buffers "
@@ -498,6 +498,20 @@ def _reads(ev):
         yield s.n
     for s in R._slots_in(ev.kwargs):
         yield s.n
+
+
+# Note [Buffer layouts]
+# NumPy gives a ufunc's result the memory order of its inputs (order="K"): the sum of two
+# transposed arrays is transposed too. A buffer that stands for such a result is made in
+# the same order (SlotInfo.order), so every later call sees the strides eager code saw:
+# the same speed (a C-order buffer under transposed operands makes the ufunc walk memory
+# across its rows, several times slower on a 256 x 256 gradient) and the same numbers
+# (a reduction's summation order follows the layout).
+def _buffer(shape: tuple, dt, order: tuple):
+    """An empty buffer of ``shape`` whose axes lie in memory in ``order`` (() for C)."""
+    if not order:
+        return np.empty(shape, dt)
+    return np.empty([shape[k] for k in order], dt).transpose(np.argsort(order))
 
 
 def _bufferable(ev, slots, escaping) -> bool:

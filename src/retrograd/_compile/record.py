@@ -126,6 +126,22 @@ class SlotInfo:
     snapshot: object = None  # origin "fresh": its value at first use
     array: object = None  # origin "fresh": the array (until the snapshot is taken)
     label: str = ""  # origin "ext": where it came from (for listings)
+    order: tuple = ()  # origin "event": its axes in memory order, () for C order
+
+
+def memory_order(a) -> tuple:
+    """The axes of ``a`` from the largest stride to the smallest, () for C order (a plan
+    allocates its buffers in the layout eager code got: Note [Buffer layouts] in plan.py).
+
+    Example:
+        >>> memory_order(np.ones((2, 3)).T)
+        (1, 0)
+    """
+    if a.ndim < 2 or a.flags.c_contiguous:
+        return ()
+    st = a.strides
+    order = tuple(sorted(range(a.ndim), key=lambda k: -st[k]))  # (stable: ties stay in order)
+    return () if order == tuple(range(a.ndim)) else order
 
 
 @dataclass
@@ -404,7 +420,8 @@ class Recorder:
                 alias = n
                 break
         m = len(self.slots)
-        self.slots.append(SlotInfo("event", r.shape, r.dtype, event=idx, alias=alias))
+        self.slots.append(SlotInfo("event", r.shape, r.dtype, event=idx, alias=alias,
+                                   order=memory_order(r)))
         ev.outs.append(m)
         return self._as_slot(r, m)
 

@@ -169,7 +169,9 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
                            f"{_legacy(target.dtype)}: class indices are int64 (target.long())")
     nc = input._data.shape[cdim]
     t = target._data
-    if t.__class__ is not np.ndarray or input._data.__class__ is not np.ndarray:
+    if not isinstance(t, np.ndarray) or not isinstance(input._data, np.ndarray):
+        # batched tensors inside vmap (their data is no array); a compile trace's arrays
+        # (ndarray subclasses) take the fused path, its value read becoming a check
         return _nll_by_ops(input, target, weight, ignore_index, reduction, cdim)
     if t.size and (ignore_index < 0 or ignore_index >= nc) and \
             _max_reduce(t.view(_UNSIGNED[t.dtype]), axis=None) < nc:
