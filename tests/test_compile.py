@@ -268,6 +268,51 @@ def test_value_checks_in_library_code_replay_or_fall_back():
         f(R.tensor([0, 1, 2, 7]))
 
 
+def test_cross_entropy_takes_the_fused_nll_path_and_its_check():
+    """Under a trace nll_loss takes its fused node (one kernel each way, as eager), its
+    target check a replayed check: ignored targets fail it and that call runs eagerly."""
+    w = R.randn(5, 3, requires_grad=True)
+
+    @R.compile
+    def f(x, t):
+        loss = R.nn.functional.cross_entropy(x @ w, t)
+        loss.backward()
+        return loss.detach()
+
+    x = R.randn(4, 5)
+    for t in ([0, 1, 2, 0], [2, 2, 1, 0], [1, -100, 2, 0], [0, 0, 0, 1]):
+        t = R.tensor(t)
+        w.grad = None
+        got = f(x, t).numpy()
+        g = w.grad.numpy().copy()
+        w.grad = None
+        want = R.nn.functional.cross_entropy(x @ w, t)
+        want.backward()
+        np.testing.assert_array_equal(got, want.detach().numpy())
+        np.testing.assert_array_equal(g, w.grad.numpy())
+    text = R.compiler.show(f)
+    assert "# nll_backward" in text and "scatter_add" not in text
+    assert _replays(f) >= 2
+
+
+def test_buffers_keep_the_memory_order_eager_code_got():
+    """A buffer standing for the sum of two transposed arrays is transposed too (Note
+    [Buffer layouts]): the reduction after it sums in eager's order, bit for bit."""
+    a, b = R.randn(40, 30), R.randn(40, 30)
+
+    @R.compile
+    def f(a, b):
+        return (a.t() * 3 + b.t() * 2).sum(1)
+
+    want = f(a, b).numpy()
+    for _ in range(3):
+        np.testing.assert_array_equal(f(a, b).numpy(), want)
+    plan = f.entries[0].plan
+    assert any(order == (1, 0) for _shape, _dt, order in plan.buffers)
+    assert all(buf.flags.f_contiguous for buf, (_s, _d, order) in zip(plan.bufs, plan.buffers)
+               if order == (1, 0))
+
+
 # ----------------------------------------------------------------------------------
 # guards and retracing
 
