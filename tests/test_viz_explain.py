@@ -326,3 +326,20 @@ def test_no_markers_from_double_backward_rules():
         with rg.enable_grad():  # a backward inside a user's no_grad block: rules make none
             (x * w).exp().sum().backward()
     assert [(c.op, c.site[1]) for c in recent_cuts()] == [("mul", line)]
+
+
+def test_transforms_leave_no_cut_markers():
+    """func.grad/vmap/jacrev drop their graphs with the library's own detach: no marker
+    (one would make explain_grad blame a detach() the user never wrote)."""
+    w = rg.ones(3, requires_grad=True)
+    x = rg.ones(4, 3)
+
+    def loss(p, xb):
+        return (xb * p).sum()
+
+    rg.func.vmap(rg.func.grad(loss), in_dims=(None, 0))(w, x)
+    rg.func.jacrev(lambda p: p * w)(w)
+    rg.func.linearize(lambda p: p.sin(), w)
+    assert recent_cuts() == []
+    w.detach()  # the user's own detach still leaves one
+    assert [c.op for c in recent_cuts()] == ["detach()"]

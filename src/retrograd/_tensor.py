@@ -377,10 +377,17 @@ class Tensor:
             >>> torch.ones(1, requires_grad=True).detach().requires_grad
             False
         """
-        t = _make(self._data)
-        t._vc = self._vc
+        t = self._detached()
         if self._rg:
             _cut_mark("detach", "detach()", self, t)
+        return t
+
+    def _detached(self) -> Tensor:
+        """``detach()`` for the library's own use (a transform dropping its graph, a
+        saved-tensor hook's view): no cut marker, which stands for a user's cut (Note
+        [Cut markers]) and walks the graph to find its leaves."""
+        t = _make(self._data)
+        t._vc = self._vc
         return t
 
     def detach_(self) -> Tensor:

@@ -146,9 +146,9 @@ def _strip(t):
     tan = get_tangent(t)
     if not t._rg and (tan is None or not tan._rg):
         return t
-    d = t.detach()
+    d = t._detached()  # (the transform's own cut: no marker, Note [Cut markers])
     if tan is not None:
-        set_tangent(d, tan.detach() if tan._rg else tan)
+        set_tangent(d, tan._detached() if tan._rg else tan)
     return d
 
 
@@ -503,7 +503,7 @@ def linearize(func: Callable, *primals) -> tuple:
     p_leaves, p_spec = _flatten(primals)
     for p in p_leaves:
         _check_tensor(p, "linearize")
-    p_leaves = [p.detach() for p in p_leaves]
+    p_leaves = [p._detached() for p in p_leaves]
 
     def jvp_fn(*tangents):
         t_leaves, t_spec = _flatten(tangents)

@@ -42,7 +42,7 @@ class _Hooks(threading.local):
         for s in node._saved:
             if s.__class__ is _OutputSlot:
                 o = outs if node._nout == 1 else outs[s.k]
-                t = _detached_view(o)
+                t = o._detached()
                 new.append(_Packed(pack(t), unpack, True, s.k))
             elif isinstance(s, _node._Tensor):
                 src = None
@@ -55,12 +55,6 @@ class _Hooks(threading.local):
         node._saved = new
         node._ver = [0 if isinstance(x, _Packed) else None for x in new]
         node._out = None
-
-
-def _detached_view(o):
-    t = _node._make(o._data)
-    t._vc = o._vc
-    return t
 
 
 HOOKS = _Hooks()
