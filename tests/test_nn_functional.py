@@ -533,3 +533,25 @@ def test_nll_target_checks_like_torch(target, ignore, dtype):
         except (IndexError, RuntimeError) as e:
             res.append((type(e).__name__, str(e).split(":")[0]))
     assert res[0] == res[1]
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("case", ["inf_in_ignored_row", "all_ignored", "zero_class_weight"])
+def test_nll_ignored_rows_add_nothing_like_torch(case, reduction):
+    """PyTorch's kernel skips ignored targets: a -inf in an ignored row gives no nan, and
+    every target ignored gives zero gradients (the mean's 0/0 loss is nan); a target of
+    zero class weight still gives -0 * inf = nan under the mean."""
+    x0 = np.array([[-np.inf, 0.0, 1.0], [0.5, -1.0, 2.0], [1.0, 0.0, -0.5]], np.float32)
+    t0, w0 = {"inf_in_ignored_row": ([-100, 1, 2], None),
+              "all_ignored": ([-100, -100, -100], None),
+              "zero_class_weight": ([1, 1, -100], [1.0, 0.0, 1.0])}[case]
+    out = []
+    for lib in (torch, R):
+        x = lib.tensor(x0, requires_grad=True)
+        w = None if w0 is None else lib.tensor(w0)
+        loss = lib.nn.functional.nll_loss(x, lib.tensor(t0), weight=w, reduction=reduction)
+        loss.sum().backward()
+        out.append((loss.detach().numpy(), x.grad.numpy()))
+    (tl, tg), (rl, rg) = out
+    np.testing.assert_array_equal(rl, tl)
+    np.testing.assert_array_equal(rg, tg)

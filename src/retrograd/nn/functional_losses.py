@@ -191,7 +191,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
         else:
             w = weight._data[safe]
             w = _make(w if valid is None else w * valid.astype(weight._data.dtype))
-        return apply(TN.nll, (input, w), (safe, reduction))
+        return apply(TN.nll, (input, w), (safe, reduction, valid))
     if valid is None:
         valid = np.ones(t.shape, bool)
     picked = input.gather(cdim, _make(np.expand_dims(safe, cdim))).squeeze(cdim)

@@ -732,7 +732,8 @@ backward_hook = Op("backward_hook", None, _identity_many_vjp,
 # (PyTorch's NllLossBackward0) instead of gather, squeeze, neg, mul, sum and div: the
 # loss of a small network is then one step of the backward pass, not six. ``w`` is
 # the per-sample weight (class weight of the target, 0 where ignored), not
-# differentiable, as in PyTorch. p = (target indices, reduction).
+# differentiable, as in PyTorch. p = (target indices, reduction, mask of the targets
+# that are not ignored or None).
 
 
 _ARANGE: dict = {}
@@ -750,11 +751,14 @@ def _rows(n: int):
 
 
 def _nll_fwd(logp, w, p):
-    # w is None when no sample is ignored and there is no class weight (all ones)
-    idx, reduction = p
+    # w is None when no sample is ignored and there is no class weight (all ones); valid
+    # (None: every target counts) marks the targets that are not ignore_index
+    idx, reduction, valid = p
     loss = np.negative(logp[_rows(idx.shape[0]), idx])
     if w is not None:
         loss *= w
+    if valid is not None:  # ignored rows add 0 whatever they hold: -inf * 0 is no nan
+        loss[~valid] = 0  # (PyTorch's kernel skips them)
     if reduction == "none":
         return loss
     total = _add_reduce(loss)
@@ -765,10 +769,12 @@ def _nll_fwd(logp, w, p):
 
 def _nll_bwd_fwd(g, w, p):
     # the gradient of _nll_fwd: -w * g (/ sum(w) for the mean) at each (row, target)
-    idx, reduction, shape, dt = p
+    idx, reduction, valid, shape, dt = p
     if reduction == "mean":
         g = g / (_add_reduce(w) if w is not None else g.dtype.type(idx.shape[0]))
     coef = np.negative(g if w is None else w * g)
+    if valid is not None:  # ignored rows get 0, even from an inf or nan g (every target
+        coef[~valid] = 0  # ignored makes the mean's g/0 inf: PyTorch skips those rows)
     out = np.zeros(shape, dt)
     out[_rows(idx.shape[0]), idx] = coef
     return out
@@ -781,7 +787,7 @@ nll = Op("nll", _nll_fwd,
                                        n._p + (n.input_shape(0), n.input_dtype(0))), None],
          (1,), node_name="NllLossBackward0", nondiff=(1,))  # the target has no slot
 nll_backward = Op("nll_backward", _nll_bwd_fwd,
-                  lambda g, s, n, needs: [apply(nll, (g, s[0]), n._p[:2]), None],
+                  lambda g, s, n, needs: [apply(nll, (g, s[0]), n._p[:3]), None],
                   (1,), node_name="NllLossBackwardBackward0")
 
 
