@@ -310,13 +310,12 @@ class Plan:
                 out = f"b{self.buffer_of[ev.outs[0]]}"
             elif _positional_out(ev):
                 out, kwargs = expr(kwargs["out"][0]), {}
-            if out is not None and ev.fn.__class__ is _ufunc and not kwargs and \
-                    len(ev.args) == ev.fn.nin:  # Note [Positional out]
-                args += f", {out}"
-            elif out is not None:
-                kwargs = {**kwargs, "out": R.Const(None)}
-            kw = ", ".join(f"{k}={out if k == 'out' and out is not None else expr(v)}"
-                           for k, v in kwargs.items())
+            kw = ", ".join(f"{k}={expr(v)}" for k, v in kwargs.items())
+            if out is not None:
+                if ev.fn.__class__ is _ufunc and not kwargs and len(ev.args) == ev.fn.nin:
+                    args += f", {out}"  # Note [Positional out]
+                else:
+                    kw = (kw + ", " if kw else "") + f"out={out}"
             call = f"{fn}({args}{', ' if args and kw else ''}{kw})"
             note = f"  # {ev.name}"  # (the listing's reader: which call this is)
             if ev.shape == "one":
