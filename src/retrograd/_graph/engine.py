@@ -145,7 +145,9 @@ def make_grads(outputs: list, grads: list, create_graph: bool) -> list:
                 if not o.dtype.is_floating_point:
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {o.dtype}")
-                g = _make(np.ones(o._data.shape, o._data.dtype))
+                d = np.empty(o._data.shape, o._data.dtype)  # (np.ones: two Python calls)
+                d.fill(1)
+                g = _make(d)
             out.append(g)
             continue
         if not isinstance(g, _Tensor):
@@ -435,8 +437,14 @@ def _schedule(task: GraphTask, heap: list) -> None:
                     g = _conform(g, node, i, shape, dt, nbatch)
             d = deps[child] - 1
             deps[child] = d
-            if d == 0 and child.__class__ is AccumulateGrad and _leaf_now(child, heap, ready):
-                _accumulate_now(task, child, g)  # (Note [Leaves accumulate at once])
+            if d == 0 and child.__class__ is AccumulateGrad and not child._hooked and (
+                    not heap or heap[0][0] > _LAST_FIRST) and (not ready or not _is_first(ready)):
+                # (Note [Leaves accumulate at once]: written out, as the chain fast path)
+                buf = buffers.pop(child, None)
+                if buf is not None and buf[0] is not None:
+                    g = buf[0] if g is None else buf[0] + g
+                if g is not None:
+                    _accumulate(task, child, g)
                 continue
             if g is not None:
                 buf = buffers.get(child)
@@ -459,28 +467,11 @@ def _schedule(task: GraphTask, heap: list) -> None:
         node = ready or None
 
 
-def _accumulate_now(task: GraphTask, leaf, g) -> None:
-    """A leaf made ready by the edge that brings ``g``: its buffered gradient (if any)
-    and ``g`` accumulate at once, without a buffer for ``g``."""
-    buf = task.buffers.pop(leaf, None)
-    if buf is not None and buf[0] is not None:
-        g = buf[0] if g is None else buf[0] + g
-    if g is not None:
-        _accumulate(task, leaf, g)
-
-
 def _one_slot(nout: int, nr: int, g) -> list:
     """The gradient buffer of a node with ``nout`` outputs holding ``g`` at ``nr``."""
     buf = [None] * nout
     buf[nr] = g
     return buf
-
-
-def _leaf_now(leaf, heap: list, ready) -> bool:
-    """Whether a leaf just made ready may accumulate at once (Note [Leaves accumulate at
-    once]): no hooks, and no node that runs first waits, in the heap or held aside."""
-    return not leaf._hooked and (not heap or heap[0][0] > _LAST_FIRST) and (
-        not ready or not _is_first(ready))
 
 
 def _conform(g, node, i: int, shape: tuple, dt, nbatch):

@@ -246,7 +246,10 @@ def record(op: Op, outs, inputs, p=None, nout: int = 1, depth: int = 2):
     (``depth``: see ``user_site``)."""
     node = _new_node(Node)
     node._op = op
-    node._edges = [_operand_edge(node, i, x) for i, x in enumerate(inputs)]
+    edges = []  # (a loop: a comprehension is one more call per op)
+    for i, x in enumerate(inputs):
+        edges.append(_operand_edge(node, i, x))
+    node._edges = edges
     node._p = p
     node._nout = nout
     node._seq = _next_seq()

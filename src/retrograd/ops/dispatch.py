@@ -342,6 +342,12 @@ def apply(op, inputs, p=None, nout: int = 1, differentiable: bool = True):
         a = inputs[0]
         a = a._data if isinstance(a, Tensor) else a
         out = op.fwd(a) if p is None else op.fwd(a, p)
+    elif n == 3:  # addmm (nn.Linear), where, addcmul, lerp
+        a, b, c = inputs
+        a = a._data if isinstance(a, Tensor) else a
+        b = b._data if isinstance(b, Tensor) else b
+        c = c._data if isinstance(c, Tensor) else c
+        out = op.fwd(a, b, c) if p is None else op.fwd(a, b, c, p)
     else:
         datas = [x._data if isinstance(x, Tensor) else x for x in inputs]
         out = op.fwd(*datas) if p is None else op.fwd(*datas, p)
