@@ -220,12 +220,12 @@ def record1(op: Op, out, a, p=None):
     return node
 
 
-def record2(op: Op, out, a, b):
+def record2(op: Op, out, a, b, p=None):
     """``record`` for two operands (Tensors or numbers), one of which requires grad."""
     node = _new_node(Node)
     node._op = op
     node._edges = (_operand_edge(node, 0, a), _operand_edge(node, 1, b))
-    node._p = None
+    node._p = p
     node._nout = 1
     node._seq = _next_seq()
     node._site = user_site(4)  # user_site, record, unary/binary, wrapper: ours
@@ -315,8 +315,10 @@ def _save(node, op: Op, outs, inputs, nout: int) -> None:
         xb = b if isinstance(a, Tensor) and a._rg else None
         # (addmm of a bias alone that requires grad saves nothing: the node may run again)
         node._saved = [xa, xb] if xa is not None or xb is not None else Kept([None, None])
-        node._ver = [xa._vc[0] if isinstance(xa, Tensor) else None,
-                     xb._vc[0] if isinstance(xb, Tensor) else None]
+        va = xa._vc[0] if isinstance(xa, Tensor) else None
+        vb = xb._vc[0] if isinstance(xb, Tensor) else None
+        # no tensor saved (``x * 2.0`` keeps the number): nothing to check at unpacking
+        node._ver = None if va is None and vb is None else [va, vb]
         node._out = None
         return
     if plan == SAVE_INPUT0 or plan == SAVE_INPUTS:

@@ -261,9 +261,7 @@ def binary(op, a, b, p=None) -> Tensor:
     if (ta and a._rg) or (tb and b._rg):
         if STATE.enabled:
             if op.vjp is not None:
-                node = record2(op, t, a, b)
-                if p is not None:
-                    node._p = p
+                record2(op, t, a, b, p)
             elif kind == "bool" and STATE.cut_watch is not None:  # None: inside backward
                 _cut_mark("comparison", op.name, a if ta and a._rg else b, t)
         elif STATE.cut_watch:
