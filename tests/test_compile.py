@@ -334,6 +334,53 @@ def test_guards_retrace_on_shape_dtype_grad_mode_and_training_flag():
     assert f.recompile_reasons[-1] == "grad mode changed"
 
 
+def test_guard_fast_forms_catch_what_their_sources_catch():
+    """Note [Guard expressions]: the one expression reads each tensor's array, a
+    module's __dict__ and an optimizer's group once; every change still misses, with
+    the standalone check's reason."""
+    def misses(f, call, reason):
+        n = len(f.entries)
+        call()
+        assert len(f.entries) == n + 1, "no retrace"
+        assert reason in f.recompile_reasons[-1], f.recompile_reasons[-1]
+
+    g = R.compile(lambda x: (x * 2).sum())
+    for _ in range(3):
+        g(R.ones(4, 3))
+    assert ":=" in g.entries[0].guards.source
+    misses(g, lambda: g(R.ones(4, 3, dtype=R.float64)), "dtype is no longer torch.float32")
+    misses(g, lambda: g(R.ones(3, 4).t()), "memory layout changed")
+
+    lin = R.nn.Linear(3, 2)
+    opt = R.optim.SGD(lin.parameters(), lr=0.1)
+    x = R.ones(4, 3)
+
+    def step():
+        opt.zero_grad(set_to_none=False)
+        lin(x).sum().backward()
+        opt.step()
+
+    f = R.compile(step)
+    for _ in range(3):
+        f()
+
+    def set_lr():
+        opt.param_groups[0]["lr"] = 0.2
+        f()
+
+    def set_in_features():
+        lin.in_features = 4
+        f()
+
+    def drop_grad():
+        lin.weight.grad = None
+        f()
+
+    misses(f, set_lr, "['lr'] is no longer 0.1")
+    misses(f, set_in_features, "in_features is no longer 3")
+    misses(f, drop_grad, "weight.grad is now None")
+
+
 def test_recompile_limit_warns_once_and_runs_eagerly():
     f = R.compile(lambda x: x + 1)
     with warnings.catch_warnings(record=True) as w:

@@ -175,19 +175,28 @@ def _names(code) -> list:
 # guards (Note [Guards])
 
 
+# Note [Guard expressions]
+# A replay's guards cost about 70 ns per check (W3: 146 checks, 10 us of a 120 us call),
+# so the one expression is written for speed: a check may carry a *fast form* besides
+# its standalone source, and the fast forms of a tensor's checks share its array
+# through an assignment expression (``(d3 := o7._data).shape == (64, 32) and
+# d3.dtype == o9 and d3.strides == (128, 4)``: one attribute read, not three). The
+# expression is evaluated left to right and stops at the first failing check, so a
+# name is always bound before a later fast form reads it. ``explain_miss`` runs the
+# standalone sources, one by one.
 class Guards:
     """The checks a plan depends on: ``check(leaves)`` is one compiled expression."""
 
     def __init__(self, checks: list, env: dict):
-        self.checks = checks  # (source, description)
+        self.checks = checks  # (source, description[, fast form]): Note [Guard expressions]
         self.env = env
-        src = " and ".join(f"({c})" for c, _ in checks) or "True"
+        src = " and ".join(f"({c[2] if len(c) > 2 else c[0]})" for c in checks) or "True"
         self.source = src
         self.check = eval(f"lambda L: {src}", env)  # noqa: S307 (our own expressions)
 
     def explain_miss(self, leaves) -> str:
         """The first check that fails for ``leaves`` (a recompile reason)."""
-        for c, what in self.checks:
+        for c, what, *_ in self.checks:
             try:
                 ok = eval(f"lambda L: {c}", self.env)(leaves)  # noqa: S307
             except Exception:  # noqa: BLE001 (a check on something that changed kind)
@@ -268,20 +277,27 @@ def build_guards(fn, found: Reach) -> Guards:
             # (the module's own count, kept by every register and remove: Note [Module
             # call fast path] in nn/modules/module.py)
             hooks = obj.__dict__.get("_hook_count", 0)
+            md = ref(None)  # the module's __dict__, read once (Note [Guard expressions])
             checks.append((f"{o}.__dict__.get('_hook_count', 0) == {hooks}",
-                           f"{label}: hooks were added or removed"))
+                           f"{label}: hooks were added or removed",
+                           f"({md} := {o}.__dict__).get('_hook_count', 0) == {hooks}"))
             for k, v in vars(obj).items():
-                if k[0] != "_" and _value_ok(v):
+                if k[0] != "_" and k != "training" and _value_ok(v):  # (training: above)
                     checks.append((f"{o}.__dict__.get({k!r}) == {ref(v)}",
-                                   f"{label}.{k} is no longer {v!r}"))
+                                   f"{label}.{k} is no longer {v!r}",
+                                   f"{md}.get({k!r}) == {_literal(v, ref)}"))
         elif isinstance(obj, Optimizer):
             o = ref(obj)
             for gi, g in enumerate(obj.param_groups):
+                pg = ref(None)  # the group, read once (Note [Guard expressions])
+                first = True
                 for k, v in g.items():
                     if k != "params" and _value_ok(v):
+                        group = f"({pg} := {o}.param_groups[{gi}])" if first else pg
+                        first = False
                         checks.append((f"{o}.param_groups[{gi}].get({k!r}) == {ref(v)}",
                                        f"{label}.param_groups[{gi}][{k!r}] is no longer "
-                                       f"{v!r}"))
+                                       f"{v!r}", f"{group}.get({k!r}) == {_literal(v, ref)}"))
             checks.append((_state_layout_check(o, obj, ref),
                            f"{label}: the optimizer's state changed layout"))
     checks.append((f"STATE.enabled is {STATE.enabled}", "grad mode changed"))
@@ -290,23 +306,36 @@ def build_guards(fn, found: Reach) -> Guards:
     return Guards(checks, env)
 
 
+def _literal(v, ref) -> str:
+    """``v`` written into a guard: an int, bool, string or None as a literal, anything
+    else (a float: ``inf`` has no literal) by reference."""
+    return repr(v) if v is None or v.__class__ in (int, bool, str) else ref(v)
+
+
 def _tensor_checks(expr: str, t: Tensor, label: str, ref) -> list:
     d = t._data
+    a = ref(None)  # (a fresh name for the fast forms' array: Note [Guard expressions])
+    shape, dtype = (f"{expr}._data.shape == {d.shape!r}", f"{expr}._data.dtype == {ref(d.dtype)}")
+    none = "is None" if t._gfn is None else "is not None"
     out = [(f"{expr}.__class__ is {ref(t.__class__)}", f"{label} is no longer a tensor"),
-           (f"{expr}._data.shape == {d.shape!r}", f"{label}.shape is no longer "
-            f"{tuple(d.shape)}"),
-           (f"{expr}._data.dtype == {ref(d.dtype)}", f"{label}.dtype is no longer "
-            f"{D.FROM_NP[d.dtype] if d.dtype in D.FROM_NP else d.dtype}"),
-           (f"{expr}._data.strides == {d.strides!r}", f"{label}'s memory layout changed"),
+           (shape, f"{label}.shape is no longer {tuple(d.shape)}",
+            f"({a} := {expr}._data).shape == {d.shape!r}"),
+           (dtype, f"{label}.dtype is no longer "
+            f"{D.FROM_NP[d.dtype] if d.dtype in D.FROM_NP else d.dtype}",
+            f"{a}.dtype == {dtype.rsplit(' ', 1)[1]}"),
+           (f"{expr}._data.strides == {d.strides!r}", f"{label}'s memory layout changed",
+            f"{a}.strides == {d.strides!r}"),
            (f"{expr}._rg is {t._rg}", f"{label}.requires_grad is no longer {t._rg}"),
-           (f"({expr}._gfn is None) is {t._gfn is None}",
+           (f"{expr}._gfn {none}",
             f"{label} {'became' if t._gfn is None else 'is no longer'} a graph output"),
-           (f"({expr}._grad is None) is {t._grad is None}",
+           (f"{expr}._grad {'is None' if t._grad is None else 'is not None'}",
             f"{label}.grad is {'no longer' if t._grad is None else 'now'} None")]
     if t._grad is not None:
         g = t._grad._data
+        gdt = ref(g.dtype)
         out.append((f"{expr}._grad._data.shape == {g.shape!r} and {expr}._grad._data.dtype "
-                    f"== {ref(g.dtype)}", f"{label}.grad changed shape or dtype"))
+                    f"== {gdt}", f"{label}.grad changed shape or dtype",
+                    f"({a} := {expr}._grad._data).shape == {g.shape!r} and {a}.dtype == {gdt}"))
     if t._base is not None:
         out.append((f"{expr}._base is {ref(t._base)}", f"{label} is a view of another base"))
     return out
