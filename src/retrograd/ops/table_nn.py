@@ -452,7 +452,7 @@ def _row_max(x, dim):
         shape[dim] = 1
         return np.zeros(shape, x.dtype)
     tot = np.vdot(m, m)  # cheaper than a sum on small arrays
-    if not tot - tot == 0:
+    if not math.isfinite(tot):  # (not tot - tot: inf - inf warns in NumPy)
         m = np.where(m == -np.inf, 0, m)
     return m
 
@@ -755,23 +755,39 @@ def _nll_fwd(logp, w, p):
     # (None: every target counts) marks the targets that are not ignore_index
     idx, reduction, valid = p
     loss = np.negative(logp[_rows(idx.shape[0]), idx])
-    if w is not None:
-        loss *= w
     if valid is not None:  # ignored rows add 0 whatever they hold: -inf * 0 is no nan
         loss[~valid] = 0  # (PyTorch's kernel skips them)
+    if w is not None:
+        loss *= w
     if reduction == "none":
         return loss
     total = _add_reduce(loss)
     if reduction == "sum":
         return total
-    return total / (_add_reduce(w) if w is not None else logp.dtype.type(idx.shape[0]))
+    den = _total_weight(w, idx.shape[0], total.dtype)
+    if den:
+        return total / den
+    with np.errstate(divide="ignore", invalid="ignore"):  # (Note below)
+        return total / den
+
+
+# A mean over a total weight of 0 (every target ignored, or weighted 0) is PyTorch's
+# nan (0/0), and its gradient nan or inf; NumPy would warn about the division, PyTorch
+# does not: that rare case runs under np.errstate.
+def _total_weight(w, n: int, dt):
+    """The denominator of nll's mean: the sum of the per-sample weights, or ``n``."""
+    return _add_reduce(w) if w is not None else dt.type(n)
 
 
 def _nll_bwd_fwd(g, w, p):
     # the gradient of _nll_fwd: -w * g (/ sum(w) for the mean) at each (row, target)
     idx, reduction, valid, shape, dt = p
     if reduction == "mean":
-        g = g / (_add_reduce(w) if w is not None else g.dtype.type(idx.shape[0]))
+        den = _total_weight(w, idx.shape[0], g.dtype)
+        if not den:  # nan or inf: without NumPy's warnings (the note above)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return _nll_bwd_fwd(g / den, w, (idx, "sum", valid, shape, dt))
+        g = g / den
     coef = np.negative(g if w is None else w * g)
     if valid is not None:  # ignored rows get 0, even from an inf or nan g (every target
         coef[~valid] = 0  # ignored makes the mean's g/0 inf: PyTorch skips those rows)
