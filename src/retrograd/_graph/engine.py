@@ -439,12 +439,7 @@ def _schedule(task: GraphTask, heap: list) -> None:
             deps[child] = d
             if d == 0 and child.__class__ is AccumulateGrad and not child._hooked and (
                     not heap or heap[0][0] > _LAST_FIRST) and (not ready or not _is_first(ready)):
-                # (Note [Leaves accumulate at once]: written out, as the chain fast path)
-                buf = buffers.pop(child, None)
-                if buf is not None and buf[0] is not None:
-                    g = buf[0] if g is None else buf[0] + g
-                if g is not None:
-                    _accumulate(task, child, g)
+                _accumulate_now(task, child, g)  # (Note [Leaves accumulate at once])
                 continue
             if g is not None:
                 buf = buffers.get(child)
@@ -465,6 +460,16 @@ def _schedule(task: GraphTask, heap: list) -> None:
             push(heap, (_heap_key(ready, first), ready))
             ready = None
         node = ready or None
+
+
+def _accumulate_now(task: GraphTask, leaf, g) -> None:
+    """A leaf made ready by the edge that brings ``g``: its buffered gradient (if any)
+    and ``g`` accumulate at once, without a buffer for ``g``."""
+    buf = task.buffers.pop(leaf, None)
+    if buf is not None and buf[0] is not None:
+        g = buf[0] if g is None else buf[0] + g
+    if g is not None:
+        _accumulate(task, leaf, g)
 
 
 def _one_slot(nout: int, nr: int, g) -> list:
