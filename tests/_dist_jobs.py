@@ -243,6 +243,31 @@ def job_timeout() -> None:
         sys.exit(3)
 
 
+def job_in_status() -> None:
+    """failure_error on MPI_ERR_IN_STATUS (how Testall/Waitall report a request that
+    failed): a peer's failure once its notice is there, else MPI's error given back."""
+    import retrograd.distributed as dist
+    from retrograd.distributed import process_group as pg
+    from retrograd.distributed._mpi import load_mpi
+
+    dist.init_process_group()
+    MPI = load_mpi()
+    err = MPI.Exception(MPI.ERR_IN_STATUS)
+    t0 = time.monotonic()
+    assert pg.failure_error(pg.STATE, "all_reduce", err) is err  # no notice, no revocation
+    assert time.monotonic() - t0 < 10
+    pg.STATE.broken = "rank 1 raised ValueError: the data file is missing"
+    e = pg.failure_error(pg.STATE, "all_reduce", err)
+    assert isinstance(e, dist.DistBackendError), e
+    assert "rank 1 raised ValueError: the data file is missing; this rank cannot finish " \
+        "all_reduce without it" in str(e), e
+    pg.STATE.broken = ""
+    other = MPI.Exception(MPI.ERR_TRUNCATE)
+    assert pg.failure_error(pg.STATE, "all_reduce", other) is other
+    dist.destroy_process_group()
+    print("rank 0/1 ok in_status", flush=True)
+
+
 def job_fastpath() -> None:
     """all_reduce's blocking fast path (Note [The all_reduce fast path]): taken under
     mpiexec unless RETROGRAD_DIST_POLL=1, in place with one version bump, and equal to

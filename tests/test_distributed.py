@@ -49,11 +49,21 @@ def test_a_rank_that_raises_stops_the_others_with_its_error(mode, poll):
     assert proc.returncode != 0
     for r in (0, 2):
         # they learn of it from rank 1's notice at once, long before the 60 s timeout
-        line = next(x for x in proc.stdout.splitlines() if x.startswith(f"rank {r} caught"))
+        line = next((x for x in proc.stdout.splitlines() if x.startswith(f"rank {r} caught")),
+                    None)
+        assert line is not None, f"rank {r} did not catch it:\n{proc.stdout}\n{proc.stderr}"
         assert "rank 1 raised ValueError: the data file is missing" in line, line
         assert "cannot finish all_reduce" in line
     assert "was not stopped" not in proc.stdout
     assert "ValueError: the data file is missing" in proc.stderr
+
+
+def test_a_failed_request_in_a_status_is_a_peer_failure_only_with_its_notice():
+    # a peer that dies before its notice is read makes Testall/Waitall raise
+    # MPI_ERR_IN_STATUS: the notice, when it comes, still names the rank and its error
+    proc = run_job(1, "in_status")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "rank 0/1 ok in_status" in proc.stdout, proc.stdout + proc.stderr
 
 
 @pytest.mark.parametrize("poll", ["0", "1"], ids=["blocking", "polled"])

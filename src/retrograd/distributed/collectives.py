@@ -184,9 +184,13 @@ def _run(work: Work, async_op: bool):
 #   versions) before anything is sent: the general path again. mpi4py would accept an
 #   F-contiguous (transposed) array and reduce it in memory order, pairing the wrong
 #   elements with a peer whose tensor has another layout: hence the flags for 2-D and up;
-# - marks the watchdog with stores of constants (no counter, whose new int costs).
+# - marks the watchdog with stores of constants (no counter, whose new int costs);
+# - tests for a tensor by reading ``_data`` (an AttributeError sends anything else to the
+#   general path, which names the mistake), not by type() and isinstance.
 # That makes ~6,200 instructions: the rest over raw mpi4py is the call itself, the tests
-# above, the watchdog's marks and the version bump, each needed.
+# above, the watchdog's marks and the version bump, each needed. (Counted on the main
+# thread alone, callgrind --separate-threads=yes under mpiexec -n 1: raw 4,318, this path
+# 6,661; ~1,700 of the difference is the interpreter running this function's bytecode.)
 _STATE = _pg_state.STATE
 _NATIVE_SUM = tuple(np.dtype(t) for t in (
     np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8,
@@ -230,14 +234,13 @@ def all_reduce(tensor: Tensor, op=ReduceOp.SUM, group: ProcessGroup | None = Non
         >>> dist.destroy_process_group()
     """
     dog = _STATE.watchdog
-    if dog is not None and (op is _SUM or op is _AVG) and not async_op and (
-            type(tensor) is Tensor or isinstance(tensor, Tensor)):
+    if dog is not None and (op is _SUM or op is _AVG) and not async_op:
         # Note [The all_reduce fast path]
-        a = tensor._data
         try:
-            mtype = _MPI_TYPES[a.dtype]
-        except KeyError:  # no MPI type, or no MPI SUM (float16, bool, byte-swapped, ...)
-            return _all_reduce(tensor, op, group, async_op)
+            a = tensor._data
+            buf = (a, _MPI_TYPES[a.dtype])
+        except (AttributeError, KeyError):  # not a tensor (the general path says so), or
+            return _all_reduce(tensor, op, group, async_op)  # no MPI SUM for the type
         if a.ndim < 2 or a.flags.c_contiguous:
             if group is None:
                 pg = _STATE.world  # (set while the watchdog runs)
@@ -248,7 +251,7 @@ def all_reduce(tensor: Tensor, op=ReduceOp.SUM, group: ProcessGroup | None = Non
             dog.fresh = True
             dog.busy = pg.all_reduce_watch
             try:
-                pg.comm.Allreduce(_IN_PLACE, (a, mtype))  # op: MPI.SUM
+                pg.comm.Allreduce(_IN_PLACE, buf)  # op: MPI.SUM
             except _MPIError as e:
                 raise failure_error(_STATE, "all_reduce", e, dog.timed_out) from None
             except (BufferError, ValueError):

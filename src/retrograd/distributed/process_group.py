@@ -500,7 +500,12 @@ def _stop_failure_channel() -> None:
 def peer_failure() -> str | None:
     """The notice a failed peer sent, if one has arrived (polled by waits)."""
     req = STATE.fail_req
-    if req is None or not req.Test():
+    if req is None:
+        return None
+    try:
+        if not req.Test():
+            return None
+    except Exception:  # (ULFM: a peer died; the receive from any rank stays posted)
         return None
     STATE.fail_req = None
     raw = bytes(STATE.fail_buf).rstrip(b"\0")
@@ -562,8 +567,12 @@ def failure_error(state, op: str, err: BaseException, timed_out: str = ""):
     MPI = load_mpi()
     failed = (MPI.ERR_REVOKED, MPI.ERR_PROC_FAILED,
               getattr(MPI, "ERR_PROC_FAILED_PENDING", -1))
-    # (MPI_Waitall reports a revoked request as MPI_ERR_IN_STATUS)
-    if err.Get_error_class() not in failed and not _any_revoked(state):
+    # MPI_Waitall and MPI_Testall report a request that failed (revoked, or its peer
+    # died) as MPI_ERR_IN_STATUS: that is a peer's failure when a communicator is revoked
+    # or the peer's notice arrives (below), else an ordinary error given back
+    cls, revoked = err.Get_error_class(), _any_revoked(state)
+    in_status = cls == MPI.ERR_IN_STATUS and not revoked
+    if cls not in failed and not in_status and not revoked:
         return err
     rank = state.world.rank() if state.world is not None else -1
     if timed_out and not state.broken:  # this rank's own timeout: tell the peers
@@ -579,6 +588,8 @@ def failure_error(state, op: str, err: BaseException, timed_out: str = ""):
             break
         time.sleep(0.002)
     why = state.broken
+    if not why and in_status:
+        return err  # no peer said it failed, nothing was revoked
     if not why:
         why = (f"{op} failed: another rank gave up on the process group (its timeout "
                f"passed or it saw a peer fail): {err}")
