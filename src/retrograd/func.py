@@ -88,16 +88,16 @@ def _flatten(tree) -> tuple:
 
 
 def _unflatten(leaves, spec):
-    it = iter(leaves)
+    return _build(spec, iter(leaves))
 
-    def build(sp):
-        if sp is None:
-            return next(it)
-        if sp[0] is dict:
-            return {k: build(s) for k, s in zip(sp[1], sp[2])}
-        return sp[0](build(s) for s in sp[1])
 
-    return build(spec)
+def _build(sp, it):
+    # (not a closure calling itself: a reference cycle per call; see vmap._build)
+    if sp is None:
+        return next(it)
+    if sp[0] is dict:
+        return {k: _build(s, it) for k, s in zip(sp[1], sp[2])}
+    return sp[0](_build(s, it) for s in sp[1])
 
 
 def _spec_str(spec) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import threading
 import warnings
+import weakref
 
 import numpy as np
 
@@ -43,14 +44,24 @@ class _Phantom:
     """The ``_data`` of a BatchedTensor: an array's metadata (shape, dtype, one element's
     strides) and nothing else; every read of values raises (Note [Batched tensors])."""
 
-    __slots__ = ("shape", "dtype", "_src")
+    __slots__ = ("shape", "dtype", "_ref")
     base = ()  # not None: the in-place paths take their branch for memory they cannot write
     __array_priority__ = 1e6
 
     def __init__(self, shape, dtype, src):
         self.shape = tuple(shape)
         self.dtype = dtype
-        self._src = src
+        # Note [Phantoms refer weakly]: the BatchedTensor whose ``_data`` this is holds it,
+        # so a strong reference back would be a cycle: every batched tensor of a vmap call
+        # (with its physical tensor, graph and arrays) garbage left for the cyclic
+        # collector instead of freed when the last reference goes
+        self._ref = src if src is None or src.__class__ is _REF else _REF(src)
+
+    @property
+    def _src(self):
+        """The BatchedTensor this phantom stands for (None once it is gone)."""
+        r = self._ref
+        return None if r is None else r()
 
     @property
     def ndim(self) -> int:
@@ -92,7 +103,7 @@ class _Phantom:
     def astype(self, dtype, *args, **kwargs):
         """The same values in another dtype, still standing for the batched tensor (an op's
         parameter taken from it: the per-element fallback casts each element's values)."""
-        return _Phantom(self.shape, np.dtype(dtype), self._src)
+        return _Phantom(self.shape, np.dtype(dtype), self._ref)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         raise _no_rule(f"numpy.{ufunc.__name__}")
@@ -153,6 +164,9 @@ def _no_rule(what: str) -> RuntimeError:
         "rule. Move this computation out of the function given to vmap, "
         "or write it with retrograd ops (each op has a batching rule or a per-element "
         "fallback).")
+
+
+_REF = weakref.ref
 
 
 def _phantom(shape, dtype, src) -> _Phantom:
@@ -450,7 +464,7 @@ def _substitute(p, index, levels):
         return v[tuple(min(i, s - 1) for i, s in zip(index, v.shape))]
     if p.__class__ is _Phantom:
         src = p._src
-        if p.shape != src._data.shape:
+        if src is None or p.shape != src._data.shape:
             raise _no_rule("an op's parameter derived from a batched tensor")
         vals = physical(src, levels)._data
         vals = vals[tuple(min(i, s - 1) for i, s in zip(index, vals.shape))]

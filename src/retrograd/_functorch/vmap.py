@@ -84,18 +84,20 @@ def tree_unflatten(leaves, spec: TreeSpec):
         >>> tree_unflatten([1, 2, 3], tree_flatten((0, [0, 0]))[1])
         (1, [2, 3])
     """
-    it = iter(leaves)
+    return _build(spec, iter(leaves))
 
-    def build(sp):
-        if sp.kind is None:
-            return next(it)
-        kids = [build(c) for c in sp.children]
-        if sp.kind is dict or issubclass(sp.kind, dict):
-            return sp.kind(zip(sp.context, kids))
-        if sp.context is not None:  # a namedtuple
-            return sp.kind(*kids)
-        return sp.kind(kids)
-    return build(spec)
+
+def _build(sp: TreeSpec, it):
+    # (a module function, not a closure calling itself: that closure and its cell would
+    # be a reference cycle, garbage left for the cyclic collector at every call)
+    if sp.kind is None:
+        return next(it)
+    kids = [_build(c, it) for c in sp.children]
+    if sp.kind is dict or issubclass(sp.kind, dict):
+        return sp.kind(zip(sp.context, kids))
+    if sp.context is not None:  # a namedtuple
+        return sp.kind(*kids)
+    return sp.kind(kids)
 
 
 def _broadcast_to_and_flatten(prefix, spec: TreeSpec):
