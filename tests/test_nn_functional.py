@@ -557,3 +557,24 @@ def test_nll_ignored_rows_add_nothing_like_torch(case, reduction):
     (tl, tg), (rl, rg) = out
     np.testing.assert_array_equal(rl, tl)
     np.testing.assert_array_equal(rg, tg)
+
+
+@pytest.mark.parametrize("p", [2, 3])
+def test_norm_gradient_at_a_zero_norm_is_silent_like_torch(p):
+    """A row of zeros has norm 0: PyTorch's norm_backward masks the 0/0 (gradient 0), with
+    no warning (a WGAN-GP penalty whose input gradient has a zero row meets it); the
+    second derivative there is nan (NumPy still warns about that 0/0: not checked)."""
+    a0 = np.array([[0.0, 0.0, 0.0], [1.0, -2.0, 2.0]])
+    out = []
+    for lib in (torch, R):
+        x = lib.tensor(a0, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            (g,) = lib.autograd.grad(x.norm(p, dim=1).sum(), x, create_graph=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            (gg,) = lib.autograd.grad(g.sum(), x)
+        out.append((g.detach().numpy(), gg.numpy()))
+    (tg, tgg), (rg, rgg) = out
+    np.testing.assert_allclose(rg, tg, rtol=1e-12)
+    np.testing.assert_allclose(rgg, tgg, rtol=1e-12)

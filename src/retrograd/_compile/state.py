@@ -62,16 +62,19 @@ def flatten(args, kwargs) -> tuple[list, object]:
     """The leaves of ``(args, kwargs)`` (tensors, numbers, other objects) and the
     structure to rebuild them."""
     leaves: list = []
+    return leaves, _walk((tuple(args), dict(kwargs)), leaves)
 
-    def walk(x):
-        c = x.__class__
-        if c is tuple or c is list:
-            return (c.__name__, tuple(walk(v) for v in x))
-        if c is dict:
-            return ("dict", tuple((k, walk(v)) for k, v in x.items()))
-        leaves.append(x)
-        return None
-    return leaves, walk((tuple(args), dict(kwargs)))
+
+def _walk(x, leaves: list):
+    # (a module function: a closure calling itself would be a reference cycle holding
+    # the call's arguments until the cyclic collector runs)
+    c = x.__class__
+    if c is tuple or c is list:
+        return (c.__name__, tuple(_walk(v, leaves) for v in x))
+    if c is dict:
+        return ("dict", tuple((k, _walk(v, leaves)) for k, v in x.items()))
+    leaves.append(x)
+    return None
 
 
 def reach(fn, args, kwargs) -> Reach:

@@ -160,19 +160,21 @@ class GradScaler:
                 self._lazy_init_scale_growth_tracker()
             return outputs * self._scale
 
-        def apply_scale(val):
-            if isinstance(val, Tensor):
-                if self._scale is None:
-                    self._lazy_init_scale_growth_tracker()
-                return val * self._scale
-            if isinstance(val, abc.Iterable):
-                it = map(apply_scale, val)
-                if isinstance(val, (list, tuple)):
-                    return type(val)(it)
-                return it
-            raise ValueError("outputs must be a Tensor or an iterable of Tensors")
+        return self._apply_scale(outputs)
 
-        return apply_scale(outputs)
+    def _apply_scale(self, val):
+        # (a method, not a closure calling itself: that would be a reference cycle holding
+        # the scaled outputs and their graph until the cyclic collector runs)
+        if isinstance(val, Tensor):
+            if self._scale is None:
+                self._lazy_init_scale_growth_tracker()
+            return val * self._scale
+        if isinstance(val, abc.Iterable):
+            it = map(self._apply_scale, val)
+            if isinstance(val, (list, tuple)):
+                return type(val)(it)
+            return it
+        raise ValueError("outputs must be a Tensor or an iterable of Tensors")
 
     def _unscale_grads_(self, optimizer, inv_scale, found_inf, allow_fp16: bool) -> dict:
         per_dtype: dict = defaultdict(list)

@@ -1335,7 +1335,9 @@ def norm_backward(gk, a, ok, ordv, dims):
     # case by case: the masks sit where PyTorch puts them, so the first derivative at a
     # zero norm is 0 and the second is nan (0/0 behind the mask)
     if ordv == 2:
-        return gk * _where(ok == 0, 0.0, a / ok)
+        with np.errstate(divide="ignore", invalid="ignore"):  # 0/0 behind the mask, silent
+            q = a / ok                                         # as PyTorch's masked_fill_
+        return gk * _where(ok == 0, 0.0, q)
     if ordv == 1:
         return gk * a.sign()
     if ordv == 0:
@@ -1349,7 +1351,9 @@ def norm_backward(gk, a, ok, ordv, dims):
         scaled = a.sign() * _where(a == 0, 0.0, a.abs().pow(ordv - 1))
         return scaled * gk * ok.pow(1 - ordv)
     scaled = a.sign() * a.abs().pow(ordv - 1) if ordv < 2 else a * a.abs().pow(ordv - 2)
-    return scaled * _where(ok == 0, 0.0, gk / ok.pow(ordv - 1))
+    with np.errstate(divide="ignore", invalid="ignore"):  # (as above)
+        q = gk / ok.pow(ordv - 1)
+    return scaled * _where(ok == 0, 0.0, q)
 
 
 def _norm_fwd(a, p):

@@ -462,6 +462,21 @@ class Optimizer:
                 sd = result
         return sd
 
+    def _cast_state(self, param, value, groups, param_id=None, key=None):
+        """A loaded state value moved to ``param``'s dtype and device as PyTorch's
+        load_state_dict does, through dicts, lists and tuples (a method, not a closure
+        calling itself: that cycle would keep the loaded state dict until the cyclic
+        collector runs)."""
+        if isinstance(value, Tensor):
+            return self._process_value_according_to_param_policy(
+                param, value, param_id, groups, key)
+        if isinstance(value, dict):
+            return {k: self._cast_state(param, v, groups, param_id, k)
+                    for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return type(value)(self._cast_state(param, v, groups, param_id) for v in value)
+        return value
+
     @staticmethod
     def _process_value_according_to_param_policy(param: Tensor, value: Tensor, param_id,
                                                  param_groups, key=None) -> Tensor:
@@ -501,21 +516,11 @@ class Optimizer:
         id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
                           chain.from_iterable(g["params"] for g in groups)))
 
-        def cast(param, value, param_id=None, key=None):
-            if isinstance(value, Tensor):
-                return self._process_value_according_to_param_policy(
-                    param, value, param_id, state_dict["param_groups"], key)
-            if isinstance(value, dict):
-                return {k: cast(param, v, param_id, k) for k, v in value.items()}
-            if isinstance(value, (list, tuple)):
-                return type(value)(cast(param, v, param_id) for v in value)
-            return value
-
         state: defaultdict = defaultdict(dict)
         for k, v in state_dict["state"].items():
             if k in id_map:
                 param = id_map[k]
-                state[param] = cast(param, v, k)
+                state[param] = self._cast_state(param, v, state_dict["param_groups"], k)
             else:
                 state[k] = v
 
