@@ -464,8 +464,12 @@ def get_group_rank(group: ProcessGroup, global_rank: int) -> int:
 # in a collective sees it on its next poll and raises DistBackendError naming the rank
 # and its error. A peer that vanishes without a word (killed) trips the timeout instead.
 # The dying rank also arms an alarm of one timeout, so that MPI's finalisation, which
-# waits for the others, cannot keep it alive forever.
+# waits for the others, cannot keep it alive forever. Open MPI's launcher ends the whole
+# job as soon as one rank exits with an error, so a peer killed before it read the notice
+# would say nothing: the notice goes by synchronous sends (each complete once the peer's
+# receive has taken it, up to 2 s) and the dying rank then waits _NOTICE_GRACE_S more.
 _NOTICE_BYTES = 1024
+_NOTICE_GRACE_S = 0.25
 
 
 def _start_failure_channel(world) -> None:
@@ -525,11 +529,19 @@ def notify_failure(text: str) -> None:
     msg = np.zeros(_NOTICE_BYTES, np.uint8)
     raw = text.encode("utf-8")[:_NOTICE_BYTES - 1]
     msg[:len(raw)] = np.frombuffer(raw, np.uint8)
-    reqs = [comm.Isend(msg, dest=p) for p in range(n) if p != me]
-    deadline = time.monotonic() + 2.0
-    MPI = load_mpi()
-    while reqs and not MPI.Request.Testall(reqs) and time.monotonic() < deadline:
-        time.sleep(0.001)
+    # synchronous sends: each completes once the peer's posted receive has taken it (the
+    # peer was inside an MPI call), not when the message is merely buffered here, so this
+    # rank does not exit (and the launcher kill the job) before the peers have it
+    try:
+        reqs = [comm.Issend(msg, dest=p) for p in range(n) if p != me]
+        deadline = time.monotonic() + 2.0
+        MPI = load_mpi()
+        while reqs and not MPI.Request.Testall(reqs) and time.monotonic() < deadline:
+            time.sleep(0.001)
+    except Exception:  # a peer already gone (ULFM): the others have what reached them
+        return
+    # then a moment for them to read it and say so before the launcher ends the job
+    time.sleep(_NOTICE_GRACE_S)
 
 
 def _excepthook(etype, value, tb) -> None:
