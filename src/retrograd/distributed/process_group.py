@@ -467,7 +467,8 @@ def get_group_rank(group: ProcessGroup, global_rank: int) -> int:
 # waits for the others, cannot keep it alive forever. Open MPI's launcher ends the whole
 # job as soon as one rank exits with an error, so a peer killed before it read the notice
 # would say nothing: the notice goes by synchronous sends (each complete once the peer's
-# receive has taken it, up to 2 s) and the dying rank then waits _NOTICE_GRACE_S more.
+# receive has taken it, up to 2 s), and the dying rank, once it has also revoked the
+# communicators, waits _NOTICE_GRACE_S more.
 _NOTICE_BYTES = 1024
 _NOTICE_GRACE_S = 0.25
 
@@ -539,9 +540,7 @@ def notify_failure(text: str) -> None:
         while reqs and not MPI.Request.Testall(reqs) and time.monotonic() < deadline:
             time.sleep(0.001)
     except Exception:  # a peer already gone (ULFM): the others have what reached them
-        return
-    # then a moment for them to read it and say so before the launcher ends the job
-    time.sleep(_NOTICE_GRACE_S)
+        pass
 
 
 def _excepthook(etype, value, tb) -> None:
@@ -550,6 +549,9 @@ def _excepthook(etype, value, tb) -> None:
         notify_failure(f"rank {me} raised {etype.__name__}: {value}")
         if STATE.watchdog is not None:  # peers waiting in blocking calls: make them fail
             revoke_all(STATE)
+        # a moment for the peers to read the notice and say so before this rank exits and
+        # the launcher ends the job (Note [Failure notices])
+        time.sleep(_NOTICE_GRACE_S)
         if hasattr(signal, "SIGALRM"):
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
             signal.alarm(max(1, int(STATE.world.timeout.total_seconds()) + 1))
