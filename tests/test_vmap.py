@@ -405,4 +405,3 @@ def test_function_without_vmap_support_is_refused_like_torch():
             fn.vmap(_cube(m, True, True).apply)(m.ones(2, 2))
         msgs.append(str(e.value))
     assert msgs[:2] == msgs[2:]
-
