@@ -170,7 +170,30 @@ def _matmul_fwd(a, b):
         # loops slowly over stacks with a contraction of 1; einsum computes each product
         # into a zeroed output, so a -0.0 product is +0.0, as matmul's sum gives it
         return np.einsum("...ik,...kj->...ij", a, b)
+    if a.ndim > 2 and b.ndim >= 2 and not any(b.strides[:-2]):
+        folded = _fold_rows(a, b)
+        if folded is not None:
+            return folded
     return np.matmul(a, b)
+
+
+# Note [Folding a shared matrix]
+# A stack of matrices times one matrix (``b`` 2-D, or a stack whose batch strides are all
+# 0: an expanded weight, as vmap's physical graph has for an unbatched nn.Linear) is one
+# product of a's rows: (B*m, k) @ (k, n), one BLAS call, as PyTorch's matmul folds
+# tensor1's batch into its rows (and torch.func's batch rule for linear does). NumPy's
+# matmul would call gemv once per stack element, reading the whole matrix each time
+# (W9's first layer: 64 reads of a 784x128 weight, 0.87 ms against one gemm's fraction).
+def _fold_rows(a, b):
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    if batch != a.shape[:-2] or 0 in b.shape[:-2]:  # b's batch is larger (or empty)
+        return None
+    b2 = b[(0,) * (b.ndim - 2)] if b.ndim > 2 else b
+    m, k = a.shape[-2:]
+    rows = m
+    for d in batch:
+        rows *= d
+    return _dot(a.reshape(rows, k), b2).reshape(batch + (m, b2.shape[-1]))
 
 
 _MM_RULES = (_mm_rule_a, _mm_rule_b)
