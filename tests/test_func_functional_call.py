@@ -312,3 +312,37 @@ def test_grad_through_tied_weights_sums_both_uses():
         return lib.func.grad(lambda a: lib.func.functional_call(m, {"a": a}, x).sum())(
             lib.zeros(2)).tolist()
     assert run(torch) == run(R) == [3.0, 4.0]
+
+
+@pytest.mark.parametrize("transform", ["vmap_grad", "vmap_jacrev"])
+def test_per_sample_weight_grads_have_torch_func_values_and_strides(transform):
+    """An unbatched nn.Linear under vmap(grad): each sample's weight gradient is a
+    contiguous (out, in) matrix, as torch.func's (Note [Linear under vmap])."""
+    t, r = _pair(lambda lib: lib.nn.Sequential(lib.nn.Linear(5, 4), lib.nn.ReLU(),
+                                               lib.nn.Linear(4, 3)))
+    x = rng.standard_normal((6, 5)).astype(np.float32)
+    y = np.array([0, 1, 2, 1, 0, 2])
+    res = []
+    for lib, m in ((torch, t), (R, r)):
+        def loss(p, xb, yb, lib=lib, m=m):
+            out = lib.func.functional_call(m, p, (xb.unsqueeze(0),))
+            return lib.nn.functional.cross_entropy(out, yb.unsqueeze(0))
+
+        def outputs(p, xb, lib=lib, m=m):
+            return lib.func.functional_call(m, p, (xb.unsqueeze(0),)).squeeze(0)
+        params = {k: v.detach() for k, v in m.named_parameters()}
+        if transform == "vmap_grad":
+            f = lib.func.vmap(lib.func.grad(loss), in_dims=(None, 0, 0))
+            res.append(f(params, lib.tensor(x), lib.tensor(y)))
+        else:
+            f = lib.func.vmap(lib.func.jacrev(outputs), in_dims=(None, 0))
+            res.append(f(params, lib.tensor(x)))
+    for k in res[0]:
+        want, got = res[0][k], res[1][k]
+        assert tuple(got.shape) == tuple(want.shape), k
+        if transform == "vmap_grad":
+            assert got.stride() == want.stride(), (k, got.stride(), want.stride())
+        else:  # jacrev's output dim is outermost in memory here; each matrix row-major
+            assert got.stride()[2:] == want.stride()[2:], (k, got.stride(), want.stride())
+        np.testing.assert_allclose(_np(got), _np(want), rtol=1e-5, atol=1e-6)
+        np.testing.assert_array_equal(np.signbit(_np(got)), np.signbit(_np(want)))

@@ -21,8 +21,8 @@ from .._tensor import Tensor
 
 __all__ = ["BatchCall", "pointwise", "reduction", "dim_at", "view_shape", "view_dims",
            "view_prefix", "unbatched_first", "matmul_rule", "same", "t_rule", "expand_rule",
-           "diagonal_rule", "cat_rule", "addmm_rule", "conv_rule",
-           "gather_rule", "NoBatchingRule", "PER_ELEMENT", "per_element_under_vmap",
+           "diagonal_rule", "cat_rule", "addmm_rule", "conv_rule", "gather_rule",
+           "keep_layout_with", "NoBatchingRule", "PER_ELEMENT", "per_element_under_vmap",
            "RANDOM", "random_under_vmap"]
 
 
@@ -196,12 +196,48 @@ def matmul_rule(c: BatchCall):
     lifted = BatchCall(c.op, (a, b), c.batched, c.nb, c.sizes, None, c.run)
     a = _lift(lifted, 0, rank) if c.batched[0] else a
     b = _lift(lifted, 1, rank) if c.batched[1] else b
-    out = a.matmul(b)
+    if c.batched[1] and rb == 2 and _LAYOUT_KEEPING and _expanded_column_major(b._data):
+        out = c.run.apply_other(_LAYOUT_KEEPING[0], (a, b), None)  # Note [Linear under vmap]
+    else:
+        out = a.matmul(b)
     if rb == 1:
         out = out.squeeze(out.dim() - 1)
     if ra == 1:
         out = out.squeeze(out.dim() - (1 if rb == 1 else 2))
     return out
+
+
+# Note [Linear under vmap]
+# PyTorch's gradient of addmm/mm for a column-major mat2, such as nn.Linear's W.t(), is
+# ``grad.t().mm(mat1).t()`` (mm_mat2_backward), so W's gradient comes out contiguous;
+# torch.func batches that formula, and per-sample weight gradients are contiguous
+# (B, out, in) stacks. vmap here differentiates the physical graph instead, where an
+# unbatched weight under grad is an expanded stack of W.t() (batch strides 0, each matrix
+# column-major). ``x @ W.t()`` is recorded for it with a matmul record whose gradient
+# for b is ``(g.mT @ x).mT`` (table_matmul registers it here): per sample a contiguous
+# (out, in) matrix, transposed back by W.t()'s node, with rows of the input's length
+# (NumPy writes such outer products faster than rows of the output's length). Its
+# forward is matmul's, folded into one BLAS call (Note [Folding a shared matrix]).
+_LAYOUT_KEEPING: list = []
+
+
+def keep_layout_with(op) -> None:
+    """Register the matmul record used for an expanded column-major ``b`` under vmap
+    (Note [Linear under vmap]).
+
+    Example:
+        >>> from retrograd.ops.batch_rules import _LAYOUT_KEEPING
+        >>> len(_LAYOUT_KEEPING)
+        1
+    """
+    _LAYOUT_KEEPING[:] = [op]
+
+
+def _expanded_column_major(d) -> bool:
+    st = d.strides
+    if d.ndim < 3 or any(st[:-2]) or d.shape[-2] < 2 or d.shape[-1] < 2:
+        return False
+    return st[-2] == d.itemsize and st[-1] == d.itemsize * d.shape[-2]
 
 
 def same(c: BatchCall):

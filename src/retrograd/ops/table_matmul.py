@@ -16,7 +16,7 @@ import numpy as np
 from .._grad_mode import STATE
 from .._tensor import _make
 from ._core import Op
-from .batch_rules import addmm_rule, matmul_rule
+from .batch_rules import addmm_rule, keep_layout_with, matmul_rule
 from .dispatch import apply, view_apply
 from .jvp_rules import jvp_multilinear
 from .public import LOWER_PRECISION_FP
@@ -71,6 +71,14 @@ def _mm_rule_b(g, s, n):
         return a.unsqueeze(-1) * g.unsqueeze(-2)
     if bnd == 1:
         return (a.mT @ g.unsqueeze(-1)).squeeze(-1)
+    if bnd == 2 and a.ndim > 2 and g.ndim == a.ndim:
+        # a stack times one matrix: the matrix's gradient is one product over all the
+        # stack's rows, (k, B*m) @ (B*m, n), as PyTorch's folded matmul has it, not B
+        # products summed afterwards (Note [Folding a shared matrix])
+        rows = 1
+        for d in a.shape[:-1]:
+            rows *= d
+        return a.reshape(rows, a.shape[-1]).mT @ g.reshape(rows, g.shape[-1])
     return a.mT @ g
 
 
@@ -170,10 +178,15 @@ def _matmul_fwd(a, b):
         # loops slowly over stacks with a contraction of 1; einsum computes each product
         # into a zeroed output, so a -0.0 product is +0.0, as matmul's sum gives it
         return np.einsum("...ik,...kj->...ij", a, b)
-    if a.ndim > 2 and b.ndim >= 2 and not any(b.strides[:-2]):
-        folded = _fold_rows(a, b)
-        if folded is not None:
-            return folded
+    if a.ndim > 2 and b.ndim >= 2:
+        if not any(b.strides[:-2]):
+            folded = _fold_rows(a, b)
+            if folded is not None:
+                return folded
+        elif b.shape[-1] == 1 and not any(a.strides[:-2]):
+            folded = _fold_columns(a, b)
+            if folded is not None:
+                return folded
     return np.matmul(a, b)
 
 
@@ -184,6 +197,8 @@ def _matmul_fwd(a, b):
 # tensor1's batch into its rows (and torch.func's batch rule for linear does). NumPy's
 # matmul would call gemv once per stack element, reading the whole matrix each time
 # (W9's first layer: 64 reads of a 784x128 weight, 0.87 ms against one gemm's fraction).
+# The mirror case, one shared matrix times a stack of columns (``a`` expanded, ``b`` of
+# shape (..., k, 1): vmap's W @ x.mT, Note [Linear under vmap]), is (B, k) @ a.T.
 def _fold_rows(a, b):
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     if batch != a.shape[:-2] or 0 in b.shape[:-2]:  # b's batch is larger (or empty)
@@ -194,6 +209,18 @@ def _fold_rows(a, b):
     for d in batch:
         rows *= d
     return _dot(a.reshape(rows, k), b2).reshape(batch + (m, b2.shape[-1]))
+
+
+def _fold_columns(a, b):
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    if batch != b.shape[:-2] or 0 in a.shape[:-2]:
+        return None
+    a2 = a[(0,) * (a.ndim - 2)]
+    m, k = a2.shape
+    rows = 1
+    for d in batch:
+        rows *= d
+    return _dot(b.reshape(rows, k), a2.T).reshape(batch + (m, 1))
 
 
 _MM_RULES = (_mm_rule_a, _mm_rule_b)
@@ -269,6 +296,20 @@ mm_ops["matmul"] = Op("matmul", _matmul_fwd, _MM_RULES, (0, 1), save_if=((1,), (
                       node_name="UnsafeViewBackward0", jvp=jvp_multilinear, batch_ok=True,
                       autocast=LOWER_PRECISION_FP, batch=matmul_rule)
 
+
+
+def _mm_rule_b_layout(g, s, n):
+    # b an expanded column-major matrix (vmap's W.t()): its gradient computed as the
+    # transpose of the product in the other order, as mm_mat2_backward does for a
+    # column-major mat2 (Note [Linear under vmap]); a gradient batched by
+    # is_grads_batched (a leading dim more) broadcasts through
+    return (g.mT @ s[0]).mT
+
+
+keep_layout_with(Op("matmul", _matmul_fwd, (_mm_rule_a, _mm_rule_b_layout), (0, 1),
+                    save_if=((1,), (0,)), node_name="UnsafeViewBackward0",
+                    jvp=jvp_multilinear, batch_ok=True, autocast=LOWER_PRECISION_FP,
+                    batch=matmul_rule))
 
 # addmm: beta * input + alpha * (mat1 @ mat2) in one node, as PyTorch's AddmmBackward0
 # (inputs in its order: input, mat1, mat2; nn.functional.linear is addmm(b, x, W.t())).
