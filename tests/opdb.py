@@ -131,6 +131,8 @@ INTERNAL_OPS = {
     "constant_pad": "the kernel behind nn.functional.pad (an nn-layer op, tested with nn)",
     "overlap_self": "an overlapping view's values under an in-place op (Note "
                     "[In-place ops on overlapping views]); tested in test_fuzz_fixes_overlap.py",
+    "matmul_keep_layout": "vmap's product for an expanded column-major matrix "
+                          "(Note [Linear under vmap]); tested in test_func_functional_call.py",
 }
 
 

@@ -49,6 +49,27 @@ def test_stack_times_shared_matrix_matches_torch(shape_a, shape_b, how, dtype):
     np.testing.assert_allclose(rb.grad.numpy(), tb.grad.numpy(), **tol)
 
 
+@pytest.mark.parametrize("batch", [(5,), (2, 3), (0,)])
+def test_shared_matrix_times_stack_of_columns_matches_torch(batch):
+    """``W.expand(...) @ x`` with x a stack of columns, as vmap records ``x @ W.t()``
+    (Note [Linear under vmap]): one product (B, k) @ W.T."""
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal((4, 6)).astype(np.float32)
+    x = rng.standard_normal(batch + (6, 1)).astype(np.float32)
+    outs = []
+    for lib in (torch, R):
+        tw = lib.tensor(w, requires_grad=True)
+        tx = lib.tensor(x, requires_grad=True)
+        out = tw.expand(batch + (4, 6)) @ tx
+        out.backward(lib.ones(tuple(out.shape)))
+        outs.append((out, tw.grad, tx.grad))
+    for want, got in zip(outs[0], outs[1]):
+        assert tuple(got.shape) == tuple(want.shape)
+        assert got.is_contiguous() == want.is_contiguous()
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-5,
+                                   atol=1e-5)
+
+
 def test_stack_times_shared_matrix_is_one_product(monkeypatch):
     """The folded product takes no np.matmul (which calls BLAS once per stack element)."""
     a, w = R.randn(64, 1, 784), R.randn(128, 784)
@@ -60,6 +81,8 @@ def test_stack_times_shared_matrix_is_one_product(monkeypatch):
     monkeypatch.setattr(np, "matmul", per_stack)
     out = a @ w.t()
     out_expanded = a @ w.t().expand(64, 784, 128)
+    columns = w.expand(64, 128, 784) @ a.mT  # a shared matrix times a stack of columns
     monkeypatch.undo()
     np.testing.assert_allclose(out.numpy(), expected, rtol=1e-4, atol=1e-3)
     np.testing.assert_allclose(out_expanded.numpy(), expected, rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(columns.mT.numpy(), expected, rtol=1e-4, atol=1e-3)

@@ -306,10 +306,11 @@ def _mm_rule_b_layout(g, s, n):
     return (g.mT @ s[0]).mT
 
 
-keep_layout_with(Op("matmul", _matmul_fwd, (_mm_rule_a, _mm_rule_b_layout), (0, 1),
+keep_layout_with(Op("matmul_keep_layout", _matmul_fwd, (_mm_rule_a, _mm_rule_b_layout), (0, 1),
                     save_if=((1,), (0,)), node_name="UnsafeViewBackward0",
-                    jvp=jvp_multilinear, batch_ok=True, autocast=LOWER_PRECISION_FP,
-                    batch=matmul_rule))
+                    jvp=jvp_multilinear, batch_ok=True, batch=matmul_rule))
+# (no autocast category of its own: not a PyTorch op; the logical call it stands for,
+# linear/addmm/matmul, has cast its operands already)
 
 # addmm: beta * input + alpha * (mat1 @ mat2) in one node, as PyTorch's AddmmBackward0
 # (inputs in its order: input, mat1, mat2; nn.functional.linear is addmm(b, x, W.t())).
