@@ -227,8 +227,8 @@ def keep_layout_with(op) -> None:
 
     Example:
         >>> from retrograd.ops.batch_rules import _LAYOUT_KEEPING
-        >>> len(_LAYOUT_KEEPING)
-        1
+        >>> _LAYOUT_KEEPING[0].name  # (registered by retrograd.ops.table_matmul)
+        'matmul_keep_layout'
     """
     _LAYOUT_KEEPING[:] = [op]
 

@@ -297,7 +297,6 @@ mm_ops["matmul"] = Op("matmul", _matmul_fwd, _MM_RULES, (0, 1), save_if=((1,), (
                       autocast=LOWER_PRECISION_FP, batch=matmul_rule)
 
 
-
 def _mm_rule_b_layout(g, s, n):
     # b an expanded column-major matrix (vmap's W.t()): its gradient computed as the
     # transpose of the product in the other order, as mm_mat2_backward does for a
