@@ -190,7 +190,9 @@ def _run(work: Work, async_op: bool):
 # That makes ~6,200 instructions: the rest over raw mpi4py is the call itself, the tests
 # above, the watchdog's marks and the version bump, each needed. (Counted on the main
 # thread alone, callgrind --separate-threads=yes under mpiexec -n 1: raw 4,318, this path
-# 6,661; ~1,700 of the difference is the interpreter running this function's bytecode.)
+# 6,661; ~1,700 of the difference is the interpreter running this function's bytecode.
+# A later day's runs: raw 4,599, this path 6,429-6,959; the main thread's count moves by
+# ~500 between runs while the watchdog thread runs.)
 _STATE = _pg_state.STATE
 _NATIVE_SUM = tuple(np.dtype(t) for t in (
     np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8,

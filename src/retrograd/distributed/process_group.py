@@ -510,7 +510,7 @@ def peer_failure() -> str | None:
     try:
         if not req.Test():
             return None
-    except Exception:  # (ULFM: a peer died; the receive from any rank stays posted)
+    except load_mpi().Exception:  # (ULFM: a peer died; the receive stays posted)
         return None
     STATE.fail_req = None
     raw = bytes(STATE.fail_buf).rstrip(b"\0")
@@ -539,8 +539,8 @@ def notify_failure(text: str) -> None:
         MPI = load_mpi()
         while reqs and not MPI.Request.Testall(reqs) and time.monotonic() < deadline:
             time.sleep(0.001)
-    except Exception:  # a peer already gone (ULFM): the others have what reached them
-        pass
+    except load_mpi().Exception:
+        pass  # a peer already gone (ULFM): the others have what reached them
 
 
 def _excepthook(etype, value, tb) -> None:
@@ -585,7 +585,7 @@ def failure_error(state, op: str, err: BaseException, timed_out: str = ""):
     # died) as MPI_ERR_IN_STATUS: that is a peer's failure when a communicator is revoked
     # or the peer's notice arrives (below), else an ordinary error given back
     cls, revoked = err.Get_error_class(), _any_revoked(state)
-    in_status = cls == MPI.ERR_IN_STATUS and not revoked
+    in_status = cls == MPI.ERR_IN_STATUS
     if cls not in failed and not in_status and not revoked:
         return err
     rank = state.world.rank() if state.world is not None else -1
@@ -602,7 +602,7 @@ def failure_error(state, op: str, err: BaseException, timed_out: str = ""):
             break
         time.sleep(0.002)
     why = state.broken
-    if not why and in_status:
+    if not why and in_status and not revoked:
         return err  # no peer said it failed, nothing was revoked
     if not why:
         why = (f"{op} failed: another rank gave up on the process group (its timeout "

@@ -11,6 +11,8 @@ Example:
 
 from __future__ import annotations
 
+from math import prod
+
 import numpy as np
 
 from .._grad_mode import STATE
@@ -75,9 +77,7 @@ def _mm_rule_b(g, s, n):
         # a stack times one matrix: the matrix's gradient is one product over all the
         # stack's rows, (k, B*m) @ (B*m, n), as PyTorch's folded matmul has it, not B
         # products summed afterwards (Note [Folding a shared matrix])
-        rows = 1
-        for d in a.shape[:-1]:
-            rows *= d
+        rows = prod(a.shape[:-1])
         return a.reshape(rows, a.shape[-1]).mT @ g.reshape(rows, g.shape[-1])
     return a.mT @ g
 
@@ -205,10 +205,7 @@ def _fold_rows(a, b):
         return None
     b2 = b[(0,) * (b.ndim - 2)] if b.ndim > 2 else b
     m, k = a.shape[-2:]
-    rows = m
-    for d in batch:
-        rows *= d
-    return _dot(a.reshape(rows, k), b2).reshape(batch + (m, b2.shape[-1]))
+    return _dot(a.reshape(prod(batch) * m, k), b2).reshape(batch + (m, b2.shape[-1]))
 
 
 def _fold_columns(a, b):
@@ -217,10 +214,7 @@ def _fold_columns(a, b):
         return None
     a2 = a[(0,) * (a.ndim - 2)]
     m, k = a2.shape
-    rows = 1
-    for d in batch:
-        rows *= d
-    return _dot(b.reshape(rows, k), a2.T).reshape(batch + (m, 1))
+    return _dot(b.reshape(prod(batch), k), a2.T).reshape(batch + (m, 1))
 
 
 _MM_RULES = (_mm_rule_a, _mm_rule_b)
