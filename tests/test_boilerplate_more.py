@@ -79,7 +79,9 @@ def test_layout_memory_format_typename_newaxis():
         assert isinstance(ours, rt.memory_format) and repr(ours) == repr(getattr(torch, name))
         assert pickle.loads(pickle.dumps(ours)) is ours
     assert isinstance(rt.strided, rt.layout)
-    assert rt.ones(2, 3).clone(memory_format=rt.channels_last).shape == (2, 3)
+    assert rt.ones(2, 3, 1, 1).clone(memory_format=rt.channels_last).shape == (2, 3, 1, 1)
+    with pytest.raises(RuntimeError, match="required rank 4 tensor to use channels_last"):
+        rt.ones(2, 3).clone(memory_format=rt.channels_last)  # (as torch: tests/test_memory_format)
     for t, tt in [(rt.ones(1), torch.ones(1)), (rt.ones(1, dtype=rt.int64), torch.ones(1).long())]:
         assert rt.typename(t) == torch.typename(tt)
     for obj in (1, [1], len, "s"):

@@ -158,7 +158,22 @@ class Tensor:
         return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
 
     def is_contiguous(self, memory_format=None) -> bool:
-        return bool(self._data.flags.c_contiguous)
+        """Whether the elements lie in memory in ``memory_format``'s order, without gaps
+        (row-major by default; size-1 dims may have any stride).
+
+        Example:
+            >>> import retrograd as torch
+            >>> x = torch.zeros(1, 3, 2, 2)
+            >>> x.is_contiguous(), x.is_contiguous(memory_format=torch.channels_last)
+            (True, False)
+        """
+        a = self._data
+        if memory_format is None or memory_format is _layouts.contiguous_format or \
+                memory_format is _layouts.preserve_format:
+            return bool(a.flags.c_contiguous)
+        isz = a.itemsize
+        return _layouts.is_contiguous_as(a.shape, tuple(s // isz for s in a.strides),
+                                         memory_format)
 
     def is_floating_point(self) -> bool:
         return self._data.dtype in _FLOAT_NP

@@ -22,6 +22,7 @@ import threading
 import numpy as np
 
 from .._grad_mode import STATE
+from .._layouts import contiguous_format, grad_array_like, grad_obeys_layout
 from .anomaly import nan_error, warn_forward_trace
 from .node import (
     SITE_SCOPE,
@@ -659,17 +660,19 @@ def _accumulate(task: GraphTask, node, g) -> None:
     # a later gradient is added in place even into a .grad that has a graph (PyTorch's
     # ``variable_grad += new_grad`` under no_grad): that .grad keeps its grad_fn and
     # takes the new values.
+    # The first gradient takes the leaf's layout (Note [Gradient layout contract] in
+    # _layouts.py).
     old = var._grad
     if old is None:
         if task.create_graph:
-            new = _make(np.empty_like(g._data))
+            new = _make(grad_array_like(var._data, g._data))
             var._grad = new.copy_(g)
         else:
             d = g._data
             key = id(d) if d.base is None else memory_id(d.base)
-            flags = d.flags
-            if g._rg or key in task.taken or not (flags.writeable and flags.c_contiguous):
-                g = _make(d.copy())  # (a read-only broadcast, or a transposed layout)
+            if g._rg or key in task.taken or not d.flags.writeable or \
+                    not grad_obeys_layout(var._data, d):
+                g = _make(grad_array_like(var._data, d))  # (read-only, or another layout)
             else:
                 task.taken.add(key)
                 if g._base is not None or g._vc[0]:  # a fresh tensor object, unshared
@@ -770,7 +773,7 @@ def _retain_into(t, g, create_graph: bool) -> None:
     if not create_graph:
         g = g.detach()
     if t._grad is None:  # as PyTorch: a contiguous clone (differentiable under create_graph)
-        t._grad = g.clone()
+        t._grad = g.clone(memory_format=contiguous_format)
     else:
         t._grad = t._grad + g
 

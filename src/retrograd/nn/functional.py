@@ -615,6 +615,14 @@ def _write_result(input: Tensor, out: Tensor) -> Tensor:  # noqa: A002
     return _inplace(input, out)
 
 
+def _own_node_activation(op, input: Tensor, inplace: bool) -> Tensor:  # noqa: A002
+    """silu/mish (Note [SiLU and Mish]); in place, the node reads a copy of the input it
+    overwrites (PyTorch's silu_ and mish_ save the original input so)."""
+    if inplace:
+        return _write_result(input, apply(op, (input.clone(),)))
+    return apply(op, (input,))
+
+
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     """min(max(x, 0), 6).
 
@@ -710,7 +718,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
         >>> torch.nn.functional.silu(torch.tensor([1.]))
         tensor([0.7311])
     """
-    return _inplace_result(input, input * input.sigmoid(), inplace)
+    return _own_node_activation(TN.silu, input, inplace)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # noqa: A002
@@ -733,7 +741,7 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
         >>> torch.nn.functional.mish(torch.tensor([1.]))
         tensor([0.8651])
     """
-    return _inplace_result(input, input * softplus(input).tanh(), inplace)
+    return _own_node_activation(TN.mish, input, inplace)
 
 
 def logsigmoid(input: Tensor) -> Tensor:  # noqa: A002

@@ -9,9 +9,8 @@ Example:
 
 from __future__ import annotations
 
-import numpy as np
-
 from .. import _dtype as D
+from .. import _layouts as _L
 from .._device import CPU, META, check_device, parse_device
 from .._device import device as _device
 from .._grad_mode import is_grad_enabled
@@ -30,21 +29,21 @@ def parse_to_args(args, kwargs) -> tuple:
     """(dtype or None, copy) from the arguments of ``Tensor.to``/``Module.to``, in any of
     PyTorch's forms: ``to(dtype)``, ``to(device, dtype)``, ``to(other)``,
     ``to(dtype, non_blocking, copy)``, keywords. The device must be the CPU."""
-    dtype, copy, dev = parse_to(args, kwargs)
+    dtype, copy, dev, _fmt = parse_to(args, kwargs)
     check_device(dev)
     return dtype, copy
 
 
 def parse_to(args, kwargs) -> tuple:
-    """(dtype or None, copy, device or None) from the arguments of ``Tensor.to``/
-    ``Module.to``; the device is None, the CPU or 'meta' (others raise)."""
+    """(dtype or None, copy, device or None, memory_format or None) from the arguments of
+    ``Tensor.to``/``Module.to``; the device is None, the CPU or 'meta' (others raise)."""
 
     kwargs = dict(kwargs)
     dtype = kwargs.pop("dtype", None)
     copy = kwargs.pop("copy", False)
     dev = kwargs.pop("device", None)
     kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
+    fmt = kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"to() received an invalid combination of arguments: unexpected "
                         f"keyword {next(iter(kwargs))!r}. to() takes a dtype, a device (the "
@@ -64,27 +63,41 @@ def parse_to(args, kwargs) -> tuple:
             dtype = D.as_dtype(a)
     if len(flags) > 1:
         copy = flags[1]
-    return dtype, copy, parse_device(dev)
+    return dtype, copy, parse_device(dev), fmt
 
 
 @public(function=False)
 def to(self, *args, **kwargs) -> Tensor:
-    """Convert dtype, or move to the 'meta' device (any other device than the CPU raises).
+    """Convert dtype or memory format, or move to the 'meta' device (any other device than
+    the CPU raises). A copy keeps ``self``'s layout unless ``memory_format`` says another
+    (Note [Memory formats] in _layouts.py).
 
     Example:
         >>> import retrograd as torch
         >>> torch.ones(2).to(torch.float64).dtype
         torch.float64
+        >>> torch.zeros(1, 3, 2, 2).to(memory_format=torch.channels_last).stride()
+        (12, 1, 6, 3)
     """
-    dtype, copy, dev = parse_to(args, kwargs)
+    dtype, copy, dev, fmt = parse_to(args, kwargs)
     if dev is META or (dev is CPU and self._data.__class__ is MetaArray):
         return _to_device(self, dtype, dev, copy)
-    if dtype is None:
-        return clone(self) if copy else self
-    dt = D.as_dtype(dtype).np
-    if dt == self._data.dtype and not copy:
+    a = self._data
+    dt = a.dtype if dtype is None else D.as_dtype(dtype).np
+    if fmt is None or fmt is _L.preserve_format:
+        if dt == a.dtype and not copy:
+            return self
+        return apply(T.to_copy, (self,), dt)
+    _L.check_format_rank(fmt, self.dim())
+    if dt == a.dtype and not copy and _L.suggest_memory_format(
+            a.shape, _element_strides(a)) is fmt:  # (PyTorch's to_will_alias)
         return self
-    return apply(T.to_copy, (self,), dt)
+    return apply(T.to_copy, (self,), (dt, fmt))
+
+
+def _element_strides(a) -> tuple:
+    isz = a.itemsize
+    return tuple(s // isz for s in a.strides)
 
 
 def _to_device(self, dtype, dev, copy: bool) -> Tensor:
@@ -105,7 +118,7 @@ def _to_device(self, dtype, dev, copy: bool) -> Tensor:
 
 def _caster(dt):
     def fn(self, memory_format=None) -> Tensor:
-        return to(self, dt)
+        return to(self, dt, memory_format=memory_format)
     fn.__name__ = dt.name
     fn.__doc__ = f"``self.to({dt!r})``."
     return fn
@@ -135,30 +148,47 @@ def _legacy_type_str(t) -> str:
 
 @public
 def clone(input, *, memory_format=None) -> Tensor:  # noqa: A002
-    """A copy in the graph (its gradient flows back to ``input``).
+    """A copy in the graph (its gradient flows back to ``input``), in ``input``'s layout
+    or the ``memory_format`` given (Note [Memory formats] in _layouts.py).
 
     Example:
         >>> import retrograd as torch
         >>> torch.ones(1, requires_grad=True).clone()
         tensor([1.], grad_fn=<CloneBackward0>)
+        >>> torch.zeros(2, 3).t().clone().stride()
+        (1, 3)
     """
-    return apply(T.clone, (input,))
+    if memory_format is None or memory_format is _L.preserve_format:
+        return apply(T.clone, (input,))
+    _L.check_format_rank(memory_format, input.dim())
+    return apply(T.clone, (input,), memory_format)
 
 
 @public(function=False)
 def contiguous(input, memory_format=None) -> Tensor:  # noqa: A002
-    """``input`` itself when contiguous, otherwise a contiguous copy.
+    """``input`` itself when contiguous in ``memory_format`` (row-major by default),
+    otherwise a copy that is.
 
     Example:
         >>> import retrograd as torch
         >>> torch.zeros(2, 3).t().contiguous().is_contiguous()
         True
     """
-    if input._data.flags.c_contiguous:
+    if memory_format is None or memory_format is _L.contiguous_format:
+        if input._data.flags.c_contiguous:
+            return input
+        return apply(T.clone, (input,), _L.contiguous_format)
+    if memory_format is _L.preserve_format:
+        if input._data.flags.c_contiguous:
+            return input
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator "
+                           "(contiguous() makes a tensor contiguous in a named format: "
+                           "pass torch.contiguous_format or torch.channels_last, or call "
+                           "clone() to keep the layout)")
+    _L.check_format_rank(memory_format, input.dim())
+    if input.is_contiguous(memory_format=memory_format):
         return input
-    out = apply(T.clone, (input,))
-    out._data = np.ascontiguousarray(out._data)
-    return out
+    return apply(T.clone, (input,), memory_format)
 
 
 def detach_copy(input) -> Tensor:  # noqa: A002

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .. import _dtype as D
+from .. import _layouts as _L
 from .. import _random, _random_dist
 from .._deterministic import fill_uninitialized
 from .._device import META, check_device, parse_device
@@ -343,15 +344,30 @@ def full(size, fill_value, dtype=None, device=None, requires_grad: bool = False)
 
 def empty(*size, dtype=None, device=None, requires_grad: bool = False,
           memory_format=None, pin_memory: bool = False) -> Tensor:
-    """An uninitialised tensor (zeros here, so results never depend on garbage).
+    """An uninitialised tensor (zeros here, so results never depend on garbage), row-major
+    or in ``memory_format``.
 
     Example:
         >>> import retrograd as torch
         >>> torch.empty(2, 3).shape
         torch.Size([2, 3])
+        >>> torch.empty(1, 3, 2, 2, memory_format=torch.channels_last).stride()
+        (12, 1, 6, 3)
     """
     check_pin_memory(pin_memory)
-    return uninitialized(_filled(size, None, dtype or D.DEFAULTS.float, requires_grad, device))
+    t = _filled(size, None, dtype or D.DEFAULTS.float, requires_grad, device)
+    if memory_format is not None and memory_format is not _L.contiguous_format:
+        if memory_format is _L.preserve_format:
+            raise RuntimeError("unsupported memory format Preserve (empty() has no tensor "
+                               "whose layout to keep: pass torch.contiguous_format or "
+                               "torch.channels_last, or use empty_like)")
+        _L.check_format_rank(memory_format, t.dim())
+        if t._data.__class__ is not MetaArray:
+            t._data = _L.empty_strided_array(
+                t._data.shape, _L.memory_format_strides(t._data.shape, memory_format),
+                t._data.dtype)
+            t._data[...] = 0
+    return uninitialized(t)
 
 
 def uninitialized(t: Tensor) -> Tensor:
@@ -383,12 +399,44 @@ def _like(t: Tensor, dtype):
     return t._data.dtype if dtype is None else D.as_dtype(dtype).np
 
 
-def _like_filled(input: Tensor, value, dtype, requires_grad: bool, device) -> Tensor:  # noqa: A002
-    """``*_like``: ``value`` (None: zeros) in ``input``'s shape, on ``input``'s device
-    unless ``device`` is given (Note [Meta tensors])."""
+def _like_filled(input: Tensor, value, dtype, requires_grad: bool, device,  # noqa: A002
+                 memory_format=None) -> Tensor:
+    """``*_like``: ``value`` (None: zeros) in ``input``'s shape and layout (or
+    ``memory_format``), on ``input``'s device unless ``device`` is given (Note [Meta
+    tensors])."""
     if device is None and input._data.__class__ is MetaArray:
         device = META
-    return _filled(input._data.shape, value, _like(input, dtype), requires_grad, device)
+    t = _filled(input._data.shape, value, _like(input, dtype), requires_grad, device)
+    return _lay_out_like(t, input, memory_format)
+
+
+def _like_strides(input: Tensor, memory_format) -> tuple | None:  # noqa: A002
+    """The element strides PyTorch's ``empty_like(input, memory_format=...)`` gives, or
+    None for row-major (Note [Memory formats] in _layouts.py)."""
+    src = input._data
+    if src.__class__ is MetaArray:
+        return None
+    if memory_format is None or memory_format is _L.preserve_format:
+        if src.flags.c_contiguous:
+            return None
+        isz = src.itemsize
+        return _L.like_strides(src.shape, tuple(s // isz for s in src.strides))
+    _L.check_format_rank(memory_format, input.dim())
+    if memory_format is _L.contiguous_format:
+        return None
+    return _L.memory_format_strides(src.shape, memory_format)
+
+
+def _lay_out_like(t: Tensor, input: Tensor, memory_format) -> Tensor:  # noqa: A002
+    """``t``, a new row-major tensor of ``input``'s shape, moved into the layout of
+    ``_like_strides``."""
+    strides = _like_strides(input, memory_format)
+    if strides is not None:
+        a = t._data
+        out = _L.empty_strided_array(a.shape, strides, a.dtype)
+        out[...] = a
+        t._data = out
+    return t
 
 
 def zeros_like(input: Tensor, dtype=None, device=None, requires_grad: bool = False,  # noqa: A002
@@ -400,7 +448,7 @@ def zeros_like(input: Tensor, dtype=None, device=None, requires_grad: bool = Fal
         >>> torch.zeros_like(torch.ones(2, dtype=torch.float64))
         tensor([0., 0.], dtype=torch.float64)
     """
-    return _like_filled(input, None, dtype, requires_grad, device)
+    return _like_filled(input, None, dtype, requires_grad, device, memory_format)
 
 
 def ones_like(input: Tensor, dtype=None, device=None, requires_grad: bool = False,  # noqa: A002
@@ -412,7 +460,7 @@ def ones_like(input: Tensor, dtype=None, device=None, requires_grad: bool = Fals
         >>> torch.ones_like(torch.zeros(2))
         tensor([1., 1.])
     """
-    return _like_filled(input, 1, dtype, requires_grad, device)
+    return _like_filled(input, 1, dtype, requires_grad, device, memory_format)
 
 
 def full_like(input: Tensor, fill_value, dtype=None, device=None,  # noqa: A002
@@ -424,7 +472,7 @@ def full_like(input: Tensor, fill_value, dtype=None, device=None,  # noqa: A002
         >>> torch.full_like(torch.zeros(2), 3)
         tensor([3., 3.])
     """
-    return _like_filled(input, fill_value, dtype, requires_grad, device)
+    return _like_filled(input, fill_value, dtype, requires_grad, device, memory_format)
 
 
 def empty_like(input: Tensor, dtype=None, device=None, requires_grad: bool = False,  # noqa: A002
@@ -437,7 +485,7 @@ def empty_like(input: Tensor, dtype=None, device=None, requires_grad: bool = Fal
         torch.Size([2])
     """
     return uninitialized(zeros_like(input, dtype=dtype, requires_grad=requires_grad,
-                                    device=device))
+                                    device=device, memory_format=memory_format))
 
 
 def arange(start, end=None, step=1, dtype=None, device=None,
@@ -694,11 +742,14 @@ def _empty_keeping_layout(input: Tensor, dtype, kw: dict) -> Tensor:  # noqa: A0
     """``empty_like(input)`` keeping its memory layout, as PyTorch's ``*_like`` do."""
     check_device(kw.pop("device", None))
     kw.pop("layout", None)
-    kw.pop("memory_format", None)
+    fmt = kw.pop("memory_format", None)
     if kw:
         raise TypeError(f"got an unexpected keyword argument '{next(iter(kw))}'")
     dt = input._data.dtype if dtype is None else D.as_dtype(dtype).np
-    return _make(np.empty_like(input._data, dtype=dt))
+    strides = _like_strides(input, fmt)
+    if strides is None:
+        return _make(np.empty(input._data.shape, dt))
+    return _make(_L.empty_strided_array(input._data.shape, strides, dt))
 
 
 def _grad(t: Tensor, requires_grad: bool) -> Tensor:

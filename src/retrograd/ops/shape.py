@@ -28,7 +28,6 @@ from .batch_rules import per_element_under_vmap
 from .conversion import _legacy_type_str, clone
 from .creation import zeros
 from .dispatch import apply, view_apply
-from .pointwise import where
 from .public import FP32, PROMOTE, alias, public
 from .rule_helpers import sum_to
 
@@ -767,13 +766,35 @@ def trace(input) -> Tensor:  # noqa: A002
     return diagonal(input).sum()
 
 
+def _triangle(op, name: str, input, diagonal: int) -> Tensor:  # noqa: A002
+    if input.dim() < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions (got shape "
+                           f"{list(input.shape)}: {name} keeps a triangle of the last two "
+                           "dims; unsqueeze a vector into a matrix first)")
+    return apply(op, (input,), int(diagonal))
+
+
 @public(inplace=True)
 def tril(input, diagonal: int = 0) -> Tensor:  # noqa: A002
-    mask = np.tril(np.ones(input.shape[-2:], dtype=bool), diagonal)
-    return where(_make(mask), input, 0.0 if input.is_floating_point() else 0)
+    """The lower triangle of the last two dims (on and below ``diagonal``), zeros above.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.ones(2, 2).tril()
+        tensor([[1., 0.],
+                [1., 1.]])
+    """
+    return _triangle(T.tril, "tril", input, diagonal)
 
 
 @public(inplace=True)
 def triu(input, diagonal: int = 0) -> Tensor:  # noqa: A002
-    mask = np.triu(np.ones(input.shape[-2:], dtype=bool), diagonal)
-    return where(_make(mask), input, 0.0 if input.is_floating_point() else 0)
+    """The upper triangle of the last two dims (on and above ``diagonal``), zeros below.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.ones(2, 2).triu(1)
+        tensor([[0., 1.],
+                [0., 0.]])
+    """
+    return _triangle(T.triu, "triu", input, diagonal)

@@ -32,6 +32,7 @@ import numpy as np
 
 from .._dtype import bfloat16
 from .._grad_mode import STATE
+from .._layouts import cast_copy, layout_copy
 from .._tensor import Tensor, _make
 from . import buffers as _buffers
 from ._core import _LOW, Op
@@ -155,6 +156,8 @@ from .table_shape import (  # noqa: F401  (re-exported: the one table)
     t_op,
     take_ops,
     transpose,
+    tril,
+    triu,
     unbind,
     unfold,
     unsafe_view,
@@ -971,9 +974,10 @@ lerp_scalar = Op("lerp_scalar", lambda a, b, w: _lerp_fwd(a, b, np.asarray(w, a.
 
 # ---------------------------------------------------------------------------------
 # type conversion and copies
-to_copy = Op("to_copy", lambda a, p: a.astype(p), (lambda g, s, n: g,), node_name="ToCopyBackward0",
+# copies keep a non-contiguous input's layout (Note [Memory formats] in _layouts.py)
+to_copy = Op("to_copy", cast_copy, (lambda g, s, n: g,), node_name="ToCopyBackward0",
              jvp=jvp_linear, batch_ok=True, batch=pointwise)
-clone = Op("clone", lambda a: a.copy(), (lambda g, s, n: g,), jvp=jvp_linear, batch_ok=True,
+clone = Op("clone", layout_copy, (lambda g, s, n: g,), jvp=jvp_linear, batch_ok=True,
            batch=pointwise)
 # in-place building blocks: the value an in-place op writes, as an out-of-place op
 copy_from = Op("copy_from", lambda a, b: np.broadcast_to(b, a.shape).astype(a.dtype),

@@ -35,7 +35,9 @@ _ndarray = np.ndarray
 # ``ndarray.dot`` is the same BLAS call without it. The matrix products of a training
 # step take the method when both operands are plain ndarrays; anything else (a traced
 # array under retrograd.compile, whose tracer sees NumPy functions through that
-# protocol) keeps ``np.dot``.
+# protocol) keeps ``np.dot``. An operand of one element goes to matmul instead: np.dot
+# takes it for a scalar and calls BLAS axpy, which skips a zero scalar, so 0 @ [inf]
+# would be 0 where the product (PyTorch's, and matmul's) is nan.
 def _dot(a, b):
     """``np.dot(a, b)`` of two 2-D arrays (Note [Plain dot]).
 
@@ -43,6 +45,8 @@ def _dot(a, b):
         >>> _dot(np.ones((2, 3)), np.ones((3, 1))).ravel()
         array([3., 3.])
     """
+    if a.size == 1 or b.size == 1:
+        return np.matmul(a, b)
     if a.__class__ is _ndarray and b.__class__ is _ndarray:
         return a.dot(b)
     return np.dot(a, b)

@@ -43,7 +43,8 @@ from numpy.lib.stride_tricks import as_strided
 
 from .. import _dtype as D
 from .._cpu_capability import cpu_capability
-from .._tensor import _make
+from .._grad_mode import STATE
+from .._tensor import Tensor, _make
 from . import table as T
 from ._core import _LOW, Op, direct_kernel
 from .batch_rules import conv_rule, dim_at, pointwise, unbatched_first
@@ -519,13 +520,17 @@ def _gelu_fwd(x, approximate):
     from .table import _erf_fwd
 
     out = (0.5 * xd * (1.0 + _erf_fwd(xd * _SQRT_HALF))).astype(x.dtype, copy=False)
-    if x.dtype in _GELU_VEC_NAN and x.size > 1 and x.flags.c_contiguous and \
-            cpu_capability() == "AVX512":
-        # PyTorch's AVX512 vectorized float kernel (taken for a contiguous input of two
-        # or more elements) computes erf(inf) as nan, so gelu(inf) is nan there; its
-        # AVX2 kernel, its scalar loop (one element, or a strided input) and float64
-        # give inf (Note [CPU capability])
-        np.copyto(out, np.nan, where=np.isposinf(x))
+    if x.dtype in _GELU_VEC_NAN and x.size > 1 and x.flags.c_contiguous:
+        if x.dtype == _F32:
+            # PyTorch's vectorized float kernel (a contiguous input of two or more
+            # elements) sums x/2 + x/2 * erf(.) with a fused multiply-add: gelu(-0.0) is
+            # +0.0 there, -0.0 in its scalar loop, for float64 and for bfloat16
+            np.add(out, 0.0, out=out)
+        if cpu_capability() == "AVX512":
+            # its AVX512 vectorized float kernel computes erf(inf) as nan, so gelu(inf)
+            # is nan there; its AVX2 kernel, its scalar loop (one element, or a strided
+            # input) and float64 give inf (Note [CPU capability])
+            np.copyto(out, np.nan, where=np.isposinf(x))
     return out
 
 
@@ -571,6 +576,70 @@ def _softplus_rule(g, s, n):
 # sigmoid(beta * x) has no inf*0 in it
 softplus = Op("softplus", _softplus_fwd, (_softplus_rule,), (0,), node_name="SoftplusBackward0",
               batch=pointwise)
+
+
+# Note [SiLU and Mish]
+# Own entries, as PyTorch's (SiluBackward0, MishBackward0), with its kernels' formulas:
+# silu(x) = x / (1 + exp(-x)) and mish(x) = x * tanh(log1p(exp(x))), float16/bfloat16 in
+# float32. The gradient forms the derivative first and multiplies the incoming gradient
+# in once, as PyTorch's (infinitely differentiable) backward formulas do: an infinite
+# gradient at x = 0 gives inf, where the composites x * sigmoid(x) and x * tanh(softplus
+# (x)) gave g*a + (g*x)*b = inf + nan. One node saves the input, nothing else. Without
+# create_graph the gradient is one NumPy kernel in float32 for float16/bfloat16 (PyTorch's
+# silu_backward/mish_backward kernels); with it, the composite of differentiable ops.
+def _silu_fwd(x):
+    dt, (xf,) = _low_in(x)
+    with np.errstate(over="ignore"):
+        return _low_out(dt, xf / (1 + np.exp(-xf)))
+
+
+def _mish_fwd(x):
+    dt, (xf,) = _low_in(x)
+    with np.errstate(over="ignore"):
+        return _low_out(dt, xf * np.tanh(np.log1p(np.exp(xf))))
+
+
+def _kernel_backward(g, x, fn):
+    """``fn(g, x)`` on arrays (float32 for float16/bfloat16) when no graph is being made
+    of the gradient, else None."""
+    if STATE.enabled or g.__class__ is not Tensor or x.__class__ is not Tensor:
+        return None
+    dt, (ga, xa) = _low_in(g._data, x._data)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _make(_low_out(dt, fn(ga, xa)))
+
+
+def _silu_bwd_kernel(g, x):
+    sig = 1 / (1 + np.exp(-x))
+    return g * sig * (1 + x * (1 - sig))
+
+
+def _mish_bwd_kernel(g, x):
+    sig = 1 / (1 + np.exp(-x))
+    tsp = np.tanh(np.log1p(np.exp(x)))
+    return g * (tsp + x * sig * (1 - tsp * tsp))
+
+
+def _silu_rule(g, s, n):
+    x = s[0]
+    r = _kernel_backward(g, x, _silu_bwd_kernel)
+    if r is not None:
+        return r
+    sig = x.sigmoid()
+    return g * sig * (1.0 + x * (1.0 - sig))
+
+
+def _mish_rule(g, s, n):
+    x = s[0]
+    r = _kernel_backward(g, x, _mish_bwd_kernel)
+    if r is not None:
+        return r
+    tsp = x.exp().log1p().tanh()
+    return g * (tsp + x * x.sigmoid() * (1.0 - tsp * tsp))
+
+
+silu = Op("silu", _silu_fwd, (_silu_rule,), (0,), batch=pointwise)
+mish = Op("mish", _mish_fwd, (_mish_rule,), (0,), batch=pointwise)
 
 
 # ELU, SELU and CELU: own entries for the kink at 0, where PyTorch's elu_backward takes the

@@ -415,7 +415,10 @@ def _pad_to(t, shape):
 
 
 scatter = Op("scatter", _scatter_fwd, _scatter_vjp, (1,), nondiff=(1,), jvp=jvp_linear)
-scatter_add = Op("scatter_add", _scatter_fwd, _scatter_vjp, (1,), nondiff=(1,), jvp=jvp_linear)
+# scatter_add's self gradient is g itself: the index is saved only for src's, as PyTorch
+# saves it (Note [Nodes that saved nothing] in _graph/node.py: such a node may run again)
+scatter_add = Op("scatter_add", _scatter_fwd, _scatter_vjp, (1,), nondiff=(1,), jvp=jvp_linear,
+                 save_if=((2,),))
 
 
 def _scatter_value_fwd(a, idx, p):
@@ -458,7 +461,8 @@ def _index_add_fwd(a, idx, src, p):
 
 index_add = Op("index_add", _index_add_fwd,
                (lambda g, s, n: g, None,
-                lambda g, s, n: g.index_select(n._p[0], s[0]) * n._p[1]), (1,), jvp=jvp_linear)
+                lambda g, s, n: g.index_select(n._p[0], s[0]) * n._p[1]), (1,), jvp=jvp_linear,
+               save_if=((2,),))  # (the index only for source's gradient, as scatter_add)
 
 
 # index_fill: p = (dim, index, raw, value) with ``value`` the number filled
@@ -513,6 +517,17 @@ def _index_fill_tensor_jvp(t, s, n, out):
 index_fill_tensor = Op("index_fill_tensor", _index_fill_into,
                        (_index_fill_self_rule, _index_fill_value_rule),
                        node_name="IndexFillBackward1", jvp=_index_fill_tensor_jvp)
+# PyTorch's IndexFillBackward and IndexBackward save the index tensor(s), freed by the
+# backward pass: a second one raises there, and here (the index lives in the parameters)
+index_fill.unsaved = index_fill_tensor.unsaved = index.unsaved = RELEASED
+
+
+# tril/triu as PyTorch's own ops (TrilBackward0, TriuBackward0): nothing saved, the
+# gradient is the same triangle of g (a where() would save its mask)
+tril = Op("tril", np.tril, (lambda g, s, n: apply(tril, (g,), n._p),), jvp=jvp_linear,
+          batch_ok=True, batch=same)
+triu = Op("triu", np.triu, (lambda g, s, n: apply(triu, (g,), n._p),), jvp=jvp_linear,
+          batch_ok=True, batch=same)
 
 
 def _value_at_index_rule(g, s, n):

@@ -727,7 +727,8 @@ class Module:
     def to(self, *args, **kwargs) -> Module:
         """Convert floating parameters and buffers to a dtype, and/or move all of them to
         the 'meta' device (shapes and dtypes, no data: the ensembling recipe's
-        ``copy.deepcopy(model).to('meta')``); devices other than the CPU raise.
+        ``copy.deepcopy(model).to('meta')``); devices other than the CPU raise. With
+        ``memory_format``, the 4-D (5-D) ones take that format (``channels_last``).
 
         Example:
             >>> import retrograd as torch
@@ -738,7 +739,7 @@ class Module:
             tensor(..., device='meta', size=(1, 2), requires_grad=True)
         """
 
-        dtype, _, dev = parse_to(args, kwargs)
+        dtype, _, dev, fmt = parse_to(args, kwargs)
         if dtype is not None and not (dtype.is_floating_point):
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but "
                             f"got desired dtype={dtype}")
@@ -746,13 +747,15 @@ class Module:
             raise NotImplementedError(
                 NO_DATA + " Please use torch.nn.Module.to_empty() instead of "
                 "torch.nn.Module.to() when moving module from meta to a different device.")
-        if dtype is None and dev is not META:
+        if dtype is None and dev is not META and fmt is None:
             return self
 
         def convert(t):
             dt = dtype if dtype is not None and t.is_floating_point() else None
             if dev is META:
                 return t.to(META, dt)
+            if fmt is not None and t.dim() in (4, 5):
+                return t.to(dt, memory_format=fmt)
             return t.to(dt) if dt is not None else t
         return self._apply(convert)
 
