@@ -6,7 +6,12 @@
 - gelu(-0.0) is +0.0 in PyTorch's vectorized float32 kernel;
 - np.dot of a one-element operand skipped a zero scalar (0 @ [inf] gave 0, not nan);
 - index_fill and advanced indexing free their node after backward (the index is saved
-  in PyTorch), while index_add, scatter_add and tril/triu save nothing for self.
+  in PyTorch), while index_add, scatter_add and tril/triu save nothing for self;
+- views that required grad only through their base stop when the base's
+  requires_grad_(False) (unless they re-derived a node of their own meanwhile);
+- a stale view re-derived from a base that does not require grad sends its gradient
+  nowhere (it went to the leaf view it was made from: ``x[0].requires_grad_()``);
+- as_strided reads a transposed or channels-last tensor's memory as its storage.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import retrograd as rg
 torch = pytest.importorskip("torch")
 
 FIXED_SEEDS = [507867, 523376, 504219, 511187, 502860, 507906, 514776, 522296, 523622,
-               527855, 520277]
+               527855, 520277, 509964, 508181, 523322, 502051]
 
 
 @pytest.mark.parametrize("seed", FIXED_SEEDS)
@@ -148,3 +153,61 @@ def test_tril_and_triu_are_their_own_nodes():
     np.testing.assert_array_equal(second[1], second[0])
     ints = rg.ones(3, 3, dtype=rg.int64).triu()
     assert ints.dtype == rg.int64 and int(ints.sum()) == 6
+
+
+def test_an_in_place_write_after_a_second_order_gradient_is_an_excluded_difference():
+    out = fuzzgen.check_seed(525148, do_shrink=False)
+    assert out.excluded is not None
+    assert out.excluded.category == "tensors saved by a second-order graph"
+
+
+def _views_after_requires_grad_false(m, observe: bool):
+    x = m.tensor([-0.27, 1.592, 1.455])
+    v2 = x.reshape(-1)
+    v2.sub_(v2)  # (stale: re-derives a node when read while x requires grad)
+    v3 = v2.view_as(v2)
+    v4 = x[1:]
+    x.requires_grad_()
+    if observe:
+        assert all(v.grad_fn is not None or v is not v2 for v in (v2, v3, v4))
+    x.requires_grad_(False)
+    return [(v.requires_grad, v.grad_fn is None) for v in (v2, v3, v4)]
+
+
+@pytest.mark.parametrize("observe", [True, False])
+def test_views_follow_their_base_back_to_not_requiring_grad(observe):
+    assert _views_after_requires_grad_false(rg, observe) == \
+        _views_after_requires_grad_false(torch, observe)
+
+
+def _leaf_view_then_stale_view(m):
+    x = m.tensor([[0.482, 1.308, 0.693], [-0.428, -1.379, -0.279]])
+    v = x.select(0, -1).requires_grad_()
+    w = v.as_strided((2,), (2,))
+    w.sum().backward()
+    with m.no_grad():
+        v.mul_(2)
+    (w.clone() * w.clone()).sum().backward()  # w re-derives from x: its gradient goes nowhere
+    return v.grad.numpy().tolist(), w.requires_grad
+
+
+def test_a_stale_view_of_a_leaf_view_sends_its_gradient_nowhere():
+    assert _leaf_view_then_stale_view(rg) == _leaf_view_then_stale_view(torch)
+
+
+def _as_strided_of_dense_layouts(m):
+    x = m.arange(12.0).reshape(3, 4).requires_grad_()
+    out = []
+    for make in (lambda x: (x * 1).t().contiguous().t(), lambda x: x.t().clone(),
+                 lambda x: (x * 1).reshape(1, 3, 2, 2).contiguous(memory_format=m.channels_last)):
+        b = make(x)
+        for args in (((3, 3), (3, 1), 0), ((2, 2), (1, 2), 1), ((4,), (2,)), ((2,), (5,), 1)):
+            v = b.as_strided(*args)
+            w = m.arange(float(v.numel())).reshape(v.shape)
+            g, = m.autograd.grad((v * w).sum(), x, retain_graph=True)
+            out.append((v.detach().numpy().tolist(), g.numpy().tolist()))
+    return out
+
+
+def test_as_strided_reads_the_memory_of_transposed_and_channels_last_tensors():
+    assert _as_strided_of_dense_layouts(rg) == _as_strided_of_dense_layouts(torch)

@@ -275,8 +275,8 @@ class Tensor:
         self._rg = bool(requires_grad)
         if self._inherits:
             self._inherits = False  # its own flag now: a leaf with an accumulator
-        if requires_grad and self._views is not None:
-            mark_views_requiring_grad(self)
+        if self._views is not None:
+            mark_views_requiring_grad(self, bool(requires_grad))
         return self
 
     @property
@@ -698,18 +698,23 @@ def track_view(base: Tensor, view: Tensor) -> None:
         views[:] = [r for r in views if r() is not None]
 
 
-def mark_views_requiring_grad(base: Tensor) -> None:
-    """The family of ``base`` now requires grad: so do the views made before."""
-    views = base._views
-    base._views = None
-    for r in views or ():
+def mark_views_requiring_grad(base: Tensor, requires_grad: bool = True) -> None:
+    """The family of ``base`` now requires grad: so do the views made before. With
+    ``requires_grad=False`` (the base's requires_grad_(False)), the views that only
+    inherited the flag stop requiring grad again (a view's flag is its base's, in
+    PyTorch)."""
+    for r in base._views or ():
         v = r()
-        if v is not None:
+        if v is None:
+            continue
+        if requires_grad:
             v._rg = True
             # as PyTorch: until an in-place write re-derives its grad_fn, such a view has
             # no node and no gradient accumulator of its own (its requires_grad flag is
             # its base's), so a gradient reaching it goes nowhere
             v._inherits = True
+        elif v._inherits:
+            v._rg = v._inherits = False
 
 
 register_tensor_type(Tensor, _make)  # Note [Graph services] (_graph/node.py)

@@ -28,6 +28,7 @@ from .._graph.forward_state import FW as _FW
 from .._graph.forward_state import fw_op as _fw_op
 from .._graph.modes import MODES as _MODES
 from .._graph.modes import VMAP as _VMAP
+from .._graph.node import sink
 from .._graph.provenance import mark as _cut_mark
 from .._tensor import Tensor, _make, track_view
 from . import buffers as _buffers
@@ -472,23 +473,25 @@ def regenerate_view_grad_fn(view: Tensor) -> None:
     check_view_rebase(view, indirect=True)
     prev = STATE.enabled
     STATE.enabled = True
+    p = (view._vfn, base._data.shape, base._data.dtype, view._data)
     try:
         if _FW.active:  # (forward AD: the tangent follows the recipe)
             fresh = replay_view(view._vfn, base)
         else:
-            fresh = apply(_AS_STRIDED_REGEN, (base,), (view._vfn, base._data.shape,
-                                                       base._data.dtype, view._data))
+            fresh = apply(_AS_STRIDED_REGEN, (base,), p)
     finally:
         STATE.enabled = prev
     old = view._gfn
     if fresh._gfn is None and old is not None:
-        # the base stopped requiring grad: PyTorch still re-derives a node (AsStridedBackward0,
-        # whose edge to the base carries nothing); the old one serves, as no gradient
-        # reaches a leaf that no longer requires grad
-        view._vver = view._vc[0]
-        return
+        # the base does not require grad (it stopped, or the view required grad through a
+        # leaf view of it: x[0].requires_grad_() then a view of that): PyTorch still
+        # re-derives a node, AsStridedBackward0 with an invalid edge to the base, so a
+        # gradient reaching the view goes nowhere, not where the old node led
+        node = record1(_AS_STRIDED_REGEN, fresh, base, p)
+        node._edges = ((sink(), 0, base._data.shape, base._data.dtype),)
     view._gfn = fresh._gfn
     view._rg = fresh._rg
+    view._inherits = False  # (its own node now: it keeps requiring grad, as in PyTorch)
     if view._out_nr:
         view._out_nr = 0
     view._vver = view._vc[0]

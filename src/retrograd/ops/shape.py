@@ -723,10 +723,13 @@ def as_strided(input, size, stride, storage_offset: int | None = None) -> Tensor
     """
     base = input._base if input._base is not None else input
     storage = base._data
-    if not storage.flags.c_contiguous:
-        raise RuntimeError(f"as_strided: the memory under this tensor (shape "
-                           f"{list(base.shape)}) is not one contiguous block in retrograd; "
-                           "call .contiguous() first and take the view of that")
+    order = None
+    if not storage.flags.c_contiguous:  # dense in another order (transposed, channels_last)?
+        order = tuple(sorted(range(storage.ndim), key=lambda d: -storage.strides[d]))
+        if not storage.transpose(order).flags.c_contiguous:
+            raise RuntimeError(f"as_strided: the memory under this tensor (shape "
+                               f"{list(base.shape)}) is not one contiguous block in "
+                               "retrograd; call .contiguous() first and take the view of that")
     start = (input.data_ptr() - base.data_ptr()) // storage.itemsize
     offset = start if storage_offset is None else int(storage_offset)
     size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
@@ -744,10 +747,11 @@ def as_strided(input, size, stride, storage_offset: int | None = None) -> Tensor
                            f"offset {offset}, and itemsize {storage.itemsize} requiring a "
                            f"storage size of {need * storage.itemsize} are out of bounds for "
                            f"storage of size {storage.size * storage.itemsize}")
-    if input._data.flags.c_contiguous and offset >= start and \
+    if order is None and input._data.flags.c_contiguous and offset >= start and \
             need - start <= input._data.size:  # within input's own block: a view of input
         return view_apply(T.as_strided, input, (size, stride, offset - start))
-    return view_apply(T.as_strided, base, (size, stride, offset))
+    return view_apply(T.as_strided, base, (size, stride, offset) if order is None else
+                      (size, stride, offset, order))
 
 
 @public

@@ -197,7 +197,12 @@ def _unfold_fwd(a, p):
 
 
 def _as_strided_fwd(a, p):
-    size, stride, offset = p
+    # p = (size, stride, offset) over a's elements in C order, or with a fourth entry:
+    # the order of a's dims in memory (outermost first) when a is dense in another order
+    # (a transposed or channels-last tensor: its storage is its memory, as in PyTorch)
+    size, stride, offset = p[:3]
+    if len(p) > 3:
+        a = a.transpose(p[3])
     out = _strided_view(np.ascontiguousarray(a), size, stride, offset)
     n = out.size
     if n > 1 and out.flags.writeable:  # elements sharing memory: read-only (no in-place)
