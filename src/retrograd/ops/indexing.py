@@ -307,7 +307,10 @@ def index_put(input, indices, values, accumulate: bool = False) -> Tensor:  # no
     elif values._data.dtype != input._data.dtype:
         _check_put_dtype(input, key, values, accumulate)
         values = values.to(input.dtype)
-    return apply(T.index_put, (input, values), (key, bool(accumulate)))
+    try:
+        return apply(T.index_put, (input, values), (key, bool(accumulate)))
+    except ValueError:  # NumPy's broadcast error: PyTorch's RuntimeError, its wording
+        raise _index_put_shape_error(input, key, values._data.shape) from None
 
 
 # Note [index_put dtypes]

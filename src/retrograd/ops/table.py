@@ -664,16 +664,22 @@ def _pow_exp(g, s, n):
 
 
 def _pow_fwd(a, b):
-    if b.ndim == 0 and a.dtype.kind == "f" and b.dtype.kind == "f":
+    if b.ndim == 0 and a.dtype.kind == "f" and b.dtype.kind in "fiu":
         # PyTorch computes x ** 0.5 as sqrt(x) and x ** -0.5 as rsqrt(x) (pow_tensor_scalar's
         # special cases): (-0.0) ** 0.5 is -0.0 and (-0.0) ** -0.5 is -inf (NumPy: +0.0,
         # +inf), (-inf) ** 0.5 is nan. The rule's a.pow(b - 1) inherits this, so the
-        # gradient of x ** 0.5 at -0.0 is -inf, as in PyTorch.
+        # gradient of x ** 0.5 at -0.0 is -inf, as in PyTorch. Its x ** 3 is x * x * x
+        # and x ** -2 is 1 / (x * x) (NumPy's power rounds once: an ulp apart), and x ** 2
+        # is x * x, x ** -1 a reciprocal in both.
         e = b.item()
         if e == 0.5:
             return np.sqrt(a)
         if e == -0.5:
             return np.reciprocal(np.sqrt(a))
+        if e == 3:
+            return a * a * a
+        if e == -2:
+            return 1 / (a * a)
     elif a.dtype.kind in "iu" and b.dtype.kind in "iu" and (b < 0).any():
         if b.ndim == 0 and not b.flags.writeable:
             # a Python int exponent (dispatch passes numbers as cached read-only 0-d
@@ -711,19 +717,18 @@ pow_rscalar = _b("pow", _pow_fwd, (None, _pow_exp), (0, 1, "out"), node_name="Po
 # followed by an in-place op on its result stays valid
 
 
-def _atan2_rule(which):
-    def rule(g, s, n):
-        a, b = s
-        # PyTorch's atan2_backward: 1 / (a^2 + b^2), masked to 0 where it is 0, so the
-        # gradients at (0, 0) are 0 and -0 (not 0 * inf = nan)
-        denom = a * a + b * b
-        recip = _where(denom == 0, 0.0, denom.reciprocal())
-        return g * b * recip if which == 0 else g * -a * recip
-    return rule
+def _atan2_vjp(g, s, n, needs):
+    # PyTorch's atan2_backward: one 1 / (a^2 + b^2) for both gradients (under
+    # create_graph their graphs share its nodes, as PyTorch's do), masked to 0 where it is
+    # 0, so the gradients at (0, 0) are 0 and -0 (not 0 * inf = nan)
+    a, b = s
+    denom = a * a + b * b
+    recip = _where(denom == 0, 0.0, denom.reciprocal())
+    return [g * b * recip if needs[0] else None, g * -a * recip if needs[1] else None]
 
 
-atan2 = _b("atan2", np.arctan2, (_atan2_rule(0), _atan2_rule(1)), (0, 1), kind="float",
-           jvp=jvp_elementwise, batch_ok=True)
+atan2 = _b("atan2", np.arctan2, _atan2_vjp, (0, 1), kind="float", jvp=jvp_elementwise,
+           batch_ok=True)
 
 # hypot(a, b) = sqrt(a² + b²), NumPy's overflow-safe kernel. PyTorch's derivatives.yaml:
 # self: grad * self / result, other: grad * other / result (so at (0, 0) both are nan).

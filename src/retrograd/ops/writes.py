@@ -24,7 +24,14 @@ from .arguments import _py_sum
 from .conversion import to
 from .creation import tensor
 from .dispatch import _mismatch, apply, check_view_rebase
-from .indexing import _basic, _check_put_dtype, _index_put_shape_error, getitem, norm_key
+from .indexing import (
+    _basic,
+    _check_put_dtype,
+    _index_put_shape_error,
+    _indexed_shape,
+    getitem,
+    norm_key,
+)
 from .inplace import (
     _WRITING,
     _aliased_write,
@@ -230,14 +237,17 @@ def _setitem_overlapping(self, key, value) -> None:
             # as PyTorch, a copy_ into the view self[key]: the base's gradient is then
             # CopySlices' over that view, which differs from an index_put on self when the
             # view's elements share memory
+            # (a key that keeps self whole writes into self itself, as in PyTorch: a copy_
+            # or fill_ of self, no CopySlices; Note [Setitem nodes])
+            into = self if T.whole_selection(key, d.shape, False) else getitem(self, key)
             if vd is None:
                 value = _make(np.asarray(value, dtype=d.dtype))
             elif vd.ndim == 0 and target.shape != ():
-                fill_(getitem(self, key), value)
+                fill_(into, value)
                 return None
             elif vd.shape != target.shape:
                 value = value.reshape(_strip_leading_ones(vd.shape)).expand(target.shape)
-            copy_(getitem(self, key), value)
+            copy_(into, value)
             return None
 
         def compute():
@@ -252,6 +262,11 @@ def _setitem_overlapping(self, key, value) -> None:
         else:
             sliced_key.append(k)
     sliced = d[tuple(sliced_key)]
+    if vd is not None:  # PyTorch's index_put_ checks the value's shape first
+        try:
+            np.broadcast_shapes(vd.shape, _indexed_shape(self, key))
+        except ValueError:
+            raise _index_put_shape_error(self, key, vd.shape) from None
     arrays = [k for k in key if isinstance(k, np.ndarray)]
     as_mask = (len(arrays) == 1 and arrays[0].dtype == np.bool_ and
                (vd is None or vd.size == 1))  # PyTorch's masked_fill_ dispatch
