@@ -43,6 +43,7 @@ from .jvp_rules import (
     jvp_linear,
     jvp_reduction,
 )
+from .pow_kernel import pow_kernel
 from .public import FP32
 from .rule_helpers import (  # noqa: F401
     _bdims,
@@ -663,54 +664,12 @@ def _pow_exp(g, s, n):
     return g * (out * (math.log(a) if a > 0 else math.nan))
 
 
-def _pow_fwd(a, b):
-    if b.ndim == 0 and a.dtype.kind == "f" and b.dtype.kind in "fiu":
-        # PyTorch computes x ** 0.5 as sqrt(x) and x ** -0.5 as rsqrt(x) (pow_tensor_scalar's
-        # special cases): (-0.0) ** 0.5 is -0.0 and (-0.0) ** -0.5 is -inf (NumPy: +0.0,
-        # +inf), (-inf) ** 0.5 is nan. The rule's a.pow(b - 1) inherits this, so the
-        # gradient of x ** 0.5 at -0.0 is -inf, as in PyTorch. Its x ** 3 is x * x * x
-        # and x ** -2 is 1 / (x * x) (NumPy's power rounds once: an ulp apart), and x ** 2
-        # is x * x, x ** -1 a reciprocal in both.
-        e = b.item()
-        if e == 0.5:
-            return np.sqrt(a)
-        if e == -0.5:
-            return np.reciprocal(np.sqrt(a))
-        if e == 3:
-            return a * a * a
-        if e == -2:
-            return 1 / (a * a)
-    elif a.dtype.kind in "iu" and b.dtype.kind in "iu" and (b < 0).any():
-        if b.ndim == 0 and not b.flags.writeable:
-            # a Python int exponent (dispatch passes numbers as cached read-only 0-d
-            # arrays): PyTorch refuses it; a tensor exponent is computed below
-            raise RuntimeError(
-                f"Integers to negative integer powers are not allowed. (an integer tensor "
-                f"of dtype {a.dtype} raised to {int(b)}: the result would not be an "
-                f"integer; use a float base, e.g. x.double() ** {int(b)} or "
-                f"x.float().pow({int(b)}))")
-        return _int_pow_negative(a, b)
-    return np.power(a, b)
-
-
-def _int_pow_negative(a, b):
-    """Integer ``a ** b`` with some ``b < 0`` (a tensor exponent; PyTorch allows it):
-    1 for a == 1, +-1 for a == -1, 0 otherwise (a == 0 gives 0 where C++ would divide by
-    zero; PyTorch's kernel gives the same)."""
-    a, b = np.broadcast_arrays(a, b)
-    out = np.power(a, np.where(b < 0, 0, b))
-    neg = b < 0
-    odd = (b % 2) != 0
-    out[neg] = np.where(a[neg] == 1, 1, np.where(a[neg] == -1, np.where(odd[neg], -1, 1), 0))
-    return out
-
-
 # Note [Scalar overloads]: pow.Tensor_Tensor, pow.Tensor_Scalar, pow.Scalar
-pow = _b("pow", _pow_fwd, (_pow_self, _pow_exp), (0, 1, "out"),  # noqa: A001
+pow = _b("pow", pow_kernel, (_pow_self, _pow_exp), (0, 1, "out"),  # noqa: A001
          node_name="PowBackward1", jvp=jvp_elementwise, batch_ok=True)
-pow_scalar = _b("pow", _pow_fwd, (_pow_self, None), (0, 1), node_name="PowBackward0",
+pow_scalar = _b("pow", pow_kernel, (_pow_self, None), (0, 1), node_name="PowBackward0",
                 jvp=jvp_elementwise, batch_ok=True)
-pow_rscalar = _b("pow", _pow_fwd, (None, _pow_exp), (0, 1, "out"), node_name="PowBackward2",
+pow_rscalar = _b("pow", pow_kernel, (None, _pow_exp), (0, 1, "out"), node_name="PowBackward2",
                  jvp=jvp_elementwise, batch_ok=True)
 # the output is read only by the exponent's rule: pow.Tensor_Tensor saves it whether or
 # not the exponent needs a gradient (as PyTorch), pow.Tensor_Scalar does not, so x.pow(2)

@@ -1,16 +1,16 @@
 """``convert_conv2d_weight_memory_format`` / ``convert_conv3d_weight_memory_format``.
 
-retrograd keeps every tensor in one (row-major) layout and accepts ``memory_format``
-arguments for compatibility, so converting a convolution's weight gives it a fresh
-copy with the same values: code written for channels-last runs and gives PyTorch's
-numbers.
+Converting a convolution's weight gives it a copy in that memory format, with
+PyTorch's strides (Note [Memory formats] in retrograd/_layouts.py); its gradients take
+the same layout (Note [Gradient layout contract]). The values are unchanged, and so are
+the numbers a model computes.
 
 Example:
     >>> import retrograd as torch
     >>> net = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3))
     >>> net = torch.nn.utils.convert_conv2d_weight_memory_format(net, torch.channels_last)
-    >>> net[0].weight.shape
-    torch.Size([4, 3, 3, 3])
+    >>> net[0].weight.shape, net[0].weight.stride()
+    (torch.Size([4, 3, 3, 3]), (27, 1, 9, 3))
 """
 
 from __future__ import annotations
