@@ -28,6 +28,7 @@ from .node import (
     SITE_SCOPE,
     AccumulateGrad,
     Kept,
+    _nothing,
     call_unscoped,
     internal_slots,
     public_slots,
@@ -414,7 +415,8 @@ def _schedule(task: GraphTask, heap: list) -> None:
             if runs and node._saved is None:
                 node._unpack()  # raises the "backward a second time" error
         if grads is None or (needs is not None and True not in needs) or (
-                node._nout > 1 and all(x is None for x in grads)):
+                node._nout > 1 and all(x is None for x in grads)) or (
+                node._saved is None and _leads_nowhere(node)):
             in_grads = None
         elif plain:
             if node._saved is None:
@@ -461,6 +463,16 @@ def _schedule(task: GraphTask, heap: list) -> None:
             push(heap, (_heap_key(ready, first), ready))
             ready = None
         node = ready or None
+
+
+def _leads_nowhere(node) -> bool:
+    """Every edge of ``node`` is invalid (a view that required grad only through its
+    base): PyTorch computes none of its input gradients, so it never reads what it saved
+    and a second backward through it does not raise (Note [Nodes that saved nothing])."""
+    for e in node._edges:
+        if e is not None and not (e[0].__class__ is AccumulateGrad and e[0]._var is _nothing):
+            return False
+    return True
 
 
 def _accumulate_now(task: GraphTask, leaf, g) -> None:
@@ -571,6 +583,13 @@ def _gathered(task: GraphTask, allow_unused: bool, materialize: bool) -> tuple:
                     "in the graph. Set allow_unused=True if this is the desired behavior "
                     f"(its gradient is then None), or materialize_grads=True for zeros. "
                     f"(input shape {tuple(t.shape)})")
+    seen: dict = {}
+    for k, g in enumerate(results):  # one tensor object per input (a rule may hand the
+        if g is None:  # same gradient to two inputs: x and x.t() of a 0-d x), as PyTorch
+            continue
+        j = seen.setdefault(id(g), k)
+        if j != k and task.inputs[j] is not task.inputs[k]:  # (the same input twice: one)
+            results[k] = g.view_as(g) if g._rg else g.detach()
     return tuple(results)
 
 
@@ -670,8 +689,10 @@ def _accumulate(task: GraphTask, node, g) -> None:
         else:
             d = g._data
             key = id(d) if d.base is None else memory_id(d.base)
-            if g._rg or key in task.taken or not d.flags.writeable or \
-                    not grad_obeys_layout(var._data, d):
+            flags = d.flags
+            if g._rg or key in task.taken or not flags.writeable or not (
+                    (flags.c_contiguous and var._data.flags.c_contiguous)
+                    or grad_obeys_layout(var._data, d)):
                 g = _make(grad_array_like(var._data, d))  # (read-only, or another layout)
             else:
                 task.taken.add(key)

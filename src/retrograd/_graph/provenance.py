@@ -137,7 +137,10 @@ def mark(reason: str, op: str, source, out=None) -> Cut:
         True
     """
     site = user_site()
-    node = source.grad_fn
+    try:
+        node = source.grad_fn
+    except RuntimeError:  # a stale view PyTorch refuses to re-derive: it raises only when
+        node = source._gfn  # it is used with grad mode on, not for this note
     if node is None:
         node = source._acc if source._acc is not None else source._grad_accumulator()
     key = (reason, op, site)
