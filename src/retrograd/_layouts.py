@@ -20,6 +20,7 @@ __all__ = ["layout", "memory_format", "strided", "contiguous_format", "channels_
            "channels_last_3d", "preserve_format", "memory_format_strides", "like_strides",
            "is_contiguous_as", "suggest_memory_format", "check_format_rank",
            "empty_strided_array", "relayout", "layout_copy", "cast_copy", "grad_obeys_layout",
+           "ti_permutation",
            "grad_array_like"]
 
 
@@ -120,8 +121,9 @@ def memory_format_strides(shape: tuple, fmt) -> tuple:
     return tuple(st)
 
 
-def _non_overlapping_and_dense(shape: tuple, strides: tuple) -> bool:
-    dims = sorted((d for d in range(len(shape)) if shape[d] >= 2), key=lambda d: strides[d])
+def _packed(shape: tuple, strides: tuple, dims) -> bool:
+    """Do ``dims`` (innermost first) tile memory with no gap: each stride the product of
+    the sizes inside it?"""
     need = 1
     for d in dims:
         if strides[d] != need:
@@ -130,19 +132,36 @@ def _non_overlapping_and_dense(shape: tuple, strides: tuple) -> bool:
     return True
 
 
-def _infer_dense_strides(shape: tuple, strides: tuple) -> tuple:
+def _non_overlapping_and_dense(shape: tuple, strides: tuple) -> bool:
+    return _packed(shape, strides, sorted((d for d in range(len(shape)) if shape[d] >= 2),
+                                          key=lambda d: strides[d]))
+
+
+def ti_permutation(shape: tuple, strides: list) -> list:
+    """TensorIterator's order of the dims of operands of ``shape`` (innermost first):
+    sorted by their element ``strides`` (one tuple per operand, the output first; the
+    first operand with evidence decides), a stride of 0 being no evidence, equal strides
+    putting the smaller size inside, else C order. A stable insertion sort, as its.
+
+    Example:
+        >>> ti_permutation((5, 4), [(1, 5)])
+        [0, 1]
+    """
     n = len(shape)
-    perm = list(range(n - 1, -1, -1))  # innermost first
+    perm = list(range(n - 1, -1, -1))
 
     def after(d0: int, d1: int) -> int:  # 1: d0 goes outside d1; -1: inside; 0: no evidence
-        s0, s1 = strides[d0], strides[d1]
-        if s0 == 0 or s1 == 0:
-            return 0
-        if s0 != s1:
-            return 1 if s0 > s1 else -1
-        return 1 if shape[d0] > shape[d1] else 0
+        for st in strides:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return 1 if s0 > s1 else -1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
 
-    for i in range(1, n):  # a stable insertion sort, as TensorIterator's
+    for i in range(1, n):
         d1 = i
         for d0 in range(i - 1, -1, -1):
             c = after(perm[d0], perm[d1])
@@ -151,6 +170,12 @@ def _infer_dense_strides(shape: tuple, strides: tuple) -> tuple:
                 d1 = d0
             elif c < 0:
                 break
+    return perm
+
+
+def _infer_dense_strides(shape: tuple, strides: tuple) -> tuple:
+    n = len(shape)
+    perm = ti_permutation(shape, [strides])
     out = [0] * n
     acc = 1
     for d in perm:
@@ -190,13 +215,7 @@ def is_contiguous_as(shape: tuple, strides: tuple, fmt=None) -> bool:
         if 0 in shape:
             return True
         order = range(n - 1, -1, -1)
-    need = 1
-    for d in order:
-        if shape[d] != 1:
-            if strides[d] != need:
-                return False
-            need *= shape[d]
-    return True
+    return _packed(shape, strides, [d for d in order if shape[d] != 1])
 
 
 def _strides_like_channels_last(shape: tuple, strides: tuple) -> bool:

@@ -583,13 +583,6 @@ def _gathered(task: GraphTask, allow_unused: bool, materialize: bool) -> tuple:
                     "in the graph. Set allow_unused=True if this is the desired behavior "
                     f"(its gradient is then None), or materialize_grads=True for zeros. "
                     f"(input shape {tuple(t.shape)})")
-    seen: dict = {}
-    for k, g in enumerate(results):  # one tensor object per input (a rule may hand the
-        if g is None:  # same gradient to two inputs: x and x.t() of a 0-d x), as PyTorch
-            continue
-        j = seen.setdefault(id(g), k)
-        if j != k and task.inputs[j] is not task.inputs[k]:  # (the same input twice: one)
-            results[k] = g.view_as(g) if g._rg else g.detach()
     return tuple(results)
 
 

@@ -15,6 +15,8 @@ import warnings
 
 import numpy as np
 
+from .._layouts import ti_permutation
+
 # Note [Memory overlap in in-place ops]
 # PyTorch refuses some in-place writes whose memory overlaps (aten/src/ATen/MemoryOverlap.cpp):
 # * internal overlap of the written tensor: refused only when it is certain, i.e. a dim of
@@ -270,29 +272,7 @@ def ti_order(shape, strides) -> np.ndarray:
     """The flat (C-order) indices of a tensor of ``shape`` in the order TensorIterator
     visits them: dims sorted by the operands' strides (``strides``: one tuple per operand,
     the output first), smallest innermost, ties to the smaller dim, else C order."""
-    nd = len(shape)
-    perm = list(range(nd - 1, -1, -1))  # perm[0] is the innermost dim
-
-    def should_swap(d0: int, d1: int) -> int:
-        for st in strides:
-            s0, s1 = st[d0], st[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 != s1:
-                return -1 if s0 < s1 else 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    for i in range(1, nd):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
+    perm = ti_permutation(shape, strides)  # perm[0] is the innermost dim
     n = int(np.prod(shape, dtype=np.int64))
     return np.arange(n, dtype=np.int64).reshape(shape).transpose(perm[::-1]).reshape(-1)
 

@@ -134,8 +134,8 @@ transpose = _view_op("transpose",  # of a 0-d tensor (dims 0, 0): the tensor its
                      lambda g, s, n: g.transpose(STATE.batch + n._p[0], STATE.batch + n._p[1]),
                      jvp=jvp_view, batch_ok=True, batch=view_dims)
 def _t_rule(g, s, n):
-    if len(n.input_shape(0)) != 2:
-        return g
+    if len(n.input_shape(0)) != 2:  # a 0-d or 1-d tensor's t() is itself: the gradient
+        return g if STATE.batch else g.t()  # is a view of g (a tensor of its own, as torch's)
     if arrays_suffice() and not STATE.batch:  # no graph, no tangent (nn.Linear's W.t())
         return _make(g._data.T)
     return g.transpose(-2, -1)
