@@ -19,8 +19,9 @@ here and by its seed.
   exclusion, now agrees bit for bit);
 - (700000-719999) the gradient through t() of a 0-d or 1-d tensor is a view of its own,
   as PyTorch's grad.t() (autograd.grad gave x and x.t() the same object); an in-place
-  op under no_grad on a view PyTorch would not re-derive no longer raises through retrograd's own provenance note; a node whose
-  every edge is invalid reads nothing it saved, so a second backward through it runs.
+  op under no_grad on a view PyTorch would not re-derive no longer raises through
+  retrograd's own provenance note; a node whose every edge is invalid reads nothing it
+  saved, so a second backward through it runs.
 """
 
 from __future__ import annotations
