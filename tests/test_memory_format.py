@@ -238,3 +238,13 @@ def test_grads_accumulate_into_the_leafs_layout():
         assert x.grad is first
         assert tuple(x.grad.stride()) == (1, 4)
         np.testing.assert_array_equal(np.asarray(x.grad.numpy()), 2 * np.arange(20.0).reshape(4, 5))
+
+
+def test_like_factories_on_the_meta_device_keep_the_shape():
+    # (meta tensors carry no strides here: the layout rule does not apply to them)
+    x = rg.ones(4, 5).t()
+    for fn in (rg.zeros_like, rg.empty_like, rg.ones_like):
+        out = fn(x, device="meta")
+        assert out.is_meta and tuple(out.shape) == (5, 4)
+    y = rg.zeros_like(rg.ones(2, 3, 4, 5), device="meta", memory_format=rg.channels_last)
+    assert y.is_meta and tuple(y.shape) == (2, 3, 4, 5)

@@ -431,7 +431,7 @@ def _lay_out_like(t: Tensor, input: Tensor, memory_format) -> Tensor:  # noqa: A
     """``t``, a new row-major tensor of ``input``'s shape, moved into the layout of
     ``_like_strides``."""
     strides = _like_strides(input, memory_format)
-    if strides is not None:
+    if strides is not None and t._data.__class__ is not MetaArray:  # (meta: no strides)
         a = t._data
         out = _L.empty_strided_array(a.shape, strides, a.dtype)
         out[...] = a
