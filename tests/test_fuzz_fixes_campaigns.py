@@ -21,7 +21,9 @@ here and by its seed.
   as PyTorch's grad.t() (autograd.grad gave x and x.t() the same object); an in-place
   op under no_grad on a view PyTorch would not re-derive no longer raises through
   retrograd's own provenance note; a node whose every edge is invalid reads nothing it
-  saved, so a second backward through it runs.
+  saved, so a second backward through it runs;
+- (800000-819999) the gradient of a full prod over two or more zeros is zeros without
+  create_graph (PyTorch's shortcut), even for a nan incoming gradient.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ torch = pytest.importorskip("torch")
 
 FIXED_SEEDS = [507867, 523376, 504219, 511187, 502860, 507906, 514776, 522296, 523622,
                527855, 520277, 509964, 508181, 523322, 502051, 610755, 619437, 606410,
-               608269, 109604, 705649, 718776, 718601]
+               608269, 109604, 705649, 718776, 718601, 803602]
 
 
 @pytest.mark.parametrize("seed", FIXED_SEEDS)
@@ -311,3 +313,18 @@ def test_in_place_under_no_grad_on_a_multi_output_view_chain():
         v = x.split(2, -2)[0].as_strided((2, 2), (1, 1))
         with m.no_grad():
             v.sin_()  # allowed: nothing is recorded
+
+
+def _prod_with_zeros(m):
+    x = m.tensor([1.0, 0.0, -0.0, float("inf")], dtype=m.float64, requires_grad=True)
+    (x.prod() * float("nan")).backward()
+    y = m.tensor([2.0, 0.0, 0.0, 3.0], dtype=m.float64, requires_grad=True)
+    g, = m.autograd.grad(y.prod(), y, create_graph=True)
+    z = m.tensor([[2.0, 0.0], [0.0, 3.0]], dtype=m.float64, requires_grad=True)
+    (z.prod(0) * float("nan")).sum().backward()
+    return x.grad.tolist(), g.tolist(), g.requires_grad, np.isnan(z.grad.numpy()).all()
+
+
+def test_prod_gradient_over_several_zeros():
+    with np.errstate(invalid="ignore"):
+        assert _prod_with_zeros(rg) == _prod_with_zeros(torch)

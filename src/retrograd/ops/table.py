@@ -1080,6 +1080,8 @@ def _prod_rule(g, s, n):
     # g itself over one element (PyTorch's prod_safe_zeros_backward: no graph through a)
     if (a.numel() if axes is None else a.shape[axes[0]]) == 1:
         return gk
+    if axes is None and not STATE.enabled and int((a == 0).sum()) > 1:
+        return zeros_like_of(a)  # PyTorch's shortcut (no create_graph): zeros, even for a nan g
     if axes is None:
         flat = a.reshape(-1)
         others = _prod_others(flat, 0).reshape(a.shape)
