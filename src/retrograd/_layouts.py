@@ -20,7 +20,7 @@ __all__ = ["layout", "memory_format", "strided", "contiguous_format", "channels_
            "channels_last_3d", "preserve_format", "memory_format_strides", "like_strides",
            "is_contiguous_as", "suggest_memory_format", "check_format_rank",
            "empty_strided_array", "relayout", "layout_copy", "cast_copy", "grad_obeys_layout",
-           "ti_permutation",
+           "ti_permutation", "element_strides", "target_strides",
            "grad_array_like"]
 
 
@@ -46,7 +46,7 @@ class layout(_Named):
 
 
 class memory_format(_Named):
-    """The order of a tensor's dimensions in memory (accepted; retrograd is row-major)."""
+    """The order of a tensor's dimensions in memory (Note [Memory formats])."""
 
     __slots__ = ()
 
@@ -107,8 +107,7 @@ def memory_format_strides(shape: tuple, fmt) -> tuple:
     acc = 1
     if fmt is channels_last or fmt is channels_last_3d:
         k = 4 if fmt is channels_last else 5
-        inner = [n - k + 1] + list(range(n - 1, n - k + 1, -1)) + [n - k]
-        for d in inner:
+        for d in (n - k + d for d in _channels_last_order(k)):
             st[d] = acc
             acc *= shape[d]
         for d in range(n - k - 1, -1, -1):  # batch dims (under vmap)
@@ -119,6 +118,23 @@ def memory_format_strides(shape: tuple, fmt) -> tuple:
         st[d] = acc
         acc *= max(shape[d], 1)
     return tuple(st)
+
+
+def element_strides(a) -> tuple:
+    """An array's strides in elements, as PyTorch reports a tensor's.
+
+    Example:
+        >>> element_strides(np.zeros((2, 3), np.float32).T)
+        (1, 3)
+    """
+    isz = a.itemsize
+    return tuple(s // isz for s in a.strides)
+
+
+def _channels_last_order(k: int) -> list:
+    """The dims of a rank-``k`` channels-last tensor (4: NCHW, 5: NCDHW), innermost first:
+    C, then the spatial dims from the last, then N."""
+    return [1] + list(range(k - 1, 1, -1)) + [0]
 
 
 def _packed(shape: tuple, strides: tuple, dims) -> bool:
@@ -210,7 +226,7 @@ def is_contiguous_as(shape: tuple, strides: tuple, fmt=None) -> bool:
         k = 4 if fmt is channels_last else 5
         if n != k:
             return False
-        order = [1] + list(range(k - 1, 1, -1)) + [0]
+        order = _channels_last_order(k)
     else:
         if 0 in shape:
             return True
@@ -225,7 +241,7 @@ def _strides_like_channels_last(shape: tuple, strides: tuple) -> bool:
     if k not in (4, 5) or strides[1] == 0:
         return False
     low = 0
-    for d in [1] + list(range(k - 1, 1, -1)) + [0]:
+    for d in _channels_last_order(k):
         if shape[d] == 0 or strides[d] < low:
             return False
         if d == 0 and low == strides[1]:
@@ -264,6 +280,23 @@ def empty_strided_array(shape: tuple, strides: tuple, dtype) -> np.ndarray:
     return np.ndarray(shape, dt, buf, 0, tuple(st * dt.itemsize for st in strides))
 
 
+def target_strides(a: np.ndarray, fmt=None) -> tuple | None:
+    """The element strides of a new tensor like ``a`` in ``fmt`` (None or preserve_format:
+    ``a``'s layout, Note [Memory formats]), or None for row-major.
+
+    Example:
+        >>> target_strides(np.zeros((4, 5)).T), target_strides(np.zeros((4, 5)))
+        ((1, 5), None)
+    """
+    if fmt is None or fmt is preserve_format:
+        if a.flags.c_contiguous:
+            return None
+        return like_strides(a.shape, element_strides(a))
+    if fmt is contiguous_format:
+        return None
+    return memory_format_strides(a.shape, fmt)
+
+
 def relayout(a: np.ndarray, fmt=None, dtype=None) -> np.ndarray:
     """A copy of ``a`` (cast to ``dtype``) laid out in ``fmt``: None or preserve_format
     keep ``a``'s layout as PyTorch's copies do (Note [Memory formats]).
@@ -273,15 +306,9 @@ def relayout(a: np.ndarray, fmt=None, dtype=None) -> np.ndarray:
         (8, 40)
     """
     dt = a.dtype if dtype is None else np.dtype(dtype)
-    if fmt is None or fmt is preserve_format:
-        if a.flags.c_contiguous:
-            return a.astype(dt)
-        isz = a.itemsize
-        strides = like_strides(a.shape, tuple(s // isz for s in a.strides))
-    elif fmt is contiguous_format:
+    strides = target_strides(a, fmt)
+    if strides is None:
         return np.array(a, dt, order="C")
-    else:
-        strides = memory_format_strides(a.shape, fmt)
     out = empty_strided_array(a.shape, strides, dt)
     np.copyto(out, a, casting="unsafe")
     return out
@@ -321,11 +348,6 @@ def cast_copy(a, p):
 # laid out as itself, so that optimizers can treat both as flat buffers in one order),
 # and row-major strides otherwise. A gradient that already has them is stored as it is
 # (when nothing else sees it); any other is copied into them. Size-1 dims may differ.
-def _element_strides(a: np.ndarray) -> tuple:
-    isz = a.itemsize
-    return tuple(s // isz for s in a.strides)
-
-
 def grad_obeys_layout(var: np.ndarray, g: np.ndarray) -> bool:
     """Whether gradient ``g`` may be ``var``'s first .grad as it is laid out (Note
     [Gradient layout contract]).
@@ -337,10 +359,10 @@ def grad_obeys_layout(var: np.ndarray, g: np.ndarray) -> bool:
     """
     if var.flags.c_contiguous:
         return g.flags.c_contiguous
-    vs = _element_strides(var)
+    vs = element_strides(var)
     if not _non_overlapping_and_dense(var.shape, vs):
         return g.flags.c_contiguous
-    gs = _element_strides(g)
+    gs = element_strides(g)
     return all(n == 1 or a == b for n, a, b in zip(var.shape, vs, gs))
 
 
@@ -353,7 +375,7 @@ def grad_array_like(var: np.ndarray, g: np.ndarray) -> np.ndarray:
         (8, 16)
     """
     if not var.flags.c_contiguous:
-        vs = _element_strides(var)
+        vs = element_strides(var)
         if _non_overlapping_and_dense(var.shape, vs):
             out = empty_strided_array(var.shape, vs, g.dtype)
             np.copyto(out, g)

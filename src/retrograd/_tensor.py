@@ -154,7 +154,7 @@ class Tensor:
             >>> torch.zeros(2, 3).stride()
             (3, 1)
         """
-        st = tuple(s // self._data.itemsize for s in self._data.strides)
+        st = _layouts.element_strides(self._data)
         return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
 
     def is_contiguous(self, memory_format=None) -> bool:
@@ -171,9 +171,7 @@ class Tensor:
         if memory_format is None or memory_format is _layouts.contiguous_format or \
                 memory_format is _layouts.preserve_format:
             return bool(a.flags.c_contiguous)
-        isz = a.itemsize
-        return _layouts.is_contiguous_as(a.shape, tuple(s // isz for s in a.strides),
-                                         memory_format)
+        return _layouts.is_contiguous_as(a.shape, _layouts.element_strides(a), memory_format)
 
     def is_floating_point(self) -> bool:
         return self._data.dtype in _FLOAT_NP

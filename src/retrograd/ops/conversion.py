@@ -90,14 +90,9 @@ def to(self, *args, **kwargs) -> Tensor:
         return apply(T.to_copy, (self,), dt)
     _L.check_format_rank(fmt, self.dim())
     if dt == a.dtype and not copy and _L.suggest_memory_format(
-            a.shape, _element_strides(a)) is fmt:  # (PyTorch's to_will_alias)
+            a.shape, _L.element_strides(a)) is fmt:  # (PyTorch's to_will_alias)
         return self
     return apply(T.to_copy, (self,), (dt, fmt))
-
-
-def _element_strides(a) -> tuple:
-    isz = a.itemsize
-    return tuple(s // isz for s in a.strides)
 
 
 def _to_device(self, dtype, dev, copy: bool) -> Tensor:

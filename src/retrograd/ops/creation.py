@@ -363,10 +363,7 @@ def empty(*size, dtype=None, device=None, requires_grad: bool = False,
                                "torch.channels_last, or use empty_like)")
         _L.check_format_rank(memory_format, t.dim())
         if t._data.__class__ is not MetaArray:
-            t._data = _L.empty_strided_array(
-                t._data.shape, _L.memory_format_strides(t._data.shape, memory_format),
-                t._data.dtype)
-            t._data[...] = 0
+            t._data = _L.relayout(t._data, memory_format)  # (zeros, in that layout)
     return uninitialized(t)
 
 
@@ -413,18 +410,12 @@ def _like_filled(input: Tensor, value, dtype, requires_grad: bool, device,  # no
 def _like_strides(input: Tensor, memory_format) -> tuple | None:  # noqa: A002
     """The element strides PyTorch's ``empty_like(input, memory_format=...)`` gives, or
     None for row-major (Note [Memory formats] in _layouts.py)."""
+    if memory_format is not None and memory_format is not _L.preserve_format:
+        _L.check_format_rank(memory_format, input.dim())
     src = input._data
     if src.__class__ is MetaArray:
         return None
-    if memory_format is None or memory_format is _L.preserve_format:
-        if src.flags.c_contiguous:
-            return None
-        isz = src.itemsize
-        return _L.like_strides(src.shape, tuple(s // isz for s in src.strides))
-    _L.check_format_rank(memory_format, input.dim())
-    if memory_format is _L.contiguous_format:
-        return None
-    return _L.memory_format_strides(src.shape, memory_format)
+    return _L.target_strides(src, memory_format)
 
 
 def _lay_out_like(t: Tensor, input: Tensor, memory_format) -> Tensor:  # noqa: A002
