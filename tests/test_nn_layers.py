@@ -538,6 +538,9 @@ def test_every_nn_op_is_reached():
                 R.autograd.grad(tot, wrt, allow_unused=True)
         x = R.ones(3, requires_grad=True)
         R.nn.functional.dropout(x, 0.5).sum().backward()
+        # nll_loss under vmap, its gradient and second derivative (test_vmap_kernels.py)
+        R.func.vmap(R.func.hessian(R.nn.functional.cross_entropy))(
+            R.zeros(2, 3, 4), R.tensor([[0, 1, 2], [3, 3, 1]]))
         lin = rnn.Linear(3, 1)
         lin.register_full_backward_hook(lambda m, gi, go: None)
         out = lin(x)

@@ -172,6 +172,11 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
     if not isinstance(t, np.ndarray) or not isinstance(input._data, np.ndarray):
         # batched tensors inside vmap (their data is no array); a compile trace's arrays
         # (ndarray subclasses) take the fused path, its value read becoming a check
+        if t.dtype == np.uint8:  # PyTorch's vmap gathers, which takes no Byte index
+            raise RuntimeError("gather(): Expected dtype int32/int64 for index (nll_loss "
+                               "under vmap takes int64 targets: pass target.long())")
+        if weight is None and input._data.ndim == 2 and reduction in ("none", "sum", "mean"):
+            return apply(TN.nll_nd, (input, target), (ignore_index, reduction))
         return _nll_by_ops(input, target, weight, ignore_index, reduction, cdim)
     if t.size and (ignore_index < 0 or ignore_index >= nc) and \
             _max_reduce(t.view(_UNSIGNED[t.dtype]), axis=None) < nc:

@@ -49,6 +49,7 @@ from . import table as T
 from ._core import _LOW, Op, direct_kernel
 from .batch_rules import conv_rule, dim_at, pointwise, unbatched_first
 from .dispatch import apply
+from .jvp_rules import jvp_linear
 from .public import LOWER_PRECISION_FP
 from .rule_helpers import zeros_like_of
 
@@ -874,6 +875,74 @@ nll = Op("nll", _nll_fwd,
 nll_backward = Op("nll_backward", _nll_bwd_fwd,
                   lambda g, s, n, needs: [apply(nll, (g, s[0]), n._p[:3]), None],
                   (1,), node_name="NllLossBackwardBackward0")
+
+
+# Note [NLL under vmap]
+# Inside vmap the targets are a batched tensor whose values Python cannot read, so nll
+# cannot take its index as a parameter (Note [Fused NLL]). ``nll_nd`` takes the targets
+# as an input instead and works on any leading dims: (..., N, C) log-probabilities and
+# (..., N) targets, the loss reduced over N (PyTorch's nll_loss batch rule likewise
+# reduces per batch element). Its batch rule expands both operands to the full batch,
+# so one kernel serves the whole batch, and its gradient is one node: under W9's
+# vmap(grad(cross_entropy)) this is 2 ops where gather, squeeze, where, to, neg, mul,
+# sum and div (and their gradients) were 16. Both are linear in their first input: their
+# tangents are themselves (jvp_linear). p = (ignore_index, reduction); the
+# gradient's p adds the class count and dtype. A target out of range raises the error
+# of PyTorch's vmap (a gather's).
+def _nll_nd_mask(t, ignore_index, logp=None):
+    valid = t != ignore_index
+    if logp is not None:
+        nc = logp.shape[-1]
+        bad = valid & ((t < 0) | (t >= nc))
+        if bad.any():  # PyTorch's vmap gathers: its gather's words
+            raise RuntimeError(
+                f"index {int(t[bad].flat[0])} is out of bounds for dimension {logp.ndim - 1} "
+                f"with size {nc} (a target of nll_loss/cross_entropy under vmap: each must "
+                f"lie in [0, {nc - 1}] or equal ignore_index)")
+    return valid, np.where(valid, t, 0)
+
+
+def _nll_nd_fwd(logp, t, p):
+    ignore_index, reduction = p
+    valid, safe = _nll_nd_mask(t, ignore_index, logp)
+    picked = np.take_along_axis(logp, safe[..., None], -1)[..., 0]
+    loss = np.where(valid, np.negative(picked), logp.dtype.type(0))
+    if reduction == "none":
+        return loss
+    total = _add_reduce(loss, axis=-1)
+    if reduction == "sum":
+        return total
+    with np.errstate(divide="ignore", invalid="ignore"):  # every target ignored: nan
+        return total / _add_reduce(valid, axis=-1).astype(loss.dtype)
+
+
+def _nll_nd_bwd_fwd(g, t, p):
+    ignore_index, reduction, nc, dt = p
+    valid, safe = _nll_nd_mask(t, ignore_index)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if reduction == "mean":
+            g = g / _add_reduce(valid, axis=-1).astype(g.dtype)
+        coef = np.negative(g if reduction == "none" else g[..., None])
+        coef = np.where(valid, coef, coef.dtype.type(0))  # ignored targets get 0, even
+    out = np.zeros(coef.shape + (nc,), dt)  # from an inf or nan g
+    np.put_along_axis(out, np.broadcast_to(safe, coef.shape)[..., None], coef[..., None], -1)
+    return out
+
+
+def _nll_nd_rule(c):
+    return c.run((c.full(0), c.full(1)), c.p)
+
+
+nll_nd = Op("nll_nd", _nll_nd_fwd,
+            lambda g, s, n, needs: [apply(nll_nd_backward, (g, s[0]),
+                                          n._p + (n.input_shape(0)[-1], n.input_dtype(0))),
+                                    None],
+            (1,), node_name="NllLossBackward0", nondiff=(1,), batch=_nll_nd_rule,
+            jvp=jvp_linear)
+nll_nd_backward = Op("nll_nd_backward", _nll_nd_bwd_fwd,
+                     lambda g, s, n, needs: [apply(nll_nd, (g, s[0]), n._p[:2]), None],
+                     (1,), node_name="NllLossBackwardBackward0", batch=_nll_nd_rule,
+                     jvp=jvp_linear)
 
 
 ALL_NN_OPS = {k: v for k, v in dict(globals()).items() if isinstance(v, Op)}
