@@ -180,3 +180,53 @@ def test_nll_target_out_of_range_under_vmap_raises_like_torch():
     got = run(R)
     assert got.startswith(want), (got, want)
     assert "ignore_index" in got  # the cause and the fix
+
+
+# -- grad builds no graph it would drop (Note [Transforms on the tape]) --------------
+
+def _create_graph_flags(monkeypatch, fn):
+    import retrograd.func as F
+
+    seen = []
+    inner = F.batched_grad
+
+    def spy(*a, **k):
+        seen.append(k.get("create_graph"))
+        return inner(*a, **k)
+    monkeypatch.setattr(F, "batched_grad", spy)
+    out = fn()
+    monkeypatch.undo()
+    return seen, out
+
+
+def test_grad_builds_no_graph_it_would_drop(monkeypatch):
+    x = R.tensor([0.5, -1.0, 2.0])
+    f = lambda t: (t.sin() * t).sum()  # noqa: E731
+    seen, g = _create_graph_flags(monkeypatch, lambda: R.func.grad(f)(x))
+    assert seen == [False] and g.grad_fn is None
+    seen, _ = _create_graph_flags(monkeypatch, lambda: R.func.vmap(R.func.grad(f))(x[:, None]))
+    assert seen == [False]
+    # an enclosing grad, a closed-over parameter, an open forward-AD level: kept
+    seen, gg = _create_graph_flags(monkeypatch, lambda: R.func.grad(
+        lambda t: R.func.grad(f)(t).sum())(x))
+    assert seen == [True, False]
+    np.testing.assert_allclose(gg.numpy(), tf.grad(lambda t: tf.grad(
+        lambda u: (u.sin() * u).sum())(t).sum())(torch.tensor(x.numpy())).numpy(), rtol=1e-6)
+    w = R.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    seen, g = _create_graph_flags(monkeypatch, lambda: R.func.grad(lambda t: (f(t) * w).sum())(x))
+    assert seen == [True]
+    g.sum().backward()
+    assert w.grad is not None
+    seen, h = _create_graph_flags(monkeypatch, lambda: R.func.jacfwd(R.func.grad(f))(x))
+    assert all(seen)
+    _same(h, tf.jacfwd(tf.grad(lambda u: (u.sin() * u).sum()))(torch.tensor(x.numpy())))
+
+
+@pytest.mark.parametrize("name", ["silu", "mish", "gelu", "tanh", "sigmoid", "elu"])
+def test_grad_equals_backward_bit_for_bit(name):
+    x = (np.random.default_rng(4).standard_normal(2000) * 4).astype(np.float32)
+    fn = getattr(R.nn.functional, name)
+    t = R.tensor(x, requires_grad=True)
+    fn(t).sum().backward()
+    g = R.func.grad(lambda u: fn(u).sum())(R.tensor(x))
+    np.testing.assert_array_equal(g.numpy(), t.grad.numpy())

@@ -58,6 +58,16 @@ __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian"
 # transforms compose with reverse-mode ones (jacfwd(jacrev(f))). Forward-AD levels
 # do not nest, so an inner jvp/jacfwd inside an open level uses reverse mode (the
 # double-backward trick) instead; the numbers are the same.
+#
+# grad and grad_and_value know before their backward pass whether anything could
+# differentiate their result again: only an open forward-AD level (jacfwd(grad(f))), or
+# a loss whose graph reaches a leaf other than the transform's own aliases (an outer
+# transform's alias, a parameter closed over: then _finish keeps the graph). Otherwise
+# the graph of the gradients would be built only to be dropped, and the backward runs
+# without create_graph, as ``.backward()`` does: the gradient equals x.grad bit for bit
+# (tested), no nodes are recorded, and W9's per-sample-gradient step (vmap(grad(loss)))
+# spends about 0.6 ms less beside its outer products (3.5 -> 2.9 ms, medians of 8
+# alternating rounds in one process).
 
 
 def _tensor_cls():
@@ -179,13 +189,15 @@ def _depends_on_others(tensors, own) -> bool:
     return False
 
 
-def _finish(results, own):
+def _finish(results, own, outside: bool | None = None):
     """Drop the graphs of ``results`` (a flat list) and of their tangents, unless they
-    reach outside ``own``."""
+    reach outside ``own`` (``outside``: already known, False or True)."""
 
-    T = _tensor_cls()
-    tans = [get_tangent(r) for r in results if isinstance(r, T)]
-    if _depends_on_others(results + [t for t in tans if t is not None], own):
+    if outside is None:
+        T = _tensor_cls()
+        tans = [get_tangent(r) for r in results if isinstance(r, T)]
+        outside = _depends_on_others(results + [t for t in tans if t is not None], own)
+    if outside:
         return results
     return [_strip(r) for r in results]
 
@@ -294,13 +306,18 @@ def grad_and_value(func: Callable, argnums=0, has_aux: bool = False) -> Callable
                                    f"scalar Tensor, got tensor with {output.dim()} dims. Maybe "
                                    "you wanted to use the vjp or jacrev APIs instead?")
             flat_in = [t for f in flats for t in f]
+            # Note [Transforms on the tape]: a graph of the gradients only if it can be used
+            outside = None if fwAD.FW.active else _depends_on_others([output], flat_in)
             if physical_of(output)._rg:
-                gs = batched_grad(output, flat_in, create_graph=True, allow_unused=True)
+                gs = batched_grad(output, flat_in, create_graph=outside is not False,
+                                  allow_unused=True)
             else:
                 gs = [None] * len(flat_in)
             gs = _zeros_for_none(gs, flat_in)
         aux_leaves, aux_spec = _flatten(aux)
-        done = _finish([output, *gs, *aux_leaves], flat_in)
+        if outside is False and aux_leaves:
+            outside = None  # (aux may reach outside: _finish looks)
+        done = _finish([output, *gs, *aux_leaves], flat_in, outside)
         output, gs, aux_leaves = done[0], done[1:1 + len(gs)], done[1 + len(gs):]
         out_grads = _regroup(gs, flats, specs)
         g = out_grads[0] if isinstance(argnums, int) else tuple(out_grads)
