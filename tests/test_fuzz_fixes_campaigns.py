@@ -23,7 +23,11 @@ here and by its seed.
   retrograd's own provenance note; a node whose every edge is invalid reads nothing it
   saved, so a second backward through it runs;
 - (800000-819999) the gradient of a full prod over two or more zeros is zeros without
-  create_graph (PyTorch's shortcut), even for a nan incoming gradient.
+  create_graph (PyTorch's shortcut), even for a nan incoming gradient;
+- (900000-909999) silu's and mish's gradient kernel of a 0-d tensor gave a NumPy scalar
+  (an in-place op on that gradient raised TypeError); var over slices of equal values
+  along a dim is exactly 0, as PyTorch's Welford reduction gives it (seed 702790, from
+  the 700000 campaign; tests/test_var_equal_values.py).
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ torch = pytest.importorskip("torch")
 
 FIXED_SEEDS = [507867, 523376, 504219, 511187, 502860, 507906, 514776, 522296, 523622,
                527855, 520277, 509964, 508181, 523322, 502051, 610755, 619437, 606410,
-               608269, 109604, 705649, 718776, 718601, 803602]
+               608269, 109604, 705649, 718776, 718601, 803602, 905080, 702790]
 
 
 @pytest.mark.parametrize("seed", FIXED_SEEDS)

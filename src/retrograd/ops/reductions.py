@@ -13,6 +13,8 @@ Example:
 from __future__ import annotations
 
 import collections
+import math
+import warnings
 
 import numpy as np
 
@@ -373,18 +375,27 @@ def var(input, dim=None, unbiased=None, keepdim: bool = False, *,  # noqa: A002
         >>> torch.tensor([1., 2., 3., 4.]).var()
         tensor(1.6667)
     """
-    return apply(T.var, (input,), _var_args(input, dim, unbiased, keepdim, correction))
+    return _var_or_std(T.var, "var", input, dim, unbiased, keepdim, correction)
 
 
-def _var_args(input, dim, unbiased, keepdim, correction) -> tuple:  # noqa: A002
-    """(axes, keepdim, correction) of var/std, after torch's checks."""
+def _var_or_std(op, fname: str, input, dim, unbiased, keepdim, correction) -> Tensor:  # noqa: A002
+    """var/std (``op``) after torch's checks and its warning, which names ``fname``."""
     if isinstance(unbiased, (int, tuple, list)) and not isinstance(unbiased, bool):
         dim, unbiased = unbiased, None
-    if input._data.dtype not in FLOAT_NP:
+    a = input._data
+    if a.dtype not in FLOAT_NP:
         raise RuntimeError(
             "std and var only support floating point and complex dtypes (got "
             f"{input.dtype}: convert first, e.g. x.float().var())")
-    return (_dims(dim, input._data.ndim), bool(keepdim), _correction(unbiased, correction))
+    axes, c = _dims(dim, a.ndim), _correction(unbiased, correction)
+    n = a.size if axes is None else math.prod(a.shape[ax] for ax in axes)
+    if n - c <= 0:
+        warnings.warn(f"{fname}(): degrees of freedom is <= 0. Correction should be strictly "
+                      "less than the reduction factor (input numel divided by output numel). "
+                      f"(Here {n} element(s) per result and correction={c}: the result is "
+                      "nan or inf; reduce over more elements or lower the correction.)",
+                      UserWarning, stacklevel=3)
+    return apply(op, (input,), (axes, bool(keepdim), c))
 
 
 @public
@@ -397,20 +408,20 @@ def std(input, dim=None, unbiased=None, keepdim: bool = False, *,  # noqa: A002
         >>> torch.tensor([1., 2., 3., 4.]).std()
         tensor(1.2910)
     """
-    return apply(T.std, (input,), _var_args(input, dim, unbiased, keepdim, correction))
+    return _var_or_std(T.std, "std", input, dim, unbiased, keepdim, correction)
 
 
 @public(method=False)
 def var_mean(input, dim=None, unbiased=None, keepdim: bool = False, *,  # noqa: A002
              correction=None):
-    return (var(input, dim, unbiased, keepdim, correction=correction),
+    return (_var_or_std(T.var, "var_mean", input, dim, unbiased, keepdim, correction),
             mean(input, dim, keepdim) if dim is not None else mean(input))
 
 
 @public(method=False)
 def std_mean(input, dim=None, unbiased=None, keepdim: bool = False, *,  # noqa: A002
              correction=None):
-    return (std(input, dim, unbiased, keepdim, correction=correction),
+    return (_var_or_std(T.std, "std_mean", input, dim, unbiased, keepdim, correction),
             mean(input, dim, keepdim) if dim is not None else mean(input))
 
 

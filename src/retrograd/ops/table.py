@@ -166,6 +166,7 @@ from .table_shape import (  # noqa: F401  (re-exported: the one table)
     view,
     whole_selection,
 )
+from .var_kernel import var_kernel
 
 LN2 = math.log(2.0)
 LN10 = math.log(10.0)
@@ -1035,14 +1036,7 @@ nan_to_num = Op("nan_to_num", _nan_to_num_fwd, (lambda g, s, n: g * s[0].isfinit
 # (std: and its result), as PyTorch: a later in-place write into the input is caught,
 # and the rules are PyTorch's var_backward/std_backward point for point, singular
 # points included (dof <= 0: nan where x equals the mean, inf elsewhere; std 0: zero).
-def _var_fwd(a, p):
-    axes, keepdim, c = p
-    d = a - np.mean(a, axis=axes, keepdims=True)
-    ss = np.add.reduce(d * d, axis=axes, keepdims=keepdim)
-    if keepdim and axes is None:
-        ss = ss.reshape((1,) * a.ndim)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.true_divide(ss, builtins.max(_count(a.shape, axes) - c, 0)).astype(a.dtype)
+_var_fwd = var_kernel  # (Note [var of equal values] in ops/var_kernel.py)
 
 
 def _var_grad(g, x, n):
@@ -1062,9 +1056,13 @@ def _var_grad(g, x, n):
 
 var = Op("var", _var_fwd, (lambda g, s, n: _var_grad(g, s[0], n),), (0,), jvp=jvp_reduction,
          batch=reduction)
-std = Op("std", lambda a, p: np.sqrt(_var_fwd(a, p)),
-         (lambda g, s, n: _var_grad(_where(s[1] == 0, 0.0, g / (s[1] * 2)), s[0], n),),
-         (0, "out"), jvp=jvp_reduction, batch=reduction)
+def _std_rule(g, s, n):
+    with np.errstate(divide="ignore", invalid="ignore"):  # masked where std is 0 (PyTorch's
+        return _var_grad(_where(s[1] == 0, 0.0, g / (s[1] * 2)), s[0], n)  # masked_fill)
+
+
+std = Op("std", lambda a, p: np.sqrt(_var_fwd(a, p)), (_std_rule,), (0, "out"),
+         jvp=jvp_reduction, batch=reduction)
 
 
 def _prod_rule(g, s, n):

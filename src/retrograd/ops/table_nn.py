@@ -606,8 +606,8 @@ def _kernel_backward(g, x, fn):
     if STATE.enabled or g.__class__ is not Tensor or x.__class__ is not Tensor:
         return None
     dt, (ga, xa) = _low_in(g._data, x._data)
-    with np.errstate(over="ignore", invalid="ignore"):
-        return _make(_low_out(dt, fn(ga, xa)))
+    with np.errstate(over="ignore", invalid="ignore"):  # (a 0-d input's result is a
+        return _make(np.asarray(_low_out(dt, fn(ga, xa))))  # NumPy scalar: an array again)
 
 
 def _silu_bwd_kernel(g, x):
