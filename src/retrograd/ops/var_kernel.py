@@ -43,8 +43,8 @@ def var_kernel(a: np.ndarray, p: tuple) -> np.ndarray:
     equal values]).
 
     Example:
-        >>> var_kernel(np.array([1.0, 2.0, 3.0]), (None, False, 1))
-        array(1.)
+        >>> float(var_kernel(np.array([1.0, 2.0, 3.0]), (None, False, 1)))
+        1.0
     """
     axes, keepdim, c = p
     m = np.mean(a, axis=axes, keepdims=True)
