@@ -13,7 +13,6 @@ Example:
 from __future__ import annotations
 
 import collections
-import math
 import warnings
 
 import numpy as np
@@ -30,6 +29,7 @@ from .pointwise import isnan, logical_not, maximum, minimum, where
 from .public import FP32, public
 from .softmax import log_softmax as _log_softmax
 from .softmax import softmax as _softmax
+from .sum_kernel import reduced_count
 
 # ----------------------------------------------------------------------------------
 # reductions
@@ -388,7 +388,7 @@ def _var_or_std(op, fname: str, input, dim, unbiased, keepdim, correction) -> Te
             "std and var only support floating point and complex dtypes (got "
             f"{input.dtype}: convert first, e.g. x.float().var())")
     axes, c = _dims(dim, a.ndim), _correction(unbiased, correction)
-    n = a.size if axes is None else math.prod(a.shape[ax] for ax in axes)
+    n = reduced_count(a.shape, axes)
     if n - c <= 0:
         warnings.warn(f"{fname}(): degrees of freedom is <= 0. Correction should be strictly "
                       "less than the reduction factor (input numel divided by output numel). "

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from ml_dtypes import bfloat16
 
-__all__ = ["sum_kernel", "LOW_FLOATS", "F32"]
+__all__ = ["sum_kernel", "reduced_count", "LOW_FLOATS", "F32"]
 
 F32 = np.dtype(np.float32)
 #: the dtypes PyTorch accumulates in float32 and rounds once (Note [Low-precision
@@ -32,3 +32,18 @@ def sum_kernel(a: np.ndarray, p: tuple) -> np.ndarray:
     if dt is None and a.dtype in LOW_FLOATS:
         return _add_reduce(a, axis=axes, keepdims=keepdim, dtype=F32).astype(a.dtype)
     return _add_reduce(a, axis=axes, keepdims=keepdim, dtype=dt)
+
+
+def reduced_count(shape, axes) -> int:
+    """How many elements a reduction over ``axes`` (None: all) of ``shape`` combines.
+
+    Example:
+        >>> reduced_count((2, 3, 4), (0, 2)), reduced_count((2, 3), None)
+        (8, 6)
+    """
+    if axes is None:
+        return int(np.prod(shape, dtype=np.int64))
+    c = 1
+    for ax in axes:
+        c *= shape[ax]
+    return c

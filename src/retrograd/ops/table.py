@@ -55,6 +55,7 @@ from .rule_helpers import (  # noqa: F401
     rule_zeros,
     zeros_like_of,
 )
+from .sum_kernel import reduced_count as _count
 from .sum_kernel import sum_kernel
 from .table_ctc import *  # noqa: F403  (re-exported: the one table)
 from .table_distance import *  # noqa: F403  (re-exported: the one table)
@@ -997,15 +998,6 @@ _sum_fwd = sum_kernel  # (the summing records' kernel: ops/sum_kernel.py)
 
 
 sum = Op("sum", _sum_fwd, (_expand_back,), jvp=jvp_linear, batch_ok=True, batch=reduction)  # noqa: A001
-
-
-def _count(shape, axes):
-    if axes is None:
-        return int(np.prod(shape, dtype=np.int64))
-    c = 1
-    for ax in axes:
-        c *= shape[ax]
-    return c
 
 
 def _mean_fwd(a, p):

@@ -11,19 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .sum_kernel import reduced_count
+
 __all__ = ["var_kernel"]
 
 _TWO_PASS = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
 _add_reduce = np.add.reduce
-
-
-def _count(shape, axes) -> int:
-    if axes is None:
-        return int(np.prod(shape, dtype=np.int64))
-    c = 1
-    for ax in axes:
-        c *= shape[ax]
-    return c
 
 
 # Note [var of equal values]
@@ -52,7 +45,7 @@ def var_kernel(a: np.ndarray, p: tuple) -> np.ndarray:
     ss = _add_reduce(d * d, axis=axes, keepdims=keepdim)
     if keepdim and axes is None:
         ss = ss.reshape((1,) * a.ndim)
-    dof = max(_count(a.shape, axes) - c, 0)
+    dof = max(reduced_count(a.shape, axes) - c, 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.true_divide(ss, dof).astype(a.dtype)
     if dof == 0 or a.dtype.kind != "f" or (out.size <= 1 and a.dtype in _TWO_PASS):
