@@ -14,6 +14,8 @@ Example:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 __all__ = ["layout", "memory_format", "strided", "contiguous_format", "channels_last",
@@ -129,6 +131,52 @@ def element_strides(a) -> tuple:
     """
     isz = a.itemsize
     return tuple(s // isz for s in a.strides)
+
+
+# Note [View strides]
+# A view's strides are forced by memory on every dim longer than 1, and NumPy's no-copy
+# reshape and PyTorch's computeStride agree there and on whether a view exists at all.
+# A dim of size 1 (or any dim of an empty tensor) may take any stride: NumPy picks its
+# own, PyTorch's computeStride gives it the stride of the chunk it falls in. The choice
+# shows in ``stride()``, and in PyTorch's overlap checks, which compare strides dim by
+# dim (``v.view(1, 1)[::2] = g`` for a one-element stride-0 g is a full overlap there,
+# a partial one with NumPy's strides: fuzz seed 904357). So a view whose shape has a 1,
+# or no elements, takes computeStride's strides.
+def view_strides(shape, strides, new) -> tuple | None:
+    """PyTorch's computeStride: the element strides of a view of ``shape``/``strides``
+    (element strides) as ``new``, or None when no view exists.
+
+    Example:
+        >>> view_strides((3, 1, 1), (0, 1, 1), (3, 1)), view_strides((2, 3), (1, 2), (6,))
+        ((0, 1), None)
+    """
+    if not shape:
+        return (1,) * len(new)
+    numel = math.prod(shape)
+    if numel == 0:
+        if tuple(shape) == tuple(new):
+            return tuple(strides)
+        out = [1] * len(new)
+        for d in range(len(new) - 2, -1, -1):
+            out[d] = max(new[d + 1], 1) * out[d + 1]
+        return tuple(out)
+    out = [0] * len(new)
+    view_d = len(new) - 1
+    base = strides[-1]
+    t_numel = v_numel = 1
+    for d in range(len(shape) - 1, -1, -1):
+        t_numel *= shape[d]
+        if d == 0 or (shape[d - 1] != 1 and strides[d - 1] != t_numel * base):
+            while view_d >= 0 and (v_numel < t_numel or new[view_d] == 1):
+                out[view_d] = v_numel * base
+                v_numel *= new[view_d]
+                view_d -= 1
+            if v_numel != t_numel:
+                return None
+            if d > 0:
+                base = strides[d - 1]
+                t_numel = v_numel = 1
+    return tuple(out) if view_d == -1 else None
 
 
 def _channels_last_order(k: int) -> list:

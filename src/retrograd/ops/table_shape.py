@@ -17,6 +17,7 @@ import numpy as np
 
 from .._grad_mode import STATE
 from .._graph.node import RELEASED
+from .._layouts import element_strides, view_strides
 from .._tensor import _make
 from ._core import Op
 from .batch_rules import (
@@ -34,6 +35,8 @@ from .dispatch import apply
 from .jvp_rules import jvp_linear, jvp_view
 from .public import PROMOTE
 from .rule_helpers import _bdims, _not_implemented, arrays_suffice, rule_zeros, sum_to
+
+_ndarray = np.ndarray
 
 
 def _cat(ts, dim: int):
@@ -61,12 +64,21 @@ def _view_op(name, fwd, rule=_back_to_input_shape, node_name=None, jvp=None, bat
               batch=batch)
 
 
-view = _view_op("view", lambda a, shape: a.reshape(shape, copy=False), jvp=jvp_view, batch_ok=True,
-                batch=view_shape)
+def _view_fwd(a, shape):
+    # NumPy's no-copy reshape (a ValueError when there is no view), with PyTorch's
+    # strides on dims of size 1 and of empty tensors (Note [View strides] in _layouts.py)
+    r = a.reshape(shape, copy=False)
+    if (1 in shape or r.size == 0) and r.__class__ is _ndarray and a.ndim:
+        st = view_strides(a.shape, element_strides(a), r.shape)
+        if st is not None and st != element_strides(r):
+            return _strided_view(r, r.shape, st)
+    return r
+
+
+view = _view_op("view", _view_fwd, jvp=jvp_view, batch_ok=True, batch=view_shape)
 # reshape of a non-contiguous tensor that can be viewed: PyTorch's _reshape_alias
-reshape_alias = _view_op("reshape_alias", lambda a, shape: a.reshape(shape, copy=False),
-                         node_name="ReshapeAliasBackward0", jvp=jvp_view, batch_ok=True,
-                         batch=view_shape)
+reshape_alias = _view_op("reshape_alias", _view_fwd, node_name="ReshapeAliasBackward0",
+                         jvp=jvp_view, batch_ok=True, batch=view_shape)
 unsafe_view = Op("unsafe_view", lambda a, shape: a.reshape(shape), (_back_to_input_shape,),
                  jvp=jvp_linear, batch_ok=True, batch=view_shape)
 def _squeeze_fwd(a, ax):
