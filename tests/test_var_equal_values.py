@@ -96,3 +96,15 @@ def test_no_warning_with_degrees_of_freedom_left():
         warnings.simplefilter("error")
         R.tensor([1.0, 2.0]).var(correction=1.5)
         R.tensor([[1.0, 2.0]]).std(1)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_low_precision_is_welford_even_for_one_number(dtype):
+    # PyTorch's two-pass path is for float32/float64 only: a half-precision full
+    # reduction is Welford's too, exactly 0 over equal values
+    for v in (1.1, 0.3, 7.7, 0.1, -2.3):
+        for n in (3, 5, 7, 33):
+            for f in (lambda x: x.var(), lambda x: x.std(), lambda x: x.expand(2, -1).var(1)):
+                got = f(R.full((n,), v, dtype=getattr(R, dtype)))
+                want = f(torch.full((n,), v, dtype=getattr(torch, dtype)))
+                np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())

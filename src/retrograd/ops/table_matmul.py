@@ -200,11 +200,11 @@ def _matmul_fwd(a, b):
 # that is two passes over the output (zero it, then accumulate), and with an output
 # larger than the cache the second pass reads it back from memory. The stack is
 # computed in chunks of about 1.6 MB (four of W9's samples), so the accumulating pass
-# finds its chunk still in cache: W9's 25.7 MB stack took 3.2-4.0 ms against 3.5-6.4 ms
-# for one einsum here (both against a plain fill's 1.6-2.5 ms, the machine's memory
-# speed moving between runs), and W9's step 10.0 ms against 12.1 (median of 10
-# alternating rounds in one process). A traced array (retrograd.compile) keeps the one
-# einsum its tracer records.
+# finds its chunk still in cache. W9's 25.7 MB stack, best medians of 7 alternating
+# rounds in each of four sittings (the machine's memory speed moved between them):
+# chunked 3.2-4.4 ms, one einsum 3.5-6.2 ms, a plain fill of the array 1.6-2.9 ms; W9's
+# step 10.0 ms against 12.1 (median of 10 alternating rounds in one process). A traced
+# array (retrograd.compile) keeps the one einsum its tracer records.
 _OUTER_CHUNK = 400_000  # elements of output per einsum call
 
 

@@ -9,9 +9,10 @@ Example:
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
-from .sum_kernel import reduced_count
+from .sum_kernel import LOW_FLOATS, reduced_count
 
 __all__ = ["var_kernel"]
 
@@ -48,10 +49,12 @@ def var_kernel(a: np.ndarray, p: tuple) -> np.ndarray:
     dof = max(reduced_count(a.shape, axes) - c, 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.true_divide(ss, dof).astype(a.dtype)
-    if dof == 0 or a.dtype.kind != "f" or (out.size <= 1 and a.dtype in _TWO_PASS):
+    if dof == 0 or (a.dtype.kind != "f" and a.dtype not in LOW_FLOATS) or (
+            out.size <= 1 and a.dtype in _TWO_PASS):
         return out
+    out = np.asarray(out)  # (a full reduction's result is a NumPy scalar)
     shaped = out.reshape(m.shape)  # (a view: the same elements in the same order)
-    eps = np.finfo(a.dtype).eps
+    eps = ml_dtypes.finfo(a.dtype).eps  # (bfloat16's too)
     cand = shaped <= np.square(np.abs(m) * (64 * eps))
     if not cand.any():
         return out
