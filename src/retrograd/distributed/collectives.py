@@ -1,7 +1,8 @@
 """Collectives and point-to-point messages on tensors, as ``torch.distributed`` has them.
 
-Every operation writes its result into the tensors it was given (in place, bumping their
-version counters), returns ``None``, or a ``Work`` with ``async_op=True``. Ranks given as
+Every operation writes its result into the tensors it was given (in place, with PyTorch's
+version counts: Note [Collectives and versions]), returns ``None``, or a ``Work`` with
+``async_op=True``. Ranks given as
 ``src``/``dst`` are world ranks; ``group_src``/``group_dst`` are ranks within ``group``.
 
 Example:
@@ -24,6 +25,8 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor, _make
+from ..ops.inplace import _make_inplace
+from ..ops.statistics import _div_c
 from . import process_group as _pg_state
 from ._mpi import load_mpi
 from .process_group import ProcessGroup, failure_error, resolve
@@ -79,13 +82,51 @@ def _dst(t: Tensor) -> np.ndarray:
     return np.empty(a.shape, a.dtype)
 
 
+# Note [Collectives and versions]
+# PyTorch's collectives are c10d operators with no autograd kernel whose ADInplaceOrView
+# key falls through: the backend writes the result into the tensor's memory and neither
+# the version counter nor the graph changes. A tensor saved for backward and then
+# all-reduced is used with its new value, silently (PyTorch only warns, at backward, that
+# c10d::allreduce_ has no autograd kernel), and a leaf that requires grad is written
+# without the in-place error. Versions change through the tensor code a backend runs
+# around its transport, and CPU scripts run gloo: it ends all_gather, gather,
+# reduce_scatter and all_to_all into a list with ``output.copy_(...)`` (recorded: one
+# bump; CopyBackwards on an output that requires grad), and makes AVG, which gloo lacks,
+# a SUM followed by ``tensor.div_(group size)`` (div.Scalar, recorded: one bump,
+# DivBackward1; an integer tensor raises the in-place cast error after holding the sum;
+# a leaf that requires grad raises the leaf error). So here: _store writes without a
+# bump (all_reduce, reduce, broadcast, scatter, recv, all_to_all_single), _copy_out is a
+# recorded copy_, and _mean_of_sum a recorded div_ (all_reduce's and reduce's AVG).
+# Measured against torch 2.13's gloo on 2 ranks (tests/test_distributed.py::
+# test_versions_and_graphs_match_torch_gloo). Left different: gloo's
+# all_gather_into_tensor bumps twice and refuses an output that requires grad (an error
+# about a Split view), here one recorded copy; gloo's reduce_scatter with AVG bumps twice
+# (a copy, then a division), here once (divided before the copy); gloo's reduce with AVG
+# leaves non-root tensors partly divided, here they keep their values.
+
+
 def _store(t: Tensor, buf: np.ndarray) -> None:
-    """``buf`` holds ``t``'s new value: copy it in unless it is ``t``'s memory, bump the
-    version counter (an in-place write, as PyTorch's collectives are)."""
+    """``buf`` holds ``t``'s new value: copy it in unless it is ``t``'s memory (no version
+    bump, no graph: Note [Collectives and versions])."""
     a = t._data
     if buf is not a:
         np.copyto(a, buf.reshape(a.shape), casting="unsafe")
-    t._vc[0] += 1
+
+
+def _copy_out(t: Tensor, buf: np.ndarray) -> None:
+    """``t.copy_(buf)``, as gloo ends a collective into a list of outputs (Note
+    [Collectives and versions])."""
+    t.copy_(_make(buf.reshape(t._data.shape)))
+
+
+_div_scalar_ = _make_inplace(_div_c, "div_")  # div_.Scalar: DivBackward1, as gloo's C++
+
+
+def _mean_of_sum(t: Tensor, op, n: int) -> None:
+    """AVG: ``t`` holds the group's sum; divide it as gloo does, with a recorded
+    ``div_`` (Note [Collectives and versions])."""
+    if op == RedOpType.AVG:
+        _div_scalar_(t, n)
 
 
 _HALF = (np.dtype(np.float16),)
@@ -163,36 +204,48 @@ def _run(work: Work, async_op: bool):
 # the watchdog]), those go straight to mpi4py's blocking comm.Allreduce(IN_PLACE, ...) on
 # the tensor's own memory, as a user of raw mpi4py would write it: no Work, no closure,
 # no request, no copy. The timeout and failure notices still apply: the watchdog revokes
-# the communicator, and the call raises DistBackendError. Everything else (other ops, half
-# types, views with gaps, read-only arrays, async_op=True, or no watchdog) takes the
-# general path below, which gives the same results.
+# the communicator, and the call raises DistBackendError. SUM on the world (group None)
+# is inlined in all_reduce; AVG, and a group given by the caller, go through
+# _blocking_all_reduce (one Python call more). Everything else (other ops, half types,
+# views with gaps, read-only arrays, async_op=True, or no watchdog) takes the general path
+# below, which gives the same results.
 #
 # What the path costs shows at 4 KB, where a raw call takes 1.4-9 us (bench/
 # bench_distributed.py compares with raw mpi4py on the same buffers): counted with
-# callgrind on a world of one, raw mpi4py's call is ~3,800 machine instructions and this
-# path's was ~8,000. In the interpreter a bytecode is ~25 of them, reading an attribute of
-# an ndarray ~160, making an int or a small object ~150. So the path now:
+# callgrind on a world of one, raw mpi4py's call is ~4,500 machine instructions, nearly
+# all of them mpi4py's, and this path's was ~8,000 at first. In this interpreter (CPython
+# 3.11 built without PGO) a bytecode is ~25-50 of them, reading an attribute of an
+# ndarray ~160-200, making an int or a small object ~150. So the path now:
 # - has no closure: the general path's callback lives in _all_reduce, whose cells would
 #   otherwise be made on every call, fast or not (~1,000 instructions);
 # - looks the dtype up in one dict that also gives the MPI datatype (_MPI_TYPES, filled by
 #   bind_mpi with the type mpi4py reads from the array's buffer format); passing
 #   (array, datatype) spares mpi4py that format string. A dtype not in it (float16,
-#   bool, byte-swapped, ...) is a KeyError, and the general path;
+#   bool, byte-swapped, ...) is a KeyError, and the general path (~290 instructions);
 # - reads ``a.ndim`` rather than ``a.flags`` (an object per call), and the flags only for
 #   2-D and up. A 1-D view with gaps or a read-only array is refused by mpi4py, which
 #   asks for a contiguous writeable buffer and raises BufferError (ValueError in older
 #   versions) before anything is sent: the general path again. mpi4py would accept an
 #   F-contiguous (transposed) array and reduce it in memory order, pairing the wrong
-#   elements with a peer whose tensor has another layout: hence the flags for 2-D and up;
-# - marks the watchdog with stores of constants (no counter, whose new int costs);
+#   elements with a peer whose tensor has another layout: hence the flags for 2-D and up
+#   (~210 instructions);
+# - marks the watchdog with one store of the message it builds anyway: a new object per
+#   call, which is how the watchdog tells calls apart (a constant with a ``fresh`` flag
+#   beside it was two stores and two lookups more);
+# - reads the watchdog and the world's bound Allreduce as module globals, kept in step by
+#   _mirror_watchdog (they were STATE.watchdog, STATE.world and pg.comm.Allreduce);
+# - bumps no version counter, as PyTorch does not (Note [Collectives and versions]; the
+#   bump was ~380 instructions: a new int);
 # - tests for a tensor by reading ``_data`` (an AttributeError sends anything else to the
 #   general path, which names the mistake), not by type() and isinstance.
-# That makes ~6,200 instructions: the rest over raw mpi4py is the call itself, the tests
-# above, the watchdog's marks and the version bump, each needed. (Counted on the main
-# thread alone, callgrind --separate-threads=yes under mpiexec -n 1: raw 4,318, this path
-# 6,661; ~1,700 of the difference is the interpreter running this function's bytecode.
-# A later day's runs: raw 4,599, this path 6,429-6,959; the main thread's count moves by
-# ~500 between runs while the watchdog thread runs.)
+# Counted on the main thread alone (callgrind --separate-threads=yes under mpiexec -n 1,
+# a run of 10,000 calls minus a run of none, on a 4 KB float32 tensor): raw mpi4py called
+# from a Python function 4,546 instructions a call; this path 6,652 before the last three
+# changes, 6,189 with the globals and the one mark, 5,822 without the version bump. (The
+# main thread's count moves by a few hundred between runs while the watchdog thread
+# runs.) In bench/bench_distributed.py, 4 alternating runs each of the code before and
+# after the three changes: 4 KB at 0.85 / 0.89 / 0.92 / 0.92 of raw mpi4py before, 0.93 /
+# 0.95 / 0.94 / 0.90 after.
 _STATE = _pg_state.STATE
 _NATIVE_SUM = tuple(np.dtype(t) for t in (
     np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8,
@@ -200,6 +253,8 @@ _NATIVE_SUM = tuple(np.dtype(t) for t in (
 _SUM, _AVG = RedOpType.SUM, RedOpType.AVG
 _IN_PLACE = None
 _MPI_TYPES: dict[np.dtype, object] = {}  # dtype -> MPI.Datatype, for _NATIVE_SUM
+_DOG = None  # STATE.watchdog, mirrored by _mirror_watchdog (Note [Binding MPI at init])
+_WORLD_ALLREDUCE = None  # the world communicator's bound Allreduce, while _DOG runs
 
 
 class _MPIError(Exception):
@@ -220,7 +275,16 @@ def bind_mpi(MPI) -> None:
         _MPI_TYPES[dt] = MPI.Datatype.fromcode(memoryview(np.empty(0, dt)).format)
 
 
+def _mirror_watchdog(dog) -> None:
+    """Keep the fast path's globals in step with STATE.watchdog (process_group's
+    _set_watchdog calls this at every change; Note [Binding MPI at init])."""
+    global _DOG, _WORLD_ALLREDUCE
+    _WORLD_ALLREDUCE = None if dog is None else _STATE.world.comm.Allreduce
+    _DOG = dog
+
+
 _pg_state.ON_MPI.append(bind_mpi)  # Note [Binding MPI at init] (process_group.py)
+_pg_state.ON_WATCHDOG.append(_mirror_watchdog)
 
 
 def all_reduce(tensor: Tensor, op=ReduceOp.SUM, group: ProcessGroup | None = None,
@@ -235,8 +299,8 @@ def all_reduce(tensor: Tensor, op=ReduceOp.SUM, group: ProcessGroup | None = Non
         tensor([1, 2])
         >>> dist.destroy_process_group()
     """
-    dog = _STATE.watchdog
-    if dog is not None and (op is _SUM or op is _AVG) and not async_op:
+    dog = _DOG
+    if dog is not None and not async_op:
         # Note [The all_reduce fast path]
         try:
             a = tensor._data
@@ -244,29 +308,42 @@ def all_reduce(tensor: Tensor, op=ReduceOp.SUM, group: ProcessGroup | None = Non
         except (AttributeError, KeyError):  # not a tensor (the general path says so), or
             return _all_reduce(tensor, op, group, async_op)  # no MPI SUM for the type
         if a.ndim < 2 or a.flags.c_contiguous:
-            if group is None:
-                pg = _STATE.world  # (set while the watchdog runs)
-            else:
-                pg = resolve(group)
-                if pg is None:  # not a member: the general path warns
-                    return _all_reduce(tensor, op, group, async_op)
-            dog.fresh = True
-            dog.busy = pg.all_reduce_watch
-            try:
-                pg.comm.Allreduce(_IN_PLACE, buf)  # op: MPI.SUM
-            except _MPIError as e:
-                raise failure_error(_STATE, "all_reduce", e, dog.timed_out) from None
-            except (BufferError, ValueError):
-                pass  # refused before any transfer (gaps, read-only): the general path
-            else:
-                if op is _AVG:
-                    dog.busy = None  # (the division is no wait on a peer)
-                    _average(a, op, len(pg.ranks))
-                tensor._vc[0] += 1
+            if op is _SUM and group is None:
+                dog.busy = buf  # a new object: a new call, for the watchdog
+                try:
+                    _WORLD_ALLREDUCE(_IN_PLACE, buf)  # op: MPI.SUM
+                except _MPIError as e:
+                    raise failure_error(_STATE, "all_reduce", e, dog.timed_out) from None
+                except (BufferError, ValueError):
+                    pass  # refused before any transfer (gaps, read-only): the general path
+                else:
+                    return None  # (no version bump: Note [Collectives and versions])
+                finally:
+                    dog.busy = None
+            elif (op is _SUM or op is _AVG) and _blocking_all_reduce(tensor, buf, op, group,
+                                                                     dog):
                 return None
-            finally:
-                dog.busy = None
     return _all_reduce(tensor, op, group, async_op)
+
+
+def _blocking_all_reduce(tensor: Tensor, buf: tuple, op, group, dog) -> bool:
+    """The fast path's blocking call for AVG and for a group given by the caller: True when
+    done, False where the general path must run (this rank is not a member, and the
+    general path warns; or mpi4py refused the buffer before sending anything)."""
+    pg = resolve(group)
+    if pg is None:
+        return False
+    dog.busy = ("all_reduce", pg.timeout.total_seconds())  # a new tuple: a new call
+    try:
+        pg.comm.Allreduce(_IN_PLACE, buf)  # op: MPI.SUM
+    except _MPIError as e:
+        raise failure_error(_STATE, "all_reduce", e, dog.timed_out) from None
+    except (BufferError, ValueError):
+        return False
+    finally:
+        dog.busy = None
+    _mean_of_sum(tensor, op, len(pg.ranks))  # (the division is no wait on a peer)
+    return True
 
 
 def _all_reduce(tensor: Tensor, op, group: ProcessGroup | None, async_op: bool) -> Work | None:
@@ -284,8 +361,8 @@ def _all_reduce(tensor: Tensor, op, group: ProcessGroup | None, async_op: bool) 
     req = pg.comm.Iallreduce(MPI.IN_PLACE, buf, mpi_op(MPI, op, buf.dtype))
 
     def finish():
-        _average(buf, op, pg.size())
         _store(tensor, buf)
+        _mean_of_sum(tensor, op, pg.size())
     return _run(Work(pg, "all_reduce", [req], finish, [tensor]), async_op)
 
 
@@ -313,8 +390,8 @@ def reduce(tensor: Tensor, dst: int | None = None, op=ReduceOp.SUM,
         req = pg.comm.Ireduce(MPI.IN_PLACE, buf, mpi_op(MPI, op, buf.dtype), root)
 
         def finish():
-            _average(buf, op, pg.size())
             _store(tensor, buf)
+            _mean_of_sum(tensor, op, pg.size())
     else:
         buf = _reduce_src(tensor)
         req = pg.comm.Ireduce(buf, None, mpi_op(MPI, op, buf.dtype), root)
@@ -387,7 +464,7 @@ def _reduce_scatter(pg, output, send, op, async_op, name):
 
     def finish():
         _average(buf, op, pg.size())
-        _store(output, buf)
+        _copy_out(output, buf)
     work = Work(pg, name, [req], finish, [output])
     work._keep = send
     return _run(work, async_op)
@@ -439,7 +516,7 @@ def _check_outputs(name: str, outs: list[Tensor], like: Tensor, n: int) -> None:
 
 def _scatter_into(outs: list[Tensor], block: np.ndarray) -> None:
     for t, part in zip(outs, block):
-        _store(t, part)
+        _copy_out(t, part)
 
 
 def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: ProcessGroup | None = None,
@@ -497,7 +574,7 @@ def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor,
     send = _src(input_tensor)
     buf = _dst(output_tensor)
     req = pg.comm.Iallgather(_bytes(send), _bytes(buf))
-    work = Work(pg, "all_gather_into_tensor", [req], lambda: _store(output_tensor, buf),
+    work = Work(pg, "all_gather_into_tensor", [req], lambda: _copy_out(output_tensor, buf),
                 [output_tensor])
     work._keep = send
     return _run(work, async_op)
@@ -628,7 +705,7 @@ def all_to_all(output_tensor_list: list[Tensor], input_tensor_list: list[Tensor]
 
     def finish():
         for t, r in zip(output_tensor_list, recvs):
-            _store(t, r)
+            _copy_out(t, r)
     return _alltoallv(pg, sends, recvs, "all_to_all", finish, output_tensor_list, async_op)
 
 

@@ -29,8 +29,13 @@ from .watchdog import Watchdog, can_revoke, revoke_all
 # Note [Binding MPI at init]
 # The collectives look up MPI's objects once, when the world is made (the fast path of
 # all_reduce reads them as module globals): collectives.py, which imports this module,
-# registers its binding function here at import, and init_process_group calls it.
+# registers its binding function here at import, and init_process_group calls it. The
+# fast path reads the watchdog and the world's bound Allreduce as module globals too
+# (a global is one specialised bytecode; STATE.watchdog and world.comm.Allreduce were
+# three lookups): every change of STATE.watchdog goes through _set_watchdog, which hands
+# the new one (or None) to the functions in ON_WATCHDOG.
 ON_MPI: list = []
+ON_WATCHDOG: list = []
 
 __all__ = ["Backend", "DistError", "DistBackendError", "ProcessGroup", "GroupMember", "group",
            "init_process_group", "destroy_process_group", "is_initialized", "is_available",
@@ -86,9 +91,6 @@ class ProcessGroup:
         self.timeout = timeout
         self.group_name = name
         self._rank = comm.Get_rank()
-        # what the all_reduce fast path tells the watchdog (Note [Blocking calls and the
-        # watchdog]): the operation, and how long it may wait
-        self.all_reduce_watch = ("all_reduce", timeout.total_seconds())
 
     def rank(self) -> int:
         return self._rank
@@ -285,11 +287,18 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
     if can_revoke(MPI):
         for bind in ON_MPI:  # Note [Binding MPI at init]
             bind(MPI)
-        STATE.watchdog = Watchdog(STATE)
+        _set_watchdog(Watchdog(STATE))
     for key, value in _launcher_rank_env().items():
         os.environ.setdefault(key, str(value))
     os.environ.setdefault("RANK", str(mrank))
     os.environ.setdefault("WORLD_SIZE", str(msize))
+
+
+def _set_watchdog(dog: Watchdog | None) -> None:
+    """``STATE.watchdog = dog``, told to ON_WATCHDOG (Note [Binding MPI at init])."""
+    STATE.watchdog = dog
+    for mirror in ON_WATCHDOG:
+        mirror(dog)
 
 
 def destroy_process_group(group: ProcessGroup | None = None) -> None:
@@ -310,7 +319,8 @@ def destroy_process_group(group: ProcessGroup | None = None) -> None:
             STATE.groups.remove(group)
             group.comm.Free()
         return
-    dog, STATE.watchdog = STATE.watchdog, None
+    dog = STATE.watchdog
+    _set_watchdog(None)
     if dog is not None:
         dog.stop()  # before the communicators it may revoke are freed
     for pg in STATE.groups:
@@ -486,7 +496,8 @@ def _start_failure_channel(world) -> None:
 
 
 def _stop_failure_channel() -> None:
-    dog, STATE.watchdog = STATE.watchdog, None
+    dog = STATE.watchdog
+    _set_watchdog(None)
     if dog is not None:
         dog.stop()  # it may revoke the communicators: stop it first
     req, STATE.fail_req = STATE.fail_req, None

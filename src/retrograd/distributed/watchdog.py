@@ -29,17 +29,21 @@ __all__ = ["Watchdog", "can_revoke", "revoke_all"]
 # there (Open MPI with mpi_ft_enable, which load_mpi turns on under a launcher, and
 # MPI_THREAD_MULTIPLE), init_process_group starts this thread and collectives wait in
 # blocking MPI calls:
-# - before each, the caller sets ``fresh`` and notes what it waits for and how long it may
-#   (``busy``), and clears ``busy`` after: three stores of constants (a counter to bump
-#   would make a new int per call, which the all_reduce fast path would feel);
-# - the thread wakes 20 times a second; it clears ``fresh`` and starts the clock when it
-#   finds it set (a new call) and, when it finds ``busy`` without ``fresh`` (the call it
-#   saw last, as no other has started since), compares the time since with the limit:
-#   past it, it revokes every communicator of the process group; the call raises at once,
-#   and the caller sends the peers a failure notice (Note [Failure notices]) saying that
-#   it gave up. (The thread reads and clears ``fresh`` in two steps, with no call between
-#   them where CPython could switch threads; a call that began in between anyway would be
-#   timed from the thread's clock reading, microseconds before the call began.)
+# - before each, the caller stores in ``busy`` an object made for this call, and clears
+#   ``busy`` after: one store of a new object, the cheapest mark that tells calls apart.
+#   It is ``(operation's name, seconds it may wait)``, or, from the all_reduce fast path,
+#   the (array, datatype) message it hands mpi4py anyway: an all_reduce on the world,
+#   with the world's limit (``message_watch``). (A counter to bump would make a new int
+#   per call, and a constant with a ``fresh`` flag beside it was two stores more, both
+#   felt by the fast path: Note [The all_reduce fast path] in collectives.py.)
+# - the thread wakes 20 times a second; when ``busy`` holds another object than at its
+#   last look (a new call), or None, it starts the clock; when it finds the same object
+#   again (the call it saw last is still running), it compares the time since with the
+#   limit: past it, it revokes every communicator of the process group; the call raises
+#   at once, and the caller sends the peers a failure notice (Note [Failure notices])
+#   saying that it gave up. The thread keeps a reference to the object it saw last, so
+#   a later call's object cannot reuse its memory and pass for it (``is`` compares
+#   addresses); it lets go at its next look.
 # - a rank dying of an exception sends its notice and then revokes too, so that peers
 #   blocked in a call wake up; a peer whose call fails reads the notice (waiting up to a
 #   second for it: the revocation can overtake it) and raises DistBackendError with it.
@@ -86,16 +90,18 @@ def revoke_all(state) -> None:
 class Watchdog:
     """The thread of Note [Blocking calls and the watchdog] for one process group world.
 
-    A caller about to block sets ``fresh`` to True and ``busy`` to ``(operation's name,
-    seconds it may wait)``, and clears ``busy`` afterwards; ``failure_error`` (in
-    process_group.py) turns the MPI error a revoked call raised into the
-    ``DistBackendError`` to raise.
+    A caller about to block stores in ``busy`` an object made for this call: ``(operation's
+    name, seconds it may wait)``, or the all_reduce fast path's (array, datatype) message
+    (an all_reduce on the world: ``message_watch``), and clears ``busy`` afterwards;
+    ``failure_error`` (in process_group.py) turns the MPI error a revoked call raised into
+    the ``DistBackendError`` to raise.
     """
 
     def __init__(self, state, period: float = 0.05):
-        self.busy: tuple[str, float] | None = None  # (operation, seconds it may wait)
-        self.fresh = False  # a call began since the thread last looked
+        self.busy: tuple | None = None  # Note [Blocking calls and the watchdog]
         self.timed_out = ""  # set by the thread when it revoked for a timeout
+        # what a fast-path message waits for: an all_reduce on the world, and its limit
+        self.message_watch = ("all_reduce", state.world.timeout.total_seconds())
         self._state = state
         self._period = period
         self._halt = threading.Event()
@@ -111,14 +117,15 @@ class Watchdog:
 
     def _run(self) -> None:
         since = 0.0
+        seen = None  # the object ``busy`` held at the last look (kept alive: see the Note)
         while not self._halt.wait(self._period):
             now = time.monotonic()
             busy = self.busy
-            if self._state.broken or busy is None or self.fresh:
-                self.fresh = False
+            if self._state.broken or busy is None or busy is not seen:
+                seen = busy
                 since = now
                 continue
-            op, limit_s = busy
+            op, limit_s = busy if busy[0].__class__ is str else self.message_watch
             if now - since > limit_s:
                 from datetime import timedelta
 

@@ -118,8 +118,7 @@ class Work:
         MPI = load_mpi()
         dog = state.watchdog
         if dog is not None:  # Note [Blocking calls and the watchdog]
-            dog.fresh = True
-            dog.busy = (self._op, limit)
+            dog.busy = (self._op, limit)  # a new tuple: a new call, for the watchdog
             try:
                 MPI.Request.Waitall(self._reqs, self._statuses)
             except MPI.Exception as e:
