@@ -312,6 +312,7 @@ class Node(RuleInputs):
     _pre_hooks = _post_hooks = _tensor_hooks = _retain = _trace = metadata_ = None
     _hooked = False
     _fw_out = None  # tangents of saved outputs (Note [Forward grads of saved outputs])
+    _out_fn = None  # Note [Saved outputs of in-place ops on views]
 
     def name(self) -> str:
         """The class-like name PyTorch uses, e.g. ``'MulBackward0'``."""
@@ -385,6 +386,20 @@ class Node(RuleInputs):
             t._out_nr = k
         if self._fw_out is not None:  # Note [Forward grads of saved outputs] (ops/jvp_rules.py)
             t._fw_grad = self._fw_out.get(k)
+        if self._out_fn is not None:
+            # Note [Saved outputs of in-place ops on views]
+            # An op applied in place to a view saved its output, which is the view: like
+            # PyTorch's SavedVariable (is_inplace_on_view), unpacking gives it the grad_fn
+            # the view had after the write (its view node over the base's CopySlices), so
+            # a double backward through the saved value reaches the base's history and
+            # its hooks (a retained grad of the base fills there, as in PyTorch). The
+            # reference is weak, as PyTorch's: that grad_fn reaches this node through
+            # CopySlices; once it is gone (the view died), the node itself stands in.
+            ref = self._out_fn.get(k)
+            gfn = ref[0]() if ref is not None else None
+            if gfn is not None:
+                t._gfn = gfn
+                t._out_nr = ref[1]
         return t
 
     # hooks --------------------------------------------------------------------

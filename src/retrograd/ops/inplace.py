@@ -17,6 +17,7 @@ Example:
 from __future__ import annotations
 
 import copy
+import weakref
 
 import numpy as np
 
@@ -224,6 +225,12 @@ def _inplace(self: Tensor, res: Tensor) -> Tensor:
     base = self._base
     if base is not None:
         _rebase_view(self, res)
+        if node._out is not None and res._data.shape == self._data.shape:
+            # Note [Saved outputs of in-place ops on views]
+            gfn = self.grad_fn  # the view's, re-derived over the base's CopySlices
+            if node._out_fn is None:
+                node._out_fn = {}
+            node._out_fn[res._out_nr] = (weakref.ref(gfn), self._out_nr)
         return self
     # Note [In-place ops]: the tensor takes the result's node as its grad_fn ("rebase")
     old = self._gfn

@@ -85,13 +85,21 @@ def _squeeze_fwd(a, ax):
     return np.squeeze(a, axis=ax)
 
 
+def _unsqueeze_to(g, s, n):
+    """PyTorch's unsqueeze_to: the gradient itself when nothing was squeezed (so
+    autograd.grad gives ``x`` and ``x.squeeze()`` one object, as there), else reshaped."""
+    shape = _bdims(g) + tuple(n.input_shape(0))
+    return g if g._data.shape == shape else g.reshape(shape)
+
+
 # PyTorch's three overloads: squeeze() (SqueezeBackward0), squeeze(dim) (1), squeeze(dims) (2)
-squeeze_all = _view_op("squeeze_all", _squeeze_fwd, node_name="SqueezeBackward0",
+squeeze_all = _view_op("squeeze_all", _squeeze_fwd, _unsqueeze_to, node_name="SqueezeBackward0",
                        jvp=jvp_view, batch_ok=True, batch=view_dims)
-squeeze = _view_op("squeeze", _squeeze_fwd, node_name="SqueezeBackward1",
+squeeze = _view_op("squeeze", _squeeze_fwd, _unsqueeze_to, node_name="SqueezeBackward1",
                    jvp=jvp_view, batch_ok=True, batch=view_dims)
-squeeze_dims = _view_op("squeeze_dims", _squeeze_fwd, node_name="SqueezeBackward2",
-                        jvp=jvp_view, batch_ok=True, batch=view_dims)
+squeeze_dims = _view_op("squeeze_dims", _squeeze_fwd, _unsqueeze_to,
+                        node_name="SqueezeBackward2", jvp=jvp_view, batch_ok=True,
+                        batch=view_dims)
 # squeeze_(dim) of a fresh result (matmul's vector-times-matrix): PyTorch changes that
 # tensor's shape in place, so the result is no view; its node is SqueezeBackward4
 squeeze_inplace = Op("squeeze_inplace", _squeeze_fwd, (_back_to_input_shape,),
@@ -270,10 +278,8 @@ def whole_selection(key, shape, allow_none: bool) -> bool:
 def _index_rule(g, s, n):
     shape, dt = n.input_shape(0), n.input_dtype(0)
     b = _bdims(g)
-    if n._op is not index and whole_selection(n._p, shape, True):
-        # PyTorch's AliasBackward0 / UnsqueezeBackward0: the gradient itself, or a view of
-        # it (an expanded gradient stays expanded, as in-place ops on it can tell)
-        return g if g._data.shape == b + tuple(shape) else g.reshape(b + tuple(shape))
+    # (a slice that keeps everything is no exception: PyTorch's slice_backward makes a new
+    # tensor even then, so the gradient of ``x[:]`` is never the object of ``x``'s)
     # basic keys only are batched (Note [Batched rules]): a leading full
     key = (slice(None),) * len(b) + tuple(n._p) if b else n._p  # slice keeps their meaning
     return rule_zeros(b + tuple(shape), dt).index_put(key, g,
