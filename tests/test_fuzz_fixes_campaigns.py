@@ -38,7 +38,11 @@ here and by its seed.
 - (910000-914999) autograd.grad gives ``x`` and ``x.squeeze()`` one gradient object when
   nothing was squeezed (PyTorch's unsqueeze_to returns the gradient itself), and the
   gradient of a slice that keeps everything (``x[:]``, a full ``narrow``) is a new tensor,
-  as PyTorch's slice_backward makes one (seed 911154).
+  as PyTorch's slice_backward makes one (seed 911154);
+- (600000 campaign, fixed later) a gradient autograd.grad hands out that is a view of
+  another it hands out (``x.unsqueeze``'s and ``x``'s) comes to require grad when the
+  caller makes its base require grad, as in PyTorch (seed 628505; Note [Views of
+  gradients] in _graph/engine.py).
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ torch = pytest.importorskip("torch")
 FIXED_SEEDS = [507867, 523376, 504219, 511187, 502860, 507906, 514776, 522296, 523622,
                527855, 520277, 509964, 508181, 523322, 502051, 610755, 619437, 606410,
                608269, 109604, 705649, 718776, 718601, 803602, 905080, 702790,
-               904357, 516608, 911154]
+               904357, 516608, 911154, 628505]
 
 
 @pytest.mark.parametrize("seed", FIXED_SEEDS)
@@ -415,3 +419,20 @@ def _same_gradient_object(m, case: str) -> tuple:
 def test_which_gradients_are_one_object_as_in_pytorch(case):
     # an in-place op on one of them changes the other exactly when PyTorch's would
     assert _same_gradient_object(rg, case) == _same_gradient_object(torch, case)
+
+
+def _view_of_a_returned_gradient(m, shape):
+    x = m.ones(shape, requires_grad=True) * 2
+    u = x.unsqueeze(-1)
+    gx, gu = m.autograd.grad((u * m.full(u.shape, 3.0)).sum(), [x, u])
+    before = gx.requires_grad
+    gu.requires_grad_()
+    s = gx.sum()
+    s.backward()  # gx was made without grad: its gradient goes nowhere, as in PyTorch
+    return (before, gx.requires_grad, s.requires_grad, s.grad_fn.name(), gu.grad,
+            gx._base is gu)
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (3, 0, 2), ()])
+def test_a_returned_gradient_that_views_another_follows_its_requires_grad(shape):
+    assert _view_of_a_returned_gradient(rg, shape) == _view_of_a_returned_gradient(torch, shape)

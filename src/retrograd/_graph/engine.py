@@ -70,11 +70,12 @@ class _NoPool:
 
 
 _Tensor = _Unregistered
-_make = _as_tensor = _zeros = _sum_to = _stack = _unregistered
+_make = _as_tensor = _zeros = _sum_to = _stack = _track_view = _unregistered
 _pool = _NoPool
 
 
-def register_tensor_ops(*, tensor_type, make, as_tensor, zeros, sum_to, stack, pool) -> None:
+def register_tensor_ops(*, tensor_type, make, as_tensor, zeros, sum_to, stack, pool,
+                        track_view) -> None:
     """Give the engine the tensor functions it uses (Note [Engine services]).
 
     Args:
@@ -86,6 +87,8 @@ def register_tensor_ops(*, tensor_type, make, as_tensor, zeros, sum_to, stack, p
         stack: ``retrograd.stack``.
         pool: the buffer pool (``ops.buffers``: ``in_use``, ``pool_min``, ``offer``,
             ``withdraw``), which gradients may be donated to.
+        track_view: remembers a view on its base, so that the view comes to require grad
+            when the base does (``_tensor.track_view``).
 
     Example:
         >>> import retrograd as torch
@@ -93,9 +96,9 @@ def register_tensor_ops(*, tensor_type, make, as_tensor, zeros, sum_to, stack, p
         >>> engine._Tensor is torch.Tensor  # registered by ``import retrograd``
         True
     """
-    global _Tensor, _make, _as_tensor, _zeros, _sum_to, _stack, _pool
+    global _Tensor, _make, _as_tensor, _zeros, _sum_to, _stack, _pool, _track_view
     _Tensor, _make, _as_tensor, _zeros = tensor_type, make, as_tensor, zeros
-    _sum_to, _stack, _pool = sum_to, stack, pool
+    _sum_to, _stack, _pool, _track_view = sum_to, stack, pool, track_view
 
 
 class _GraphTasks(threading.local):
@@ -568,11 +571,24 @@ def _capture_grads(task: GraphTask, node, grads: list) -> None:
                 results[k] = grads[nr]
 
 
+# Note [Views of gradients]
+# A derivative rule's views (a reshape, a squeeze of a gradient) are not remembered on
+# their bases, as views made by user code are (``track_view``: a weak reference each, on
+# the hot path of every rule), since nothing can make an engine-made base require grad.
+# Nothing but the caller of autograd.grad: it gets the gradients, and may call
+# ``requires_grad_()`` on one that is the base of another (the gradient of ``x.unsqueeze``
+# and of ``x``: the second is a view of the first). In PyTorch the view then requires
+# grad, and ops on it record. So the views among autograd.grad's results are remembered
+# there, once, when they are handed out (seed 628505).
 def _gathered(task: GraphTask, allow_unused: bool, materialize: bool) -> tuple:
     """autograd.grad's answer: one gradient per input (zeros or an error for unused)."""
     results = task.results
     for k, t in enumerate(task.inputs):
-        if results[k] is None:
+        r = results[k]
+        if r is not None and r._base is not None and not r._rg:
+            # Note [Views of gradients] (the caller may make the base require grad)
+            _track_view(r._base, r)
+        if r is None:
             if materialize:
                 shape = (() if task.nbatch is None else (task.nbatch,)) + t._data.shape
                 z = results[k] = _make(np.zeros(shape, t._data.dtype))

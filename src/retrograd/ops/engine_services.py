@@ -15,7 +15,7 @@ Example:
 from __future__ import annotations
 
 from .._graph import engine
-from .._tensor import Tensor, _make
+from .._tensor import Tensor, _make, track_view
 from . import buffers
 from .creation import tensor, zeros
 from .functions import stack, sum_to
@@ -29,4 +29,5 @@ def install() -> None:
         >>> engine_services.install()  # done by ``import retrograd``; repeating is harmless
     """
     engine.register_tensor_ops(tensor_type=Tensor, make=_make, as_tensor=tensor, zeros=zeros,
-                               sum_to=sum_to, stack=stack, pool=buffers)
+                               sum_to=sum_to, stack=stack, pool=buffers,
+                               track_view=track_view)
