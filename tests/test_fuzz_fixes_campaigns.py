@@ -42,7 +42,12 @@ here and by its seed.
 - (600000 campaign, fixed later) a gradient autograd.grad hands out that is a view of
   another it hands out (``x.unsqueeze``'s and ``x``'s) comes to require grad when the
   caller makes its base require grad, as in PyTorch (seed 628505; Note [Views of
-  gradients] in _graph/engine.py).
+  gradients] in _graph/engine.py);
+- (915000-924999) div with a rounding mode (and fmod's divisor gradient through it) has
+  PyTorch's ``grad.zeros_like()`` gradient: 0 for an inf or nan incoming gradient, and a
+  constant under create_graph (it was grad * 0: nan; seed 920542); clamp with tensor
+  bounds of another dtype saves the bounds as given (casting inside its kernel), so an
+  in-place write into a bound before backward raises, as in PyTorch (seed 916032).
 """
 
 from __future__ import annotations
@@ -58,7 +63,7 @@ torch = pytest.importorskip("torch")
 FIXED_SEEDS = [507867, 523376, 504219, 511187, 502860, 507906, 514776, 522296, 523622,
                527855, 520277, 509964, 508181, 523322, 502051, 610755, 619437, 606410,
                608269, 109604, 705649, 718776, 718601, 803602, 905080, 702790,
-               904357, 516608, 911154, 628505]
+               904357, 516608, 911154, 628505, 920542, 916032]
 
 
 @pytest.mark.parametrize("seed", FIXED_SEEDS)
@@ -436,3 +441,48 @@ def _view_of_a_returned_gradient(m, shape):
 @pytest.mark.parametrize("shape", [(2, 3), (3, 0, 2), ()])
 def test_a_returned_gradient_that_views_another_follows_its_requires_grad(shape):
     assert _view_of_a_returned_gradient(rg, shape) == _view_of_a_returned_gradient(torch, shape)
+
+
+def _rounded_division_gradients(m, mode):
+    a = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = m.tensor([float("nan"), 3.0, 0.0], requires_grad=True)
+    y = a.div(b, rounding_mode=mode)
+    g = m.tensor([float("nan"), float("inf"), 1.0], requires_grad=True)
+    ga, gb = m.autograd.grad(y, [a, b], g, create_graph=True)
+    return (ga.tolist(), gb.tolist(), ga.requires_grad, ga.grad_fn is None,
+            y.grad_fn.name())
+
+
+@pytest.mark.parametrize("mode", ["trunc", "floor"])
+def test_rounded_division_has_pytorchs_zero_gradient(mode):
+    assert _rounded_division_gradients(rg, mode) == _rounded_division_gradients(torch, mode)
+
+
+def _clamp_with_bounds_of_another_dtype(m, write):
+    x = m.tensor([1.0, -2.0, 0.5], dtype=m.float64, requires_grad=True)
+    lo = m.tensor([0.0, -1.0, 0.75], dtype=m.float32, requires_grad=True)
+    hi = m.tensor(0.6, dtype=m.float64, requires_grad=True)
+    y = m.clamp(x * 1, lo, hi)
+    if write:
+        with m.no_grad():
+            lo.add_(1.0)
+        try:
+            y.sum().backward()
+        except RuntimeError as e:
+            return str(e).split(":")[0]
+        return "no error"
+    y.sum().backward()
+    return (y.dtype, y.tolist(), x.grad.tolist(), lo.grad.tolist(), lo.grad.dtype,
+            hi.grad.tolist(), hi.grad.dtype)
+
+
+@pytest.mark.parametrize("write", [False, True], ids=["gradients", "a bound written"])
+def test_clamp_saves_bounds_of_another_dtype_as_given(write):
+    ours = _clamp_with_bounds_of_another_dtype(rg, write)
+    theirs = _clamp_with_bounds_of_another_dtype(torch, write)
+    if write:
+        assert ours == theirs
+    else:
+        assert ours[1:4] == theirs[1:4] and ours[5] == theirs[5]
+        assert [str(t) for t in ours[::4]] == [str(t) for t in theirs[::4]]
+        assert str(ours[6]) == str(theirs[6])

@@ -420,10 +420,12 @@ def clamp(input, min=None, max=None) -> Tensor:  # noqa: A001,A002
         lo = _t(min, input) if min is not None else None
         hi = _t(max, input) if max is not None else None
         dts = [x for x in (input, lo, hi) if x is not None]
-        rdt = result_type(*dts)
-        ins = [x if x is None or x.dtype == rdt else x.to(rdt) for x in (input, lo, hi)]
+        rdt = result_type(*dts).np
+        ins = [input, lo, hi]  # saved as given: an in-place write into a bound is caught,
+        # as PyTorch's (it saves them and casts inside its kernel); the kernel casts here
+        same = all(x._data.dtype == rdt for x in dts)
         try:
-            return apply(T.clamp_tensor, ins)
+            return apply(T.clamp_tensor, ins, None if same else rdt)
         except ValueError:
             _check_broadcast("clamp", ("input", "min", "max"), ins)
             raise

@@ -775,7 +775,8 @@ fmod_scalar = _b("fmod", _fmod_fwd, (lambda g, s, n: g, None), node_name="FmodBa
                  jvp=jvp_elementwise, batch_ok=True)
 
 # PyTorch: `//` (floor_divide) records a node whose backward raises; div with a
-# rounding mode has a zero gradient, computed as grad * 0 (so inf/nan propagate).
+# rounding mode has a zero gradient, ``grad.zeros_like()`` (an inf or nan gradient gives
+# 0 too, and under create_graph the zeros are a constant: no node, no requires_grad).
 _FLOOR_DIV_HINT = ("The `//` operator and torch.floor_divide have no gradient; use torch.div("
                    "a, b, rounding_mode='floor'), whose gradient is zero, or detach() the "
                    "operands.")
@@ -784,10 +785,10 @@ floor_divide_scalar = _not_implemented("floor_divide", _floor_div_fwd, (True, No
                                        _FLOOR_DIV_HINT)
 floor_divide_rscalar = _not_implemented("floor_divide", _floor_div_fwd, (None, True),
                                         _FLOOR_DIV_HINT)
-_times_zero = (lambda g, s, n: g * 0, lambda g, s, n: g * 0)
-div_floor = _b("div_floor", _floor_div_fwd, _times_zero, node_name="DivBackward2",
+_zero_grads = (lambda g, s, n: zeros_like_of(g), lambda g, s, n: zeros_like_of(g))
+div_floor = _b("div_floor", _floor_div_fwd, _zero_grads, node_name="DivBackward2",
                jvp=jvp_elementwise)
-trunc_divide = _b("trunc_divide", _trunc_div_fwd, _times_zero,
+trunc_divide = _b("trunc_divide", _trunc_div_fwd, _zero_grads,
                   node_name="DivBackward2", jvp=jvp_elementwise)
 floor_divide.kind = trunc_divide.kind = div_floor.kind = None
 
@@ -882,10 +883,13 @@ clamp_max = Op("clamp", _clamp_fwd, (_clamp_rule,), (0,), node_name="ClampMaxBac
                jvp=jvp_elementwise, batch_ok=True, batch=pointwise)
 
 
-def _clamp_t_fwd(a, lo, hi):
+def _clamp_t_fwd(a, lo, hi, rdt=None):
     # PyTorch's kernel: min(max(a, lo), hi) with std::max/min, which return their first
     # argument on ties (clamp(0.0, min=-0.0) is 0.0; NumPy's maximum gives -0.0), and a
-    # NaN bound or input propagates
+    # NaN bound or input propagates. ``rdt``: the result type, when the operands differ
+    # (they are saved as given, and cast here and in the rule)
+    if rdt is not None:
+        a, lo, hi = (x if x is None or x.dtype == rdt else x.astype(rdt) for x in (a, lo, hi))
     with np.errstate(invalid="ignore"):
         if lo is not None:
             a = np.where((a < lo) | (lo != lo), lo, a)
@@ -896,6 +900,10 @@ def _clamp_t_fwd(a, lo, hi):
 
 def _clamp_t_vjp(g, s, n, needs):
     a, lo, hi = s
+    rdt = n._p
+    if rdt is not None:  # the operands as the kernel compared them (masks: no graph)
+        a, lo, hi = (x if x is None or x._data.dtype == rdt else _make(x._data.astype(rdt))
+                     for x in (a, lo, hi))
     out = [None, None, None]
     if needs[0]:
         m = None
