@@ -374,8 +374,10 @@ _GELU_LAYOUTS = [
 @pytest.mark.parametrize("dt", ("float32", "float64", "bfloat16", "float16"))
 @pytest.mark.parametrize("name,make", _GELU_LAYOUTS, ids=[c[0] for c in _GELU_LAYOUTS])
 def test_gelu_at_inf(name, make, dt):
-    """PyTorch's vectorized float32/bfloat16 gelu gives nan at +inf (a contiguous input
-    of two or more elements); its scalar loop and float64 give inf."""
+    """PyTorch sends a contiguous gelu of two or more float32 (bfloat16, float16 where
+    oneDNN handles them) elements to oneDNN, whose AVX-512 kernels give nan at +inf and
+    whose AVX2/SSE4.1 ones give inf; its own loops and float64 give inf. Compared with
+    torch on the machine the test runs on (Note [CPU capability])."""
     def fn(m):
         y = m.nn.functional.gelu(make(m, getattr(m, dt)))
         return m.where(m.isfinite(y), m.zeros_like(y), y)  # compare the non-finite part

@@ -42,7 +42,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .. import _dtype as D
-from .._cpu_capability import cpu_capability
+from .._cpu_capability import onednn_at_least, onednn_takes
 from .._grad_mode import STATE
 from .._tensor import Tensor, _make
 from . import table as T
@@ -54,6 +54,7 @@ from .public import LOWER_PRECISION_FP
 from .rule_helpers import zeros_like_of
 
 _F32 = np.dtype(np.float32)
+_F16 = np.dtype(np.float16)
 
 
 def _low_in(*arrays):
@@ -521,21 +522,19 @@ def _gelu_fwd(x, approximate):
     from .table import _erf_fwd
 
     out = (0.5 * xd * (1.0 + _erf_fwd(xd * _SQRT_HALF))).astype(x.dtype, copy=False)
-    if x.dtype in _GELU_VEC_NAN and x.size > 1 and x.flags.c_contiguous:
-        if x.dtype == _F32:
-            # PyTorch's vectorized float kernel (a contiguous input of two or more
-            # elements) sums x/2 + x/2 * erf(.) with a fused multiply-add: gelu(-0.0) is
-            # +0.0 there, -0.0 in its scalar loop, for float64 and for bfloat16
-            np.add(out, 0.0, out=out)
-        if cpu_capability() == "AVX512":
-            # its AVX512 vectorized float kernel computes erf(inf) as nan, so gelu(inf)
-            # is nan there; its AVX2 kernel, its scalar loop (one element, or a strided
-            # input) and float64 give inf (Note [CPU capability])
+    if x.size > 1 and x.flags.c_contiguous and onednn_takes(_ONEDNN_NAMES.get(x.dtype, "")):
+        # PyTorch sends this gelu to oneDNN, whose special values follow its ISA
+        # (Note [CPU capability]): the AVX-512 kernels keep a zero's sign and give nan at
+        # +inf; the float32 AVX2/SSE4.1 kernel gives +0.0 for every zero and +inf there
+        if onednn_at_least("AVX512_CORE_FP16" if x.dtype == _F16 else "AVX512_CORE"):
             np.copyto(out, np.nan, where=np.isposinf(x))
+        elif x.dtype == _F32:
+            np.add(out, 0.0, out=out)
     return out
 
 
-_GELU_VEC_NAN = frozenset((np.dtype(np.float32), D.bfloat16.np))
+_ONEDNN_NAMES = {np.dtype(np.float32): "float32", D.bfloat16.np: "bfloat16",
+                 np.dtype(np.float16): "float16"}
 
 
 def _gelu_rule(g, s, n):
