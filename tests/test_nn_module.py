@@ -208,7 +208,7 @@ def test_to_double_half_float_apply():
     assert seen == tseen
     with pytest.raises(TypeError, match="nn.Module.to only accepts floating point"):
         r.to(R.int64)
-    with pytest.raises(RuntimeError):
+    with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
         r.cuda()
 
 

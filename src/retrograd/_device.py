@@ -1,5 +1,6 @@
-"""Devices: retrograd runs on the CPU (and makes shape-only 'meta' tensors); 'cuda' is
-refused with a clear message.
+"""Devices: retrograd runs on the CPU (and makes shape-only 'meta' tensors). As in PyTorch,
+``device("cuda")`` is a plain description; making or moving a tensor there raises what a
+CPU-only PyTorch build raises, with the way out appended (Note [Devices without a backend]).
 
 Example:
     >>> import retrograd as torch
@@ -10,20 +11,48 @@ Example:
 from __future__ import annotations
 
 __all__ = ["device", "set_default_device", "get_default_device", "check_device",
-           "parse_device", "CPU", "META"]
+           "parse_device", "check_map_location", "unavailable", "cuda_unavailable", "CPU",
+           "META", "DEVICE_TYPES", "CPU_ONLY_HINT"]
 
-_NO_CUDA = ("retrograd runs on the CPU only (NumPy kernels); device {!r} is not available. "
-            "Drop device= or use device='cpu'; `retrograd.cuda.is_available()` is False.")
+#: the device types PyTorch's ``torch.device`` accepts, in the order its error lists them
+DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
+                "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+                "privateuseone")
+
+# Note [Devices without a backend]
+# PyTorch's CPU-only build accepts torch.device("cuda") (a description, compared and
+# printed like any other) and raises only when a tensor is made on or moved to it:
+# AssertionError "Torch not compiled with CUDA enabled" for cuda (xpu and mtia alike),
+# RuntimeError "Cannot access accelerator device when none is available." for a bare
+# index (.cuda(0), .to(0)), RuntimeError "PyTorch is not linked with support for mps
+# devices" for the others. retrograd has only the CPU (and 'meta'), so it raises the same
+# types with the same first line, which is what people search for, and appends
+# CPU_ONLY_HINT, the fix. Checks at run time such as `torch.cuda.is_available()` and
+# `x.device == torch.device("cuda")` work unchanged. (Two differences: a factory given
+# device="mps" raises the RuntimeError where PyTorch's says NotImplementedError "Could not
+# run 'aten::empty.memory_format' ...", and set_default_device("cuda") raises at once where
+# PyTorch's fails at the next factory call.)
+
+#: appended to every 'no such device' error (Note [Devices without a backend])
+CPU_ONLY_HINT = ("\n(retrograd runs on the CPU only, with NumPy kernels: use device=\"cpu\", or "
+                 "choose the device at run time with `device = \"cuda\" if "
+                 "torch.cuda.is_available() else \"cpu\"`.)")
+
+_NOT_COMPILED = {"cuda": "CUDA", "xpu": "XPU", "mtia": "MTIA"}
 
 
 class device:
     """A device description: ``'cpu'`` (optionally ``'cpu:0'``), or ``'meta'``, whose
     tensors have a shape and a dtype but no data (Note [Meta tensors] in ``_meta.py``).
+    Any other device type PyTorch knows (``'cuda:0'``, ``'mps'``) can be described and
+    compared, but a tensor made there raises (Note [Devices without a backend]).
 
     Example:
         >>> import retrograd as torch
         >>> torch.device("cpu").type, torch.device("meta")
         ('cpu', device(type='meta'))
+        >>> torch.device("cuda", 0), torch.ones(1).device == torch.device("cuda")
+        (device(type='cuda', index=0), False)
     """
 
     __slots__ = ("type", "index")
@@ -31,16 +60,18 @@ class device:
     def __init__(self, type: str | device = "cpu", index: int | None = None):  # noqa: A002
         if isinstance(type, device):
             type, index = type.type, type.index
+        if isinstance(type, int) and not isinstance(type, bool):  # device(0): an accelerator
+            raise unavailable(type)
         if not isinstance(type, str):
             raise TypeError(f"device() expects a string such as 'cpu', got {type!r}")
-        kind, _, idx = type.partition(":")
-        if idx:
+        kind, colon, idx = type.partition(":")
+        if kind not in DEVICE_TYPES:
+            raise RuntimeError(f"Expected one of {', '.join(DEVICE_TYPES)} device type at start "
+                               f"of device string: {type}")
+        if colon:
+            if not idx.isdigit():
+                raise RuntimeError(f"Invalid device string: '{type}'")
             index = int(idx)
-        if kind not in ("cpu", "meta"):
-            if kind in ("cuda", "mps", "xpu", "hip", "xla"):
-                raise RuntimeError(_NO_CUDA.format(type))
-            raise RuntimeError(f"Expected one of cpu, cuda, ... device type at start of device "
-                               f"string: {type}")
         self.type = kind
         self.index = index
 
@@ -72,9 +103,51 @@ META = device("meta")
 _DEFAULT = [CPU]
 
 
+def unavailable(d: device | int) -> Exception:
+    """The error PyTorch's CPU-only build raises for a tensor made on or moved to ``d`` (a
+    device other than the CPU and 'meta', or an accelerator index), with the fix appended
+    (Note [Devices without a backend]).
+
+    Example:
+        >>> from retrograd._device import device, unavailable
+        >>> e = unavailable(device("cuda"))
+        >>> type(e).__name__, str(e).splitlines()[0]
+        ('AssertionError', 'Torch not compiled with CUDA enabled')
+    """
+    if isinstance(d, int):
+        if d < 0:
+            return RuntimeError("Device index must not be negative")
+        return RuntimeError("Cannot access accelerator device when none is available."
+                            + CPU_ONLY_HINT)
+    if d.type in _NOT_COMPILED:
+        return AssertionError(f"Torch not compiled with {_NOT_COMPILED[d.type]} enabled"
+                              + CPU_ONLY_HINT)
+    return RuntimeError(f"PyTorch is not linked with support for {d.type} devices"
+                        + CPU_ONLY_HINT)
+
+
+def cuda_unavailable(d=None) -> Exception:
+    """What PyTorch's CPU-only build raises for ``Tensor.cuda(d)`` (``d`` None, an index,
+    or a CUDA device): ``unavailable`` of that target.
+
+    Example:
+        >>> from retrograd._device import cuda_unavailable
+        >>> type(cuda_unavailable()).__name__, type(cuda_unavailable(0)).__name__
+        ('AssertionError', 'RuntimeError')
+    """
+    if d is None:
+        return unavailable(device("cuda"))
+    if isinstance(d, int) and not isinstance(d, bool):
+        return unavailable(d)
+    dev = device(d)
+    if dev.type != "cuda":
+        return RuntimeError("Invalid device, must be cuda device")
+    return unavailable(dev)
+
+
 def parse_device(d) -> device | None:
-    """None, ``CPU`` or ``META`` for a device argument; any other device raises the
-    clear 'CPU only' error.
+    """None, ``CPU`` or ``META`` for a device argument; any other device raises what a
+    CPU-only PyTorch raises (``unavailable``).
 
     Example:
         >>> from retrograd._device import parse_device
@@ -83,14 +156,19 @@ def parse_device(d) -> device | None:
     """
     if d is None or d is CPU or d is META:
         return d
-    if isinstance(d, int):
-        raise RuntimeError(_NO_CUDA.format(f"cuda:{d}"))
-    return META if device(d).type == "meta" else CPU
+    if isinstance(d, int) and not isinstance(d, bool):
+        raise unavailable(d)
+    kind = (d if isinstance(d, device) else device(d)).type
+    if kind == "cpu":
+        return CPU
+    if kind == "meta":
+        return META
+    raise unavailable(d if isinstance(d, device) else device(d))
 
 
 def check_device(d) -> None:
-    """Raise the clear 'CPU only' error for any device that is not the CPU (the places
-    that take ``'meta'`` call ``parse_device`` instead).
+    """Raise what a CPU-only PyTorch raises for any device that is not the CPU (the
+    places that take ``'meta'`` call ``parse_device`` instead).
 
     Example:
         >>> from retrograd._device import check_device
@@ -102,6 +180,26 @@ def check_device(d) -> None:
             "tensor and the *_like functions, Tensor.to('meta') and Module.to('meta'): this "
             "call does not take device='meta'. Make the tensor on the CPU, or create it with "
             "one of those and move it.")
+
+
+_LOAD_ON_CUDA = ("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() "
+                 "is False. If you are running on a CPU-only machine, please use torch.load with "
+                 "map_location=torch.device('cpu') to map your storages to the CPU.")
+
+
+def check_map_location(d) -> None:
+    """``check_device`` for a ``map_location`` target of ``torch.load`` (a string or a
+    device): a CUDA target raises PyTorch's load error, RuntimeError "Attempting to
+    deserialize object on a CUDA device ...", with the fix appended.
+
+    Example:
+        >>> from retrograd._device import check_map_location
+        >>> check_map_location("cpu")
+    """
+    dev = device(d) if isinstance(d, str) else d
+    if isinstance(dev, device) and dev.type == "cuda":
+        raise RuntimeError(_LOAD_ON_CUDA + CPU_ONLY_HINT)
+    check_device(dev)
 
 
 def set_default_device(d) -> None:

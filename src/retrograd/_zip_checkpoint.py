@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from . import _dtype as D
-from ._device import check_device, device
+from ._device import check_map_location, device
 from ._size import Size
 from ._tensor import Tensor, _make
 from .nn import Parameter
@@ -235,15 +235,15 @@ def map_storage(arr: np.ndarray, location: str, map_location) -> np.ndarray:
     if isinstance(map_location, dict):
         if location in map_location:
             target = map_location[location]
-            check_device(device(target) if isinstance(target, (str, bytes)) else target)
+            check_map_location(target.decode("ascii") if isinstance(target, bytes) else target)
         return arr
     if isinstance(map_location, bytes):
         map_location = map_location.decode("ascii")
     if isinstance(map_location, str):
-        check_device(device(map_location))
+        check_map_location(map_location)
         return arr
     if isinstance(map_location, device) or not callable(map_location):
-        check_device(map_location)
+        check_map_location(map_location)
         return arr
     try:
         result = map_location(_make(arr), location)

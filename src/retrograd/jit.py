@@ -1,5 +1,6 @@
 """``torch.jit``: the TorchScript decorators that model code carries run as plain Python;
-compiling (``script``, ``trace``) raises and points to ``retrograd.compile``.
+scripting and tracing (``script``, ``trace``) raise and point to ``retrograd.compile``,
+which traces a call and replays it as a plan of NumPy calls (torch.compile's role).
 
 Example:
     >>> import retrograd as torch
@@ -28,11 +29,16 @@ Final = typing.Final
 
 
 def _no_torchscript(what: str) -> RuntimeError:
+    """The error of every TorchScript entry point: no TorchScript, and what to use instead
+    (the model itself, or retrograd.compile: Note [What compile does here] in compiler.py)."""
     return RuntimeError(
-        f"torch.jit.{what} is not supported: retrograd has no TorchScript compiler (it runs "
-        "every op eagerly, in Python on NumPy). Call the model directly, or use "
-        "retrograd.compile(model), which returns it unchanged, where the script asks for a "
-        "compiled model; save weights with torch.save(model.state_dict(), path).")
+        f"torch.jit.{what} is not supported: retrograd has no TorchScript (no script "
+        "compiler, tracer or TorchScript archives). Call the model directly (it runs eagerly, "
+        "in Python on NumPy), or use retrograd.compile(model), torch.compile's counterpart: "
+        "it returns a compiled module or function whose calls are traced once and replayed as "
+        "a plan of NumPy calls, running eagerly what the plan cannot express "
+        "(retrograd.compiler.explain(model)(*inputs) says what). Save weights with "
+        "torch.save(model.state_dict(), path).")
 
 
 def script(obj: Any, optimize: None = None, _frames_up: int = 0, _rcb=None,

@@ -493,7 +493,7 @@ def _as_parameter(t: Tensor, requires_grad: bool) -> Tensor:
 
 
 def _apply_map_location(t: Tensor, map_location):
-    from ._device import check_device, device
+    from ._device import check_map_location, device
 
     if map_location is None:
         return t
@@ -501,10 +501,9 @@ def _apply_map_location(t: Tensor, map_location):
         result = map_location(t, "cpu")
         return t if result is None else result
     if isinstance(map_location, dict):
-        target = map_location.get("cpu", "cpu")
-        check_device(target if not isinstance(target, str) else device(target))
+        check_map_location(map_location.get("cpu", "cpu"))
         return t
-    check_device(map_location if not isinstance(map_location, str) else device(map_location))
+    check_map_location(map_location)
     return t
 
 

@@ -26,6 +26,7 @@ import threading
 import warnings
 
 from .. import _dtype as D
+from .._device import DEVICE_TYPES
 from .._graph.modes import AUTOCAST, set_mode
 
 __all__ = ["AMP", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype",
@@ -53,12 +54,6 @@ class _AutocastState(threading.local):
 
 AMP = _AutocastState()
 
-#: device strings PyTorch knows; only "cpu" (and "cuda", always disabled) have autocast here
-_KNOWN_DEVICES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip",
-                  "ve", "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
-                  "privateuseone")
-
-
 def check_device_type(device_type: str) -> str:
     """Validate an autocast ``device_type``; returns it ('cpu' or 'cuda').
 
@@ -70,9 +65,9 @@ def check_device_type(device_type: str) -> str:
     if device_type in ("cpu", "cuda"):
         return device_type
     kind = str(device_type).split(":")[0]
-    if kind not in _KNOWN_DEVICES:
+    if kind not in DEVICE_TYPES:
         raise RuntimeError(
-            f"Expected one of {', '.join(_KNOWN_DEVICES)} device type at start of device "
+            f"Expected one of {', '.join(DEVICE_TYPES)} device type at start of device "
             f"string: {device_type}")
     raise RuntimeError(
         f"User specified an unsupported autocast device_type '{device_type}'. retrograd runs "

@@ -256,19 +256,21 @@ def _cpu(self, memory_format=None) -> Tensor:
 
 
 def _cuda(self, device=None, non_blocking: bool = False, memory_format=None) -> Tensor:
-    """Always raises: retrograd runs on the CPU (check ``torch.cuda.is_available()``).
+    """Always raises what PyTorch's CPU-only build raises (AssertionError "Torch not compiled
+    with CUDA enabled"; RuntimeError for an index): retrograd runs on the CPU (check
+    ``torch.cuda.is_available()``; Note [Devices without a backend]).
 
     Example:
         >>> import retrograd as torch
-        >>> torch.ones(1).cuda()  # doctest: +IGNORE_EXCEPTION_DETAIL
+        >>> torch.ones(1).cuda()  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        RuntimeError: retrograd runs on the CPU only (NumPy kernels) ...
+        AssertionError: Torch not compiled with CUDA enabled
+        (retrograd runs on the CPU only, ...)
     """
-    from .._device import check_device
+    from .._device import cuda_unavailable
 
-    check_device("cuda" if device is None else device)
-    return self
+    raise cuda_unavailable(device)
 
 
 _ADDC = "Tensor tensor1, Tensor tensor2"  # the tensors of addcmul/addcdiv, as PyTorch names them

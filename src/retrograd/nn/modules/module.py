@@ -28,7 +28,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from ..._device import CPU, META, check_device
+from ..._device import CPU, META, cuda_unavailable
 from ..._grad_mode import STATE, no_grad
 from ..._graph.node import SITE_SCOPE, RemovableHandle, call_unscoped, is_library_file, user_site
 from ..._meta import NO_DATA
@@ -783,9 +783,16 @@ class Module:
         return self
 
     def cuda(self, device=None) -> Module:
-        """Raises: retrograd runs on the CPU only."""
+        """Raises what ``Tensor.cuda`` raises when the module has a parameter or a buffer
+        (retrograd runs on the CPU only); a module with neither is returned, as in PyTorch.
 
-        check_device("cuda")
+        Example:
+            >>> import retrograd as torch
+            >>> torch.nn.ReLU().cuda()
+            ReLU()
+        """
+        if next(itertools.chain(self.parameters(), self.buffers()), None) is not None:
+            raise cuda_unavailable(device)
         return self
 
     def type(self, dst_type) -> Module:
