@@ -11,12 +11,14 @@ Example:
 from __future__ import annotations
 
 import itertools
+import threading
 import weakref
 from collections import OrderedDict
 
 from .node import AccumulateGrad, site_line, user_site
 
-__all__ = ["Cut", "mark", "recent_cuts", "clear_cuts", "FORWARD_WATCHERS"]
+__all__ = ["Cut", "mark", "recent_cuts", "clear_cuts", "FORWARD_WATCHERS", "BackwardRoots",
+           "note_backward", "last_backward"]
 
 # Note [Cut markers]
 # A tensor computed from a tensor that requires grad by a route that records no node
@@ -181,11 +183,83 @@ def recent_cuts() -> list:
 
 
 def clear_cuts() -> None:
-    """Forget every recorded cut (tests and long sessions).
+    """Forget every recorded cut and this thread's last backward (tests, long sessions).
 
     Example:
-        >>> from retrograd._graph.provenance import clear_cuts, recent_cuts
-        >>> clear_cuts(); recent_cuts()
-        []
+        >>> from retrograd._graph.provenance import clear_cuts, last_backward, recent_cuts
+        >>> clear_cuts(); recent_cuts(), last_backward()
+        ([], None)
     """
     _TABLE.clear()
+    _LAST.roots = None
+
+
+# Note [The last backward]
+# ``explain_grad(w)`` without ``loss=`` is asked right after a ``loss.backward()`` that
+# left ``w.grad`` None: the user means that loss. The engine remembers, per thread, what
+# the last ``backward()`` (not ``autograd.grad``, which fills no ``.grad``; not one run
+# from inside another backward, such as reentrant checkpointing's) was called on: weak
+# references to the output tensors, their cut markers (a loss that does not require grad
+# makes backward() raise, and its ``_cut`` names the cut on its own path, Note [Cut
+# markers]) and the user's line of the call. That is a few small objects per backward()
+# call, nothing per op; no graph is kept alive. explain_grad walks the outputs' graph
+# while they live, and falls back to their cut markers once they are gone.
+class BackwardRoots:
+    """What the last ``backward()`` of this thread was called on (Note [The last backward]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> x = torch.ones(2, requires_grad=True)
+        >>> loss = (x * 2).sum()
+        >>> loss.backward()
+        >>> last_backward().tensors()[0] is loss, site_line(last_backward().site)[1] > 0
+        (True, True)
+    """
+
+    __slots__ = ("refs", "cuts", "site")
+
+    def __init__(self, outputs):
+        self.refs = [weakref.ref(o) for o in outputs]
+        self.cuts = [o._cut for o in outputs]
+        self.site = user_site()  # (code, offset): site_line() gives the line when asked
+
+    def tensors(self) -> list:
+        """The outputs that are still alive."""
+        return [t for t in (r() for r in self.refs) if t is not None]
+
+    def __repr__(self) -> str:
+        from .node import format_site
+
+        return f"<BackwardRoots of {len(self.refs)} tensor(s) at {format_site(self.site)}>"
+
+
+class _Last(threading.local):
+    def __init__(self):
+        self.roots = None
+
+
+_LAST = _Last()
+
+
+def note_backward(outputs) -> None:
+    """Remember ``outputs`` as the roots of this thread's last backward() (the engine calls
+    it once per ``backward()``, Note [The last backward]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> y = torch.ones(1, requires_grad=True) * 2
+        >>> note_backward([y]); last_backward().tensors()[0] is y
+        True
+    """
+    _LAST.roots = BackwardRoots(outputs)
+
+
+def last_backward() -> BackwardRoots | None:
+    """The roots of this thread's last backward(), or None when there was none.
+
+    Example:
+        >>> from retrograd._graph.provenance import clear_cuts
+        >>> clear_cuts(); last_backward() is None
+        True
+    """
+    return _LAST.roots
