@@ -157,6 +157,34 @@ def _is_terminal(stream) -> bool:
         return False
 
 
+def _in_notebook() -> bool:
+    """Whether this runs in a Jupyter kernel (where tqdm.auto draws a widget)."""
+    return "ipykernel.zmqshell" in sys.modules
+
+
+def _progress_bar() -> tuple:
+    """``(bar class, its keyword arguments)``: tqdm.auto's bar (a widget in Jupyter,
+    text on a terminal elsewhere), or ``(None, {})`` without tqdm.
+
+    Example:
+        >>> from retrograd.__main__ import _progress_bar
+        >>> cls, kwargs = _progress_bar()  # tqdm.auto's bar, or None without tqdm
+        >>> cls is None or hasattr(cls, "set_postfix")
+        True
+    """
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None, {}
+    try:
+        from tqdm.notebook import tqdm_notebook
+    except ImportError:
+        tqdm_notebook = ()
+    if isinstance(tqdm, type) and issubclass(tqdm, tqdm_notebook):
+        return tqdm, {}  # a widget as wide as the cell
+    return tqdm, {"ncols": 88, "file": sys.stdout}
+
+
 def _build_model(kind: str):
     from ._demo_models import DigitsCNN, DigitsMLP, as_user_code
 
@@ -202,9 +230,10 @@ def demo(epochs: int = 5, model: str = "cnn", amp: str | None = None, checkpoint
 
     Returns a ``DemoResult``. Without matplotlib the plot is skipped (its numbers are
     still written as CSV); without Graphviz the graph is written as DOT text only.
-    ``progress``: a tqdm progress bar per epoch (``True``), plain lines only
-    (``False``), or a bar only when standard output is a terminal (``None``, the
-    default), so that piped output and logs get no carriage-return updates.
+    ``progress``: a tqdm progress bar per epoch (``True``; ``tqdm.auto``'s, so a widget in
+    Jupyter), plain lines only (``False``), or a bar only when standard output is a
+    terminal or a Jupyter notebook (``None``, the default), so that piped output and
+    logs get no carriage-return updates.
 
     Example:
         >>> import tempfile
@@ -259,13 +288,10 @@ def demo(epochs: int = 5, model: str = "cnn", amp: str | None = None, checkpoint
         return _step_loss(net, lossf, xb, yb, amp, checkpoint)
 
     if progress is None:
-        progress = _is_terminal(sys.stdout)
-    bar_cls = None
-    if progress:
-        try:
-            from tqdm import tqdm as bar_cls
-        except ImportError:
-            res.skipped["progress bar"] = "tqdm is not installed (pip install 'retrograd[demo]')"
+        progress = _is_terminal(sys.stdout) or _in_notebook()
+    bar_cls, bar_kw = _progress_bar() if progress else (None, {})
+    if progress and bar_cls is None:
+        res.skipped["progress bar"] = "tqdm is not installed (pip install 'retrograd[demo]')"
     history = []
     graph_done = False
     for ep in range(1, epochs + 1):
@@ -275,7 +301,7 @@ def demo(epochs: int = 5, model: str = "cnn", amp: str | None = None, checkpoint
         it = loader
         if bar_cls is not None:
             it = bar_cls(loader, desc=f"epoch {ep}/{epochs}", unit="batch", leave=True,
-                         ncols=88, file=sys.stdout)
+                         **bar_kw)
         for xb, yb in it:
             if not graph_done:
                 with track_modules(net), track_modules(lossf, root="loss"):

@@ -53,6 +53,7 @@ from ..amp.autocast_mode import autocast
 from ..amp.state import AMP
 from ..autograd import backward as autograd_backward
 from ..autograd.function import Function
+from ..ops._core import _next_seq
 from .checkpoint_extras import (
     DefaultDeviceType,
     GraphExecGroup,
@@ -298,7 +299,10 @@ _DEBUG_TIP = ("\nTip: this means the function did different work when it was rer
 
 
 class _CheckpointFrame:
-    """One checkpointed segment: its inputs, holders, and the recomputed tensors."""
+    """One checkpointed segment: its inputs, holders, and the recomputed tensors.
+
+    ``seq_range``: ``(first, last)`` node sequence numbers around its forward, so that a
+    picture of the graph can box the nodes the segment made (viz.draw_graph)."""
 
     def __init__(self, recompute_fn, early_stop: bool, metadata_fn):
         self.recompute_fn = recompute_fn
@@ -312,6 +316,7 @@ class _CheckpointFrame:
         self.recomp_counter = 0
         self.forward_completed = False
         self.ignore_saved_mismatch = False
+        self.seq_range: tuple | None = None
 
     def save_inputs(self, args) -> None:
         self.inputs = list(args)
@@ -438,9 +443,11 @@ def _checkpoint_without_reentrant(fn, preserve: bool, context_fn, determinism_ch
     if not is_grad_enabled():
         return fn(*args, **kwargs)
     frame.save_inputs(args)
+    first = _next_seq()
     with _checkpoint_hook(frame), forward_context:
         out = fn(*args, **kwargs)
     frame.forward_completed = True
+    frame.seq_range = (first, _next_seq())
     return out
 
 

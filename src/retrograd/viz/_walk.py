@@ -20,7 +20,8 @@ from .._dtype import FROM_NP
 from .._graph.node import AccumulateGrad, _OutputSlot, site_line
 from .._tensor import Tensor
 
-__all__ = ["Graph", "walk", "site_text", "nbytes_str", "module_of", "param_names"]
+__all__ = ["Graph", "walk", "site_text", "nbytes_str", "module_of", "param_names",
+           "named_tensors"]
 
 
 class Graph:
@@ -176,16 +177,102 @@ def nbytes_str(n: float) -> str:
     return f"{int(n)} B"
 
 
-def param_names(params) -> dict:
-    """``{id(AccumulateGrad node): name}`` for named parameters (a dict, a Module or pairs)."""
-    if params is None:
+# Note [Naming parameters]
+# The viz tools take parameters the way people hold them: a Module, model.parameters()
+# (a generator, so it is read once, into a list, before anything else looks at it),
+# model.named_parameters(), a list or tuple of tensors or of (name, tensor) pairs, a
+# {name: tensor} dict, or one tensor. Names come from the Module, the pairs or the keys.
+# A tensor given bare has no name of its own. When what was given is the generator that
+# Module.parameters() returns, its module is right there (the generator's frame holds
+# `self`, and the generator's code object is checked to be Module.parameters' own, so
+# nothing is guessed from a name): the tensor gets PyTorch's dotted name from that
+# module's named_parameters(). Otherwise it is "param<i>", i its position in what was
+# given. A tensor given twice (tied weights) keeps its first name, as in
+# named_parameters(). Anything else raises a TypeError listing what is accepted.
+_ACCEPTED = ("a Module, model.parameters(), model.named_parameters(), a list of tensors or "
+             "of (name, tensor) pairs, or a {name: tensor} dict")
+
+
+def _module_names(params) -> dict:
+    """``{id(parameter): dotted name}`` when ``params`` is a Module.parameters() generator."""
+    from ..nn.modules.module import Module
+
+    frame = getattr(params, "gi_frame", None)
+    if frame is None or params.gi_code is not Module.parameters.__code__:
         return {}
-    if hasattr(params, "named_parameters"):
-        params = dict(params.named_parameters())
-    items = params.items() if isinstance(params, dict) else params
+    module = frame.f_locals.get("self")
+    if not isinstance(module, Module):
+        return {}
+    return {id(p): n for n, p in module.named_parameters()}
+
+
+def _pair(item) -> tuple | None:
+    """``(name, tensor)`` when ``item`` is a named pair, else None."""
+    if isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[0], str):
+        return item[0], item[1]
+    return None
+
+
+def named_tensors(params, who: str = "params") -> list:
+    """``[(name, tensor), ...]`` from whatever holds the parameters (Note [Naming
+    parameters]); ``None`` gives ``[]``. Each tensor appears once.
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.viz._walk import named_tensors
+        >>> net = torch.nn.Sequential(torch.nn.Linear(2, 2))
+        >>> [n for n, _ in named_tensors(net.parameters())]
+        ['0.weight', '0.bias']
+        >>> [n for n, _ in named_tensors(list(net.parameters()))]
+        ['param0', 'param1']
+        >>> named_tensors(3)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+          ...
+        TypeError: params takes a Module, model.parameters(), ... dict; got int
+    """
+    if params is None:
+        return []
+    if isinstance(params, Tensor):
+        items = [("param0", params)]
+    elif callable(getattr(params, "named_parameters", None)):
+        items = list(params.named_parameters())
+    elif isinstance(params, dict):
+        items = [(str(k), v) for k, v in params.items()]
+    elif isinstance(params, (str, bytes)) or not hasattr(params, "__iter__"):
+        raise TypeError(f"{who} takes {_ACCEPTED}; got {type(params).__name__}")
+    else:
+        known = _module_names(params)
+        items = []
+        for i, item in enumerate(list(params)):
+            pair = _pair(item)
+            if pair is None and not isinstance(item, Tensor):
+                raise TypeError(f"{who} takes {_ACCEPTED}; item {i} is a "
+                                f"{type(item).__name__}")
+            items.append(pair or (known.get(id(item), f"param{i}"), item))
+    out, seen = [], set()
+    for name, t in items:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"parameter {name!r} is a {type(t).__name__}, not a Tensor")
+        if id(t) not in seen:
+            seen.add(id(t))
+            out.append((name, t))
+    return out
+
+
+def param_names(params) -> dict:
+    """``{id(AccumulateGrad node): name}`` for the leaves among ``params`` (anything
+    ``named_tensors`` takes).
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.viz._walk import param_names
+        >>> w = torch.ones(2, requires_grad=True)
+        >>> list(param_names([w]).values()), list(param_names({"w": w}).values())
+        (['param0'], ['w'])
+    """
     out = {}
-    for name, p in items:
-        if isinstance(p, Tensor) and p._rg and p.grad_fn is None:
+    for name, p in named_tensors(params):
+        if p._rg and p.grad_fn is None:
             out[id(p._grad_accumulator())] = name
     return out
 
@@ -264,3 +351,57 @@ def assign_modules(g: Graph, names: dict) -> dict:
         if not changed:
             break
     return mods
+
+
+# Note [Checkpointed regions]
+# A picture marks the nodes made inside utils.checkpoint.checkpoint, since those are
+# the ones whose activations are recomputed in backward. The graph tells them apart by
+# what they saved: inside a non-reentrant segment every saved tensor goes through the
+# segment's pack hook, which stores a holder whose `frame` is the segment, and the
+# frame records the node sequence numbers around its forward (`seq_range`). So every
+# node that saved something names its segment, and every op node whose sequence
+# number lies in that range (those that saved nothing too) belongs to it; nested
+# segments give each node to the innermost. A reentrant checkpoint is one node of
+# CheckpointFunction (its ops ran under no_grad and are not in the graph), a region by
+# itself. Once backward has freed a segment's saved tensors (no retain_graph) nothing
+# in the graph remembers the segment, and the picture no longer marks it.
+def checkpoint_regions(g: Graph) -> tuple:
+    """``({node: region number}, [label, ...])`` for the op nodes of ``g`` made inside
+    ``utils.checkpoint.checkpoint`` (Note [Checkpointed regions]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.utils.checkpoint import checkpoint
+        >>> from retrograd.viz._walk import walk, checkpoint_regions
+        >>> x = torch.ones(2, requires_grad=True)
+        >>> y = checkpoint(lambda t: t.sin().exp(), x, use_reentrant=False).sum()
+        >>> where, labels = checkpoint_regions(walk(y))
+        >>> sorted(n.name() for n in where), labels
+        (['ExpBackward0', 'SinBackward0'], ['checkpointed: recomputed in backward'])
+    """
+    from ..utils.checkpoint import CheckpointFunction
+
+    ranges: dict = {}
+    reentrant = []
+    for node in g.nodes:
+        if isinstance(getattr(node._op, "cls", None), type) and issubclass(
+                node._op.cls, CheckpointFunction):
+            reentrant.append(node)
+        for s in node._saved or ():
+            frame = getattr(getattr(s, "packed", None), "frame", None)
+            rng = getattr(frame, "seq_range", None)
+            if rng is not None:
+                ranges.setdefault(id(frame), rng)
+    spans = sorted(ranges.values())
+    where: dict = {}
+    # outer segments first, so a node of a nested one ends up with the innermost
+    for k in sorted(range(len(spans)), key=lambda i: spans[i][0] - spans[i][1]):
+        first, last = spans[k]
+        for node in g.nodes:
+            if node.__class__ is not AccumulateGrad and first < node._seq < last:
+                where[node] = k
+    labels = ["checkpointed: recomputed in backward"] * len(spans)
+    for node in reentrant:
+        where[node] = len(labels)
+        labels.append("checkpointed (reentrant): its ops rerun in backward")
+    return where, labels

@@ -26,24 +26,18 @@ import math
 
 import numpy as np
 
-from .._tensor import Tensor
+from ._walk import named_tensors
 
 __all__ = ["GradFlowMonitor"]
 
 
 def _named(params) -> list:
-    if hasattr(params, "named_parameters"):
-        params = params.named_parameters()
-    elif isinstance(params, dict):
-        params = params.items()
-    out = []
-    for name, p in params:
-        if not isinstance(p, Tensor):
-            raise TypeError(f"parameter {name!r} is a {type(p).__name__}, not a Tensor")
-        if p._rg:
-            out.append((name, p))
+    """The ``(name, tensor)`` pairs that require grad (Note [Naming parameters] in _walk.py)."""
+    out = [(n, p) for n, p in named_tensors(params, "GradFlowMonitor") if p._rg]
     if not out:
-        raise ValueError("GradFlowMonitor got no parameters that require grad")
+        raise ValueError("GradFlowMonitor got no parameters that require grad (note that "
+                         "model.parameters() is a generator that can be read only once: "
+                         "pass a fresh one, or the model itself)")
     return out
 
 
@@ -82,7 +76,10 @@ def _stats(g) -> tuple:
 class GradFlowMonitor:
     """Records gradient magnitudes per named parameter at every step.
 
-    ``params``: a Module, a ``{name: tensor}`` dict or ``(name, tensor)`` pairs.
+    ``params``: a Module, ``model.parameters()``, ``model.named_parameters()``, a list of
+    tensors or of ``(name, tensor)`` pairs, or a ``{name: tensor}`` dict (unnamed tensors
+    get their module's dotted names when ``model.parameters()`` is given, else
+    ``param0``, ``param1``, ...).
     ``optimizer``: record just before each of its ``step()`` calls (the final,
     accumulated gradients); without it, record after every backward pass.
     ``vanish``/``explode``: thresholds on mean |g| and max |g| for ``flags()``.
@@ -304,13 +301,60 @@ class GradFlowMonitor:
         return path
 
     # plotting --------------------------------------------------------------------------
+    # Note [Labels outside the plot]
+    # Text drawn inside the axes sooner or later sits on a curve: the threshold band
+    # labels sat on the band edges, where a layer whose gradients are about to vanish
+    # runs. So nothing is written inside the top axes: the shaded bands are explained
+    # in the legend (outside, on the right) next to the layers, the running-mean note is
+    # the legend's title, and marks (epoch ends) are labelled as ticks on a second x axis
+    # above the plot, their dotted lines alone crossing it. The bar chart's legend sits
+    # outside too, off its threshold lines.
+    def _legend(self, ax, n: int, smooth: bool) -> None:
+        """The legend beside the top axes: the layers, then the two shaded bands."""
+        from matplotlib.patches import Patch
+
+        handles, labels = ax.get_legend_handles_labels()
+        handles += [Patch(facecolor="#e8544e", alpha=0.25, edgecolor="#e8544e"),
+                    Patch(facecolor="#5b8def", alpha=0.25, edgecolor="#5b8def")]
+        labels += [f"exploding zone (> {self.explode:g})",
+                   f"vanishing zone (< {self.vanish:g})"]
+        ax.legend(handles, labels, fontsize=7.5, ncol=2 if n > 8 else 1, loc="center left",
+                  bbox_to_anchor=(1.01, 0.5), frameon=False,
+                  title="bold: running mean; faint: every step" if smooth else None,
+                  title_fontsize=7.5)
+
+    def _draw_marks(self, ax) -> None:
+        """Each mark as a dotted vertical line, labelled above the axes (at most 12
+        labels, evenly spread, so they stay readable)."""
+        if not self.marks:
+            return
+        for step, _ in self.marks:
+            ax.axvline(step + 0.5, color="#999999", lw=0.7, ls=":")
+        every = max(1, math.ceil(len(self.marks) / 12))
+        shown = self.marks[::every]
+        top = ax.secondary_xaxis("top")
+        top.set_xticks([step + 0.5 for step, _ in shown], labels=[t for _, t in shown])
+        top.tick_params(axis="x", labelsize=7.5, labelcolor="#666666", length=2,
+                        color="#999999")
+
     def plot(self, path: str | None = None, *, title: str | None = None, dpi: int = 120):
         """Draw gradient magnitude per layer over training; save to ``path`` if given.
 
         Top: mean |g| of each parameter per step (log scale), with the vanishing and
         exploding zones shaded and flagged layers drawn bold. Bottom: mean and max |g|
-        per layer at the last step. Returns the matplotlib Figure. Needs matplotlib
-        (``pip install 'retrograd[demo]'``).
+        per layer at the last step. Labels stay off the curves (Note [Labels outside the
+        plot]). Returns the matplotlib Figure, so that a Jupyter cell ending in
+        ``monitor.plot()`` shows it (once: no pyplot figure is left open to be shown
+        again). Needs matplotlib (``pip install 'retrograd[demo]'``).
+
+        Example:
+            >>> import retrograd as torch
+            >>> from retrograd.viz import GradFlowMonitor
+            >>> w = torch.ones(2, requires_grad=True)
+            >>> mon = GradFlowMonitor([w]); (w * 2).sum().backward()
+            >>> fig = mon.plot()
+            >>> type(fig).__name__, fig.axes[0].get_legend().get_texts()[0].get_text()
+            ('Figure', 'param0')
         """
         try:
             from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -335,10 +379,6 @@ class GradFlowMonitor:
         ax.axhspan(self.explode, hi, color="#e8544e", alpha=0.10, lw=0)
         ax.axhline(self.vanish, color="#5b8def", lw=0.8, ls="--")
         ax.axhline(self.explode, color="#e8544e", lw=0.8, ls="--")
-        ax.text(0.005, self.vanish, f" vanishing (< {self.vanish:g})", color="#2f5fb3",
-                va="top", ha="left", fontsize=8, transform=ax.get_yaxis_transform())
-        ax.text(0.005, self.explode, f" exploding (> {self.explode:g})", color="#b8332e",
-                va="bottom", ha="left", fontsize=8, transform=ax.get_yaxis_transform())
         smooth = len(steps) > 40
         for i, name in enumerate(self.names):
             y = np.asarray(self.history[name]["mean"], dtype=float)
@@ -355,21 +395,14 @@ class GradFlowMonitor:
             if bad:
                 ax.scatter(steps[bad], np.full(len(bad), hi / 2), marker="x", color="#b8332e",
                            zorder=5)
-        for step, text in self.marks:
-            ax.axvline(step + 0.5, color="#999999", lw=0.7, ls=":")
-            ax.text(step + 0.5, hi / 1.6, f" {text}", fontsize=7.5, color="#666666",
-                    va="top", ha="left", rotation=90)
+        self._draw_marks(ax)
         ax.set_yscale("log")
         ax.set_ylim(lo, hi)
         ax.set_xlabel("optimizer step" if self.mode == "optimizer" else "backward pass")
         ax.set_ylabel("mean |gradient|")
         ax.set_title(title or "Gradient flow: mean |grad| per layer over training")
-        if smooth:
-            ax.text(0.995, 0.01, "bold: running mean; faint: every step", fontsize=7.5,
-                    color="#666666", ha="right", va="bottom", transform=ax.transAxes)
         ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=7.5, ncol=2 if n > 8 else 1, loc="center left",
-                  bbox_to_anchor=(1.01, 0.5), frameon=False)
+        self._legend(ax, n, smooth)
         # bottom: last step, per layer (the classic gradient-flow bar chart)
         xs = np.arange(n)
         means = np.asarray([self.history[k]["mean"][-1] if self.steps else np.nan
@@ -398,7 +431,7 @@ class GradFlowMonitor:
                 else "no layer flagged as vanishing or exploding")
         bx.set_title(f"per layer at step {last} ({note})", fontsize=10)
         bx.set_ylabel("|gradient|")
-        bx.legend(fontsize=8, loc="upper right", frameon=False)
+        bx.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
         bx.grid(True, axis="y", alpha=0.3)
         if path is not None:
             fig.savefig(path, dpi=dpi)

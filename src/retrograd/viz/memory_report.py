@@ -157,9 +157,10 @@ def graph_report(tensors, params=None, *, repeat_threshold: int = 8,
                  max_steps: int = 1) -> GraphReport:
     """Report the memory held by the graph of ``tensors``, and warn about leaks.
 
-    ``params`` (``dict(model.named_parameters())`` or the model) names leaves and
-    modules. A warning is raised in the report when the graph saved a parameter at more
-    than ``max_steps`` versions (Note [Graph spanning optimizer steps]).
+    ``params`` (the model, ``model.parameters()``, ``model.named_parameters()``, a list
+    of tensors or a ``{name: tensor}`` dict) names leaves and modules. A warning is
+    raised in the report when the graph saved a parameter at more than ``max_steps``
+    versions (Note [Graph spanning optimizer steps]).
 
     Example:
         >>> import retrograd as torch
