@@ -8,7 +8,13 @@ The relation checked between the docstrings and the built pages: each object ren
 in the API reference (an ``id`` heading) gets one code block per run of example lines
 in its docstring (a run starts at a ``>>>`` line and ends at a blank line, as Griffe
 splits examples), and the text of those blocks is the docstring's example lines
-without their ``# doctest:`` comments. No ``>>>`` appears anywhere outside a code block.
+without their ``# doctest:`` comments. No ``>>>`` appears anywhere outside a code block,
+and no page of the site shows a ``doctest:`` directive.
+
+The build must not depend on what else is installed: mkdocs.yml is plain YAML (no
+``!relative`` tag, which mkdocstrings-python's option validation rejects wherever
+pydantic is installed), and the code blocks are highlighted by Pygments (a ``docs``
+extra), checked on the built HTML.
 
 The build takes about 10 s, so it runs once per session (the module's fixture).
 """
@@ -17,6 +23,7 @@ from __future__ import annotations
 
 import html
 import importlib
+import importlib.util
 import inspect
 import os
 import re
@@ -170,3 +177,47 @@ def test_guide_pages_render_code_and_tables(site):
         home = f.read()
     assert "<table>" in home and "NumPy alone" not in home
     assert os.path.exists(os.path.join(site, "css", "pygments.css"))
+
+
+def test_code_blocks_are_highlighted(site):
+    # Pygments' token spans; without Pygments, pymdownx.highlight writes bare <code>
+    # blocks and the build still succeeds, so only the HTML tells
+    with open(os.path.join(site, "guide", "index.html"), encoding="utf-8") as f:
+        guide = f.read()
+    assert '<span class="k">def</span>' in guide
+    assert '<span class="kn">import</span>' in guide
+    assert guide.count('<span class="gp">&gt;&gt;&gt; </span>') > 50
+
+
+def test_no_page_shows_a_doctest_directive(site):
+    shown = []
+    for folder, _, files in os.walk(site):
+        for name in files:
+            if name.endswith((".html", ".json")):
+                with open(os.path.join(folder, name), encoding="utf-8") as f:
+                    if "doctest:" in f.read():
+                        shown.append(os.path.relpath(os.path.join(folder, name), site))
+    assert not shown
+    # the guide's sources do use them (its examples run as doctests): the hook cuts them
+    with open(os.path.join(DOCS, "guide.md"), encoding="utf-8") as f:
+        assert "# doctest: +ELLIPSIS" in f.read()
+
+
+def test_config_is_plain_yaml():
+    """mkdocs.yml has no custom YAML tags, and the griffe extension is a path string
+    (resolved by mkdocstrings-python against the config file's folder)."""
+    import yaml
+
+    with open(os.path.join(ROOT, "mkdocs.yml"), encoding="utf-8") as f:
+        config = yaml.safe_load(f)  # a !relative or !ENV tag fails here
+    (mkdocstrings,) = [p["mkdocstrings"] for p in config["plugins"]
+                       if isinstance(p, dict) and "mkdocstrings" in p]
+    options = mkdocstrings["handlers"]["python"]["options"]
+    assert options["extensions"] == ["docs/griffe_examples.py"]
+    for ext in options["extensions"]:
+        assert os.path.exists(os.path.join(ROOT, ext))
+    if importlib.util.find_spec("pydantic") is not None:
+        # validated as mkdocstrings-python validates them where pydantic is installed
+        from mkdocstrings_handlers.python import PythonOptions
+
+        PythonOptions.from_data(**options)
