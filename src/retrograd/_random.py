@@ -21,9 +21,10 @@ import time
 
 import numpy as np
 
+from ._cpu_capability import cpu_capability
 from ._graph.modes import MODES, VMAP
 from ._random_avx import box_muller_16 as box_muller_16_f32
-from ._random_avx import fma64
+from ._random_avx import fma32, fma64, mul_add
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "default_generator", "fork_rng"]
@@ -43,12 +44,16 @@ __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
 #              last partial block redrawn as 16 fresh uniforms over the tensor's last 16;
 #              numel < 16 or not contiguous: one double Box-Muller pair per two elements,
 #              the sine half kept in the generator for the next draw (manual_seed clears
-#              it); normal_(mean, std) ends both paths with fma(x, std, mean);
+#              it); normal_(mean, std) ends both paths with fma(x, std, mean) (the
+#              one-at-a-time path with a plain multiply-add on the DEFAULT capability:
+#              _random_avx.mul_add; the block path rounds once on every capability);
 # The double Box-Muller uses glibc's scalar log/cos/sin (Python's math module), because
-# NumPy's SIMD loops round differently in the last bit. The float32 one is PyTorch's AVX2
-# kernel (its CPU capability on AVX2 and AVX-512 machines; ATEN_CPU_CAPABILITY=default
-# gives other float32 randn numbers there): Cephes polynomials with fused multiply-adds,
-# evaluated in retrograd/_random_avx.py.
+# NumPy's SIMD loops round differently in the last bit. The float32 one follows PyTorch's
+# CPU capability (Note [CPU capability]): on AVX2 and AVX-512 it is the AVX2 kernel,
+# Cephes polynomials with fused multiply-adds, evaluated in retrograd/_random_avx.py; on
+# DEFAULT (ATEN_CPU_CAPABILITY=default, a CPU without AVX2 and FMA, aarch64) it is the
+# scalar loop, the C library's logf/cosf/sinf in float32 with every product rounded
+# (no fused multiply-add), called here through ctypes (_box_muller_16_scalar_f32).
 # The other distributions (uniform_ with bounds, bernoulli, exponential, ..., multinomial)
 # are in retrograd/_random_dist.py; every consumer (nn.init, dropout, the data samplers)
 # draws through these functions, so one seed gives PyTorch's numbers everywhere.
@@ -266,7 +271,52 @@ def _box_muller_16(d: np.ndarray, mean: float = 0.0, std: float = 1.0) -> None:
     d[:, :8] = radius * _cos(theta)
     d[:, 8:] = radius * _sin(theta)
     if std != 1 or mean != 0:
-        d[...] = fma64(d, float(std), float(mean))
+        d[...] = fma64(d, float(std), float(mean))  # one rounding on every capability
+
+
+def _c_float_function(name: str):
+    """The C library's float32 ``name`` (logf, cosf, sinf) over a float32 array, or, where
+    no C math library can be loaded, the float64 function rounded to float32."""
+    lib = _libm_handle()
+    if lib is None:
+        fn = getattr(math, name[:-1])
+        return lambda x: np.fromiter(map(fn, x.ravel().tolist()), np.float64,
+                                     x.size).astype(np.float32).reshape(x.shape)
+    import ctypes
+
+    cfn = getattr(lib, name)
+    cfn.restype, cfn.argtypes = ctypes.c_float, [ctypes.c_float]
+    return lambda x: np.fromiter(map(cfn, x.ravel().tolist()), np.float32,
+                                 x.size).reshape(x.shape)
+
+
+def _libm_handle():
+    import ctypes
+    import ctypes.util
+
+    path = ctypes.util.find_library("m")
+    try:
+        return ctypes.CDLL(path) if path else None
+    except OSError:
+        return None
+
+
+_SCALAR_F32: dict = {}
+
+
+def _box_muller_16_scalar_f32(d: np.ndarray, mean: float = 0.0, std: float = 1.0) -> None:
+    """PyTorch's scalar ``normal_fill_16`` for float32 (its DEFAULT CPU capability), in place
+    on blocks of 16: r = sqrtf(-2 logf(1 - u1)), theta = float(2 pi u2) formed in double,
+    then ``r * cosf(theta)`` rounded to float32, and ``* std + mean`` rounded once."""
+    if not _SCALAR_F32:
+        _SCALAR_F32.update({n: _c_float_function(n) for n in ("logf", "cosf", "sinf")})
+    f32 = np.float32
+    radius = np.sqrt(f32(-2) * _SCALAR_F32["logf"](f32(1) - d[:, :8]))
+    theta = (2.0 * math.pi * d[:, 8:].astype(np.float64)).astype(f32)
+    d[:, :8] = radius * _SCALAR_F32["cosf"](theta)
+    d[:, 8:] = radius * _SCALAR_F32["sinf"](theta)
+    if std != 1 or mean != 0:  # one rounding here too (measured against torch)
+        d[...] = fma32(d, f32(std), f32(mean))
 
 
 def normal_serial(generator, n: int, mean: float = 0.0, std: float = 1.0) -> np.ndarray:
@@ -297,7 +347,7 @@ def normal_serial(generator, n: int, mean: float = 0.0, std: float = 1.0) -> np.
         if (n - start) % 2:
             g.next_double_normal = float(both[-1])
     if std != 1 or mean != 0:
-        out = fma64(out, float(std), float(mean))
+        out = mul_add(out, float(std), float(mean), np.float64)
     return out
 
 
@@ -318,7 +368,9 @@ def normal(generator, n: int, dtype, mean: float = 0.0, std: float = 1.0,
     if dt == np.float64:
         fill, work = _box_muller_16, np.float64
     else:  # float32, and float16/bfloat16 through float32 (their opmath type)
-        fill, work = box_muller_16_f32, np.float32
+        fill = box_muller_16_f32 if cpu_capability() != "DEFAULT" else \
+            _box_muller_16_scalar_f32
+        work = np.float32
     full = n - n % 16
     # the uniforms are drawn in PyTorch's order (the reduced-precision path draws block by
     # block, but Box-Muller itself draws nothing, so the order of words is the same); the

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["box_muller_16", "fma32", "fma64"]
+from ._cpu_capability import cpu_capability
+
+__all__ = ["box_muller_16", "fma32", "fma64", "mul_add"]
 
 _F = np.float32
 
@@ -253,3 +255,21 @@ def box_muller_16(d: np.ndarray, mean: float = 0.0, std: float = 1.0) -> None:
         block[:, 8:] = radius * sin
         if std != 1 or mean != 0:
             block[...] = _fma(block, std, mean)
+
+
+def mul_add(a, b, c, dtype) -> np.ndarray:
+    """``a * b + c`` in ``dtype`` (float32 or float64) as PyTorch's compiled kernels form it:
+    one fused multiply-add where its CPU capability compiles them (AVX2, AVX-512), a
+    rounded product then a rounded sum on DEFAULT (Note [CPU capability]).
+
+    Example:
+        >>> import numpy as np
+        >>> from retrograd._random_avx import mul_add
+        >>> float(mul_add(np.float32(0.5), 3.0, 1.0, np.float32))
+        2.5
+    """
+    dt = np.dtype(dtype)
+    if cpu_capability() != "DEFAULT":
+        return (fma64 if dt == np.float64 else fma32)(a, b, c)
+    a, b, c = (np.asarray(v, dt) for v in (a, b, c))
+    return a * b + c

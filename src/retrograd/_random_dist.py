@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _random
 from ._random import _libm, random32, random64, uniform
-from ._random_avx import fma32, fma64
+from ._random_avx import mul_add
 
 __all__ = ["uniform_range", "bernoulli", "bernoulli_tensor", "exponential", "geometric",
            "log_normal", "cauchy", "random_full", "multinomial"]
@@ -76,9 +76,9 @@ def uniform_range(generator, n: int, dtype, low: float, high: float) -> np.ndarr
     elif op == np.float64 and max(abs(hi - lo), abs(lo)) > 2.0 ** 960:
         # fma64's splitting overflows near the float64 limit: scaled by a power of two
         # (exact), the fma is the same
-        out = fma64(x, (hi - lo) * 2.0 ** -64, lo * 2.0 ** -64) * 2.0 ** 64
+        out = mul_add(x, (hi - lo) * 2.0 ** -64, lo * 2.0 ** -64, op) * 2.0 ** 64
     else:
-        out = (fma64 if op == np.float64 else fma32)(x, hi - lo, lo)
+        out = mul_add(x, hi - lo, lo, op)
     out = out.astype(dt)
     at_top = out == dt.type(high)
     if at_top.any():

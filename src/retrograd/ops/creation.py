@@ -19,7 +19,7 @@ from .._deterministic import fill_uninitialized
 from .._device import META, check_device, parse_device
 from .._graph.node import _LEGACY
 from .._meta import MetaArray
-from .._random_avx import fma32, fma64
+from .._random_avx import mul_add
 from .._size import Size
 from .._tensor import Tensor, _make
 from .batch_rules import random_under_vmap
@@ -513,8 +513,9 @@ def arange(start, end=None, step=1, dtype=None, device=None,
 
 # Note [arange as PyTorch computes it]
 # PyTorch's CPU arange computes in double (float's accumulate type) with fused
-# multiply-adds: whole pairs of 256-bit vectors (8 float32, 4 float64 or 16 half lanes
-# each) start at base = start + step * j, rounded to the dtype, and their lanes are
+# multiply-adds (plain ones on its DEFAULT CPU capability: mul_add): whole pairs of
+# 256-bit vectors (8 float32, 4 float64 or 16 half lanes each) start at
+# base = start + step * j, rounded to the dtype, and their lanes are
 # base + k * step; the remaining elements are start + step * i, each rounded once. The
 # same arithmetic here gives PyTorch's values bit for bit for float32 and float64
 # (tests/test_linspace_torch.py); float16/bfloat16 lanes differ in rare last bits.
@@ -522,13 +523,13 @@ def _arange_values(start: float, step: float, n: int, np_dt) -> np.ndarray:
     i = np.arange(n)
     lanes = 32 // np_dt.itemsize
     nvec = n // (2 * lanes) * (2 * lanes)
-    tail = fma64(step, i.astype(np.float64), start)
+    tail = mul_add(step, i.astype(np.float64), start, np.float64)
     if not nvec:
         return tail.astype(np_dt)
     j = (i[:nvec] // lanes * lanes).astype(np.float64)
     k = (i[:nvec] % lanes).astype(np.float64)
-    base = fma64(step, j, start).astype(np_dt).astype(np.float64)
-    lane = np.where(k == 0, base, fma64(k, step, base))
+    base = mul_add(step, j, start, np.float64).astype(np_dt).astype(np.float64)
+    lane = np.where(k == 0, base, mul_add(k, step, base, np.float64))
     return np.concatenate([lane, tail[nvec:]]).astype(np_dt)
 
 
@@ -559,7 +560,8 @@ def linspace(start, end, steps: int, dtype=None, device=None,
 # PyTorch's CPU kernel fills the first half (index < steps // 2) from start and the rest
 # from end: start + step * i and end - step * (steps - 1 - i), step = (end - start) /
 # (steps - 1), all in the tensor's dtype (double for integer dtypes, then truncated).
-# For float32 and float64 the compiler fuses each multiply-add (one rounding: an fma);
+# For float32 and float64 the compiler fuses each multiply-add (one rounding: an fma;
+# two roundings on PyTorch's DEFAULT CPU capability, compiled without FMA: mul_add);
 # float16 and bfloat16 round after every operation (c10::Half arithmetic goes through
 # float), the index included. Computed the same way here, the values are PyTorch's bit
 # for bit (tests/test_linspace_torch.py).
@@ -575,9 +577,8 @@ def _linspace_values(start, end, steps: int, np_dt) -> np.ndarray:
         t = np_dt.type
         s, e = t(start), t(end)
         step = (e - s) / t(steps - 1)
-        fma = fma32 if np_dt == np.float32 else fma64
-        return np.where(low, fma(step, idx.astype(np_dt), s),
-                        fma(-step, back.astype(np_dt), e)).astype(np_dt)
+        return np.where(low, mul_add(step, idx.astype(np_dt), s, np_dt),
+                        mul_add(-step, back.astype(np_dt), e, np_dt)).astype(np_dt)
     if np_dt.kind == "f" or np_dt.name == "bfloat16":  # float16, bfloat16
         def r(x):  # one operation of PyTorch's Half/BFloat16 arithmetic: float, rounded
             return np.asarray(x, np.float32).astype(np_dt).astype(np.float32)
@@ -586,8 +587,8 @@ def _linspace_values(start, end, steps: int, np_dt) -> np.ndarray:
         return np.where(low, r(s + r(step * r(idx))), r(e - r(step * r(back)))).astype(np_dt)
     s, e = float(np_dt.type(start)), float(np_dt.type(end))  # integers: in double, truncated
     step = (e - s) / (steps - 1)
-    vals = np.where(low, fma64(step, idx.astype(np.float64), s),
-                    fma64(-step, back.astype(np.float64), e))
+    vals = np.where(low, mul_add(step, idx.astype(np.float64), s, np.float64),
+                    mul_add(-step, back.astype(np.float64), e, np.float64))
     return np.trunc(vals).astype(np_dt)
 
 
