@@ -525,9 +525,10 @@ def _gelu_fwd(x, approximate):
     if x.size > 1 and x.flags.c_contiguous and onednn_takes(_ONEDNN_NAMES.get(x.dtype, "")):
         # PyTorch sends this gelu to oneDNN, whose special values follow its ISA
         # (Note [CPU capability]): the AVX-512 kernels keep a zero's sign and give nan at
-        # +inf; the float32 AVX2/SSE4.1 kernel gives +0.0 for every zero and +inf there
+        # +inf (with the sign bit set but for float16); the float32 AVX2/SSE4.1 kernel
+        # gives +0.0 for every zero and +inf there
         if onednn_at_least("AVX512_CORE_FP16" if x.dtype == _F16 else "AVX512_CORE"):
-            np.copyto(out, np.nan, where=np.isposinf(x))
+            np.copyto(out, np.nan if x.dtype == _F16 else -np.nan, where=np.isposinf(x))
         elif x.dtype == _F32:
             np.add(out, 0.0, out=out)
     return out
