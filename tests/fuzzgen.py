@@ -886,6 +886,10 @@ class Exclusion:
     reason: str
     match: Callable
     examples: tuple
+    # the difference comes from the last bits of NumPy's SIMD loops, which depend on the
+    # CPU (NumPy's baseline loops on an x86-64-v2 CPU agree with torch there): an example
+    # may agree with torch on such a machine, which is fine; it must never differ otherwise
+    cpu_dependent: bool = False
 
 
 def _gone(diff: Difference, again: Difference | None) -> bool:
@@ -978,6 +982,7 @@ EXCLUSIONS: list = [
          "v6 = T.softmax(x3, -2)\n"
          "g8_0, = T.autograd.grad(v6.sum(), [x3], create_graph=True, allow_unused=True)\n"
          "g8_0.log_()\n"),
+        cpu_dependent=True,
     ),
 ]
 

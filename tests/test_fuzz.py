@@ -200,6 +200,8 @@ def test_exclusions_are_real_and_matched(ex):
     for code in ex.examples:
         prog = fuzzgen.parse(code)
         diff = fuzzgen.compare(prog)
+        if diff is None and ex.cpu_dependent:
+            continue  # this CPU's NumPy loops round as torch does: the program agrees
         assert diff is not None, f"{ex.category}: no difference any more; drop the entry"
         assert fuzzgen.excluded_by(diff, prog) is ex, str(diff)
 

@@ -289,6 +289,9 @@ def test_new_exclusions_do_not_hide_other_differences(name, monkeypatch):
 ])
 def test_residual_seeds_are_excluded_by_their_entry(seed, category):
     out = fuzzgen.check_seed(seed, do_shrink=False)
+    entry = next(ex for ex in fuzzgen.EXCLUSIONS if ex.category == category)
+    if out.diff is None and entry.cpu_dependent:
+        return  # this CPU's NumPy loops round as torch does: the program agrees
     assert out.diff is not None and out.excluded is not None, seed
     assert out.excluded.category == category
 
