@@ -29,7 +29,7 @@ LOW = ("bfloat16", "float16")
 # elsewhere its portable slow_conv kernels round the columns to bfloat16 and add them in
 # bfloat16 (col2im), as its float16 convolutions do where oneDNN has no float16
 # (AVX512_CORE_FP16 and up). Asked of torch itself, not of the CPU's name (Note [CPU
-# capability] in retrograd/_cpu_capability.py).
+# capability] in retrograd/_core/cpu_capability.py).
 ONEDNN_BF16 = torch.ops.mkldnn._is_mkldnn_bf16_supported()
 ONEDNN_FP16 = torch.ops.mkldnn._is_mkldnn_fp16_supported()
 

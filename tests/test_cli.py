@@ -129,7 +129,7 @@ def test_graphviz_hint_asks_for_the_dot_program(monkeypatch):
 
 
 def test_check_traceback_starts_in_the_script_without_wrapper_frames(tmp_path, capsys):
-    from retrograd._check import run_check
+    from retrograd._cli.check import run_check
 
     script = tmp_path / "bad_linear.py"
     script.write_text("import torch\nimport torch.nn.functional as F\n"
@@ -146,7 +146,7 @@ def test_check_traceback_starts_in_the_script_without_wrapper_frames(tmp_path, c
 
 
 def test_check_traceback_keeps_a_wrapper_frame_that_raised(monkeypatch):
-    from retrograd._check import format_user_traceback
+    from retrograd._cli.check import format_user_traceback
 
     def autocast_entry():  # a wrapper that fails itself, not in what it wraps
         raise ValueError("in the wrapper")
@@ -159,13 +159,13 @@ def test_check_traceback_keeps_a_wrapper_frame_that_raised(monkeypatch):
 
 
 def test_check_syntax_error_shows_the_line_only(tmp_path, capsys):
-    from retrograd._check import run_check
+    from retrograd._cli.check import run_check
 
     script = tmp_path / "syn.py"
     script.write_text("x = (\n")
     assert run_check(str(script)) == 1
     err = capsys.readouterr().err
-    assert "runpy" not in err and "_check.py" not in err
+    assert "runpy" not in err and "_cli/check.py" not in err
     assert f'File "{script}", line 1' in err and "SyntaxError" in err
 
 

@@ -1,5 +1,5 @@
 """The suite is green on any CPU PyTorch supports: retrograd follows PyTorch's kernel
-choice for the CPU it runs on (Note [CPU capability] in retrograd/_cpu_capability.py), and
+choice for the CPU it runs on (Note [CPU capability] in retrograd/_core/cpu_capability.py), and
 these tests check that choice against torch itself under every setting this CPU allows:
 ATen's ``ATEN_CPU_CAPABILITY`` (default, avx2, avx512) and oneDNN's ``ONEDNN_MAX_CPU_ISA``.
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from retrograd._cpu_capability import ONEDNN_ISAS, cpu_capability, cpu_flags
+from retrograd._core.cpu_capability import ONEDNN_ISAS, cpu_capability, cpu_flags
 
 torch = pytest.importorskip("torch")
 
@@ -52,7 +52,7 @@ def _run(code: str, setting: dict) -> dict:
 
 _PROBE = """
 import json, torch
-from retrograd._cpu_capability import cpu_capability, onednn_isa, onednn_takes
+from retrograd._core.cpu_capability import cpu_capability, onednn_isa, onednn_takes
 print(json.dumps({
     "aten": [cpu_capability(), torch.backends.cpu.get_cpu_capability()],
     "bf16": [onednn_takes("bfloat16"), torch.ops.mkldnn._is_mkldnn_bf16_supported()],

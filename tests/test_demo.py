@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from retrograd.__main__ import build_parser, demo, main
-from retrograd._check import run_check, torch_alias
+from retrograd._cli.check import run_check, torch_alias
 from retrograd.viz import graphviz_available
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -54,7 +54,7 @@ def test_demo_cnn_writes_valid_files_and_is_deterministic(tmp_path, capsys):
     assert _history(res) != _history(res3)
     # the graph picture names the model's own source lines and modules
     dot = open(res.files["graph_dot"]).read()
-    assert "conv1 (Conv2d)" in dot and "_demo_models.py:" in dot
+    assert "conv1 (Conv2d)" in dot and "demo_models.py:" in dot
     assert "x = self.pool(torch.relu(self.conv1" in dot
     assert "loss (CrossEntropyLoss)" in dot
 
@@ -79,7 +79,8 @@ def test_demo_bf16_and_checkpoint(tmp_path, model):
 def test_demo_without_matplotlib_tqdm_and_graphviz(tmp_path, monkeypatch, capsys):
     import shutil
 
-    for mod in ("matplotlib", "matplotlib.figure", "matplotlib.backends.backend_agg", "tqdm"):
+    for mod in ("matplotlib", "matplotlib.figure", "matplotlib.backends.backend_agg", "tqdm",
+                "tqdm.auto", "tqdm.notebook"):  # (a submodule imported earlier is found first)
         monkeypatch.setitem(sys.modules, mod, None)
     monkeypatch.setattr(shutil, "which", lambda name: None)
     res = demo(epochs=1, out=str(tmp_path), limit=128, progress=True)
@@ -120,7 +121,7 @@ def test_tour(capsys):
                  "v * 2x   = [[2.0, 2.0], [0.6, 0.0]]", "x.grad   = [[2.0, 2.0], [0.6, 0.0]]"):
         assert line in text
     # explain_grad names the tour's own line, in words (no internal node names)
-    assert "it was made by mul at _tour.py:" in text and "`w = x * 2`" in text
+    assert "it was made by mul at tour.py:" in text and "`w = x * 2`" in text
     assert "torch::autograd" not in text and "AccumulateGrad" not in text
 
 
@@ -128,12 +129,12 @@ def test_tour_sites_from_the_command_line():
     r = subprocess.run([sys.executable, "-m", "retrograd", "tour"], capture_output=True,
                        text=True, timeout=120, stdin=subprocess.DEVNULL)
     assert r.returncode == 0, r.stderr
-    assert "at _tour.py:" in r.stdout and "runpy" not in r.stdout
+    assert "at tour.py:" in r.stdout and "runpy" not in r.stdout
     assert "sys.exit" not in r.stdout and "[Enter" not in r.stdout  # not a terminal
 
 
 def test_tour_waits_for_enter_on_a_terminal(monkeypatch, capsys):
-    from retrograd._tour import STEPS, tour
+    from retrograd._cli.tour import STEPS, tour
 
     prompts = []
     monkeypatch.setattr("builtins.input", lambda prompt="": prompts.append(prompt) or "")

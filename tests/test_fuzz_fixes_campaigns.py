@@ -57,7 +57,7 @@ import pytest
 
 import fuzzgen
 import retrograd as rg
-from retrograd._cpu_capability import onednn_isa
+from retrograd._core.cpu_capability import onednn_isa
 
 torch = pytest.importorskip("torch")
 

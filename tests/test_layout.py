@@ -12,29 +12,44 @@ import sys
 SRC = pathlib.Path(__file__).resolve().parent.parent / "src" / "retrograd"
 FILES = sorted(SRC.rglob("*.py"))
 
-# the layers, bottom first: a module may import from its own layer and those below
+# the layers, bottom first: a module may import from its own layer and those below.
+# Every top-level module and package of retrograd is named here (the test below checks).
 LAYERS = [
-    {"_dtype", "_device", "_grad_mode", "_size", "_deterministic", "version", "_meta",
-     "_cpu_capability"},
-    {"_graph"},
-    {"_tensor"},
+    {"_core", "version"},                                     # dtypes, device, Size, flags
+    {"_graph"},                                               # Node, engine, hooks, modes
+    {"_tensor", "_printing", "storage"},
+    {"_random"},                                              # the generator, its kernels
     {"ops"},
-    {"autograd", "amp", "linalg", "fft", "special", "func", "_functorch"},
-    {"nn", "optim", "utils", "viz", "distributed", "distributions", "cpu",
-     "_legacy_checkpoint", "backends", "jit", "testing"},
+    {"autograd", "amp", "linalg", "special", "func", "_functorch", "_cond"},
+    {"nn", "optim", "utils", "viz", "distributed", "distributions", "cpu", "cuda", "data",
+     "backends", "jit", "testing", "_serialization", "serialization", "safetensors"},
     {"_compile", "compiler"},
+    {"__init__"},                                             # ``import retrograd``
+    {"_cli", "__main__"},                                     # the ``retrograd`` command
 ]
 
 
-def _layer(parts: tuple) -> int | None:
-    if not parts:  # the package itself (``import retrograd``): above every layer
-        return len(LAYERS)
+def _top(parts: tuple) -> str:
+    """The top-level module or package that ``parts`` (relative to the package) names;
+    ``()`` is the package itself (``import retrograd``), its ``__init__``."""
+    if not parts:
+        return "__init__"
     top = parts[0]
-    top = top[:-3] if top.endswith(".py") else top
+    return top[:-3] if top.endswith(".py") else top
+
+
+def _layer(parts: tuple) -> int | None:
+    top = _top(parts)
     for i, names in enumerate(LAYERS):
         if top in names:
             return i
     return None
+
+
+def test_every_top_level_module_has_a_layer():
+    tops = {_top(p.relative_to(SRC).parts) for p in FILES}
+    named = set().union(*LAYERS)
+    assert sorted(tops - named) == [] and sorted(named - tops) == []
 
 
 def test_no_source_file_over_1500_lines():

@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 
 import retrograd as rg
-from retrograd import _atomic_write
 from retrograd import serialization as S
+from retrograd._serialization import atomic_write
 
 # these files are in retrograd's previous own format, which loads with a warning
 pytestmark = pytest.mark.filterwarnings("ignore:this checkpoint is in retrograd's previous")
@@ -206,7 +206,7 @@ def _dead_pid() -> int:
 
 def test_stale_temp_file_is_removed_by_the_next_save(tmp_path):
     path = tmp_path / "ckpt.pt"
-    host = _atomic_write._host_tag()
+    host = atomic_write._host_tag()
     stale = tmp_path / f".ckpt.pt.{host}.{_dead_pid()}.0badc0de.retrograd-tmp"
     stale.write_bytes(b"half a checkpoint")
     alive = tmp_path / f".ckpt.pt.{host}.{os.getpid()}.12345678.retrograd-tmp"

@@ -1,4 +1,4 @@
-"""Strides of new tensors against PyTorch's (Note [Memory formats] in _layouts.py).
+"""Strides of new tensors against PyTorch's (Note [Memory formats] in _core/layouts.py).
 
 clone, ``to``, the ``*_like`` factories and ``empty`` give a new tensor the strides
 PyTorch gives it (the input's layout by default, or a named memory format); leaves get
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import retrograd as rg
-from retrograd import _layouts as L
+from retrograd._core import layouts as L
 
 torch = pytest.importorskip("torch")
 

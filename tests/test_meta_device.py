@@ -48,7 +48,7 @@ def test_meta_tensors_print_and_describe_themselves_as_torch(name):
 
 def test_meta_tensors_hold_no_data():
     r = R.empty(10**6, 10**6, device="meta")  # 4 TB on the CPU; nothing here
-    assert r.shape == (10**6, 10**6) and isinstance(r._data, R._meta.MetaArray)
+    assert r.shape == (10**6, 10**6) and isinstance(r._data, R._core.meta.MetaArray)
     assert R.device("meta") == R.empty(1, device="meta").device
     assert repr(R.device("meta", 0)) == repr(torch.device("meta", 0))
     assert not R.ones(1).is_meta and R.ones(1).device == R.device("cpu")

@@ -26,10 +26,10 @@ BF16 = np.dtype(ml_dtypes.bfloat16)
 
 
 def _load():
-    """``retrograd._printing`` and ``_dtype``, without ``retrograd/__init__`` if broken."""
+    """``retrograd._printing`` and ``_core.dtype``, without ``retrograd/__init__`` if broken."""
     try:
         return (importlib.import_module("retrograd._printing"),
-                importlib.import_module("retrograd._dtype"))
+                importlib.import_module("retrograd._core.dtype"))
     except Exception:  # noqa: BLE001 - the package may be mid-edit by others
         name = "_retrograd_printing_under_test"
         if name not in sys.modules:
@@ -37,7 +37,7 @@ def _load():
             pkg.__path__ = [str(Path(__file__).resolve().parents[1] / "src" / "retrograd")]
             sys.modules[name] = pkg
         return (importlib.import_module(name + "._printing"),
-                importlib.import_module(name + "._dtype"))
+                importlib.import_module(name + "._core.dtype"))
 
 
 P, D = _load()

@@ -115,7 +115,7 @@ def test_set_rng_state_rejects_a_wrong_size():
 @pytest.mark.parametrize("seed", [0, 1, 123])
 @pytest.mark.parametrize("n", [15, 16, 17, 1000, 65536 + 17, 10**5])
 def test_large_float32_randn_crosses_chunks(seed, n):
-    # retrograd/_random_avx.py works in blocks of 4096 rows of 16 (Note [Chunks])
+    # retrograd/_random/avx_math.py works in blocks of 4096 rows of 16 (Note [Chunks])
     _same(seed, lambda g: torch.randn(n, generator=g), lambda g: rt.randn(n, generator=g),
           generator=True)
     _same(seed, lambda g: torch.empty(n).normal_(0.5, 3.0, generator=g),
@@ -139,7 +139,7 @@ def test_exact_float32_fma_on_midpoints():
     # inputs are built so that it does: 1 + a*b with a*b just off 2**-24)
     from fractions import Fraction
 
-    from retrograd._random_avx import fma32
+    from retrograd._random.avx_math import fma32
 
     rng = np.random.default_rng(0)
     a = rng.uniform(1, 2, 4000).astype(np.float32)
@@ -160,8 +160,8 @@ def test_exact_float32_fma_on_midpoints():
 
 def test_randn_recomputes_a_block_with_the_checked_fma(monkeypatch):
     # the path taken when a deferred check finds a double rounding gives the same numbers
-    from retrograd import _random_avx
+    from retrograd._random import avx_math
 
-    monkeypatch.setattr(_random_avx._Deferred, "rounded_twice", lambda self: True)
+    monkeypatch.setattr(avx_math._Deferred, "rounded_twice", lambda self: True)
     _same(4, lambda g: torch.randn(100, generator=g), lambda g: rt.randn(100, generator=g),
           generator=True)

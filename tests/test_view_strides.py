@@ -1,5 +1,5 @@
 """A view's strides as PyTorch's computeStride gives them, size-1 dims and empty tensors
-included (Note [View strides] in _layouts.py), and the writes that depend on them."""
+included (Note [View strides] in _core/layouts.py), and the writes that depend on them."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import retrograd as R
-from retrograd._layouts import view_strides
+from retrograd._core.layouts import view_strides
 
 
 def _bases(m):

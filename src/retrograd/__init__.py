@@ -23,16 +23,15 @@ import warnings as _warnings
 # per op (np.errstate around every kernel would cost ~1 us a call).
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"retrograd(\.|$)")
 
-from . import _dtype
-from ._deterministic import (
+from ._core.deterministic import (
     are_deterministic_algorithms_enabled,
     get_deterministic_debug_mode,
     is_deterministic_algorithms_warn_only_enabled,
     set_deterministic_debug_mode,
     use_deterministic_algorithms,
 )
-from ._device import device, get_default_device, set_default_device
-from ._dtype import (  # noqa: A004
+from ._core.device import device, get_default_device, set_default_device
+from ._core.dtype import (  # noqa: A004
     bfloat16,
     bool,
     double,
@@ -54,8 +53,7 @@ from ._dtype import (  # noqa: A004
     short,
     uint8,
 )
-from ._dtype_more import *  # noqa: F403  (Note [Tensorless dtypes])
-from ._grad_mode import (
+from ._core.grad_mode import (
     enable_grad,
     inference_mode,
     is_grad_enabled,
@@ -63,8 +61,11 @@ from ._grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from ._core.size import Size
+from ._core.tensorless_dtypes import *  # noqa: F403  (Note [Tensorless dtypes])
+from ._core.type_info import finfo, iinfo
 from ._printing import get_printoptions, set_printoptions
-from ._random import (
+from ._random.rng import (
     Generator,
     default_generator,
     get_rng_state,
@@ -73,9 +74,7 @@ from ._random import (
     seed,
     set_rng_state,
 )
-from ._size import Size
 from ._tensor import Tensor, result_type
-from ._type_info import finfo, iinfo
 from .ops import engine_services as _engine_services
 from .ops import methods as _methods
 from .ops.creation import *  # noqa: F403
@@ -87,7 +86,6 @@ _methods.install()
 _engine_services.install()  # Note [Engine services] (_graph/engine.py)
 globals().update(_methods.inplace_functions())  # torch.sin_ & co (Note [In-place forms])
 
-from . import _random as random  # noqa: E402
 from . import (  # noqa: E402  # noqa: E402  # noqa: E402
     amp,
     autograd,
@@ -107,7 +105,7 @@ from . import (  # noqa: E402  # noqa: E402  # noqa: E402
     viz,  # noqa: E402
 )
 from ._cond import cond  # noqa: E402
-from ._layouts import (  # noqa: E402
+from ._core.layouts import (  # noqa: E402
     channels_last,
     channels_last_3d,
     contiguous_format,
@@ -116,8 +114,9 @@ from ._layouts import (  # noqa: E402
     preserve_format,
     strided,
 )
-from ._runtime_flags import *  # noqa: E402, F403  (Note [Build facts])
-from ._sym_numbers import *  # noqa: E402, F403  (torch.sym_*: Note [Symbolic numbers])
+from ._core.runtime_flags import *  # noqa: E402, F403  (Note [Build facts])
+from ._core.sym_numbers import *  # noqa: E402, F403  (torch.sym_*: Note [Symbolic numbers])
+from ._random import rng as random  # noqa: E402
 from .amp import (
     GradScaler,  # noqa: E402
     autocast,  # noqa: E402
@@ -182,6 +181,28 @@ def is_tensor(obj) -> bool:
         (True, False)
     """
     return isinstance(obj, Tensor)
+
+
+def typename(obj) -> str:
+    """The type name PyTorch prints for ``obj``: ``torch.FloatTensor`` for a float32
+    tensor, the qualified class name otherwise. (Here, as PyTorch has it in
+    ``torch/__init__.py``: it needs the Tensor, which the core layer may not import.)
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.typename(torch.ones(1)), torch.typename(1)
+        ('torch.FloatTensor', 'int')
+    """
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):  # a class or a function names itself
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:  # an instance is named by its class
+        module, qualname = type(obj).__module__ or "", type(obj).__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
 def is_floating_point(t: Tensor) -> bool:

@@ -26,7 +26,7 @@ import os
 import sys
 import time
 
-from ._tour import tour
+from ._cli.tour import tour
 
 __all__ = ["main", "build_parser", "demo", "tour", "DemoResult"]
 
@@ -186,7 +186,7 @@ def _progress_bar() -> tuple:
 
 
 def _build_model(kind: str):
-    from ._demo_models import DigitsCNN, DigitsMLP, as_user_code
+    from ._cli.demo_models import DigitsCNN, DigitsMLP, as_user_code
 
     as_user_code()
     return DigitsCNN() if kind == "cnn" else DigitsMLP()
@@ -282,7 +282,7 @@ def demo(epochs: int = 5, model: str = "cnn", amp: str | None = None, checkpoint
     loader = DataLoader(TensorDataset(Xtr, Ytr), batch_size=batch_size, shuffle=True,
                         generator=torch.Generator().manual_seed(seed))
 
-    from ._demo_models import step_loss as _step_loss
+    from ._cli.demo_models import step_loss as _step_loss
 
     def step_loss(xb, yb):
         return _step_loss(net, lossf, xb, yb, amp, checkpoint)
@@ -463,7 +463,7 @@ def main(argv=None) -> int:
                 return _usage_error("check", "no script given: retrograd check FILE.py "
                                     "[ARGS...] runs FILE.py with `import torch` giving "
                                     "retrograd")
-            from ._check import run_check
+            from ._cli.check import run_check
 
             return run_check(args.file, args.args)
         if args.command == "run":

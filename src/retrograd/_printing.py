@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from ._meta import is_meta_array
+from ._core.meta import is_meta_array
 
 __all__ = ["PRINT_OPTS", "get_printoptions", "printoptions", "set_printoptions", "tensor_repr"]
 
@@ -301,12 +301,12 @@ def _grad_suffixes(t: Any) -> list:
     return ["requires_grad=True"] if getattr(t, "_rg", False) else []
 
 
-def _meta_repr(t: Any, _dtype) -> str:
+def _meta_repr(t: Any, D) -> str:
     """PyTorch's repr of a meta tensor: ``tensor(..., device='meta', size=(2, 3))``."""
     a = t._data
     suffixes = ["device='meta'", "size=" + str(a.shape)]
-    if a.dtype != _dtype.DEFAULTS.float.np:  # nothing shows the dtype, so int64 is named
-        suffixes.append("dtype=" + _dtype_name(a.dtype, _dtype))
+    if a.dtype != D.DEFAULTS.float.np:  # nothing shows the dtype, so int64 is named
+        suffixes.append("dtype=" + _dtype_name(a.dtype, D))
     text = _add_suffixes(_PREFIX + "...", suffixes + _grad_suffixes(t), len(_PREFIX))
     if t.__class__.__name__ == "Parameter":
         text = "Parameter containing:\n" + text
@@ -330,12 +330,12 @@ def tensor_repr(t: Any) -> str:
         >>> print(tensor_repr(torch.zeros(0, 3, dtype=torch.int64)))
         tensor([], size=(0, 3), dtype=torch.int64)
     """
-    from . import _dtype
+    from ._core import dtype as D
 
     if is_meta_array(t._data):
-        return _meta_repr(t, _dtype)
+        return _meta_repr(t, D)
     a = np.asarray(t._data)
-    default_float = _dtype.DEFAULTS.float.np
+    default_float = D.DEFAULTS.float.np
     indent = len(_PREFIX)
     suffixes: list[str] = []
 
@@ -344,13 +344,13 @@ def tensor_repr(t: Any) -> str:
         if a.ndim != 1:
             suffixes.append("size=" + str(tuple(int(s) for s in a.shape)))
         if a.dtype != default_float:
-            suffixes.append("dtype=" + _dtype_name(a.dtype, _dtype))
+            suffixes.append("dtype=" + _dtype_name(a.dtype, D))
         body = "[]"
     else:
         if not PRINT_OPTS.edgeitems:
             suffixes.append("size=" + str(tuple(int(s) for s in a.shape)))
         if a.dtype not in (default_float, np.dtype(np.int64), np.dtype(np.bool_)):
-            suffixes.append("dtype=" + _dtype_name(a.dtype, _dtype))
+            suffixes.append("dtype=" + _dtype_name(a.dtype, D))
         body = _body_str(a, indent)
 
     text = _add_suffixes(_PREFIX + body, suffixes + _grad_suffixes(t), indent)

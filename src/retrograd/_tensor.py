@@ -16,14 +16,15 @@ from weakref import ref as _weakref
 
 import numpy as np
 
-from . import _dtype as D
-from . import _grad_mode, _layouts
-from ._device import CPU, META
-from ._grad_mode import STATE
+from ._core import dtype as D
+from ._core import grad_mode
+from ._core import layouts as L
+from ._core.device import CPU, META
+from ._core.grad_mode import STATE
+from ._core.meta import NO_DATA, MetaArray
+from ._core.size import Size
 from ._graph.node import AccumulateGrad, HookDict, RemovableHandle, register_tensor_type
 from ._graph.provenance import mark as _cut_mark
-from ._meta import NO_DATA, MetaArray
-from ._size import Size
 
 _new = object.__new__
 _ndarray = np.ndarray
@@ -106,8 +107,8 @@ class Tensor:
         return False
 
     @property
-    def layout(self) -> _layouts.layout:
-        return _layouts.strided
+    def layout(self) -> L.layout:
+        return L.strided
 
     @property
     def ndim(self) -> int:
@@ -154,7 +155,7 @@ class Tensor:
             >>> torch.zeros(2, 3).stride()
             (3, 1)
         """
-        st = _layouts.element_strides(self._data)
+        st = L.element_strides(self._data)
         return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
 
     def is_contiguous(self, memory_format=None) -> bool:
@@ -168,10 +169,10 @@ class Tensor:
             (True, False)
         """
         a = self._data
-        if memory_format is None or memory_format is _layouts.contiguous_format or \
-                memory_format is _layouts.preserve_format:
+        if memory_format is None or memory_format is L.contiguous_format or \
+                memory_format is L.preserve_format:
             return bool(a.flags.c_contiguous)
-        return _layouts.is_contiguous_as(a.shape, _layouts.element_strides(a), memory_format)
+        return L.is_contiguous_as(a.shape, L.element_strides(a), memory_format)
 
     def is_floating_point(self) -> bool:
         return self._data.dtype in _FLOAT_NP
@@ -716,7 +717,7 @@ def mark_views_requiring_grad(base: Tensor, requires_grad: bool = True) -> None:
 
 
 register_tensor_type(Tensor, _make)  # Note [Graph services] (_graph/node.py)
-_grad_mode.INFERENCE_HOOKS.append(_set_inference_marking)
+grad_mode.INFERENCE_HOOKS.append(_set_inference_marking)
 
 #: C++ type names PyTorch uses in messages ("float", "double", "long int")
 _C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",

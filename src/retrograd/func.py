@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ._core.grad_mode import enable_grad
 from ._functorch.batched import VMAP_LEVELS, BatchedTensor, wrap
 from ._functorch.bridge import (
     batched_grad,
@@ -29,7 +30,6 @@ from ._functorch.bridge import (
 from ._functorch.functional_call import functional_call, stack_module_state
 from ._functorch.rearrange import rearrange
 from ._functorch.vmap import vmap
-from ._grad_mode import enable_grad
 from ._graph.node import AccumulateGrad
 from ._graph.transforms import call_transformed
 from ._tensor import Tensor

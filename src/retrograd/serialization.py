@@ -29,12 +29,12 @@ from typing import Any
 
 import numpy as np
 
-from . import _dtype as D
-from ._atomic_write import _TMP_SUFFIX, _remove_stale_temps, atomic_write  # noqa: F401
-from ._legacy_checkpoint import is_legacy, is_tar, read_legacy
-from ._size import Size
+from ._core import dtype as D
+from ._core.size import Size
+from ._serialization.atomic_write import _TMP_SUFFIX, _remove_stale_temps, atomic_write  # noqa: F401
+from ._serialization.legacy_checkpoint import is_legacy, is_tar, read_legacy
+from ._serialization.zip_checkpoint import FromUser, Refused, is_zip, read_zip, write_zip
 from ._tensor import Tensor, _make
-from ._zip_checkpoint import FromUser, Refused, is_zip, read_zip, write_zip
 
 __all__ = ["save", "load"]
 
@@ -210,7 +210,7 @@ def save(obj: Any, f, pickle_module=None, pickle_protocol: int = 2,
     """Save tensors, dtypes, sizes, numbers, strings, bytes and None, in any nesting of
     dicts, lists, tuples and sets (state dicts of modules and optimizers), to a path or
     a binary file object, in PyTorch's zip checkpoint format (Note [PyTorch zip
-    checkpoints] in _zip_checkpoint.py): ``torch.load(path, weights_only=True)`` reads
+    checkpoints] in _serialization/zip_checkpoint.py): ``torch.load(path, weights_only=True)`` reads
     it, and tensors that share memory share one storage in the file. Writing to a path
     is atomic (Note [Temporary files]). ``pickle_module``/``pickle_protocol`` are
     accepted for compatibility; the pickle is always protocol 2, as PyTorch writes.
@@ -493,7 +493,7 @@ def _as_parameter(t: Tensor, requires_grad: bool) -> Tensor:
 
 
 def _apply_map_location(t: Tensor, map_location):
-    from ._device import check_map_location, device
+    from ._core.device import check_map_location, device
 
     if map_location is None:
         return t
@@ -518,7 +518,7 @@ _TAR = ("Cannot use ``weights_only=True`` with files saved in the legacy .tar fo
 
 def _map_file(path):
     """The file at ``path`` mapped copy-on-write (Note [mmap loading] in
-    _zip_checkpoint.py); an empty file maps to empty bytes."""
+    _serialization/zip_checkpoint.py); an empty file maps to empty bytes."""
     import mmap as _mmap
 
     with open(path, "rb") as fh:
@@ -528,7 +528,7 @@ def _map_file(path):
 
 
 def _load_safetensors(path: str, map_location):
-    from ._device import device
+    from ._core.device import device
 
     if isinstance(map_location, dict):
         raise RuntimeError("Loading safetensors file with dict map_location is not supported. "
@@ -555,9 +555,10 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
     ``pickle.UnpicklingError`` before it runs; a damaged file raises ``RuntimeError``
     saying what is wrong. ``map_location`` may be None, ``'cpu'``, a CPU device, a dict
     of locations or a callable ``fn(storage, location)``; a storage saved on a GPU loads
-    on the CPU (Note [Storage locations] in _zip_checkpoint.py). ``mmap=True`` maps a zip
-    checkpoint (a path) instead of reading it: writes to the tensors stay in memory, never
-    reach the file (Note [mmap loading]). ``pickle_module`` is accepted for compatibility.
+    on the CPU (Note [Storage locations] in _serialization/zip_checkpoint.py).
+    ``mmap=True`` maps a zip checkpoint (a path) instead of reading it: writes to the
+    tensors stay in memory, never reach the file (Note [mmap loading]). ``pickle_module``
+    is accepted for compatibility.
 
     Example:
         >>> import io

@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from . import _dtype as D
+from ._core import dtype as D
 
 __all__ = ["UntypedStorage", "TypedStorage", "is_storage", "root_array", "byte_view",
            "FloatStorage", "DoubleStorage", "HalfStorage", "BFloat16Storage", "LongStorage",
@@ -151,7 +151,7 @@ class UntypedStorage:
 
     @property
     def device(self):
-        from ._device import CPU
+        from ._core.device import CPU
 
         return CPU
 

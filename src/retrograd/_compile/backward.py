@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._grad_mode import STATE
+from .._core.grad_mode import STATE
 from .._tensor import _make
 from ..autograd.function import Function
 

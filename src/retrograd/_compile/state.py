@@ -36,9 +36,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import _dtype as D
-from .._grad_mode import STATE
-from .._random import Generator
+from .._core import dtype as D
+from .._core.grad_mode import STATE
+from .._random.rng import Generator
 from .._tensor import Tensor
 
 _SCALARS = (int, float, bool, str, bytes, type(None), complex)

@@ -38,9 +38,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import _random
 from .. import _tensor as _T
-from .._grad_mode import STATE
+from .._core.grad_mode import STATE
+from .._random import rng
 from .._tensor import Tensor
 from ..ops import buffers as _buffers
 from ..ops._core import DIRECT_KERNELS, REGISTRY
@@ -143,31 +143,31 @@ def _install(rec: R.Recorder, gens: list) -> list:
             g.bits = R.BitsProxy(g, g.bits)
     pool = _buffers.configure(enabled=False)
     value_reads = _patch_value_reads()
-    gen_init = _random.Generator.__init__
+    gen_init = rng.Generator.__init__
 
     def init(self, *a, _init=gen_init, **k):
         _init(self, *a, **k)
         R.REC[0].value_read("a torch.Generator made inside the compiled function (a replay "
                             "would carry its state over from the last call)")
-    _random.Generator.__init__ = init
+    rng.Generator.__init__ = init
     reseeds = []
     for name in ("manual_seed", "seed", "set_state"):
-        fn = getattr(_random.Generator, name)
+        fn = getattr(rng.Generator, name)
         reseeds.append((name, fn))
 
         def reseed(self, *a, _fn=fn, _name=name, **k):
             R.REC[0].value_read(f"Generator.{_name}() inside the compiled function (a "
                                 "replay would not reseed)")
             return _fn(self, *a, **k)
-        setattr(_random.Generator, name, reseed)
+        setattr(rng.Generator, name, reseed)
     return [saved, bits, pool, value_reads, gen_init, reseeds]
 
 
 def _uninstall(undo: list) -> None:
     saved, bits, pool, value_reads, gen_init, reseeds = undo
-    _random.Generator.__init__ = gen_init
+    rng.Generator.__init__ = gen_init
     for name, fn in reseeds:
-        setattr(_random.Generator, name, fn)
+        setattr(rng.Generator, name, fn)
     for item in saved:
         if len(item) == 2:
             item[0].fwd = item[1]
@@ -240,7 +240,7 @@ def trace_call(fn, args: tuple, kwargs: dict, fullgraph: bool = False) -> Trace:
             if id(holder._vc) not in vcs:
                 vcs[id(holder._vc)] = ((acc, what), holder, holder._vc[0])
         grads0[id(t)] = t._grad
-    gens = [_random.default_generator] + list(found.generators)
+    gens = [rng.default_generator] + list(found.generators)
     undo = _install(rec, gens)
     try:
         with rec:

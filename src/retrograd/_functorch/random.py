@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 
-from .. import _random
+from .._random import rng
 from ..ops import batch_rules as _rules
 from .batched import VMAP_LEVELS, _batched_in, _element, _size_of, _stack_results
 
@@ -56,7 +56,7 @@ def random_call(fn, args, kwargs, by_values: bool = False):
     levels = tuple(sorted(batched | different))
     if not levels:
         return _call(fn, args, kwargs)
-    gen = kwargs.get("generator") or _random.default_generator
+    gen = kwargs.get("generator") or rng.default_generator
     sizes = tuple(_size_of(lv) for lv in levels)
     diff_pos = [k for k, lv in enumerate(levels) if lv in different]
     states = {}
@@ -81,4 +81,4 @@ def _call(fn, args, kwargs):
 
 
 _rules.RANDOM[0] = random_call
-_random.VMAP_DRAW_CHECK[0] = _check  # (called by the generator only while a vmap is open)
+rng.VMAP_DRAW_CHECK[0] = _check  # (called by the generator only while a vmap is open)

@@ -21,8 +21,8 @@ import threading
 
 import numpy as np
 
-from .._grad_mode import STATE
-from .._layouts import contiguous_format, grad_array_like, grad_obeys_layout
+from .._core.grad_mode import STATE
+from .._core.layouts import contiguous_format, grad_array_like, grad_obeys_layout
 from .anomaly import nan_error, warn_forward_trace
 from .node import (
     SITE_SCOPE,
@@ -692,7 +692,7 @@ def _accumulate(task: GraphTask, node, g) -> None:
     # ``variable_grad += new_grad`` under no_grad): that .grad keeps its grad_fn and
     # takes the new values.
     # The first gradient takes the leaf's layout (Note [Gradient layout contract] in
-    # _layouts.py).
+    # _core/layouts.py).
     old = var._grad
     if old is None:
         if task.create_graph:

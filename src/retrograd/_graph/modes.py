@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 
-from .._grad_mode import STATE
+from .._core.grad_mode import STATE
 
 __all__ = ["MODES", "AUTOCAST", "FORWARD_AD", "ANOMALY", "SAVED_HOOKS", "VMAP", "set_mode",
            "set_anomaly"]

@@ -19,7 +19,7 @@ import functools
 import warnings
 from typing import Any
 
-from .. import _dtype as D
+from .._core import dtype as D
 from .._tensor import Tensor
 from . import policy
 from .state import (

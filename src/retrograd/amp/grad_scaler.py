@@ -40,8 +40,8 @@ from collections import abc, defaultdict
 from enum import Enum
 from typing import Any
 
-from .. import _dtype as D
-from .._grad_mode import no_grad
+from .._core import dtype as D
+from .._core.grad_mode import no_grad
 from .._tensor import Tensor
 from ..ops.creation import full
 from ..ops.functions import isfinite

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import warnings
 
-from .. import _dtype as D
+from .._core import dtype as D
 from . import state
 
 __all__ = ["is_autocast_cpu_enabled", "set_autocast_cpu_enabled", "get_autocast_cpu_dtype",

@@ -82,7 +82,7 @@ import weakref
 
 import numpy as np
 
-from .. import _dtype as D
+from .._core import dtype as D
 from .._tensor import Tensor
 from ..ops import dispatch as _dispatch
 from ..ops._core import REGISTRY

@@ -25,8 +25,8 @@ from __future__ import annotations
 import threading
 import warnings
 
-from .. import _dtype as D
-from .._device import DEVICE_TYPES
+from .._core import dtype as D
+from .._core.device import DEVICE_TYPES
 from .._graph.modes import AUTOCAST, set_mode
 
 __all__ = ["AMP", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype",

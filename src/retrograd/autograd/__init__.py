@@ -9,7 +9,13 @@ Example:
 
 from __future__ import annotations
 
-from .._grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .._core.grad_mode import (
+           enable_grad,
+           inference_mode,
+           is_grad_enabled,
+           no_grad,
+           set_grad_enabled,
+)
 from .._graph.engine import run_backward  # noqa: F401
 from .._graph.entry_points import _as_seq, backward, grad  # noqa: F401
 from . import anomaly_mode, function, functional, graph, variable

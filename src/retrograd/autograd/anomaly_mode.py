@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import warnings
 
-from .._grad_mode import STATE
+from .._core.grad_mode import STATE
 from .._graph.modes import set_anomaly
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",

@@ -27,7 +27,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from .._grad_mode import STATE, no_grad
+from .._core.grad_mode import STATE, no_grad
 from .._graph.forward_state import FW, get_tangent
 from .._graph.modes import MODES, VMAP
 from .._graph.node import OUT0, Node, _OutputSlot, call_unscoped, user_site

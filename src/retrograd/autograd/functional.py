@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .._grad_mode import STATE, enable_grad, set_grad_enabled
+from .._core.grad_mode import STATE, enable_grad, set_grad_enabled
 from .._tensor import Tensor
 from ..ops.creation import ones_like, zeros, zeros_like
 from ..ops.functions import stack

@@ -21,8 +21,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._dtype import FROM_NP
-from .._random import Generator
+from .._core.dtype import FROM_NP
+from .._random.rng import Generator
 from .._tensor import Tensor, _make
 from ..ops.creation import rand, randn, zeros, zeros_like
 from . import forward_ad as fwAD

@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from .._grad_mode import _DecoratorContextManager
+from .._core.grad_mode import _DecoratorContextManager
 from .function import Function
 
 __all__ = ["NestedIOFunction", "enforce_grad_layout_policy", "set_multithreading_enabled"]

@@ -13,7 +13,7 @@ Example:
 
 from __future__ import annotations
 
-from .. import _dtype as D
+from .._core import dtype as D
 from ..amp import autocast_mode as _ac
 from ..amp import grad_scaler as _gs
 from ..amp.state import _warn_deprecated

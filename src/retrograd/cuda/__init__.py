@@ -3,7 +3,7 @@
 The queries answer (``is_available()`` is False, ``device_count()`` is 0, the memory
 counters are 0), the seeding calls are accepted and ignored, and a call that needs a GPU
 raises what PyTorch 2.13's CPU build raises, with the way out appended (Note [Devices
-without a backend] in ``_device.py``).
+without a backend] in ``_core/device.py``).
 
 Example:
     >>> import retrograd as torch
@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import collections
 
-from .._device import CPU_ONLY_HINT, unavailable
-from .._device import device as _device
-from .._runtime_flags import OutOfMemoryError
+from .._core.device import CPU_ONLY_HINT, unavailable
+from .._core.device import device as _device
+from .._core.runtime_flags import OutOfMemoryError
 
 __all__ = ["OutOfMemoryError", "Event", "Stream", "amp", "can_device_access_peer",
            "current_device", "current_stream", "default_stream", "device", "device_count",

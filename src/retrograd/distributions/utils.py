@@ -17,7 +17,7 @@ import math
 from functools import update_wrapper
 from numbers import Number
 
-from .._dtype import machine_limits
+from .._core.dtype import machine_limits
 from . import _torch as torch
 
 __all__ = ["broadcast_all", "logits_to_probs", "clamp_probs", "probs_to_logits",

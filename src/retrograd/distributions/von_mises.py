@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from .._dtype import float64
+from .._core.dtype import float64
 from . import _torch as torch
 from . import constraints
 from .distribution import Distribution

@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 
-from .._grad_mode import no_grad
+from .._core.grad_mode import no_grad
 from .._tensor import Tensor, _make
 from ..ops import table as _T
 from ..ops import table_nn as TN
@@ -66,7 +66,7 @@ __all__ = [
 ]
 
 
-from .._random_dist import bernoulli
+from .._random.distributions import bernoulli
 from ..ops.batch_rules import random_under_vmap
 from ..ops.inplace import _inplace
 from ..ops.sampling import _laid_out

@@ -23,7 +23,7 @@ import warnings
 
 import numpy as np
 
-from .. import _random
+from .._random import rng
 from .._tensor import Tensor, _make
 from ..ops import table as T
 from ..ops.batch_rules import random_under_vmap
@@ -46,7 +46,7 @@ def _rrelu_slopes(input: Tensor, lower: float, upper: float, training: bool,  # 
     nonpos = x <= 0
     if not training:
         return _make(np.where(nonpos, (lower + upper) / 2, 1).astype(x.dtype))
-    u = _random.uniform(generator, int(nonpos.sum()), np.float64)
+    u = rng.uniform(generator, int(nonpos.sum()), np.float64)
     noise = np.ones(x.size, dtype=x.dtype)
     noise[nonpos.reshape(-1)] = (u * (upper - lower) + lower).astype(x.dtype)
     return _make(noise.reshape(x.shape))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype as D
+from .._core import dtype as D
 from .._tensor import _LEGACY_NAMES, Tensor, _make
 from ..ops import table_nn as TN
 from ..ops import table_spatial as TS

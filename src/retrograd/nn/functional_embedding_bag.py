@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._grad_mode import no_grad
+from .._core.grad_mode import no_grad
 from .._tensor import Tensor, _make
 from ._functional_common import _legacy
 

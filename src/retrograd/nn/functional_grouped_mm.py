@@ -23,7 +23,7 @@ Example:
 
 from __future__ import annotations
 
-from .. import _dtype as D
+from .._core import dtype as D
 from .._tensor import Tensor
 from ..ops.shape import cat, stack
 

@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._grad_mode import no_grad
+from .._core.grad_mode import no_grad
 from .._tensor import Tensor
 from ..ops import table as T
 from ..ops.batch_rules import per_element_under_vmap

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._grad_mode import no_grad
+from .._core.grad_mode import no_grad
 from .._tensor import Tensor, _make
 from ..ops import table_nn as TN
 from ..ops.dispatch import apply

@@ -22,7 +22,7 @@ Example:
 
 from __future__ import annotations
 
-from .._grad_mode import no_grad
+from .._core.grad_mode import no_grad
 from .._tensor import Tensor
 from ..ops.creation import full
 

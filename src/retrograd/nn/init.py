@@ -20,8 +20,8 @@ import warnings
 
 import numpy as np
 
-from .. import _random
-from .._grad_mode import no_grad
+from .._core.grad_mode import no_grad
+from .._random import rng
 from .._tensor import Tensor
 from ..ops import sampling
 from ..ops.creation import empty_like
@@ -327,7 +327,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
     rows = tensor._data.shape[0]
     cols = tensor._data.size // rows
     dt = tensor._data.dtype
-    flat = _random.normal(generator, rows * cols, dt).reshape(rows, cols)
+    flat = rng.normal(generator, rows * cols, dt).reshape(rows, cols)
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
@@ -357,7 +357,7 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) 
     normal_(tensor, 0.0, std, generator)
     with no_grad():
         for c in range(cols):  # PyTorch draws these from the default generator
-            tensor._data[_random.randperm(None, rows)[:num_zeros], c] = 0
+            tensor._data[rng.randperm(None, rows)[:num_zeros], c] = 0
     return tensor
 
 

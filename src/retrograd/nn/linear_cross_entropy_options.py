@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal, NamedTuple
 
-from .. import _dtype as D
+from .._core import dtype as D
 
 __all__ = ["LinearCrossEntropyOptions"]
 

@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 
-from .. import _dtype as D
+from .._core import dtype as D
 from .._tensor import Tensor, _make
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer",
@@ -273,7 +273,7 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
 
 def _check_cpu(device) -> None:
     if device is not None:
-        from .._device import check_device
+        from .._core.device import check_device
 
         check_device(device)
 

@@ -18,8 +18,8 @@ import builtins
 import itertools
 import types
 
-from .._dtype import CACHES, DEFAULTS, FROM_NP, float32
-from .._grad_mode import INFERENCE_HOOKS, STATE
+from .._core.dtype import CACHES, DEFAULTS, FROM_NP, float32
+from .._core.grad_mode import INFERENCE_HOOKS, STATE
 from .._graph.modes import MODES
 from .._graph.node import _OUT_ONLY, OUT0, Kept, Node, _OutputSlot, sink, user_site
 from .._graph.provenance import FORWARD_WATCHERS
@@ -430,7 +430,7 @@ def needs_grad(inputs) -> bool:
 
 
 # ----------------------------------------------------------------------------------
-# dtype handling on the hot path (Note [Type promotion] in _dtype.py)
+# dtype handling on the hot path (Note [Type promotion] in _core/dtype.py)
 
 _BIN_CACHE: dict = {}
 _SCALAR_CACHE: dict = {}
@@ -442,7 +442,7 @@ def binary_dtype(ad, bd, a0: bool, b0: bool):
     key = (ad, bd, a0, b0)
     r = _BIN_CACHE.get(key)
     if r is None:
-        from .._dtype import result_type_of
+        from .._core.dtype import result_type_of
 
         da, db = FROM_NP[ad], FROM_NP[bd]
         dims = [d for d, z in ((da, a0), (db, b0)) if not z]
@@ -457,7 +457,7 @@ def scalar_dtype(ad, s):
     key = (ad, cls, DEFAULTS.float)
     r = _SCALAR_CACHE.get(key)
     if r is None:
-        from .._dtype import result_type_of
+        from .._core.dtype import result_type_of
 
         r = _SCALAR_CACHE[key] = result_type_of([FROM_NP[ad]], [], [s]).np
     return r

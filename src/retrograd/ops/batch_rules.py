@@ -94,7 +94,7 @@ def _keep_logical_promotion(c: BatchCall, args, tensors) -> None:
         return
     if not any(c.batched[i] and c.logical_ndim(i) == 0 for i in tensors):
         return
-    from .._dtype import result_type_of
+    from .._core.dtype import result_type_of
 
     dims = [args[i].dtype for i in tensors if c.logical_ndim(i) > 0]
     zero = [args[i].dtype for i in tensors if c.logical_ndim(i) == 0]

@@ -18,7 +18,7 @@ import weakref
 
 import numpy as np
 
-from .._grad_mode import STATE
+from .._core.grad_mode import STATE
 from .._graph.forward_state import FW
 
 # Note [Buffer pool]

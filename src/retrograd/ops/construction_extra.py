@@ -20,7 +20,7 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype as D
+from .._core import dtype as D
 from .._tensor import _LEGACY_NAMES, Tensor, _make
 from . import table as T
 from .creation import _finish

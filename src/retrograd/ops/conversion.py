@@ -9,13 +9,13 @@ Example:
 
 from __future__ import annotations
 
-from .. import _dtype as D
-from .. import _layouts as _L
-from .._device import CPU, META, check_device, parse_device
-from .._device import device as _device
-from .._grad_mode import is_grad_enabled
+from .._core import dtype as D
+from .._core import layouts as _L
+from .._core.device import CPU, META, check_device, parse_device
+from .._core.device import device as _device
+from .._core.grad_mode import is_grad_enabled
+from .._core.meta import NO_DATA, MetaArray
 from .._graph.node import legacy_type_name
-from .._meta import NO_DATA, MetaArray
 from .._tensor import Tensor, _make
 from . import table as T
 from .dispatch import apply
@@ -70,7 +70,7 @@ def parse_to(args, kwargs) -> tuple:
 def to(self, *args, **kwargs) -> Tensor:
     """Convert dtype or memory format, or move to the 'meta' device (any other device than
     the CPU raises). A copy keeps ``self``'s layout unless ``memory_format`` says another
-    (Note [Memory formats] in _layouts.py).
+    (Note [Memory formats] in _core/layouts.py).
 
     Example:
         >>> import retrograd as torch
@@ -144,7 +144,7 @@ def _legacy_type_str(t) -> str:
 @public
 def clone(input, *, memory_format=None) -> Tensor:  # noqa: A002
     """A copy in the graph (its gradient flows back to ``input``), in ``input``'s layout
-    or the ``memory_format`` given (Note [Memory formats] in _layouts.py).
+    or the ``memory_format`` given (Note [Memory formats] in _core/layouts.py).
 
     Example:
         >>> import retrograd as torch

@@ -12,15 +12,16 @@ import math
 
 import numpy as np
 
-from .. import _dtype as D
-from .. import _layouts as _L
-from .. import _random, _random_dist
-from .._deterministic import fill_uninitialized
-from .._device import META, check_device, parse_device
+from .._core import dtype as D
+from .._core import layouts as _L
+from .._core.deterministic import fill_uninitialized
+from .._core.device import META, check_device, parse_device
+from .._core.meta import MetaArray
+from .._core.size import Size
 from .._graph.node import _LEGACY
-from .._meta import MetaArray
-from .._random_avx import mul_add
-from .._size import Size
+from .._random import distributions as dist
+from .._random import rng
+from .._random.avx_math import mul_add
 from .._tensor import Tensor, _make
 from .batch_rules import random_under_vmap
 from .out_arg import write_out
@@ -409,7 +410,7 @@ def _like_filled(input: Tensor, value, dtype, requires_grad: bool, device,  # no
 
 def _like_strides(input: Tensor, memory_format) -> tuple | None:  # noqa: A002
     """The element strides PyTorch's ``empty_like(input, memory_format=...)`` gives, or
-    None for row-major (Note [Memory formats] in _layouts.py)."""
+    None for row-major (Note [Memory formats] in _core/layouts.py)."""
     if memory_format is not None and memory_format is not _L.preserve_format:
         _L.check_format_rank(memory_format, input.dim())
     src = input._data
@@ -659,10 +660,10 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = F
     if parse_device(device) is META:  # draws nothing, as PyTorch's meta rand
         return _filled(shape, None, D.as_dtype(dt), requires_grad, device)
     if dt in _F32_F64:
-        arr = _random.uniform(generator, n, dt)
+        arr = rng.uniform(generator, n, dt)
     else:
         _check_floating(dt, "check_uniform_bounds")
-        arr = _random_dist.uniform_range(generator, n, dt, 0.0, 1.0)
+        arr = dist.uniform_range(generator, n, dt, 0.0, 1.0)
     return _finish(arr.reshape(shape), requires_grad, device)
 
 
@@ -689,7 +690,7 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = 
     _check_floating(dt, "normal_kernel_cpu")
     if parse_device(device) is META:  # draws nothing, as PyTorch's meta randn
         return _filled(shape, None, D.as_dtype(dt), requires_grad, device)
-    arr = _random.normal(generator, math.prod(shape), dt).reshape(shape)
+    arr = rng.normal(generator, math.prod(shape), dt).reshape(shape)
     return _finish(arr, requires_grad, device)
 
 
@@ -711,7 +712,7 @@ def randint(low, high=None, size=None, generator=None, dtype=None, device=None,
     if high is None:
         low, high = 0, low
     shape = _shape((size,)) if isinstance(size, int) else tuple(size)
-    arr = _random.randint(generator, math.prod(shape), int(low), int(high)).reshape(shape)
+    arr = rng.randint(generator, math.prod(shape), int(low), int(high)).reshape(shape)
     dt = _np_dtype(dtype, D.int64)
     return _finish(arr.astype(dt), requires_grad, device)
 
@@ -726,7 +727,7 @@ def randperm(n: int, generator=None, dtype=None, device=None,
         >>> sorted(torch.randperm(4).tolist())
         [0, 1, 2, 3]
     """
-    arr = _random.randperm(generator, int(n)).astype(_np_dtype(dtype, D.int64))
+    arr = rng.randperm(generator, int(n)).astype(_np_dtype(dtype, D.int64))
     return _finish(arr, requires_grad, device)
 
 
@@ -780,16 +781,16 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, out=None
         shape = _shape((size,)) if isinstance(size, int) else tuple(size)
         dt = _np_dtype(dtype)
         _check_floating(dt, "normal_kernel_cpu")
-        arr = _random.normal(generator, math.prod(shape), dt, float(mean), float(std))
+        arr = rng.normal(generator, math.prod(shape), dt, float(mean), float(std))
         return _finish(arr.reshape(shape), requires_grad, None)
     dt = (mean if mt else std)._data.dtype
     if mt and not st:
-        z = _random.normal(generator, mean._data.size, dt, 0.0, float(std))
+        z = rng.normal(generator, mean._data.size, dt, 0.0, float(std))
         res = z.reshape(mean._data.shape) + mean._data
     else:
         m = mean._data if mt else np.asarray(mean, dt)
         shape = np.broadcast_shapes(np.shape(m), std._data.shape)
-        z = _random.normal(generator, math.prod(shape), dt).reshape(shape)
+        z = rng.normal(generator, math.prod(shape), dt).reshape(shape)
         res = z * std._data.astype(dt, copy=False) + m
     return _finish(np.asarray(res, dt), requires_grad, None)
 

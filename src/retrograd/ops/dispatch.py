@@ -22,8 +22,8 @@ from weakref import ref as _weakref
 
 import numpy as np
 
-from .. import _dtype as D
-from .._grad_mode import STATE
+from .._core import dtype as D
+from .._core.grad_mode import STATE
 from .._graph.forward_state import FW as _FW
 from .._graph.forward_state import fw_op as _fw_op
 from .._graph.modes import MODES as _MODES

@@ -1,7 +1,7 @@
 """``torch._standard_gamma``, ``torch._standard_gamma_grad``, ``torch.poisson``,
 ``torch.binomial``, ``torch._sample_dirichlet`` and ``torch._dirichlet_grad``: the
 samplers under Gamma, Chi2, StudentT, Beta, Dirichlet, Poisson, Binomial and
-NegativeBinomial, with PyTorch's numbers after a seed (``retrograd._random_gamma``), and
+NegativeBinomial, with PyTorch's numbers after a seed (``retrograd._random.gamma``), and
 the reparameterized gradients of gamma and Dirichlet samples (Notes [Implicit gamma
 gradient] and [Implicit beta gradient] in ``ops/table_gamma.py``).
 

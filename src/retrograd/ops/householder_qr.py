@@ -13,7 +13,7 @@ Example:
 
 from __future__ import annotations
 
-from .. import _dtype as D
+from .._core import dtype as D
 from .._tensor import _LEGACY_NAMES, Tensor
 from . import table as T
 from .creation import zeros

@@ -21,8 +21,8 @@ import weakref
 
 import numpy as np
 
-from .. import _dtype as D
-from .._grad_mode import STATE
+from .._core import dtype as D
+from .._core.grad_mode import STATE
 from .._graph.forward_state import FW as _FW
 from .._graph.forward_state import inplace_tangent as _inplace_tangent
 from .._graph.node import _LEGACY, RELEASED

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import weakref
 
-from .._grad_mode import STATE
+from .._core.grad_mode import STATE
 from .._graph.engine import run_backward
 from .._graph.forward_state import ELEMENTWISE, FW, VIEW, get_tangent, register, set_tangent
 from .._graph.node import RuleInputs

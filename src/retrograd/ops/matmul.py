@@ -14,8 +14,8 @@ import math
 
 import numpy as np
 
-from .. import _dtype as D
-from .._grad_mode import STATE
+from .._core import dtype as D
+from .._core.grad_mode import STATE
 from .._tensor import _C_NAMES, _LEGACY_NAMES, Tensor, _make, _wrap_dim, result_type
 from . import table as T
 from ._core import _LOW, FLOAT_NP

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import warnings
 
-from .. import _dtype as D
-from .._dtype import promote_types
+from .._core import dtype as D
+from .._core.dtype import promote_types
 from .._tensor import _LEGACY_NAMES, Tensor, result_type
 from . import table as T
 from .dispatch import apply

@@ -9,10 +9,10 @@ Example:
 
 from __future__ import annotations
 
-from .. import _dtype as D
+from .._core import dtype as D
+from .._core.meta import NO_DATA
 from .._graph.entry_points import backward as autograd_backward
 from .._graph.node import _LEGACY
-from .._meta import NO_DATA
 from .._tensor import Tensor
 from . import functions, new_tensors, shape_inplace, tensor_attributes
 from . import table as T
@@ -268,7 +268,7 @@ def _cuda(self, device=None, non_blocking: bool = False, memory_format=None) -> 
         AssertionError: Torch not compiled with CUDA enabled
         (retrograd runs on the CPU only, ...)
     """
-    from .._device import cuda_unavailable
+    from .._core.device import cuda_unavailable
 
     raise cuda_unavailable(device)
 

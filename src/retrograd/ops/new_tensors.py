@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import warnings
 
-from .. import _dtype as D
-from .._size import Size
+from .._core import dtype as D
+from .._core.size import Size
 from .._tensor import Tensor
 from .creation import _filled, _shape, check_pin_memory, tensor, uninitialized
 

@@ -21,7 +21,7 @@ import warnings
 
 import numpy as np
 
-from .._grad_mode import STATE
+from .._core.grad_mode import STATE
 from .._graph.node import _LEGACY
 from .._tensor import Tensor, check_inference_write
 from . import overlap as _overlap

@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from .._layouts import ti_permutation
+from .._core.layouts import ti_permutation
 
 # Note [Memory overlap in in-place ops]
 # PyTorch refuses some in-place writes whose memory overlaps (aten/src/ATen/MemoryOverlap.cpp):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype as D
+from .._core import dtype as D
 from .._tensor import _C_NAMES, _LEGACY_NAMES, Tensor, _make, result_type
 from . import table as T
 from ._core import FLOAT_NP

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype as D
+from .._core import dtype as D
 from .._tensor import _LEGACY_NAMES, Tensor, _make
 from . import table as T
 from ._core import _LOW, FLOAT_NP

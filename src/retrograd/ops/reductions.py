@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype as D
+from .._core import dtype as D
 from .._graph.node import _LEGACY
 from .._tensor import Tensor, _make, _wrap_dim
 from . import table as T

@@ -15,7 +15,7 @@ import builtins
 
 import numpy as np
 
-from .._grad_mode import STATE
+from .._core.grad_mode import STATE
 from .._graph.modes import MODES
 from .._tensor import _make
 from ._core import Op

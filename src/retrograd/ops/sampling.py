@@ -1,6 +1,6 @@
 """Random fills and sampling: ``uniform_``, ``normal_``, ``bernoulli_``/``bernoulli``,
 ``exponential_``, ``geometric_``, ``log_normal_``, ``cauchy_``, ``random_``, ``multinomial``,
-with PyTorch's CPU numbers (``retrograd._random``, ``retrograd._random_dist``).
+with PyTorch's CPU numbers (``retrograd._random.rng``, ``retrograd._random.distributions``).
 
 Example:
     >>> import retrograd as torch
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _random
-from .. import _random_dist as dist
+from .._random import distributions as dist
+from .._random import rng
 from .._tensor import Tensor, _make, check_inference_write
 from . import overlap as _overlap
 from .batch_rules import random_under_vmap
@@ -54,7 +54,7 @@ def _laid_out(data: np.ndarray, flat: np.ndarray) -> np.ndarray:
 def _floating(self, kernel: str) -> np.dtype:
     dt = self._data.dtype
     if dt.kind != "f" and dt.name != "bfloat16":
-        from .._dtype import FROM_NP
+        from .._core.dtype import FROM_NP
 
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{_DTYPE_NAMES.get(FROM_NP[dt].name, dt.name)}'")
@@ -95,7 +95,7 @@ def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Ten
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     data = self._data
-    flat = _random.normal(generator, data.size, dt, mean, std, data.flags.c_contiguous)
+    flat = rng.normal(generator, data.size, dt, mean, std, data.flags.c_contiguous)
     return _rand_inplace(self, _laid_out(data, flat))
 
 
@@ -240,7 +240,7 @@ def random_(self, low=None, high=None, *, generator=None) -> Tensor:
         low, high = int(low), int(high)
         if low < high and (data.dtype.kind in "iub"):
             _check_int_bounds(data.dtype, low, high)
-        flat = _random.randint(generator, data.size, low, high)
+        flat = rng.randint(generator, data.size, low, high)
     return _rand_inplace(self, _laid_out(data, flat.astype(data.dtype)))
 
 

@@ -15,11 +15,11 @@ import builtins
 
 import numpy as np
 
-from .. import _dtype as D
-from .._grad_mode import STATE
+from .._core import dtype as D
+from .._core.grad_mode import STATE
+from .._core.size import Size
 from .._graph.forward_state import FW as _FW
 from .._graph.forward_state import fw_op as _fw_op
-from .._size import Size
 from .._tensor import Tensor, _make, _wrap_dim, result_type, track_view
 from . import table as T
 from ._core import record

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._grad_mode import STATE
+from .._core.grad_mode import STATE
 from .._graph.forward_state import FW as _FW
 from .._graph.forward_state import fw_op as _fw_op
 from .._graph.forward_state import get_tangent, set_tangent

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype as D
+from .._core import dtype as D
 from .._tensor import Tensor, _make, _wrap_dim
 from . import table as T
 from . import table_scan as TS

@@ -17,8 +17,8 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype as D
-from .._grad_mode import STATE
+from .._core import dtype as D
+from .._core.grad_mode import STATE
 from .._tensor import Tensor
 from ..storage import (
     LEGACY,

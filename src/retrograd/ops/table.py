@@ -30,9 +30,9 @@ import math
 
 import numpy as np
 
-from .._dtype import bfloat16
-from .._grad_mode import STATE
-from .._layouts import cast_copy, layout_copy
+from .._core.dtype import bfloat16
+from .._core.grad_mode import STATE
+from .._core.layouts import cast_copy, layout_copy
 from .._tensor import Tensor, _make
 from . import buffers as _buffers
 from ._core import _LOW, Op
@@ -948,7 +948,7 @@ lerp_scalar = Op("lerp_scalar", lambda a, b, w: _lerp_fwd(a, b, np.asarray(w, a.
 
 # ---------------------------------------------------------------------------------
 # type conversion and copies
-# copies keep a non-contiguous input's layout (Note [Memory formats] in _layouts.py)
+# copies keep a non-contiguous input's layout (Note [Memory formats] in _core/layouts.py)
 to_copy = Op("to_copy", cast_copy, (lambda g, s, n: g,), node_name="ToCopyBackward0",
              jvp=jvp_linear, batch_ok=True, batch=pointwise)
 clone = Op("clone", layout_copy, (lambda g, s, n: g,), jvp=jvp_linear, batch_ok=True,

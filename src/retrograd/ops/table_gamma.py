@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _random_gamma
+from .._random import gamma
 from ._core import Op
 from .dispatch import apply
 from .rule_helpers import _not_implemented
@@ -111,10 +111,10 @@ def _standard_gamma_rule(g, s, n):
     return g * apply(standard_gamma_grad, (s[0], s[1]))
 
 
-standard_gamma = Op("_standard_gamma", lambda a, gen=None: _random_gamma.standard_gamma(gen, a),
+standard_gamma = Op("_standard_gamma", lambda a, gen=None: gamma.standard_gamma(gen, a),
                     (_standard_gamma_rule,), save=(0, "out"),
                     node_name="StandardGammaBackward0")
-poisson = Op("poisson", lambda a, gen=None: _random_gamma.poisson(gen, a), (_zeros_rule,),
+poisson = Op("poisson", lambda a, gen=None: gamma.poisson(gen, a), (_zeros_rule,),
              node_name="PoissonBackward0")
 
 
@@ -239,10 +239,10 @@ def _dirichlet_grad_fwd(x: np.ndarray, alpha: np.ndarray, total: np.ndarray) -> 
 _NO_RULE = ("(PyTorch has none: Dirichlet.rsample differentiates the sample through "
             "_dirichlet_grad instead)")
 sample_dirichlet = _not_implemented(
-    "_sample_dirichlet", lambda a, gen=None: _random_gamma.dirichlet(gen, a), (True,), _NO_RULE)
+    "_sample_dirichlet", lambda a, gen=None: gamma.dirichlet(gen, a), (True,), _NO_RULE)
 dirichlet_grad = _not_implemented("_dirichlet_grad", _dirichlet_grad_fwd, (True, True, True),
                                   "(PyTorch's gradient of a Dirichlet sample is differentiated "
                                   "once)")
 binomial = _not_implemented(
-    "binomial", lambda n, p, gen=None: _random_gamma.binomial(gen, n, p), (True, True),
+    "binomial", lambda n, p, gen=None: gamma.binomial(gen, n, p), (True, True),
     "(a binomial count has no gradient w.r.t. its count or probability)")

@@ -15,7 +15,7 @@ from math import prod
 
 import numpy as np
 
-from .._grad_mode import STATE
+from .._core.grad_mode import STATE
 from .._tensor import _make
 from ._core import Op
 from .batch_rules import addmm_rule, keep_layout_with, matmul_rule

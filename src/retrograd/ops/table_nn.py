@@ -41,9 +41,9 @@ import math
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from .. import _dtype as D
-from .._cpu_capability import onednn_at_least, onednn_takes
-from .._grad_mode import STATE
+from .._core import dtype as D
+from .._core.cpu_capability import onednn_at_least, onednn_takes
+from .._core.grad_mode import STATE
 from .._tensor import Tensor, _make
 from . import table as T
 from ._core import _LOW, Op, direct_kernel

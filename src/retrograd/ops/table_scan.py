@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._grad_mode import STATE
+from .._core.grad_mode import STATE
 from .._tensor import _make
 from ._core import _LOW, Op
 from .dispatch import apply

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._grad_mode import STATE
+from .._core.grad_mode import STATE
+from .._core.layouts import element_strides, view_strides
 from .._graph.node import RELEASED
-from .._layouts import element_strides, view_strides
 from .._tensor import _make
 from ._core import Op
 from .batch_rules import (
@@ -66,7 +66,7 @@ def _view_op(name, fwd, rule=_back_to_input_shape, node_name=None, jvp=None, bat
 
 def _view_fwd(a, shape):
     # NumPy's no-copy reshape (a ValueError when there is no view), with PyTorch's
-    # strides on dims of size 1 and of empty tensors (Note [View strides] in _layouts.py)
+    # strides on dims of size 1 and of empty tensors (Note [View strides] in _core/layouts.py)
     r = a.reshape(shape, copy=False)
     if (1 in shape or r.size == 0) and r.__class__ is _ndarray and a.ndim:
         st = view_strides(a.shape, element_strides(a), r.shape)

@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 
-from .._grad_mode import STATE
+from .._core.grad_mode import STATE
 from .._tensor import Tensor, _make
 from . import table as T
 from .dispatch import view_apply

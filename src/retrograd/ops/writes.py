@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._grad_mode import STATE
+from .._core.grad_mode import STATE
 from .._graph.forward_state import FW as _FW
 from .._graph.forward_state import inplace_tangent as _inplace_tangent
 from .._graph.provenance import mark as _cut_mark

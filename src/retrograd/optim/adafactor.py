@@ -9,7 +9,7 @@ Example:
 
 from __future__ import annotations
 
-from .. import _dtype as D
+from .._core import dtype as D
 from .._tensor import Tensor
 from ..ops.creation import tensor, zeros_like
 from ..ops.reductions import norm

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .._grad_mode import enable_grad
+from .._core.grad_mode import enable_grad
 from .._tensor import Tensor
 from ..ops.creation import zeros
 from ..ops.functions import cat
@@ -231,7 +231,7 @@ class LBFGS(Optimizer):
             >>> opt.step(closure)
             tensor(4., grad_fn=<SumBackward0>)
         """
-        from .._grad_mode import STATE
+        from .._core.grad_mode import STATE
 
         prev = STATE.enabled
         STATE.enabled = False

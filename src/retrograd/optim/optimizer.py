@@ -20,8 +20,8 @@ from copy import deepcopy
 from itertools import chain
 from typing import Any, ClassVar
 
-from .. import _dtype as D
-from .._grad_mode import STATE, enable_grad
+from .._core import dtype as D
+from .._core.grad_mode import STATE, enable_grad
 from .._graph.modes import TRACING
 from .._graph.node import RemovableHandle
 from .._tensor import Tensor

@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterable
 from copy import deepcopy
 from typing import Any
 
-from .. import _dtype as D
-from .._grad_mode import no_grad
+from .._core import dtype as D
+from .._core.grad_mode import no_grad
 from .._tensor import Tensor
 from ..nn.modules.module import Module
 from ..nn.modules.normalization import _BatchNorm

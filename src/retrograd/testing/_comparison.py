@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtype as D
+from .._core import dtype as D
 from .._tensor import Tensor
 from ..ops import creation
 from ..ops.functions import isclose

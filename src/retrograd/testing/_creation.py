@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import ml_dtypes
 
-from .. import _dtype as D
+from .._core import dtype as D
 from .._tensor import Tensor
 from ..ops import creation
 

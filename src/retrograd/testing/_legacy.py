@@ -14,7 +14,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .. import _dtype as D
+from .._core import dtype as D
 from .._tensor import Tensor
 from ..ops.creation import tensor
 from ._comparison import assert_close

@@ -44,10 +44,10 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from .._grad_mode import enable_grad, is_grad_enabled, no_grad
+from .._core.grad_mode import enable_grad, is_grad_enabled, no_grad
 from .._graph.engine import is_checkpoint_valid
 from .._graph.saved_hooks import saved_tensors_hooks
-from .._random import fork_rng, get_rng_state, set_rng_state
+from .._random.rng import fork_rng, get_rng_state, set_rng_state
 from .._tensor import Tensor
 from ..amp.autocast_mode import autocast
 from ..amp.state import AMP

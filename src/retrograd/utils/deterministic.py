@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import types
 
-from .. import _deterministic
+from .._core import deterministic
 from ..backends._flags import flag_module
 
 
 def _get(module: types.ModuleType) -> bool:
-    return _deterministic._state["fill"]
+    return deterministic._state["fill"]
 
 
 def _set(module: types.ModuleType, value: bool) -> None:
@@ -25,7 +25,7 @@ def _set(module: types.ModuleType, value: bool) -> None:
         raise RuntimeError(f"expected a bool, but got {type(value).__name__}\n(set "
                            "torch.utils.deterministic.fill_uninitialized_memory to True or "
                            "False)")
-    _deterministic._state["fill"] = value
+    deterministic._state["fill"] = value
 
 
 flag_module(__name__, fill_uninitialized_memory=property(

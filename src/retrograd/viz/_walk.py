@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 
-from .._dtype import FROM_NP
+from .._core.dtype import FROM_NP
 from .._graph.node import AccumulateGrad, _OutputSlot, site_line
 from .._tensor import Tensor
 

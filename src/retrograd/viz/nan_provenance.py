@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._grad_mode import STATE
+from .._core.grad_mode import STATE
 from .._graph.modes import set_anomaly
 from .._graph.node import AccumulateGrad
 from .._graph.provenance import FORWARD_WATCHERS

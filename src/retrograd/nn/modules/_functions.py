@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import _dtype as D
+from ..._core import dtype as D
 from ..._tensor import Tensor, _make
 from ...autograd.function import Function, once_differentiable
 from ...ops.creation import zeros

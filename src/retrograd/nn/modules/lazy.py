@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import itertools
 
-from ... import _dtype as D
-from ..._grad_mode import no_grad
+from ..._core import dtype as D
+from ..._core.grad_mode import no_grad
 from ...ops.creation import tensor
 from ..parameter import UninitializedBuffer, UninitializedParameter, is_lazy
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from ... import _dtype as D
+from ..._core import dtype as D
 from ...ops.creation import empty
 from .. import functional as F
 from .. import init

@@ -4,7 +4,7 @@ one module (``F.linear_cross_entropy``), as PyTorch 2.13.
 Example:
     >>> import retrograd as torch
     >>> torch.manual_seed(0)
-    <retrograd._random.Generator object at ...>
+    <retrograd._random.rng.Generator object at ...>
     >>> loss = torch.nn.LinearCrossEntropyLoss(4, 3)
     >>> loss(torch.ones(2, 4), torch.tensor([0, 2])).shape
     torch.Size([])

@@ -28,10 +28,10 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from ..._device import CPU, META, cuda_unavailable
-from ..._grad_mode import STATE, no_grad
+from ..._core.device import CPU, META, cuda_unavailable
+from ..._core.grad_mode import STATE, no_grad
+from ..._core.meta import NO_DATA
 from ..._graph.node import SITE_SCOPE, RemovableHandle, call_unscoped, is_library_file, user_site
-from ..._meta import NO_DATA
 from ..._tensor import Tensor, _make
 from ...ops._core import record
 from ...ops.conversion import parse_to

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import warnings
 
-from ... import _dtype as D
+from ..._core import dtype as D
 from ...ops.creation import ones, tensor, zeros
 from .. import functional as F
 from .. import init

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import warnings
 
-from ... import _dtype as D
+from ..._core import dtype as D
 from ...ops.creation import empty, zeros
 from ...ops.shape import cat, stack
 from .. import functional as F

@@ -9,7 +9,7 @@ Example:
 
 from __future__ import annotations
 
-from ... import _dtype as D
+from ..._core import dtype as D
 from ...ops.creation import empty
 from .. import functional as F
 from .. import init

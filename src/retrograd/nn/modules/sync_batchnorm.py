@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ..._grad_mode import no_grad
+from ..._core.grad_mode import no_grad
 from ..._tensor import Tensor
 from .. import functional as F
 from ._functions import SyncBatchNorm as _SyncBatchNormFunction

@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from ..._grad_mode import is_grad_enabled
+from ..._core.grad_mode import is_grad_enabled
 from ..._graph.node import call_unscoped
 from ..._tensor import _make
 from ...amp.state import is_autocast_enabled

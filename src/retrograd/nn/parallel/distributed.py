@@ -28,7 +28,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from ... import distributed as dist
-from ..._grad_mode import is_grad_enabled, no_grad
+from ..._core.grad_mode import is_grad_enabled, no_grad
 from ..._tensor import Tensor, _make
 from ..modules.module import Module
 

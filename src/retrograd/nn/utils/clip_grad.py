@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from ..._grad_mode import no_grad
+from ..._core.grad_mode import no_grad
 from ..._tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",

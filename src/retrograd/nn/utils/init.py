@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import inspect
 
-from ..._grad_mode import no_grad
-from ..._random import get_rng_state, set_rng_state
+from ..._core.grad_mode import no_grad
+from ..._random.rng import get_rng_state, set_rng_state
 from ...ops.creation import empty_like
 from ..modules.module import Module
 

@@ -1,7 +1,7 @@
 """``convert_conv2d_weight_memory_format`` / ``convert_conv3d_weight_memory_format``.
 
 Converting a convolution's weight gives it a copy in that memory format, with
-PyTorch's strides (Note [Memory formats] in retrograd/_layouts.py); its gradients take
+PyTorch's strides (Note [Memory formats] in retrograd/_core/layouts.py); its gradients take
 the same layout (Note [Gradient layout contract]). The values are unchanged, and so are
 the numbers a model computes.
 

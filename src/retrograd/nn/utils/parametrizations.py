@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from enum import Enum, auto
 
-from ... import _dtype as D
-from ..._grad_mode import no_grad
+from ..._core import dtype as D
+from ..._core.grad_mode import no_grad
 from ..._tensor import Tensor
 from ...ops.creation import eye, randn, zeros_like
 from ...ops.linalg_derived import householder_product

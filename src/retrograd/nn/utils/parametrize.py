@@ -33,7 +33,7 @@ import copy
 import copyreg
 from collections.abc import Sequence
 
-from ..._grad_mode import no_grad
+from ..._core.grad_mode import no_grad
 from ..._tensor import Tensor
 from ..modules.container import ModuleDict, ModuleList
 from ..modules.module import Module

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections import namedtuple
 from collections.abc import Iterable
 
-from ... import _dtype as D
+from ..._core import dtype as D
 from ..._tensor import Tensor
 from ...ops.creation import arange, as_tensor, empty_like, full, tensor
 from ...ops.shape import cat, stack

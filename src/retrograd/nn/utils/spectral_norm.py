@@ -14,7 +14,7 @@ Example:
 
 from __future__ import annotations
 
-from ..._grad_mode import no_grad
+from ..._core.grad_mode import no_grad
 from ...ops.linalg_functions import multi_dot, pinverse
 from .. import functional as F
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d

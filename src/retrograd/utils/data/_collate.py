@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ... import _dtype as D
+from ..._core import dtype as D
 from ..._tensor import Tensor
 from ...ops.creation import as_tensor, tensor
 from ...ops.functions import stack

@@ -176,10 +176,10 @@ class _ResumeIteration:
 def _seed_worker(seed: int, base_seed: int, worker_id: int) -> None:
     import numpy as np
 
-    from ... import _random
+    from ..._random import rng
 
     random.seed(seed)
-    _random.manual_seed(seed)
+    rng.manual_seed(seed)
     # NumPy's global generator gets its own stream per worker (else every worker's
     # np.random would repeat the same numbers): SeedSequence's hash of (worker_id, base
     # seed), the 4 words PyTorch's workers seed np.random with (their _generate_state)
@@ -435,7 +435,7 @@ class DataLoader:
 
 
 def _draw_base_seed(generator) -> int:
-    from ..._random import draw_seed
+    from ..._random.rng import draw_seed
 
     return draw_seed(generator)
 

@@ -19,7 +19,7 @@ import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..._random import default_generator
+from ..._random.rng import default_generator
 from ..._tensor import Tensor
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",

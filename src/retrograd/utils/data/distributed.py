@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from ... import _random
+from ..._random import rng
 from .sampler import Sampler
 
 __all__ = ["DistributedSampler"]
@@ -24,12 +24,12 @@ __all__ = ["DistributedSampler"]
 # DistributedSampler must give every rank the same permutation, and users moving from
 # PyTorch expect its exact index lists (to resume a run, or to compare two runs): it draws
 # with retrograd.randperm on a generator seeded with seed + epoch, which follows PyTorch's
-# CPU randperm (see Note [PyTorch's CPU stream] in retrograd/_random.py).
+# CPU randperm (see Note [PyTorch's CPU stream] in retrograd/_random/rng.py).
 
 
 def _torch_randperm(n: int, seed: int) -> list[int]:
     """``torch.randperm(n, generator=torch.Generator().manual_seed(seed)).tolist()``."""
-    return _random.randperm(_random.Generator().manual_seed(seed), n).tolist()
+    return rng.randperm(rng.Generator().manual_seed(seed), n).tolist()
 
 
 class DistributedSampler(Sampler):

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 
-from ... import _dtype as D
-from ..._random import Generator, draw_seed
+from ..._core import dtype as D
+from ..._random.rng import Generator, draw_seed
 from ...ops.creation import as_tensor, randint, randperm
 from ...ops.functions import multinomial
 

@@ -25,7 +25,7 @@ from tensorboard.compat.proto.tensor_pb2 import TensorProto
 from tensorboard.plugins.text import metadata as text_metadata
 from tensorboard.util import tensor_util
 
-from ..._dtype import bfloat16
+from ..._core.dtype import bfloat16
 from ..._tensor import Tensor
 
 __all__ = ["make_np", "default_bins", "scalar", "histogram", "histogram_raw",

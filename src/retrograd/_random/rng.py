@@ -21,10 +21,10 @@ import time
 
 import numpy as np
 
-from ._cpu_capability import cpu_capability
-from ._graph.modes import MODES, VMAP
-from ._random_avx import box_muller_16 as box_muller_16_f32
-from ._random_avx import fma32, fma64, mul_add
+from .._core.cpu_capability import cpu_capability
+from .._graph.modes import MODES, VMAP
+from .avx_math import box_muller_16 as box_muller_16_f32
+from .avx_math import fma32, fma64, mul_add
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "default_generator", "fork_rng"]
@@ -46,16 +46,16 @@ __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
 #              the sine half kept in the generator for the next draw (manual_seed clears
 #              it); normal_(mean, std) ends both paths with fma(x, std, mean) (the
 #              one-at-a-time path with a plain multiply-add on the DEFAULT capability:
-#              _random_avx.mul_add; the block path rounds once on every capability);
+#              avx_math.mul_add; the block path rounds once on every capability);
 # The double Box-Muller uses glibc's scalar log/cos/sin (Python's math module), because
 # NumPy's SIMD loops round differently in the last bit. The float32 one follows PyTorch's
 # CPU capability (Note [CPU capability]): on AVX2 and AVX-512 it is the AVX2 kernel,
-# Cephes polynomials with fused multiply-adds, evaluated in retrograd/_random_avx.py; on
+# Cephes polynomials with fused multiply-adds, evaluated in retrograd/_random/avx_math.py; on
 # DEFAULT (ATEN_CPU_CAPABILITY=default, a CPU without AVX2 and FMA, aarch64) it is the
 # scalar loop, the C library's logf/cosf/sinf in float32 with every product rounded
 # (no fused multiply-add), called here through ctypes (_box_muller_16_scalar_f32).
 # The other distributions (uniform_ with bounds, bernoulli, exponential, ..., multinomial)
-# are in retrograd/_random_dist.py; every consumer (nn.init, dropout, the data samplers)
+# are in retrograd/_random/distributions.py; every consumer (nn.init, dropout, the data samplers)
 # draws through these functions, so one seed gives PyTorch's numbers everywhere.
 
 # Note [State layout]
@@ -98,7 +98,7 @@ class Generator:
 
     @property
     def device(self):
-        from ._device import CPU
+        from .._core.device import CPU
 
         return CPU
 
@@ -136,7 +136,7 @@ class Generator:
             >>> torch.Generator().manual_seed(5).get_state().shape
             torch.Size([5056])
         """
-        from ._tensor import _make
+        from .._tensor import _make
 
         st = self.bits.state["state"]
         pos = int(st["pos"])
@@ -219,8 +219,8 @@ def random32(generator, n: int) -> np.ndarray:
     """``n`` words of PyTorch's ``random()`` (uint64 array of 32-bit values).
 
     Example:
-        >>> from retrograd import _random
-        >>> _random.random32(_random.Generator().manual_seed(0), 2).tolist()
+        >>> from retrograd._random import rng
+        >>> rng.random32(rng.Generator().manual_seed(0), 2).tolist()
         [2357136044, 2546248239]
     """
     return _of(generator).bits.random_raw(n)
@@ -230,8 +230,8 @@ def random64(generator, n: int) -> np.ndarray:
     """``n`` values of PyTorch's ``random64()``: two words each, the first the high half.
 
     Example:
-        >>> from retrograd import _random
-        >>> hex(int(_random.random64(_random.Generator().manual_seed(0), 1)[0]))
+        >>> from retrograd._random import rng
+        >>> hex(int(rng.random64(rng.Generator().manual_seed(0), 1)[0]))
         '0x8c7f0aac97c4aa2f'
     """
     w = _of(generator).bits.random_raw(2 * n)
@@ -242,8 +242,8 @@ def uniform(generator, n: int, dtype) -> np.ndarray:
     """``n`` uniforms in [0, 1) as PyTorch's ``uniform_real_distribution`` (float32/float64).
 
     Example:
-        >>> from retrograd import _random
-        >>> _random.uniform(_random.Generator().manual_seed(0), 2, "float32")
+        >>> from retrograd._random import rng
+        >>> rng.uniform(rng.Generator().manual_seed(0), 2, "float32")
         array([0.4962566, 0.7682218], dtype=float32)
     """
     if np.dtype(dtype) == np.float64:
@@ -324,10 +324,10 @@ def normal_serial(generator, n: int, mean: float = 0.0, std: float = 1.0) -> np.
     other: Box-Muller pairs whose sine half waits in the generator for the next sample.
 
     Example:
-        >>> from retrograd import _random
-        >>> g = _random.Generator().manual_seed(0)
-        >>> a = _random.normal_serial(g, 3)
-        >>> bool(a[2] == _random.normal_serial(g.manual_seed(0), 4)[2])
+        >>> from retrograd._random import rng
+        >>> g = rng.Generator().manual_seed(0)
+        >>> a = rng.normal_serial(g, 3)
+        >>> bool(a[2] == rng.normal_serial(g.manual_seed(0), 4)[2])
         True
     """
     g = _of(generator)
@@ -357,8 +357,8 @@ def normal(generator, n: int, dtype, mean: float = 0.0, std: float = 1.0,
     contiguous tensors of 16 or more elements, otherwise one double sample at a time.
 
     Example:
-        >>> from retrograd import _random
-        >>> _random.normal(_random.Generator().manual_seed(0), 16, "float32").shape
+        >>> from retrograd._random import rng
+        >>> rng.normal(rng.Generator().manual_seed(0), 16, "float32").shape
         (16,)
     """
     g = _of(generator)
@@ -395,8 +395,8 @@ def randperm(generator, n: int) -> np.ndarray:
     """PyTorch's CPU ``randperm(n)`` permutation (int64).
 
     Example:
-        >>> from retrograd import _random
-        >>> sorted(_random.randperm(_random.Generator().manual_seed(0), 4).tolist())
+        >>> from retrograd._random import rng
+        >>> sorted(rng.randperm(rng.Generator().manual_seed(0), 4).tolist())
         [0, 1, 2, 3]
     """
     if n >= (1 << 32) // 20:
@@ -414,8 +414,8 @@ def randint(generator, n: int, low: int, high: int) -> np.ndarray:
     """``n`` integers in [low, high) as PyTorch's CPU ``random_from_to`` kernel (int64).
 
     Example:
-        >>> from retrograd import _random
-        >>> bool((_random.randint(_random.Generator().manual_seed(0), 5, 3, 6) >= 3).all())
+        >>> from retrograd._random import rng
+        >>> bool((rng.randint(rng.Generator().manual_seed(0), 5, 3, 6) >= 3).all())
         True
     """
     span = high - low
@@ -431,8 +431,8 @@ def draw_seed(generator=None) -> int:
     PyTorch's RandomSampler and DataLoader draw for a fresh generator or the workers.
 
     Example:
-        >>> from retrograd import _random
-        >>> _random.draw_seed(_random.Generator().manual_seed(0))
+        >>> from retrograd._random import rng
+        >>> rng.draw_seed(rng.Generator().manual_seed(0))
         900450186894289455
     """
     return int(random64(generator, 1)[0] % np.uint64(1 << 63))

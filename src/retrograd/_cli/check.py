@@ -7,7 +7,7 @@ clear ``ModuleNotFoundError`` naming it.
 
 Example:
     >>> import sys
-    >>> from retrograd._check import torch_alias
+    >>> from retrograd._cli.check import torch_alias
     >>> with torch_alias():
     ...     import torch.nn.functional as F
     ...     print(F.__name__, sys.modules["torch"].__name__)
@@ -75,7 +75,7 @@ class torch_alias:
     removed (with the finder) on exit, so a real PyTorch is untouched afterwards.
 
     Example:
-        >>> from retrograd._check import torch_alias
+        >>> from retrograd._cli.check import torch_alias
         >>> with torch_alias():
         ...     import torch
         ...     print(torch.tensor([1.0, 2.0]).sum())
@@ -164,7 +164,7 @@ def format_user_traceback(exc: BaseException, path: str) -> str:
 
     Example:
         >>> import os, tempfile
-        >>> from retrograd._check import format_user_traceback
+        >>> from retrograd._cli.check import format_user_traceback
         >>> with tempfile.TemporaryDirectory() as d:
         ...     path = os.path.join(d, "script.py")
         ...     with open(path, "w") as f:

@@ -5,7 +5,7 @@ They are written the way a user would write them (one line per layer in
 
 Example:
     >>> import retrograd as torch
-    >>> from retrograd._demo_models import DigitsCNN
+    >>> from retrograd._cli.demo_models import DigitsCNN
     >>> torch.manual_seed(0) is not None
     True
     >>> DigitsCNN()(torch.zeros(2, 1, 8, 8)).shape
@@ -89,9 +89,9 @@ def as_user_code(*files: str) -> None:
     the package but stand for user code, so the demo marks this file as user code in
     that per-file cache; the graph picture then shows `x = self.pool(...)` lines.
     """
-    from ._graph.node import _IS_OURS
+    from .._graph.node import _IS_OURS
 
     _IS_OURS[__file__] = False
-    for f in files:  # e.g. the tour (Note [Tour sites] in retrograd/_tour.py)
+    for f in files:  # e.g. the tour (Note [Tour sites] in retrograd/_cli/tour.py)
         _IS_OURS[f] = False
     _IS_OURS[DigitsCNN.forward.__code__.co_filename] = False

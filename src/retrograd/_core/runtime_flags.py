@@ -10,13 +10,13 @@ Example:
 
 from __future__ import annotations
 
-from ._grad_mode import STATE
+from .grad_mode import STATE
 
 __all__ = [
     "get_num_interop_threads", "set_num_interop_threads", "init_num_threads", "has_lapack",
     "has_mkl", "has_openmp", "has_spectral", "set_flush_denormal", "is_warn_always_enabled",
     "set_warn_always", "get_device", "OutOfMemoryError", "AcceleratorError", "FatalError",
-    "thread_safe_generator", "set_anomaly_enabled", "typename",
+    "thread_safe_generator", "set_anomaly_enabled",
 ]
 
 # Note [Build facts]
@@ -159,26 +159,3 @@ def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
     """
     STATE.anomaly = bool(enabled)
     STATE.anomaly_check_nan = bool(check_nan)
-
-
-def typename(obj) -> str:
-    """The type name PyTorch prints for ``obj``: ``torch.FloatTensor`` for a float32
-    tensor, the qualified class name otherwise.
-
-    Example:
-        >>> import retrograd as torch
-        >>> torch.typename(torch.ones(1)), torch.typename(1)
-        ('torch.FloatTensor', 'int')
-    """
-    from ._tensor import Tensor
-
-    if isinstance(obj, Tensor):
-        return obj.type()
-    module = getattr(obj, "__module__", "") or ""
-    if hasattr(obj, "__qualname__"):  # a class or a function names itself
-        qualname = obj.__qualname__
-    elif hasattr(obj, "__name__"):
-        qualname = obj.__name__
-    else:  # an instance is named by its class
-        module, qualname = type(obj).__module__ or "", type(obj).__qualname__
-    return qualname if module in ("", "builtins") else f"{module}.{qualname}"

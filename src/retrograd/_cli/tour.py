@@ -5,7 +5,7 @@ code for the sites retrograd records (Note [Tour sites]), so ``explain_grad`` na
 tour's own lines. On a terminal the tour waits for Enter between steps.
 
 Example:
-    >>> from retrograd._tour import tour
+    >>> from retrograd._cli.tour import tour
     >>> tour(interactive=False)  # doctest: +ELLIPSIS
     retrograd tour: gradients, step by step
     ...
@@ -101,7 +101,7 @@ def tour(interactive: bool | None = None) -> int:
     input and output are a terminal.
 
     Example:
-        >>> from retrograd._tour import tour
+        >>> from retrograd._cli.tour import tour
         >>> tour(interactive=False)  # doctest: +ELLIPSIS
         retrograd tour: gradients, step by step
         ...
@@ -111,7 +111,7 @@ def tour(interactive: bool | None = None) -> int:
     """
     import retrograd as torch
 
-    from ._demo_models import as_user_code
+    from .demo_models import as_user_code
 
     as_user_code(__file__)
     if interactive is None:

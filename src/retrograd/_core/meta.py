@@ -2,7 +2,7 @@
 
 Example:
     >>> import numpy as np
-    >>> from retrograd._meta import MetaArray
+    >>> from retrograd._core.meta import MetaArray
     >>> a = MetaArray((2, 3), np.float32)
     >>> a.shape, a.dtype, a.strides, a.nbytes
     ((2, 3), dtype('float32'), (12, 4), 24)
@@ -52,7 +52,7 @@ def is_meta_array(x) -> bool:
 
     Example:
         >>> import numpy as np
-        >>> from retrograd._meta import MetaArray, is_meta_array
+        >>> from retrograd._core.meta import MetaArray, is_meta_array
         >>> is_meta_array(MetaArray((), np.int64)), is_meta_array(np.zeros(1))
         (True, False)
     """
@@ -74,7 +74,7 @@ class MetaArray:
 
     Example:
         >>> import numpy as np
-        >>> from retrograd._meta import MetaArray
+        >>> from retrograd._core.meta import MetaArray
         >>> MetaArray((2, 3), np.float32).astype(np.float64).dtype
         dtype('float64')
     """

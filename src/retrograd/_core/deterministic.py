@@ -104,7 +104,7 @@ def fill_uninitialized() -> bool:
     ``torch.utils.deterministic.fill_uninitialized_memory`` is True).
 
     Example:
-        >>> from retrograd._deterministic import fill_uninitialized
+        >>> from retrograd._core.deterministic import fill_uninitialized
         >>> fill_uninitialized()
         False
     """

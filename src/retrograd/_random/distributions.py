@@ -6,9 +6,10 @@ Each function returns a flat NumPy array of ``n`` samples in the order PyTorch's
 kernel writes them; the caller lays them out over the tensor.
 
 Example:
-    >>> from retrograd import _random, _random_dist
-    >>> g = _random.Generator().manual_seed(0)
-    >>> _random_dist.bernoulli(g, 4, 0.5).tolist()
+    >>> from retrograd._random import rng
+    >>> from retrograd._random import distributions as dist
+    >>> g = rng.Generator().manual_seed(0)
+    >>> dist.bernoulli(g, 4, 0.5).tolist()
     [False, False, True, False]
 """
 
@@ -18,9 +19,9 @@ import math
 
 import numpy as np
 
-from . import _random
-from ._random import _libm, random32, random64, uniform
-from ._random_avx import mul_add
+from . import rng
+from .avx_math import mul_add
+from .rng import _libm, random32, random64, uniform
 
 __all__ = ["uniform_range", "bernoulli", "bernoulli_tensor", "exponential", "geometric",
            "log_normal", "cauchy", "random_full", "multinomial"]
@@ -62,9 +63,10 @@ def uniform_range(generator, n: int, dtype, low: float, high: float) -> np.ndarr
     """``n`` samples of ``uniform_(low, high)`` in ``dtype``.
 
     Example:
-        >>> from retrograd import _random, _random_dist
-        >>> g = _random.Generator().manual_seed(0)
-        >>> _random_dist.uniform_range(g, 2, "float32", -1.0, 1.0)
+        >>> from retrograd._random import rng
+        >>> from retrograd._random import distributions as dist
+        >>> g = rng.Generator().manual_seed(0)
+        >>> dist.uniform_range(g, 2, "float32", -1.0, 1.0)
         array([-0.00748682,  0.5364436 ], dtype=float32)
     """
     dt = np.dtype(dtype)
@@ -96,9 +98,10 @@ def bernoulli_tensor(generator, p: np.ndarray) -> np.ndarray:
 
     Example:
         >>> import numpy as np
-        >>> from retrograd import _random, _random_dist
-        >>> g = _random.Generator().manual_seed(0)
-        >>> _random_dist.bernoulli_tensor(g, np.array([0.0, 1.0], np.float32)).tolist()
+        >>> from retrograd._random import rng
+        >>> from retrograd._random import distributions as dist
+        >>> g = rng.Generator().manual_seed(0)
+        >>> dist.bernoulli_tensor(g, np.array([0.0, 1.0], np.float32)).tolist()
         [False, True]
     """
     if p.dtype == np.float64:
@@ -110,8 +113,9 @@ def exponential(generator, n: int, lambd: float) -> np.ndarray:
     """``n`` float64 samples of ``exponential_(lambd)``.
 
     Example:
-        >>> from retrograd import _random, _random_dist
-        >>> _random_dist.exponential(_random.Generator().manual_seed(0), 1, 2.0)
+        >>> from retrograd._random import rng
+        >>> from retrograd._random import distributions as dist
+        >>> dist.exponential(rng.Generator().manual_seed(0), 1, 2.0)
         array([1.75416309])
     """
     u = uniform(generator, n, np.float64)
@@ -126,7 +130,7 @@ def geometric(generator, n: int, p: float) -> np.ndarray:
 
 def log_normal(generator, n: int, mean: float, std: float) -> np.ndarray:
     """``n`` float64 samples of ``log_normal_(mean, std)``."""
-    return _exp(_random.normal_serial(generator, n, mean, std))
+    return _exp(rng.normal_serial(generator, n, mean, std))
 
 
 def cauchy(generator, n: int, median: float, sigma: float) -> np.ndarray:
@@ -157,9 +161,10 @@ def multinomial(generator, probs: np.ndarray, num_samples: int,
 
     Example:
         >>> import numpy as np
-        >>> from retrograd import _random, _random_dist
-        >>> g = _random.Generator().manual_seed(0)
-        >>> _random_dist.multinomial(g, np.array([[0.0, 1.0]], np.float32), 2, True).tolist()
+        >>> from retrograd._random import rng
+        >>> from retrograd._random import distributions as dist
+        >>> g = rng.Generator().manual_seed(0)
+        >>> dist.multinomial(g, np.array([[0.0, 1.0]], np.float32), 2, True).tolist()
         [[1, 1]]
     """
     rows, cats = probs.shape

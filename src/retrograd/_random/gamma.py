@@ -7,9 +7,9 @@ reading PyTorch's ``uniform_real_distribution<double>`` and
 
 Example:
     >>> import numpy as np
-    >>> from retrograd import _random
-    >>> from retrograd._random_gamma import standard_gamma
-    >>> standard_gamma(_random.Generator().manual_seed(0), np.array([2.0])).shape
+    >>> from retrograd._random import rng
+    >>> from retrograd._random.gamma import standard_gamma
+    >>> standard_gamma(rng.Generator().manual_seed(0), np.array([2.0])).shape
     (1,)
 """
 
@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from . import _random
+from . import rng
 
 __all__ = ["standard_gamma", "dirichlet", "poisson", "binomial"]
 
@@ -52,7 +52,7 @@ class _Draws:
     _MASK = (1 << 53) - 1
 
     def __init__(self, generator, words: int) -> None:
-        self.g = _random._of(generator)
+        self.g = rng._of(generator)
         self.start = self.g.bits.state
         self.words = self.g.bits.random_raw(max(words, 64)).tolist()
         self.pos = 0
@@ -121,8 +121,8 @@ def standard_gamma(generator, alpha: np.ndarray) -> np.ndarray:
     least the dtype's smallest normal number (PyTorch's ``_s_gamma_cpu``).
 
     Example:
-        >>> from retrograd import _random
-        >>> g = _random.Generator().manual_seed(0)
+        >>> from retrograd._random import rng
+        >>> g = rng.Generator().manual_seed(0)
         >>> bool((standard_gamma(g, np.full(4, 0.5)) > 0).all())
         True
     """
@@ -143,8 +143,8 @@ def dirichlet(generator, alpha: np.ndarray) -> np.ndarray:
     [tiny, the number below 1] of ``alpha``'s dtype.
 
     Example:
-        >>> from retrograd import _random
-        >>> x = dirichlet(_random.Generator().manual_seed(0), np.ones((2, 3)))
+        >>> from retrograd._random import rng
+        >>> x = dirichlet(rng.Generator().manual_seed(0), np.ones((2, 3)))
         >>> np.allclose(x.sum(-1), 1.0)
         True
     """
@@ -193,8 +193,8 @@ def poisson(generator, rates: np.ndarray) -> np.ndarray:
     """Poisson samples, one per element of ``rates`` in C order, in the rates' dtype.
 
     Example:
-        >>> from retrograd import _random
-        >>> poisson(_random.Generator().manual_seed(0), np.zeros(2)).tolist()
+        >>> from retrograd._random import rng
+        >>> poisson(rng.Generator().manual_seed(0), np.zeros(2)).tolist()
         [0.0, 0.0]
     """
     flat = np.ascontiguousarray(rates, dtype=np.float64).ravel()
@@ -283,8 +283,8 @@ def binomial(generator, count: np.ndarray, prob: np.ndarray) -> np.ndarray:
     ``count`` and ``prob`` in C order, in their dtype.
 
     Example:
-        >>> from retrograd import _random
-        >>> binomial(_random.Generator().manual_seed(0), np.array([5.0]), np.array([1.0]))
+        >>> from retrograd._random import rng
+        >>> binomial(rng.Generator().manual_seed(0), np.array([5.0]), np.array([1.0]))
         array([5.])
     """
     ft = np.float32 if count.dtype == np.float32 else float  # float: a C double

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from . import _dtype as D
+from . import dtype as D
 
 __all__ = ["uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
            "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn_x2", "bits1x8", "bits2x4",

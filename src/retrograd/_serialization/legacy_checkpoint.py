@@ -2,7 +2,7 @@
 
 Example:
     >>> import io, pickle
-    >>> from retrograd._legacy_checkpoint import read_legacy
+    >>> from retrograd._serialization.legacy_checkpoint import read_legacy
     >>> buf = io.BytesIO()
     >>> for part in (0x1950a86a20f9469cfc6c, 1001, {'little_endian': True}, {'epoch': 3}, []):
     ...     pickle.dump(part, buf, protocol=2)
@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ._zip_checkpoint import map_storage, unpickle
+from .zip_checkpoint import map_storage, unpickle
 
 __all__ = ["read_legacy", "is_legacy", "is_tar"]
 

@@ -8,7 +8,7 @@ in NumPy float32, with each fused multiply-add rounded once (see Note [Exact fma
 
 Example:
     >>> import numpy as np
-    >>> from retrograd._random_avx import box_muller_16
+    >>> from retrograd._random.avx_math import box_muller_16
     >>> d = np.linspace(0.1, 0.9, 16, dtype=np.float32).reshape(1, 16)
     >>> box_muller_16(d); d.dtype
     dtype('float32')
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._cpu_capability import cpu_capability
+from .._core.cpu_capability import cpu_capability
 
 __all__ = ["box_muller_16", "fma32", "fma64", "mul_add"]
 
@@ -75,7 +75,7 @@ def _fma(a, b, c) -> np.ndarray:
 
     Example:
         >>> import numpy as np
-        >>> from retrograd._random_avx import _fma
+        >>> from retrograd._random.avx_math import _fma
         >>> one_ulp = np.float32(2.0 ** -23)
         >>> float(_fma(np.float32(1) + one_ulp, np.float32(1) - one_ulp, np.float32(-1)))
         -1.4210854715202004e-14
@@ -114,7 +114,7 @@ def fma64(a, b, c) -> np.ndarray:
     nearest is the fma (Boldo and Melquiond's emulation; finite values without overflow).
 
     Example:
-        >>> from retrograd._random_avx import fma64
+        >>> from retrograd._random.avx_math import fma64
         >>> float(fma64(0.1, 10.0, -1.0))
         5.551115123125783e-17
     """
@@ -264,7 +264,7 @@ def mul_add(a, b, c, dtype) -> np.ndarray:
 
     Example:
         >>> import numpy as np
-        >>> from retrograd._random_avx import mul_add
+        >>> from retrograd._random.avx_math import mul_add
         >>> float(mul_add(np.float32(0.5), 3.0, 1.0, np.float32))
         2.5
     """

@@ -134,7 +134,7 @@ def as_dtype(d) -> dtype:
         return int64
     if d is builtins_bool:
         return bool
-    if isinstance(d, dtype):  # Note [Tensorless dtypes] (_dtype_more.py)
+    if isinstance(d, dtype):  # Note [Tensorless dtypes] (_core/tensorless_dtypes.py)
         raise TypeError(f"retrograd has no tensors of dtype {d}: PyTorch keeps it as a storage "
                         "format with few ops, and no retrograd kernel handles it; make the "
                         "tensor in a supported dtype (e.g. torch.float32 or torch.int64)")
@@ -241,7 +241,7 @@ def machine_limits(d: dtype) -> tuple[float, float, float]:
     """``(eps, tiny, max)`` of a floating dtype, the numbers of PyTorch's ``torch.finfo``.
 
     Example:
-        >>> from retrograd import _dtype as D
+        >>> from retrograd._core import dtype as D
         >>> D.machine_limits(D.bfloat16)[0], D.machine_limits(D.float32)[0]
         (0.0078125, 1.1920928955078125e-07)
     """

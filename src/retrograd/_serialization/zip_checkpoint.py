@@ -3,7 +3,7 @@
 Example:
     >>> import io
     >>> import retrograd as torch
-    >>> from retrograd._zip_checkpoint import read_zip, write_zip
+    >>> from retrograd._serialization.zip_checkpoint import read_zip, write_zip
     >>> buf = io.BytesIO()
     >>> write_zip({'w': torch.ones(2)}, buf)
     >>> read_zip(buf.getvalue(), None)
@@ -23,11 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from . import _dtype as D
-from ._device import check_map_location, device
-from ._size import Size
-from ._tensor import Tensor, _make
-from .nn import Parameter
+from .._core import dtype as D
+from .._core.device import check_map_location, device
+from .._core.size import Size
+from .._tensor import Tensor, _make
+from ..nn import Parameter
 
 __all__ = ["read_zip", "write_zip", "is_zip", "WeightsUnpickler", "Refused", "map_storage"]
 

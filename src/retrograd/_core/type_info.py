@@ -11,7 +11,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from . import _dtype as D
+from . import dtype as D
 
 __all__ = ["finfo", "iinfo"]
 

@@ -43,7 +43,7 @@ _NOT_COMPILED = {"cuda": "CUDA", "xpu": "XPU", "mtia": "MTIA"}
 
 class device:
     """A device description: ``'cpu'`` (optionally ``'cpu:0'``), or ``'meta'``, whose
-    tensors have a shape and a dtype but no data (Note [Meta tensors] in ``_meta.py``).
+    tensors have a shape and a dtype but no data (Note [Meta tensors] in ``_core/meta.py``).
     Any other device type PyTorch knows (``'cuda:0'``, ``'mps'``) can be described and
     compared, but a tensor made there raises (Note [Devices without a backend]).
 
@@ -109,7 +109,7 @@ def unavailable(d: device | int) -> Exception:
     (Note [Devices without a backend]).
 
     Example:
-        >>> from retrograd._device import device, unavailable
+        >>> from retrograd._core.device import device, unavailable
         >>> e = unavailable(device("cuda"))
         >>> type(e).__name__, str(e).splitlines()[0]
         ('AssertionError', 'Torch not compiled with CUDA enabled')
@@ -131,7 +131,7 @@ def cuda_unavailable(d=None) -> Exception:
     or a CUDA device): ``unavailable`` of that target.
 
     Example:
-        >>> from retrograd._device import cuda_unavailable
+        >>> from retrograd._core.device import cuda_unavailable
         >>> type(cuda_unavailable()).__name__, type(cuda_unavailable(0)).__name__
         ('AssertionError', 'RuntimeError')
     """
@@ -150,7 +150,7 @@ def parse_device(d) -> device | None:
     CPU-only PyTorch raises (``unavailable``).
 
     Example:
-        >>> from retrograd._device import parse_device
+        >>> from retrograd._core.device import parse_device
         >>> parse_device("meta"), parse_device(None)
         (device(type='meta'), None)
     """
@@ -171,7 +171,7 @@ def check_device(d) -> None:
     places that take ``'meta'`` call ``parse_device`` instead).
 
     Example:
-        >>> from retrograd._device import check_device
+        >>> from retrograd._core.device import check_device
         >>> check_device("cpu")
     """
     if parse_device(d) is META:
@@ -193,7 +193,7 @@ def check_map_location(d) -> None:
     deserialize object on a CUDA device ...", with the fix appended.
 
     Example:
-        >>> from retrograd._device import check_map_location
+        >>> from retrograd._core.device import check_map_location
         >>> check_map_location("cpu")
     """
     dev = device(d) if isinstance(d, str) else d

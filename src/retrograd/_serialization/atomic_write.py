@@ -4,7 +4,7 @@ temporaries of killed writers cleaned up (Note [Temporary files]). Checkpoints
 
 Example:
     >>> import os, tempfile
-    >>> from retrograd._atomic_write import atomic_write
+    >>> from retrograd._serialization.atomic_write import atomic_write
     >>> path = os.path.join(tempfile.mkdtemp(), "x.bin")
     >>> atomic_write(path, lambda out: out.write(b"data"))
     >>> open(path, "rb").read()

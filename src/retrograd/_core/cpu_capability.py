@@ -9,7 +9,7 @@ dispatchers that decide independently:
   the CPU has avx512vl, avx512bw, avx512dq and fma, else AVX2 when it has avx2 and fma,
   else DEFAULT. Its DEFAULT kernels are compiled without fused multiply-adds and call the
   C library's scalar ``logf``/``cosf``/``sinf``, so linspace, arange and float32 randn
-  round differently there (retrograd/_random.py, ops/creation.py follow it).
+  round differently there (retrograd/_random/rng.py, ops/creation.py follow it).
 * oneDNN's (``dnnl::impl::cpu::x64::get_max_cpu_isa``): the best ISA the CPU has, capped
   by ``ONEDNN_MAX_CPU_ISA`` (or the older ``DNNL_MAX_CPU_ISA``). PyTorch sends a float32
   gelu of two or more contiguous elements to oneDNN, bfloat16 too when the CPU has
@@ -24,7 +24,7 @@ The flags are read once, on first use, from /proc/cpuinfo (Linux x86-64). Elsewh
 retrograd does not model).
 
 Example:
-    >>> from retrograd._cpu_capability import cpu_capability, onednn_isa
+    >>> from retrograd._core.cpu_capability import cpu_capability, onednn_isa
     >>> cpu_capability() in ("AVX512", "AVX2", "DEFAULT")
     True
     >>> onednn_isa() in ONEDNN_ISAS + (None,)
@@ -117,7 +117,7 @@ def onednn_at_least(isa: str) -> bool:
     """Whether oneDNN runs at ``isa`` or better here.
 
     Example:
-        >>> from retrograd._cpu_capability import onednn_at_least
+        >>> from retrograd._core.cpu_capability import onednn_at_least
         >>> onednn_at_least("SSE41") in (True, False)
         True
     """
@@ -132,7 +132,7 @@ def onednn_takes(dtype_name: str) -> bool:
     also on AVX2_VNNI_2).
 
     Example:
-        >>> from retrograd._cpu_capability import onednn_takes
+        >>> from retrograd._core.cpu_capability import onednn_takes
         >>> onednn_takes("int64")
         False
     """

@@ -1,0 +1,2 @@
+"""The pieces of the ``retrograd`` command (``__main__``): ``retrograd demo`` and its
+models, ``retrograd tour``, ``retrograd check``."""
