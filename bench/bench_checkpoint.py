@@ -29,9 +29,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
 
-import retrograd as torch  # noqa: E402
-from retrograd._graph.saved_hooks import _Packed  # noqa: E402
-from retrograd.utils.checkpoint import _Holder, checkpoint_sequential  # noqa: E402
+import retrograd as torch
+from retrograd._graph.saved_hooks import _Packed
+from retrograd.utils.checkpoint import _Holder, checkpoint_sequential
 
 
 def _base(a: np.ndarray) -> np.ndarray:

@@ -25,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
 
-import retrograd as R  # noqa: E402
+import retrograd as R
 
 
 def _step(mod, lib, x, lengths, packed: bool) -> None:

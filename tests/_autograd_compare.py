@@ -70,7 +70,7 @@ def same_error(f, prefix_only=True):
     for m in MODULES:
         try:
             f(m)
-        except Exception as e:  # noqa: BLE001 - compared below
+        except Exception as e:
             errs.append(e)
         else:
             errs.append(None)

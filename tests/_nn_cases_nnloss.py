@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 
-def cases(Case, T) -> list:  # noqa: N803  (the dataclass and helper of test_nn_layers)
+def cases(Case, T) -> list:
     mlm_target = np.array([[3, 0, -1, 1], [1, 2, 2, -1], [0, 1, 2, 3]])
     return [
         Case("GaussianNLLLoss", lambda L: L.nn.GaussianNLLLoss(full=True),

@@ -37,7 +37,7 @@ def _lazy_cases(Case) -> list:
                  [("f", shape)], gc=name == "LazyLinear", ggc=False) for name, make, shape in specs]
 
 
-def cases(Case, T) -> list:  # noqa: N803  (the dataclass and helper of test_nn_layers)
+def cases(Case, T) -> list:
     return _lazy_cases(Case) + [
         Case("TransformerDecoderLayer",
              lambda L: L.nn.TransformerDecoderLayer(4, 2, dim_feedforward=6, dropout=0.0),

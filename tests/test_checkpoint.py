@@ -15,7 +15,7 @@ import retrograd as rg
 import retrograd.utils.checkpoint as rcp
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
-from bench_checkpoint import saved_tensor_bytes  # noqa: E402
+from bench_checkpoint import saved_tensor_bytes
 
 CP = {torch: tcp, rg: rcp}
 

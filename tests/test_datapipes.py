@@ -12,7 +12,7 @@ def _err(fn):
     try:
         out = fn()
         return list(out) if hasattr(out, "__iter__") and not isinstance(out, str) else out
-    except Exception as e:  # noqa: BLE001 - compared with torch's
+    except Exception as e:
         return f"{type(e).__name__}: {e}"
 
 

@@ -68,7 +68,7 @@ def _both(fn):
     for lib in (torch, R):
         try:
             out.append(fn(lib))
-        except Exception as e:  # noqa: BLE001 (compared below)
+        except Exception as e:
             out.append(e)
     return out
 

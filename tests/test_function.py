@@ -800,8 +800,8 @@ def _run_seed(code: str, use_retrograd: bool):
     err = None
     with contextlib.redirect_stdout(out):
         try:
-            exec(compile(src, "<seed example>", "exec"), {"__name__": "__seed__"})  # noqa: S102
-        except Exception as e:  # noqa: BLE001 - compared with torch's below
+            exec(compile(src, "<seed example>", "exec"), {"__name__": "__seed__"})
+        except Exception as e:
             err = e
     return out.getvalue(), err
 

@@ -439,7 +439,7 @@ def test_seed_gradient_hook_example():
             src = src.replace("import torch.nn as nn", "import retrograd.nn as nn")
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
-            exec(compile(src, "<seed example>", "exec"), {"__name__": "__seed__", **env})  # noqa: S102
+            exec(compile(src, "<seed example>", "exec"), {"__name__": "__seed__", **env})
         outs.append(buf.getvalue())
     assert outs[0] == outs[1], f"torch:\n{outs[0]}\nretrograd:\n{outs[1]}"
     assert "Gradient statistics" in outs[1] and "True" in outs[1]

@@ -24,7 +24,7 @@ def _both(fn):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 out.append(fn(m))
-        except Exception as e:  # noqa: BLE001  (compared below)
+        except Exception as e:
             out.append(e)
     return out
 

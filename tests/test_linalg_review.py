@@ -22,7 +22,7 @@ def _raises_like_torch(call, torch_text=None):
     first " (" or, with ``torch_text``, that part of torch's message)."""
     errs = []
     for m in (torch, R):
-        with pytest.raises(Exception) as info:  # noqa: PT011  (compared below)
+        with pytest.raises(Exception) as info:
             call(m)
         errs.append(info.value)
     t, r = errs

@@ -100,7 +100,7 @@ def _outcome(fn):
         warnings.simplefilter("ignore")
         try:
             return ("ok", fn())
-        except Exception as e:  # noqa: BLE001  (compared with torch's below)
+        except Exception as e:
             return (type(e).__name__, str(e).splitlines()[0] if str(e) else "", str(e))
 
 

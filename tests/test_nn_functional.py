@@ -392,7 +392,7 @@ def test_loss_errors_match_torch():
     def err(fn, *args, **kw):
         try:
             fn(*args, **kw)
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             return type(e), str(e)
         return None
 

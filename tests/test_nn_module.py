@@ -23,7 +23,7 @@ def _both(fn):
 def _err(fn, lib):
     try:
         fn(lib)
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         return type(e), str(e)
     return None, None
 

@@ -16,7 +16,7 @@ def _caught(fn):
         warnings.simplefilter("always")
         try:
             out = fn()
-        except Exception as e:  # noqa: BLE001 - compared with torch's
+        except Exception as e:
             out = f"{type(e).__name__}: {e}"
     return out, [(w.category, str(w.message)) for w in rec]
 

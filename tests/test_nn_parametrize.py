@@ -54,10 +54,10 @@ def _train_twice(tm, rm, x, atol=1e-5):
 
 def _symmetric(mod):
     class Symmetric(mod.nn.Module):
-        def forward(self, X):  # noqa: N803
+        def forward(self, X):
             return X.triu() + X.triu(1).transpose(0, 1)
 
-        def right_inverse(self, A):  # noqa: N803
+        def right_inverse(self, A):
             return A.triu()
     return Symmetric
 
@@ -78,7 +78,7 @@ X = np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32)
 def test_register_chain_assign_and_state_dict():
     tm, rm = _pair("Linear", 3, 3)
     for m, mod in ((tm, torch), (rm, R)):
-        P = TZ if mod is torch else RZ  # noqa: N806
+        P = TZ if mod is torch else RZ
         P.register_parametrization(m, "weight", _symmetric(mod)())
         P.register_parametrization(m, "weight", _scale(mod, 2.0)())
         P.register_parametrization(m, "bias", _scale(mod, 3.0)())

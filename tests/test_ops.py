@@ -432,7 +432,7 @@ def _import_all():
             continue
         try:
             importlib.import_module(mod.name)
-        except Exception:  # noqa: BLE001
+        except Exception:
             continue
 
 

@@ -30,7 +30,7 @@ def _load():
     try:
         return (importlib.import_module("retrograd._printing"),
                 importlib.import_module("retrograd._core.dtype"))
-    except Exception:  # noqa: BLE001 - the package may be mid-edit by others
+    except Exception:
         name = "_retrograd_printing_under_test"
         if name not in sys.modules:
             pkg = types.ModuleType(name)

@@ -12,15 +12,15 @@ import pytest
 
 pytest.importorskip("tensorboard", reason="tensorboard is in the test extra: "
                     "pip install -e '.[test]'")
-import torch  # noqa: E402
-from tensorboard.backend.event_processing.event_accumulator import (  # noqa: E402
+import torch
+from tensorboard.backend.event_processing.event_accumulator import (
     EventAccumulator,
 )
-from torch.utils.tensorboard import SummaryWriter as TorchWriter  # noqa: E402
+from torch.utils.tensorboard import SummaryWriter as TorchWriter
 
-import retrograd as rg  # noqa: E402
-from retrograd.utils.tensorboard import SummaryWriter  # noqa: E402
-from retrograd.viz import GradFlowMonitor  # noqa: E402
+import retrograd as rg
+from retrograd.utils.tensorboard import SummaryWriter
+from retrograd.viz import GradFlowMonitor
 
 ALL = {"scalars": 0, "histograms": 0, "images": 0, "tensors": 0, "compressedHistograms": 0}
 

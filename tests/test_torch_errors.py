@@ -24,7 +24,7 @@ def _raise(m, fn):
         warnings.simplefilter("ignore")
         try:
             fn(m)
-        except Exception as e:  # noqa: BLE001 - the type is what is compared
+        except Exception as e:
             return e
     raise AssertionError(f"{m.__name__} raised nothing")
 

@@ -31,7 +31,7 @@ from ._core.deterministic import (
     use_deterministic_algorithms,
 )
 from ._core.device import device, get_default_device, set_default_device
-from ._core.dtype import (  # noqa: A004
+from ._core.dtype import (
     bfloat16,
     bool,
     double,
@@ -62,7 +62,7 @@ from ._core.grad_mode import (
     set_grad_enabled,
 )
 from ._core.size import Size
-from ._core.tensorless_dtypes import *  # noqa: F403  (Note [Tensorless dtypes])
+from ._core.tensorless_dtypes import *
 from ._core.type_info import finfo, iinfo
 from ._printing import get_printoptions, set_printoptions
 from ._random.rng import (
@@ -77,35 +77,35 @@ from ._random.rng import (
 from ._tensor import Tensor, result_type
 from .ops import engine_services as _engine_services
 from .ops import methods as _methods
-from .ops.creation import *  # noqa: F403
-from .ops.functions import *  # noqa: F403
-from .ops.functions import abs, all, any, max, min, pow, round, sum  # noqa: A004
+from .ops.creation import *
+from .ops.functions import *
+from .ops.functions import abs, all, any, max, min, pow, round, sum
 from .ops.methods import addcdiv, addcmul
 
 _methods.install()
 _engine_services.install()  # Note [Engine services] (_graph/engine.py)
 globals().update(_methods.inplace_functions())  # torch.sin_ & co (Note [In-place forms])
 
-from . import (  # noqa: E402  # noqa: E402  # noqa: E402
+from . import (
     amp,
     autograd,
     backends,
     cpu,
     cuda,
     distributions,
-    func,  # noqa: E402
+    func,
     jit,
     linalg,
-    nn,  # noqa: E402
+    nn,
     optim,
     special,
     testing,
     utils,
     version,
-    viz,  # noqa: E402
+    viz,
 )
-from ._cond import cond  # noqa: E402
-from ._core.layouts import (  # noqa: E402
+from ._cond import cond
+from ._core.layouts import (
     channels_last,
     channels_last_3d,
     contiguous_format,
@@ -114,15 +114,15 @@ from ._core.layouts import (  # noqa: E402
     preserve_format,
     strided,
 )
-from ._core.runtime_flags import *  # noqa: E402, F403  (Note [Build facts])
-from ._core.sym_numbers import *  # noqa: E402, F403  (torch.sym_*: Note [Symbolic numbers])
-from ._random import rng as random  # noqa: E402
+from ._core.runtime_flags import *
+from ._core.sym_numbers import *
+from ._random import rng as random
 from .amp import (
-    GradScaler,  # noqa: E402
-    autocast,  # noqa: E402
+    GradScaler,
+    autocast,
 )
-from .amp.legacy_state import *  # noqa: E402, F403
-from .amp.state import (  # noqa: E402
+from .amp.legacy_state import *
+from .amp.state import (
     clear_autocast_cache,
     get_autocast_dtype,
     is_autocast_cache_enabled,
@@ -131,21 +131,21 @@ from .amp.state import (  # noqa: E402
     set_autocast_dtype,
     set_autocast_enabled,
 )
-from .autograd import forward_ad  # noqa: E402, F401  (above the op layer: Note [Forward AD interceptor])
-from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: E402
-from .backends._precision import (  # noqa: E402
+from .autograd import forward_ad
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
+from .backends._precision import (
     get_float32_matmul_precision,
     set_float32_matmul_precision,
 )
-from .nn.functional_activation_extra import rrelu, rrelu_  # noqa: E402  (torch.rrelu & co:
-from .nn.functional_distance import pairwise_distance, pdist  # noqa: E402  the top-level
-from .nn.functional_losses import cosine_similarity  # noqa: E402  names PyTorch gives the
-from .nn.functional_native import *  # noqa: E402, F403  (native forms: torch.native_layer_norm & co)
-from .nn.functional_norm_extra import rms_norm  # noqa: E402  nn family, as their F.* forms)
-from .nn.functional_sync_bn import *  # noqa: E402, F403  (Note [SyncBatchNorm kernels])
-from .nn.functional_toplevel import *  # noqa: E402, F403  (Note [Top-level nn names])
-from .serialization import load, save  # noqa: E402
-from .storage import (  # noqa: E402  (Note [Storages are root arrays])
+from .nn.functional_activation_extra import rrelu, rrelu_
+from .nn.functional_distance import pairwise_distance, pdist
+from .nn.functional_losses import cosine_similarity
+from .nn.functional_native import *
+from .nn.functional_norm_extra import rms_norm
+from .nn.functional_sync_bn import *
+from .nn.functional_toplevel import *
+from .serialization import load, save
+from .storage import (
     BFloat16Storage,
     BoolStorage,
     ByteStorage,
@@ -160,11 +160,11 @@ from .storage import (  # noqa: E402  (Note [Storages are root arrays])
     UntypedStorage,
     is_storage,
 )
-from .version import __version__  # noqa: E402  (Note [Version seen by user code])
-from .viz import explain_grad  # noqa: E402
+from .version import __version__
+from .viz import explain_grad
 
 newaxis = None
-import builtins as _builtins  # noqa: E402
+import builtins as _builtins
 
 inf = _builtins.float("inf")
 nan = _builtins.float("nan")
@@ -221,9 +221,9 @@ def set_num_threads(n: int) -> None:
     """Accepted for compatibility; NumPy's BLAS threads are set by OPENBLAS_NUM_THREADS."""
 
 
-from . import compiler  # noqa: E402
-from .compiler import compile  # noqa: E402,A004
-from .func import vmap  # noqa: E402  (torch.vmap)
+from . import compiler
+from .compiler import compile
+from .func import vmap
 
 amp.policy.install()  # Note [Autocast dispatch]: entry checks for the listed public functions
 

@@ -43,7 +43,7 @@ _MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-c
 _LIVE: weakref.WeakSet = weakref.WeakSet()  # the compiled functions alive, for reset()
 
 
-def compile(model: Any = None, *, fullgraph: bool = False, dynamic: bool | None = None,  # noqa: A001
+def compile(model: Any = None, *, fullgraph: bool = False, dynamic: bool | None = None,
             backend: str | Callable = "inductor", mode: str | None = None,
             options: dict | None = None, disable: bool = False) -> Any:
     """Compile a function or a module: its calls replay a traced plan (torch.compile).

@@ -233,7 +233,7 @@ def annotate(the_type: Any, the_value: Any) -> Any:
     return the_value
 
 
-def Attribute(value: Any, type: Any) -> Any:  # noqa: A002, N802 (PyTorch's names)
+def Attribute(value: Any, type: Any) -> Any:
     """``value``, unchanged: outside TorchScript an Attribute is its value.
 
     Example:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .ops.functions import matmul, vector_norm
 from .ops.functions import norm as _norm
-from .ops.linalg_derived import (  # noqa: F401  (re-exported: the namespace)
+from .ops.linalg_derived import (
     cond,
     eig,
     eigvals,
@@ -28,7 +28,7 @@ from .ops.linalg_derived import (  # noqa: F401  (re-exported: the namespace)
     tensorinv,
     tensorsolve,
 )
-from .ops.linalg_functions import (  # noqa: F401  (re-exported: the namespace)
+from .ops.linalg_functions import (
     LinAlgError,
     cholesky,
     cholesky_ex,
@@ -63,7 +63,7 @@ __all__ = ["vector_norm", "norm", "matrix_norm", "matmul", "vecdot", "LinAlgErro
            "ldl_factor_ex", "ldl_solve"]
 
 
-def norm(A, ord=None, dim=None, keepdim: bool = False, *, dtype=None):  # noqa: A002
+def norm(A, ord=None, dim=None, keepdim: bool = False, *, dtype=None):
     """A vector norm (``ord`` a number, or 2 by default), or a matrix norm for a 2-D
     ``dim`` (or a 2-D A with ``dim=None``) and ``ord`` one of matrix_norm's.
 

@@ -55,7 +55,7 @@ from .ops.special_math import (
     xlog1py,
     zeta,
 )
-from .ops.special_math import special_round as round  # noqa: A004
+from .ops.special_math import special_round as round
 from .ops.special_polynomials import (
     chebyshev_polynomial_t,
     chebyshev_polynomial_u,

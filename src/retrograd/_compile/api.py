@@ -206,7 +206,7 @@ def _differs(a: Plan, b: Plan) -> str:
         try:
             if type(va) is type(vb) and va == vb:
                 continue
-        except Exception:  # noqa: BLE001 (objects without a usable ==)
+        except Exception:
             pass
         return f"a constant of the plan changed between two calls ({k}: {va!r} -> {vb!r})"
     return ""

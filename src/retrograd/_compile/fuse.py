@@ -180,7 +180,7 @@ def _compiled(source: str, dtype, consts: tuple):
     for k, c in enumerate(consts):
         env[f"C{k}"] = dtype.type(c)
     ns: dict = {}
-    exec(compile(source, "<retrograd.compile fused kernel>", "exec"), env, ns)  # noqa: S102
+    exec(compile(source, "<retrograd.compile fused kernel>", "exec"), env, ns)
     fn = numba.njit(cache=False, fastmath=False, error_model="numpy")(ns["kernel"])
     _CACHE[key] = fn
     return fn

@@ -386,7 +386,7 @@ class Plan:
     def _compile_source(self):
         code = compile(self.source, "<retrograd.compile plan>", "exec")
         ns: dict = {}
-        exec(code, self.env, ns)  # noqa: S102 (code we generated from the trace)
+        exec(code, self.env, ns)
         self.bufs = [_buffer(*b) for b in self.buffers]
         return ns["replay"]
 

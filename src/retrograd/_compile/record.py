@@ -690,11 +690,11 @@ class TracedArray(_ndarray):
         return self.copy()
 
     @property
-    def T(self):  # noqa: N802
+    def T(self):
         return self.transpose()
 
     @property
-    def mT(self):  # noqa: N802
+    def mT(self):
         return self.swapaxes(-1, -2)
 
     @property

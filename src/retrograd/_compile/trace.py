@@ -301,7 +301,7 @@ def _trace_backward(tr: Trace, rec, result, tensors: list) -> None:
     try:
         grads = _grad(outs, [t for _, t in ins], grad_outputs=gouts, retain_graph=True,
                       allow_unused=True)
-    except Exception as err:  # noqa: BLE001 (an eager backward would raise it later)
+    except Exception as err:
         rec.breaks.append((f"the backward of the outputs cannot be traced ({err})"[:300],
                            "?"))
         return

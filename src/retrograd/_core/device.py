@@ -57,7 +57,7 @@ class device:
 
     __slots__ = ("type", "index")
 
-    def __init__(self, type: str | device = "cpu", index: int | None = None):  # noqa: A002
+    def __init__(self, type: str | device = "cpu", index: int | None = None):
         if isinstance(type, device):
             type, index = type.type, type.index
         if isinstance(type, int) and not isinstance(type, bool):  # device(0): an accelerator

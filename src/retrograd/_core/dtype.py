@@ -66,10 +66,10 @@ int8 = dtype("int8", np.int8, _INT)
 int16 = dtype("int16", np.int16, _INT)
 int32 = dtype("int32", np.int32, _INT)
 int64 = dtype("int64", np.int64, _INT)
-bool = dtype("bool", np.bool_, _BOOL)  # noqa: A001 - PyTorch's name
+bool = dtype("bool", np.bool_, _BOOL)
 
-half, float, double = float16, float32, float64  # noqa: A001
-short, int, long = int16, int32, int64  # noqa: A001
+half, float, double = float16, float32, float64
+short, int, long = int16, int32, int64
 
 ALL = (float16, bfloat16, float32, float64, uint8, int8, int16, int32, int64, bool)
 _BY_NAME = {d.name: d for d in ALL}

@@ -113,7 +113,7 @@ def set_warn_always(b: bool) -> None:
     _WARN_ALWAYS[0] = bool(b)
 
 
-def get_device(input) -> int:  # noqa: A002
+def get_device(input) -> int:
     """The device index of ``input``: -1 for a CPU tensor, as PyTorch.
 
     Example:

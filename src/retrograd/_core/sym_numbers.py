@@ -127,7 +127,7 @@ def sym_ite(b, t, f):
     return t if b else f
 
 
-def sym_constrain_range(size, *, min=None, max=None) -> None:  # noqa: A002
+def sym_constrain_range(size, *, min=None, max=None) -> None:
     """Check that ``size`` lies in ``[min, max]`` (int64's range where left out).
 
     Example:
@@ -141,7 +141,7 @@ def sym_constrain_range(size, *, min=None, max=None) -> None:  # noqa: A002
         raise RuntimeError(f"Invalid value range for {size} between [{lo}, {hi}].")
 
 
-def sym_constrain_range_for_size(size, *, min=None, max=None) -> None:  # noqa: A002
+def sym_constrain_range_for_size(size, *, min=None, max=None) -> None:
     """``sym_constrain_range`` for a size: ``min`` defaults to 0.
 
     Example:

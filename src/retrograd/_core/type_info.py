@@ -16,7 +16,7 @@ from . import dtype as D
 __all__ = ["finfo", "iinfo"]
 
 
-class finfo:  # noqa: N801  (PyTorch's name)
+class finfo:
     """Limits of a floating dtype (the default dtype when none is given): ``bits``,
     ``eps``, ``max``, ``min``, ``tiny`` (= ``smallest_normal``), ``resolution``, ``dtype``.
 
@@ -29,7 +29,7 @@ class finfo:  # noqa: N801  (PyTorch's name)
     __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution",
                  "dtype")
 
-    def __init__(self, type: D.dtype | None = None) -> None:  # noqa: A002
+    def __init__(self, type: D.dtype | None = None) -> None:
         dt = D.get_default_dtype() if type is None else type
         if not isinstance(dt, D.dtype) or not dt.is_floating_point:
             raise TypeError("torch.finfo() requires a floating point input type. Use "
@@ -49,7 +49,7 @@ class finfo:  # noqa: N801  (PyTorch's name)
                 f"tiny={self.tiny:g}, dtype={self.dtype})")
 
 
-class iinfo:  # noqa: N801  (PyTorch's name)
+class iinfo:
     """Limits of an integer dtype: ``bits``, ``max``, ``min``, ``dtype``.
 
     Example:
@@ -60,7 +60,7 @@ class iinfo:  # noqa: N801  (PyTorch's name)
 
     __slots__ = ("bits", "max", "min", "dtype")
 
-    def __init__(self, type: D.dtype) -> None:  # noqa: A002
+    def __init__(self, type: D.dtype) -> None:
         if type is D.bool:
             raise TypeError("torch.bool is not supported by torch.iinfo (a bool holds "
                             "False and True)")

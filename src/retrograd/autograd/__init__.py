@@ -16,8 +16,8 @@ from .._core.grad_mode import (
            no_grad,
            set_grad_enabled,
 )
-from .._graph.engine import run_backward  # noqa: F401
-from .._graph.entry_points import _as_seq, backward, grad  # noqa: F401
+from .._graph.engine import run_backward
+from .._graph.entry_points import _as_seq, backward, grad
 from . import anomaly_mode, function, functional, graph, variable
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function

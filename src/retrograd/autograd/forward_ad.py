@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .._core.grad_mode import _DecoratorContextManager
-from .._graph.forward_state import FW, get_tangent, set_tangent  # noqa: F401  (re-exported)
+from .._graph.forward_state import FW, get_tangent, set_tangent
 from .._tensor import Tensor
 from ..ops import table as T
 from ..ops.dispatch import view_apply

@@ -135,7 +135,7 @@ class NestedIOFunction(Function):
                              "no longer runs: subclass autograd.Function with static "
                              "forward/backward and call .apply)")
 
-    def forward_extended(self, *input: Any) -> None:  # noqa: A002
+    def forward_extended(self, *input: Any) -> None:
         """User defined forward (legacy)."""
         raise NotImplementedError
 

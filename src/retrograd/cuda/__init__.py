@@ -492,7 +492,7 @@ def default_stream(device=None):
 # classes
 
 
-class device:  # noqa: N801  (PyTorch's name)
+class device:
     """Context manager selecting a GPU: made freely, but entering it with an index raises
     RuntimeError "PyTorch was compiled without CUDA support", as in PyTorch's CPU build (a
     negative index or None is a no-op).
@@ -548,4 +548,4 @@ class Event:
         raise RuntimeError("Tried to instantiate dummy base class Event" + CPU_ONLY_HINT)
 
 
-from . import amp  # noqa: E402  (torch.cuda.amp: deprecated names that warn, no GPU)
+from . import amp

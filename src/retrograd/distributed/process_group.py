@@ -136,7 +136,7 @@ class _Members:
     NON_GROUP_MEMBER = NON_GROUP_MEMBER
 
     @property
-    def WORLD(self) -> ProcessGroup | None:  # noqa: N802  (PyTorch's name)
+    def WORLD(self) -> ProcessGroup | None:
         return STATE.world
 
 

@@ -16,7 +16,7 @@ Example:
 
 from __future__ import annotations
 
-from . import constraints, kl, kl_more, transforms  # noqa: F401  (kl_more registers)
+from . import constraints, kl, kl_more, transforms
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial
@@ -51,7 +51,7 @@ from .relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
 from .relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
 from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
-from .transforms import *  # noqa: F403
+from .transforms import *
 from .uniform import Uniform
 from .von_mises import VonMises
 from .weibull import Weibull

@@ -165,7 +165,7 @@ def vec_to_tril_matrix(vec, diag: int = 0):
     return mat
 
 
-class lazy_property:  # noqa: N801  (PyTorch's name)
+class lazy_property:
     """A property computed once per instance (with grad enabled) and then stored on it.
 
     Example:

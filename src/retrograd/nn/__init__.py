@@ -13,7 +13,7 @@ Example:
 from __future__ import annotations
 
 from . import functional, init, utils
-from .modules import *  # noqa: F403
+from .modules import *
 from .modules import __all__ as _modules_all
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 

@@ -45,7 +45,7 @@ def _check_float(x: Tensor, fn: str, error: type[Exception] = NotImplementedErro
                     "floating dtype first (x.float())")
 
 
-def _adaptive_output_size(input: Tensor, output_size, nsp: int, name: str,  # noqa: A002
+def _adaptive_output_size(input: Tensor, output_size, nsp: int, name: str,
                           pool: str) -> tuple:
     """The output size of adaptive pooling over the last ``nsp`` dims (an int, or a
     sequence where None keeps that dim), after PyTorch's checks and messages, which differ
@@ -75,7 +75,7 @@ def _adaptive_output_size(input: Tensor, output_size, nsp: int, name: str,  # no
     return osz
 
 
-def _check_normalized_shape(input: Tensor, normalized_shape,  # noqa: A002
+def _check_normalized_shape(input: Tensor, normalized_shape,
                             star: str = "*, ") -> tuple:
     """The trailing dims that ``normalized_shape`` names (layer_norm, rms_norm), with
     PyTorch's error when the input's trailing sizes differ (``star``: what precedes the

@@ -41,11 +41,11 @@ from .functional_fractional import (  # noqa: F401
     fractional_max_pool3d_with_indices,
 )
 from .functional_grid import affine_grid, grid_sample  # noqa: F401
-from .functional_names import *  # noqa: E402, F403  (F.has_torch_function, F.BroadcastingList2 & co)
-from .functional_pad import pad  # noqa: F401  (re-exported: F.pad)
-from .functional_resize import interpolate, upsample, upsample_bilinear, upsample_nearest  # noqa: E402, F401
-from .functional_spatial import *  # noqa: E402, F403  (re-exported: F.pixel_shuffle & co)
-from .functional_spatial import __all__ as _spatial_all  # noqa: E402
+from .functional_names import *  # noqa: F403  (F.has_torch_function, F.BroadcastingList2 & co)
+from .functional_pad import pad
+from .functional_resize import interpolate, upsample, upsample_bilinear, upsample_nearest
+from .functional_spatial import *  # noqa: F403  (re-exported: F.pixel_shuffle & co)
+from .functional_spatial import __all__ as _spatial_all
 
 __all__ = [
     "linear", "bilinear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
@@ -100,7 +100,7 @@ from .functional_conv import (  # noqa: F401  (re-exported: F.conv2d & co)
     max_pool3d,
     max_pool3d_with_indices,
 )
-from .functional_losses import (  # noqa: F401  (re-exported: F.mse_loss & co)
+from .functional_losses import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
     cosine_embedding_loss,
@@ -119,7 +119,7 @@ from .functional_losses import (  # noqa: F401  (re-exported: F.mse_loss & co)
 
 
 @autocast_category(LOWER_PRECISION_FP)
-def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``, recorded as PyTorch records it (Note [linear's graph]).
 
     Example:
@@ -231,7 +231,7 @@ def _scale_shift(out, weight, bias, shape):
     return out
 
 
-def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,  # noqa: A002
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
                weight: Tensor | None = None, bias: Tensor | None = None,
                training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Batch normalization over dim 1; in training the batch statistics are used and the
@@ -267,7 +267,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     return _scale_shift(out, weight, bias, shape)
 
 
-def instance_norm(input: Tensor, running_mean: Tensor | None = None,  # noqa: A002
+def instance_norm(input: Tensor, running_mean: Tensor | None = None,
                   running_var: Tensor | None = None, weight: Tensor | None = None,
                   bias: Tensor | None = None, use_input_stats: bool = True,
                   momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
@@ -300,7 +300,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,  # noqa: A0
     return _scale_shift(out, weight, bias, shape)
 
 
-def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,  # noqa: A002
+def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalize over the last ``len(normalized_shape)`` dims.
 
@@ -321,7 +321,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,  #
     return out
 
 
-def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,  # noqa: A002
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalize groups of channels per sample.
 
@@ -371,7 +371,7 @@ def _noise_op(x: np.ndarray, fn) -> np.ndarray:
     return fn(x.astype(op, copy=False), op).astype(x.dtype, copy=False)
 
 
-def _dropout(input: Tensor, p: float, training: bool, inplace: bool,  # noqa: A002
+def _dropout(input: Tensor, p: float, training: bool, inplace: bool,
              feature: bool = False, alpha: bool = False) -> Tensor:
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
@@ -410,7 +410,7 @@ def _dropout(input: Tensor, p: float, training: bool, inplace: bool,  # noqa: A0
 
 
 @random_under_vmap
-def dropout(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
+def dropout(input: Tensor, p: float = 0.5, training: bool = True,
             inplace: bool = False) -> Tensor:
     """Zero elements with probability ``p`` and scale the rest by ``1/(1-p)`` (training),
     with PyTorch's mask after the same seed (Note [Dropout masks]).
@@ -424,7 +424,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
 
 
 @random_under_vmap
-def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,  # noqa: A002
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
                   inplace: bool = False) -> Tensor:
     """Dropout that keeps a SELU network's mean and variance (dropped values go to selu's
     negative saturation, then an affine correction), PyTorch's mask after the same seed.
@@ -439,7 +439,7 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,  # noqa
 
 
 @random_under_vmap
-def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,  # noqa: A002
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
                           inplace: bool = False) -> Tensor:
     """``alpha_dropout`` of whole channels (``input[n, c]``).
 
@@ -451,7 +451,7 @@ def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
     return _dropout(input, p, training, inplace, feature=True, alpha=True)
 
 
-def _channel_dropout(name: str, input: Tensor, p: float, training: bool,  # noqa: A002
+def _channel_dropout(name: str, input: Tensor, p: float, training: bool,
                      inplace: bool, batched_dim: int) -> Tensor:
     """dropout1d/2d/3d: zero whole channels of an (N, C, *spatial) or (C, *spatial) input."""
     if p < 0.0 or p > 1.0:
@@ -489,7 +489,7 @@ def _channel_dropout(name: str, input: Tensor, p: float, training: bool,  # noqa
 
 
 @random_under_vmap
-def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
               inplace: bool = False) -> Tensor:
     """Zero whole channels of an (N, C, L) or (C, L) input with probability ``p``.
 
@@ -502,7 +502,7 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A00
 
 
 @random_under_vmap
-def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
               inplace: bool = False) -> Tensor:
     """Zero whole channels of an (N, C, H, W) input with probability ``p``.
 
@@ -515,7 +515,7 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A00
 
 
 @random_under_vmap
-def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
               inplace: bool = False) -> Tensor:
     """Zero whole channels of an (N, C, D, H, W) or (C, D, H, W) input with probability
     ``p``.
@@ -528,7 +528,7 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A00
     return _channel_dropout("dropout3d", input, p, training, inplace, 5)
 
 
-def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # noqa: A002
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
               max_norm: float | None = None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     """Rows of ``weight`` at the integer indices ``input``; the ``padding_idx`` row gets no
@@ -565,11 +565,11 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
 # ---------------------------------------------------------------------------------
 # activations
 
-def _inplace_result(input: Tensor, out: Tensor, inplace: bool) -> Tensor:  # noqa: A002
+def _inplace_result(input: Tensor, out: Tensor, inplace: bool) -> Tensor:
     return input.copy_(out) if inplace else out
 
 
-def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0).
 
     Example:
@@ -580,12 +580,12 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     return input.relu_() if inplace else input.relu()
 
 
-def relu_(input: Tensor) -> Tensor:  # noqa: A002
+def relu_(input: Tensor) -> Tensor:
     """In-place ``relu``."""
     return input.relu_()
 
 
-def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,  # noqa: A002
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
              inplace: bool = False) -> Tensor:
     """Clamp to [min_val, max_val]; the gradient is zero at and beyond the limits.
 
@@ -600,14 +600,14 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,  # noqa
                             inplace)
 
 
-def _mask_activation(input, op, op_result, p, inplace: bool) -> Tensor:  # noqa: A002
+def _mask_activation(input, op, op_result, p, inplace: bool) -> Tensor:
     """leaky_relu / hardtanh: the in-place form's node saves the output, as PyTorch's."""
     if inplace:  # the input is overwritten: the rule reads the output (LeakyReluBackward1)
         return _write_result(input, apply(op_result, (input,), p))
     return apply(op, (input,), p)
 
 
-def _write_result(input: Tensor, out: Tensor) -> Tensor:  # noqa: A002
+def _write_result(input: Tensor, out: Tensor) -> Tensor:
     """The in-place form of a one-node activation whose node saved its output: ``input``
     takes ``out``'s values and its node (EluBackward1, LeakyReluBackward1, ...), as
     PyTorch's elu_ / leaky_relu_ / hardtanh_, through the in-place machinery."""
@@ -615,7 +615,7 @@ def _write_result(input: Tensor, out: Tensor) -> Tensor:  # noqa: A002
     return _inplace(input, out)
 
 
-def _own_node_activation(op, input: Tensor, inplace: bool) -> Tensor:  # noqa: A002
+def _own_node_activation(op, input: Tensor, inplace: bool) -> Tensor:
     """silu/mish (Note [SiLU and Mish]); in place, the node reads a copy of the input it
     overwrites (PyTorch's silu_ and mish_ save the original input so)."""
     if inplace:
@@ -623,7 +623,7 @@ def _own_node_activation(op, input: Tensor, inplace: bool) -> Tensor:  # noqa: A
     return apply(op, (input,))
 
 
-def relu6(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """min(max(x, 0), 6).
 
     Example:
@@ -634,7 +634,7 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
-def leaky_relu(input: Tensor, negative_slope: float = 0.01,  # noqa: A002
+def leaky_relu(input: Tensor, negative_slope: float = 0.01,
                inplace: bool = False) -> Tensor:
     """x for x > 0, ``negative_slope * x`` otherwise.
 
@@ -647,7 +647,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01,  # noqa: A002
                             inplace)
 
 
-def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x for x > 0, ``alpha * (exp(x) - 1)`` otherwise.
 
     Example:
@@ -658,7 +658,7 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # 
     return _elu(input, (alpha, 1.0, 1.0), inplace, "elu")
 
 
-def _elu(input: Tensor, p: tuple, inplace: bool, name: str) -> Tensor:  # noqa: A002
+def _elu(input: Tensor, p: tuple, inplace: bool, name: str) -> Tensor:
     """ELU, SELU, CELU: PyTorch's elu(x, alpha, scale, input_scale), one table entry with
     its own double backward (TN.elu: the second derivative at 0 is 0, as in PyTorch)."""
     _check_float(input, f"{name}_cpu")
@@ -667,7 +667,7 @@ def _elu(input: Tensor, p: tuple, inplace: bool, name: str) -> Tensor:  # noqa: 
     return apply(TN.elu, (input,), p)
 
 
-def selu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """Scaled ELU with the self-normalizing constants.
 
     Example:
@@ -680,7 +680,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     return _elu(input, (alpha, scale, 1.0), inplace, "elu")
 
 
-def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
 
     Example:
@@ -695,7 +695,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  #
     return _elu(input, (alpha, 1.0, 1.0 / alpha), inplace, "elu")
 
 
-def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """x * Φ(x) (``approximate='tanh'``: the tanh approximation).
 
     Example:
@@ -710,7 +710,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
     return apply(TN.gelu, (input,), approximate)
 
 
-def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x * sigmoid(x).
 
     Example:
@@ -721,7 +721,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     return _own_node_activation(TN.silu, input, inplace)
 
 
-def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # noqa: A002
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + exp(beta * x)) / beta, linear above ``threshold`` (no overflow).
 
     Example:
@@ -733,7 +733,7 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     return apply(TN.softplus, (input,), (beta, threshold))
 
 
-def mish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * tanh(softplus(x)).
 
     Example:
@@ -744,7 +744,7 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     return _own_node_activation(TN.mish, input, inplace)
 
 
-def logsigmoid(input: Tensor) -> Tensor:  # noqa: A002
+def logsigmoid(input: Tensor) -> Tensor:
     """log(sigmoid(x)) = -softplus(-x), stable for large |x|.
 
     Example:
@@ -756,7 +756,7 @@ def logsigmoid(input: Tensor) -> Tensor:  # noqa: A002
     return _log_sigmoid(input)
 
 
-def softsign(input: Tensor) -> Tensor:  # noqa: A002
+def softsign(input: Tensor) -> Tensor:
     """x / (1 + |x|).
 
     Example:
@@ -767,7 +767,7 @@ def softsign(input: Tensor) -> Tensor:  # noqa: A002
     return input / (input.abs() + 1)
 
 
-def tanhshrink(input: Tensor) -> Tensor:  # noqa: A002
+def tanhshrink(input: Tensor) -> Tensor:
     """x - tanh(x).
 
     Example:
@@ -778,7 +778,7 @@ def tanhshrink(input: Tensor) -> Tensor:  # noqa: A002
     return input - input.tanh()
 
 
-def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """relu6(x + 3) / 6 (gradient zero outside (-3, 3)).
 
     Example:
@@ -789,7 +789,7 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     return _inplace_result(input, hardtanh(input / 6 + 0.5, 0.0, 1.0), inplace)
 
 
-def hardswish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * relu6(x + 3) / 6.
 
     Example:
@@ -804,7 +804,7 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     return _inplace_result(input, out, inplace)
 
 
-def threshold(input: Tensor, threshold: float, value: float,  # noqa: A002
+def threshold(input: Tensor, threshold: float, value: float,
               inplace: bool = False) -> Tensor:
     """x where x > threshold, else ``value``.
 
@@ -816,7 +816,7 @@ def threshold(input: Tensor, threshold: float, value: float,  # noqa: A002
     return _inplace_result(input, where(input > threshold, input, float(value)), inplace)
 
 
-def glu(input: Tensor, dim: int = -1) -> Tensor:  # noqa: A002
+def glu(input: Tensor, dim: int = -1) -> Tensor:
     """a * sigmoid(b) for the two halves a, b of ``input`` along ``dim``.
 
     Example:
@@ -828,7 +828,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:  # noqa: A002
     return a * b.sigmoid()
 
 
-def tanh(input: Tensor) -> Tensor:  # noqa: A002
+def tanh(input: Tensor) -> Tensor:
     """Hyperbolic tangent.
 
     Example:
@@ -839,7 +839,7 @@ def tanh(input: Tensor) -> Tensor:  # noqa: A002
     return input.tanh()
 
 
-def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
+def sigmoid(input: Tensor) -> Tensor:
     """Logistic sigmoid.
 
     Example:
@@ -858,7 +858,7 @@ def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
 _threshold = threshold
 
 
-def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     """In-place ``elu``.
 
     Example:
@@ -869,7 +869,7 @@ def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
     return elu(input, alpha, inplace=True)
 
 
-def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     """In-place ``celu``.
 
     Example:
@@ -880,7 +880,7 @@ def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
     return celu(input, alpha, inplace=True)
 
 
-def selu_(input: Tensor) -> Tensor:  # noqa: A002
+def selu_(input: Tensor) -> Tensor:
     """In-place ``selu``.
 
     Example:
@@ -891,7 +891,7 @@ def selu_(input: Tensor) -> Tensor:  # noqa: A002
     return selu(input, inplace=True)
 
 
-def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:  # noqa: A002
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
     """In-place ``hardtanh``.
 
     Example:
@@ -902,7 +902,7 @@ def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Ten
     return hardtanh(input, min_val, max_val, inplace=True)
 
 
-def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:  # noqa: A002
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     """In-place ``leaky_relu``.
 
     Example:
@@ -913,7 +913,7 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:  # noqa:
     return leaky_relu(input, negative_slope, inplace=True)
 
 
-def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa: A002
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
     """In-place ``threshold``.
 
     Example:
@@ -948,7 +948,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     return _make(out)
 
 
-def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,  # noqa: A002
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
               out=None) -> Tensor:
     """x / max(||x||_p, eps) along ``dim``.
 
@@ -1119,7 +1119,7 @@ from . import functional_losses_extra as _loss  # noqa: E402
 from . import functional_norm_extra as _norm  # noqa: E402
 from .functional_activation_extra import *  # noqa: E402, F403
 from .functional_distance import *  # noqa: E402, F403
-from .functional_grouped_mm import grouped_mm, scaled_grouped_mm, scaled_mm  # noqa: E402, F401
+from .functional_grouped_mm import grouped_mm, scaled_grouped_mm, scaled_mm  # noqa: E402
 from .functional_linear_ce import _linear_cross_entropy  # noqa: E402
 from .functional_losses_extra import *  # noqa: E402, F403
 from .functional_norm_extra import *  # noqa: E402, F403
@@ -1129,7 +1129,7 @@ __all__ += _act.__all__ + _dist.__all__ + _loss.__all__ + _norm.__all__
 __all__ += ["linear_cross_entropy", "grouped_mm", "scaled_mm", "scaled_grouped_mm"]
 
 
-def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *,  # noqa: A002
+def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *,
                          linear_bias: Tensor | None = None, weight: Tensor | None = None,
                          reduction: str = "mean", ignore_index: int | None = None,
                          label_smoothing: float = 0.0,

@@ -30,15 +30,15 @@ from ..ops.batch_rules import random_under_vmap
 from ..ops.creation import empty_like, zeros_like
 from ..ops.dispatch import apply
 from ..ops.inplace import _inplace
-from ..ops.native_forms import prelu  # noqa: F401  (F.prelu is torch.prelu)
-from ..ops.shrink import hardshrink, softshrink  # noqa: F401  (F.hardshrink is torch.hardshrink)
+from ..ops.native_forms import prelu
+from ..ops.shrink import hardshrink, softshrink
 from ..ops.softmax import softmax
 from ._functional_common import _check_float
 
 __all__ = ["hardshrink", "softshrink", "rrelu", "rrelu_", "gumbel_softmax", "prelu"]
 
 
-def _rrelu_slopes(input: Tensor, lower: float, upper: float, training: bool,  # noqa: A002
+def _rrelu_slopes(input: Tensor, lower: float, upper: float, training: bool,
                   generator=None) -> Tensor:
     """The per-element slopes of RReLU: drawn in training (Note [RReLU draws]), the mean
     slope on the non-positive elements in eval (Note [RReLU record])."""
@@ -52,7 +52,7 @@ def _rrelu_slopes(input: Tensor, lower: float, upper: float, training: bool,  # 
     return _make(noise.reshape(x.shape))
 
 
-def _check_rrelu(input: Tensor, lower: float, upper: float, training: bool) -> None:  # noqa: A002
+def _check_rrelu(input: Tensor, lower: float, upper: float, training: bool) -> None:
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     # PyTorch's kernel: rrelu_with_noise in training, leaky_relu (the mean slope) in eval
@@ -60,7 +60,7 @@ def _check_rrelu(input: Tensor, lower: float, upper: float, training: bool) -> N
 
 
 @random_under_vmap
-def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,  # noqa: A002
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
           training: bool = False, inplace: bool = False) -> Tensor:
     """Leaky ReLU with a random slope in [lower, upper] per element in training, the
     mean slope in eval (Note [RReLU draws]).
@@ -77,7 +77,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,  # noqa
     return apply(T.rrelu_with_noise, (input, slopes))
 
 
-def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,  # noqa: A002
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
            training: bool = False) -> Tensor:
     """In-place ``rrelu``.
 

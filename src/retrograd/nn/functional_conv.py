@@ -47,19 +47,19 @@ def _conv_params(nsp, x, weight, stride, padding, dilation, groups, name):
     return stride, pads, dilation, ksp
 
 
-def _add_batch_dim(nsp, input, expected):  # noqa: A002
+def _add_batch_dim(nsp, input, expected):
     """``(input with a leading batch dim, whether it had none)``; raises ``"{expected}, but got
     input of size: [...]"`` unless ``input`` has ``nsp + 1`` or ``nsp + 2`` dims."""
     unbatched = input._data.ndim == nsp + 1
     if unbatched:
-        input = input.unsqueeze(0)  # noqa: A001
+        input = input.unsqueeze(0)
     if input._data.ndim != nsp + 2:
         raise RuntimeError(f"{expected}, but got input of size: {list(input.shape)}")
     return input, unbatched
 
 
-def _convnd(nsp, input, weight, bias, stride, padding, dilation, groups, name):  # noqa: A002
-    input, unbatched = _add_batch_dim(  # noqa: A001
+def _convnd(nsp, input, weight, bias, stride, padding, dilation, groups, name):
+    input, unbatched = _add_batch_dim(
         nsp, input, f"Expected {nsp + 1}D (unbatched) or {nsp + 2}D (batched) input to {name}")
     if weight._data.ndim != nsp + 2:
         raise RuntimeError(f"{name}: expected a weight of {nsp + 2} dims (out_channels, "
@@ -90,7 +90,7 @@ def _convnd(nsp, input, weight, bias, stride, padding, dilation, groups, name): 
 
 
 @autocast_category(LOWER_PRECISION_FP)
-def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,  # noqa: A002
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
            padding=0, dilation=1, groups: int = 1) -> Tensor:
     """1-D convolution over (N, C, L) or (C, L) input.
 
@@ -103,7 +103,7 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
 
 
 @autocast_category(LOWER_PRECISION_FP, op="conv_tbc")
-def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:  # noqa: A002
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
     """1-D convolution of a (time, batch, channels) sequence with a (kernel width,
     in_channels, out_channels) weight, ``pad`` steps padded (or, negative, cut) at both
     ends; the result is (time, batch, out_channels). Computed as ``conv1d`` on the
@@ -138,13 +138,13 @@ def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tenso
     if out_len == 0:  # nothing to convolve; still a result connected to the inputs
         return input[:0].matmul(weight[0]) + bias
     if pad < 0:  # negative padding trims the sequence
-        input, pad = input[-pad:time + pad], 0  # noqa: A001
+        input, pad = input[-pad:time + pad], 0
     out = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
     return out.permute(2, 0, 1)
 
 
 @autocast_category(LOWER_PRECISION_FP)
-def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,  # noqa: A002
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
            padding=0, dilation=1, groups: int = 1) -> Tensor:
     """2-D convolution over (N, C, H, W) or (C, H, W) input; ``padding`` may be an int,
     a pair, ``'same'`` or ``'valid'``.
@@ -159,7 +159,7 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
 
 
 @autocast_category(LOWER_PRECISION_FP)
-def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,  # noqa: A002
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
            padding=0, dilation=1, groups: int = 1) -> Tensor:
     """3-D convolution over (N, C, D, H, W) or (C, D, H, W) input.
 
@@ -171,9 +171,9 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     return _convnd(3, input, weight, bias, stride, padding, dilation, groups, "conv3d")
 
 
-def _conv_transposend(nsp, input, weight, bias, stride, padding, output_padding,  # noqa: A002
+def _conv_transposend(nsp, input, weight, bias, stride, padding, output_padding,
                       groups, dilation, name, output_size=None):
-    input, unbatched = _add_batch_dim(  # noqa: A001
+    input, unbatched = _add_batch_dim(
         nsp, input, f"Expected {nsp + 1}D (unbatched) or {nsp + 2}D (batched) input to {name}")
     _check_float(input, name, RuntimeError)  # (PyTorch's CPU kernel takes integers)
     _same_dtype(name, input, weight, bias)
@@ -214,7 +214,7 @@ def _conv_transposend(nsp, input, weight, bias, stride, padding, output_padding,
 
 
 @autocast_category(LOWER_PRECISION_FP)
-def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
                      stride=1, padding=0, output_padding=0, groups: int = 1,
                      dilation=1) -> Tensor:
     """1-D transposed convolution (the gradient of ``conv1d`` with respect to its input).
@@ -229,7 +229,7 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
 
 
 @autocast_category(LOWER_PRECISION_FP)
-def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
                      stride=1, padding=0, output_padding=0, groups: int = 1,
                      dilation=1) -> Tensor:
     """2-D transposed convolution; weight is (in_channels, out_channels/groups, kH, kW).
@@ -245,7 +245,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
 
 
 @autocast_category(LOWER_PRECISION_FP)
-def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
                      stride=1, padding=0, output_padding=0, groups: int = 1,
                      dilation=1) -> Tensor:
     """3-D transposed convolution.
@@ -291,7 +291,7 @@ def _pool_window(nsp, kernel_size, stride, padding, dilation, name):
     return k, s, p, d
 
 
-def _max_poolnd(nsp, input, kernel_size, stride, padding, dilation, ceil_mode,  # noqa: A002
+def _max_poolnd(nsp, input, kernel_size, stride, padding, dilation, ceil_mode,
                 return_indices, name):
     if input._data.__class__ is not np.ndarray and hasattr(input._data, "_src"):
         from .._functorch.batched import fold_batch  # a batched tensor inside vmap
@@ -300,7 +300,7 @@ def _max_poolnd(nsp, input, kernel_size, stride, padding, dilation, ceil_mode,  
                                                 ceil_mode, return_indices, name),
                           input, input.dim() == nsp + 2)
     given = input
-    input, unbatched = _add_batch_dim(  # noqa: A001
+    input, unbatched = _add_batch_dim(
         nsp, input, f"{name}: Expected {nsp + 1}D or {nsp + 2}D input")
     k, s, p, d = _pool_window(nsp, kernel_size, stride, padding, dilation, name)
     xsp = tuple(input._data.shape[2:])
@@ -313,14 +313,14 @@ def _max_poolnd(nsp, input, kernel_size, stride, padding, dilation, ceil_mode,  
     idx = TN.max_pool_indices(input._data, k, s, tuple((q, q) for q in p), d, osp)
     unique = all(s[i] >= d[i] * (k[i] - 1) + 1 for i in range(nsp))  # windows don't overlap
     if unbatched:  # one node on the unbatched input, as PyTorch's
-        input, idx = given, idx[0]  # noqa: A001
+        input, idx = given, idx[0]
     idx_t = _make(idx)
     record = TS.max_pool3d if nsp == 3 else TN.take_flat  # PyTorch's node names
     out = apply(record, (input, idx_t), (nsp, unique))
     return (out, idx_t) if return_indices else out
 
 
-def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002
+def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
                ceil_mode: bool = False, return_indices: bool = False):
     """1-D max pooling (with ``return_indices=True`` also the flat argmax indices).
 
@@ -333,7 +333,7 @@ def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,  
                        return_indices, "max_pool1d")
 
 
-def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002
+def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
                ceil_mode: bool = False, return_indices: bool = False):
     """2-D max pooling over (N, C, H, W) or (C, H, W) input.
 
@@ -348,7 +348,7 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,  
 
 
 @autocast_category(FP32)
-def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002
+def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
                ceil_mode: bool = False, return_indices: bool = False):
     """3-D max pooling.
 
@@ -361,19 +361,19 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,  
                        return_indices, "max_pool3d")
 
 
-def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=True):
     """``max_pool1d(..., return_indices=True)``."""
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
-def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=True):
     """``max_pool2d(..., return_indices=True)``."""
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
-def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=True):
     """``max_pool3d(..., return_indices=True)``: (values, flat indices per D·H·W volume).
 
@@ -385,9 +385,9 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
-def _avg_poolnd(nsp, input, kernel_size, stride, padding, ceil_mode,  # noqa: A002
+def _avg_poolnd(nsp, input, kernel_size, stride, padding, ceil_mode,
                 count_include_pad, divisor_override, name):
-    input, unbatched = _add_batch_dim(  # noqa: A001
+    input, unbatched = _add_batch_dim(
         nsp, input, f"{name}: Expected {nsp + 1}D or {nsp + 2}D input")
     _check_float(input, name, RuntimeError)  # (PyTorch's CPU kernel takes integers)
     k, s, p, _ = _pool_window(nsp, kernel_size, stride, padding, None, name)
@@ -422,7 +422,7 @@ def _avg_poolnd(nsp, input, kernel_size, stride, padding, ceil_mode,  # noqa: A0
     return out.squeeze(0) if unbatched else out
 
 
-def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0,  # noqa: A002
+def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0,
                ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
     """1-D average pooling.
 
@@ -435,7 +435,7 @@ def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0,  # noqa: A002
                        None, "avg_pool1d")
 
 
-def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0,  # noqa: A002
+def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0,
                ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override=None) -> Tensor:
     """2-D average pooling.
@@ -451,7 +451,7 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0,  # noqa: A002
 
 
 @autocast_category(FP32)
-def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0,  # noqa: A002
+def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0,
                ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override=None) -> Tensor:
     """3-D average pooling.
@@ -475,7 +475,7 @@ def _adaptive_matrix(n_in: int, n_out: int, dtype) -> Tensor:
     return _make(a.astype(dtype))
 
 
-def _adaptive_avg(input, output_size, nsp, name):  # noqa: A002
+def _adaptive_avg(input, output_size, nsp, name):
     osz = _adaptive_output_size(input, output_size, nsp, name, "avg")
     _check_float(input, name)
     xsp = input._data.shape[-nsp:]
@@ -489,7 +489,7 @@ def _adaptive_avg(input, output_size, nsp, name):  # noqa: A002
     return out if out is not input else input.clone()
 
 
-def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:  # noqa: A002
+def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
     """Average pooling to a fixed output length (PyTorch's adaptive windows).
 
     Example:
@@ -507,7 +507,7 @@ def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:  # noqa: A002
     return _adaptive_avg(input, output_size, 1, "adaptive_avg_pool1d")
 
 
-def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:  # noqa: A002
+def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     """Average pooling to a fixed output size (an int, or a pair with None for "keep").
 
     Example:
@@ -521,7 +521,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:  # noqa: A002
 
 
 @autocast_category(FP32)
-def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:  # noqa: A002
+def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     """3-D adaptive average pooling over (N, C, D, H, W) or (C, D, H, W).
 
     Example:

@@ -32,7 +32,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     return (x1 - x2 + eps).norm(p, innermost, keepdim)
 
 
-def pdist(input: Tensor, p: float = 2.0) -> Tensor:  # noqa: A002
+def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     """The p-norm distances between the rows of a 2-D ``input``, condensed: the pairs
     (i, j), i < j, in row-major order (``n * (n - 1) / 2`` values).
 

@@ -37,7 +37,7 @@ def embedding_renorm_(weight: Tensor, indices: np.ndarray, max_norm: float,
         weight._vc[0] += 1
 
 
-def _bags(input: Tensor, offsets: Tensor | None, include_last_offset: bool):  # noqa: A002
+def _bags(input: Tensor, offsets: Tensor | None, include_last_offset: bool):
     """The flat indices and, per bag, its (start, end) into them."""
     if input.dim() == 2:
         if offsets is not None:
@@ -81,7 +81,7 @@ def _bags(input: Tensor, offsets: Tensor | None, include_last_offset: bool):  # 
 # won, as PyTorch's kernel does; the grid costs bags x longest x dim values, so it is
 # used for max only.
 
-def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,  # noqa: A002
+def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
                   max_norm: float | None = None, norm_type: float = 2.0,
                   scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
                   per_sample_weights: Tensor | None = None, include_last_offset: bool = False,

@@ -50,7 +50,7 @@ def _starts(u: np.ndarray, n_in: int, n_out: int, k: int) -> np.ndarray:
     return seq
 
 
-def _fractional(input: Tensor, kernel_size, output_size, output_ratio,  # noqa: A002
+def _fractional(input: Tensor, kernel_size, output_size, output_ratio,
                 samples, nsp: int, name: str):
     if output_size is None and output_ratio is None:
         raise ValueError(f"{name} requires specifying either an output_size or an "
@@ -115,7 +115,7 @@ def _fractional(input: Tensor, kernel_size, output_size, output_ratio,  # noqa: 
 
 @autocast_category(FP32, op="fractional_max_pool2d", name="fractional_max_pool2d_with_indices")
 @random_under_vmap
-def fractional_max_pool2d_with_indices(input: Tensor, kernel_size, output_size=None,  # noqa: A002
+def fractional_max_pool2d_with_indices(input: Tensor, kernel_size, output_size=None,
                                        output_ratio=None, return_indices: bool = False,
                                        _random_samples: Tensor | None = None):
     """``(output, indices)`` of 2-D fractional max pooling (see fractional_max_pool2d).
@@ -133,7 +133,7 @@ def fractional_max_pool2d_with_indices(input: Tensor, kernel_size, output_size=N
 
 @autocast_category(FP32, op="fractional_max_pool2d")
 @random_under_vmap
-def fractional_max_pool2d(input: Tensor, kernel_size, output_size=None,  # noqa: A002
+def fractional_max_pool2d(input: Tensor, kernel_size, output_size=None,
                           output_ratio=None, return_indices: bool = False,
                           _random_samples: Tensor | None = None):
     """2-D fractional max pooling over (N, C, H, W) or (C, H, W): pseudo-random windows of
@@ -154,7 +154,7 @@ def fractional_max_pool2d(input: Tensor, kernel_size, output_size=None,  # noqa:
 
 @autocast_category(FP32, op="fractional_max_pool3d", name="fractional_max_pool3d_with_indices")
 @random_under_vmap
-def fractional_max_pool3d_with_indices(input: Tensor, kernel_size, output_size=None,  # noqa: A002
+def fractional_max_pool3d_with_indices(input: Tensor, kernel_size, output_size=None,
                                        output_ratio=None, return_indices: bool = False,
                                        _random_samples: Tensor | None = None):
     """``(output, indices)`` of 3-D fractional max pooling (see fractional_max_pool3d).
@@ -172,7 +172,7 @@ def fractional_max_pool3d_with_indices(input: Tensor, kernel_size, output_size=N
 
 @autocast_category(FP32, op="fractional_max_pool3d")
 @random_under_vmap
-def fractional_max_pool3d(input: Tensor, kernel_size, output_size=None,  # noqa: A002
+def fractional_max_pool3d(input: Tensor, kernel_size, output_size=None,
                           output_ratio=None, return_indices: bool = False,
                           _random_samples: Tensor | None = None):
     """3-D fractional max pooling over (N, C, T, H, W) or (C, T, H, W) (see

@@ -100,7 +100,7 @@ class _Gather:
     """Values of ``input`` (N, C, *sizes) at integer points (N, *out) per spatial dim,
     zero outside the input."""
 
-    def __init__(self, input: Tensor) -> None:  # noqa: A002
+    def __init__(self, input: Tensor) -> None:
         self.n, self.c = input.shape[0], input.shape[1]
         self.sizes = tuple(input.shape[2:])
         self.flat = input.reshape(self.n, self.c, -1)
@@ -134,7 +134,7 @@ def _cubic_weights(t: Tensor) -> list:
     return [far(t + 1), near(t), near((t * -1) + 1), far((t * -1) + 2)]
 
 
-def _check_grid_args(input: Tensor, grid: Tensor, mode: str, padding_mode: str) -> None:  # noqa: A002
+def _check_grid_args(input: Tensor, grid: Tensor, mode: str, padding_mode: str) -> None:
     if mode not in _MODES:
         raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', "
                          f"'nearest' or 'bicubic', but got: '{mode}'")
@@ -169,7 +169,7 @@ def _scalar_name(t: Tensor) -> str:
 
 
 @autocast_category(FP32, op="grid_sampler")
-def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",  # noqa: A002
+def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
                 padding_mode: str = "zeros", align_corners: bool | None = None) -> Tensor:
     """Sample ``input`` (N, C, H, W) or (N, C, D, H, W) at the normalized coordinates of
     ``grid`` (N, Ho, Wo, 2) or (N, Do, Ho, Wo, 3), in [-1, 1] (x first); gradients

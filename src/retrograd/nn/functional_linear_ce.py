@@ -34,7 +34,7 @@ from .linear_cross_entropy_options import LinearCrossEntropyOptions
 __all__: list[str] = []  # F.linear_cross_entropy (functional.py) calls _linear_cross_entropy
 
 
-def _linear_cross_entropy(linear, input: Tensor, linear_weight: Tensor, target: Tensor,  # noqa: A002
+def _linear_cross_entropy(linear, input: Tensor, linear_weight: Tensor, target: Tensor,
                           linear_bias: Tensor | None, weight: Tensor | None, reduction: str,
                           ignore_index: int | None, label_smoothing: float,
                           options: LinearCrossEntropyOptions | None) -> Tensor:
@@ -87,11 +87,11 @@ def _linear_cross_entropy(linear, input: Tensor, linear_weight: Tensor, target: 
                          ignore_index=ignore_index, label_smoothing=label_smoothing)
 
 
-def _chunked(linear, input, linear_weight, target, linear_bias, weight, reduction,  # noqa: A002
+def _chunked(linear, input, linear_weight, target, linear_bias, weight, reduction,
              ignore_index, options) -> Tensor:
     batched = input.dim() == 2
     if not batched:
-        input, target = input.unsqueeze(0), target.unsqueeze(0)  # noqa: A001
+        input, target = input.unsqueeze(0), target.unsqueeze(0)
     n = input.shape[0]
     opts = options._adjust(num_batches=n, in_features=input.shape[1],
                            num_classes=linear_weight.shape[0], dtype=input.dtype)

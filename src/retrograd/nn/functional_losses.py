@@ -36,7 +36,7 @@ from ._functional_common import (
 # losses
 
 
-def _check_same_size(input, target, stacklevel=3):  # noqa: A002
+def _check_same_size(input, target, stacklevel=3):
     if tuple(input.shape) != tuple(target.shape):
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input "
                       f"size ({input.shape}). This will likely lead to incorrect results due to "
@@ -45,7 +45,7 @@ def _check_same_size(input, target, stacklevel=3):  # noqa: A002
 
 
 @autocast_category(FP32)
-def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,  # noqa: A002
+def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """Mean squared error.
 
@@ -64,7 +64,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,  # n
 
 
 @autocast_category(FP32)
-def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,  # noqa: A002
+def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """Mean absolute error.
 
@@ -82,7 +82,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,  # no
 
 
 @autocast_category(FP32)
-def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",  # noqa: A002
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",
                delta: float = 1.0, weight: Tensor | None = None) -> Tensor:
     """0.5 d² for |d| < delta, delta (|d| - delta / 2) beyond.
 
@@ -101,7 +101,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",  # noqa: 
 
 
 @autocast_category(FP32)
-def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,  # noqa: A002
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
     """0.5 d² / beta for |d| < beta, |d| - beta / 2 beyond (L1 when beta = 0).
 
@@ -122,7 +122,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     return _reduce(loss, reduction)
 
 
-def _nll_by_ops(input, target, weight, ignore_index, reduction, cdim):  # noqa: A002
+def _nll_by_ops(input, target, weight, ignore_index, reduction, cdim):
     """nll_loss written with ops that have batching rules, for batched tensors inside vmap
     (Note [Batched tensors] in _functorch/batched.py): the same formula as below, with the
     target's values never read in Python (so no range check: PyTorch's vmap has none)."""
@@ -143,7 +143,7 @@ def _nll_by_ops(input, target, weight, ignore_index, reduction, cdim):  # noqa: 
 
 
 @autocast_category(FP32)
-def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
              size_average=None, ignore_index: int = -100, reduce=None,
              reduction: str = "mean") -> Tensor:
     """Negative log likelihood of the target classes (input holds log-probabilities).
@@ -216,7 +216,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
 
 
 @autocast_category(FP32, op="cross_entropy_loss")
-def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                   size_average=None, ignore_index: int = -100, reduce=None,
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
     """log_softmax + nll_loss (class indices), or the cross entropy with class
@@ -271,7 +271,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  
 
 
 @autocast_category(FP32)
-def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """-(t log x + (1 - t) log(1 - x)), logs clamped at -100 as in PyTorch.
 
@@ -299,7 +299,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
 
 
 @autocast_category(FP32)
-def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A002
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
                                      weight: Tensor | None = None, size_average=None,
                                      reduce=None, reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
@@ -326,7 +326,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A00
 
 
 @autocast_category(FP32)
-def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,  # noqa: A002
+def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
            reduction: str = "mean", log_target: bool = False) -> Tensor:
     """KL divergence with ``input`` as log-probabilities; ``reduction='batchmean'`` is the
     mathematical definition.

@@ -38,7 +38,7 @@ __all__ = ["gaussian_nll_loss", "poisson_nll_loss", "margin_ranking_loss",
            "multilabel_margin_loss", "multi_margin_loss", "triplet_margin_loss",
            "triplet_margin_with_distance_loss"]
 
-def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float,  # noqa: A002
+def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float,
                       full: bool = False, eps: float = 1e-6,
                       reduction: str = "mean") -> Tensor:
     """0.5 (log(max(var, eps)) + (input - target)² / max(var, eps)) (+ 0.5 log 2π if full).
@@ -76,7 +76,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float,  # noq
 
 
 @autocast_category(FP32)
-def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True,  # noqa: A002
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True,
                      full: bool = False, size_average=None, eps: float = 1e-8,
                      reduce=None, reduction: str = "mean") -> Tensor:
     """exp(input) - target * input (``log_input``) or input - target * log(input + eps),
@@ -123,7 +123,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor,
 
 
 @autocast_category(FP32)
-def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,  # noqa: A002
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """input where target is 1, max(0, margin - input) where target is -1.
 
@@ -142,7 +142,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,  # 
 
 
 @autocast_category(FP32)
-def soft_margin_loss(input: Tensor, target: Tensor, size_average=None,  # noqa: A002
+def soft_margin_loss(input: Tensor, target: Tensor, size_average=None,
                      reduce=None, reduction: str = "mean") -> Tensor:
     """log(1 + exp(-target * input)).
 
@@ -161,7 +161,7 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average=None,  # noqa: 
     return apply(T.soft_margin_loss, (input, target.to(input.dtype)), reduction)
 
 
-def multilabel_soft_margin_loss(input: Tensor, target: Tensor,  # noqa: A002
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor,
                                 weight: Tensor | None = None, size_average=None,
                                 reduce=None, reduction: str = "mean") -> Tensor:
     """Mean over classes of the (weighted) binary cross-entropy with logits.
@@ -182,7 +182,7 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor,  # noqa: A002
     return _reduce(loss, reduction)
 
 
-def _class_target(input: Tensor, target: Tensor, name: str) -> tuple:  # noqa: A002
+def _class_target(input: Tensor, target: Tensor, name: str) -> tuple:
     """(input as 2-D, target as 1-D/2-D int64 array, number of classes) for the margin
     kernels, which accept 0-D/1-D inputs as one sample."""
     if input.dim() > 2 or (name == "multilabel_margin_loss" and input.numel() == 0
@@ -198,7 +198,7 @@ def _class_target(input: Tensor, target: Tensor, name: str) -> tuple:  # noqa: A
 
 @autocast_category(FP32)
 @per_element_under_vmap
-def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None,  # noqa: A002
+def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None,
                            reduce=None, reduction: str = "mean") -> Tensor:
     """sum over target classes j (the indices before the first -1) and non-target
     classes i of max(0, 1 - (x[j] - x[i])), divided by the number of classes.
@@ -225,7 +225,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None,  # 
 
 @autocast_category(FP32)
 @per_element_under_vmap
-def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1,  # noqa: A002
+def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1,
                       margin: float = 1.0, weight: Tensor | None = None,
                       size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """sum over classes i != y of weight[y] * max(0, margin - x[y] + x[i]) ** p, divided

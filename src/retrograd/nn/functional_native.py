@@ -54,7 +54,7 @@ def _stats(x: Tensor, dims: tuple, eps: float, keepdim: bool) -> tuple:
     return mean, rstd
 
 
-def native_layer_norm(input: Tensor, normalized_shape, weight: Tensor | None,  # noqa: A002
+def native_layer_norm(input: Tensor, normalized_shape, weight: Tensor | None,
                       bias: Tensor | None, eps: float) -> tuple:
     """``(layer_norm(...), mean, rstd)``, the statistics shaped to broadcast against the
     input (Note [Native statistics]).
@@ -70,7 +70,7 @@ def native_layer_norm(input: Tensor, normalized_shape, weight: Tensor | None,  #
     return out, mean, rstd
 
 
-def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,  # noqa: A002
+def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
                       running_mean: Tensor | None, running_var: Tensor | None,
                       training: bool, momentum: float, eps: float) -> tuple:
     """``(batch_norm(...), save_mean, save_invstd)``: the batch statistics per channel in
@@ -92,8 +92,8 @@ def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
     return out, mean, invstd
 
 
-def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,  # noqa: A002
-                      N: int, C: int, HxW: int, group: int, eps: float) -> tuple:  # noqa: N803
+def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
+                      N: int, C: int, HxW: int, group: int, eps: float) -> tuple:
     """``(group_norm(...), mean, rstd)`` with the statistics of shape ``(N, group)``.
 
     Example:
@@ -111,7 +111,7 @@ def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
     return out, mean, rstd
 
 
-def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple:  # noqa: A002
+def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple:
     """``(output, mask)``: dropout's output (``NativeDropoutBackward0``) and the bool mask of
     the kept elements, PyTorch's mask after the same seed; ``train=False`` keeps all.
 
@@ -128,7 +128,7 @@ def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple:  # noq
     return apply(TN.dropout, (input,), noise), _make(noise != 0)
 
 
-def native_norm(input: Tensor, *args, **kwargs):  # noqa: A002
+def native_norm(input: Tensor, *args, **kwargs):
     """Sparse tensors only in PyTorch; a dense tensor raises as there.
 
     Example:
@@ -144,7 +144,7 @@ def native_norm(input: Tensor, *args, **kwargs):  # noqa: A002
         "torch.norm on a dense tensor)")
 
 
-def _cell_input(name: str, input: Tensor, w_ih: Tensor) -> None:  # noqa: A002
+def _cell_input(name: str, input: Tensor, w_ih: Tensor) -> None:
     if input.ndim == 1:  # ATen's cells take a batch only (nn.*Cell adds the batch dim)
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got "
                          f"1) ({name} takes a (batch, input_size) input: unsqueeze(0) it)")
@@ -153,7 +153,7 @@ def _cell_input(name: str, input: Tensor, w_ih: Tensor) -> None:  # noqa: A002
                            f"expected {w_ih.shape[1]}")
 
 
-def lstm_cell(input: Tensor, hx, w_ih: Tensor, w_hh: Tensor,  # noqa: A002
+def lstm_cell(input: Tensor, hx, w_ih: Tensor, w_hh: Tensor,
               b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> tuple:
     """One LSTM step in ATen's argument order; ``hx`` is ``(h, c)``, returns ``(h, c)``.
 
@@ -169,7 +169,7 @@ def lstm_cell(input: Tensor, hx, w_ih: Tensor, w_hh: Tensor,  # noqa: A002
     return _lstm_step(h, c, F.linear(input, w_ih, b_ih), w_hh, b_hh)
 
 
-def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,  # noqa: A002
+def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,
              b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
     """One GRU step in ATen's argument order.
 
@@ -183,7 +183,7 @@ def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,  # noqa: A00
     return _gru_step(hx, F.linear(input, w_ih, b_ih), w_hh, b_hh)
 
 
-def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,  # noqa: A002
+def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,
                   b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
     """One Elman step with tanh, ATen's argument order.
 
@@ -197,7 +197,7 @@ def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,  # noqa
     return _rnn_step(hx, F.linear(input, w_ih, b_ih), w_hh, b_hh, relu=False)
 
 
-def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,  # noqa: A002
+def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,
                   b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
     """One Elman step with ReLU, ATen's argument order.
 
@@ -211,7 +211,7 @@ def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,  # noqa
     return _rnn_step(hx, F.linear(input, w_ih, b_ih), w_hh, b_hh, relu=True)
 
 
-def constant_pad_nd(input: Tensor, pad, value: float = 0) -> Tensor:  # noqa: A002
+def constant_pad_nd(input: Tensor, pad, value: float = 0) -> Tensor:
     """``F.pad(input, pad, "constant", value)``: ``ConstantPadNdBackward0``.
 
     Example:
@@ -222,7 +222,7 @@ def constant_pad_nd(input: Tensor, pad, value: float = 0) -> Tensor:  # noqa: A0
     return F.pad(input, list(pad), "constant", value)
 
 
-def embedding_renorm_(input: Tensor, indices: Tensor, max_norm: float,  # noqa: A002
+def embedding_renorm_(input: Tensor, indices: Tensor, max_norm: float,
                       norm_type: float) -> Tensor:
     """Rescale in place, without recording, the rows of ``input`` that ``indices`` reach
     whose ``norm_type``-norm exceeds ``max_norm``; returns ``input``.
@@ -238,7 +238,7 @@ def embedding_renorm_(input: Tensor, indices: Tensor, max_norm: float,  # noqa: 
     return input
 
 
-def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride, padding,  # noqa: A002
+def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride, padding,
                 dilation, transposed: bool, output_padding, groups: int) -> Tensor:
     """ATen's generic convolution: conv1d/2d/3d by the input's dims, or their transposes
     (``transposed``, the weight laid out (C_in, C_out / groups, ...)).
@@ -263,7 +263,7 @@ def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride, padd
 
 
 @autocast_category(LOWER_PRECISION_FP)
-def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:  # noqa: A002
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
     """A 1-D convolution of a (time, batch, channels) input with a (width, C_in, C_out)
     weight, padded by ``pad`` on both ends of time; the output is (time', batch, C_out).
 
@@ -284,7 +284,7 @@ _PADDING = ("zeros", "border", "reflection")
 
 
 @autocast_category(FP32, op="grid_sampler")
-def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int,  # noqa: A002
+def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int,
                  padding_mode: int, align_corners: bool) -> Tensor:
     """``F.grid_sample`` with ATen's integer modes (interpolation 0 bilinear, 1 nearest, 2
     bicubic; padding 0 zeros, 1 border, 2 reflection).
@@ -300,7 +300,7 @@ def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int,  # noqa: 
 
 
 def _grid_sampler_nd(nd: int):
-    def sampler(input: Tensor, grid: Tensor, interpolation_mode: int,  # noqa: A002
+    def sampler(input: Tensor, grid: Tensor, interpolation_mode: int,
                 padding_mode: int, align_corners: bool) -> Tensor:
         if input.ndim != nd + 2:
             raise RuntimeError(f"grid_sampler(): expected {nd + 2}D input and grid with same "
@@ -407,7 +407,7 @@ def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor,
 # has_biases). Each step is the cell's step (modules/rnn.py); a reversed direction reads
 # the sequence backwards; between layers, dropout in training. Packed sequences (the
 # batch_sizes overloads) and LSTM projections are not taken here.
-def _stacked(kind: str, input: Tensor, hx, params, has_biases: bool,  # noqa: A002
+def _stacked(kind: str, input: Tensor, hx, params, has_biases: bool,
              num_layers: int, dropout: float, train: bool, bidirectional: bool,
              batch_first: bool) -> tuple:
     if not isinstance(input, Tensor) or input.ndim != 3:
@@ -455,7 +455,7 @@ def _stacked(kind: str, input: Tensor, hx, params, has_biases: bool,  # noqa: A0
     return out, stack(h_n, 0)
 
 
-def lstm(input: Tensor, hx, params, has_biases: bool, num_layers: int,  # noqa: A002
+def lstm(input: Tensor, hx, params, has_biases: bool, num_layers: int,
          dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple:
     """A stack of LSTM layers from a flat weight list: ``(output, h_n, c_n)`` (Note
     [Native recurrent layers]).
@@ -473,7 +473,7 @@ def lstm(input: Tensor, hx, params, has_biases: bool, num_layers: int,  # noqa: 
                     bidirectional, batch_first)
 
 
-def gru(input: Tensor, hx: Tensor, params, has_biases: bool, num_layers: int,  # noqa: A002
+def gru(input: Tensor, hx: Tensor, params, has_biases: bool, num_layers: int,
         dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple:
     """A stack of GRU layers from a flat weight list: ``(output, h_n)``.
 
@@ -489,7 +489,7 @@ def gru(input: Tensor, hx: Tensor, params, has_biases: bool, num_layers: int,  #
                     bidirectional, batch_first)
 
 
-def rnn_tanh(input: Tensor, hx: Tensor, params, has_biases: bool,  # noqa: A002
+def rnn_tanh(input: Tensor, hx: Tensor, params, has_biases: bool,
              num_layers: int, dropout: float, train: bool, bidirectional: bool,
              batch_first: bool) -> tuple:
     """A stack of Elman layers with tanh from a flat weight list: ``(output, h_n)``.
@@ -506,7 +506,7 @@ def rnn_tanh(input: Tensor, hx: Tensor, params, has_biases: bool,  # noqa: A002
                     bidirectional, batch_first)
 
 
-def rnn_relu(input: Tensor, hx: Tensor, params, has_biases: bool,  # noqa: A002
+def rnn_relu(input: Tensor, hx: Tensor, params, has_biases: bool,
              num_layers: int, dropout: float, train: bool, bidirectional: bool,
              batch_first: bool) -> tuple:
     """A stack of Elman layers with ReLU from a flat weight list: ``(output, h_n)``.

@@ -23,7 +23,7 @@ __all__ = ["rms_norm", "local_response_norm"]
 _UPCAST = ("float16", "bfloat16")
 
 
-def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,  # noqa: A002
+def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
              eps: float | None = None) -> Tensor:
     """x / sqrt(mean(x², trailing dims) + eps) * weight; ``eps=None`` is the machine
     epsilon of the computation dtype (float32 for half inputs, as PyTorch's opmath).
@@ -42,7 +42,7 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,  # n
     return out * weight if weight is not None else out
 
 
-def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4,  # noqa: A002
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4,
                         beta: float = 0.75, k: float = 1.0) -> Tensor:
     """x / (k + alpha * mean of x² over ``size`` neighbouring channels) ** beta.
 
@@ -116,7 +116,7 @@ class CrossMapLRN2dFunction(Function):
     """
 
     @staticmethod
-    def forward(ctx, input, size, alpha=1e-4, beta=0.75, k=1):  # noqa: A002
+    def forward(ctx, input, size, alpha=1e-4, beta=0.75, k=1):
         if input.dim() != 4:
             raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D "
                              "instead.")
@@ -130,7 +130,7 @@ class CrossMapLRN2dFunction(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        input, output = ctx.saved_tensors  # noqa: A001
+        input, output = ctx.saved_tensors
         x, g, y, scale = input._data, grad_output._data, output._data, ctx.scale
         ratio = _mix(_backward_window(x.shape[1], ctx.size), g * y / scale)
         cache = 2 * ctx.alpha * ctx.beta / ctx.size

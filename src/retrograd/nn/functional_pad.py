@@ -35,7 +35,7 @@ def _pad_category(args, kwargs):
 
 
 @autocast_category(_pad_category)
-def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:  # noqa: A002
+def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:
     """Pad the last ``len(pad) // 2`` dims: ``pad = (left_last, right_last, left_prev, ...)``.
     Modes: constant (negative pads crop), reflect, replicate, circular.
 

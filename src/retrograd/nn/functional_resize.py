@@ -102,7 +102,7 @@ def _aa_matrix(n_in, n_out, align_corners, scale, mode, dtype):
     return _make(a.astype(dtype))
 
 
-def _separable(input: Tensor, osz, scales, matrix) -> Tensor:  # noqa: A002
+def _separable(input: Tensor, osz, scales, matrix) -> Tensor:
     """Resize each spatial axis in turn by a (n_out, n_in) matrix product."""
     out = input
     xsp = input._data.shape[2:]
@@ -114,7 +114,7 @@ def _separable(input: Tensor, osz, scales, matrix) -> Tensor:  # noqa: A002
     return out if out is not input else input.clone()
 
 
-def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",  # noqa: A002
+def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
                 antialias: bool = False) -> Tensor:
     """Resize the spatial dims: modes 'nearest', 'nearest-exact', 'linear', 'bilinear',
@@ -206,7 +206,7 @@ def _deprecated(name: str) -> None:
                   "instead.", stacklevel=3)
 
 
-def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",  # noqa: A002
+def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
              align_corners: bool | None = None) -> Tensor:
     """Deprecated: ``interpolate(input, size, scale_factor, mode, align_corners)`` with
     PyTorch's deprecation warning.
@@ -223,7 +223,7 @@ def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
-def upsample_nearest(input: Tensor, size=None, scale_factor=None) -> Tensor:  # noqa: A002
+def upsample_nearest(input: Tensor, size=None, scale_factor=None) -> Tensor:
     """Deprecated: ``interpolate(..., mode='nearest')`` with PyTorch's deprecation warning.
 
     Example:
@@ -238,7 +238,7 @@ def upsample_nearest(input: Tensor, size=None, scale_factor=None) -> Tensor:  # 
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
-def upsample_bilinear(input: Tensor, size=None, scale_factor=None) -> Tensor:  # noqa: A002
+def upsample_bilinear(input: Tensor, size=None, scale_factor=None) -> Tensor:
     """Deprecated: ``interpolate(..., mode='bilinear', align_corners=True)`` with PyTorch's
     deprecation warning.
 

@@ -27,13 +27,13 @@ from .functional_conv import avg_pool1d, avg_pool2d, avg_pool3d, max_pool1d, max
 # shuffles
 
 
-def _need_dims(name: str, input: Tensor) -> None:  # noqa: A002
+def _need_dims(name: str, input: Tensor) -> None:
     if input.ndim < 3:
         raise RuntimeError(f"{name} expects input to have at least 3 dimensions, but got input "
                            f"with {input.ndim} dimension(s)")
 
 
-def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:  # noqa: A002
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """(*, C·r², H, W) -> (*, C, H·r, W·r): sub-pixel convolution's rearrangement.
 
     Example:
@@ -53,7 +53,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:  # noqa: A002
     return apply(TS.pixel_shuffle, (input,), (r,))
 
 
-def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:  # noqa: A002
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """(*, C, H·r, W·r) -> (*, C·r², H, W): the inverse of :func:`pixel_shuffle`.
 
     Example:
@@ -73,7 +73,7 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:  # noqa: A0
     return apply(TS.pixel_unshuffle, (input,), (r,))
 
 
-def _check_channel_shuffle(input: Tensor, groups: int) -> int:  # noqa: A002
+def _check_channel_shuffle(input: Tensor, groups: int) -> int:
     g = int(groups)
     if g <= 0:
         raise RuntimeError("Number of groups to divide channels in must be positive. Value of "
@@ -88,7 +88,7 @@ def _check_channel_shuffle(input: Tensor, groups: int) -> int:  # noqa: A002
     return g
 
 
-def channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """Interleave the channels of ``groups`` groups: (N, g·k, *) viewed as (N, g, k, *),
     transposed to (N, k, g, *).
 
@@ -100,7 +100,7 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
     return apply(TS.channel_shuffle, (input,), (_check_channel_shuffle(input, groups),))
 
 
-def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
+def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """:func:`channel_shuffle` without a gradient (PyTorch's ``native_channel_shuffle`` has
     no derivative formula: its result's ``grad_fn`` refuses to run).
 
@@ -136,7 +136,7 @@ def _im2col_params(xsp, kernel_size, dilation, padding, stride):
     return k, d, ((p[0], p[0]), (p[1], p[1])), s, tuple(xsp), osp
 
 
-def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:  # noqa: A002
+def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """Sliding local blocks as columns (im2col): (N, C, H, W) -> (N, C·kh·kw, L).
 
     Example:
@@ -162,7 +162,7 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
     return apply(TS.im2col, (input,), p)
 
 
-def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0,  # noqa: A002
+def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0,
          stride=1) -> Tensor:
     """Sum sliding local blocks back into an image (col2im), the adjoint of :func:`unfold`.
 
@@ -198,7 +198,7 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0,  # noqa
 # adaptive max pooling
 
 
-def _adaptive_max(name, record, input, output_size, nsp, return_indices):  # noqa: A002
+def _adaptive_max(name, record, input, output_size, nsp, return_indices):
     osz = _adaptive_output_size(input, output_size, nsp, name, "max")
     idx = _make(TS.adaptive_max_indices(input._data, osz))
     out = apply(record, (input, idx), (nsp, False))
@@ -206,7 +206,7 @@ def _adaptive_max(name, record, input, output_size, nsp, return_indices):  # noq
 
 
 @per_element_under_vmap
-def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False):  # noqa: A002
+def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False):
     """Max pooling to a fixed output length (PyTorch's adaptive windows); with
     ``return_indices=True`` also each maximum's index.
 
@@ -226,7 +226,7 @@ def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False
 
 
 @per_element_under_vmap
-def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):  # noqa: A002
+def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
     """2-D adaptive max pooling over (N, C, H, W) or (C, H, W); None in ``output_size``
     keeps that dim.
 
@@ -242,7 +242,7 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
 
 @autocast_category(FP32)
 @per_element_under_vmap
-def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False):  # noqa: A002
+def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False):
     """3-D adaptive max pooling over (N, C, D, H, W) or (C, D, H, W).
 
     Example:
@@ -254,7 +254,7 @@ def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False
                          return_indices)
 
 
-def adaptive_max_pool1d_with_indices(input: Tensor, output_size,  # noqa: A002
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size,
                                      return_indices: bool = False):
     """``adaptive_max_pool1d(..., return_indices=True)``: (values, indices).
 
@@ -266,7 +266,7 @@ def adaptive_max_pool1d_with_indices(input: Tensor, output_size,  # noqa: A002
     return adaptive_max_pool1d(input, output_size, True)
 
 
-def adaptive_max_pool2d_with_indices(input: Tensor, output_size,  # noqa: A002
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size,
                                      return_indices: bool = False):
     """``adaptive_max_pool2d(..., return_indices=True)``: (values, indices).
 
@@ -278,7 +278,7 @@ def adaptive_max_pool2d_with_indices(input: Tensor, output_size,  # noqa: A002
     return adaptive_max_pool2d(input, output_size, True)
 
 
-def adaptive_max_pool3d_with_indices(input: Tensor, output_size,  # noqa: A002
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size,
                                      return_indices: bool = False):
     """``adaptive_max_pool3d(..., return_indices=True)``: (values, indices).
 
@@ -294,7 +294,7 @@ def adaptive_max_pool3d_with_indices(input: Tensor, output_size,  # noqa: A002
 # max unpooling
 
 
-def _unpool_size(input, kernel_size, stride, padding, output_size, nsp):  # noqa: A002
+def _unpool_size(input, kernel_size, stride, padding, output_size, nsp):
     k = _ntuple(kernel_size, nsp, "kernel_size")
     s = k if stride is None else _ntuple(stride, nsp, "stride")
     p = _ntuple(padding, nsp, "padding")
@@ -315,7 +315,7 @@ def _unpool_size(input, kernel_size, stride, padding, output_size, nsp):  # noqa
     return tuple(int(o) for o in osz)
 
 
-def _max_unpool(input, indices, osz, nsp):  # noqa: A002
+def _max_unpool(input, indices, osz, nsp):
     """Scatter ``input`` into zeros of spatial size ``osz`` at ``indices`` (the 2-D or 3-D
     record; 1-D runs as 2-D with a trailing 1, as in PyTorch)."""
     record = TS.max_unpool2d if nsp == 2 else TS.max_unpool3d
@@ -339,7 +339,7 @@ def _max_unpool(input, indices, osz, nsp):  # noqa: A002
 
 
 @per_element_under_vmap
-def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,  # noqa: A002
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,
                  output_size=None) -> Tensor:
     """Partial inverse of ``max_pool1d``: each value goes back to its index, zeros elsewhere.
 
@@ -356,7 +356,7 @@ def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, paddi
 
 @autocast_category(FP32)
 @per_element_under_vmap
-def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,  # noqa: A002
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,
                  output_size=None) -> Tensor:
     """Partial inverse of ``max_pool2d``.
 
@@ -374,7 +374,7 @@ def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, paddi
 
 @autocast_category(FP32)
 @per_element_under_vmap
-def max_unpool3d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,  # noqa: A002
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,
                  output_size=None) -> Tensor:
     """Partial inverse of ``max_pool3d``.
 
@@ -393,7 +393,7 @@ def max_unpool3d(input: Tensor, indices: Tensor, kernel_size, stride=None, paddi
 # LP pooling (PyTorch's composition: (sum over the window of x^p)^(1/p))
 
 
-def _lp_pool(nsp, avg, mx, input, norm_type, kernel_size, stride, ceil_mode):  # noqa: A002
+def _lp_pool(nsp, avg, mx, input, norm_type, kernel_size, stride, ceil_mode):
     k = _ntuple(kernel_size, nsp, "kernel_size")
     if norm_type == float("inf"):
         return mx(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
@@ -407,7 +407,7 @@ def _lp_pool(nsp, avg, mx, input, norm_type, kernel_size, stride, ceil_mode):  #
     return (out.sign() * out.abs().relu()).mul(area).pow(1.0 / norm_type)
 
 
-def lp_pool1d(input: Tensor, norm_type: float, kernel_size, stride=None,  # noqa: A002
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size, stride=None,
               ceil_mode: bool = False) -> Tensor:
     """1-D power-average pooling: ``(sum over the window of x^p)^(1/p)``.
 
@@ -419,7 +419,7 @@ def lp_pool1d(input: Tensor, norm_type: float, kernel_size, stride=None,  # noqa
     return _lp_pool(1, avg_pool1d, max_pool1d, input, norm_type, kernel_size, stride, ceil_mode)
 
 
-def lp_pool2d(input: Tensor, norm_type: float, kernel_size, stride=None,  # noqa: A002
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size, stride=None,
               ceil_mode: bool = False) -> Tensor:
     """2-D power-average pooling.
 
@@ -431,7 +431,7 @@ def lp_pool2d(input: Tensor, norm_type: float, kernel_size, stride=None,  # noqa
     return _lp_pool(2, avg_pool2d, max_pool2d, input, norm_type, kernel_size, stride, ceil_mode)
 
 
-def lp_pool3d(input: Tensor, norm_type: float, kernel_size, stride=None,  # noqa: A002
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size, stride=None,
               ceil_mode: bool = False) -> Tensor:
     """3-D power-average pooling.
 

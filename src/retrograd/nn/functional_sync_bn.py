@@ -49,7 +49,7 @@ def _update_running(running_mean, running_var, mean, var, n, momentum) -> None:
             running_var.mul_(1 - momentum).add_(unbiased * momentum)
 
 
-def batch_norm_stats(input: Tensor, eps: float) -> tuple:  # noqa: A002
+def batch_norm_stats(input: Tensor, eps: float) -> tuple:
     """Per-channel ``(mean, invstd)`` of ``input`` (N, C, ...) (Note [SyncBatchNorm kernels]).
 
     Example:
@@ -61,7 +61,7 @@ def batch_norm_stats(input: Tensor, eps: float) -> tuple:  # noqa: A002
     return input.mean(dims), (input.var(dims, unbiased=False) + eps).rsqrt()
 
 
-def batch_norm_elemt(input: Tensor, weight: Tensor | None, bias: Tensor | None,  # noqa: A002
+def batch_norm_elemt(input: Tensor, weight: Tensor | None, bias: Tensor | None,
                      mean: Tensor, invstd: Tensor, eps: float) -> Tensor:
     """``(input - mean) * invstd * weight + bias`` per channel (``eps`` is unused, as in
     PyTorch: it is already in ``invstd``).
@@ -81,7 +81,7 @@ def batch_norm_elemt(input: Tensor, weight: Tensor | None, bias: Tensor | None, 
     return out
 
 
-def batch_norm_gather_stats_with_counts(input: Tensor, mean: Tensor,  # noqa: A002
+def batch_norm_gather_stats_with_counts(input: Tensor, mean: Tensor,
                                         invstd: Tensor, running_mean: Tensor | None,
                                         running_var: Tensor | None, momentum: float,
                                         eps: float, counts: Tensor) -> tuple:
@@ -105,7 +105,7 @@ def batch_norm_gather_stats_with_counts(input: Tensor, mean: Tensor,  # noqa: A0
     return total_mean, (var + eps).rsqrt()
 
 
-def batch_norm_gather_stats(input: Tensor, mean: Tensor, invstd: Tensor,  # noqa: A002
+def batch_norm_gather_stats(input: Tensor, mean: Tensor, invstd: Tensor,
                             running_mean: Tensor | None, running_var: Tensor | None,
                             momentum: float, eps: float, count: int) -> tuple:
     """``batch_norm_gather_stats_with_counts`` with the same ``count`` in every process.
@@ -121,7 +121,7 @@ def batch_norm_gather_stats(input: Tensor, mean: Tensor, invstd: Tensor,  # noqa
                                                running_var, momentum, eps, counts)
 
 
-def batch_norm_backward_reduce(grad_out: Tensor, input: Tensor, mean: Tensor,  # noqa: A002
+def batch_norm_backward_reduce(grad_out: Tensor, input: Tensor, mean: Tensor,
                                invstd: Tensor, weight: Tensor | None, input_g: bool,
                                weight_g: bool, bias_g: bool) -> tuple:
     """Per-channel ``(sum_dy, sum_dy_xmu, grad_weight, grad_bias)``, each None where its
@@ -141,7 +141,7 @@ def batch_norm_backward_reduce(grad_out: Tensor, input: Tensor, mean: Tensor,  #
             sum_dy_xmu * invstd if weight_g else None, sum_dy if bias_g else None)
 
 
-def batch_norm_backward_elemt(grad_out: Tensor, input: Tensor, mean: Tensor,  # noqa: A002
+def batch_norm_backward_elemt(grad_out: Tensor, input: Tensor, mean: Tensor,
                               invstd: Tensor, weight: Tensor | None, sum_dy: Tensor,
                               sum_dy_xmu: Tensor, count: Tensor) -> Tensor:
     """The input gradient from the all-reduced ``sum_dy``/``sum_dy_xmu`` and the element
@@ -164,7 +164,7 @@ def batch_norm_backward_elemt(grad_out: Tensor, input: Tensor, mean: Tensor,  # 
     return g * scale
 
 
-def batch_norm_update_stats(input: Tensor, running_mean: Tensor | None,  # noqa: A002
+def batch_norm_update_stats(input: Tensor, running_mean: Tensor | None,
                             running_var: Tensor | None, momentum: float) -> tuple:
     """``(mean, biased var)`` per channel; updates the running statistics in place (the
     variance unbiased), as batch_norm does in training.

@@ -79,7 +79,7 @@ def _stride(kernel_size, stride):
 # dropouts: (input, p, train), all required, as ATen's
 
 
-def dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+def dropout(input: Tensor, p: float, train: bool) -> Tensor:
     """Dropout in ATen's form: zero each element with probability ``p`` when ``train``.
 
     Example:
@@ -90,7 +90,7 @@ def dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
     return _dropout(input, p, train, False)
 
 
-def dropout_(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+def dropout_(input: Tensor, p: float, train: bool) -> Tensor:
     """In-place :func:`dropout`.
 
     Example:
@@ -101,7 +101,7 @@ def dropout_(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
     return _dropout(input, p, train, True)
 
 
-def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
     """Alpha dropout (keeps selu's mean and variance) in ATen's form.
 
     Example:
@@ -112,7 +112,7 @@ def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
     return _dropout(input, p, train, False, alpha=True)
 
 
-def alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+def alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
     """In-place :func:`alpha_dropout`.
 
     Example:
@@ -123,7 +123,7 @@ def alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A00
     return _dropout(input, p, train, True, alpha=True)
 
 
-def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
     """Dropout of whole channels (dims 2 and beyond share a draw), ATen's form.
 
     Example:
@@ -134,7 +134,7 @@ def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A0
     return _dropout(input, p, train, False, feature=True)
 
 
-def feature_dropout_(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+def feature_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
     """In-place :func:`feature_dropout`.
 
     Example:
@@ -145,7 +145,7 @@ def feature_dropout_(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A
     return _dropout(input, p, train, True, feature=True)
 
 
-def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
     """Alpha dropout of whole channels, ATen's form.
 
     Example:
@@ -156,7 +156,7 @@ def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:  # no
     return _dropout(input, p, train, False, feature=True, alpha=True)
 
 
-def feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+def feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
     """In-place :func:`feature_alpha_dropout`.
 
     Example:
@@ -171,7 +171,7 @@ def feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:  # n
 # norms in ATen's argument order (the cudnn flags are accepted and have no effect)
 
 
-def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,  # noqa: A002
+def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
                running_mean: Tensor | None, running_var: Tensor | None, training: bool,
                momentum: float, eps: float, cudnn_enabled: bool) -> Tensor:
     """Batch normalization, ATen's argument order (weight and bias first).
@@ -187,7 +187,7 @@ def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,  # noq
                         eps)
 
 
-def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,  # noqa: A002
+def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
                   running_mean: Tensor | None, running_var: Tensor | None,
                   use_input_stats: bool, momentum: float, eps: float,
                   cudnn_enabled: bool) -> Tensor:
@@ -203,7 +203,7 @@ def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,  # 
                            momentum, eps)
 
 
-def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,  # noqa: A002
+def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-05,
                cudnn_enable: bool = True) -> Tensor:
     """Layer normalization over the trailing ``normalized_shape`` dims.
@@ -216,7 +216,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,  #
     return F.layer_norm(input, normalized_shape, weight, bias, eps)
 
 
-def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,  # noqa: A002
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-05,
                cudnn_enabled: bool = True) -> Tensor:
     """Group normalization over ``num_groups`` groups of channels.
@@ -248,7 +248,7 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1,
 # activations without nn.functional's ``inplace`` flag
 
 
-def selu(input: Tensor) -> Tensor:  # noqa: A002
+def selu(input: Tensor) -> Tensor:
     """SELU, ``scale * (max(0, x) + min(0, alpha * (exp(x) - 1)))``.
 
     Example:
@@ -259,7 +259,7 @@ def selu(input: Tensor) -> Tensor:  # noqa: A002
     return F.selu(input)
 
 
-def selu_(input: Tensor) -> Tensor:  # noqa: A002
+def selu_(input: Tensor) -> Tensor:
     """In-place :func:`selu`.
 
     Example:
@@ -270,7 +270,7 @@ def selu_(input: Tensor) -> Tensor:  # noqa: A002
     return F.selu(input, inplace=True)
 
 
-def celu(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
     """CELU, ``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``.
 
     Example:
@@ -281,7 +281,7 @@ def celu(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
     return F.celu(input, alpha)
 
 
-def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     """In-place :func:`celu`.
 
     Example:
@@ -292,7 +292,7 @@ def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
     return F.celu(input, alpha, inplace=True)
 
 
-def threshold(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa: A002
+def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
     """``x`` where ``x > threshold``, else ``value``.
 
     Example:
@@ -303,7 +303,7 @@ def threshold(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa:
     return F.threshold(input, threshold, value)
 
 
-def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa: A002
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
     """In-place :func:`threshold`.
 
     Example:
@@ -318,7 +318,7 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa
 # pooling: ATen's stride default is [] (the kernel size); indices as ATen returns them
 
 
-def max_pool1d(input: Tensor, kernel_size, stride=(), padding=0, dilation=1,  # noqa: A002
+def max_pool1d(input: Tensor, kernel_size, stride=(), padding=0, dilation=1,
                ceil_mode: bool = False) -> Tensor:
     """1-D max pooling (values only).
 
@@ -331,7 +331,7 @@ def max_pool1d(input: Tensor, kernel_size, stride=(), padding=0, dilation=1,  # 
                         ceil_mode)
 
 
-def max_pool1d_with_indices(input: Tensor, kernel_size, stride=(), padding=0,  # noqa: A002
+def max_pool1d_with_indices(input: Tensor, kernel_size, stride=(), padding=0,
                             dilation=1, ceil_mode: bool = False) -> tuple:
     """1-D max pooling, values and the indices of the maxima.
 
@@ -344,7 +344,7 @@ def max_pool1d_with_indices(input: Tensor, kernel_size, stride=(), padding=0,  #
                         ceil_mode, return_indices=True)
 
 
-def max_pool2d(input: Tensor, kernel_size, stride=(), padding=0, dilation=1,  # noqa: A002
+def max_pool2d(input: Tensor, kernel_size, stride=(), padding=0, dilation=1,
                ceil_mode: bool = False) -> Tensor:
     """2-D max pooling (values only).
 
@@ -357,7 +357,7 @@ def max_pool2d(input: Tensor, kernel_size, stride=(), padding=0, dilation=1,  # 
                         ceil_mode)
 
 
-def max_pool3d(input: Tensor, kernel_size, stride=(), padding=0, dilation=1,  # noqa: A002
+def max_pool3d(input: Tensor, kernel_size, stride=(), padding=0, dilation=1,
                ceil_mode: bool = False) -> Tensor:
     """3-D max pooling (values only).
 
@@ -370,7 +370,7 @@ def max_pool3d(input: Tensor, kernel_size, stride=(), padding=0, dilation=1,  # 
                         ceil_mode)
 
 
-def avg_pool1d(input: Tensor, kernel_size, stride=(), padding=0,  # noqa: A002
+def avg_pool1d(input: Tensor, kernel_size, stride=(), padding=0,
                ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
     """1-D average pooling.
 
@@ -383,7 +383,7 @@ def avg_pool1d(input: Tensor, kernel_size, stride=(), padding=0,  # noqa: A002
                         count_include_pad)
 
 
-def adaptive_max_pool1d(input: Tensor, output_size) -> tuple:  # noqa: A002
+def adaptive_max_pool1d(input: Tensor, output_size) -> tuple:
     """1-D adaptive max pooling: (values, indices), as ATen returns them.
 
     Example:
@@ -398,7 +398,7 @@ def adaptive_max_pool1d(input: Tensor, output_size) -> tuple:  # noqa: A002
 # losses: reduction is ATen's integer (0 none, 1 mean, 2 sum)
 
 
-def kl_div(input: Tensor, target: Tensor, reduction: int = 0, *,  # noqa: A002
+def kl_div(input: Tensor, target: Tensor, reduction: int = 0, *,
            log_target: bool = False) -> Tensor:
     """KL divergence with ``input`` as log-probabilities, elementwise unless ``reduction``
     says otherwise (1 averages over every element, nn.functional's ``'mean'``).
@@ -425,7 +425,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor,
                                      reduction=_reduction(reduction))
 
 
-def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,  # noqa: A002
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
                          reduction: int = 0) -> Tensor:
     """``x`` where ``target == 1``, ``max(0, margin - x)`` where ``target == -1``, reduced.
 
@@ -465,7 +465,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
                                      reduction=_reduction(reduction))
 
 
-def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool,  # noqa: A002
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool,
                      full: bool, eps: float, reduction: int) -> Tensor:
     """Poisson negative log likelihood; every argument required, as ATen's.
 
@@ -478,7 +478,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool,  # noqa: A0
                                   reduction=_reduction(reduction))
 
 
-def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A002
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
                                      weight: Tensor | None = None,
                                      pos_weight: Tensor | None = None,
                                      reduction: int = 0) -> Tensor:

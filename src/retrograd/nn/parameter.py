@@ -191,7 +191,7 @@ class UninitializedTensorMixin:
         dtype, _ = parse_to_args(args, kwargs)
         return self if dtype is None else self._with_dtype(dtype)
 
-    def float(self):  # noqa: A003
+    def float(self):
         return self._with_dtype(D.float32)
 
     def double(self):

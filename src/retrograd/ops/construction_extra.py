@@ -135,7 +135,7 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
 
 
 @public(method=False)
-def combinations(input: Tensor, r: int = 2,  # noqa: A002
+def combinations(input: Tensor, r: int = 2,
                  with_replacement: bool = False) -> Tensor:
     """The length-``r`` combinations of the elements of a 1-D tensor, one per row, in
     lexicographic order of positions (as ``itertools.combinations``).
@@ -333,7 +333,7 @@ def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0,
 
 
 @public(method=False)
-def range(start=0, end=None, step=1, *, dtype=None, layout=None, device=None,  # noqa: A001
+def range(start=0, end=None, step=1, *, dtype=None, layout=None, device=None,
           requires_grad: bool = False) -> Tensor:
     """Values from ``start`` to ``end`` *inclusive* by ``step`` (deprecated: use
     ``arange``, which excludes ``end``); the default dtype is the default float dtype.

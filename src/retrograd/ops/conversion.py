@@ -142,7 +142,7 @@ def _legacy_type_str(t) -> str:
 
 
 @public
-def clone(input, *, memory_format=None) -> Tensor:  # noqa: A002
+def clone(input, *, memory_format=None) -> Tensor:
     """A copy in the graph (its gradient flows back to ``input``), in ``input``'s layout
     or the ``memory_format`` given (Note [Memory formats] in _core/layouts.py).
 
@@ -160,7 +160,7 @@ def clone(input, *, memory_format=None) -> Tensor:  # noqa: A002
 
 
 @public(function=False)
-def contiguous(input, memory_format=None) -> Tensor:  # noqa: A002
+def contiguous(input, memory_format=None) -> Tensor:
     """``input`` itself when contiguous in ``memory_format`` (row-major by default),
     otherwise a copy that is.
 
@@ -186,5 +186,5 @@ def contiguous(input, memory_format=None) -> Tensor:  # noqa: A002
     return apply(T.clone, (input,), memory_format)
 
 
-def detach_copy(input) -> Tensor:  # noqa: A002
+def detach_copy(input) -> Tensor:
     return _make(input._data.copy())

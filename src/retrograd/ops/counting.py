@@ -63,7 +63,7 @@ def _unique_parts(x: np.ndarray, consecutive: bool):
     return s[starts], inverse, counts
 
 
-def _unique(fn: str, op, input: Tensor, return_inverse: bool, return_counts: bool,  # noqa: A002
+def _unique(fn: str, op, input: Tensor, return_inverse: bool, return_counts: bool,
             dim, consecutive: bool):
     data = input._data
     if dim is None:
@@ -88,7 +88,7 @@ def _unique(fn: str, op, input: Tensor, return_inverse: bool, return_counts: boo
 
 @public
 @per_element_under_vmap
-def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
            return_counts: bool = False, dim: int | None = None):
     """The distinct elements of ``input`` (or its distinct slices along ``dim``), sorted,
     with the inverse indices and the counts when asked for.
@@ -105,7 +105,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
 
 @public
 @per_element_under_vmap
-def unique_consecutive(input: Tensor, return_inverse: bool = False,  # noqa: A002
+def unique_consecutive(input: Tensor, return_inverse: bool = False,
                        return_counts: bool = False, dim: int | None = None):
     """``input`` with each run of equal consecutive elements (or slices along ``dim``)
     kept once, with the inverse indices and the run lengths when asked for.
@@ -121,7 +121,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False,  # noqa: A00
 
 @public
 @per_element_under_vmap
-def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:  # noqa: A002
+def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """How often each value 0, 1, ... occurs in the 1-D non-negative integer ``input``
     (the sum of ``weights`` at its positions, when given), at least ``minlength`` bins.
 
@@ -188,7 +188,7 @@ def _outer_edges(fn: str, data: np.ndarray, lo, hi, widen: float):
     return lo, hi
 
 
-def _check_floating(input: Tensor) -> None:  # noqa: A002
+def _check_floating(input: Tensor) -> None:
     if input._data.dtype not in FLOAT_NP:
         raise NotImplementedError(
             f'"histogram_cpu" not implemented for \'{_LEGACY_NAMES[input.dtype.name]}\' '
@@ -197,7 +197,7 @@ def _check_floating(input: Tensor) -> None:  # noqa: A002
 
 @public
 @per_element_under_vmap
-def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *,  # noqa: A001,A002
+def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *,
           out: Tensor | None = None) -> Tensor:
     """A histogram of ``bins`` equal-width bins over [min, max] (the data's range when
     min == max); elements outside are ignored.
@@ -219,7 +219,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *,  # 
 
 @public
 @per_element_under_vmap
-def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = None,  # noqa: A002
+def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = None,
               density: bool = False, out=None):
     """A histogram of ``input``: ``bins`` equal-width bins over ``range`` (the data's by
     default) or the given bin edges; ``weight`` weighs each element, ``density`` divides
@@ -299,7 +299,7 @@ def _index_result(idx: np.ndarray, out_int32: bool) -> Tensor:
 
 @public(method=False)
 @per_element_under_vmap
-def bucketize(input, boundaries: Tensor, *, out_int32: bool = False,  # noqa: A002
+def bucketize(input, boundaries: Tensor, *, out_int32: bool = False,
               right: bool = False, out: Tensor | None = None) -> Tensor:
     """The index of the bucket each element of ``input`` falls in, between the 1-D sorted
     ``boundaries`` (``right``: a value equal to a boundary goes to the bucket after it).
@@ -319,7 +319,7 @@ def bucketize(input, boundaries: Tensor, *, out_int32: bool = False,  # noqa: A0
 
 @public(method=False)
 @per_element_under_vmap
-def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False,  # noqa: A002
+def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False,
                  right: bool = False, side: str | None = None,
                  sorter: Tensor | None = None, out: Tensor | None = None) -> Tensor:
     """Where each element of ``input`` would be inserted into the innermost dim of
@@ -419,7 +419,7 @@ class HistogramddResult(collections.namedtuple("histogramdd", ["hist", "bin_edge
 
 @public(method=False)
 @per_element_under_vmap
-def histogramdd(input: Tensor, bins=10, *, range=None, weight: Tensor | None = None,  # noqa: A002
+def histogramdd(input: Tensor, bins=10, *, range=None, weight: Tensor | None = None,
                 density: bool = False):
     """A histogram of the points in ``input``'s last dim (D coordinates each): ``bins`` per
     dim (a number, one per dim, or one tensor of edges per dim) over ``range`` (2 D

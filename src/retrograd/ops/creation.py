@@ -397,7 +397,7 @@ def _like(t: Tensor, dtype):
     return t._data.dtype if dtype is None else D.as_dtype(dtype).np
 
 
-def _like_filled(input: Tensor, value, dtype, requires_grad: bool, device,  # noqa: A002
+def _like_filled(input: Tensor, value, dtype, requires_grad: bool, device,
                  memory_format=None) -> Tensor:
     """``*_like``: ``value`` (None: zeros) in ``input``'s shape and layout (or
     ``memory_format``), on ``input``'s device unless ``device`` is given (Note [Meta
@@ -408,7 +408,7 @@ def _like_filled(input: Tensor, value, dtype, requires_grad: bool, device,  # no
     return _lay_out_like(t, input, memory_format)
 
 
-def _like_strides(input: Tensor, memory_format) -> tuple | None:  # noqa: A002
+def _like_strides(input: Tensor, memory_format) -> tuple | None:
     """The element strides PyTorch's ``empty_like(input, memory_format=...)`` gives, or
     None for row-major (Note [Memory formats] in _core/layouts.py)."""
     if memory_format is not None and memory_format is not _L.preserve_format:
@@ -419,7 +419,7 @@ def _like_strides(input: Tensor, memory_format) -> tuple | None:  # noqa: A002
     return _L.target_strides(src, memory_format)
 
 
-def _lay_out_like(t: Tensor, input: Tensor, memory_format) -> Tensor:  # noqa: A002
+def _lay_out_like(t: Tensor, input: Tensor, memory_format) -> Tensor:
     """``t``, a new row-major tensor of ``input``'s shape, moved into the layout of
     ``_like_strides``."""
     strides = _like_strides(input, memory_format)
@@ -431,7 +431,7 @@ def _lay_out_like(t: Tensor, input: Tensor, memory_format) -> Tensor:  # noqa: A
     return t
 
 
-def zeros_like(input: Tensor, dtype=None, device=None, requires_grad: bool = False,  # noqa: A002
+def zeros_like(input: Tensor, dtype=None, device=None, requires_grad: bool = False,
                memory_format=None) -> Tensor:
     """Zeros with the shape and dtype of ``input``.
 
@@ -443,7 +443,7 @@ def zeros_like(input: Tensor, dtype=None, device=None, requires_grad: bool = Fal
     return _like_filled(input, None, dtype, requires_grad, device, memory_format)
 
 
-def ones_like(input: Tensor, dtype=None, device=None, requires_grad: bool = False,  # noqa: A002
+def ones_like(input: Tensor, dtype=None, device=None, requires_grad: bool = False,
               memory_format=None) -> Tensor:
     """Ones with the shape and dtype of ``input``.
 
@@ -455,7 +455,7 @@ def ones_like(input: Tensor, dtype=None, device=None, requires_grad: bool = Fals
     return _like_filled(input, 1, dtype, requires_grad, device, memory_format)
 
 
-def full_like(input: Tensor, fill_value, dtype=None, device=None,  # noqa: A002
+def full_like(input: Tensor, fill_value, dtype=None, device=None,
               requires_grad: bool = False, memory_format=None) -> Tensor:
     """``fill_value`` with the shape and dtype of ``input``.
 
@@ -467,7 +467,7 @@ def full_like(input: Tensor, fill_value, dtype=None, device=None,  # noqa: A002
     return _like_filled(input, fill_value, dtype, requires_grad, device, memory_format)
 
 
-def empty_like(input: Tensor, dtype=None, device=None, requires_grad: bool = False,  # noqa: A002
+def empty_like(input: Tensor, dtype=None, device=None, requires_grad: bool = False,
                memory_format=None) -> Tensor:
     """Like ``zeros_like`` (retrograd never hands out uninitialised memory).
 
@@ -731,7 +731,7 @@ def randperm(n: int, generator=None, dtype=None, device=None,
     return _finish(arr, requires_grad, device)
 
 
-def _empty_keeping_layout(input: Tensor, dtype, kw: dict) -> Tensor:  # noqa: A002
+def _empty_keeping_layout(input: Tensor, dtype, kw: dict) -> Tensor:
     """``empty_like(input)`` keeping its memory layout, as PyTorch's ``*_like`` do."""
     check_device(kw.pop("device", None))
     kw.pop("layout", None)

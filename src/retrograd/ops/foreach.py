@@ -300,7 +300,7 @@ public(_foreach_lerp_, method=False)
 # -- reductions, copies ----------------------------------------------------------------
 
 @public(method=False)
-def _foreach_norm(self, ord: float = 2, dtype=None) -> tuple[Tensor, ...]:  # noqa: A002
+def _foreach_norm(self, ord: float = 2, dtype=None) -> tuple[Tensor, ...]:
     """The vector ``ord``-norm of every tensor of a list, as 0-d tensors.
 
     Example:

@@ -33,7 +33,7 @@ def _floating(kernel: str, t: Tensor) -> None:
 
 @public(method=False)
 @random_under_vmap(by_values=True)
-def _standard_gamma(input: Tensor, generator=None) -> Tensor:  # noqa: A002
+def _standard_gamma(input: Tensor, generator=None) -> Tensor:
     """Gamma(input, 1) samples, pathwise differentiable w.r.t. ``input``.
 
     Example:
@@ -48,7 +48,7 @@ def _standard_gamma(input: Tensor, generator=None) -> Tensor:  # noqa: A002
 
 
 @public(method=False)
-def _standard_gamma_grad(input: Tensor, output: Tensor) -> Tensor:  # noqa: A002
+def _standard_gamma_grad(input: Tensor, output: Tensor) -> Tensor:
     """d output / d input for Gamma(input, 1) samples ``output`` at a fixed uniform
     (PyTorch's approximation of the implicit derivative).
 
@@ -62,7 +62,7 @@ def _standard_gamma_grad(input: Tensor, output: Tensor) -> Tensor:  # noqa: A002
 
 @public(method=False)
 @random_under_vmap(by_values=True)
-def poisson(input: Tensor, generator=None) -> Tensor:  # noqa: A002
+def poisson(input: Tensor, generator=None) -> Tensor:
     """Poisson samples with rates ``input`` (PyTorch's numbers after a seed).
 
     Example:
@@ -80,7 +80,7 @@ def poisson(input: Tensor, generator=None) -> Tensor:  # noqa: A002
 
 @public(method=False)
 @random_under_vmap(by_values=True)
-def _sample_dirichlet(input: Tensor, generator=None) -> Tensor:  # noqa: A002
+def _sample_dirichlet(input: Tensor, generator=None) -> Tensor:
     """Dirichlet samples with concentrations ``input`` (last dim), PyTorch's numbers after a
     seed; no gradient (``Dirichlet.rsample`` differentiates through ``_dirichlet_grad``).
 

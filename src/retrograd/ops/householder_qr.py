@@ -33,7 +33,7 @@ def _need_float(name: str, t: Tensor) -> None:
 
 
 @public(autocast=FP32)
-def geqrf(input: Tensor) -> tuple:  # noqa: A002
+def geqrf(input: Tensor) -> tuple:
     """``(a, tau)``: R on and above ``a``'s diagonal, the Householder vectors below it and
     their scales in ``tau`` (LAPACK's geqrf). Not differentiable, as in PyTorch.
 
@@ -51,7 +51,7 @@ def geqrf(input: Tensor) -> tuple:  # noqa: A002
 
 
 @public(autocast=FP32)
-def orgqr(input: Tensor, tau: Tensor) -> Tensor:  # noqa: A002
+def orgqr(input: Tensor, tau: Tensor) -> Tensor:
     """The Q of geqrf's ``(input, tau)``: ``linalg.householder_product(input, tau)``.
 
     Example:
@@ -65,7 +65,7 @@ def orgqr(input: Tensor, tau: Tensor) -> Tensor:  # noqa: A002
 
 
 @public(autocast=FP32)
-def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,  # noqa: A002
+def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,
           transpose: bool = False) -> Tensor:
     """``Q @ other`` (``left``) or ``other @ Q``, with ``Q.mT`` for ``transpose``, Q the
     full m x m orthogonal matrix of geqrf's ``(input, tau)``.

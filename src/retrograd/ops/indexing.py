@@ -30,7 +30,7 @@ from .shape import expand
 
 
 @public
-def repeat_interleave(input, repeats, dim=None) -> Tensor:  # noqa: A002
+def repeat_interleave(input, repeats, dim=None) -> Tensor:
     if dim is None:
         input, dim = input.reshape(-1), 0
     reps = repeats._data if isinstance(repeats, Tensor) else repeats
@@ -293,7 +293,7 @@ def _mask_shape_error(shape, key) -> None:
 
 
 @public(inplace=True, inplace_function=True)
-def index_put(input, indices, values, accumulate: bool = False) -> Tensor:  # noqa: A002
+def index_put(input, indices, values, accumulate: bool = False) -> Tensor:
     """Out-of-place ``input[indices] = values`` (or ``+=`` with ``accumulate``).
 
     Example:
@@ -360,7 +360,7 @@ def _index_put_shape_error(self, key, vshape) -> RuntimeError:
 
 
 @public
-def gather(input, dim: int, index) -> Tensor:  # noqa: A002
+def gather(input, dim: int, index) -> Tensor:
     """``out[i][j] = input[i][index[i][j]]`` along ``dim``.
 
     Example:
@@ -390,7 +390,7 @@ def _check_index(index, fn, input=None, d=0):
 
 
 @public(inplace=True)
-def scatter(input, dim: int, index, src=None, *, value=None, reduce=None) -> Tensor:  # noqa: A002
+def scatter(input, dim: int, index, src=None, *, value=None, reduce=None) -> Tensor:
     """Out-of-place scatter: ``out[index[i][j]][j] = src[i][j]`` along ``dim``.
 
     Example:
@@ -418,7 +418,7 @@ def scatter(input, dim: int, index, src=None, *, value=None, reduce=None) -> Ten
 
 
 @public(inplace=True)
-def scatter_add(input, dim: int, index, src) -> Tensor:  # noqa: A002
+def scatter_add(input, dim: int, index, src) -> Tensor:
     """Out-of-place scatter that adds: ``out[index[i][j]][j] += src[i][j]``.
 
     Example:
@@ -432,7 +432,7 @@ def scatter_add(input, dim: int, index, src) -> Tensor:  # noqa: A002
 
 
 @public
-def index_select(input, dim: int, index) -> Tensor:  # noqa: A002
+def index_select(input, dim: int, index) -> Tensor:
     """Rows (or slices along ``dim``) picked by ``index``.
 
     Example:
@@ -447,7 +447,7 @@ def index_select(input, dim: int, index) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True)
-def index_add(input, dim: int, index, source, *, alpha=1) -> Tensor:  # noqa: A002
+def index_add(input, dim: int, index, source, *, alpha=1) -> Tensor:
     """Out-of-place ``input[index] += alpha * source`` along ``dim``.
 
     Example:
@@ -460,7 +460,7 @@ def index_add(input, dim: int, index, source, *, alpha=1) -> Tensor:  # noqa: A0
 
 
 @public(inplace=True, autocast=PROMOTE)
-def index_copy(input, dim: int, index, source) -> Tensor:  # noqa: A002
+def index_copy(input, dim: int, index, source) -> Tensor:
     """Out-of-place ``input[..., index, ...] = source`` along ``dim``.
 
     Example:
@@ -486,7 +486,7 @@ def index_copy(input, dim: int, index, source) -> Tensor:  # noqa: A002
 
 @public(inplace=True)
 @per_element_under_vmap
-def index_fill(input, dim: int, index, value) -> Tensor:  # noqa: A002
+def index_fill(input, dim: int, index, value) -> Tensor:
     """Out-of-place ``input[..., index, ...] = value`` along ``dim`` (``value``: a number or
     a 0-d tensor, which then gets the gradient of the filled positions).
 
@@ -535,7 +535,7 @@ def index_fill(input, dim: int, index, value) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True)
-def masked_fill(input, mask, value) -> Tensor:  # noqa: A002
+def masked_fill(input, mask, value) -> Tensor:
     """``value`` where ``mask`` is True, ``input`` elsewhere.
 
     Example:
@@ -555,7 +555,7 @@ def masked_fill(input, mask, value) -> Tensor:  # noqa: A002
 
 
 @public
-def masked_select(input, mask) -> Tensor:  # noqa: A002
+def masked_select(input, mask) -> Tensor:
     """The elements where ``mask`` is True, as a 1-D tensor.
 
     Example:
@@ -568,7 +568,7 @@ def masked_select(input, mask) -> Tensor:  # noqa: A002
 
 @public
 @per_element_under_vmap
-def take_along_dim(input, indices, dim=None) -> Tensor:  # noqa: A002
+def take_along_dim(input, indices, dim=None) -> Tensor:
     """Values of ``input`` at ``indices`` along ``dim`` (broadcasting the other dims).
 
     Example:
@@ -593,5 +593,5 @@ def take_along_dim(input, indices, dim=None) -> Tensor:  # noqa: A002
 
 
 @public
-def take(input, index) -> Tensor:  # noqa: A002
+def take(input, index) -> Tensor:
     return input.reshape(-1)[index]

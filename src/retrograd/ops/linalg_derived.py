@@ -35,7 +35,7 @@ _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 @autocast_category(FP32, name="linalg_lstsq")
 @per_element_under_vmap
-def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None):  # noqa: N803
+def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None):
     """Least squares ``min ||A X - B||``: (solution, residuals, rank, singular_values), as
     PyTorch fills them per driver ('gelsy' by default on the CPU).
 
@@ -65,7 +65,7 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
 
 @autocast_category(FP32, name="linalg_matrix_rank")
 @per_element_under_vmap
-def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:  # noqa: N803
+def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
     """The number of singular values above ``max(atol, rtol * s_max)`` (int64).
 
     Example:
@@ -86,7 +86,7 @@ _MATRIX_ORDS = ("fro", "nuc", 2, -2, 1, -1, math.inf, -math.inf)
 
 
 @per_element_under_vmap
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim: bool = False):  # noqa: A002
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim: bool = False):
     """A matrix norm over the two dims ``dim``: 'fro', 'nuc' (sum of singular values), 2 / -2
     (largest / smallest singular value), 1 / -1 (max / min column sum of |A|), inf / -inf
     (max / min row sum).
@@ -129,7 +129,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim: bool = False):  # noqa: A00
 
 @autocast_category(FP32, name="linalg_cond")
 @per_element_under_vmap
-def cond(A: Tensor, p=None) -> Tensor:  # noqa: N803
+def cond(A: Tensor, p=None) -> Tensor:
     """The condition number: ``s_max / s_min`` for ``p`` None, 2 (-2: the inverse ratio);
     ``norm(A, p) * norm(inv(A), p)`` for 'fro', 'nuc', 1, -1, inf, -inf (inf where A is
     singular).
@@ -161,7 +161,7 @@ def cond(A: Tensor, p=None) -> Tensor:  # noqa: N803
 
 
 @per_element_under_vmap
-def lu(A: Tensor, *, pivot: bool = True):  # noqa: N803
+def lu(A: Tensor, *, pivot: bool = True):
     """(P, L, U) with A = P L U (partial pivoting).
 
     Example:
@@ -183,7 +183,7 @@ def _no_unpivoted(pivot: bool, api: str) -> None:
 
 
 @per_element_under_vmap
-def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False):  # noqa: N803
+def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False):
     """(LU, pivots, info): L and U packed in one matrix, LAPACK's 1-based row interchanges,
     and info > 0 where U has an exact zero on its diagonal.
 
@@ -201,7 +201,7 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False): 
 
 
 @per_element_under_vmap
-def lu_factor(A: Tensor, *, pivot: bool = True):  # noqa: N803
+def lu_factor(A: Tensor, *, pivot: bool = True):
     """(LU, pivots) of ``lu_factor_ex``; PyTorch's RuntimeError when U has a zero pivot.
 
     Example:
@@ -217,7 +217,7 @@ def lu_factor(A: Tensor, *, pivot: bool = True):  # noqa: N803
 
 
 @per_element_under_vmap
-def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,  # noqa: N803
+def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
              adjoint: bool = False) -> Tensor:
     """X with ``A X = B`` from ``lu_factor``'s (LU, pivots) (``X A = B`` if not ``left``;
     A^T with ``adjoint``).
@@ -239,7 +239,7 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,  # noq
 
 @public(method=False)
 @per_element_under_vmap
-def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,  # noqa: N803
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
               unpack_pivots: bool = True):
     """(P, L, U) from ``lu_factor``'s packed (LU, pivots).
 
@@ -261,7 +261,7 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,  # n
 
 
 @per_element_under_vmap
-def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False):  # noqa: N803
+def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False):
     """(LD, pivots, info): the LDL^T factorization of a symmetric A (its lower triangle),
     LAPACK's Bunch-Kaufman pivots; no derivative, as in PyTorch.
 
@@ -279,7 +279,7 @@ def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = Fa
 
 
 @per_element_under_vmap
-def ldl_factor(A: Tensor, *, hermitian: bool = False):  # noqa: N803
+def ldl_factor(A: Tensor, *, hermitian: bool = False):
     """(LD, pivots) of ``ldl_factor_ex``; PyTorch's RuntimeError where D is singular
     (Note [LDL info]).
 
@@ -295,7 +295,7 @@ def ldl_factor(A: Tensor, *, hermitian: bool = False):  # noqa: N803
 
 
 @per_element_under_vmap
-def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False) -> Tensor:  # noqa: N803
+def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False) -> Tensor:
     """X with A X = B from ``ldl_factor``'s (LD, pivots).
 
     Example:
@@ -318,7 +318,7 @@ def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False)
 
 @autocast_category(FP32, name="linalg_tensorinv")
 @per_element_under_vmap
-def tensorinv(A: Tensor, ind: int = 2) -> Tensor:  # noqa: N803
+def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
     """The inverse of A for ``tensordot(.., ind)``: A viewed as a matrix of the first
     ``ind`` dims by the rest, inverted, and shaped ``A.shape[ind:] + A.shape[:ind]``.
 
@@ -341,7 +341,7 @@ def tensorinv(A: Tensor, ind: int = 2) -> Tensor:  # noqa: N803
 
 @autocast_category(FP32, name="linalg_tensorsolve")
 @per_element_under_vmap
-def tensorsolve(A: Tensor, B: Tensor, dims=None) -> Tensor:  # noqa: N803
+def tensorsolve(A: Tensor, B: Tensor, dims=None) -> Tensor:
     """X with ``tensordot(A, X, X.ndim) = B``; ``dims``: A's dims moved to the end first.
 
     Example:
@@ -365,7 +365,7 @@ def tensorsolve(A: Tensor, B: Tensor, dims=None) -> Tensor:  # noqa: N803
 
 @autocast_category(FP32, name="linalg_householder_product")
 @per_element_under_vmap
-def householder_product(A: Tensor, tau: Tensor) -> Tensor:  # noqa: N803
+def householder_product(A: Tensor, tau: Tensor) -> Tensor:
     """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T with v_i column i of
     A below the diagonal and 1 on it (LAPACK's orgqr).
 
@@ -403,7 +403,7 @@ def _no_complex(api: str):
 
 @autocast_category(FP32, name="linalg_eig")
 @per_element_under_vmap
-def eig(A: Tensor):  # noqa: N803
+def eig(A: Tensor):
     """Not available: PyTorch's result is complex (Note [No complex eigenvalues]).
 
     Example:
@@ -417,7 +417,7 @@ def eig(A: Tensor):  # noqa: N803
 
 @autocast_category(FP32, name="linalg_eigvals")
 @per_element_under_vmap
-def eigvals(A: Tensor):  # noqa: N803
+def eigvals(A: Tensor):
     """Not available: PyTorch's result is complex (Note [No complex eigenvalues]).
 
     Example:

@@ -100,7 +100,7 @@ def inv(A: Tensor) -> Tensor:
 
 @public(name="inverse", autocast=FP32)
 @per_element_under_vmap
-def inverse(input: Tensor) -> Tensor:  # noqa: A002
+def inverse(input: Tensor) -> Tensor:
     """``torch.inverse``: ``linalg.inv``.
 
     Example:
@@ -143,7 +143,7 @@ def slogdet(A: Tensor):
 
 @public
 @per_element_under_vmap
-def logdet(input: Tensor) -> Tensor:  # noqa: A002
+def logdet(input: Tensor) -> Tensor:
     """``log(det(A))``: nan for a negative determinant, -inf for a zero one.
 
     Example:
@@ -285,7 +285,7 @@ def _uplo(UPLO: str) -> str:
 
 @autocast_category(FP32, name="linalg_eigh")
 @per_element_under_vmap
-def eigh(A: Tensor, UPLO: str = "L"):  # noqa: N803
+def eigh(A: Tensor, UPLO: str = "L"):
     """(eigenvalues ascending, eigenvectors) of a symmetric matrix (batch); only the
     triangle ``UPLO`` is read. Eigenvectors are defined up to sign (Note [Linear-algebra
     rules] in ops/table_linalg.py).
@@ -302,7 +302,7 @@ def eigh(A: Tensor, UPLO: str = "L"):  # noqa: N803
 
 @autocast_category(FP32, name="linalg_eigvalsh")
 @per_element_under_vmap
-def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
+def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
     """The eigenvalues of a symmetric matrix (batch), ascending.
 
     Example:
@@ -401,7 +401,7 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
 
 @public(autocast=FP32)
 @per_element_under_vmap
-def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:  # noqa: A002
+def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     """``torch.pinverse``: ``linalg.pinv`` with ``rtol=rcond``.
 
     Example:
@@ -551,7 +551,7 @@ def _chain(ts):
 
 
 @per_element_under_vmap
-def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # noqa: A002
+def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     """The cross product of 3-vectors along ``dim`` (operands broadcast).
 
     Example:
@@ -571,7 +571,7 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # noqa: A0
 
 @public(name="cross")
 @per_element_under_vmap
-def cross_(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:  # noqa: A002
+def cross_(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     """``torch.cross``: as ``linalg.cross``, but ``dim=None`` takes the first dim of size 3
     (with PyTorch's deprecation warning).
 
@@ -602,7 +602,7 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
 
 
 @per_element_under_vmap
-def vander(x: Tensor, *, N: int | None = None) -> Tensor:  # noqa: N803
+def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     """The Vandermonde matrix: columns ``x**0, x**1, ..., x**(N-1)`` (batched over x's
     leading dims).
 

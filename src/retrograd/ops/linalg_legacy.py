@@ -30,7 +30,7 @@ __all__ = ["cholesky", "cholesky_solve", "cholesky_inverse", "svd", "qr", "trian
 
 @public(autocast=FP32)
 @per_element_under_vmap
-def cholesky(input: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
+def cholesky(input: Tensor, upper: bool = False) -> Tensor:
     """``torch.cholesky`` (deprecated in PyTorch): ``linalg.cholesky``, or its transpose
     with ``upper=True``.
 
@@ -48,7 +48,7 @@ def cholesky(input: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
 
 @public(autocast=FP32)
 @per_element_under_vmap
-def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
+def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
     """X with ``A X = B`` for A = L L^T given its Cholesky factor ``input2`` (U^T U with
     ``upper``); ``input`` is B.
 
@@ -68,7 +68,7 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor
 
 @public(autocast=FP32)
 @per_element_under_vmap
-def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
+def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:
     """The inverse of A = L L^T (U^T U with ``upper``) from its Cholesky factor.
 
     Example:
@@ -83,7 +83,7 @@ def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:  # noqa: A00
 
 @public(autocast=FP32)
 @per_element_under_vmap
-def svd(input: Tensor, some: bool = True, compute_uv: bool = True):  # noqa: A002
+def svd(input: Tensor, some: bool = True, compute_uv: bool = True):
     """``torch.svd``: (U, S, V) with A = U diag(S) V^T (V, not Vh); ``some=False``: full
     U and V; ``compute_uv=False``: U and V are zero matrices, as in PyTorch.
 
@@ -108,7 +108,7 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True):  # noqa: A00
 
 @public(autocast=FP32)
 @per_element_under_vmap
-def qr(input: Tensor, some: bool = True):  # noqa: A002
+def qr(input: Tensor, some: bool = True):
     """``torch.qr`` (deprecated in PyTorch): ``linalg.qr`` with mode 'reduced' if ``some``,
     else 'complete'.
 
@@ -126,7 +126,7 @@ def qr(input: Tensor, some: bool = True):  # noqa: A002
 
 @public(autocast=FP32)
 @per_element_under_vmap
-def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,  # noqa: A002, N803
+def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
                      unitriangular: bool = False):
     """(X, A's copy) with ``A X = input`` (``A^T X = input`` with ``transpose``), A
     triangular (deprecated in PyTorch for ``linalg.solve_triangular``).
@@ -149,7 +149,7 @@ def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bo
 
 @public
 @per_element_under_vmap
-def kron(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def kron(input: Tensor, other: Tensor) -> Tensor:
     """The Kronecker product (operands padded with leading 1s to the same rank).
 
     Example:

@@ -45,7 +45,7 @@ def _mm_error(a, b):
 
 
 @public(autocast=LOWER_PRECISION_FP)
-def matmul(input, other) -> Tensor:  # noqa: A002
+def matmul(input, other) -> Tensor:
     """Matrix product with NumPy/PyTorch broadcasting of batch dims; 1-D operands allowed.
 
     Example:
@@ -265,7 +265,7 @@ def _dt_name(dt) -> str:
 
 
 @public(autocast=LOWER_PRECISION_FP)
-def mm(input, mat2) -> Tensor:  # noqa: A002
+def mm(input, mat2) -> Tensor:
     """Product of two 2-D tensors.
 
     Example:
@@ -279,7 +279,7 @@ def mm(input, mat2) -> Tensor:  # noqa: A002
 
 
 @public(autocast=LOWER_PRECISION_FP)
-def bmm(input, mat2) -> Tensor:  # noqa: A002
+def bmm(input, mat2) -> Tensor:
     """Batched product of two 3-D tensors.
 
     Example:
@@ -303,7 +303,7 @@ def bmm(input, mat2) -> Tensor:  # noqa: A002
 
 
 @public
-def mv(input, vec) -> Tensor:  # noqa: A002
+def mv(input, vec) -> Tensor:
     """Matrix-vector product.
 
     Example:
@@ -315,7 +315,7 @@ def mv(input, vec) -> Tensor:  # noqa: A002
 
 
 @public
-def dot(input, other) -> Tensor:  # noqa: A002
+def dot(input, other) -> Tensor:
     """Dot product of two 1-D tensors.
 
     Example:
@@ -333,7 +333,7 @@ inner = alias("inner", dot)
 
 
 @public
-def outer(input, vec2) -> Tensor:  # noqa: A002
+def outer(input, vec2) -> Tensor:
     """Outer product of two vectors.
 
     Example:
@@ -354,7 +354,7 @@ ger = alias("ger", outer)
 
 
 @public(inplace=True, autocast=LOWER_PRECISION_FP)
-def addmm(input, mat1, mat2, *rest, beta=1, alpha=1) -> Tensor:  # noqa: A002
+def addmm(input, mat1, mat2, *rest, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)`` (the deprecated scalar-first forms warn).
 
     Example:

@@ -35,7 +35,7 @@ def _same_dtype(name: str, *ts: Tensor) -> None:
                            f"(convert them to one dtype first, e.g. .to({ts[1].dtype}))")
 
 
-def _broadcast_input(name: str, input: Tensor, shape: tuple, what: str) -> None:  # noqa: A002
+def _broadcast_input(name: str, input: Tensor, shape: tuple, what: str) -> None:
     if not _expands(tuple(input.shape), shape):
         raise RuntimeError(
             f"The expanded size of the tensor ({shape[0] if shape else 0}) must match the "
@@ -49,13 +49,13 @@ def _expands(src: tuple, dst: tuple) -> bool:
     return all(s in (1, d) for s, d in zip(src[::-1], dst[::-1]))
 
 
-def _addprod(op, input: Tensor, b: Tensor, c: Tensor, beta, alpha, out) -> Tensor:  # noqa: A002
+def _addprod(op, input: Tensor, b: Tensor, c: Tensor, beta, alpha, out) -> Tensor:
     res = apply(op, (input, b, c), (beta, alpha))
     return res if out is None else write_out(op.name, out, res, (input, b, c))
 
 
 @public(inplace=True, inplace_function=True)
-def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1,  # noqa: A002
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1,
           out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * (mat @ vec)``, one ``AddmvBackward0`` node.
 
@@ -77,7 +77,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1,  # noqa: 
 
 
 @public(inplace=True)
-def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1,  # noqa: A002
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1,
          out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * outer(vec1, vec2)``, one ``AddrBackward0`` node.
 
@@ -122,7 +122,7 @@ def _check_batches(name: str, b1: Tensor, b2: Tensor) -> None:
 
 
 @public(inplace=True, autocast=LOWER_PRECISION_FP)
-def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1,  # noqa: A002
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1,
             alpha=1, out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * (batch1 @ batch2)`` per batch, one ``BaddbmmBackward0``.
 
@@ -140,7 +140,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1,  # noqa: A
 
 
 @public(inplace=True, autocast=LOWER_PRECISION_FP)
-def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1,  # noqa: A002
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1,
            alpha=1, out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * sum_i(batch1[i] @ batch2[i])``, one ``AddbmmBackward0``.
 
@@ -158,7 +158,7 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1,  # noqa: A0
 
 
 @public
-def vdot(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def vdot(input: Tensor, other: Tensor) -> Tensor:
     """Dot product of two 1-D tensors (the first conjugated; real tensors: ``dot``).
 
     Example:

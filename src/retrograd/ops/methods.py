@@ -225,7 +225,7 @@ def _example_doc(name: str) -> str:
             f"    >>> {call} is y, torch.equal(y, {ref})\n    (True, True)\n")
 
 
-def _float_power_into_double(input, exponent) -> Tensor:  # noqa: A002
+def _float_power_into_double(input, exponent) -> Tensor:
     """``float_power`` for ``float_power_``: its result is float64, so (as in PyTorch)
     only a float64 tensor can take it in place.
 
@@ -276,7 +276,7 @@ def _cuda(self, device=None, non_blocking: bool = False, memory_format=None) -> 
 _ADDC = "Tensor tensor1, Tensor tensor2"  # the tensors of addcmul/addcdiv, as PyTorch names them
 
 
-def addcmul(input, tensor1, tensor2, *rest, value=None) -> Tensor:  # noqa: A002
+def addcmul(input, tensor1, tensor2, *rest, value=None) -> Tensor:
     """``input + value * tensor1 * tensor2`` (``value`` defaults to 1; the deprecated
     ``addcmul(input, value, tensor1, tensor2)`` order warns, as in PyTorch).
 
@@ -294,7 +294,7 @@ def addcmul(input, tensor1, tensor2, *rest, value=None) -> Tensor:  # noqa: A002
     return input + ((tensor1 * value) * tensor2 if value != 1 else tensor1 * tensor2)
 
 
-def addcdiv(input, tensor1, tensor2, *rest, value=None) -> Tensor:  # noqa: A002
+def addcdiv(input, tensor1, tensor2, *rest, value=None) -> Tensor:
     """``input + value * tensor1 / tensor2`` (``value`` defaults to 1; the deprecated
     ``addcdiv(input, value, tensor1, tensor2)`` order warns, as in PyTorch).
 

@@ -49,7 +49,7 @@ def _need_tensor(fn: str, x, arg: str = "input") -> None:
 
 
 @public(autocast=LOWER_PRECISION_FP)
-def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``max(0, x) + weight * min(0, x)`` (also ``Tensor.prelu`` and ``F.prelu``): one weight,
     or one per channel (dim 1); one ``PreluKernelBackward0`` node after viewing the weight
     to broadcast, as PyTorch (Note [PReLU record] in ops/table_prelu.py).
@@ -89,7 +89,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
 
 
 @public(method=False)
-def is_distributed(input: Tensor) -> bool:  # noqa: A002
+def is_distributed(input: Tensor) -> bool:
     """False: a retrograd tensor lives in one process (``Tensor.is_distributed()`` too).
 
     Example:
@@ -102,7 +102,7 @@ def is_distributed(input: Tensor) -> bool:  # noqa: A002
 
 
 @public
-def adjoint(input: Tensor) -> Tensor:  # noqa: A002
+def adjoint(input: Tensor) -> Tensor:
     """The conjugate transpose of the last two dims, a view (retrograd's tensors are real,
     so the transpose: ``TransposeBackward0`` as in PyTorch).
 
@@ -119,7 +119,7 @@ def adjoint(input: Tensor) -> Tensor:  # noqa: A002
 
 
 @public(method=False)
-def detach(input: Tensor) -> Tensor:  # noqa: A002
+def detach(input: Tensor) -> Tensor:
     """``input.detach()`` as a function: a new tensor sharing the data, out of the graph.
 
     Example:
@@ -132,7 +132,7 @@ def detach(input: Tensor) -> Tensor:  # noqa: A002
 
 
 @public(method=False)
-def detach_copy(input: Tensor) -> Tensor:  # noqa: A002
+def detach_copy(input: Tensor) -> Tensor:
     """``detach`` that copies the data (PyTorch's ``*_copy`` form of a view op).
 
     Example:
@@ -145,7 +145,7 @@ def detach_copy(input: Tensor) -> Tensor:  # noqa: A002
 
 
 @public(method=False)
-def fill(input: Tensor, value) -> Tensor:  # noqa: A002
+def fill(input: Tensor, value) -> Tensor:
     """A new tensor of ``input``'s shape and dtype filled with ``value`` (a number or a 0-d
     tensor, whose gradient is the sum of the output's).
 
@@ -164,7 +164,7 @@ def fill(input: Tensor, value) -> Tensor:  # noqa: A002
 
 
 @public
-def isreal(input: Tensor) -> Tensor:  # noqa: A002
+def isreal(input: Tensor) -> Tensor:
     """Elementwise "has no imaginary part": all True, retrograd's dtypes being real.
 
     Example:
@@ -211,7 +211,7 @@ def unsafe_split(tensor: Tensor, split_size_or_sections: int, dim: int = 0) -> t
 
 @public
 @per_element_under_vmap
-def unsafe_split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple:  # noqa: A002
+def unsafe_split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple:
     """``unsafe_split`` with a list of sizes; ``UnsafeSplitWithSizesBackward0``.
 
     Example:
@@ -224,7 +224,7 @@ def unsafe_split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple: 
 
 @public
 @per_element_under_vmap
-def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:  # noqa: A002
+def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """``chunk`` through ``unsafe_split``.
 
     Example:
@@ -242,7 +242,7 @@ def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:  # noqa: A0
 
 
 @public(method=False)
-def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:  # noqa: N803
+def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     """The Vandermonde matrix of a 1-D ``x``: columns ``x**(N-1), ..., x, 1`` (reversed
     when ``increasing``); integer and bool inputs give int64. Not linalg.vander's order.
 
@@ -256,7 +256,7 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
         raise RuntimeError("x must be a one-dimensional tensor. (vander builds one row per "
                            "element: flatten first)")
     n = x.shape[0]
-    N = n if N is None else int(N)  # noqa: N806
+    N = n if N is None else int(N)
     if N < 0:
         raise RuntimeError("N must be non-negative. (N is the number of columns)")
     dt = x.dtype if x.dtype.is_floating_point else D.int64
@@ -273,7 +273,7 @@ def _deprecated_jit_norm(name: str, replacement: str) -> None:
 
 
 @public(method=False)
-def frobenius_norm(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:  # noqa: A002
+def frobenius_norm(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """The 2-norm over ``dim`` (at most two dims); deprecated in PyTorch, warns as it does.
 
     Example:
@@ -291,7 +291,7 @@ def frobenius_norm(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:  # n
 
 
 @public(method=False)
-def nuclear_norm(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A002
+def nuclear_norm(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """The sum of the singular values over the matrix dims ``dim`` (default the last two);
     ``nuclear_norm(input, keepdim)`` is the other overload. Deprecated in PyTorch.
 
@@ -308,7 +308,7 @@ def nuclear_norm(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:  # n
 
 
 @public(method=False)
-def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:  # noqa: A002
+def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:
     """The ``pow``-norm of each slice along ``dim``, shaped to broadcast against ``v``
     (weight normalisation's denominator); ``dim=-1``: the norm of all of ``v``.
 
@@ -331,7 +331,7 @@ def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:  # noqa:
 
 
 @public
-def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:  # noqa: A002
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
     """``nonzero`` padded with ``fill_value`` (or cut) to exactly ``size`` rows.
 
     Example:
@@ -351,7 +351,7 @@ def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
 
 
 @public(autocast=FP32)
-def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:  # noqa: N803
+def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
     """The deprecated argument order of ``linalg.lu_solve(LU, pivots, B)``; warns as
     PyTorch does.
 

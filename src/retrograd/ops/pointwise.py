@@ -30,7 +30,7 @@ from .public import alias, public
 
 
 @public(inplace=True)
-def add(input, other, *rest, alpha=1, out=None) -> Tensor:  # noqa: A002
+def add(input, other, *rest, alpha=1, out=None) -> Tensor:
     """``input + alpha * other`` with broadcasting and type promotion.
 
     Example:
@@ -49,7 +49,7 @@ def add(input, other, *rest, alpha=1, out=None) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True)
-def sub(input, other, *rest, alpha=1, out=None) -> Tensor:  # noqa: A002
+def sub(input, other, *rest, alpha=1, out=None) -> Tensor:
     """``input - alpha * other``.
 
     Example:
@@ -72,7 +72,7 @@ add.inplace_variant = value_first_method("add_", add, "alpha", "Tensor other", 4
 sub.inplace_variant = value_first_method("sub_", sub, "alpha", "Tensor other", 4)
 
 
-def _with_alpha(op, plain, input, other, alpha) -> Tensor:  # noqa: A002
+def _with_alpha(op, plain, input, other, alpha) -> Tensor:
     """add/sub with ``alpha``, one node as in PyTorch (alpha: a number, or a 0-d tensor that
     PyTorch reads as one; its checks against the result dtype run in the kernel)."""
     cls = alpha.__class__
@@ -91,7 +91,7 @@ subtract = alias("subtract", sub, inplace=True)
 
 
 @public(inplace=True)
-def mul(input, other, *, out=None) -> Tensor:  # noqa: A002
+def mul(input, other, *, out=None) -> Tensor:
     """Elementwise product.
 
     Example:
@@ -108,7 +108,7 @@ multiply = alias("multiply", mul, inplace=True)
 
 
 @public(inplace=True)
-def div(input, other, *, rounding_mode=None, out=None) -> Tensor:  # noqa: A002
+def div(input, other, *, rounding_mode=None, out=None) -> Tensor:
     """True division (ints give floats), or ``rounding_mode='floor'``/``'trunc'``.
 
     Example:
@@ -133,7 +133,7 @@ divide = alias("divide", div, inplace=True)
 true_divide = alias("true_divide", div, inplace=True)
 
 
-def _binary_overload(tensor_op, scalar_op, rscalar_op, input, other) -> Tensor:  # noqa: A002
+def _binary_overload(tensor_op, scalar_op, rscalar_op, input, other) -> Tensor:
     """``input op other`` with PyTorch's overload for the operands (Note [Scalar overloads]
     in ops/table.py): Tensor-Tensor, Tensor-Scalar, or Scalar-Tensor."""
     if isinstance(other, Tensor):
@@ -142,7 +142,7 @@ def _binary_overload(tensor_op, scalar_op, rscalar_op, input, other) -> Tensor: 
 
 
 @public
-def floor_divide(input, other) -> Tensor:  # noqa: A002
+def floor_divide(input, other) -> Tensor:
     """Division rounded toward negative infinity (no gradient, as in PyTorch).
 
     Example:
@@ -155,7 +155,7 @@ def floor_divide(input, other) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True)
-def remainder(input, other) -> Tensor:  # noqa: A002
+def remainder(input, other) -> Tensor:
     """Python-style modulus (sign of the divisor).
 
     Example:
@@ -167,7 +167,7 @@ def remainder(input, other) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True)
-def fmod(input, other) -> Tensor:  # noqa: A002
+def fmod(input, other) -> Tensor:
     """C-style modulus (sign of the dividend).
 
     Example:
@@ -187,7 +187,7 @@ _FMOD_SIGNATURES = ("Tensor input, Tensor other, *, Tensor out = None",
 
 
 @public(inplace=True)
-def pow(input, exponent) -> Tensor:  # noqa: A001,A002
+def pow(input, exponent) -> Tensor:
     """``input ** exponent`` (either may be a number).
 
     Example:
@@ -199,14 +199,14 @@ def pow(input, exponent) -> Tensor:  # noqa: A001,A002
 
 
 @public(inplace=True)
-def float_power(input, exponent) -> Tensor:  # noqa: A002
+def float_power(input, exponent) -> Tensor:
     a = input.double() if isinstance(input, Tensor) else input
     b = exponent.double() if isinstance(exponent, Tensor) else exponent
     return pow(a, b)
 
 
 @public(inplace=True, tensor_operand=True)
-def atan2(input, other) -> Tensor:  # noqa: A002
+def atan2(input, other) -> Tensor:
     """Angle of (other, input), elementwise.
 
     Example:
@@ -223,7 +223,7 @@ arctan2 = alias("arctan2", atan2, inplace=True, tensor_operand=True)
 
 
 @public(inplace=True, tensor_operand=True)
-def hypot(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def hypot(input: Tensor, other: Tensor) -> Tensor:
     """``sqrt(input**2 + other**2)``, elementwise, without overflow (floating tensors).
 
     Example:
@@ -242,7 +242,7 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
 
 
 @public(tensor_operand=True)
-def maximum(input, other) -> Tensor:  # noqa: A002
+def maximum(input, other) -> Tensor:
     """Elementwise maximum (ties share the gradient, as PyTorch).
 
     Example:
@@ -256,7 +256,7 @@ def maximum(input, other) -> Tensor:  # noqa: A002
 
 
 @public(tensor_operand=True)
-def minimum(input, other) -> Tensor:  # noqa: A002
+def minimum(input, other) -> Tensor:
     """Elementwise minimum.
 
     Example:
@@ -273,7 +273,7 @@ fmax = alias("fmax", maximum, tensor_operand=True)
 fmin = alias("fmin", minimum, tensor_operand=True)
 
 
-def _not_tensors(fn: str, input, other) -> TypeError:  # noqa: A002
+def _not_tensors(fn: str, input, other) -> TypeError:
     """The TypeError of a two-tensor function given a non-tensor (PyTorch's parser
     reports the first such argument)."""
     if not isinstance(input, Tensor):
@@ -294,7 +294,7 @@ def tensor_operand_method(fn, name: str):
 
 
 @public(inplace=True, inplace_function=True)
-def neg(input) -> Tensor:  # noqa: A002
+def neg(input) -> Tensor:
     """``-input``.
 
     Example:
@@ -313,7 +313,7 @@ negative = alias("negative", neg, inplace=True, inplace_function=True)
 
 
 def _unary_fn(op, doc_example: str):
-    def fn(input, *, out=None) -> Tensor:  # noqa: A002
+    def fn(input, *, out=None) -> Tensor:
         if out is not None:  # Note [out= arguments] (ops/out_arg.py)
             return write_out(op.name, out, unary(op, input), (input,))
         return unary(op, input)
@@ -366,7 +366,7 @@ arctan = alias("arctan", _g["atan"], inplace=True, inplace_function=True)
 
 
 @public(inplace=True, inplace_function=True)
-def round(input, *, decimals: int = 0) -> Tensor:  # noqa: A001,A002
+def round(input, *, decimals: int = 0) -> Tensor:
     """Round half to even (``decimals`` digits).
 
     Example:
@@ -384,7 +384,7 @@ def round(input, *, decimals: int = 0) -> Tensor:  # noqa: A001,A002
 
 
 @public(inplace=True, inplace_function=True)
-def square(input) -> Tensor:  # noqa: A002
+def square(input) -> Tensor:
     """``input ** 2``.
 
     Example:
@@ -396,12 +396,12 @@ def square(input) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True, inplace_function=True)
-def frac(input) -> Tensor:  # noqa: A002
+def frac(input) -> Tensor:
     return input - trunc(input)  # noqa: F821
 
 
 @public(inplace=True, inplace_function=True)
-def clamp(input, min=None, max=None) -> Tensor:  # noqa: A001,A002
+def clamp(input, min=None, max=None) -> Tensor:
     """Limit values to [min, max]; bounds may be numbers or tensors.
 
     Example:
@@ -438,7 +438,7 @@ clip = alias("clip", clamp, inplace=True, inplace_function=True)
 
 
 @public(inplace=True, inplace_function=True)
-def clamp_min(input, min) -> Tensor:  # noqa: A001,A002
+def clamp_min(input, min) -> Tensor:
     if min.__class__ in (int, float) and isinstance(input, Tensor) and \
             input._data.dtype in FLOAT_NP and min == min:
         return unary(T.clamp_min, input, (min, None))  # ClampMinBackward0, as PyTorch
@@ -446,7 +446,7 @@ def clamp_min(input, min) -> Tensor:  # noqa: A001,A002
 
 
 @public(inplace=True, inplace_function=True)
-def clamp_max(input, max) -> Tensor:  # noqa: A001,A002
+def clamp_max(input, max) -> Tensor:
     if max.__class__ in (int, float) and isinstance(input, Tensor) and \
             input._data.dtype in FLOAT_NP and max == max:
         return unary(T.clamp_max, input, (None, max))  # ClampMaxBackward0, as PyTorch
@@ -454,7 +454,7 @@ def clamp_max(input, max) -> Tensor:  # noqa: A001,A002
 
 
 @public(method=False)
-def where(condition, input=None, other=None) -> Tensor:  # noqa: A002
+def where(condition, input=None, other=None) -> Tensor:
     """Elementwise ``input if condition else other`` (numbers allowed).
 
     Example:
@@ -515,7 +515,7 @@ def _check_broadcast(fn, names, tensors) -> None:
 
 
 @public(inplace=True)
-def lerp(input, end, weight) -> Tensor:  # noqa: A002
+def lerp(input, end, weight) -> Tensor:
     """``input + weight * (end - input)``, computed as PyTorch does.
 
     Example:
@@ -584,7 +584,7 @@ def lerp_method(fn, name: str):
     return method
 
 
-def _lerp_dtype_error(arg: str, input, other) -> RuntimeError:  # noqa: A002
+def _lerp_dtype_error(arg: str, input, other) -> RuntimeError:
     want, got = _C_NAMES[input.dtype.name], _C_NAMES[other.dtype.name]
     return RuntimeError(f"expected dtype {want} for `{arg}` but got dtype {got} (lerp does not "
                         f"promote: convert {arg}, e.g. {arg}.to({input.dtype}))")
@@ -593,7 +593,7 @@ def _lerp_dtype_error(arg: str, input, other) -> RuntimeError:  # noqa: A002
 def _cmp(name):
     op = T._CMP[name]
 
-    def fn(input, other) -> Tensor:  # noqa: A002
+    def fn(input, other) -> Tensor:
         return binary(op, input, other)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"Elementwise ``{name}`` (a bool tensor, no gradient).\n\n    Example:\n"
@@ -615,7 +615,7 @@ not_equal = alias("not_equal", _g["ne"], inplace=True)
 
 @public(inplace=True)
 @per_element_under_vmap
-def logical_not(input) -> Tensor:  # noqa: A002
+def logical_not(input) -> Tensor:
     """Elementwise not (bool result).
 
     Example:
@@ -628,7 +628,7 @@ def logical_not(input) -> Tensor:  # noqa: A002
 
 @public(inplace=True)
 @per_element_under_vmap
-def bitwise_not(input) -> Tensor:  # noqa: A002
+def bitwise_not(input) -> Tensor:
     """``~input`` for bool and integer tensors.
 
     Example:
@@ -643,7 +643,7 @@ def bitwise_not(input) -> Tensor:  # noqa: A002
 
 
 @public
-def isnan(input) -> Tensor:  # noqa: A002
+def isnan(input) -> Tensor:
     """Elementwise NaN test.
 
     Example:
@@ -655,27 +655,27 @@ def isnan(input) -> Tensor:  # noqa: A002
 
 
 @public
-def isinf(input) -> Tensor:  # noqa: A002
+def isinf(input) -> Tensor:
     return _make(np.asarray(np.isinf(input._data)))
 
 
 @public
-def isfinite(input) -> Tensor:  # noqa: A002
+def isfinite(input) -> Tensor:
     return _make(np.asarray(np.isfinite(input._data)))
 
 
 @public
-def isposinf(input) -> Tensor:  # noqa: A002
+def isposinf(input) -> Tensor:
     return _make(np.asarray(np.isposinf(input._data)))
 
 
 @public
-def isneginf(input) -> Tensor:  # noqa: A002
+def isneginf(input) -> Tensor:
     return _make(np.asarray(np.isneginf(input._data)))
 
 
 @public(inplace=True, inplace_function=True)
-def nan_to_num(input, nan=0.0, posinf=None, neginf=None) -> Tensor:  # noqa: A002
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None) -> Tensor:
     """Replace NaN and infinities (gradient flows where values are kept).
 
     Example:
@@ -687,7 +687,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None) -> Tensor:  # noqa: A00
 
 
 @public
-def allclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
+def allclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
     """True when all elements are close: |input - other| <= atol + rtol * |other|.
 
@@ -700,7 +700,7 @@ def allclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A0
 
 
 @public
-def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
+def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
     """Elementwise closeness test.
 
@@ -714,7 +714,7 @@ def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A00
 
 
 @public
-def equal(input, other) -> bool:  # noqa: A002
+def equal(input, other) -> bool:
     """True when both have the same shape and elements.
 
     Example:
@@ -734,7 +734,7 @@ def _np(x):
 
 
 @public
-def nonzero(input, *, as_tuple: bool = False):  # noqa: A002
+def nonzero(input, *, as_tuple: bool = False):
     """Indices of non-zero elements.
 
     Example:
@@ -750,5 +750,5 @@ def nonzero(input, *, as_tuple: bool = False):  # noqa: A002
 
 
 @public
-def argwhere(input) -> Tensor:  # noqa: A002
+def argwhere(input) -> Tensor:
     return nonzero(input)

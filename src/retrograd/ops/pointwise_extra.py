@@ -33,7 +33,7 @@ fix = alias("fix", trunc, inplace=True, inplace_function=True)
 
 @public
 @per_element_under_vmap
-def positive(input: Tensor) -> Tensor:  # noqa: A002
+def positive(input: Tensor) -> Tensor:
     """``+input``: the tensor itself (bool tensors refused, as PyTorch).
 
     Example:
@@ -49,7 +49,7 @@ def positive(input: Tensor) -> Tensor:  # noqa: A002
 
 @public(method=False)
 @per_element_under_vmap
-def rsub(input: Tensor, other, *, alpha=1) -> Tensor:  # noqa: A002
+def rsub(input: Tensor, other, *, alpha=1) -> Tensor:
     """``other - alpha * input`` (the reversed ``sub``).
 
     Example:
@@ -69,7 +69,7 @@ def rsub(input: Tensor, other, *, alpha=1) -> Tensor:  # noqa: A002
 
 @public(inplace=True)
 @per_element_under_vmap
-def sgn(input: Tensor) -> Tensor:  # noqa: A002
+def sgn(input: Tensor) -> Tensor:
     """``input / |input|`` (0 at 0): the sign of a real tensor, its own SgnBackward0 node.
 
     Example:
@@ -82,7 +82,7 @@ def sgn(input: Tensor) -> Tensor:  # noqa: A002
 
 @public
 @per_element_under_vmap
-def signbit(input: Tensor) -> Tensor:  # noqa: A002
+def signbit(input: Tensor) -> Tensor:
     """True where the sign bit is set (negative numbers, ``-0.0``, negative nans).
 
     Example:
@@ -112,7 +112,7 @@ def _tensor_other(name: str, other) -> None:
 
 @public(inplace=True, inplace_function=True, tensor_operand=True)
 @per_element_under_vmap
-def gcd(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def gcd(input: Tensor, other: Tensor) -> Tensor:
     """Greatest common divisor, elementwise (integer tensors; always non-negative).
 
     Example:
@@ -127,7 +127,7 @@ def gcd(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
 
 @public(inplace=True, inplace_function=True, tensor_operand=True)
 @per_element_under_vmap
-def lcm(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def lcm(input: Tensor, other: Tensor) -> Tensor:
     """Least common multiple, elementwise (integer tensors; always non-negative).
 
     Example:
@@ -142,7 +142,7 @@ def lcm(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
 
 @public(inplace=True)
 @per_element_under_vmap
-def bitwise_left_shift(input, other) -> Tensor:  # noqa: A002
+def bitwise_left_shift(input, other) -> Tensor:
     """``input << other`` elementwise (integer tensors; a shift by a negative amount or by
     the width or more gives 0).
 
@@ -157,7 +157,7 @@ def bitwise_left_shift(input, other) -> Tensor:  # noqa: A002
 
 @public(inplace=True)
 @per_element_under_vmap
-def bitwise_right_shift(input, other) -> Tensor:  # noqa: A002
+def bitwise_right_shift(input, other) -> Tensor:
     """``input >> other`` elementwise, arithmetic for signed integers.
 
     Example:
@@ -174,7 +174,7 @@ def bitwise_right_shift(input, other) -> Tensor:  # noqa: A002
 # see only real tensors, for which PyTorch returns the input itself (``torch.conj(x) is
 # x``), and is_conj/is_neg are always False.
 def _itself(name: str, what: str):
-    def fn(input: Tensor) -> Tensor:  # noqa: A002
+    def fn(input: Tensor) -> Tensor:
         return input
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"{what}; of a real tensor, the tensor itself\n    "
@@ -195,7 +195,7 @@ conj_physical = public(_itself("conj_physical", "The complex conjugate, computed
 
 @public
 @per_element_under_vmap
-def is_conj(input: Tensor) -> bool:  # noqa: A002
+def is_conj(input: Tensor) -> bool:
     """Whether the conjugate bit is set (never, for real tensors).
 
     Example:
@@ -208,7 +208,7 @@ def is_conj(input: Tensor) -> bool:  # noqa: A002
 
 @public
 @per_element_under_vmap
-def is_neg(input: Tensor) -> bool:  # noqa: A002
+def is_neg(input: Tensor) -> bool:
     """Whether the negative bit is set (never, for real tensors).
 
     Example:
@@ -221,7 +221,7 @@ def is_neg(input: Tensor) -> bool:  # noqa: A002
 
 @public(method=False)
 @per_element_under_vmap
-def is_complex(input: Tensor) -> bool:  # noqa: A002
+def is_complex(input: Tensor) -> bool:
     """Whether the dtype is complex (never: retrograd has real dtypes only).
 
     Example:
@@ -234,7 +234,7 @@ def is_complex(input: Tensor) -> bool:  # noqa: A002
 
 @public(method=False)
 @per_element_under_vmap
-def is_inference(input: Tensor) -> bool:  # noqa: A002
+def is_inference(input: Tensor) -> bool:
     """Whether the tensor was made under ``inference_mode``.
 
     Example:
@@ -249,7 +249,7 @@ def is_inference(input: Tensor) -> bool:  # noqa: A002
 
 @public
 @per_element_under_vmap
-def is_nonzero(input: Tensor) -> bool:  # noqa: A002
+def is_nonzero(input: Tensor) -> bool:
     """The truth value of a one-element tensor.
 
     Example:
@@ -267,7 +267,7 @@ def is_nonzero(input: Tensor) -> bool:  # noqa: A002
 
 @public
 @per_element_under_vmap
-def is_same_size(input: Tensor, other: Tensor) -> bool:  # noqa: A002
+def is_same_size(input: Tensor, other: Tensor) -> bool:
     """Whether the two tensors have the same shape.
 
     Example:
@@ -280,7 +280,7 @@ def is_same_size(input: Tensor, other: Tensor) -> bool:  # noqa: A002
 
 @public
 @per_element_under_vmap
-def is_signed(input: Tensor) -> bool:  # noqa: A002
+def is_signed(input: Tensor) -> bool:
     """Whether the dtype is signed (floats and signed integers).
 
     Example:

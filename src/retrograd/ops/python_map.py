@@ -47,7 +47,7 @@ def _write(data: np.ndarray, idx, value) -> None:
 
 
 @public(function=False)
-def apply_(input: Tensor, callable: Callable) -> Tensor:  # noqa: A002
+def apply_(input: Tensor, callable: Callable) -> Tensor:
     """Replace each element ``x`` by ``callable(x)`` (Note [Python element maps]).
 
     Example:
@@ -63,7 +63,7 @@ def apply_(input: Tensor, callable: Callable) -> Tensor:  # noqa: A002
 
 
 @public(function=False)
-def map_(input: Tensor, tensor: Tensor, callable: Callable) -> Tensor:  # noqa: A002
+def map_(input: Tensor, tensor: Tensor, callable: Callable) -> Tensor:
     """Replace each element ``x`` by ``callable(x, y)``, ``y`` the matching element of
     ``tensor`` broadcast to this shape (Note [Python element maps]).
 
@@ -85,7 +85,7 @@ def map_(input: Tensor, tensor: Tensor, callable: Callable) -> Tensor:  # noqa: 
 
 
 @public(function=False)
-def map2_(input: Tensor, x: Tensor, y: Tensor, callable: Callable) -> Tensor:  # noqa: A002
+def map2_(input: Tensor, x: Tensor, y: Tensor, callable: Callable) -> Tensor:
     """Replace each element ``a`` by ``callable(a, b, c)``, ``b`` and ``c`` the matching
     elements of ``x`` and ``y`` broadcast to this shape (Note [Python element maps]).
 

@@ -59,7 +59,7 @@ def _sum_dtype(x, dtype):
 
 
 @public
-def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A001,A002
+def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Sum over all elements or over ``dim`` (ints and bools sum to int64).
 
     Example:
@@ -79,7 +79,7 @@ def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noq
 
 
 @public
-def mean(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+def mean(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Mean over all elements or over ``dim``.
 
     Example:
@@ -114,18 +114,18 @@ _INT_NAMES = frozenset(("int64", "int32", "int16", "int8", "uint8", "bool"))
 
 
 @public
-def nansum(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A002
+def nansum(input, dim=None, keepdim: bool = False) -> Tensor:
     return sum(where(isnan(input), 0.0, input), dim, keepdim)
 
 
 @public
-def nanmean(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A002
+def nanmean(input, dim=None, keepdim: bool = False) -> Tensor:
     keep = logical_not(isnan(input))
     return nansum(input, dim, keepdim) / keep.sum(dim, keepdim)
 
 
 @public(autocast=FP32)
-def prod(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+def prod(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Product over all elements or over one ``dim``.
 
     Example:
@@ -172,7 +172,7 @@ def _reduce_minmax(input, dim, keepdim, which, fn_name, other=None):
 
 @public
 @per_element_under_vmap
-def max(input, dim=None, keepdim: bool = False, *, other=None):  # noqa: A001,A002
+def max(input, dim=None, keepdim: bool = False, *, other=None):
     """Largest element; with ``dim``, (values, indices); with a tensor, elementwise maximum.
 
     Example:
@@ -189,7 +189,7 @@ def max(input, dim=None, keepdim: bool = False, *, other=None):  # noqa: A001,A0
 
 @public
 @per_element_under_vmap
-def min(input, dim=None, keepdim: bool = False, *, other=None):  # noqa: A001,A002
+def min(input, dim=None, keepdim: bool = False, *, other=None):
     """Smallest element; with ``dim``, (values, indices); with a tensor, elementwise minimum.
 
     Example:
@@ -203,7 +203,7 @@ def min(input, dim=None, keepdim: bool = False, *, other=None):  # noqa: A001,A0
 
 
 @public
-def amax(input, dim=(), keepdim: bool = False) -> Tensor:  # noqa: A002
+def amax(input, dim=(), keepdim: bool = False) -> Tensor:
     """Maximum over ``dim`` (all dims by default); ties share the gradient.
 
     Example:
@@ -217,7 +217,7 @@ def amax(input, dim=(), keepdim: bool = False) -> Tensor:  # noqa: A002
 
 
 @public
-def amin(input, dim=(), keepdim: bool = False) -> Tensor:  # noqa: A002
+def amin(input, dim=(), keepdim: bool = False) -> Tensor:
     """Minimum over ``dim`` (all dims by default).
 
     Example:
@@ -262,7 +262,7 @@ def _check_empty_reduction(fn: str, x: Tensor, dim) -> None:
 
 
 @public
-def aminmax(input, *, dim=None, keepdim: bool = False):  # noqa: A002
+def aminmax(input, *, dim=None, keepdim: bool = False):
     if not input._data.size:  # Note [Empty reductions]
         if dim is None:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
@@ -278,7 +278,7 @@ def aminmax(input, *, dim=None, keepdim: bool = False):  # noqa: A002
 
 @public
 @per_element_under_vmap
-def argmax(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A002
+def argmax(input, dim=None, keepdim: bool = False) -> Tensor:
     """Index of the largest element (flattened when ``dim`` is None).
 
     Example:
@@ -291,7 +291,7 @@ def argmax(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A002
 
 @public
 @per_element_under_vmap
-def argmin(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A002
+def argmin(input, dim=None, keepdim: bool = False) -> Tensor:
     """Index of the smallest element.
 
     Example:
@@ -323,7 +323,7 @@ def _argext(x, dim, keepdim, fn):
 
 @public
 @per_element_under_vmap
-def all(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001,A002
+def all(input, dim=None, keepdim: bool = False) -> Tensor:
     """True where all elements are non-zero.
 
     Example:
@@ -338,7 +338,7 @@ def all(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001,A002
 
 @public
 @per_element_under_vmap
-def any(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001,A002
+def any(input, dim=None, keepdim: bool = False) -> Tensor:
     """True where any element is non-zero.
 
     Example:
@@ -352,7 +352,7 @@ def any(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001,A002
 
 
 @public
-def count_nonzero(input, dim=None) -> Tensor:  # noqa: A002
+def count_nonzero(input, dim=None) -> Tensor:
     return _make(np.asarray(np.count_nonzero(input._data, axis=_dims(dim, input.ndim)),
                             dtype=np.int64))
 
@@ -366,7 +366,7 @@ def _correction(unbiased, correction):
 
 
 @public
-def var(input, dim=None, unbiased=None, keepdim: bool = False, *,  # noqa: A002
+def var(input, dim=None, unbiased=None, keepdim: bool = False, *,
         correction=None) -> Tensor:
     """Variance with Bessel's ``correction`` (1 by default).
 
@@ -378,7 +378,7 @@ def var(input, dim=None, unbiased=None, keepdim: bool = False, *,  # noqa: A002
     return _var_or_std(T.var, "var", input, dim, unbiased, keepdim, correction)
 
 
-def _var_or_std(op, fname: str, input, dim, unbiased, keepdim, correction) -> Tensor:  # noqa: A002
+def _var_or_std(op, fname: str, input, dim, unbiased, keepdim, correction) -> Tensor:
     """var/std (``op``) after torch's checks and its warning, which names ``fname``."""
     if isinstance(unbiased, (int, tuple, list)) and not isinstance(unbiased, bool):
         dim, unbiased = unbiased, None
@@ -399,7 +399,7 @@ def _var_or_std(op, fname: str, input, dim, unbiased, keepdim, correction) -> Te
 
 
 @public
-def std(input, dim=None, unbiased=None, keepdim: bool = False, *,  # noqa: A002
+def std(input, dim=None, unbiased=None, keepdim: bool = False, *,
         correction=None) -> Tensor:
     """Standard deviation (square root of ``var``).
 
@@ -412,21 +412,21 @@ def std(input, dim=None, unbiased=None, keepdim: bool = False, *,  # noqa: A002
 
 
 @public(method=False)
-def var_mean(input, dim=None, unbiased=None, keepdim: bool = False, *,  # noqa: A002
+def var_mean(input, dim=None, unbiased=None, keepdim: bool = False, *,
              correction=None):
     return (_var_or_std(T.var, "var_mean", input, dim, unbiased, keepdim, correction),
             mean(input, dim, keepdim) if dim is not None else mean(input))
 
 
 @public(method=False)
-def std_mean(input, dim=None, unbiased=None, keepdim: bool = False, *,  # noqa: A002
+def std_mean(input, dim=None, unbiased=None, keepdim: bool = False, *,
              correction=None):
     return (_var_or_std(T.std, "std_mean", input, dim, unbiased, keepdim, correction),
             mean(input, dim, keepdim) if dim is not None else mean(input))
 
 
 @public
-def softmax(input, dim: int, dtype=None) -> Tensor:  # noqa: A002
+def softmax(input, dim: int, dtype=None) -> Tensor:
     """``exp(x) / exp(x).sum(dim)``, computed stably (``torch.softmax``).
 
     Example:
@@ -438,7 +438,7 @@ def softmax(input, dim: int, dtype=None) -> Tensor:  # noqa: A002
 
 
 @public
-def log_softmax(input, dim: int, dtype=None) -> Tensor:  # noqa: A002
+def log_softmax(input, dim: int, dtype=None) -> Tensor:
     """``log(softmax(x))``, computed stably (``torch.log_softmax``).
 
     Example:
@@ -450,7 +450,7 @@ def log_softmax(input, dim: int, dtype=None) -> Tensor:  # noqa: A002
 
 
 @public
-def logsumexp(input, dim, keepdim: bool = False) -> Tensor:  # noqa: A002
+def logsumexp(input, dim, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(input)))`` over ``dim``, computed without overflow.
 
     Example:
@@ -463,7 +463,7 @@ def logsumexp(input, dim, keepdim: bool = False) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True)
-def cumsum(input, dim: int, *, dtype=None) -> Tensor:  # noqa: A002
+def cumsum(input, dim: int, *, dtype=None) -> Tensor:
     """Cumulative sum along ``dim``.
 
     Example:
@@ -475,7 +475,7 @@ def cumsum(input, dim: int, *, dtype=None) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True)
-def cumprod(input, dim: int, *, dtype=None) -> Tensor:  # noqa: A002
+def cumprod(input, dim: int, *, dtype=None) -> Tensor:
     """Cumulative product along ``dim`` (zeros handled in the gradient).
 
     Example:
@@ -487,7 +487,7 @@ def cumprod(input, dim: int, *, dtype=None) -> Tensor:  # noqa: A002
 
 
 @public(method=False)
-def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """The vector ``ord``-norm over ``dim`` (all elements by default).
 
     Example:
@@ -504,7 +504,7 @@ def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Ten
 
 
 @public
-def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:  # noqa: A002
+def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
     """Vector norm (``p``: a number, 'fro' or inf) over ``dim`` or all elements.
 
     Example:
@@ -520,5 +520,5 @@ def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
 
 
 @public
-def dist(input, other, p=2) -> Tensor:  # noqa: A002
+def dist(input, other, p=2) -> Tensor:
     return vector_norm(input - other, p)

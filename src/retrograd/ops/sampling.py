@@ -133,7 +133,7 @@ def _in_order(data: np.ndarray, other: np.ndarray) -> np.ndarray:
 
 @public
 @random_under_vmap(by_values=True)
-def bernoulli(input, p=None, *, generator=None) -> Tensor:  # noqa: A002
+def bernoulli(input, p=None, *, generator=None) -> Tensor:
     """0/1 samples with the probabilities in ``input`` (or a number ``p``), like PyTorch.
 
     Example:
@@ -259,7 +259,7 @@ def _check_int_bounds(dt: np.dtype, low: int, high: int) -> None:
 
 @public
 @random_under_vmap(by_values=True)
-def multinomial(input, num_samples: int, replacement: bool = False, *,  # noqa: A002
+def multinomial(input, num_samples: int, replacement: bool = False, *,
                 generator=None) -> Tensor:
     """Indices sampled from the rows of ``input`` (weights), PyTorch's draws after a seed.
 
@@ -299,7 +299,7 @@ __all__ = ["uniform_", "normal_", "bernoulli_", "bernoulli", "exponential_", "ge
 
 @public(method=False)
 @random_under_vmap
-def rand_like(input: Tensor, dtype=None, generator=None, requires_grad: bool = False,  # noqa: A002
+def rand_like(input: Tensor, dtype=None, generator=None, requires_grad: bool = False,
               **kw) -> Tensor:
     """``rand`` with ``input``'s shape, dtype and layout (PyTorch's numbers after a seed).
 
@@ -315,7 +315,7 @@ def rand_like(input: Tensor, dtype=None, generator=None, requires_grad: bool = F
 
 @public(method=False)
 @random_under_vmap
-def randn_like(input: Tensor, dtype=None, generator=None, requires_grad: bool = False,  # noqa: A002
+def randn_like(input: Tensor, dtype=None, generator=None, requires_grad: bool = False,
                **kw) -> Tensor:
     """``randn`` with ``input``'s shape, dtype and layout (PyTorch's numbers after a seed).
 
@@ -330,7 +330,7 @@ def randn_like(input: Tensor, dtype=None, generator=None, requires_grad: bool = 
 
 @public(method=False)
 @random_under_vmap
-def randint_like(input: Tensor, low, high=None, dtype=None, generator=None,  # noqa: A002
+def randint_like(input: Tensor, low, high=None, dtype=None, generator=None,
                  requires_grad: bool = False, **kw) -> Tensor:
     """``randint`` with ``input``'s shape, dtype and layout (PyTorch's numbers after a seed).
 

@@ -45,7 +45,7 @@ def _running_indices(data: np.ndarray, dim: int, running) -> np.ndarray:
     return np.maximum.accumulate(pos, axis=dim).astype(np.int64)
 
 
-def _cummaxmin(op, name: str, input: Tensor, dim: int, running, out):  # noqa: A002
+def _cummaxmin(op, name: str, input: Tensor, dim: int, running, out):
     d = _wrap_dim(dim, input._data.ndim)
     if input._data.ndim == 0:
         idx = np.zeros((), np.int64)
@@ -57,7 +57,7 @@ def _cummaxmin(op, name: str, input: Tensor, dim: int, running, out):  # noqa: A
 
 @public
 @per_element_under_vmap
-def cummax(input: Tensor, dim: int, *, out=None):  # noqa: A002
+def cummax(input: Tensor, dim: int, *, out=None):
     """The running maximum along ``dim`` and the index where it was reached (the latest of
     equal values; a nan, once met, is the maximum from there on).
 
@@ -71,7 +71,7 @@ def cummax(input: Tensor, dim: int, *, out=None):  # noqa: A002
 
 @public
 @per_element_under_vmap
-def cummin(input: Tensor, dim: int, *, out=None):  # noqa: A002
+def cummin(input: Tensor, dim: int, *, out=None):
     """The running minimum along ``dim`` and the index where it was reached (the latest of
     equal values; a nan, once met, is the minimum from there on).
 
@@ -85,7 +85,7 @@ def cummin(input: Tensor, dim: int, *, out=None):  # noqa: A002
 
 @public
 @per_element_under_vmap
-def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tensor:
     """``log(cumsum(exp(input)))`` along ``dim``, computed without overflow.
 
     Example:
@@ -104,7 +104,7 @@ def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tenso
 
 @public
 @per_element_under_vmap
-def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,  # noqa: A002
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
          append: Tensor | None = None, *, out: Tensor | None = None) -> Tensor:
     """The ``n``-th forward difference along ``dim``, after ``prepend`` and ``append`` are
     concatenated to ``input`` (bool tensors: ``!=``, as in PyTorch).
@@ -188,7 +188,7 @@ def _gradient_coordinates(x: Tensor, d: int, coords: Tensor, edge_order: int) ->
 
 @public(method=False)
 @per_element_under_vmap
-def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1) -> tuple:  # noqa: A002
+def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1) -> tuple:
     """Estimates of the derivatives of the function sampled by ``input``, one tensor per
     dim of ``dim`` (all dims by default): second-order central differences inside,
     one-sided ones of order ``edge_order`` (1 or 2) at the ends. ``spacing`` is the

@@ -23,7 +23,7 @@ from .public import public
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 
 
-def _same_dtype(fn: str, input: Tensor, src: Tensor, what: str = "src") -> None:  # noqa: A002
+def _same_dtype(fn: str, input: Tensor, src: Tensor, what: str = "src") -> None:
     if src._data.dtype != input._data.dtype:
         raise RuntimeError(
             f"{fn}(): Expected self.dtype to be equal to {what}.dtype ({input.dtype} and "
@@ -32,7 +32,7 @@ def _same_dtype(fn: str, input: Tensor, src: Tensor, what: str = "src") -> None:
 
 @public(inplace=True)
 @per_element_under_vmap
-def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor,  # noqa: A002
+def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor,
                    reduce: str, *, include_self: bool = True,
                    out: Tensor | None = None) -> Tensor:
     """``src`` reduced into ``input`` at ``index`` along ``dim`` with ``reduce`` ('sum',
@@ -59,7 +59,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor,  # noqa:
 
 @public(inplace=True)
 @per_element_under_vmap
-def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor,  # noqa: A002
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor,
                  reduce: str, *, include_self: bool = True,
                  out: Tensor | None = None) -> Tensor:
     """``source``'s slices along ``dim`` reduced into ``input``'s slices ``index`` with
@@ -96,7 +96,7 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor,  # noqa
 
 @public(inplace=True)
 @per_element_under_vmap
-def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:  # noqa: A002
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """``input`` with the positions where ``mask`` is True filled, in order, from the
     elements of ``source`` (``mask`` broadcasts with ``input``).
 
@@ -127,7 +127,7 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:  # no
 
 @public(inplace=True)
 @per_element_under_vmap
-def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:  # noqa: A002
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """``input`` with ``source``'s elements written (or added, ``accumulate=True``) at the
     flat indices ``index`` (negative ones count from the end).
 

@@ -20,7 +20,7 @@ __all__ = ["diagonal_scatter", "select_scatter", "slice_scatter", "as_strided_sc
            "diag_embed", "diagflat"]
 
 
-def _scatter(op, input: Tensor, src: Tensor, p, slice_shape: tuple) -> Tensor:  # noqa: A002
+def _scatter(op, input: Tensor, src: Tensor, p, slice_shape: tuple) -> Tensor:
     if tuple(src.shape) != tuple(slice_shape):
         raise RuntimeError(
             f"expected src to have a size equal to the slice of self. src size = "
@@ -32,7 +32,7 @@ def _scatter(op, input: Tensor, src: Tensor, p, slice_shape: tuple) -> Tensor:  
 
 
 @public
-def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:  # noqa: A002
+def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
     """A copy of ``input`` with ``input.select(dim, index)`` replaced by ``src``.
 
     Example:
@@ -51,7 +51,7 @@ def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor: 
 
 
 @public
-def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = None,  # noqa: A002
+def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = None,
                   end: int | None = None, step: int = 1) -> Tensor:
     """A copy of ``input`` with ``input[..., start:end:step, ...]`` (along ``dim``) replaced
     by ``src``.
@@ -81,7 +81,7 @@ def _diag_dims(ndim: int, dim1: int, dim2: int) -> tuple:
 
 
 @public
-def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,  # noqa: A002
+def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
                      dim2: int = 1) -> Tensor:
     """A copy of ``input`` with ``input.diagonal(offset, dim1, dim2)`` replaced by ``src``.
 
@@ -100,7 +100,7 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
 
 
 @public
-def as_strided_scatter(input: Tensor, src: Tensor, size, stride,  # noqa: A002
+def as_strided_scatter(input: Tensor, src: Tensor, size, stride,
                        storage_offset: int | None = None) -> Tensor:
     """A copy of ``input`` (contiguous) with ``as_strided(size, stride, storage_offset)``
     replaced by ``src``.
@@ -126,7 +126,7 @@ def as_strided_scatter(input: Tensor, src: Tensor, size, stride,  # noqa: A002
 
 
 @public
-def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2,  # noqa: A002
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2,
                dim2: int = -1) -> Tensor:
     """A tensor whose ``(dim1, dim2)`` diagonals (at ``offset``) are the last dim of
     ``input``, zeros elsewhere.
@@ -142,7 +142,7 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2,  # noqa: A002
 
 
 @public
-def diagflat(input: Tensor, offset: int = 0) -> Tensor:  # noqa: A002
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     """A 2-D tensor with the flattened ``input`` on its ``offset`` diagonal.
 
     Example:

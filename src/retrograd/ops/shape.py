@@ -65,7 +65,7 @@ def _infer_shape(shape, numel: int, orig):
 
 
 @public
-def view(input, *shape) -> Tensor:  # noqa: A002
+def view(input, *shape) -> Tensor:
     """The same data seen with a new shape (no copy; see ``reshape`` otherwise).
 
     Example:
@@ -87,7 +87,7 @@ def view(input, *shape) -> Tensor:  # noqa: A002
 
 
 @public
-def reshape(input, *shape) -> Tensor:  # noqa: A002
+def reshape(input, *shape) -> Tensor:
     """A tensor with the same data and a new shape (a view when possible).
 
     Example:
@@ -107,17 +107,17 @@ def reshape(input, *shape) -> Tensor:  # noqa: A002
 
 
 @public
-def view_as(input, other) -> Tensor:  # noqa: A002
+def view_as(input, other) -> Tensor:
     return view(input, other.shape)
 
 
 @public
-def reshape_as(input, other) -> Tensor:  # noqa: A002
+def reshape_as(input, other) -> Tensor:
     return reshape(input, other.shape)
 
 
 @public
-def flatten(input, start_dim: int = 0, end_dim: int = -1) -> Tensor:  # noqa: A002
+def flatten(input, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Merge dims ``start_dim..end_dim`` into one.
 
     Example:
@@ -140,7 +140,7 @@ def flatten(input, start_dim: int = 0, end_dim: int = -1) -> Tensor:  # noqa: A0
 
 
 @public
-def unflatten(input, dim: int, sizes) -> Tensor:  # noqa: A002
+def unflatten(input, dim: int, sizes) -> Tensor:
     """Split dim ``dim`` into ``sizes``.
 
     Example:
@@ -155,7 +155,7 @@ def unflatten(input, dim: int, sizes) -> Tensor:  # noqa: A002
 
 
 @public
-def squeeze(input, dim=None) -> Tensor:  # noqa: A002
+def squeeze(input, dim=None) -> Tensor:
     """Remove dims of size 1 (all, or those in ``dim``).
 
     Example:
@@ -173,7 +173,7 @@ def squeeze(input, dim=None) -> Tensor:  # noqa: A002
 
 
 @public
-def unsqueeze(input, dim: int) -> Tensor:  # noqa: A002
+def unsqueeze(input, dim: int) -> Tensor:
     """Insert a dim of size 1 at ``dim``.
 
     Example:
@@ -185,7 +185,7 @@ def unsqueeze(input, dim: int) -> Tensor:  # noqa: A002
 
 
 @public
-def permute(input, *dims) -> Tensor:  # noqa: A002
+def permute(input, *dims) -> Tensor:
     """Reorder dims.
 
     Example:
@@ -212,7 +212,7 @@ def permute(input, *dims) -> Tensor:  # noqa: A002
 
 
 @public
-def transpose(input, dim0: int, dim1: int) -> Tensor:  # noqa: A002
+def transpose(input, dim0: int, dim1: int) -> Tensor:
     """Swap two dims.
 
     Example:
@@ -229,7 +229,7 @@ swapdims = alias("swapdims", transpose)
 
 
 @public
-def t(input) -> Tensor:  # noqa: A002
+def t(input) -> Tensor:
     """Transpose of a tensor with at most 2 dims.
 
     Example:
@@ -244,7 +244,7 @@ def t(input) -> Tensor:  # noqa: A002
 
 
 @public
-def movedim(input, source, destination) -> Tensor:  # noqa: A002
+def movedim(input, source, destination) -> Tensor:
     """Move dims from ``source`` positions to ``destination`` positions.
 
     Example:
@@ -267,7 +267,7 @@ moveaxis = alias("moveaxis", movedim)
 
 
 @public
-def expand(input, *sizes) -> Tensor:  # noqa: A002
+def expand(input, *sizes) -> Tensor:
     """A broadcast view with ``sizes`` (-1 keeps a dim); no copy.
 
     Example:
@@ -309,12 +309,12 @@ def _check_expand(t: Tensor, shp: tuple, sizes) -> None:
 
 
 @public
-def expand_as(input, other) -> Tensor:  # noqa: A002
+def expand_as(input, other) -> Tensor:
     return expand(input, other.shape)
 
 
 @public
-def broadcast_to(input, size) -> Tensor:  # noqa: A002
+def broadcast_to(input, size) -> Tensor:
     """``input`` broadcast to ``size`` (a view).
 
     Example:
@@ -337,7 +337,7 @@ def broadcast_shapes(*shapes):
 
 
 @public
-def sum_to_size(input, *size) -> Tensor:  # noqa: A002
+def sum_to_size(input, *size) -> Tensor:
     """Sum ``input`` down to ``size`` (undoes broadcasting).
 
     Example:
@@ -350,7 +350,7 @@ def sum_to_size(input, *size) -> Tensor:  # noqa: A002
 
 
 @public
-def repeat(input, *sizes) -> Tensor:  # noqa: A002
+def repeat(input, *sizes) -> Tensor:
     """Tile the tensor ``sizes`` times along each dim (a copy).
 
     Example:
@@ -366,7 +366,7 @@ def repeat(input, *sizes) -> Tensor:  # noqa: A002
 
 
 @public
-def tile(input, dims) -> Tensor:  # noqa: A002
+def tile(input, dims) -> Tensor:
     """Like ``repeat``; missing leading dims count as 1.
 
     Example:
@@ -381,7 +381,7 @@ def tile(input, dims) -> Tensor:  # noqa: A002
 
 
 @public
-def flip(input, dims) -> Tensor:  # noqa: A002
+def flip(input, dims) -> Tensor:
     """Reverse the order of elements along ``dims``.
 
     Example:
@@ -394,17 +394,17 @@ def flip(input, dims) -> Tensor:  # noqa: A002
 
 
 @public
-def fliplr(input) -> Tensor:  # noqa: A002
+def fliplr(input) -> Tensor:
     return flip(input, 1)
 
 
 @public
-def flipud(input) -> Tensor:  # noqa: A002
+def flipud(input) -> Tensor:
     return flip(input, 0)
 
 
 @public
-def roll(input, shifts, dims=None) -> Tensor:  # noqa: A002
+def roll(input, shifts, dims=None) -> Tensor:
     """Rotate elements along ``dims`` by ``shifts``.
 
     Example:
@@ -584,7 +584,7 @@ def split_bounds(n: int, split_size_or_sections, d: int) -> tuple[list, list]:
 
 
 @public
-def tensor_split(input, indices_or_sections, dim: int = 0):  # noqa: A002
+def tensor_split(input, indices_or_sections, dim: int = 0):
     n = input.shape[dim]
     if isinstance(indices_or_sections, int):
         k = indices_or_sections
@@ -597,7 +597,7 @@ def tensor_split(input, indices_or_sections, dim: int = 0):  # noqa: A002
 
 @public
 @per_element_under_vmap
-def chunk(input, chunks: int, dim: int = 0):  # noqa: A002
+def chunk(input, chunks: int, dim: int = 0):
     """Split into ``chunks`` pieces (the last may be smaller).
 
     Example:
@@ -616,7 +616,7 @@ def chunk(input, chunks: int, dim: int = 0):  # noqa: A002
 
 @public
 @per_element_under_vmap
-def unbind(input, dim: int = 0):  # noqa: A002
+def unbind(input, dim: int = 0):
     """Slices along ``dim`` as a tuple of views.
 
     Example:
@@ -630,7 +630,7 @@ def unbind(input, dim: int = 0):  # noqa: A002
 
 
 @public
-def narrow(input, dim: int, start, length: int) -> Tensor:  # noqa: A002
+def narrow(input, dim: int, start, length: int) -> Tensor:
     """A view of ``length`` elements from ``start`` along ``dim``.
 
     Example:
@@ -650,7 +650,7 @@ def narrow(input, dim: int, start, length: int) -> Tensor:  # noqa: A002
 
 
 @public
-def select(input, dim: int, index: int) -> Tensor:  # noqa: A002
+def select(input, dim: int, index: int) -> Tensor:
     """The slice at ``index`` along ``dim`` (a view, one dim fewer).
 
     Example:
@@ -669,7 +669,7 @@ def select(input, dim: int, index: int) -> Tensor:  # noqa: A002
 
 
 @public
-def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:  # noqa: A002
+def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The diagonal of the ``dim1``/``dim2`` planes, as a view (it shares memory).
 
     Example:
@@ -687,7 +687,7 @@ def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:  #
 
 
 @public(function=False)
-def unfold(input, dimension: int, size: int, step: int) -> Tensor:  # noqa: A002
+def unfold(input, dimension: int, size: int, step: int) -> Tensor:
     """All slices of length ``size`` along ``dimension``, ``step`` apart, as a view with a new
     last dim (``Tensor.unfold``).
 
@@ -711,7 +711,7 @@ def unfold(input, dimension: int, size: int, step: int) -> Tensor:  # noqa: A002
 
 
 @public
-def as_strided(input, size, stride, storage_offset: int | None = None) -> Tensor:  # noqa: A002
+def as_strided(input, size, stride, storage_offset: int | None = None) -> Tensor:
     """A view of the memory under ``input`` with the given sizes and element strides, from
     element ``storage_offset`` of the storage on (default: where ``input`` starts).
 
@@ -755,7 +755,7 @@ def as_strided(input, size, stride, storage_offset: int | None = None) -> Tensor
 
 
 @public
-def diag(input, diagonal_: int = 0) -> Tensor:  # noqa: A002
+def diag(input, diagonal_: int = 0) -> Tensor:
     if input.ndim == 1:
         n = input.shape[0] + _py_abs(diagonal_)
         z = zeros(n, n, dtype=input.dtype)
@@ -766,11 +766,11 @@ def diag(input, diagonal_: int = 0) -> Tensor:  # noqa: A002
 
 
 @public(autocast=FP32)
-def trace(input) -> Tensor:  # noqa: A002
+def trace(input) -> Tensor:
     return diagonal(input).sum()
 
 
-def _triangle(op, name: str, input, diagonal: int) -> Tensor:  # noqa: A002
+def _triangle(op, name: str, input, diagonal: int) -> Tensor:
     if input.dim() < 2:
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions (got shape "
                            f"{list(input.shape)}: {name} keeps a triangle of the last two "
@@ -779,7 +779,7 @@ def _triangle(op, name: str, input, diagonal: int) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True)
-def tril(input, diagonal: int = 0) -> Tensor:  # noqa: A002
+def tril(input, diagonal: int = 0) -> Tensor:
     """The lower triangle of the last two dims (on and below ``diagonal``), zeros above.
 
     Example:
@@ -792,7 +792,7 @@ def tril(input, diagonal: int = 0) -> Tensor:  # noqa: A002
 
 
 @public(inplace=True)
-def triu(input, diagonal: int = 0) -> Tensor:  # noqa: A002
+def triu(input, diagonal: int = 0) -> Tensor:
     """The upper triangle of the last two dims (on and above ``diagonal``), zeros below.
 
     Example:

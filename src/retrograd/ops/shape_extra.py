@@ -21,7 +21,7 @@ __all__ = ["rot90", "atleast_1d", "atleast_2d", "atleast_3d", "dstack", "column_
 
 
 @public
-def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:  # noqa: A002
+def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
     """Rotate by 90 degrees ``k`` times in the plane of ``dims`` (from the first dim
     towards the second).
 
@@ -163,7 +163,7 @@ def row_stack(tensors) -> Tensor:
     return cat([_at_least_2d(t) for t in _stack_args("row_stack", tensors)], 0)
 
 
-def _split_along(name: str, input: Tensor, sections, dim: int, min_dims: int):  # noqa: A002
+def _split_along(name: str, input: Tensor, sections, dim: int, min_dims: int):
     """PyTorch's h/v/dsplit: tensor_split along ``dim``, an int must divide the dim; each
     piece a slice of input (SliceBackward0, as PyTorch's tensor_split)."""
     if input.ndim < min_dims:
@@ -184,7 +184,7 @@ def _split_along(name: str, input: Tensor, sections, dim: int, min_dims: int):  
 
 
 @public
-def hsplit(input: Tensor, indices_or_sections) -> tuple:  # noqa: A002
+def hsplit(input: Tensor, indices_or_sections) -> tuple:
     """Split along dim 1 (dim 0 of a 1-D tensor): into equal sections (an int) or at the
     given indices.
 
@@ -197,7 +197,7 @@ def hsplit(input: Tensor, indices_or_sections) -> tuple:  # noqa: A002
 
 
 @public
-def vsplit(input: Tensor, indices_or_sections) -> tuple:  # noqa: A002
+def vsplit(input: Tensor, indices_or_sections) -> tuple:
     """Split along dim 0 (a tensor of at least 2 dims).
 
     Example:
@@ -209,7 +209,7 @@ def vsplit(input: Tensor, indices_or_sections) -> tuple:  # noqa: A002
 
 
 @public
-def dsplit(input: Tensor, indices_or_sections) -> tuple:  # noqa: A002
+def dsplit(input: Tensor, indices_or_sections) -> tuple:
     """Split along dim 2 (a tensor of at least 3 dims).
 
     Example:
@@ -221,7 +221,7 @@ def dsplit(input: Tensor, indices_or_sections) -> tuple:  # noqa: A002
 
 
 @public
-def split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple:  # noqa: A002
+def split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple:
     """Split into pieces of the given sizes (views, one SplitWithSizesBackward0 node).
 
     Example:
@@ -233,7 +233,7 @@ def split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple:  # noqa
 
 
 @public
-def ravel(input: Tensor) -> Tensor:  # noqa: A002
+def ravel(input: Tensor) -> Tensor:
     """The elements as a 1-D tensor (a view when the layout allows, else a copy).
 
     Example:

@@ -23,7 +23,7 @@ __all__ = ["hardshrink", "softshrink"]
 _LOW_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38}  # (no NumPy finfo)
 
 
-def _check_float(input: Tensor, kernel: str) -> None:  # noqa: A002
+def _check_float(input: Tensor, kernel: str) -> None:
     if input._data.dtype not in FLOAT_NP:
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{_LEGACY_NAMES[input.dtype.name]}': the shrink "
@@ -31,7 +31,7 @@ def _check_float(input: Tensor, kernel: str) -> None:  # noqa: A002
 
 
 @public
-def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """x where |x| > lambd, else 0 (HardshrinkBackward0).
 
     Example:
@@ -43,7 +43,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
     return apply(_hardshrink_op, (input,), (float(lambd),))
 
 
-def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """x - lambd above lambd, x + lambd below -lambd, else 0 (SoftshrinkBackward0);
     ``nn.functional.softshrink`` (PyTorch has no ``torch.softshrink``).
 

@@ -28,11 +28,11 @@ def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def _softmax_input(input, dim, dtype, name, stacklevel):  # noqa: A002
+def _softmax_input(input, dim, dtype, name, stacklevel):
     if dim is None:
         dim = _softmax_dim(name, input._data.ndim, stacklevel + 1)
     if dtype is not None:
-        input = input.to(dtype)  # noqa: A001
+        input = input.to(dtype)
     elif input._data.dtype not in FLOAT_NP:
         raise RuntimeError(f'"{name}_lastdim_kernel_impl" not implemented for '
                            f"'{_LEGACY[input.dtype.name]}': convert to a floating dtype first")
@@ -44,7 +44,7 @@ def _softmax_input(input, dim, dtype, name, stacklevel):  # noqa: A002
     return input, (dim + n if dim < 0 else dim) if nd > 0 else 0
 
 
-def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,  # noqa: A002
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
             dtype=None) -> Tensor:
     """exp(x) / sum(exp(x)) along ``dim`` (max-shifted: no overflow).
 
@@ -57,7 +57,7 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,  # noqa
     return apply(TN.softmax, (x,), d)
 
 
-def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,  # noqa: A002
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
             dtype=None) -> Tensor:
     """softmax(-x).
 
@@ -70,7 +70,7 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,  # noqa
     return softmax(-x, d)
 
 
-def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,  # noqa: A002
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
                 dtype=None) -> Tensor:
     """x - logsumexp(x) along ``dim`` (stable for large inputs).
 

@@ -30,7 +30,7 @@ def _take_values(input, idx_arr, dim, which, keepdim=True):
 
 @public
 @per_element_under_vmap
-def sort(input, dim: int = -1, descending: bool = False, stable: bool = False):  # noqa: A002
+def sort(input, dim: int = -1, descending: bool = False, stable: bool = False):
     """Sorted values and the indices that sort them (values carry the gradient).
 
     Example:
@@ -65,7 +65,7 @@ def _desc_key(data):
 
 @public
 @per_element_under_vmap
-def argsort(input, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:  # noqa: A002
+def argsort(input, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
     """Indices that sort ``input`` along ``dim``.
 
     Example:
@@ -78,7 +78,7 @@ def argsort(input, dim: int = -1, descending: bool = False, stable: bool = False
 
 @public
 @per_element_under_vmap
-def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):  # noqa: A002
+def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     """The ``k`` largest (or smallest) values along ``dim`` and their indices.
 
     Example:
@@ -100,7 +100,7 @@ def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
 
 @public
 @per_element_under_vmap
-def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):  # noqa: A002
+def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):
     """The ``k``-th smallest value along ``dim`` and its index.
 
     Example:
@@ -125,7 +125,7 @@ def _kth(op, input, k, dim, keepdim):
 
 @public
 @per_element_under_vmap
-def median(input, dim=None, keepdim: bool = False):  # noqa: A002
+def median(input, dim=None, keepdim: bool = False):
     """The lower median of all elements, or along ``dim`` with its index.
 
     Example:

@@ -62,7 +62,7 @@ def _out(name: str):
 # --- one input ------------------------------------------------------------------------
 @public(inplace=True)
 @_out("lgamma")
-def lgamma(input: Tensor) -> Tensor:  # noqa: A002
+def lgamma(input: Tensor) -> Tensor:
     """``log|Γ(input)|``, elementwise.
 
     Example:
@@ -75,7 +75,7 @@ def lgamma(input: Tensor) -> Tensor:  # noqa: A002
 
 @public(inplace=True)
 @_out("digamma")
-def digamma(input: Tensor) -> Tensor:  # noqa: A002
+def digamma(input: Tensor) -> Tensor:
     """``d/dx log Γ(x)``; -inf at 0, nan at the negative integers (as PyTorch).
 
     Example:
@@ -92,7 +92,7 @@ def digamma(input: Tensor) -> Tensor:  # noqa: A002
 # the method and in-place forms that @public derives call it with self first.
 @public(inplace=True)
 @_out("polygamma")
-def polygamma(n: int, input: Tensor) -> Tensor:  # noqa: A002
+def polygamma(n: int, input: Tensor) -> Tensor:
     """The ``n``-th derivative of digamma (Note [polygamma's operand order]).
 
     Example:
@@ -108,7 +108,7 @@ def polygamma(n: int, input: Tensor) -> Tensor:  # noqa: A002
     return unary(TS.polygamma, input, int(n))
 
 
-def _polygamma_inplace(input: Tensor, n: int) -> Tensor:  # noqa: A002
+def _polygamma_inplace(input: Tensor, n: int) -> Tensor:
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n. (n is the order "
                            "of the derivative of digamma: pass n >= 0)")
@@ -121,7 +121,7 @@ polygamma.inplace_variant = _polygamma_inplace
 
 @public(inplace=True, name="mvlgamma")
 @_out("mvlgamma")
-def mvlgamma(input: Tensor, p: int) -> Tensor:  # noqa: A002
+def mvlgamma(input: Tensor, p: int) -> Tensor:
     """The multivariate log-gamma function of dimension ``p``.
 
     Example:
@@ -138,7 +138,7 @@ def mvlgamma(input: Tensor, p: int) -> Tensor:  # noqa: A002
 
 @public(inplace=True, inplace_function=True)
 @_out("erfc")
-def erfc(input: Tensor) -> Tensor:  # noqa: A002
+def erfc(input: Tensor) -> Tensor:
     """``1 - erf(input)``, accurate where erf is near 1.
 
     Example:
@@ -151,7 +151,7 @@ def erfc(input: Tensor) -> Tensor:  # noqa: A002
 
 @public(inplace=True)
 @_out("erfinv")
-def erfinv(input: Tensor) -> Tensor:  # noqa: A002
+def erfinv(input: Tensor) -> Tensor:
     """The inverse of erf on (-1, 1) (±inf at ±1, nan outside).
 
     Example:
@@ -164,7 +164,7 @@ def erfinv(input: Tensor) -> Tensor:  # noqa: A002
 
 @public(inplace=True, inplace_function=True)
 @_out("i0")
-def i0(input: Tensor) -> Tensor:  # noqa: A002
+def i0(input: Tensor) -> Tensor:
     """The modified Bessel function of the first kind, order 0.
 
     Example:
@@ -177,7 +177,7 @@ def i0(input: Tensor) -> Tensor:  # noqa: A002
 
 @public(inplace=True, inplace_function=True)
 @_out("sinc")
-def sinc(input: Tensor) -> Tensor:  # noqa: A002
+def sinc(input: Tensor) -> Tensor:
     """The normalized sinc, ``sin(pi x) / (pi x)`` (1 at 0).
 
     Example:
@@ -190,7 +190,7 @@ def sinc(input: Tensor) -> Tensor:  # noqa: A002
 
 @public(inplace=True, inplace_function=True)
 @_out("logit")
-def logit(input: Tensor, eps: float | None = None) -> Tensor:  # noqa: A002
+def logit(input: Tensor, eps: float | None = None) -> Tensor:
     """``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` when eps is given.
 
     Example:
@@ -203,7 +203,7 @@ def logit(input: Tensor, eps: float | None = None) -> Tensor:  # noqa: A002
 
 @public(inplace=True, inplace_function=True)
 @_out("deg2rad")
-def deg2rad(input: Tensor) -> Tensor:  # noqa: A002
+def deg2rad(input: Tensor) -> Tensor:
     """Degrees to radians.
 
     Example:
@@ -217,7 +217,7 @@ def deg2rad(input: Tensor) -> Tensor:  # noqa: A002
 
 @public(inplace=True, inplace_function=True)
 @_out("rad2deg")
-def rad2deg(input: Tensor) -> Tensor:  # noqa: A002
+def rad2deg(input: Tensor) -> Tensor:
     """Radians to degrees.
 
     Example:
@@ -231,7 +231,7 @@ def rad2deg(input: Tensor) -> Tensor:  # noqa: A002
 
 @public(inplace=True, inplace_function=True)
 @_out("asinh")
-def asinh(input: Tensor) -> Tensor:  # noqa: A002
+def asinh(input: Tensor) -> Tensor:
     """The inverse hyperbolic sine.
 
     Example:
@@ -244,7 +244,7 @@ def asinh(input: Tensor) -> Tensor:  # noqa: A002
 
 @public(inplace=True, inplace_function=True)
 @_out("acosh")
-def acosh(input: Tensor) -> Tensor:  # noqa: A002
+def acosh(input: Tensor) -> Tensor:
     """The inverse hyperbolic cosine (nan below 1).
 
     Example:
@@ -257,7 +257,7 @@ def acosh(input: Tensor) -> Tensor:  # noqa: A002
 
 @public(inplace=True, inplace_function=True)
 @_out("atanh")
-def atanh(input: Tensor) -> Tensor:  # noqa: A002
+def atanh(input: Tensor) -> Tensor:
     """The inverse hyperbolic tangent (±inf at ±1).
 
     Example:
@@ -271,7 +271,7 @@ def atanh(input: Tensor) -> Tensor:  # noqa: A002
 def _inplace_variant(op):
     """The function an in-place form computes with (methods.inplace_methods): ``op``'s
     record, PyTorch's in-place overload."""
-    def fn(input: Tensor) -> Tensor:  # noqa: A002
+    def fn(input: Tensor) -> Tensor:
         return unary(op, input)
     fn.__name__ = fn.__qualname__ = op.name
     return fn
@@ -287,7 +287,7 @@ arctanh = alias("arctanh", atanh, inplace=True, inplace_function=True)
 
 @public
 @per_element_under_vmap
-def frexp(input: Tensor) -> tuple[Tensor, Tensor]:  # noqa: A002
+def frexp(input: Tensor) -> tuple[Tensor, Tensor]:
     """``(mantissa, exponent)`` with ``input = mantissa * 2**exponent``, |mantissa| in
     [0.5, 1); the exponent is int32 and carries no gradient.
 
@@ -320,7 +320,7 @@ class _Frexp(NamedTuple):
 
 
 # --- two operands ---------------------------------------------------------------------
-def _xlogy_like(name: str, ops, input, other) -> Tensor:  # noqa: A002
+def _xlogy_like(name: str, ops, input, other) -> Tensor:
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         raise invalid_combination(name, (input, other), _XLOGY_SIGNATURES)
     return _binary_overload(*ops, input, other)
@@ -328,7 +328,7 @@ def _xlogy_like(name: str, ops, input, other) -> Tensor:  # noqa: A002
 
 @public(inplace=True, inplace_function=True)
 @_out("xlogy")
-def xlogy(input, other) -> Tensor:  # noqa: A002
+def xlogy(input, other) -> Tensor:
     """``input * log(other)``, 0 where input is 0 (unless other is nan).
 
     Example:
@@ -340,7 +340,7 @@ def xlogy(input, other) -> Tensor:  # noqa: A002
 
 
 @_out("special_xlog1py")
-def xlog1py(input, other) -> Tensor:  # noqa: A002
+def xlog1py(input, other) -> Tensor:
     """``input * log1p(other)``, 0 where input is 0 (``torch.special.xlog1py``).
 
     Example:
@@ -353,7 +353,7 @@ def xlog1py(input, other) -> Tensor:  # noqa: A002
 
 
 @_out("special_zeta")
-def zeta(input, other) -> Tensor:  # noqa: A002
+def zeta(input, other) -> Tensor:
     """The Hurwitz zeta function ``sum_k (k + other) ** -input`` (``torch.special.zeta``).
 
     Example:
@@ -364,7 +364,7 @@ def zeta(input, other) -> Tensor:  # noqa: A002
     return _xlogy_like("special_zeta", (TS.zeta, TS.zeta_scalar, TS.zeta_rscalar), input, other)
 
 
-def _two_tensors(fn: str, input, other) -> None:  # noqa: A002
+def _two_tensors(fn: str, input, other) -> None:
     if not isinstance(input, Tensor):
         raise not_tensor(fn, "input", 1, input)
     if not isinstance(other, Tensor):
@@ -373,7 +373,7 @@ def _two_tensors(fn: str, input, other) -> None:  # noqa: A002
 
 @public(tensor_operand=True)
 @_out("logaddexp")
-def logaddexp(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def logaddexp(input: Tensor, other: Tensor) -> Tensor:
     """``log(exp(input) + exp(other))`` without overflow.
 
     Example:
@@ -388,7 +388,7 @@ def logaddexp(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
 
 @public(tensor_operand=True)
 @_out("logaddexp2")
-def logaddexp2(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
     """``log2(2**input + 2**other)`` without overflow.
 
     Example:
@@ -403,7 +403,7 @@ def logaddexp2(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
 
 @public(inplace=True)
 @_out("copysign")
-def copysign(input: Tensor, other) -> Tensor:  # noqa: A002
+def copysign(input: Tensor, other) -> Tensor:
     """``|input|`` with the sign of ``other`` (a tensor or a number).
 
     Example:
@@ -419,7 +419,7 @@ def copysign(input: Tensor, other) -> Tensor:  # noqa: A002
 
 @public(inplace=True, tensor_operand=True)
 @_out("nextafter")
-def nextafter(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def nextafter(input: Tensor, other: Tensor) -> Tensor:
     """The next floating-point value after ``input`` towards ``other``.
 
     Example:
@@ -435,7 +435,7 @@ def nextafter(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
 
 @public(inplace=True)
 @_out("heaviside")
-def heaviside(input: Tensor, values: Tensor) -> Tensor:  # noqa: A002
+def heaviside(input: Tensor, values: Tensor) -> Tensor:
     """The step function: 0 below 0, ``values`` at 0, 1 above (no gradient, as PyTorch).
 
     Example:
@@ -447,7 +447,7 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:  # noqa: A002
     return binary(TS.heaviside, input, values)
 
 
-def _check_heaviside(input, values) -> None:  # noqa: A002
+def _check_heaviside(input, values) -> None:
     if not isinstance(input, Tensor):
         raise not_tensor("heaviside", "input", 1, input)
     if not isinstance(values, Tensor):
@@ -457,7 +457,7 @@ def _check_heaviside(input, values) -> None:  # noqa: A002
                            "dtypes. (convert values first, e.g. values.to(input.dtype))")
 
 
-def _heaviside_inplace(input: Tensor, values: Tensor) -> Tensor:  # noqa: A002
+def _heaviside_inplace(input: Tensor, values: Tensor) -> Tensor:
     _check_heaviside(input, values)
     return binary(TS.heaviside_inplace, input, values)
 
@@ -468,7 +468,7 @@ heaviside.inplace_variant = _heaviside_inplace
 
 @public(inplace=True, inplace_function=True, tensor_operand=True)
 @_out("ldexp")
-def ldexp(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def ldexp(input: Tensor, other: Tensor) -> Tensor:
     """``input * 2**other``.
 
     Example:
@@ -482,7 +482,7 @@ def ldexp(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
 
 # --- torch.special only -------------------------------------------------------------
 def _special_unary(op, doc_call: str, doc_out: str, summary: str):
-    def fn(input: Tensor) -> Tensor:  # noqa: A002
+    def fn(input: Tensor) -> Tensor:
         return unary(op, input)
     fn.__name__ = fn.__qualname__ = op.name
     fn = _out("special_" + op.name)(fn)
@@ -550,7 +550,7 @@ spherical_bessel_j0 = _special_unary(
     "tensor([1.])", "The spherical Bessel function ``sin(x) / x`` (no gradient, as PyTorch).")
 
 
-def _igamma(name: str, op, input, other) -> Tensor:  # noqa: A002
+def _igamma(name: str, op, input, other) -> Tensor:
     """igamma/igammac under PyTorch's name for the call (``special_gammainc``...)."""
     if not isinstance(input, Tensor):
         raise not_tensor(name, "input", 1, input)
@@ -562,7 +562,7 @@ def _igamma(name: str, op, input, other) -> Tensor:  # noqa: A002
 
 @public(inplace=True, tensor_operand=True)
 @_out("igamma")
-def igamma(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def igamma(input: Tensor, other: Tensor) -> Tensor:
     """The regularized lower incomplete gamma function ``P(input, other)``
     (``torch.special.gammainc``; differentiable in ``other`` only, as PyTorch).
 
@@ -576,7 +576,7 @@ def igamma(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
 
 @public(inplace=True, tensor_operand=True)
 @_out("igammac")
-def igammac(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def igammac(input: Tensor, other: Tensor) -> Tensor:
     """The regularized upper incomplete gamma function ``Q(input, other) = 1 - P``
     (``torch.special.gammaincc``).
 
@@ -589,7 +589,7 @@ def igammac(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
 
 
 @_out("special_gammainc")
-def gammainc(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def gammainc(input: Tensor, other: Tensor) -> Tensor:
     """``torch.special.gammainc``: ``igamma`` under its name.
 
     Example:
@@ -601,7 +601,7 @@ def gammainc(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
 
 
 @_out("special_gammaincc")
-def gammaincc(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def gammaincc(input: Tensor, other: Tensor) -> Tensor:
     """``torch.special.gammaincc``: ``igammac`` under its name.
 
     Example:
@@ -612,7 +612,7 @@ def gammaincc(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     return _igamma("special_gammaincc", TS.igammac, input, other)
 
 
-def ndtr(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+def ndtr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The standard normal CDF, ``(1 + erf(x / sqrt(2))) / 2``: PyTorch's composition of
     Scalar overloads (its graph: MulBackward1, AddBackward1, ErfBackward0, MulBackward1).
 
@@ -633,7 +633,7 @@ def ndtr(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
 
 
 @_out("special_round")
-def special_round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A002
+def special_round(input: Tensor, *, decimals: int = 0) -> Tensor:
     """``torch.special.round``: round half to even (PyTorch's ``round.decimals`` overload,
     RoundBackward1, whatever ``decimals``).
 

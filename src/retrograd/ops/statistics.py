@@ -41,7 +41,7 @@ def _indices_back(idx: np.ndarray, data: np.ndarray, d: int, keepdim: bool) -> T
     return _make(np.array(idx, dtype=np.int64))  # (ascontiguousarray makes 0-d 1-d)
 
 
-def _check_reduction_dim(fn: str, input: Tensor, d: int) -> None:  # noqa: A002
+def _check_reduction_dim(fn: str, input: Tensor, d: int) -> None:
     if input._data.ndim and input._data.shape[d] == 0 and input._data.size == 0 \
             and np.prod([s for k, s in enumerate(input._data.shape) if k != d]) != 0:
         raise IndexError(f"{fn}(): Expected reduction dim {d} to have non-zero size. (the "
@@ -51,7 +51,7 @@ def _check_reduction_dim(fn: str, input: Tensor, d: int) -> None:  # noqa: A002
 
 @public
 @per_element_under_vmap
-def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False, *,  # noqa: A002
+def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False, *,
               out=None):
     """The lower median of the elements that are not nan, of all elements or along ``dim``
     with its index (nan where a slice is all nan).
@@ -96,7 +96,7 @@ def _mode_row(row: np.ndarray) -> int:
 
 @public
 @per_element_under_vmap
-def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out=None):  # noqa: A002
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out=None):
     """The most frequent value along ``dim`` (the smallest if several are as frequent) and
     the index of its last occurrence.
 
@@ -124,7 +124,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out=None):  # n
 
 @public
 @per_element_under_vmap
-def msort(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+def msort(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """``input`` sorted along its first dim (``sort(input, dim=0).values``).
 
     Example:
@@ -143,7 +143,7 @@ def msort(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-def _quantile(fn: str, input: Tensor, q, dim, keepdim: bool, interpolation: str,  # noqa: A002
+def _quantile(fn: str, input: Tensor, q, dim, keepdim: bool, interpolation: str,
               ignore_nan: bool) -> Tensor:
     if input._data.dtype not in (np.float32, np.float64):
         raise RuntimeError(f"{fn}() input tensor must be either float or double dtype (got "
@@ -209,7 +209,7 @@ def _quantile(fn: str, input: Tensor, q, dim, keepdim: bool, interpolation: str,
 
 @public(autocast=FP32)  # PyTorch's CPU autocast runs quantiles in float32
 @per_element_under_vmap
-def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,  # noqa: A002
+def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
              interpolation: str = "linear", out: Tensor | None = None) -> Tensor:
     """The ``q``-th quantiles (a number or a 1-D tensor in [0, 1]) of all elements or along
     ``dim``, between order statistics by ``interpolation`` ('linear', 'lower', 'higher',
@@ -226,7 +226,7 @@ def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
 
 @public(autocast=FP32)
 @per_element_under_vmap
-def nanquantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,  # noqa: A002
+def nanquantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
                 interpolation: str = "linear", out: Tensor | None = None) -> Tensor:
     """``quantile`` of the elements that are not nan (nan where a slice is all nan).
 
@@ -262,7 +262,7 @@ def _check_weights(kind: str, w: Tensor, n: int, integral: bool) -> None:
 
 @public
 @per_element_under_vmap
-def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,  # noqa: A002
+def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
         aweights: Tensor | None = None) -> Tensor:
     """The covariance matrix of the variables in ``input``'s rows (observations in
     columns), with ``correction`` (1: Bessel's) and frequency / analytic weights.
@@ -309,7 +309,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,  
 
 @public
 @per_element_under_vmap
-def corrcoef(input: Tensor) -> Tensor:  # noqa: A002
+def corrcoef(input: Tensor) -> Tensor:
     """Pearson's correlation coefficients of the variables in ``input``'s rows, clipped
     to [-1, 1].
 
@@ -425,7 +425,7 @@ def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None
 
 @public(inplace=True)
 @per_element_under_vmap
-def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *,  # noqa: A002
+def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *,
            out: Tensor | None = None) -> Tensor:
     """``input`` with each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` scaled
     down to norm ``maxnorm`` (the others unchanged).

@@ -261,7 +261,7 @@ def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
 
 
 @public(method=True)
-def resize_as_(input: Tensor, the_template: Tensor, *, memory_format=None) -> Tensor:  # noqa: A002
+def resize_as_(input: Tensor, the_template: Tensor, *, memory_format=None) -> Tensor:
     """``input.resize_(the_template.shape)``.
 
     Example:
@@ -273,7 +273,7 @@ def resize_as_(input: Tensor, the_template: Tensor, *, memory_format=None) -> Te
 
 
 @public(method=True)
-def as_strided_(input: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:  # noqa: A002
+def as_strided_(input: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
     """Make ``input`` the strided view ``as_strided(size, stride, storage_offset)`` of its
     own storage, in place.
 

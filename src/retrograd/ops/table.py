@@ -207,7 +207,7 @@ def _u(name, fwd, rule=None, save=(), kind="float", node_name=None, jvp=None, ba
 
 neg = _u("neg", np.negative, lambda g, s, n: -g, kind=None, jvp=jvp_elementwise, batch_ok=True)
 abs = _u("abs", np.absolute, lambda g, s, n: g * s[0].sign(), (0,), kind=None,
-         jvp=jvp_elementwise, batch_ok=True)  # noqa: A001
+         jvp=jvp_elementwise, batch_ok=True)
 
 
 def _sign_fwd(a):
@@ -225,7 +225,7 @@ sign = _u("sign", _sign_fwd, _zeros_rule, kind=None, jvp=jvp_elementwise, batch_
 floor = _u("floor", np.floor, _zeros_rule, kind=None, jvp=jvp_elementwise, batch_ok=True)
 ceil = _u("ceil", np.ceil, _zeros_rule, kind=None, jvp=jvp_elementwise, batch_ok=True)
 round = _u("round", np.round, _zeros_rule, kind=None,
-           jvp=jvp_elementwise, batch_ok=True)  # noqa: A001 - half to even, as torch
+           jvp=jvp_elementwise, batch_ok=True)
 trunc = _u("trunc", np.trunc, _zeros_rule, kind=None, jvp=jvp_elementwise, batch_ok=True)
 exp = _u("exp", np.exp, lambda g, s, n: g * s[0], ("out",), jvp=jvp_elementwise, batch_ok=True)
 exp2 = _u("exp2", np.exp2, lambda g, s, n: g * s[0] * LN2, ("out",),
@@ -667,7 +667,7 @@ def _pow_exp(g, s, n):
 
 
 # Note [Scalar overloads]: pow.Tensor_Tensor, pow.Tensor_Scalar, pow.Scalar
-pow = _b("pow", pow_kernel, (_pow_self, _pow_exp), (0, 1, "out"),  # noqa: A001
+pow = _b("pow", pow_kernel, (_pow_self, _pow_exp), (0, 1, "out"),
          node_name="PowBackward1", jvp=jvp_elementwise, batch_ok=True)
 pow_scalar = _b("pow", pow_kernel, (_pow_self, None), (0, 1), node_name="PowBackward0",
                 jvp=jvp_elementwise, batch_ok=True)
@@ -1005,7 +1005,7 @@ def _expand_back(g, s, n):
 _sum_fwd = sum_kernel  # (the summing records' kernel: ops/sum_kernel.py)
 
 
-sum = Op("sum", _sum_fwd, (_expand_back,), jvp=jvp_linear, batch_ok=True, batch=reduction)  # noqa: A001
+sum = Op("sum", _sum_fwd, (_expand_back,), jvp=jvp_linear, batch_ok=True, batch=reduction)
 
 
 def _mean_fwd(a, p):

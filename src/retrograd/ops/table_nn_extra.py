@@ -27,7 +27,7 @@ from .jvp_rules import jvp_elementwise
 from .public import FP32
 from .rule_helpers import _not_implemented, zeros_like_of
 from .table_distance import lp_coefficient, lp_distance
-from .table_prelu import prelu_kernel  # noqa: F401  (re-exported to the one table)
+from .table_prelu import prelu_kernel
 
 __all__ = ["hardshrink", "hardshrink_backward", "softshrink", "softshrink_backward",
            "rrelu_with_noise", "rrelu_with_noise_backward", "rrelu_with_noise_result",

@@ -208,7 +208,7 @@ def lu(self: Tensor, pivot: bool = True, get_infos: bool = False) -> tuple:
         tensor([2, 2], dtype=torch.int32)
     """
     warnings.warn(_LU_DEPRECATION, UserWarning, stacklevel=2)
-    LU, pivots, infos = lu_factor_ex(self, pivot=pivot)  # noqa: N806
+    LU, pivots, infos = lu_factor_ex(self, pivot=pivot)
     return (LU, pivots, infos) if get_infos else (LU, pivots)
 
 

@@ -43,7 +43,7 @@ __all__ = ["view_copy", "t_copy", "permute_copy", "diagonal_copy", "expand_copy"
            "alias_copy", "as_strided_copy"]
 
 
-def _copy(name: str, input: Tensor, view_fn: Callable, *args):  # noqa: A002
+def _copy(name: str, input: Tensor, view_fn: Callable, *args):
     """``view_fn(input, *args)`` as a copy: the view is taken of the input's positions."""
     positions = _make(np.arange(input.numel(), dtype=np.int64).reshape(tuple(input.shape)))
     picked = view_fn(positions, *args)
@@ -56,7 +56,7 @@ def _copy(name: str, input: Tensor, view_fn: Callable, *args):  # noqa: A002
 
 
 @public(method=False)
-def view_copy(input: Tensor, size) -> Tensor:  # noqa: A002
+def view_copy(input: Tensor, size) -> Tensor:
     """``input.view(size)`` as a new tensor.
 
     Example:
@@ -69,7 +69,7 @@ def view_copy(input: Tensor, size) -> Tensor:  # noqa: A002
 
 
 @public(method=False)
-def t_copy(input: Tensor) -> Tensor:  # noqa: A002
+def t_copy(input: Tensor) -> Tensor:
     """``input.t()`` as a new tensor.
 
     Example:
@@ -82,7 +82,7 @@ def t_copy(input: Tensor) -> Tensor:  # noqa: A002
 
 
 @public(method=False)
-def permute_copy(input: Tensor, dims) -> Tensor:  # noqa: A002
+def permute_copy(input: Tensor, dims) -> Tensor:
     """``input.permute(dims)`` as a new (contiguous) tensor.
 
     Example:
@@ -94,7 +94,7 @@ def permute_copy(input: Tensor, dims) -> Tensor:  # noqa: A002
 
 
 @public(method=False)
-def diagonal_copy(input: Tensor, offset: int = 0, dim1: int = 0,  # noqa: A002
+def diagonal_copy(input: Tensor, offset: int = 0, dim1: int = 0,
                   dim2: int = 1) -> Tensor:
     """``input.diagonal(offset, dim1, dim2)`` as a new tensor.
 
@@ -107,7 +107,7 @@ def diagonal_copy(input: Tensor, offset: int = 0, dim1: int = 0,  # noqa: A002
 
 
 @public(method=False)
-def expand_copy(input: Tensor, size, *, implicit: bool = False) -> Tensor:  # noqa: A002
+def expand_copy(input: Tensor, size, *, implicit: bool = False) -> Tensor:
     """``input.expand(size)`` as a new tensor (the repeats are real copies).
 
     Example:
@@ -120,7 +120,7 @@ def expand_copy(input: Tensor, size, *, implicit: bool = False) -> Tensor:  # no
 
 
 @public
-def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:  # noqa: A002
+def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """``input.narrow(dim, start, length)`` as a new tensor.
 
     Example:
@@ -132,7 +132,7 @@ def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:  # 
 
 
 @public(method=False)
-def select_copy(input: Tensor, dim: int, index: int) -> Tensor:  # noqa: A002
+def select_copy(input: Tensor, dim: int, index: int) -> Tensor:
     """``input.select(dim, index)`` as a new tensor.
 
     Example:
@@ -148,7 +148,7 @@ def _slice(x: Tensor, dim: int, start, end, step) -> Tensor:
 
 
 @public(method=False)
-def slice_copy(input: Tensor, dim: int = 0, start: int | None = None,  # noqa: A002
+def slice_copy(input: Tensor, dim: int = 0, start: int | None = None,
                end: int | None = None, step: int = 1) -> Tensor:
     """``input[..., start:end:step, ...]`` (along ``dim``) as a new tensor.
 
@@ -161,7 +161,7 @@ def slice_copy(input: Tensor, dim: int = 0, start: int | None = None,  # noqa: A
 
 
 @public(method=False)
-def split_copy(input: Tensor, split_size: int, dim: int = 0) -> tuple:  # noqa: A002
+def split_copy(input: Tensor, split_size: int, dim: int = 0) -> tuple:
     """``input.split(split_size, dim)``, each piece a new tensor.
 
     Example:
@@ -173,7 +173,7 @@ def split_copy(input: Tensor, split_size: int, dim: int = 0) -> tuple:  # noqa: 
 
 
 @public(method=False)
-def split_with_sizes_copy(input: Tensor, split_sizes, dim: int = 0) -> tuple:  # noqa: A002
+def split_with_sizes_copy(input: Tensor, split_sizes, dim: int = 0) -> tuple:
     """``input.split_with_sizes(split_sizes, dim)``, each piece a new tensor.
 
     Example:
@@ -185,7 +185,7 @@ def split_with_sizes_copy(input: Tensor, split_sizes, dim: int = 0) -> tuple:  #
 
 
 @public(method=False)
-def squeeze_copy(input: Tensor, dim=None) -> Tensor:  # noqa: A002
+def squeeze_copy(input: Tensor, dim=None) -> Tensor:
     """``input.squeeze(dim)`` as a new tensor.
 
     Example:
@@ -199,7 +199,7 @@ def squeeze_copy(input: Tensor, dim=None) -> Tensor:  # noqa: A002
 
 
 @public(method=False)
-def transpose_copy(input: Tensor, dim0: int, dim1: int) -> Tensor:  # noqa: A002
+def transpose_copy(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """``input.transpose(dim0, dim1)`` as a new (contiguous) tensor.
 
     Example:
@@ -212,7 +212,7 @@ def transpose_copy(input: Tensor, dim0: int, dim1: int) -> Tensor:  # noqa: A002
 
 
 @public(method=False)
-def unbind_copy(input: Tensor, dim: int = 0) -> tuple:  # noqa: A002
+def unbind_copy(input: Tensor, dim: int = 0) -> tuple:
     """``input.unbind(dim)``, each slice a new tensor.
 
     Example:
@@ -224,7 +224,7 @@ def unbind_copy(input: Tensor, dim: int = 0) -> tuple:  # noqa: A002
 
 
 @public(method=False)
-def unfold_copy(input: Tensor, dimension: int, size: int, step: int) -> Tensor:  # noqa: A002
+def unfold_copy(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     """``input.unfold(dimension, size, step)`` as a new tensor.
 
     Example:
@@ -237,7 +237,7 @@ def unfold_copy(input: Tensor, dimension: int, size: int, step: int) -> Tensor: 
 
 
 @public(method=False)
-def unsqueeze_copy(input: Tensor, dim: int) -> Tensor:  # noqa: A002
+def unsqueeze_copy(input: Tensor, dim: int) -> Tensor:
     """``input.unsqueeze(dim)`` as a new tensor.
 
     Example:
@@ -249,7 +249,7 @@ def unsqueeze_copy(input: Tensor, dim: int) -> Tensor:  # noqa: A002
 
 
 @public(method=False)
-def alias_copy(input: Tensor) -> Tensor:  # noqa: A002
+def alias_copy(input: Tensor) -> Tensor:
     """A copy of ``input`` (the copy form of its alias view).
 
     Example:
@@ -261,7 +261,7 @@ def alias_copy(input: Tensor) -> Tensor:  # noqa: A002
 
 
 @public(method=False)
-def as_strided_copy(input: Tensor, size, stride,  # noqa: A002
+def as_strided_copy(input: Tensor, size, stride,
                     storage_offset: int | None = None) -> Tensor:
     """``input.as_strided(size, stride, storage_offset)`` as a new tensor.
 

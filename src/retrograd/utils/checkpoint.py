@@ -497,7 +497,7 @@ def checkpoint(function: Callable, *args, use_reentrant: bool | None = None,
                                          early_stop, args, kwargs)
 
 
-def checkpoint_sequential(functions, segments: int, input, use_reentrant: bool | None = None,  # noqa: A002
+def checkpoint_sequential(functions, segments: int, input, use_reentrant: bool | None = None,
                           **kwargs):
     """Split a sequence of modules/functions into ``segments`` and checkpoint all but the last.
 
@@ -523,9 +523,9 @@ def checkpoint_sequential(functions, segments: int, input, use_reentrant: bool |
         raise ValueError("Unexpected keyword arguments: " + ",".join(arg for arg in kwargs))
 
     def run_function(start, end, functions):
-        def forward(input):  # noqa: A002
+        def forward(input):
             for j in range(start, end + 1):
-                input = functions[j](input)  # noqa: A001
+                input = functions[j](input)
             return input
 
         return forward
@@ -536,7 +536,7 @@ def checkpoint_sequential(functions, segments: int, input, use_reentrant: bool |
     end = -1
     for start in range(0, segment_size * (segments - 1), segment_size):
         end = start + segment_size - 1
-        input = checkpoint(run_function(start, end, functions), input,  # noqa: A001
+        input = checkpoint(run_function(start, end, functions), input,
                            use_reentrant=use_reentrant, preserve_rng_state=preserve)
     return run_function(end + 1, len(functions) - 1, functions)(input)
 

@@ -122,11 +122,11 @@ class GraphPicture:
     def __repr__(self) -> str:
         return f"<GraphPicture: {len(self.nodes)} nodes>"
 
-    def render(self, format: str = "svg") -> bytes:  # noqa: A002
+    def render(self, format: str = "svg") -> bytes:
         """The picture as bytes in ``format`` (svg, png, pdf); needs Graphviz."""
         return _render(self.source, format)
 
-    def save(self, path: str, format: str | None = None) -> str:  # noqa: A002
+    def save(self, path: str, format: str | None = None) -> str:
         """Write the picture; returns the path written.
 
         The format comes from the extension (``.svg``, ``.png``, ``.pdf``; ``.dot`` or

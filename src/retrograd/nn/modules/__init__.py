@@ -39,14 +39,14 @@ from .activation import (
                          Tanhshrink,
                          Threshold,
 )
-from .activation_extra import *  # noqa: F403
+from .activation_extra import *
 from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .ctc import CTCLoss
 from .data_parallel import DataParallel
 from .deprecated import Container, NLLLoss2d
-from .distance import *  # noqa: F403
+from .distance import *
 from .dropout import (
                          AlphaDropout,
                          Dropout,
@@ -56,9 +56,9 @@ from .dropout import (
                          FeatureAlphaDropout,
 )
 from .flatten import Flatten, Unflatten
-from .fold import *  # noqa: F403
+from .fold import *
 from .fractional_pool import FractionalMaxPool2d, FractionalMaxPool3d
-from .lazy import *  # noqa: F403
+from .lazy import *
 from .linear import Bilinear, Identity, Linear
 from .loss import (
                          BCELoss,
@@ -72,7 +72,7 @@ from .loss import (
                          NLLLoss,
                          SmoothL1Loss,
 )
-from .loss_extra import *  # noqa: F403
+from .loss_extra import *
 from .loss_linear_ce import LinearCrossEntropyLoss, LinearCrossEntropyOptions
 from .module import Module
 from .normalization import (
@@ -85,10 +85,10 @@ from .normalization import (
                          InstanceNorm3d,
                          LayerNorm,
 )
-from .normalization_extra import *  # noqa: F403
-from .padding import *  # noqa: F403
-from .pixelshuffle import *  # noqa: F403
-from .pooling import (  # noqa: F401, I001  # noqa: F401
+from .normalization_extra import *
+from .padding import *
+from .pixelshuffle import *
+from .pooling import (
                          AdaptiveAvgPool1d,
                          AdaptiveAvgPool2d,
                          AdaptiveAvgPool3d,
@@ -119,7 +119,7 @@ from .transformer import (
                          TransformerEncoder,
                          TransformerEncoderLayer,
 )
-from .upsampling import *  # noqa: F403
+from .upsampling import *
 
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",

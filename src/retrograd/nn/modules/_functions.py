@@ -82,7 +82,7 @@ class SyncBatchNorm(Function):
     """
 
     @staticmethod
-    def forward(ctx, input, weight, bias, running_mean, running_var, eps,  # noqa: A002
+    def forward(ctx, input, weight, bias, running_mean, running_var, eps,
                 momentum, process_group, world_size):
         from ... import distributed as dist
 

@@ -35,7 +35,7 @@ class ReLU(Module):
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.relu(input, inplace=self.inplace)
 
     def extra_repr(self) -> str:
@@ -64,7 +64,7 @@ class Hardtanh(Module):
         if self.max_val <= self.min_val:
             raise AssertionError("max_val must be greater than min_val")
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
 
     def extra_repr(self) -> str:
@@ -102,7 +102,7 @@ class LeakyReLU(Module):
         self.negative_slope = negative_slope
         self.inplace = inplace
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.leaky_relu(input, self.negative_slope, self.inplace)
 
     def extra_repr(self) -> str:
@@ -124,7 +124,7 @@ class ELU(Module):
         self.alpha = alpha
         self.inplace = inplace
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.elu(input, self.alpha, self.inplace)
 
     def extra_repr(self) -> str:
@@ -141,7 +141,7 @@ class CELU(ELU):
         tensor([1.])
     """
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.celu(input, self.alpha, self.inplace)
 
 
@@ -158,7 +158,7 @@ class SELU(Module):
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.selu(input, self.inplace)
 
     def extra_repr(self) -> str:
@@ -178,7 +178,7 @@ class GELU(Module):
         super().__init__()
         self.approximate = approximate
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.gelu(input, approximate=self.approximate)
 
     def extra_repr(self) -> str:
@@ -198,7 +198,7 @@ class SiLU(Module):
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.silu(input, inplace=self.inplace)
 
     def extra_repr(self) -> str:
@@ -214,7 +214,7 @@ class Mish(SiLU):
         tensor([0.])
     """
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.mish(input, inplace=self.inplace)
 
 
@@ -232,7 +232,7 @@ class Softplus(Module):
         self.beta = beta
         self.threshold = threshold
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.softplus(input, self.beta, self.threshold)
 
     def extra_repr(self) -> str:
@@ -248,7 +248,7 @@ class Tanh(Module):
         tensor([0.])
     """
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return input.tanh()
 
 
@@ -261,7 +261,7 @@ class Sigmoid(Module):
         tensor([0.5000])
     """
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return input.sigmoid()
 
 
@@ -274,7 +274,7 @@ class Softsign(Module):
         tensor([0.5000])
     """
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.softsign(input)
 
 
@@ -287,7 +287,7 @@ class Tanhshrink(Module):
         tensor([0.])
     """
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.tanhshrink(input)
 
 
@@ -300,7 +300,7 @@ class LogSigmoid(Module):
         tensor([-0.6931])
     """
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.logsigmoid(input)
 
 
@@ -317,7 +317,7 @@ class Hardsigmoid(Module):
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.hardsigmoid(input, self.inplace)
 
 
@@ -330,7 +330,7 @@ class Hardswish(Hardsigmoid):
         tensor([3.])
     """
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.hardswish(input, self.inplace)
 
 
@@ -349,7 +349,7 @@ class Threshold(Module):
         self.value = value
         self.inplace = inplace
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.threshold(input, self.threshold, self.value, self.inplace)
 
     def extra_repr(self) -> str:
@@ -370,7 +370,7 @@ class GLU(Module):
         super().__init__()
         self.dim = dim
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.glu(input, self.dim)
 
     def extra_repr(self) -> str:
@@ -395,7 +395,7 @@ class Softmax(Module):
         if not hasattr(self, "dim"):
             self.dim = None
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.softmax(input, self.dim, _stacklevel=5)
 
     def extra_repr(self) -> str:
@@ -411,7 +411,7 @@ class Softmin(Softmax):
         tensor([0.5000, 0.5000])
     """
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.softmin(input, self.dim, _stacklevel=5)
 
 
@@ -424,7 +424,7 @@ class LogSoftmax(Softmax):
         tensor([-0.6931, -0.6931])
     """
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.log_softmax(input, self.dim, _stacklevel=5)
 
 
@@ -449,7 +449,7 @@ class PReLU(Module):
         """Fill the slopes with ``init``."""
         init.constant_(self.weight, self.init)
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.prelu(input, self.weight)
 
     def extra_repr(self) -> str:

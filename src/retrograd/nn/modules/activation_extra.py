@@ -28,7 +28,7 @@ class Hardshrink(Module):
         super().__init__()
         self.lambd = lambd
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.hardshrink(input, self.lambd)
 
     def extra_repr(self) -> str:
@@ -44,7 +44,7 @@ class Softshrink(Hardshrink):
         tensor([0.5000])
     """
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.softshrink(input, self.lambd)
 
 
@@ -64,7 +64,7 @@ class RReLU(Module):
         self.upper = upper
         self.inplace = inplace
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
 
     def extra_repr(self) -> str:
@@ -83,7 +83,7 @@ class Softmax2d(Module):
                 [[0.5000]]])
     """
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         if input.dim() not in (3, 4):
             raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D "
                              "instead")

@@ -122,7 +122,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
             output = output.squeeze(0)
         return _ASMoutput(output, loss)
 
-    def _get_full_log_prob(self, input: Tensor, head_output: Tensor) -> Tensor:  # noqa: A002
+    def _get_full_log_prob(self, input: Tensor, head_output: Tensor) -> Tensor:
         head_logprob = F.log_softmax(head_output, dim=1)
         parts = [head_logprob[:, :self.shortlist_size]]
         for i in range(self.n_clusters):
@@ -130,11 +130,11 @@ class AdaptiveLogSoftmaxWithLoss(Module):
             parts.append(cluster + head_logprob[:, self.shortlist_size + i].unsqueeze(1))
         return cat(parts, dim=1)
 
-    def log_prob(self, input: Tensor) -> Tensor:  # noqa: A002
+    def log_prob(self, input: Tensor) -> Tensor:
         """Log-probabilities of all ``n_classes`` classes, (N, n_classes)."""
         return self._get_full_log_prob(input, self.head(input))
 
-    def predict(self, input: Tensor) -> Tensor:  # noqa: A002
+    def predict(self, input: Tensor) -> Tensor:
         """The most likely class of each row (``log_prob(input).argmax(1)``, computing the
         tails only for rows whose head prefers a cluster)."""
         head_output = self.head(input)

@@ -163,9 +163,9 @@ class Sequential(Module):
         del self[key]
         return v
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         for module in self._modules.values():
-            input = module(input)  # noqa: A001
+            input = module(input)
         return input
 
 
@@ -552,5 +552,5 @@ class ParameterDict(Module):
                 child_lines.append("  (" + str(k) + "): Object of type: " + type(p).__name__)
         return "\n".join(child_lines)
 
-    def __call__(self, input=None):  # noqa: A002
+    def __call__(self, input=None):
         raise RuntimeError("ParameterDict should not be called.")

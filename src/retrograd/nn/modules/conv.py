@@ -104,7 +104,7 @@ class _ConvNd(Module):
         if not hasattr(self, "padding_mode"):
             self.padding_mode = "zeros"
 
-    def _conv_forward(self, input, weight, bias):  # noqa: A002
+    def _conv_forward(self, input, weight, bias):
         fn = type(self)._fn
         if self.padding_mode != "zeros":
             return fn(F.pad(input, self._reversed_padding_repeated_twice,
@@ -112,7 +112,7 @@ class _ConvNd(Module):
                       weight, bias, self.stride, 0, self.dilation, self.groups)
         return fn(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return self._conv_forward(input, self.weight, self.bias)
 
 
@@ -185,7 +185,7 @@ class _ConvTransposeNd(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          True, output_padding, groups, bias, padding_mode, device, dtype)
 
-    def forward(self, input, output_size=None):  # noqa: A002
+    def forward(self, input, output_size=None):
         fn = type(self)._tfn
         if output_size is not None:
             from ..functional import _conv_transposend

@@ -33,7 +33,7 @@ class Dropout(Module):
         self.p = p
         self.inplace = inplace
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.dropout(input, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
@@ -49,7 +49,7 @@ class Dropout1d(Dropout):
         Dropout1d(p=0.3, inplace=False)
     """
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.dropout1d(input, self.p, self.training, self.inplace)
 
 
@@ -62,7 +62,7 @@ class Dropout2d(Dropout):
         Dropout2d(p=0.5, inplace=False)
     """
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.dropout2d(input, self.p, self.training, self.inplace)
 
 
@@ -75,7 +75,7 @@ class Dropout3d(Dropout):
         Dropout3d(p=0.1, inplace=False)
     """
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.dropout3d(input, self.p, self.training, self.inplace)
 
 
@@ -88,7 +88,7 @@ class AlphaDropout(Dropout):
         AlphaDropout(p=0.2, inplace=False)
     """
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.alpha_dropout(input, self.p, self.training, self.inplace)
 
 
@@ -101,5 +101,5 @@ class FeatureAlphaDropout(Dropout):
         FeatureAlphaDropout(p=0.2, inplace=False)
     """
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.feature_alpha_dropout(input, self.p, self.training, self.inplace)

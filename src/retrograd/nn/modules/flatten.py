@@ -27,7 +27,7 @@ class Flatten(Module):
         self.start_dim = start_dim
         self.end_dim = end_dim
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return input.flatten(self.start_dim, self.end_dim)
 
     def extra_repr(self) -> str:
@@ -54,7 +54,7 @@ class Unflatten(Module):
         self.dim = dim
         self.unflattened_size = unflattened_size
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return input.unflatten(self.dim, self.unflattened_size)
 
     def extra_repr(self) -> str:

@@ -35,7 +35,7 @@ class Fold(Module):
         return ("output_size={output_size}, kernel_size={kernel_size}, dilation={dilation}, "
                 "padding={padding}, stride={stride}".format(**self.__dict__))
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding,
                       self.stride)
 
@@ -60,5 +60,5 @@ class Unfold(Module):
         return ("kernel_size={kernel_size}, dilation={dilation}, padding={padding}, "
                 "stride={stride}".format(**self.__dict__))
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)

@@ -41,7 +41,7 @@ class _FractionalMaxPoolNd(Module):
         if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
             raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         fn = F.fractional_max_pool2d if self._nsp == 2 else F.fractional_max_pool3d
         return fn(input, self.kernel_size, self.output_size, self.output_ratio,
                   self.return_indices, _random_samples=self._random_samples)

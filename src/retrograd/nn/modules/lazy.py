@@ -153,7 +153,7 @@ class LazyLinear(LazyModuleMixin, Linear):
         if not self.has_uninitialized_params() and self.in_features != 0:
             super().reset_parameters()
 
-    def initialize_parameters(self, input) -> None:  # noqa: A002
+    def initialize_parameters(self, input) -> None:
         if self.has_uninitialized_params():
             with no_grad():
                 self.in_features = input.shape[-1]
@@ -182,7 +182,7 @@ class _LazyConvXdMixin(LazyModuleMixin):
         if not self.has_uninitialized_params() and self.in_channels != 0:
             super().reset_parameters()
 
-    def _get_in_channels(self, input) -> int:  # noqa: A002
+    def _get_in_channels(self, input) -> int:
         no_batch = self._nsp + 1
         if input.dim() not in (no_batch, no_batch + 1):
             raise RuntimeError(f"Expected {no_batch}D (unbatched) or {no_batch + 1}D (batched) "
@@ -190,7 +190,7 @@ class _LazyConvXdMixin(LazyModuleMixin):
                                f"{input.shape}")
         return input.shape[1] if input.dim() == no_batch + 1 else input.shape[0]
 
-    def initialize_parameters(self, input, *args, **kwargs) -> None:  # noqa: A002
+    def initialize_parameters(self, input, *args, **kwargs) -> None:
         if not self.has_uninitialized_params():
             return
         self.in_channels = self._get_in_channels(input)
@@ -277,7 +277,7 @@ class _LazyNormBase(LazyModuleMixin):
         if not self.has_uninitialized_params() and self.num_features != 0:
             super().reset_parameters()
 
-    def initialize_parameters(self, input) -> None:  # noqa: A002
+    def initialize_parameters(self, input) -> None:
         if not self.has_uninitialized_params():
             return
         # dim 1 even for an unbatched instance-norm input, as PyTorch

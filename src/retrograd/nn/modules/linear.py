@@ -61,7 +61,7 @@ class Identity(Module):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__()
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return input
 
 
@@ -89,7 +89,7 @@ class Linear(Module):
         """Re-draw the weights with PyTorch's default initialisation."""
         _reset_kaiming(self.weight, self.bias, draw_bias_without_fan_in=True)
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:

@@ -40,7 +40,7 @@ class MSELoss(_Loss):
         tensor(3.)
     """
 
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input, target):
         return F.mse_loss(input, target, reduction=self.reduction)
 
 
@@ -53,7 +53,7 @@ class L1Loss(_Loss):
         tensor(1.)
     """
 
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input, target):
         return F.l1_loss(input, target, reduction=self.reduction)
 
 
@@ -70,7 +70,7 @@ class HuberLoss(_Loss):
         super().__init__(reduction=reduction)
         self.delta = delta
 
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input, target):
         return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
 
 
@@ -88,7 +88,7 @@ class SmoothL1Loss(_Loss):
         super().__init__(size_average, reduce, reduction)
         self.beta = beta
 
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input, target):
         return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
 
 
@@ -106,7 +106,7 @@ class NLLLoss(_WeightedLoss):
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
 
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input, target):
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                           reduction=self.reduction)
 
@@ -128,7 +128,7 @@ class CrossEntropyLoss(_WeightedLoss):
         self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing
 
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input, target):
         return F.cross_entropy(input, target, weight=self.weight,
                                ignore_index=self.ignore_index, reduction=self.reduction,
                                label_smoothing=self.label_smoothing)
@@ -143,7 +143,7 @@ class BCELoss(_WeightedLoss):
         tensor(0.6931)
     """
 
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input, target):
         return F.binary_cross_entropy(input, target, weight=self.weight,
                                       reduction=self.reduction)
 
@@ -164,7 +164,7 @@ class BCEWithLogitsLoss(_Loss):
         self.register_buffer("weight", weight)
         self.register_buffer("pos_weight", pos_weight)
 
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input, target):
         return F.binary_cross_entropy_with_logits(input, target, self.weight,
                                                   pos_weight=self.pos_weight,
                                                   reduction=self.reduction)
@@ -186,7 +186,7 @@ class KLDivLoss(_Loss):
         super().__init__(size_average, reduce, reduction)
         self.log_target = log_target
 
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input, target):
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
 
 

@@ -35,7 +35,7 @@ class GaussianNLLLoss(_Loss):
         self.full = full
         self.eps = eps
 
-    def forward(self, input, target, var):  # noqa: A002
+    def forward(self, input, target, var):
         return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps,
                                    reduction=self.reduction)
 
@@ -102,7 +102,7 @@ class HingeEmbeddingLoss(_MarginLoss):
                  reduction: str = "mean") -> None:
         super().__init__(margin, size_average, reduce, reduction)
 
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input, target):
         return F.hinge_embedding_loss(input, target, margin=self.margin,
                                       reduction=self.reduction)
 
@@ -116,7 +116,7 @@ class SoftMarginLoss(_Loss):
         tensor(1.3863)
     """
 
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input, target):
         return F.soft_margin_loss(input, target, reduction=self.reduction)
 
 
@@ -129,7 +129,7 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
         tensor(0.6931)
     """
 
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input, target):
         return F.multilabel_soft_margin_loss(input, target, weight=self.weight,
                                              reduction=self.reduction)
 
@@ -144,7 +144,7 @@ class MultiLabelMarginLoss(_Loss):
         tensor(0.8500)
     """
 
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input, target):
         return F.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
@@ -169,7 +169,7 @@ class MultiMarginLoss(_WeightedLoss):
         self.p = p
         self.margin = margin
 
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input, target):
         return F.multi_margin_loss(input, target, p=self.p, margin=self.margin,
                                    weight=self.weight, reduction=self.reduction)
 

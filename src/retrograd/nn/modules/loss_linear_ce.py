@@ -53,7 +53,7 @@ class LinearCrossEntropyLoss(_WeightedLoss):
                              device=device, dtype=dtype)
         self.options = options
 
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input, target):
         linear_weight = self.linear.weight.reshape(
             (self.num_classes, *self.out_features, self.linear.in_features))
         linear_bias = (self.linear.bias.reshape((self.num_classes, *self.out_features))

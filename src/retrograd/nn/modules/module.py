@@ -146,7 +146,7 @@ class Module:
         d["_load_state_dict_post_hooks"] = OrderedDict()
         d["_hook_count"] = 0
 
-    def forward(self, *input: Any) -> Any:  # noqa: A002
+    def forward(self, *input: Any) -> Any:
         """The computation; every subclass overrides it."""
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
                                   '"forward" function')
@@ -229,7 +229,7 @@ class Module:
                             hook(self, args, kwargs, None)
                         else:
                             hook(self, args, None)
-                    except Exception:  # noqa: S110 - the forward's error is the one to see
+                    except Exception:
                         pass
             raise
         if bw:
@@ -799,7 +799,7 @@ class Module:
         """Cast all parameters and buffers to ``dst_type``."""
         return self._apply(lambda t: t.type(dst_type))
 
-    def float(self) -> Module:  # noqa: A003
+    def float(self) -> Module:
         """Floating parameters and buffers to float32.
 
         Example:
@@ -923,7 +923,7 @@ class Module:
                             "in place?)", UserWarning, stacklevel=3)
                     else:
                         param.copy_(input_param)
-            except Exception as ex:  # noqa: BLE001 - reported the way PyTorch reports it
+            except Exception as ex:
                 error_msgs.append(
                     f'While copying the parameter named "{key}", whose dimensions in the model '
                     f"are {param.shape} and whose dimensions in the checkpoint are "

@@ -80,7 +80,7 @@ class _NormBase(Module):
         self.reset_running_stats()
         _reset_affine(self.affine, self.weight, self.bias)
 
-    def _check_input_dim(self, input):  # noqa: A002
+    def _check_input_dim(self, input):
         raise NotImplementedError
 
     def extra_repr(self) -> str:
@@ -101,7 +101,7 @@ class _NormBase(Module):
 
 
 class _BatchNorm(_NormBase):
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         self._check_input_dim(input)
         eaf = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
@@ -129,7 +129,7 @@ class BatchNorm1d(_BatchNorm):
         BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
     """
 
-    def _check_input_dim(self, input):  # noqa: A002
+    def _check_input_dim(self, input):
         if input.dim() != 2 and input.dim() != 3:
             raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
 
@@ -143,7 +143,7 @@ class BatchNorm2d(_BatchNorm):
         torch.Size([4, 2, 3, 3])
     """
 
-    def _check_input_dim(self, input):  # noqa: A002
+    def _check_input_dim(self, input):
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
 
@@ -157,7 +157,7 @@ class BatchNorm3d(_BatchNorm):
         torch.Size([2, 1, 2, 2, 2])
     """
 
-    def _check_input_dim(self, input):  # noqa: A002
+    def _check_input_dim(self, input):
         if input.dim() != 5:
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
 
@@ -171,12 +171,12 @@ class _InstanceNorm(_NormBase):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
                          dtype, bias=bias)
 
-    def _check_input_dim(self, input):  # noqa: A002
+    def _check_input_dim(self, input):
         nd = self._no_batch_dim
         if input.dim() not in (nd, nd + 1):
             raise ValueError(f"expected {nd}D or {nd + 1}D input (got {input.dim()}D input)")
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         self._check_input_dim(input)
         feature_dim = input.dim() - self._no_batch_dim
         if input.size(feature_dim) != self.num_features:
@@ -250,7 +250,7 @@ class LayerNorm(Module):
         """Weight 1, bias 0."""
         _reset_affine(self.elementwise_affine, self.weight, self.bias)
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
@@ -283,7 +283,7 @@ class GroupNorm(Module):
         """Weight 1, bias 0."""
         _reset_affine(self.affine, self.weight, self.bias)
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:

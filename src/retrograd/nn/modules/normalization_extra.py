@@ -71,7 +71,7 @@ class LocalResponseNorm(Module):
         self.beta = beta
         self.k = k
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self) -> str:
@@ -91,5 +91,5 @@ class CrossMapLRN2d(LocalResponseNorm):
                  k: float = 1) -> None:
         super().__init__(size, alpha, beta, k)
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return CrossMapLRN2dFunction.apply(input, self.size, self.alpha, self.beta, self.k)

@@ -27,7 +27,7 @@ class _PadNd(Module):
     def extra_repr(self) -> str:
         return f"{self.padding}"
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.pad(input, self.padding, self._mode)
 
 
@@ -39,7 +39,7 @@ class _ConstantPadNd(_PadNd):
     def extra_repr(self) -> str:
         return f"padding={self.padding}, value={self.value}"
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.pad(input, self.padding, "constant", self.value)
 
 

@@ -30,7 +30,7 @@ class PixelShuffle(Module):
     def extra_repr(self) -> str:
         return f"upscale_factor={self.upscale_factor}"
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.pixel_shuffle(input, self.upscale_factor)
 
 
@@ -50,7 +50,7 @@ class PixelUnshuffle(Module):
     def extra_repr(self) -> str:
         return f"downscale_factor={self.downscale_factor}"
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.pixel_unshuffle(input, self.downscale_factor)
 
 
@@ -70,5 +70,5 @@ class ChannelShuffle(Module):
     def extra_repr(self) -> str:
         return f"groups={self.groups}"
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.channel_shuffle(input, self.groups)

@@ -36,7 +36,7 @@ class _MaxPoolNd(Module):
         return ("kernel_size={kernel_size}, stride={stride}, padding={padding}, "
                 "dilation={dilation}, ceil_mode={ceil_mode}".format(**self.__dict__))
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return type(self)._fn(input, self.kernel_size, self.stride, self.padding, self.dilation,
                               ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
@@ -99,7 +99,7 @@ class AvgPool1d(Module):
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad)
 
@@ -128,7 +128,7 @@ class AvgPool2d(Module):
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         fn = F.avg_pool2d if self._nsp == 2 else F.avg_pool3d
         return fn(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                   self.count_include_pad, self.divisor_override)
@@ -162,7 +162,7 @@ class AdaptiveAvgPool1d(Module):
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.adaptive_avg_pool1d(input, self.output_size)
 
 
@@ -182,7 +182,7 @@ class AdaptiveAvgPool2d(Module):
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.adaptive_avg_pool2d(input, self.output_size)
 
 
@@ -195,7 +195,7 @@ class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
         torch.Size([2, 3, 1, 1, 1])
     """
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.adaptive_avg_pool3d(input, self.output_size)
 
 
@@ -210,7 +210,7 @@ class _AdaptiveMaxPoolNd(Module):
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return type(self)._fn(input, self.output_size, self.return_indices)
 
 
@@ -263,7 +263,7 @@ class _MaxUnpoolNd(Module):
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-    def forward(self, input, indices, output_size=None):  # noqa: A002
+    def forward(self, input, indices, output_size=None):
         return type(self)._fn(input, indices, self.kernel_size, self.stride, self.padding,
                               output_size)
 
@@ -324,7 +324,7 @@ class _LPPoolNd(Module):
         return ("norm_type={norm_type}, kernel_size={kernel_size}, stride={stride}, "
                 "ceil_mode={ceil_mode}".format(**self.__dict__))
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return type(self)._fn(input, float(self.norm_type), self.kernel_size, self.stride,
                               self.ceil_mode)
 

@@ -151,7 +151,7 @@ class RNNBase(Module):
             ws += [None, None]
         return ws
 
-    def _prepare(self, input, hx):  # noqa: A002
+    def _prepare(self, input, hx):
         if input.dim() not in (2, 3):
             raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got "
                              f"{input.dim()}D instead")
@@ -160,9 +160,9 @@ class RNNBase(Module):
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.size(-1)}")
         if not batched:
-            input = input.unsqueeze(1)  # noqa: A001
+            input = input.unsqueeze(1)
         elif self.batch_first:
-            input = input.transpose(0, 1)  # noqa: A001
+            input = input.transpose(0, 1)
         return input, batched
 
     def _run(self, x, h0, c0):
@@ -299,7 +299,7 @@ class RNNBase(Module):
         if tuple(h.shape) != expected:
             raise RuntimeError(f"Expected hidden size {expected}, got {list(h.shape)}")
 
-    def forward(self, input, hx=None):  # noqa: A002
+    def forward(self, input, hx=None):
         if isinstance(input, PackedSequence):
             return self._forward_packed(input, hx)
         x, batched = self._prepare(input, hx)
@@ -375,7 +375,7 @@ class LSTM(RNNBase):
         super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first,
                          dropout, bidirectional, proj_size, device, dtype)
 
-    def forward(self, input, hx=None):  # noqa: A002
+    def forward(self, input, hx=None):
         if isinstance(input, PackedSequence):
             return self._forward_packed(input, hx)
         x, batched = self._prepare(input, hx)
@@ -449,7 +449,7 @@ class RNNCellBase(Module):
             s += ", nonlinearity={nonlinearity}"
         return s.format(**self.__dict__)
 
-    def _batch(self, input, hx, n_states=1):  # noqa: A002
+    def _batch(self, input, hx, n_states=1):
         if input.dim() not in (1, 2):
             raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got "
                              f"{input.dim()}D instead")
@@ -472,7 +472,7 @@ class RNNCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, 1, device, dtype)
         self.nonlinearity = nonlinearity
 
-    def forward(self, input, hx=None):  # noqa: A002
+    def forward(self, input, hx=None):
         x, batched = self._batch(input, hx)
         h = zeros(x.shape[0], self.hidden_size, dtype=x.dtype) if hx is None else \
             (hx if batched else hx.unsqueeze(0))
@@ -497,7 +497,7 @@ class LSTMCell(RNNCellBase):
                  dtype=None) -> None:
         super().__init__(input_size, hidden_size, bias, 4, device, dtype)
 
-    def forward(self, input, hx=None):  # noqa: A002
+    def forward(self, input, hx=None):
         x, batched = self._batch(input, hx)
         if hx is None:
             z = zeros(x.shape[0], self.hidden_size, dtype=x.dtype)
@@ -522,7 +522,7 @@ class GRUCell(RNNCellBase):
                  dtype=None) -> None:
         super().__init__(input_size, hidden_size, bias, 3, device, dtype)
 
-    def forward(self, input, hx=None):  # noqa: A002
+    def forward(self, input, hx=None):
         x, batched = self._batch(input, hx)
         h = zeros(x.shape[0], self.hidden_size, dtype=x.dtype) if hx is None else \
             (hx if batched else hx.unsqueeze(0))

@@ -77,7 +77,7 @@ class Embedding(Module):
             self.weight._data[self.padding_idx] = 0
             self.weight._vc[0] += 1
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
                            self.scale_grad_by_freq, self.sparse)
 
@@ -139,7 +139,7 @@ class EmbeddingBag(Module):
     reset_parameters = Embedding.reset_parameters
     _fill_padding_idx_with_zero = Embedding._fill_padding_idx_with_zero
 
-    def forward(self, input, offsets=None, per_sample_weights=None):  # noqa: A002
+    def forward(self, input, offsets=None, per_sample_weights=None):
         return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,
                                self.scale_grad_by_freq, self.mode, self.sparse,
                                per_sample_weights, self.include_last_offset, self.padding_idx)

@@ -83,15 +83,15 @@ class SyncBatchNorm(_BatchNorm):
                          dtype, bias=bias)
         self.process_group = process_group
 
-    def _check_input_dim(self, input: Tensor) -> None:  # noqa: A002
+    def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() < 2:
             raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
 
-    def _check_non_zero_input_channels(self, input: Tensor) -> None:  # noqa: A002
+    def _check_non_zero_input_channels(self, input: Tensor) -> None:
         if input.size(1) == 0:
             raise ValueError("SyncBatchNorm number of input channels should be non-zero")
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         """Normalize ``input`` (synchronizing the statistics when training on several ranks).
 
         Example:

@@ -15,7 +15,7 @@ from ..._tensor import Tensor
 from .. import functional as F
 
 
-def norm_except_dim(v: Tensor, pow: float, dim: int) -> Tensor:  # noqa: A002
+def norm_except_dim(v: Tensor, pow: float, dim: int) -> Tensor:
     """The ``pow``-norm of ``v`` over every dimension but ``dim``, kept as size-1
     dimensions (``dim=-1``: the norm of the whole tensor, 0-d), as PyTorch's.
 

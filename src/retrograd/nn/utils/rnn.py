@@ -100,7 +100,7 @@ class PackedSequence(namedtuple("PackedSequence_",
         """``data`` as float64."""
         return self.to(dtype=D.float64)
 
-    def float(self) -> PackedSequence:  # noqa: A003
+    def float(self) -> PackedSequence:
         """``data`` as float32."""
         return self.to(dtype=D.float32)
 
@@ -112,7 +112,7 @@ class PackedSequence(namedtuple("PackedSequence_",
         """``data`` as int64."""
         return self.to(dtype=D.int64)
 
-    def int(self) -> PackedSequence:  # noqa: A003
+    def int(self) -> PackedSequence:
         """``data`` as int32."""
         return self.to(dtype=D.int32)
 
@@ -140,7 +140,7 @@ def _lengths_tensor(lengths) -> Tensor:
     return as_tensor(lengths, dtype=D.int64)
 
 
-def pack_padded_sequence(input: Tensor, lengths, batch_first: bool = False,  # noqa: A002
+def pack_padded_sequence(input: Tensor, lengths, batch_first: bool = False,
                          enforce_sorted: bool = True) -> PackedSequence:
     """Pack a padded batch ``(T, B, *)`` (``(B, T, *)`` if ``batch_first``) whose sequences
     have the given ``lengths`` (a list or a 1-D tensor).
@@ -156,7 +156,7 @@ def pack_padded_sequence(input: Tensor, lengths, batch_first: bool = False,  # n
         sorted_indices = None
     else:
         lengths, sorted_indices = lengths.sort(descending=True)
-        input = input.index_select(0 if batch_first else 1, sorted_indices)  # noqa: A001
+        input = input.index_select(0 if batch_first else 1, sorted_indices)
     if lengths.dim() != 1:
         raise RuntimeError("'lengths' argument should be a 1D CPU int64 tensor, but got "
                            f"{lengths.dim()}D cpu Long tensor (pass one length per sequence)")
@@ -164,7 +164,7 @@ def pack_padded_sequence(input: Tensor, lengths, batch_first: bool = False,  # n
         raise RuntimeError("Cannot pack empty tensors. (Every sequence needs at least one "
                            "step: drop empty batches before packing.)")
     if batch_first:
-        input = input.transpose(0, 1)  # noqa: A001
+        input = input.transpose(0, 1)
     ls = [int(v) for v in lengths.tolist()]
     if len(ls) != input.shape[1]:
         raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got "

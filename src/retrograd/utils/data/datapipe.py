@@ -189,7 +189,7 @@ class _FunctionalMixin:
                                       enable_df_api_tracing: bool = False) -> None:
         """Make ``dp.function_name(*args)`` build ``cls_to_register(dp, *args)``."""
         if function_name in cls.functions:
-            raise Exception(f"Unable to add DataPipe function name {function_name} as it is "  # noqa: TRY002
+            raise Exception(f"Unable to add DataPipe function name {function_name} as it is "
                             "already taken")
 
         def class_function(source_dp, *args, **kwargs):

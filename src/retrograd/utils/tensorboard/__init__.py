@@ -15,7 +15,7 @@ Example:
 from __future__ import annotations
 
 try:
-    import tensorboard  # noqa: F401
+    import tensorboard
 except ImportError as e:  # ModuleNotFoundError, or a broken install of its dependencies
     raise ImportError(
         "retrograd.utils.tensorboard needs the tensorboard package, which is not "
