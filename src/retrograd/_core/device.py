@@ -158,12 +158,12 @@ def parse_device(d) -> device | None:
         return d
     if isinstance(d, int) and not isinstance(d, bool):
         raise unavailable(d)
-    kind = (d if isinstance(d, device) else device(d)).type
-    if kind == "cpu":
+    dev = d if isinstance(d, device) else device(d)
+    if dev.type == "cpu":
         return CPU
-    if kind == "meta":
+    if dev.type == "meta":
         return META
-    raise unavailable(d if isinstance(d, device) else device(d))
+    raise unavailable(dev)
 
 
 def check_device(d) -> None:

@@ -34,7 +34,6 @@ from .node import (
     public_slots,
     scoped_site,
 )
-from .provenance import note_backward
 
 __all__ = ["run_backward", "make_grads", "GraphTask", "is_checkpoint_valid",
            "register_tensor_ops"]
@@ -205,8 +204,6 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
         >>> run_backward([(x * x).sum()], [None], False, False, inputs=[x], accumulate=False)
         (tensor([2., 4.]),)
     """
-    if accumulate and not TASKS.stack:  # before the check: a failed backward() counts too
-        note_backward(outputs)  # Note [The last backward] (_graph/provenance.py)
     for i, o in enumerate(outputs):
         if not o._rg or (o._base is not None and o._inherits and o.grad_fn is None):  # (sink)
             raise RuntimeError(

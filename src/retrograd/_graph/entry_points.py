@@ -11,7 +11,8 @@ Example:
 
 from __future__ import annotations
 
-from .engine import run_backward
+from .engine import TASKS, run_backward
+from .provenance import note_backward
 
 __all__ = ["backward", "grad"]
 
@@ -53,6 +54,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
         for t in ins:  # as PyTorch: a non-leaf input keeps its .grad, now and later
             if t.grad_fn is not None and t._rg:
                 t.retain_grad()
+    if not TASKS.stack:  # a backward() of the user's, not one run inside another's
+        note_backward(outs)  # Note [The last backward] (_graph/provenance.py)
     run_backward(outs, grads, retain_graph, create_graph, inputs=ins, accumulate=True)
 
 

@@ -196,9 +196,11 @@ def clear_cuts() -> None:
 
 # Note [The last backward]
 # ``explain_grad(w)`` without ``loss=`` is asked right after a ``loss.backward()`` that
-# left ``w.grad`` None: the user means that loss. The engine remembers, per thread, what
-# the last ``backward()`` (not ``autograd.grad``, which fills no ``.grad``; not one run
-# from inside another backward, such as reentrant checkpointing's) was called on: weak
+# left ``w.grad`` None: the user means that loss. backward()'s entry point
+# (entry_points.backward, in front of the engine, which knows nothing of it) remembers,
+# per thread, what the last ``backward()`` (not ``autograd.grad``, which fills no
+# ``.grad``; not one run from inside another backward, such as reentrant checkpointing's)
+# was called on: weak
 # references to the output tensors, their cut markers (a loss that does not require grad
 # makes backward() raise, and its ``_cut`` names the cut on its own path, Note [Cut
 # markers]) and the user's line of the call. That is a few small objects per backward()
