@@ -50,7 +50,7 @@ PICTURES = {
 def demo_facts(**demo_kw) -> str:
     """What the demo's gradient-flow plot shows, computed without training: the layers
     and the number of optimizer steps (``demo_kw``: settings other than ``DEMO``'s)."""
-    from retrograd.__main__ import _build_model, demo
+    from retrograd._cli.demo import _build_model, demo
     from retrograd.data import load_digits
 
     kw = {**DEMO, **demo_kw}
@@ -75,7 +75,7 @@ def graph_facts(text: str) -> tuple[str, int]:
 
 
 def _run_demo(out: str, **kw) -> dict:
-    from retrograd.__main__ import demo
+    from retrograd._cli.demo import demo
 
     res = demo(out=out, progress=False, **{**DEMO, **kw})
     return res.files

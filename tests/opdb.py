@@ -7,7 +7,7 @@ This is PyTorch's OpInfo idea (DESIGN.md, "Tests"). An entry holds
 - ``samples(rng)``: sample inputs. Tensor arguments are ``A`` specs (a float64 NumPy
   array, its value domain, whether it is differentiable, its layout); every other
   argument is passed as is (``DT('float64')`` becomes the module's dtype);
-- ``ops``: the names of the table ops (``retrograd.ops._core.REGISTRY``) the entry
+- ``ops``: the names of the table ops (``retrograd.ops.op.REGISTRY``) the entry
   exercises; the meta-test in test_ops.py checks each name is really reached and that
   every op of the table is reached by some entry;
 - flags: differentiable, twice-differentiable (gradgradcheck), the in-place method

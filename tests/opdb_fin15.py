@@ -1,9 +1,9 @@
 """Op-database entries of issue 15's last pieces, loaded by tests/opdb.py:
 
-* torch.cdist (ops/table_distance.py, Note [cdist records]): the direct kernel for every
+* torch.cdist (ops/records/distance.py, Note [cdist records]): the direct kernel for every
   p branch (CdistBackward0, no double backward, as PyTorch) and the matrix-product path
   for p = 2 (EuclideanDistBackward0, twice differentiable);
-* torch.special's orthogonal polynomials (ops/table_polynomials.py, Note [Polynomial
+* torch.special's orthogonal polynomials (ops/records/polynomials.py, Note [Polynomial
   kernels]): every branch (negative, 0, 1, recurrence and trigonometric degrees, the
   ends of the interval), integer-tensor and Python-number degrees; no gradient.
 """

@@ -1,4 +1,4 @@
-"""Op-database entries of the nnloss family's table records (ops/table_nn_extra.py):
+"""Op-database entries of the nnloss family's table records (ops/records/activations.py):
 the shrink activations, rrelu, pdist and soft_margin_loss (loaded by tests/opdb.py)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Op-database entries of the nnmods family's table records (ops/table_ctc.py): the CTC
+"""Op-database entries of the nnmods family's table records (ops/records/ctc.py): the CTC
 loss (loaded by tests/opdb.py)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Op-database entries of the nn-names records (ops/table_prelu.py): prelu's
+"""Op-database entries of the nn-names records (ops/records/prelu.py): prelu's
 ``_prelu_kernel`` through ``F.prelu`` and ``torch.prelu`` (loaded by tests/opdb.py)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Op-database entries of the spatial nn records (ops/table_spatial.py), loaded by opdb.py."""
+"""Op-database entries of the spatial nn records (ops/records/spatial.py), loaded by opdb.py."""
 
 from __future__ import annotations
 

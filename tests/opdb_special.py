@@ -1,4 +1,4 @@
-"""Op-database entries of the special functions (ops/table_special.py): samples on each
+"""Op-database entries of the special functions (ops/records/special.py): samples on each
 function's domain, run by test_ops.py against torch (values, dtypes, gradients, gradcheck,
 gradgradcheck, in-place forms). Loaded by the last line of opdb.py."""
 

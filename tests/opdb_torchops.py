@@ -1,5 +1,5 @@
-"""Op-database entries of the remaining ``torch`` tensor ops (ops/native_forms.py,
-ops/table_torchops.py; issue 16), loaded by opdb.py."""
+"""Op-database entries of the remaining ``torch`` tensor ops (ops/functions/native_forms.py,
+ops/records/fill_split.py; issue 16), loaded by opdb.py."""
 
 from __future__ import annotations
 

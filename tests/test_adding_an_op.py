@@ -18,7 +18,8 @@ def _blocks():
 
 def test_the_page_shows_the_three_pieces_of_the_worked_example():
     titled = [path for _, path, _ in _blocks() if path]
-    assert titled == ["src/retrograd/ops/table.py", "src/retrograd/ops/pointwise.py",
+    assert titled == ["src/retrograd/ops/records/elementwise.py",
+                      "src/retrograd/ops/functions/pointwise.py",
                       "tests/opdb.py"]
 
 
@@ -43,7 +44,7 @@ def test_the_session_on_the_page_runs():
 def test_a_record_no_entry_reaches_is_caught():
     # step 3 cannot be forgotten: the op database covers every record of the table
     import opdb
-    from retrograd.ops._core import REGISTRY
+    from retrograd.ops.op import REGISTRY
 
     reached = {name for info in opdb.DB for name in info.ops}
     assert "hypot" in reached

@@ -49,12 +49,12 @@ def test_profile_aggregates_only_samples_inside_step():
     raw = "\n".join([
         "<module> (x.py:1);w1.<locals>.step (workloads.py:50);binary (dispatch.py:10) 6",
         "<module> (x.py:1);w1.<locals>.step (workloads.py:51);binary (dispatch.py:12) 2",
-        "<module> (x.py:1);w1.<locals>.step (workloads.py:51);record (_core.py:3) 2",
+        "<module> (x.py:1);w1.<locals>.step (workloads.py:51);record (ops/op.py:3) 2",
         "<module> (x.py:1);import_stuff (x.py:9) 40",
     ])
     total, own, incl = aggregate(raw)
     assert total == 10
-    assert own["binary (dispatch.py)"] == 8 and own["record (_core.py)"] == 2
+    assert own["binary (dispatch.py)"] == 8 and own["record (ops/op.py)"] == 2
     assert incl["w1.<locals>.step (workloads.py)"] == 10
     total, own, _ = aggregate(raw, lines=True)
     assert own["binary (dispatch.py:10)"] == 6

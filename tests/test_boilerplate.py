@@ -403,7 +403,7 @@ def test_version_is_a_str_naming_retrograd():
 
 
 def test_cli_version_is_the_distributions():
-    out = subprocess.run([sys.executable, "-c", "from retrograd.__main__ import _version; "
+    out = subprocess.run([sys.executable, "-c", "from retrograd._cli.main import _version; "
                           "print(_version())"], capture_output=True, text=True, check=True)
     assert out.stdout.startswith(f"retrograd {R.version.retrograd_version} (NumPy")
 

@@ -1,6 +1,7 @@
 """The buffer pool for large kernel results, blocked fused kernels and gradient donation
 (Note [Buffer pool], Note [Gradient donation] in ops/buffers.py, Note [Blocked kernels] in
-ops/table.py). Arrays stay small: fixtures lower the pool threshold and the block size."""
+ops/records/elementwise.py). Arrays stay small: fixtures lower the pool threshold and the block
+size."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import torch
 
 import retrograd as R
 from retrograd.ops import buffers as B
-from retrograd.ops import table as T
+from retrograd.ops.records import elementwise as T
 
 
 @pytest.fixture

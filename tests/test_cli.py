@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import retrograd
-from retrograd.__main__ import build_parser, main
+from retrograd._cli.main import build_parser, main
 
 
 def run_cli(*args, cwd=None):
@@ -105,7 +105,7 @@ def test_piped_demo_output_has_no_carriage_returns(tmp_path):
 
 def test_demo_progress_bar_follows_the_terminal(tmp_path, monkeypatch, capsys):
     pytest.importorskip("tqdm")
-    from retrograd import __main__ as cli
+    from retrograd._cli import demo as cli
 
     monkeypatch.setattr(cli, "_is_terminal", lambda stream: True)
     cli.demo(epochs=1, out=str(tmp_path), limit=64, model="mlp")
@@ -140,7 +140,7 @@ def test_check_traceback_starts_in_the_script_without_wrapper_frames(tmp_path, c
     frames = [line.strip() for line in err.splitlines() if line.strip().startswith("File ")]
     assert frames[0].startswith(f'File "{script}", line 5, in <module>')
     assert frames[1].startswith(f'File "{script}", line 4, in step')
-    assert "functional.py" in frames[2] and "in linear" in frames[2]
+    assert "functional/__init__.py" in frames[2] and "in linear" in frames[2]
     assert len(frames) == 3  # no run_check, runpy or autocast_entry frames
     assert "mat1 and mat2 shapes cannot be multiplied" in err
 

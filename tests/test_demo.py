@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from retrograd.__main__ import build_parser, demo, main
 from retrograd._cli.check import run_check, torch_alias
+from retrograd._cli.main import build_parser, demo, main
 from retrograd.viz import graphviz_available
 
 PNG = b"\x89PNG\r\n\x1a\n"

@@ -5,7 +5,7 @@ Note [Non-differentiable inputs] (_graph/node.py): an index, a condition or the 
 of a Scalar overload has no slot in ``next_functions``, in the ``grad_inputs`` of a node's
 hooks, in what calling a node returns, nor in anomaly mode's "its Nth output"; a number
 PyTorch wraps into a tensor (``2 * x``) keeps its (None, 0) slot. Note [Scalar overloads]
-(ops/table.py): ``x ** 2``, ``x ** y`` and ``2 ** x`` are PowBackward0/1/2, and so on.
+(ops/records/elementwise.py): ``x ** 2``, ``x ** y`` and ``2 ** x`` are PowBackward0/1/2, and so on.
 """
 
 from __future__ import annotations

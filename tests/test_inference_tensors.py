@@ -1,4 +1,4 @@
-"""Inference tensors (Note [Inference tensors] in _tensor.py), each rule against torch."""
+"""Inference tensors (Note [Inference tensors] in _tensor/tensor.py), each rule against torch."""
 
 from __future__ import annotations
 

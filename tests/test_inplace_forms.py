@@ -84,7 +84,7 @@ _NAME_DIFFERS = {"float_power", "fmod", "frac", "index_copy", "masked_fill", "na
                  "round", "tril", "triu",
                  # PyTorch records ConjPhysicalBackward1 for the identity on a real tensor;
                  # retrograd's in-place identity keeps the history (Note [Conjugation of
-                 # real tensors] in ops/pointwise_extra.py)
+                 # real tensors] in ops/functions/signs_bits_predicates.py)
                  "conj_physical"}
 # PyTorch's in-place overloads of these have no derivative: backward raises, in both
 _BACKWARD_RAISES = {"heaviside", "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh",

@@ -14,7 +14,7 @@ import torch.nn.functional as TF
 
 import retrograd as R
 import retrograd.nn.functional as F
-from retrograd.ops import table_nn as TN
+from retrograd.ops.records import nn as TN
 
 
 def _close(r, t, rtol=1e-5, atol=1e-5):

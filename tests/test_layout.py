@@ -17,7 +17,7 @@ FILES = sorted(SRC.rglob("*.py"))
 LAYERS = [
     {"_core", "version"},                                     # dtypes, device, Size, flags
     {"_graph"},                                               # Node, engine, hooks, modes
-    {"_tensor", "_printing", "storage"},
+    {"_tensor", "storage"},                                   # Tensor, its printing
     {"_random"},                                              # the generator, its kernels
     {"ops"},
     {"autograd", "amp", "linalg", "special", "func", "_functorch", "_cond"},
@@ -50,6 +50,52 @@ def test_every_top_level_module_has_a_layer():
     tops = {_top(p.relative_to(SRC).parts) for p in FILES}
     named = set().union(*LAYERS)
     assert sorted(tops - named) == [] and sorted(named - tops) == []
+
+
+_HISTORY_NAME = re.compile(r"(_extras?|_more|_fixes|_review|issue\d*)$|^issue")
+
+
+def test_files_are_named_after_their_job():
+    """No module is named after when it was written (``*_extra``, ``*_more``, an issue)."""
+    bad = [str(p.relative_to(SRC)) for p in FILES if _HISTORY_NAME.search(p.stem)]
+    assert not bad
+
+
+def _module_of(parts: tuple) -> str | None:
+    """The dotted name of the module ``parts`` (relative to the package) names, if it is a
+    module or package of retrograd's own; else None (a function or class)."""
+    path = SRC.joinpath(*parts)
+    if path.with_suffix(".py").is_file() or (path / "__init__.py").is_file():
+        return ".".join((SRC.name,) + parts)
+    return None
+
+
+def test_one_alias_per_module():
+    """Note [Module aliases] (ops/__init__.py): a module imported under an alias has that
+    alias in every file, and an alias names one module everywhere."""
+    aliases: dict = {}
+    modules: dict = {}
+    for path in FILES:
+        here = path.relative_to(SRC).parts[:-1]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level:
+                base = here[:len(here) - node.level + 1] if node.level > 1 else here
+                mod = base + tuple(p for p in (node.module or "").split(".") if p)
+            elif (node.module or "").split(".")[0] == SRC.name:
+                mod = tuple(node.module.split(".")[1:])
+            else:
+                continue
+            for a in node.names:
+                name = _module_of(mod + (a.name,))
+                if name is None or a.asname is None:
+                    continue
+                where = f"{path.relative_to(SRC)}:{node.lineno}"
+                aliases.setdefault(a.asname, {}).setdefault(name, where)
+                modules.setdefault(name, {}).setdefault(a.asname, where)
+    assert {k: v for k, v in aliases.items() if len(v) > 1} == {}
+    assert {k: v for k, v in modules.items() if len(v) > 1} == {}
 
 
 def test_no_source_file_over_1500_lines():

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import retrograd as R
-from retrograd.ops import linalg_kernels as K
+from retrograd.ops.kernels import linalg as K
 
 torch = pytest.importorskip("torch")
 

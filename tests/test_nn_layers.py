@@ -509,11 +509,11 @@ def test_every_layer_has_a_case():
 
 
 def test_every_nn_op_is_reached():
-    """Every op of ops/table_nn.py is reached by the cases (forward, first and second
+    """Every op of ops/records/nn.py is reached by the cases (forward, first and second
     derivatives) or by F.dropout / module backward hooks."""
-    from retrograd.ops import table_nn
+    from retrograd.ops.records import nn as TN
 
-    ops = list(table_nn.ALL_NN_OPS.values())
+    ops = list(TN.ALL_NN_OPS.values())
     seen = set()
     saved = []
     for op in ops:

@@ -20,7 +20,7 @@ import pytest
 import retrograd as R
 from _gradcheck_util import gradcheck, gradgradcheck
 from opdb import DB, INTERNAL_OPS, build, flat, is_tensor, sample_rng, to_numpy
-from retrograd.ops import _core
+from retrograd.ops import op
 
 torch = pytest.importorskip("torch")
 
@@ -441,7 +441,7 @@ def _reached_ops():
     seen_by: dict = {}
     current = [None]
     saved = []
-    for o in list(_core.REGISTRY):
+    for o in list(op.REGISTRY):
         if o.fwd is None:
             continue
         orig = o.fwd
@@ -473,7 +473,7 @@ def _reached_ops():
                     if node is None or id(node) in visited:
                         continue
                     visited.add(id(node))
-                    if isinstance(node._op, _core.Op):
+                    if isinstance(node._op, op.Op):
                         seen_by.setdefault(entry.name, set()).add(node._op)
                     stack.extend(e[0] for e in node._edges if e is not None)
     finally:
@@ -487,12 +487,12 @@ def test_every_table_op_has_an_entry():
     _import_all()
     seen_by = _reached_ops()
     reached = set().union(*seen_by.values())
-    from retrograd.ops import table_nn
+    from retrograd.ops.records import nn as TN
 
     # nn ops have their own database and meta-test:
     # tests/test_nn_layers.py::test_every_nn_op_is_reached
-    nn_ops = set(map(id, table_nn.ALL_NN_OPS.values()))
-    unreached = [o for o in _core.REGISTRY if o not in reached and id(o) not in nn_ops]
+    nn_ops = set(map(id, TN.ALL_NN_OPS.values()))
+    unreached = [o for o in op.REGISTRY if o not in reached and id(o) not in nn_ops]
     missing = sorted({o.name for o in unreached if o.name not in INTERNAL_OPS})
     assert not missing, (f"table ops without an op-database entry (add one to tests/opdb.py, "
                          f"or list the op in INTERNAL_OPS with a reason): {missing}")

@@ -1,4 +1,4 @@
-"""``retrograd._printing`` against PyTorch's own ``repr``, character for character.
+"""``retrograd._tensor.printing`` against PyTorch's own ``repr``, character for character.
 
 Fake tensor objects (``_data``, ``_rg``, ``grad_fn``) are printed with
 ``tensor_repr`` and compared with ``repr`` of the PyTorch tensor holding the
@@ -26,9 +26,10 @@ BF16 = np.dtype(ml_dtypes.bfloat16)
 
 
 def _load():
-    """``retrograd._printing`` and ``_core.dtype``, without ``retrograd/__init__`` if broken."""
+    """``retrograd._tensor.printing`` and ``_core.dtype``, without ``retrograd/__init__`` if
+    broken."""
     try:
-        return (importlib.import_module("retrograd._printing"),
+        return (importlib.import_module("retrograd._tensor.printing"),
                 importlib.import_module("retrograd._core.dtype"))
     except Exception:
         name = "_retrograd_printing_under_test"

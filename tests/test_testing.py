@@ -104,7 +104,7 @@ def _outcome(m, fn):
         m.testing.assert_close(actual, expected, **kw)
     except Exception as e:
         # the classes named in a TypeError are retrograd's own
-        text = str(e).replace("retrograd._tensor.", "torch.")
+        text = str(e).replace("retrograd._tensor.tensor.", "torch.")
         return type(e), text.replace("retrograd.", "torch.")
     return None
 

@@ -244,7 +244,7 @@ def test_volatile_and_lu_warn():
 
 
 # ---------------------------------------------------------------------------------------
-# native nn forms (nn/functional_native.py): values, statistics and gradients vs torch
+# native nn forms (nn/functional/native.py): values, statistics and gradients vs torch
 
 
 def _run_both(fn, arrays, grad=True):

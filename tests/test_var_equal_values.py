@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import retrograd as R
-from retrograd.ops.var_kernel import var_kernel
+from retrograd.ops.kernels.var import var_kernel
 
 
 def _run(m, x, fn):

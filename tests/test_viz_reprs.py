@@ -5,7 +5,7 @@ import os
 import re
 
 import retrograd as rg
-from retrograd.__main__ import DemoResult
+from retrograd._cli.demo import DemoResult
 from retrograd.viz import GradFlowMonitor, nan_provenance, track_modules
 from retrograd.viz._walk import walk
 

@@ -137,7 +137,7 @@ def _fake_tqdm(monkeypatch, base=object):
 
 def test_progress_bar_comes_from_tqdm_auto(tmp_path, monkeypatch):
     pytest.importorskip("tqdm")
-    from retrograd.__main__ import demo
+    from retrograd._cli.demo import demo
 
     made = _fake_tqdm(monkeypatch)
     demo(epochs=1, model="mlp", out=str(tmp_path), limit=64, progress=True)
@@ -149,7 +149,7 @@ def test_progress_bar_in_a_notebook_is_a_widget_by_default(tmp_path, monkeypatch
     pytest.importorskip("tqdm")
     from tqdm.notebook import tqdm_notebook
 
-    from retrograd.__main__ import demo
+    from retrograd._cli.demo import demo
 
     made = _fake_tqdm(monkeypatch, base=tqdm_notebook)
     monkeypatch.setitem(sys.modules, "ipykernel.zmqshell", types.ModuleType("zmqshell"))
@@ -159,7 +159,7 @@ def test_progress_bar_in_a_notebook_is_a_widget_by_default(tmp_path, monkeypatch
 
 
 def test_progress_bar_without_tqdm(tmp_path, monkeypatch):
-    from retrograd.__main__ import demo
+    from retrograd._cli.demo import demo
 
     monkeypatch.setitem(sys.modules, "tqdm", None)
     monkeypatch.setitem(sys.modules, "tqdm.auto", None)

@@ -13,8 +13,8 @@ import torch
 import torch.func as tf
 
 import retrograd as R
-from retrograd.ops import table_matmul as TM
-from retrograd.ops import table_nn as TN
+from retrograd.ops.records import matmul as TM
+from retrograd.ops.records import nn as TN
 
 
 def _np(t):

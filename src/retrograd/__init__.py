@@ -64,7 +64,6 @@ from ._core.grad_mode import (
 from ._core.size import Size
 from ._core.tensorless_dtypes import *
 from ._core.type_info import finfo, iinfo
-from ._printing import get_printoptions, set_printoptions
 from ._random.rng import (
     Generator,
     default_generator,
@@ -74,13 +73,14 @@ from ._random.rng import (
     seed,
     set_rng_state,
 )
-from ._tensor import Tensor, result_type
+from ._tensor.printing import get_printoptions, set_printoptions
+from ._tensor.tensor import Tensor, result_type
 from .ops import engine_services as _engine_services
 from .ops import methods as _methods
-from .ops.creation import *
-from .ops.functions import *
-from .ops.functions import abs, all, any, max, min, pow, round, sum
+from .ops.functions.creation import *
 from .ops.methods import addcdiv, addcmul
+from .ops.namespace import *
+from .ops.namespace import abs, all, any, max, min, pow, round, sum
 
 _methods.install()
 _engine_services.install()  # Note [Engine services] (_graph/engine.py)
@@ -137,13 +137,13 @@ from .backends._precision import (
     get_float32_matmul_precision,
     set_float32_matmul_precision,
 )
-from .nn.functional_activation_extra import rrelu, rrelu_
-from .nn.functional_distance import pairwise_distance, pdist
-from .nn.functional_losses import cosine_similarity
-from .nn.functional_native import *
-from .nn.functional_norm_extra import rms_norm
-from .nn.functional_sync_bn import *
-from .nn.functional_toplevel import *
+from .nn.functional.activations import rrelu, rrelu_
+from .nn.functional.distance import pairwise_distance, pdist
+from .nn.functional.losses import cosine_similarity
+from .nn.functional.native import *
+from .nn.functional.normalization import rms_norm
+from .nn.functional.sync_batch_norm import *
+from .nn.functional.toplevel import *
 from .serialization import load, save
 from .storage import (
     BFloat16Storage,

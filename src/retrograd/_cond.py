@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ._tensor import Tensor
+from ._tensor.tensor import Tensor
 
 __all__ = ["cond"]
 

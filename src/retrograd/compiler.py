@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._compile import record as _R
+from ._compile import record as R
 from ._compile.api import CompiledFunction, Unsupported, config
 from .nn.modules.module import Module
 
@@ -373,7 +373,7 @@ def is_compiling() -> bool:
         >>> torch.compiler.is_compiling()
         False
     """
-    return bool(_R.REC[0].active)
+    return bool(R.REC[0].active)
 
 
 is_dynamo_compiling = is_compiling

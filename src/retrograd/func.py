@@ -32,11 +32,11 @@ from ._functorch.rearrange import rearrange
 from ._functorch.vmap import vmap
 from ._graph.node import AccumulateGrad
 from ._graph.transforms import call_transformed
-from ._tensor import Tensor
+from ._tensor.tensor import Tensor
 from .autograd import forward_ad as fwAD
 from .autograd.forward_ad import get_tangent, set_tangent
-from .ops.creation import zeros, zeros_like
-from .ops.functions import cat
+from .ops.functions.creation import zeros, zeros_like
+from .ops.namespace import cat
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
            "functional_call", "stack_module_state", "linearize", "debug_unwrap",

@@ -8,27 +8,7 @@ Example:
 
 from __future__ import annotations
 
-from .ops.functions import matmul, vector_norm
-from .ops.functions import norm as _norm
-from .ops.linalg_derived import (
-    cond,
-    eig,
-    eigvals,
-    householder_product,
-    ldl_factor,
-    ldl_factor_ex,
-    ldl_solve,
-    lstsq,
-    lu,
-    lu_factor,
-    lu_factor_ex,
-    lu_solve,
-    matrix_norm,
-    matrix_rank,
-    tensorinv,
-    tensorsolve,
-)
-from .ops.linalg_functions import (
+from .ops.functions.linalg import (
     LinAlgError,
     cholesky,
     cholesky_ex,
@@ -52,6 +32,26 @@ from .ops.linalg_functions import (
     svdvals,
     vander,
 )
+from .ops.functions.linalg_derived import (
+    cond,
+    eig,
+    eigvals,
+    householder_product,
+    ldl_factor,
+    ldl_factor_ex,
+    ldl_solve,
+    lstsq,
+    lu,
+    lu_factor,
+    lu_factor_ex,
+    lu_solve,
+    matrix_norm,
+    matrix_rank,
+    tensorinv,
+    tensorsolve,
+)
+from .ops.namespace import matmul, vector_norm
+from .ops.namespace import norm as _norm
 from .ops.public import LOWER_PRECISION_FP, autocast_category
 
 __all__ = ["vector_norm", "norm", "matrix_norm", "matmul", "vecdot", "LinAlgError", "inv",

@@ -27,7 +27,7 @@ from ._core import dtype as D
 from ._core.device import check_device
 from ._core.device import device as _device
 from ._serialization.atomic_write import atomic_write
-from ._tensor import Tensor, _make
+from ._tensor.tensor import Tensor, _make
 
 __all__ = ["save", "save_file", "load", "load_file", "safe_open", "SafetensorError"]
 

@@ -34,7 +34,7 @@ from ._core.size import Size
 from ._serialization.atomic_write import _TMP_SUFFIX, _remove_stale_temps, atomic_write  # noqa: F401
 from ._serialization.legacy_checkpoint import is_legacy, is_tar, read_legacy
 from ._serialization.zip_checkpoint import FromUser, Refused, is_zip, read_zip, write_zip
-from ._tensor import Tensor, _make
+from ._tensor.tensor import Tensor, _make
 
 __all__ = ["save", "load"]
 

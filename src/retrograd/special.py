@@ -1,5 +1,5 @@
 """retrograd.special: PyTorch's ``torch.special`` namespace (the special functions, their
-kernels from SciPy, imported on first use: Note [Lazy SciPy] in ops/table_special.py).
+kernels from SciPy, imported on first use: Note [Lazy SciPy] in ops/records/special.py).
 
 Example:
     >>> import retrograd as torch
@@ -9,27 +9,21 @@ Example:
 
 from __future__ import annotations
 
-from .ops.functions import (
-    digamma,
-    erf,
-    erfc,
-    erfinv,
-    exp2,
-    expm1,
-    i0,
-    log1p,
-    log_softmax,
-    logit,
-    logsumexp,
-    polygamma,
-    sigmoid,
-    sinc,
-    softmax,
-    xlogy,
+from .ops.functions.polynomials import (
+    chebyshev_polynomial_t,
+    chebyshev_polynomial_u,
+    chebyshev_polynomial_v,
+    chebyshev_polynomial_w,
+    hermite_polynomial_h,
+    hermite_polynomial_he,
+    laguerre_polynomial_l,
+    legendre_polynomial_p,
+    shifted_chebyshev_polynomial_t,
+    shifted_chebyshev_polynomial_u,
+    shifted_chebyshev_polynomial_v,
+    shifted_chebyshev_polynomial_w,
 )
-from .ops.functions import lgamma as gammaln
-from .ops.functions import mvlgamma as multigammaln
-from .ops.special_math import (
+from .ops.functions.special import (
     airy_ai,
     bessel_j0,
     bessel_j1,
@@ -55,21 +49,27 @@ from .ops.special_math import (
     xlog1py,
     zeta,
 )
-from .ops.special_math import special_round as round
-from .ops.special_polynomials import (
-    chebyshev_polynomial_t,
-    chebyshev_polynomial_u,
-    chebyshev_polynomial_v,
-    chebyshev_polynomial_w,
-    hermite_polynomial_h,
-    hermite_polynomial_he,
-    laguerre_polynomial_l,
-    legendre_polynomial_p,
-    shifted_chebyshev_polynomial_t,
-    shifted_chebyshev_polynomial_u,
-    shifted_chebyshev_polynomial_v,
-    shifted_chebyshev_polynomial_w,
+from .ops.functions.special import special_round as round
+from .ops.namespace import (
+    digamma,
+    erf,
+    erfc,
+    erfinv,
+    exp2,
+    expm1,
+    i0,
+    log1p,
+    log_softmax,
+    logit,
+    logsumexp,
+    polygamma,
+    sigmoid,
+    sinc,
+    softmax,
+    xlogy,
 )
+from .ops.namespace import lgamma as gammaln
+from .ops.namespace import mvlgamma as multigammaln
 
 expit = sigmoid
 psi = digamma

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.grad_mode import STATE
-from .._tensor import _make
+from .._tensor.tensor import _make
 from ..autograd.function import Function
 
 

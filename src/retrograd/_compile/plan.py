@@ -36,7 +36,7 @@ import re
 
 import numpy as np
 
-from .._tensor import _make
+from .._tensor.tensor import _make
 from . import fuse as FU
 from . import record as R
 from .trace import GradOf, Out, Same, Trace

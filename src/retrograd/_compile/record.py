@@ -18,7 +18,7 @@ Three things make the log complete:
    ``reshape``, indexing and writes) through overrides. The tensors the function
    reaches (arguments, closure, the globals it names, modules, optimizers) get traced
    arrays when the trace starts, and ``_make`` adopts every array a new tensor takes
-   (Note [Tracing hook] in _tensor.py).
+   (Note [Tracing hook] in _tensor/tensor.py).
 3. Random draws are events too (the generators' ``bits`` are wrapped), so a replay
    draws from the live generator as eager code would: dropout masks differ per call.
 
@@ -181,7 +181,8 @@ def _front_door() -> bool:
     (``.item()``, ``bool(t)``, printing) or directly."""
     f = sys._getframe(2)
     while f is not None and f.f_code.co_filename.replace("\\", "/").endswith(
-            ("/_compile/record.py", "/retrograd/_tensor.py", "/retrograd/_printing.py")):
+            ("/_compile/record.py", "/retrograd/_tensor/tensor.py",
+            "/retrograd/_tensor/printing.py")):
         f = f.f_back  # (the Tensor method's caller decides: the user's code or ours)
     if f is None:
         return True

@@ -39,7 +39,7 @@ import numpy as np
 from .._core import dtype as D
 from .._core.grad_mode import STATE
 from .._random.rng import Generator
-from .._tensor import Tensor
+from .._tensor.tensor import Tensor
 
 _SCALARS = (int, float, bool, str, bytes, type(None), complex)
 _MAX_DEPTH = 6

@@ -38,12 +38,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import _tensor as _T
 from .._core.grad_mode import STATE
 from .._random import rng
-from .._tensor import Tensor
+from .._tensor import tensor as _T
+from .._tensor.tensor import Tensor
 from ..ops import buffers as _buffers
-from ..ops._core import DIRECT_KERNELS, REGISTRY
+from ..ops.op import DIRECT_KERNELS, REGISTRY
 from . import record as R
 from .state import Reach, build_guards, fingerprint, reach
 
@@ -120,7 +120,7 @@ def _install(rec: R.Recorder, gens: list) -> list:
             w = _WRAPPERS[id(op)] = R.kernel_wrapper(op.name, fwd)
         saved.append((op, fwd))
         op.fwd = w
-    for mod, name in DIRECT_KERNELS:  # Note [Direct kernels] (ops/_core.py)
+    for mod, name in DIRECT_KERNELS:  # Note [Direct kernels] (ops/op.py)
         m = sys.modules[mod]
         fn = getattr(m, name)
         w = _WRAPPERS.get((mod, name))

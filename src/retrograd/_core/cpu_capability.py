@@ -9,14 +9,14 @@ dispatchers that decide independently:
   the CPU has avx512vl, avx512bw, avx512dq and fma, else AVX2 when it has avx2 and fma,
   else DEFAULT. Its DEFAULT kernels are compiled without fused multiply-adds and call the
   C library's scalar ``logf``/``cosf``/``sinf``, so linspace, arange and float32 randn
-  round differently there (retrograd/_random/rng.py, ops/creation.py follow it).
+  round differently there (retrograd/_random/rng.py, ops/functions/creation.py follow it).
 * oneDNN's (``dnnl::impl::cpu::x64::get_max_cpu_isa``): the best ISA the CPU has, capped
   by ``ONEDNN_MAX_CPU_ISA`` (or the older ``DNNL_MAX_CPU_ISA``). PyTorch sends a float32
   gelu of two or more contiguous elements to oneDNN, bfloat16 too when the CPU has
   avx512bw/vl/dq (``mkldnn_bf16_device_check``), float16 when it has avx512_fp16 or
   amx_fp16 (``mkldnn_fp16_device_check``); oneDNN's AVX-512 gelu keeps the sign of a zero
   result and gives nan at +inf, its AVX2/SSE4.1 one gives +0.0 and +inf for float32
-  (measured with torch 2.13 under every ``ONEDNN_MAX_CPU_ISA`` value; ops/table_nn.py).
+  (measured with torch 2.13 under every ``ONEDNN_MAX_CPU_ISA`` value; ops/records/nn.py).
 
 The flags are read once, on first use, from /proc/cpuinfo (Linux x86-64). Elsewhere
 (aarch64, macOS) no x86 flag is found: ATen's capability is DEFAULT and oneDNN's ISA is

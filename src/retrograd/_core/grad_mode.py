@@ -179,8 +179,8 @@ class set_grad_enabled(_DecoratorContextManager):
         return super().__call__(func)
 
 
-#: called with True / False as a thread enters / leaves inference mode: _tensor.py's
-#: marking of new tensors and ops/_core.py's saved-tensor check (Note [Inference tensors])
+#: called with True / False as a thread enters / leaves inference mode: _tensor/tensor.py's
+#: marking of new tensors and ops/op.py's saved-tensor check (Note [Inference tensors])
 INFERENCE_HOOKS: list = []
 
 
@@ -218,7 +218,7 @@ class inference_mode(_DecoratorContextManager):
             STATE.inference = True
             STATE.cut_watch = True
             if not self.prev[1]:  # this thread enters: new tensors are marked
-                _inference_hooks(True)  # (Note [Inference tensors] in _tensor.py)
+                _inference_hooks(True)  # (Note [Inference tensors] in _tensor/tensor.py)
         else:  # inference_mode(False): normal mode, grad mode on (PyTorch's InferenceMode(false))
             STATE.enabled = True
             if self.prev[1]:

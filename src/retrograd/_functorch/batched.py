@@ -17,7 +17,7 @@ import weakref
 import numpy as np
 
 from .._graph.modes import VMAP, set_mode
-from .._tensor import Tensor
+from .._tensor.tensor import Tensor
 from ..ops import batch_rules as _rules
 from ..ops import dispatch as _dispatch
 from ..ops.batch_rules import BatchCall, NoBatchingRule
@@ -493,7 +493,7 @@ def _fallback(op, args, batched, levels, sizes, p, run):
                 x = x[key]
             one.append(x)
         results.append(run(tuple(one), _substitute(p, index, levels)))
-    from ..ops.functions import stack
+    from ..ops.namespace import stack
 
     if isinstance(results[0], tuple):
         outs = []
@@ -573,7 +573,7 @@ def batched_write(kind: str, self, fn, args, kwargs):
 
 
 def _as_value(v, like):
-    from ..ops.creation import tensor
+    from ..ops.functions.creation import tensor
 
     return tensor(v, dtype=like.dtype)
 
@@ -654,7 +654,7 @@ def _element(x, index, levels):
 
 
 def _stack_results(results, sizes, levels):
-    from ..ops.functions import stack
+    from ..ops.namespace import stack
 
     first = results[0]
     if isinstance(first, Tensor):

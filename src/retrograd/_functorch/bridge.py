@@ -11,7 +11,7 @@ Example:
 from __future__ import annotations
 
 from .. import autograd as _autograd
-from .._tensor import Tensor
+from .._tensor.tensor import Tensor
 from .batched import VMAP_LEVELS, BatchedTensor, _size_of, full_physical, physical, wrap
 
 __all__ = ["open_levels", "batched_leaf", "batched_grad", "physical_of", "batched_make_dual",
@@ -79,7 +79,7 @@ def batched_grad(outputs, inputs, grad_outputs=None, **kwargs):
     if not e:
         p_gos = [None if g is None else full_physical(g, s) for g in gos]
         if grad_outputs is None:
-            from ..ops.creation import ones_like
+            from ..ops.functions.creation import ones_like
 
             p_gos = [ones_like(o) for o in p_outs]
         res = _autograd.grad(p_outs, p_ins, p_gos, **kwargs)
@@ -123,23 +123,24 @@ def batched_grad(outputs, inputs, grad_outputs=None, **kwargs):
 def batched_make_dual(primal, tangent):
     """forward_ad.make_dual inside vmap: the dual of the physical tensors at every open
     level (Note [Transforms inside vmap])."""
-    from ..autograd import forward_ad as fw
+    from ..autograd import forward_ad as fwAD
 
     levels = open_levels()
     if not levels or (primal.__class__ is not BatchedTensor and
                       tangent.__class__ is not BatchedTensor):
-        return fw.make_dual(primal, tangent)
-    return wrap(fw.make_dual(full_physical(primal, levels), full_physical(tangent, levels)), levels)
+        return fwAD.make_dual(primal, tangent)
+    return wrap(fwAD.make_dual(full_physical(primal, levels), full_physical(tangent, levels)),
+                levels)
 
 
 def batched_unpack_dual(t):
     """forward_ad.unpack_dual of a batched tensor: its primal and tangent, batched."""
-    from ..autograd import forward_ad as fw
+    from ..autograd import forward_ad as fwAD
 
     if t.__class__ is not BatchedTensor:
-        return fw.unpack_dual(t)
-    prim, tan = fw.unpack_dual(t._value)
-    return type(fw.unpack_dual(prim))(wrap(prim, t._levels),
+        return fwAD.unpack_dual(t)
+    prim, tan = fwAD.unpack_dual(t._value)
+    return type(fwAD.unpack_dual(prim))(wrap(prim, t._levels),
                                       None if tan is None else wrap(tan, t._levels))
 
 

@@ -26,7 +26,7 @@ import contextlib
 from typing import NamedTuple
 
 from .._graph.modes import VMAP, set_mode
-from .._tensor import Tensor
+from .._tensor.tensor import Tensor
 from ..autograd import function as _function
 from .batched import (
     VMAP_LEVELS,

@@ -18,8 +18,8 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from .._tensor import Tensor
-from ..ops.functions import stack
+from .._tensor.tensor import Tensor
+from ..ops.namespace import stack
 from .member_accessor import NamedMemberAccessor
 
 __all__ = ["functional_call", "stack_module_state", "reparametrize_module",

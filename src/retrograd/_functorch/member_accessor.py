@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .._tensor import Tensor
+from .._tensor.tensor import Tensor
 
 __all__ = ["NamedMemberAccessor", "MISSING"]
 

@@ -14,7 +14,7 @@ import itertools
 from collections.abc import Callable
 
 from .._graph.transforms import call_transformed
-from .._tensor import Tensor
+from .._tensor.tensor import Tensor
 from . import function_vmap as _function_vmap  # noqa: F401  (registers its handler)
 from . import random as _random_modes  # noqa: F401  (registers the random handler)
 from .batched import add_batch_dim as _add_batch_dim
@@ -276,7 +276,7 @@ def _unwrap_outputs(func, outputs, out_dims, level, size):
 
 def _chunked(func, flat_dims, flat_args, spec, size, out_dims, randomness, kwargs, chunk):
     """vmap ``chunk`` elements at a time, the outputs concatenated along their out dims."""
-    from ..ops.functions import cat
+    from ..ops.namespace import cat
 
     bounds = list(range(0, size, chunk)) + [size]
     pieces = []

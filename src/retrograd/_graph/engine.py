@@ -83,7 +83,7 @@ def register_tensor_ops(*, tensor_type, make, as_tensor, zeros, sum_to, stack, p
         make: wraps an ndarray in a Tensor that needs no grad.
         as_tensor: ``retrograd.tensor``.
         zeros: ``retrograd.zeros``.
-        sum_to: sums a gradient back to an input's shape (``ops.functions.sum_to``).
+        sum_to: sums a gradient back to an input's shape (``ops.namespace.sum_to``).
         stack: ``retrograd.stack``.
         pool: the buffer pool (``ops.buffers``: ``in_use``, ``pool_min``, ``offer``,
             ``withdraw``), which gradients may be donated to.

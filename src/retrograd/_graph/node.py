@@ -302,11 +302,11 @@ class Node(RuleInputs):
         <ExpBackward0 object>
     """
 
-    # Every node sets all the slots when it is made (ops/_core.py ``record``): params,
+    # Every node sets all the slots when it is made (ops/op.py ``record``): params,
     # saved versions and saved outputs (None when absent), the number of outputs.
     __slots__ = ("_op", "_edges", "_saved", "_seq", "_site", "_p", "_ver", "_out", "_nout",
                  "__weakref__", "__dict__")
-    # Rare fields default at class level (Note [Tensor fields] in _tensor.py explains why):
+    # Rare fields default at class level (Note [Tensor fields] in _tensor/tensor.py explains why):
     # ``_hooked`` is True once any hook or retain_grad is attached, so the engine checks
     # one flag per node.
     _pre_hooks = _post_hooks = _tensor_hooks = _retain = _trace = metadata_ = None
@@ -355,7 +355,7 @@ class Node(RuleInputs):
         vers = self._ver
         if vers is None:
             return saved
-        if saved is _OUT_ONLY:  # the output alone (Note [Recording] in ops/_core.py)
+        if saved is _OUT_ONLY:  # the output alone (Note [Recording] in ops/op.py)
             return [self._out_tensor(0)]
         out = list(saved)
         for i, v in enumerate(vers):
@@ -500,14 +500,14 @@ _LEGACY = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16
 
 
 # Note [Graph services]
-# The graph layer sits below the Tensor class (``_tensor.py`` imports it: a tensor holds
+# The graph layer sits below the Tensor class (``_tensor/tensor.py`` imports it: a tensor holds
 # its grad_fn, hooks and accumulator), yet a node makes tensors of its own: a saved
 # output handed back to a rule, a saved tensor unpacked through saved-tensor hooks. As
 # the op layer hands the engine its services (Note [Engine services] in engine.py),
-# ``_tensor.py`` registers the Tensor class and its ``_make`` here once it is defined,
+# ``_tensor/tensor.py`` registers the Tensor class and its ``_make`` here once it is defined,
 # before any op can run; imports point down only.
 class _Unregistered:
-    """Stands for the Tensor class until ``_tensor.py`` registers it."""
+    """Stands for the Tensor class until ``_tensor/tensor.py`` registers it."""
 
 
 _Tensor = _Unregistered

@@ -7,9 +7,9 @@ kernel writes them; the caller lays them out over the tensor.
 
 Example:
     >>> from retrograd._random import rng
-    >>> from retrograd._random import distributions as dist
+    >>> from retrograd._random import distributions as random_dist
     >>> g = rng.Generator().manual_seed(0)
-    >>> dist.bernoulli(g, 4, 0.5).tolist()
+    >>> random_dist.bernoulli(g, 4, 0.5).tolist()
     [False, False, True, False]
 """
 
@@ -64,9 +64,9 @@ def uniform_range(generator, n: int, dtype, low: float, high: float) -> np.ndarr
 
     Example:
         >>> from retrograd._random import rng
-        >>> from retrograd._random import distributions as dist
+        >>> from retrograd._random import distributions as random_dist
         >>> g = rng.Generator().manual_seed(0)
-        >>> dist.uniform_range(g, 2, "float32", -1.0, 1.0)
+        >>> random_dist.uniform_range(g, 2, "float32", -1.0, 1.0)
         array([-0.00748682,  0.5364436 ], dtype=float32)
     """
     dt = np.dtype(dtype)
@@ -99,9 +99,9 @@ def bernoulli_tensor(generator, p: np.ndarray) -> np.ndarray:
     Example:
         >>> import numpy as np
         >>> from retrograd._random import rng
-        >>> from retrograd._random import distributions as dist
+        >>> from retrograd._random import distributions as random_dist
         >>> g = rng.Generator().manual_seed(0)
-        >>> dist.bernoulli_tensor(g, np.array([0.0, 1.0], np.float32)).tolist()
+        >>> random_dist.bernoulli_tensor(g, np.array([0.0, 1.0], np.float32)).tolist()
         [False, True]
     """
     if p.dtype == np.float64:
@@ -114,8 +114,8 @@ def exponential(generator, n: int, lambd: float) -> np.ndarray:
 
     Example:
         >>> from retrograd._random import rng
-        >>> from retrograd._random import distributions as dist
-        >>> dist.exponential(rng.Generator().manual_seed(0), 1, 2.0)
+        >>> from retrograd._random import distributions as random_dist
+        >>> random_dist.exponential(rng.Generator().manual_seed(0), 1, 2.0)
         array([1.75416309])
     """
     u = uniform(generator, n, np.float64)
@@ -162,9 +162,9 @@ def multinomial(generator, probs: np.ndarray, num_samples: int,
     Example:
         >>> import numpy as np
         >>> from retrograd._random import rng
-        >>> from retrograd._random import distributions as dist
+        >>> from retrograd._random import distributions as random_dist
         >>> g = rng.Generator().manual_seed(0)
-        >>> dist.multinomial(g, np.array([[0.0, 1.0]], np.float32), 2, True).tolist()
+        >>> random_dist.multinomial(g, np.array([[0.0, 1.0]], np.float32), 2, True).tolist()
         [[1, 1]]
     """
     rows, cats = probs.shape

@@ -136,7 +136,7 @@ class Generator:
             >>> torch.Generator().manual_seed(5).get_state().shape
             torch.Size([5056])
         """
-        from .._tensor import _make
+        from .._tensor.tensor import _make
 
         st = self.bits.state["state"]
         pos = int(st["pos"])

@@ -26,7 +26,7 @@ import numpy as np
 from .._core import dtype as D
 from .._core.device import check_map_location, device
 from .._core.size import Size
-from .._tensor import Tensor, _make
+from .._tensor.tensor import Tensor, _make
 from ..nn import Parameter
 
 __all__ = ["read_zip", "write_zip", "is_zip", "WeightsUnpickler", "Refused", "map_storage"]

@@ -20,7 +20,7 @@ import warnings
 from typing import Any
 
 from .._core import dtype as D
-from .._tensor import Tensor
+from .._tensor.tensor import Tensor
 from . import policy
 from .state import (
     AMP,

@@ -83,10 +83,10 @@ import weakref
 import numpy as np
 
 from .._core import dtype as D
-from .._tensor import Tensor
+from .._tensor.tensor import Tensor
 from ..ops import dispatch as _dispatch
-from ..ops._core import REGISTRY
-from ..ops.functions import matmul, to
+from ..ops.namespace import matmul, to
+from ..ops.op import REGISTRY
 from ..ops.public import AUTOCAST, FP32, LOWER_PRECISION_FP, PROMOTE
 from .state import AMP
 
@@ -240,10 +240,10 @@ def autocast_apply(op, inputs, p, nout, differentiable):
 
     Example:
         >>> import retrograd as torch
-        >>> from retrograd.ops import table
+        >>> from retrograd.ops.records import elementwise as T
         >>> from retrograd.amp.policy import autocast_apply
         >>> with torch.autocast("cpu"):
-        ...     out = autocast_apply(table.mm_ops["mm"], (torch.ones(2, 2),) * 2, None, 1, True)
+        ...     out = autocast_apply(T.mm_ops["mm"], (torch.ones(2, 2),) * 2, None, 1, True)
         >>> out.dtype
         torch.bfloat16
     """

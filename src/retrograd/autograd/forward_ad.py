@@ -20,9 +20,9 @@ from typing import NamedTuple
 
 from .._core.grad_mode import _DecoratorContextManager
 from .._graph.forward_state import FW, get_tangent, set_tangent
-from .._tensor import Tensor
-from ..ops import table as T
+from .._tensor.tensor import Tensor
 from ..ops.dispatch import view_apply
+from ..ops.records import elementwise as T
 
 # PyTorch's API, above the op layer; the state lives in _graph/forward_state.py and the
 # JVP rules with the dispatch interceptor in ops/jvp_rules.py (Note [Forward AD

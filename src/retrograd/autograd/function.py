@@ -33,12 +33,12 @@ from .._graph.modes import MODES, VMAP
 from .._graph.node import OUT0, Node, _OutputSlot, call_unscoped, user_site
 from .._graph.saved_hooks import HOOKS
 from .._graph.transforms import LEVELS
-from .._tensor import Tensor, _make, check_inference_saved
-from ..ops import table as T
-from ..ops._core import FLOAT_NP, _anomaly_trace, _edge, _next_seq
-from ..ops.creation import zeros_like
+from .._tensor.tensor import Tensor, _make, check_inference_saved
+from ..ops.functions.creation import zeros_like
 from ..ops.inplace import _rebase_view
 from ..ops.jvp_rules import attach
+from ..ops.op import FLOAT_NP, _anomaly_trace, _edge, _next_seq
+from ..ops.records import elementwise as T
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable",
            "InplaceFunction"]
@@ -466,7 +466,7 @@ def _wrap_outputs(ctx, args, outs, is_exec: bool) -> tuple:
             else:
                 if t._vc.__class__ is not list and not STATE.inference:
 
-                    check_inference_saved(t)  # Note [Inference tensors] (_tensor.py)
+                    check_inference_saved(t)  # Note [Inference tensors] (_tensor/tensor.py)
                 saved.append(t)
                 vers.append(t._vc[0])
         ctx._saved = tuple(saved)

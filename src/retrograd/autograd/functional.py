@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .._core.grad_mode import STATE, enable_grad, set_grad_enabled
-from .._tensor import Tensor
-from ..ops.creation import ones_like, zeros, zeros_like
-from ..ops.functions import stack
+from .._tensor.tensor import Tensor
+from ..ops.functions.creation import ones_like, zeros, zeros_like
+from ..ops.namespace import stack
 from . import forward_ad as fwAD
 from . import grad as autograd_grad
 
@@ -33,7 +33,7 @@ __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 # of one-hot cotangents: ``autograd.grad(..., is_grads_batched=True)``, where the
 # engine runs each rule once on gradients with a leading batch dimension (rules are
 # batch-agnostic; the few that are not run once per row inside the engine, see
-# Note [Batched rules] in ops/table.py). The numbers are exactly those of one backward
+# Note [Batched rules] in ops/records/elementwise.py). The numbers are exactly those of one backward
 # per output element (PyTorch's ``vectorize=False`` loop), so retrograd uses the batched
 # pass by default; only ``strict=True``, which inspects each row's graph, keeps the loop.
 # ``hessian(..., vectorize=True)`` is the Jacobian of the gradient, so it is one batched

@@ -23,8 +23,8 @@ import numpy as np
 
 from .._core.dtype import FROM_NP
 from .._random.rng import Generator
-from .._tensor import Tensor, _make
-from ..ops.creation import rand, randn, zeros, zeros_like
+from .._tensor.tensor import Tensor, _make
+from ..ops.functions.creation import rand, randn, zeros, zeros_like
 from . import forward_ad as fwAD
 from . import grad as autograd_grad
 from .function import _UndefinedGrad

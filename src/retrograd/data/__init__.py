@@ -42,6 +42,6 @@ def load_digits(scaled: bool = True, as_tensors: bool = True):
         images = images.astype(np.float32) / np.float32(16.0)
     if not as_tensors:
         return images, labels
-    from .._tensor import _make
+    from .._tensor.tensor import _make
 
     return _make(np.ascontiguousarray(images)), _make(labels)

@@ -24,10 +24,10 @@ import warnings
 
 import numpy as np
 
-from .._tensor import Tensor, _make
+from .._tensor.tensor import Tensor, _make
+from ..ops.functions.statistics import _div_c
 from ..ops.inplace import _make_inplace
-from ..ops.statistics import _div_c
-from . import process_group as _pg_state
+from . import process_group as _pg
 from ._mpi import load_mpi
 from .process_group import ProcessGroup, failure_error, resolve
 from .reduce_op import RedOpType, ReduceOp, mpi_op
@@ -246,7 +246,7 @@ def _run(work: Work, async_op: bool):
 # runs.) In bench/bench_distributed.py, 4 alternating runs each of the code before and
 # after the three changes: 4 KB at 0.85 / 0.89 / 0.92 / 0.92 of raw mpi4py before, 0.93 /
 # 0.95 / 0.94 / 0.90 after.
-_STATE = _pg_state.STATE
+_STATE = _pg.STATE
 _NATIVE_SUM = tuple(np.dtype(t) for t in (
     np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8,
     np.complex64, np.complex128))
@@ -283,8 +283,8 @@ def _mirror_watchdog(dog) -> None:
     _DOG = dog
 
 
-_pg_state.ON_MPI.append(bind_mpi)  # Note [Binding MPI at init] (process_group.py)
-_pg_state.ON_WATCHDOG.append(_mirror_watchdog)
+_pg.ON_MPI.append(bind_mpi)  # Note [Binding MPI at init] (process_group.py)
+_pg.ON_WATCHDOG.append(_mirror_watchdog)
 
 
 def all_reduce(tensor: Tensor, op=ReduceOp.SUM, group: ProcessGroup | None = None,

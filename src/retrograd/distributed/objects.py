@@ -22,7 +22,7 @@ import pickle
 
 import numpy as np
 
-from .._tensor import Tensor, _make
+from .._tensor.tensor import Tensor, _make
 from . import collectives as C
 from .process_group import ProcessGroup, resolve
 

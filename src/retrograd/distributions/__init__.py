@@ -16,7 +16,7 @@ Example:
 
 from __future__ import annotations
 
-from . import constraints, kl, kl_more, transforms
+from . import constraints, kl, kl_gamma_beta_mvn, transforms
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial

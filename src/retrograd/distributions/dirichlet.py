@@ -26,7 +26,7 @@ def _Dirichlet_backward(x, concentration, grad_output):
 
 class _Dirichlet(Function):
     """A Dirichlet sample whose gradient w.r.t. the concentration is PyTorch's implicit
-    one (Note [Implicit beta gradient] in ops/table_gamma.py), differentiable once."""
+    one (Note [Implicit beta gradient] in ops/records/gamma.py), differentiable once."""
 
     @staticmethod
     def forward(ctx, concentration):

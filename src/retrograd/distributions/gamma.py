@@ -20,7 +20,7 @@ __all__ = ["Gamma"]
 
 class Gamma(ExponentialFamily):
     """Gamma distribution with shape ``concentration`` and inverse scale ``rate``;
-    ``rsample`` is pathwise (Note [Implicit gamma gradient] in ops/table_gamma.py).
+    ``rsample`` is pathwise (Note [Implicit gamma gradient] in ops/records/gamma.py).
 
     Example:
         >>> import retrograd as torch

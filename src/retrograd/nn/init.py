@@ -22,10 +22,10 @@ import numpy as np
 
 from .._core.grad_mode import no_grad
 from .._random import rng
-from .._tensor import Tensor
-from ..ops import sampling
-from ..ops.creation import empty_like
-from ..ops.pointwise import where
+from .._tensor.tensor import Tensor
+from ..ops.functions import sampling
+from ..ops.functions.creation import empty_like
+from ..ops.functions.pointwise import where
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
            "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",

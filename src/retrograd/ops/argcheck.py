@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor.tensor import Tensor
 
 __all__ = ["type_name", "not_tensor", "invalid_combination"]
 

@@ -14,8 +14,8 @@ import builtins
 
 import numpy as np
 
-from .._tensor import Tensor, _make, _wrap_dim, result_type
-from .creation import tensor
+from .._tensor.tensor import Tensor, _make, _wrap_dim, result_type
+from .functions.creation import tensor
 
 _py_sum = builtins.sum
 _py_max = builtins.max

@@ -17,7 +17,7 @@ Example:
 
 from __future__ import annotations
 
-from .._tensor import Tensor
+from .._tensor.tensor import Tensor
 
 __all__ = ["BatchCall", "pointwise", "reduction", "dim_at", "view_shape", "view_dims",
            "view_prefix", "unbatched_first", "matmul_rule", "same", "t_rule", "expand_rule",
@@ -227,7 +227,7 @@ def keep_layout_with(op) -> None:
 
     Example:
         >>> from retrograd.ops.batch_rules import _LAYOUT_KEEPING
-        >>> _LAYOUT_KEEPING[0].name  # (registered by retrograd.ops.table_matmul)
+        >>> _LAYOUT_KEEPING[0].name  # (registered by retrograd.ops.records.matmul)
         'matmul_keep_layout'
     """
     _LAYOUT_KEEPING[:] = [op]

@@ -30,12 +30,12 @@ from .._graph.forward_state import FW
 #
 # * What is pooled: only results that the kernels write themselves (``empty`` is called
 #   by dispatch.unary/binary for float NumPy ufuncs with ``out=``, so also for the
-#   engine's gradient sums, and by the fused kernels in table.py), and only requests of
-#   at least ``threshold`` bytes (1 MiB): below it malloc's own free lists serve well and
-#   one size check is all the small-tensor path pays. Dispatch pools only when the
-#   operands are C-contiguous: a ufunc gives a transposed input a Fortran-order result,
-#   and a later reduction over it adds in another order, so a pooled (C-order) result
-#   there would change the last bits of a sum.
+#   engine's gradient sums, and by the fused kernels in ops/records/elementwise.py), and
+#   only requests of at least ``threshold`` bytes (1 MiB): below it malloc's own free
+#   lists serve well and one size check is all the small-tensor path pays. Dispatch pools
+#   only when the operands are C-contiguous: a ufunc gives a transposed input a
+#   Fortran-order result, and a later reduction over it adds in another order, so a
+#   pooled (C-order) result there would change the last bits of a sum.
 # * A block starts on a 64-byte cache line (malloc puts large blocks 16 bytes past a
 #   page); a SIMD loop over cache-resident data stores up to a third faster.
 # * How a block is known to be free: a block is an ``np.empty`` uint8 array (``mem``,

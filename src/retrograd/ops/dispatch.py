@@ -30,9 +30,9 @@ from .._graph.modes import MODES as _MODES
 from .._graph.modes import VMAP as _VMAP
 from .._graph.node import sink
 from .._graph.provenance import mark as _cut_mark
-from .._tensor import Tensor, _make, track_view
+from .._tensor.tensor import Tensor, _make, track_view
 from . import buffers as _buffers
-from ._core import (
+from .op import (
     _LOW,
     FLOAT_NP,
     Op,

@@ -8,17 +8,17 @@ it what it needs (Note [Engine services] in _graph/engine.py).
 Example:
     >>> import retrograd as torch
     >>> from retrograd._graph import engine
-    >>> engine._sum_to is torch.ops.functions.sum_to
+    >>> engine._sum_to is torch.ops.namespace.sum_to
     True
 """
 
 from __future__ import annotations
 
 from .._graph import engine
-from .._tensor import Tensor, _make, track_view
+from .._tensor.tensor import Tensor, _make, track_view
 from . import buffers
-from .creation import tensor, zeros
-from .functions import stack, sum_to
+from .functions.creation import tensor, zeros
+from .namespace import stack, sum_to
 
 
 def install() -> None:

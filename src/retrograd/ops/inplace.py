@@ -26,18 +26,24 @@ from .._core.grad_mode import STATE
 from .._graph.forward_state import FW as _FW
 from .._graph.forward_state import inplace_tangent as _inplace_tangent
 from .._graph.node import _LEGACY, RELEASED
-from .._tensor import Tensor, _make, check_inference_write, mark_views_requiring_grad, result_type
+from .._tensor.tensor import (
+    Tensor,
+    _make,
+    check_inference_write,
+    mark_views_requiring_grad,
+    result_type,
+)
 from . import buffers as _buffers
 from . import overlap as _overlap
-from ._core import Op, record
-from ._core import any_requires_grad as _any_rg
 from .arguments import _py_abs
-from .conversion import contiguous
 from .dispatch import apply, base_positions, check_view_rebase, move_retain, replay_view
 from .dispatch import scalar_array as _scalar_array
-from .indexing import norm_key
-from .pointwise import where
-from .shape import expand
+from .functions.conversion import contiguous
+from .functions.indexing import norm_key
+from .functions.pointwise import where
+from .functions.shape import expand
+from .op import Op, record
+from .op import any_requires_grad as _any_rg
 
 
 def _views_itself(self) -> bool:
@@ -419,7 +425,7 @@ def _make_inplace(fn, name):
         # in-place op. An array that owns its memory is writable (ours are: only views of
         # others are made read-only), and two such arrays never overlap unless they are
         # one; the checks run again only while _overlapping_inplace itself writes
-        if self._vc.__class__ is not list:  # Note [Inference tensors] (_tensor.py)
+        if self._vc.__class__ is not list:  # Note [Inference tensors] (_tensor/tensor.py)
             check_inference_write(self)
         d = self._data
         own = d.base is None
@@ -576,7 +582,7 @@ def _fast_arith(ufunc):
     def fast(self, other, *rest, alpha=1, rounding_mode=None):
         d = self._data
         if d.dtype not in _F32_64 or rounding_mode is not None or _FW.active or rest:
-            return False  # (rest: Note [Legacy value-first forms], legacy_forms.py)
+            return False  # (rest: Note [Legacy value-first forms], ops/functions/legacy_forms.py)
         od = _operand(self, other)
         if od is None or (alpha.__class__ is not int and alpha.__class__ is not float):
             return False  # bool, complex, NumPy or tensor alpha: the general path checks it
@@ -630,7 +636,7 @@ def _fast_addc(ufunc):
     def fast(self, tensor1, tensor2, *rest, value=1):
         d = self._data
         if d.dtype not in _F32_64 or _fw_active() or rest:
-            return False  # (rest: Note [Legacy value-first forms], legacy_forms.py)
+            return False  # (rest: Note [Legacy value-first forms], ops/functions/legacy_forms.py)
         a, b = _operand(self, tensor1), _operand(self, tensor2)
         if a is None or b is None or value.__class__ not in (int, float):
             return False

@@ -19,10 +19,10 @@ from .._core.grad_mode import STATE
 from .._graph.engine import run_backward
 from .._graph.forward_state import ELEMENTWISE, FW, VIEW, get_tangent, register, set_tangent
 from .._graph.node import RuleInputs
-from .._tensor import Tensor
-from ._core import FLOAT_NP
+from .._tensor.tensor import Tensor
 from .dispatch import apply, replay_view, view_apply
-from .rule_helpers import ones_like_of, rule_zeros, zeros_like_of
+from .op import FLOAT_NP
+from .records.helpers import ones_like_of, rule_zeros, zeros_like_of
 
 __all__ = ["fw_op", "attach", "inplace_tangent", "jvp_elementwise", "jvp_linear", "jvp_view",
            "jvp_reduction", "jvp_multilinear", "jvp_by_double_vjp"]

@@ -13,16 +13,17 @@ from .._core import dtype as D
 from .._core.meta import NO_DATA
 from .._graph.entry_points import backward as autograd_backward
 from .._graph.node import _LEGACY
-from .._tensor import Tensor
-from . import functions, new_tensors, shape_inplace, tensor_attributes
-from . import table as T
-from .conversion import _caster, type_
-from .creation import legacy_new
+from .._tensor.tensor import Tensor
+from . import namespace
 from .dispatch import binary
+from .functions import new_tensors, shape_inplace, tensor_attributes
+from .functions.conversion import _caster, type_
+from .functions.creation import legacy_new
+from .functions.legacy_forms import value_first, value_first_method
+from .functions.pointwise import lerp_method, tensor_operand_method
 from .inplace import _make_inplace
-from .legacy_forms import value_first, value_first_method
-from .pointwise import lerp_method, tensor_operand_method
 from .public import PUBLIC
+from .records import elementwise as T
 
 # Note [In-place forms]
 # Every in-place form is generated here, in one place, from the out-of-place function of
@@ -74,14 +75,14 @@ def install() -> None:
             if e.inplace:
                 setattr(Tensor, name + "_",
                         tensor_operand_method(inplace_methods()[name + "_"], name + "_"))
-    Tensor.lerp = lerp_method(functions.lerp, "lerp")
+    Tensor.lerp = lerp_method(namespace.lerp, "lerp")
     Tensor.lerp_ = lerp_method(inplace_methods()["lerp_"], "lerp_")
     for name, dt in _cast_methods().items():
         setattr(Tensor, name, _caster(dt))
     Tensor.type = type_
     Tensor.cpu = _cpu
     Tensor.cuda = _cuda
-    # Note [Legacy value-first forms] (legacy_forms.py): the method forms' warnings
+    # Note [Legacy value-first forms] (ops/functions/legacy_forms.py): the method forms' warnings
     for name, fn in (("addcmul", addcmul), ("addcdiv", addcdiv)):
         setattr(Tensor, name, value_first_method(name, fn, "value", _ADDC))
         # the scalar-first check runs off the fast path, in the function the method runs
@@ -110,7 +111,7 @@ def install() -> None:
         # 2 * b is b.mul(2) in PyTorch (self first, None in the scalar's slot of
         # next_functions): the commutative ops keep the tensor as self
         setattr(Tensor, f"__r{name}__", op(opdef, reflected=name not in ("add", "mul")))
-    # Note [Scalar overloads] (ops/table.py): an op per kind of operand, as PyTorch's
+    # Note [Scalar overloads] (ops/records/elementwise.py): an op per kind of operand, as PyTorch's
     # overloads (1.5 - x is rsub.Scalar, RsubBackward1)
     Tensor.__rsub__ = _overloaded(T.sub, T.rsub_scalar, reflected=True)
     for name, tt, ts, st in (("floordiv", T.floor_divide, T.floor_divide_scalar,
@@ -123,27 +124,27 @@ def install() -> None:
     def rtruediv(self, other):
         # PyTorch: number / tensor is reciprocal(tensor) * number (MulBackward0 over
         # ReciprocalBackward0, which saves its result, not the tensor; rounded twice)
-        return binary(T.mul, functions.reciprocal(self), other)
+        return binary(T.mul, namespace.reciprocal(self), other)
     Tensor.__rtruediv__ = rtruediv
     for name in ("add", "sub", "mul", "truediv", "pow", "mod"):
         method = getattr(Tensor, {"truediv": "div", "mod": "remainder"}.get(name, name) + "_")
         setattr(Tensor, f"__i{name}__", method)
-    Tensor.__ifloordiv__ = _make_inplace(functions.floor_divide, "floor_divide_")
+    Tensor.__ifloordiv__ = _make_inplace(namespace.floor_divide, "floor_divide_")
     Tensor.floor_divide_ = Tensor.__ifloordiv__
     for name in ("eq", "ne", "lt", "le", "gt", "ge"):
         setattr(Tensor, f"__{name}__", op(T._CMP[name]))
     for name, key in (("and", "bitwise_and"), ("or", "bitwise_or"), ("xor", "bitwise_xor")):
         setattr(Tensor, f"__{name}__", op(T._CMP[key]))
         setattr(Tensor, f"__r{name}__", op(T._CMP[key], reflected=True))
-        setattr(Tensor, f"__i{name}__", _make_inplace(getattr(functions, key), f"{key}_"))
-    Tensor.__matmul__ = lambda self, other: functions.matmul(self, other)
-    Tensor.__rmatmul__ = lambda self, other: functions.matmul(other, self)
-    Tensor.__neg__ = functions.neg
+        setattr(Tensor, f"__i{name}__", _make_inplace(getattr(namespace, key), f"{key}_"))
+    Tensor.__matmul__ = lambda self, other: namespace.matmul(self, other)
+    Tensor.__rmatmul__ = lambda self, other: namespace.matmul(other, self)
+    Tensor.__neg__ = namespace.neg
     Tensor.__pos__ = lambda self: self
-    Tensor.__abs__ = functions.abs
-    Tensor.__invert__ = functions.bitwise_not
-    Tensor.__getitem__ = functions.getitem
-    Tensor.__setitem__ = functions.setitem
+    Tensor.__abs__ = namespace.abs
+    Tensor.__invert__ = namespace.bitwise_not
+    Tensor.__getitem__ = namespace.getitem
+    Tensor.__setitem__ = namespace.setitem
 
 
 def _overloaded(tensor_op, scalar_op, reflected: bool = False):
@@ -238,7 +239,7 @@ def _float_power_into_double(input, exponent) -> Tensor:
         raise RuntimeError(f"the base given to float_power_ has dtype "
                            f"{_LEGACY[input.dtype.name]} but the operation's result requires "
                            "dtype Double")
-    return functions.float_power(input, exponent)
+    return namespace.float_power(input, exponent)
 
 
 def _cpu(self, memory_format=None) -> Tensor:
@@ -285,7 +286,7 @@ def addcmul(input, tensor1, tensor2, *rest, value=None) -> Tensor:
         >>> torch.addcmul(torch.zeros(2), torch.ones(2), torch.ones(2), value=2)
         tensor([2., 2.])
     """
-    if rest:  # Note [Legacy value-first forms] (legacy_forms.py)
+    if rest:  # Note [Legacy value-first forms] (ops/functions/legacy_forms.py)
         (tensor1, tensor2), value = value_first("addcmul", False, "value", _ADDC,
                                                 (tensor1, tensor2, *rest), value is not None)
     elif value is None:
@@ -303,7 +304,7 @@ def addcdiv(input, tensor1, tensor2, *rest, value=None) -> Tensor:
         >>> torch.addcdiv(torch.zeros(2), torch.ones(2), torch.full((2,), 4.))
         tensor([0.2500, 0.2500])
     """
-    if rest:  # Note [Legacy value-first forms] (legacy_forms.py)
+    if rest:  # Note [Legacy value-first forms] (ops/functions/legacy_forms.py)
         (tensor1, tensor2), value = value_first("addcdiv", False, "value", _ADDC,
                                                 (tensor1, tensor2, *rest), value is not None)
     elif value is None:
@@ -329,7 +330,7 @@ def where(self, condition, y) -> Tensor:
         >>> x.where(x > 0, 0.)
         tensor([1., 0.])
     """
-    return functions.where(condition, self, y)
+    return namespace.where(condition, self, y)
 
 
 def backward(self, gradient=None, retain_graph=None, create_graph: bool = False,

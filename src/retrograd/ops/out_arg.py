@@ -23,7 +23,7 @@ import numpy as np
 
 from .._core.grad_mode import STATE
 from .._graph.node import _LEGACY
-from .._tensor import Tensor, check_inference_write
+from .._tensor.tensor import Tensor, check_inference_write
 from . import overlap as _overlap
 
 __all__ = ["write_out"]
@@ -41,7 +41,7 @@ def write_out(name: str, out: Tensor, result: Tensor, inputs=()) -> Tensor:
     """
     if not isinstance(out, Tensor):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
-    if out._vc.__class__ is not list:  # Note [Inference tensors] (_tensor.py)
+    if out._vc.__class__ is not list:  # Note [Inference tensors] (_tensor/tensor.py)
         check_inference_write(out)
     if STATE.enabled and (out._rg or any(isinstance(x, Tensor) and x._rg for x in inputs)):
         raise RuntimeError(

@@ -10,9 +10,9 @@ Example:
 from __future__ import annotations
 
 from .._core import dtype as D
-from .._tensor import Tensor
-from ..ops.creation import tensor, zeros_like
-from ..ops.reductions import norm
+from .._tensor.tensor import Tensor
+from ..ops.functions.creation import tensor, zeros_like
+from ..ops.functions.reductions import norm
 from .optimizer import Optimizer, _call_closure, _scalar_dtype, _to_scalar, _use_grad
 
 __all__ = ["Adafactor"]

@@ -9,8 +9,8 @@ Example:
 
 from __future__ import annotations
 
-from .._tensor import Tensor
-from ..ops.creation import full_like
+from .._tensor.tensor import Tensor
+from ..ops.functions.creation import full_like
 from .optimizer import Optimizer, _call_closure, _get_value, _to_scalar, _use_grad, _validate
 
 __all__ = ["Adagrad"]

@@ -9,7 +9,7 @@ Example:
 
 from __future__ import annotations
 
-from .._tensor import Tensor
+from .._tensor.tensor import Tensor
 from .optimizer import Optimizer, _call_closure, _get_value, _to_scalar, _use_grad, _validate
 
 __all__ = ["Adamax"]

@@ -9,7 +9,7 @@ Example:
 
 from __future__ import annotations
 
-from .._tensor import Tensor
+from .._tensor.tensor import Tensor
 from .adam import Adam
 
 __all__ = ["AdamW"]

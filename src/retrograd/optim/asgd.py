@@ -9,8 +9,8 @@ Example:
 
 from __future__ import annotations
 
-from .._tensor import Tensor
-from ..ops.creation import ones, tensor
+from .._tensor.tensor import Tensor
+from ..ops.functions.creation import ones, tensor
 from .optimizer import (
     Optimizer,
     _call_closure,

@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .._core.grad_mode import enable_grad
-from .._tensor import Tensor
-from ..ops.creation import zeros
-from ..ops.functions import cat
+from .._tensor.tensor import Tensor
+from ..ops.functions.creation import zeros
+from ..ops.namespace import cat
 from .optimizer import Optimizer, _check_lr, _to_scalar
 
 __all__ = ["LBFGS"]

@@ -26,7 +26,7 @@ from functools import partial, wraps
 from typing import Any
 from weakref import ref
 
-from .._tensor import Tensor
+from .._tensor.tensor import Tensor
 from .optimizer import Optimizer, _to_scalar
 
 __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR",

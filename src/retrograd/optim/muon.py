@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import math
 
-from .._tensor import Tensor
-from ..ops.matmul import addmm
+from .._tensor.tensor import Tensor
+from ..ops.functions.matmul import addmm
 from .optimizer import Optimizer, _call_closure, _to_scalar, _use_grad
 
 __all__ = ["Muon"]

@@ -24,8 +24,8 @@ from .._core import dtype as D
 from .._core.grad_mode import STATE, enable_grad
 from .._graph.modes import TRACING
 from .._graph.node import RemovableHandle
-from .._tensor import Tensor
-from ..ops.creation import tensor, zeros, zeros_like
+from .._tensor.tensor import Tensor
+from ..ops.functions.creation import tensor, zeros, zeros_like
 
 __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
            "register_optimizer_step_post_hook"]

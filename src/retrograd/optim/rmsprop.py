@@ -9,8 +9,8 @@ Example:
 
 from __future__ import annotations
 
-from .._tensor import Tensor
-from ..ops.creation import zeros_like
+from .._tensor.tensor import Tensor
+from ..ops.functions.creation import zeros_like
 from .optimizer import Optimizer, _call_closure, _to_scalar, _use_grad, _validate
 
 __all__ = ["RMSprop"]

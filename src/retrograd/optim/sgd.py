@@ -12,7 +12,7 @@ Example:
 
 from __future__ import annotations
 
-from .._tensor import Tensor
+from .._tensor.tensor import Tensor
 from ..ops.inplace import add_scaled_
 from .optimizer import Optimizer, _call_closure, _check_lr, _to_scalar, _use_grad
 

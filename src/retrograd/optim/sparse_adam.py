@@ -16,7 +16,7 @@ Example:
 
 from __future__ import annotations
 
-from .._tensor import Tensor
+from .._tensor.tensor import Tensor
 from .optimizer import Optimizer, _call_closure, _check_lr, _use_grad
 
 __all__ = ["SparseAdam"]

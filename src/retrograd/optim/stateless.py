@@ -18,7 +18,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
-from .._tensor import Tensor
+from .._tensor.tensor import Tensor
 
 __all__ = ["swap_in_optimizer_params_and_state"]
 

@@ -48,13 +48,13 @@ from .._core.grad_mode import enable_grad, is_grad_enabled, no_grad
 from .._graph.engine import is_checkpoint_valid
 from .._graph.saved_hooks import saved_tensors_hooks
 from .._random.rng import fork_rng, get_rng_state, set_rng_state
-from .._tensor import Tensor
+from .._tensor.tensor import Tensor
 from ..amp.autocast_mode import autocast
 from ..amp.state import AMP
 from ..autograd import backward as autograd_backward
 from ..autograd.function import Function
-from ..ops._core import _next_seq
-from .checkpoint_extras import (
+from ..ops.op import _next_seq
+from .checkpoint_device_states import (
     DefaultDeviceType,
     GraphExecGroup,
     _debug_override,

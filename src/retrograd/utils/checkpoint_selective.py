@@ -47,7 +47,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._graph.saved_hooks import HOOKS
-from .._tensor import Tensor
+from .._tensor.tensor import Tensor
 
 __all__ = ["CheckpointPolicy", "SAC_IGNORED_OPS", "SelectiveCheckpointContext",
            "create_selective_checkpoint_contexts"]

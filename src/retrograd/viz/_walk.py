@@ -18,7 +18,7 @@ import numpy as np
 
 from .._core.dtype import FROM_NP
 from .._graph.node import AccumulateGrad, _OutputSlot, site_line
-from .._tensor import Tensor
+from .._tensor.tensor import Tensor
 
 __all__ = ["Graph", "walk", "site_text", "nbytes_str", "module_of", "param_names",
            "named_tensors"]

@@ -41,7 +41,7 @@ import sys
 
 from .._graph.node import AccumulateGrad, _Packed, is_library_file, site_line
 from .._graph.provenance import Cut, last_backward, recent_cuts
-from .._tensor import Tensor
+from .._tensor.tensor import Tensor
 
 __all__ = ["explain_grad", "GradExplanation"]
 

@@ -30,7 +30,7 @@ import shutil
 import warnings
 
 from .._graph.node import AccumulateGrad
-from .._tensor import Tensor
+from .._tensor.tensor import Tensor
 from ._walk import (
     assign_modules,
     attribute_saved,
@@ -493,7 +493,7 @@ class track_modules:
     """
 
     def __init__(self, model, root: str | None = None):
-        from ..ops._core import _next_seq
+        from ..ops.op import _next_seq
 
         self._next_seq = _next_seq
         self._handles = []

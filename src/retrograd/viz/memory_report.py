@@ -18,7 +18,7 @@ Example:
 from __future__ import annotations
 
 from .._graph.node import AccumulateGrad
-from .._tensor import Tensor
+from .._tensor.tensor import Tensor
 from ._walk import assign_modules, attribute_saved, nbytes_str, param_names, site_text, walk
 
 __all__ = ["graph_report", "GraphReport"]

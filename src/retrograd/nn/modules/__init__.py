@@ -8,7 +8,7 @@ Example:
 
 from __future__ import annotations
 
-from . import activation_extra, distance, lazy, loss_extra, normalization_extra
+from . import activation_shrink, distance, lazy, loss_margin, normalization_rms_lrn
 from . import fold as _fold
 from . import padding as _padding
 from . import pixelshuffle as _pixelshuffle
@@ -39,7 +39,7 @@ from .activation import (
                          Tanhshrink,
                          Threshold,
 )
-from .activation_extra import *
+from .activation_shrink import *
 from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
@@ -72,8 +72,8 @@ from .loss import (
                          NLLLoss,
                          SmoothL1Loss,
 )
-from .loss_extra import *
 from .loss_linear_ce import LinearCrossEntropyLoss, LinearCrossEntropyOptions
+from .loss_margin import *
 from .module import Module
 from .normalization import (
                          BatchNorm1d,
@@ -85,7 +85,7 @@ from .normalization import (
                          InstanceNorm3d,
                          LayerNorm,
 )
-from .normalization_extra import *
+from .normalization_rms_lrn import *
 from .padding import *
 from .pixelshuffle import *
 from .pooling import (
@@ -139,8 +139,8 @@ __all__ = [
     "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "LPPool1d", "LPPool2d", "LPPool3d",
     *_fold.__all__, *_padding.__all__, *_pixelshuffle.__all__, *_upsampling.__all__,
 ]
-__all__ += (activation_extra.__all__ + distance.__all__ + loss_extra.__all__
-            + normalization_extra.__all__)
+__all__ += (activation_shrink.__all__ + distance.__all__ + loss_margin.__all__
+            + normalization_rms_lrn.__all__)
 __all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "DataParallel",
             "EmbeddingBag", "CTCLoss", "AdaptiveLogSoftmaxWithLoss", "FractionalMaxPool2d",
             "FractionalMaxPool3d", "Container", "NLLLoss2d", "RNNCellBase",

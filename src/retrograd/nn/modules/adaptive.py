@@ -17,8 +17,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..._tensor import Tensor, _make
-from ...ops.shape import cat
+from ..._tensor.tensor import Tensor, _make
+from ...ops.functions.shape import cat
 from .. import functional as F
 from .container import ModuleList, Sequential
 from .linear import Linear

@@ -18,7 +18,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import chain, islice
 
-from ..._tensor import Tensor
+from ..._tensor.tensor import Tensor
 from ..parameter import Parameter
 from .module import Module, _addindent
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from ..._core import dtype as D
-from ...ops.creation import empty
+from ...ops.functions.creation import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 from .. import functional as F
-from ..linear_cross_entropy_options import LinearCrossEntropyOptions
+from ..functional.linear_cross_entropy_options import LinearCrossEntropyOptions
 from .linear import Linear
 from .loss import _WeightedLoss
 

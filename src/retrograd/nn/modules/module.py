@@ -32,11 +32,11 @@ from ..._core.device import CPU, META, cuda_unavailable
 from ..._core.grad_mode import STATE, no_grad
 from ..._core.meta import NO_DATA
 from ..._graph.node import SITE_SCOPE, RemovableHandle, call_unscoped, is_library_file, user_site
-from ..._tensor import Tensor, _make
-from ...ops._core import record
-from ...ops.conversion import parse_to
-from ...ops.creation import empty_like, tensor
-from ...ops.table_nn import backward_hook
+from ..._tensor.tensor import Tensor, _make
+from ...ops.functions.conversion import parse_to
+from ...ops.functions.creation import empty_like, tensor
+from ...ops.op import record
+from ...ops.records.nn import backward_hook
 from ..parameter import Buffer, Parameter, is_lazy
 
 __all__ = ["Module", "typename"]

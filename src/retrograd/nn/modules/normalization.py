@@ -13,7 +13,7 @@ from __future__ import annotations
 import warnings
 
 from ..._core import dtype as D
-from ...ops.creation import ones, tensor, zeros
+from ...ops.functions.creation import ones, tensor, zeros
 from .. import functional as F
 from .. import init
 from .linear import _weight_and_bias

@@ -20,8 +20,8 @@ import math
 import warnings
 
 from ..._core import dtype as D
-from ...ops.creation import empty, zeros
-from ...ops.shape import cat, stack
+from ...ops.functions.creation import empty, zeros
+from ...ops.functions.shape import cat, stack
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

@@ -10,7 +10,7 @@ Example:
 from __future__ import annotations
 
 from ..._core import dtype as D
-from ...ops.creation import empty
+from ...ops.functions.creation import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

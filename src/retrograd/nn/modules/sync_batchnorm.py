@@ -20,7 +20,7 @@ import sys
 from typing import Any
 
 from ..._core.grad_mode import no_grad
-from ..._tensor import Tensor
+from ..._tensor.tensor import Tensor
 from .. import functional as F
 from ._functions import SyncBatchNorm as _SyncBatchNormFunction
 from .module import Module

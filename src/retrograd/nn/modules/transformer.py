@@ -17,7 +17,7 @@ import numpy as np
 
 from ..._core.grad_mode import is_grad_enabled
 from ..._graph.node import call_unscoped
-from ..._tensor import _make
+from ..._tensor.tensor import _make
 from ...amp.state import is_autocast_enabled
 from .. import functional as F
 from .. import init

@@ -29,7 +29,7 @@ import numpy as np
 
 from ... import distributed as dist
 from ..._core.grad_mode import is_grad_enabled, no_grad
-from ..._tensor import Tensor, _make
+from ..._tensor.tensor import Tensor, _make
 from ..modules.module import Module
 
 __all__ = ["DistributedDataParallel"]

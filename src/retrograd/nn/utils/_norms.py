@@ -11,7 +11,7 @@ Example:
 
 from __future__ import annotations
 
-from ..._tensor import Tensor
+from ..._tensor.tensor import Tensor
 from .. import functional as F
 
 

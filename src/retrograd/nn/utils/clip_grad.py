@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 from ..._core.grad_mode import no_grad
-from ..._tensor import Tensor
+from ..._tensor.tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
            "clip_grads_with_norm_"]
@@ -41,15 +41,15 @@ def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = F
     tensors = [t for t in _as_list(tensors) if t is not None]
     norm_type = float(norm_type)
     if not tensors:
-        return ops.creation.tensor(0.0)
+        return ops.functions.creation.tensor(0.0)
     with no_grad():
-        norms = [ops.functions.vector_norm(t, norm_type) for t in tensors]
+        norms = [ops.namespace.vector_norm(t, norm_type) for t in tensors]
         if len(norms) == 1:
             total = norms[0]
         else:
             dt = norms[0].dtype
-            total = ops.functions.vector_norm(
-                ops.functions.stack([n.to(dt) for n in norms]), norm_type)
+            total = ops.namespace.vector_norm(
+                ops.namespace.stack([n.to(dt) for n in norms]), norm_type)
     if error_if_nonfinite and not math.isfinite(total.item()):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is "

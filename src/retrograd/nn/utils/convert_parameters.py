@@ -10,7 +10,7 @@ Example:
 
 from __future__ import annotations
 
-from ..._tensor import Tensor
+from ..._tensor.tensor import Tensor
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
@@ -24,7 +24,7 @@ def parameters_to_vector(parameters) -> Tensor:
         >>> torch.nn.utils.parameters_to_vector(ps)
         tensor([1., 1., 1., 1., 0.])
     """
-    from ...ops.functions import cat
+    from ...ops.namespace import cat
 
     vec = [p.reshape(-1) for p in parameters]
     return cat(vec)

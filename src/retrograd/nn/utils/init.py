@@ -12,7 +12,7 @@ import inspect
 
 from ..._core.grad_mode import no_grad
 from ..._random.rng import get_rng_state, set_rng_state
-from ...ops.creation import empty_like
+from ...ops.functions.creation import empty_like
 from ..modules.module import Module
 
 __all__ = ["skip_init"]

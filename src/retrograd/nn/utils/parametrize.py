@@ -34,7 +34,7 @@ import copyreg
 from collections.abc import Sequence
 
 from ..._core.grad_mode import no_grad
-from ..._tensor import Tensor
+from ..._tensor.tensor import Tensor
 from ..modules.container import ModuleDict, ModuleList
 from ..modules.module import Module
 from ..parameter import Parameter

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..._functorch import functional_call as _fc
 from ..._functorch.member_accessor import NamedMemberAccessor  # noqa: F401  (torch has it here)
-from ..._tensor import Tensor
+from ..._tensor.tensor import Tensor
 
 __all__ = ["functional_call"]
 

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..._random.rng import default_generator
-from ..._tensor import Tensor
+from ..._tensor.tensor import Tensor
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
            "ChainDataset", "Subset", "random_split"]
@@ -230,7 +230,7 @@ def random_split(dataset: Dataset, lengths: Sequence[int | float],
         >>> len(a), len(b), sorted(list(a) + list(b)) == list(range(10))
         (3, 7, True)
     """
-    from ...ops.creation import randperm
+    from ...ops.functions.creation import randperm
 
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         subset_lengths: list[int] = []

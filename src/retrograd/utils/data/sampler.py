@@ -13,8 +13,8 @@ from itertools import islice
 
 from ..._core import dtype as D
 from ..._random.rng import Generator, draw_seed
-from ...ops.creation import as_tensor, randint, randperm
-from ...ops.functions import multinomial
+from ...ops.functions.creation import as_tensor, randint, randperm
+from ...ops.namespace import multinomial
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
            "WeightedRandomSampler", "BatchSampler"]

@@ -26,7 +26,7 @@ from tensorboard.plugins.text import metadata as text_metadata
 from tensorboard.util import tensor_util
 
 from ..._core.dtype import bfloat16
-from ..._tensor import Tensor
+from ..._tensor.tensor import Tensor
 
 __all__ = ["make_np", "default_bins", "scalar", "histogram", "histogram_raw",
            "make_histogram", "to_hwc", "image", "figure_to_image", "text", "hparams"]

@@ -1,0 +1,254 @@
+"""Resizing in ``retrograd.nn.functional`` (re-exported there): ``interpolate`` and the
+deprecated ``upsample``, ``upsample_nearest``, ``upsample_bilinear``.
+
+Example:
+    >>> import retrograd as torch
+    >>> torch.nn.functional.interpolate(torch.tensor([[[1., 2.]]]), size=3, mode='linear')
+    tensor([[[1.0000, 1.5000, 2.0000]]])
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from ..._tensor.tensor import Tensor, _make
+from .common import _check_float
+from .conv import _adaptive_avg
+
+
+def _interp_matrix(n_in, n_out, align_corners, scale, dtype):
+    a = np.zeros((n_out, n_in), dtype=np.float64)
+    dst = np.arange(n_out, dtype=np.float64)
+    if align_corners:
+        s = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+        src = dst * s
+    else:
+        s = (1.0 / scale) if (scale is not None and scale > 0) else n_in / n_out
+        src = np.maximum((dst + 0.5) * s - 0.5, 0.0)
+    i0 = np.floor(src).astype(np.int64)
+    i0 = np.minimum(i0, n_in - 1)
+    i1 = np.where(i0 < n_in - 1, i0 + 1, i0)
+    l1 = src - i0
+    l0 = 1.0 - l1
+    rows = np.arange(n_out)
+    np.add.at(a, (rows, i0), l0)
+    np.add.at(a, (rows, i1), l1)
+    return _make(a.astype(dtype))
+
+
+def _scale(n_in: int, n_out: int, align_corners: bool, scale) -> float:
+    """PyTorch's area_pixel_compute_scale: input pixels per output pixel."""
+    if align_corners:
+        return (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    return (1.0 / scale) if (scale is not None and scale > 0) else n_in / n_out
+
+
+def _cubic1(x, a):
+    return ((a + 2) * x - (a + 3)) * x * x + 1
+
+
+def _cubic2(x, a):
+    return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+
+def _cubic_matrix(n_in, n_out, align_corners, scale, dtype):
+    """(n_out, n_in) weights of PyTorch's upsample_bicubic2d along one axis: four taps
+    around the source point (clamped into the input) with Keys' cubic, A = -0.75."""
+    s = _scale(n_in, n_out, align_corners, scale)
+    dst = np.arange(n_out, dtype=np.float64)
+    src = dst * s if align_corners else (dst + 0.5) * s - 0.5
+    i0 = np.floor(src)
+    t = src - i0
+    coeffs = (_cubic2(t + 1, -0.75), _cubic1(t, -0.75), _cubic1(1 - t, -0.75),
+              _cubic2(2 - t, -0.75))
+    a = np.zeros((n_out, n_in), dtype=np.float64)
+    rows = np.arange(n_out)
+    for k, c in enumerate(coeffs):
+        np.add.at(a, (rows, np.clip(i0.astype(np.int64) - 1 + k, 0, n_in - 1)), c)
+    return _make(a.astype(dtype))
+
+
+def _aa_filter(mode: str):
+    if mode == "bilinear":
+        return lambda x: np.maximum(1.0 - np.abs(x), 0.0)
+    if mode == "lanczos":  # Lanczos-3: sinc(x) sinc(x / 3) on (-3, 3), as PIL's
+        return lambda x: np.where(np.abs(x) < 3, np.sinc(x) * np.sinc(x / 3), 0.0)
+
+    def cubic(x):  # PIL's a = -0.5, as PyTorch's antialiased bicubic
+        x = np.abs(x)
+        return np.where(x < 1, _cubic1(x, -0.5), np.where(x < 2, _cubic2(x, -0.5), 0.0))
+    return cubic
+
+
+def _aa_matrix(n_in, n_out, align_corners, scale, mode, dtype):
+    """(n_out, n_in) weights of PyTorch's antialiased resize along one axis: the filter
+    widened by the downscale factor, cut to the input and normalized to sum 1."""
+    s = _scale(n_in, n_out, align_corners, scale)
+    size = {"bilinear": 2, "bicubic": 4, "lanczos": 6}[mode]
+    support = size * 0.5 * s if s >= 1.0 else size * 0.5
+    inv = 1.0 / s if s >= 1.0 else 1.0
+    filt = _aa_filter(mode)
+    a = np.zeros((n_out, n_in), dtype=np.float64)
+    for i in range(n_out):
+        center = s * (i + 0.5)
+        lo = max(int(center - support + 0.5), 0)
+        hi = min(int(center + support + 0.5), n_in)
+        w = filt((np.arange(lo, hi) - center + 0.5) * inv)
+        total = w.sum()
+        a[i, lo:hi] = w / total if total != 0 else w
+    return _make(a.astype(dtype))
+
+
+def _separable(input: Tensor, osz, scales, matrix) -> Tensor:
+    """Resize each spatial axis in turn by a (n_out, n_in) matrix product."""
+    out = input
+    xsp = input._data.shape[2:]
+    for i in range(len(osz)):
+        if xsp[i] == osz[i] and (scales[i] is None or scales[i] == 1.0):
+            continue
+        a = matrix(xsp[i], osz[i], scales[i])
+        out = out.movedim(2 + i, -1).matmul(a.t()).movedim(-1, 2 + i)
+    return out if out is not input else input.clone()
+
+
+def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
+                align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
+                antialias: bool = False) -> Tensor:
+    """Resize the spatial dims: modes 'nearest', 'nearest-exact', 'linear', 'bilinear',
+    'bicubic', 'trilinear', 'area', 'lanczos' (with ``antialias=True``); ``antialias=True``
+    for bilinear, bicubic and lanczos (4-D).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nn.functional.interpolate(torch.tensor([[[1., 2.]]]), scale_factor=2)
+        tensor([[[1., 1., 2., 2.]]])
+    """
+    nsp = input._data.ndim - 2
+    if nsp < 1:
+        raise ValueError(f"interpolate: expected a 3D, 4D or 5D input (N, C, spatial...), got "
+                         f"{list(input.shape)}")
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and nsp == 2):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                         "modes and requires a 4-D tensor as input")
+    if mode == "lanczos" and nsp == 2:
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
+    if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    if mode in ("linear", "bilinear", "bicubic", "trilinear", "lanczos") and \
+            align_corners is None:
+        align_corners = False
+    xsp = input._data.shape[2:]
+    if (size is None) == (scale_factor is None):
+        raise ValueError("either size or scale_factor should be defined" if size is None else
+                         "only one of size or scale_factor should be defined")
+    if size is not None:
+        osz = tuple(size) if isinstance(size, (list, tuple)) else (size,) * nsp
+        scales = (None,) * nsp
+    else:
+        sf = tuple(scale_factor) if isinstance(scale_factor, (list, tuple)) else \
+            (scale_factor,) * nsp
+        osz = tuple(int(math.floor(float(xsp[i]) * sf[i])) for i in range(nsp))
+        scales = (None,) * nsp if recompute_scale_factor else tuple(float(s) for s in sf)
+    if len(osz) != nsp:
+        raise ValueError(f"Input and output must have the same number of spatial dimensions, "
+                         f"but got input with spatial dimensions of {list(xsp)} and output size "
+                         f"of {list(osz)}.")
+    if mode == "area":
+        return _adaptive_avg(input, osz, nsp, "interpolate")
+    out = input
+    if mode in ("nearest", "nearest-exact"):
+        for i in range(nsp):
+            n_in, n_out = xsp[i], osz[i]
+            if n_in == n_out:
+                continue
+            sc = np.float32(1.0 / scales[i]) if scales[i] is not None and scales[i] > 0 else \
+                np.float32(n_in) / np.float32(n_out)
+            dst = np.arange(n_out, dtype=np.float32)
+            if mode == "nearest":
+                src = np.floor(dst * sc)
+            else:
+                src = np.floor((dst + np.float32(0.5)) * sc)
+            idx = np.minimum(src.astype(np.int64), n_in - 1)
+            out = out.index_select(2 + i, _make(idx))
+        return out if out is not input else input.clone()
+    if mode in ("linear", "bilinear", "bicubic", "trilinear", "lanczos"):
+        expected = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3, "lanczos": 2}[mode]
+        if nsp != expected:
+            if mode in ("bicubic", "lanczos"):  # PyTorch's catch-all message
+                raise NotImplementedError(
+                    f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
+                    f"{input._data.ndim}D) for the modes: nearest | linear | bilinear | bicubic "
+                    f"| trilinear | lanczos | area | nearest-exact (got {mode})")
+            raise NotImplementedError(f"Got {input._data.ndim}D input, but {mode} mode needs "
+                                      f"{expected + 2}D input")
+        _check_float(input, "upsample")
+        dt = input._data.dtype
+        if antialias:
+            return _separable(input, osz, scales, lambda i, o, sc: _aa_matrix(
+                i, o, align_corners, sc, mode, dt))
+        build = _cubic_matrix if mode == "bicubic" else _interp_matrix
+        return _separable(input, osz, scales,
+                          lambda i, o, sc: build(i, o, align_corners, sc, dt))
+    raise NotImplementedError(f"interpolate: mode '{mode}' is not supported (nearest, "
+                              "nearest-exact, linear, bilinear, bicubic, trilinear, lanczos, "
+                              "area are)")
+
+
+def _deprecated(name: str) -> None:
+    warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", stacklevel=3)
+
+
+def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
+             align_corners: bool | None = None) -> Tensor:
+    """Deprecated: ``interpolate(input, size, scale_factor, mode, align_corners)`` with
+    PyTorch's deprecation warning.
+
+    Example:
+        >>> import warnings
+        >>> import retrograd as torch
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     torch.nn.functional.upsample(torch.tensor([[[1., 2.]]]), scale_factor=2)
+        tensor([[[1., 1., 2., 2.]]])
+    """
+    _deprecated("upsample")
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size=None, scale_factor=None) -> Tensor:
+    """Deprecated: ``interpolate(..., mode='nearest')`` with PyTorch's deprecation warning.
+
+    Example:
+        >>> import warnings
+        >>> import retrograd as torch
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     torch.nn.functional.upsample_nearest(torch.tensor([[[1., 2.]]]), 3)
+        tensor([[[1., 1., 2.]]])
+    """
+    _deprecated("upsample_nearest")
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size=None, scale_factor=None) -> Tensor:
+    """Deprecated: ``interpolate(..., mode='bilinear', align_corners=True)`` with PyTorch's
+    deprecation warning.
+
+    Example:
+        >>> import warnings
+        >>> import retrograd as torch
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     torch.nn.functional.upsample_bilinear(torch.ones(1, 1, 1, 1), 2).shape
+        torch.Size([1, 1, 2, 2])
+    """
+    _deprecated("upsample_bilinear")
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

@@ -1,0 +1,754 @@
+"""Elementwise public functions: arithmetic with PyTorch's scalar and ``alpha`` rules,
+the unary table functions (``exp``, ``sin``, ...), comparisons and logical ops,
+``clamp``, ``where`` (and ``nonzero``, its one-argument form), ``lerp``, ``isclose``.
+
+Example:
+    >>> import retrograd as torch
+    >>> torch.add(torch.tensor([1., 2.]), torch.tensor([3., 4.]), alpha=2)
+    tensor([ 7., 10.])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._core import dtype as D
+from ..._tensor.tensor import _C_NAMES, _LEGACY_NAMES, Tensor, _make, result_type
+from ..argcheck import invalid_combination, not_tensor
+from ..arguments import _t
+from ..batch_rules import per_element_under_vmap
+from ..dispatch import _is_number, _mismatch, apply, binary, unary
+from ..op import FLOAT_NP
+from ..out_arg import write_out
+from ..public import alias, public
+from ..records import elementwise as T
+from .creation import tensor
+from .legacy_forms import value_first, value_first_method
+
+# ----------------------------------------------------------------------------------
+# arithmetic
+
+
+@public(inplace=True)
+def add(input, other, *rest, alpha=1, out=None) -> Tensor:
+    """``input + alpha * other`` with broadcasting and type promotion.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.add(torch.ones(2), torch.ones(2), alpha=3)
+        tensor([4., 4.])
+    """
+    if rest:  # Note [Legacy value-first forms] (ops/functions/legacy_forms.py)
+        (other,), alpha = value_first("add", False, "alpha", "Tensor other", (other, *rest),
+                                      alpha != 1)
+    if out is not None:
+        return write_out("add", out, add(input, other, alpha=alpha), (input, other))
+    if alpha.__class__ is not int or alpha != 1:
+        return _with_alpha(T.add_alpha, T.add, input, other, alpha)
+    return binary(T.add, input, other)
+
+
+@public(inplace=True)
+def sub(input, other, *rest, alpha=1, out=None) -> Tensor:
+    """``input - alpha * other``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.sub(torch.ones(2), 1)
+        tensor([0., 0.])
+    """
+    if rest:  # Note [Legacy value-first forms] (ops/functions/legacy_forms.py)
+        (other,), alpha = value_first("sub", False, "alpha", "Tensor other", (other, *rest),
+                                      alpha != 1)
+    if out is not None:
+        return write_out("sub", out, sub(input, other, alpha=alpha), (input, other))
+    if alpha.__class__ is not int or alpha != 1:
+        return _with_alpha(T.sub_alpha, T.sub, input, other, alpha)
+    return binary(T.sub, input, other)
+
+
+# the functions the in-place methods add_/sub_ run: the method form's legacy warning
+add.inplace_variant = value_first_method("add_", add, "alpha", "Tensor other", 4)
+sub.inplace_variant = value_first_method("sub_", sub, "alpha", "Tensor other", 4)
+
+
+def _with_alpha(op, plain, input, other, alpha) -> Tensor:
+    """add/sub with ``alpha``, one node as in PyTorch (alpha: a number, or a 0-d tensor that
+    PyTorch reads as one; its checks against the result dtype run in the kernel)."""
+    cls = alpha.__class__
+    if cls is not int and cls is not float and cls is not bool and cls is not complex:
+        if isinstance(alpha, np.generic) or (isinstance(alpha, Tensor) and not alpha._data.ndim):
+            alpha = alpha.item()
+        else:
+            raise TypeError(f"{plain.name}(): argument 'alpha' must be Number, not "
+                            f"{type(alpha).__name__}")
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        return binary(plain, input, other)  # the error for two numbers
+    return binary(op, input, other, alpha)
+
+
+subtract = alias("subtract", sub, inplace=True)
+
+
+@public(inplace=True)
+def mul(input, other, *, out=None) -> Tensor:
+    """Elementwise product.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.mul(torch.tensor([2.]), 3)
+        tensor([6.])
+    """
+    if out is not None:
+        return write_out("mul", out, binary(T.mul, input, other), (input, other))
+    return binary(T.mul, input, other)
+
+
+multiply = alias("multiply", mul, inplace=True)
+
+
+@public(inplace=True)
+def div(input, other, *, rounding_mode=None, out=None) -> Tensor:
+    """True division (ints give floats), or ``rounding_mode='floor'``/``'trunc'``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.div(torch.tensor([7, -7]), 2, rounding_mode='floor')
+        tensor([ 3, -4])
+    """
+    if out is not None:
+        return write_out("div", out, div(input, other, rounding_mode=rounding_mode),
+                         (input, other))
+    if rounding_mode is None:
+        return binary(T.div, input, other)
+    if rounding_mode == "floor":
+        return binary(T.div_floor, input, other)
+    if rounding_mode == "trunc":
+        return binary(T.trunc_divide, input, other)
+    raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                     f"found '{rounding_mode}'")
+
+
+divide = alias("divide", div, inplace=True)
+true_divide = alias("true_divide", div, inplace=True)
+
+
+def _binary_overload(tensor_op, scalar_op, rscalar_op, input, other) -> Tensor:
+    """``input op other`` with PyTorch's overload for the operands (Note [Scalar overloads]
+    in ops/records/elementwise.py): Tensor-Tensor, Tensor-Scalar, or Scalar-Tensor."""
+    if isinstance(other, Tensor):
+        return binary(tensor_op if isinstance(input, Tensor) else rscalar_op, input, other)
+    return binary(scalar_op, input, other)
+
+
+@public
+def floor_divide(input, other) -> Tensor:
+    """Division rounded toward negative infinity (no gradient, as in PyTorch).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.floor_divide(torch.tensor([7.]), 2)
+        tensor([3.])
+    """
+    return _binary_overload(T.floor_divide, T.floor_divide_scalar, T.floor_divide_rscalar,
+                            input, other)
+
+
+@public(inplace=True)
+def remainder(input, other) -> Tensor:
+    """Python-style modulus (sign of the divisor).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.remainder(torch.tensor([-3.]), 2)
+        tensor([1.])
+    """
+    return _binary_overload(T.remainder, T.remainder_scalar, T.remainder_rscalar, input, other)
+
+
+@public(inplace=True)
+def fmod(input, other) -> Tensor:
+    """C-style modulus (sign of the dividend).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.fmod(torch.tensor([-3.]), 2)
+        tensor([-1.])
+    """
+    if not isinstance(input, Tensor) or not (  # unlike remainder, no (Number, Tensor) form
+            isinstance(other, Tensor) or other.__class__ in (int, float, bool) or
+            _is_number(other)):
+        raise invalid_combination("fmod", (input, other), _FMOD_SIGNATURES)
+    return binary(T.fmod if isinstance(other, Tensor) else T.fmod_scalar, input, other)
+
+
+_FMOD_SIGNATURES = ("Tensor input, Tensor other, *, Tensor out = None",
+                    "Tensor input, Number other, *, Tensor out = None")
+
+
+@public(inplace=True)
+def pow(input, exponent) -> Tensor:
+    """``input ** exponent`` (either may be a number).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.pow(torch.tensor([3.]), 2)
+        tensor([9.])
+    """
+    return _binary_overload(T.pow, T.pow_scalar, T.pow_rscalar, input, exponent)
+
+
+@public(inplace=True)
+def float_power(input, exponent) -> Tensor:
+    a = input.double() if isinstance(input, Tensor) else input
+    b = exponent.double() if isinstance(exponent, Tensor) else exponent
+    return pow(a, b)
+
+
+@public(inplace=True, tensor_operand=True)
+def atan2(input, other) -> Tensor:
+    """Angle of (other, input), elementwise.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.atan2(torch.tensor([1.]), torch.tensor([1.]))
+        tensor([0.7854])
+    """
+    if not isinstance(other, Tensor) or not isinstance(input, Tensor):
+        raise _not_tensors("atan2", input, other)
+    return binary(T.atan2, input, other)
+
+
+arctan2 = alias("arctan2", atan2, inplace=True, tensor_operand=True)
+
+
+@public(inplace=True, tensor_operand=True)
+def hypot(input: Tensor, other: Tensor) -> Tensor:
+    """``sqrt(input**2 + other**2)``, elementwise, without overflow (floating tensors).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.hypot(torch.tensor([3., 5.]), torch.tensor([4., 12.]))
+        tensor([ 5., 13.])
+    """
+    if not isinstance(other, Tensor) or not isinstance(input, Tensor):
+        raise _not_tensors("hypot", input, other)
+    dt = result_type(input, other)
+    if not dt.is_floating_point:
+        raise NotImplementedError(
+            f'"hypot_cpu" not implemented for \'{_LEGACY_NAMES[dt.name]}\' (hypot takes '
+            "floating-point tensors: convert first, e.g. x.float())")
+    return binary(T.hypot, input, other)
+
+
+@public(tensor_operand=True)
+def maximum(input, other) -> Tensor:
+    """Elementwise maximum (ties share the gradient, as PyTorch).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.maximum(torch.tensor([1., 5.]), torch.tensor([3., 2.]))
+        tensor([3., 5.])
+    """
+    if not isinstance(other, Tensor) or not isinstance(input, Tensor):
+        raise _not_tensors("maximum", input, other)
+    return binary(T.maximum, input, other)
+
+
+@public(tensor_operand=True)
+def minimum(input, other) -> Tensor:
+    """Elementwise minimum.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.minimum(torch.tensor([1., 5.]), torch.tensor([3., 2.]))
+        tensor([1., 2.])
+    """
+    if not isinstance(other, Tensor) or not isinstance(input, Tensor):
+        raise _not_tensors("minimum", input, other)
+    return binary(T.minimum, input, other)
+
+
+fmax = alias("fmax", maximum, tensor_operand=True)
+fmin = alias("fmin", minimum, tensor_operand=True)
+
+
+def _not_tensors(fn: str, input, other) -> TypeError:
+    """The TypeError of a two-tensor function given a non-tensor (PyTorch's parser
+    reports the first such argument)."""
+    if not isinstance(input, Tensor):
+        return not_tensor(fn, "input", 1, input)
+    return not_tensor(fn, "other", 2, other)
+
+
+def tensor_operand_method(fn, name: str):
+    """``Tensor.<name>(other)`` for a function whose operand must be a tensor: the
+    method form of PyTorch's TypeError counts positions after ``self``."""
+    def method(self, other) -> Tensor:
+        if not isinstance(other, Tensor):
+            raise not_tensor(name, "other", 1, other)
+        return fn(self, other)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = fn.__doc__
+    return method
+
+
+@public(inplace=True, inplace_function=True)
+def neg(input) -> Tensor:
+    """``-input``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.neg(torch.tensor([1.]))
+        tensor([-1.])
+    """
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+    return unary(T.neg, input)
+
+
+negative = alias("negative", neg, inplace=True, inplace_function=True)
+
+
+def _unary_fn(op, doc_example: str):
+    def fn(input, *, out=None) -> Tensor:
+        if out is not None:  # Note [out= arguments] (ops/out_arg.py)
+            return write_out(op.name, out, unary(op, input), (input,))
+        return unary(op, input)
+    fn.__name__ = op.name
+    fn.__qualname__ = op.name
+    fn.__doc__ = (f"Elementwise ``{op.name}``.\n\n    Example:\n        >>> import retrograd as "
+                  f"torch\n        >>> {doc_example}\n")
+    return fn
+
+
+_UNARY_EXAMPLES = {
+    "abs": "torch.abs(torch.tensor([-2.]))\n        tensor([2.])",
+    "sign": "torch.sign(torch.tensor([-2.]))\n        tensor([-1.])",
+    "floor": "torch.floor(torch.tensor([1.5]))\n        tensor([1.])",
+    "ceil": "torch.ceil(torch.tensor([1.5]))\n        tensor([2.])",
+    "trunc": "torch.trunc(torch.tensor([-1.5]))\n        tensor([-1.])",
+    "exp": "torch.exp(torch.tensor([0.]))\n        tensor([1.])",
+    "exp2": "torch.exp2(torch.tensor([3.]))\n        tensor([8.])",
+    "expm1": "torch.expm1(torch.tensor([0.]))\n        tensor([0.])",
+    "log": "torch.log(torch.tensor([1.]))\n        tensor([0.])",
+    "log2": "torch.log2(torch.tensor([8.]))\n        tensor([3.])",
+    "log10": "torch.log10(torch.tensor([100.]))\n        tensor([2.])",
+    "log1p": "torch.log1p(torch.tensor([0.]))\n        tensor([0.])",
+    "sqrt": "torch.sqrt(torch.tensor([4.]))\n        tensor([2.])",
+    "rsqrt": "torch.rsqrt(torch.tensor([4.]))\n        tensor([0.5000])",
+    "reciprocal": "torch.reciprocal(torch.tensor([4.]))\n        tensor([0.2500])",
+    "sin": "torch.sin(torch.tensor([0.]))\n        tensor([0.])",
+    "cos": "torch.cos(torch.tensor([0.]))\n        tensor([1.])",
+    "tan": "torch.tan(torch.tensor([0.]))\n        tensor([0.])",
+    "asin": "torch.asin(torch.tensor([0.]))\n        tensor([0.])",
+    "acos": "torch.acos(torch.tensor([1.]))\n        tensor([0.])",
+    "atan": "torch.atan(torch.tensor([0.]))\n        tensor([0.])",
+    "sinh": "torch.sinh(torch.tensor([0.]))\n        tensor([0.])",
+    "cosh": "torch.cosh(torch.tensor([0.]))\n        tensor([1.])",
+    "tanh": "torch.tanh(torch.tensor([0.]))\n        tensor([0.])",
+    "sigmoid": "torch.sigmoid(torch.tensor([0.]))\n        tensor([0.5000])",
+    "relu": "torch.relu(torch.tensor([-1., 2.]))\n        tensor([0., 2.])",
+    "erf": "torch.erf(torch.tensor([0.]))\n        tensor([0.])",
+}
+_g = globals()
+for _name, _ex in _UNARY_EXAMPLES.items():
+    # every unary function of this table has an in-place form; all but sign's are also
+    # functions of the module (torch.sin_)
+    _g[_name] = public(_unary_fn(getattr(T, _name), _ex), name=_name, inplace=True,
+                       inplace_function=_name != "sign")
+absolute = alias("absolute", _g["abs"], inplace=True)
+arcsin = alias("arcsin", _g["asin"], inplace=True, inplace_function=True)
+arccos = alias("arccos", _g["acos"], inplace=True, inplace_function=True)
+arctan = alias("arctan", _g["atan"], inplace=True, inplace_function=True)
+
+
+@public(inplace=True, inplace_function=True)
+def round(input, *, decimals: int = 0) -> Tensor:
+    """Round half to even (``decimals`` digits).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.round(torch.tensor([0.5, 1.5, 2.567]))
+        tensor([0., 2., 3.])
+    """
+    if decimals == 0:
+        return unary(T.round, input)
+    if input._data.dtype not in FLOAT_NP:
+        raise NotImplementedError(f'"round_cpu" not implemented for '
+                                  f"'{_LEGACY_NAMES[input.dtype.name]}' (round with decimals "
+                                  "takes a floating-point tensor: convert first, e.g. x.float())")
+    return apply(T.round_decimals, (input,), decimals)
+
+
+@public(inplace=True, inplace_function=True)
+def square(input) -> Tensor:
+    """``input ** 2``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.square(torch.tensor([3.]))
+        tensor([9.])
+    """
+    return binary(T.pow_scalar, input, 2)
+
+
+@public(inplace=True, inplace_function=True)
+def frac(input) -> Tensor:
+    return input - trunc(input)  # noqa: F821
+
+
+@public(inplace=True, inplace_function=True)
+def clamp(input, min=None, max=None) -> Tensor:
+    """Limit values to [min, max]; bounds may be numbers or tensors.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.clamp(torch.tensor([-2., 0.5, 3.]), min=-1, max=1)
+        tensor([-1.0000,  0.5000,  1.0000])
+    """
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if (isinstance(min, Tensor) and not isinstance(max, (Tensor, type(None)))) or (
+            isinstance(max, Tensor) and not isinstance(min, (Tensor, type(None)))):
+        raise TypeError(f"clamp() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(min).__name__}, {type(max).__name__}): the bounds must both be "
+                        "tensors or both be numbers (use torch.full_like(x, v) for a number)")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        lo = _t(min, input) if min is not None else None
+        hi = _t(max, input) if max is not None else None
+        dts = [x for x in (input, lo, hi) if x is not None]
+        rdt = result_type(*dts).np
+        ins = [input, lo, hi]  # saved as given: an in-place write into a bound is caught,
+        # as PyTorch's (it saves them and casts inside its kernel); the kernel casts here
+        same = all(x._data.dtype == rdt for x in dts)
+        try:
+            return apply(T.clamp_tensor, ins, None if same else rdt)
+        except ValueError:
+            _check_broadcast("clamp", ("input", "min", "max"), ins)
+            raise
+    rdt = result_type(input, *(v for v in (min, max) if v is not None))
+    x = input if input.dtype == rdt else input.to(rdt)
+    return unary(T.clamp, x, (min, max))
+
+
+clip = alias("clip", clamp, inplace=True, inplace_function=True)
+
+
+@public(inplace=True, inplace_function=True)
+def clamp_min(input, min) -> Tensor:
+    if min.__class__ in (int, float) and isinstance(input, Tensor) and \
+            input._data.dtype in FLOAT_NP and min == min:
+        return unary(T.clamp_min, input, (min, None))  # ClampMinBackward0, as PyTorch
+    return clamp(input, min=min)
+
+
+@public(inplace=True, inplace_function=True)
+def clamp_max(input, max) -> Tensor:
+    if max.__class__ in (int, float) and isinstance(input, Tensor) and \
+            input._data.dtype in FLOAT_NP and max == max:
+        return unary(T.clamp_max, input, (None, max))  # ClampMaxBackward0, as PyTorch
+    return clamp(input, max=max)
+
+
+@public(method=False)
+def where(condition, input=None, other=None) -> Tensor:
+    """Elementwise ``input if condition else other`` (numbers allowed).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.where(torch.tensor([True, False]), torch.ones(2), 0.0)
+        tensor([1., 0.])
+    """
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    cond = condition if isinstance(condition, Tensor) else tensor(condition)
+    if cond._data.dtype != np.bool_:
+        if cond._data.dtype == np.uint8:
+            cond = _make(cond._data.astype(np.bool_))
+        else:
+            raise RuntimeError(f"where expected condition to be a boolean tensor, but got a "
+                               f"tensor with dtype {cond.dtype}")
+    ti, to = isinstance(input, Tensor), isinstance(other, Tensor)
+    if ti and to:
+        rdt = result_type(input, other)
+    elif ti:
+        rdt = result_type(input, other)
+    elif to:
+        rdt = result_type(input, other)
+    else:
+        rdt = D.result_type_of([], [], [input, other])
+    a = input if ti else _make(np.asarray(input, dtype=rdt.np))
+    b = other if to else _make(np.asarray(other, dtype=rdt.np))
+    dt = rdt.np
+    try:  # mixed dtypes are promoted by the kernel: no ToCopy node (PyTorch's graph)
+        if a._data.dtype is dt and b._data.dtype is dt:
+            return apply(T.where, (cond, a, b))
+        return apply(T.where, (cond, a, b), dt)
+    except ValueError:
+        _check_broadcast("where", ("condition", "input", "other"), (cond, a, b))
+        raise
+
+
+def _check_broadcast(fn, names, tensors) -> None:
+    """Raise PyTorch's broadcasting error (RuntimeError, "The size of tensor a (m) must
+    match the size of tensor b (n) at non-singleton dimension k") for ``tensors`` that do
+    not broadcast, naming ``fn``, the arguments and their shapes."""
+    shape: tuple = ()
+    for t in tensors:
+        if t is None:
+            continue
+        ts = tuple(t._data.shape)
+        try:
+            shape = np.broadcast_shapes(shape, ts)
+        except ValueError:
+            a, b, k = _mismatch(shape, ts)
+            desc = ", ".join(f"{nm} {tuple(x._data.shape)}" for nm, x in zip(names, tensors)
+                             if x is not None)
+            raise RuntimeError(
+                f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                f"non-singleton dimension {k}. {fn} got shapes {desc}, which do not broadcast: "
+                "line the dimensions up from the right; each pair must be equal or one of them "
+                "1 (use unsqueeze/reshape/expand).") from None
+
+
+@public(inplace=True)
+def lerp(input, end, weight) -> Tensor:
+    """``input + weight * (end - input)``, computed as PyTorch does.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.lerp(torch.zeros(2), torch.ones(2), 0.25)
+        tensor([0.2500, 0.2500])
+    """
+    if not isinstance(end, Tensor) or not isinstance(input, Tensor) or not (
+            isinstance(weight, Tensor) or _is_number(weight)):
+        raise invalid_combination("lerp", (input, end, weight), _LERP_SIGNATURES)
+    dt = input._data.dtype
+    if end._data.dtype != dt:
+        raise _lerp_dtype_error("end", input, end)
+    if isinstance(weight, Tensor):
+        w = weight
+        if weight._data.dtype != dt:
+            if weight._data.ndim:
+                raise _lerp_dtype_error("weight", input, weight)
+            # Note [lerp dtypes]: a 0-d weight is promoted with the operands, as a
+            # TensorIterator input (int and float weights work; float32 stays float32)
+            rdt = result_type(input, weight)
+            input, end, w = (x if x._data.dtype == rdt.np else x.to(rdt)
+                             for x in (input, end, weight))
+            dt = rdt.np
+        kernel = "lerp_kernel_tensor"
+        args = (input, end, w)
+    else:  # a number: a parameter of the node (LerpBackward0), as PyTorch's lerp.Scalar
+        kernel = "lerp_kernel_scalar"
+        args = (input, end)
+    if dt not in FLOAT_NP:
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_LEGACY_NAMES[input.dtype.name]}' (lerp interpolates "
+                                  "floating-point tensors: convert first, e.g. x.float())")
+    try:
+        if len(args) == 3:
+            return apply(T.lerp, args)
+        return apply(T.lerp_scalar, args, weight)
+    except ValueError:
+        _check_broadcast("lerp", ("input", "end", "weight"), args)
+        raise
+
+
+# Note [lerp dtypes]
+# PyTorch's lerp is stricter than the binary ops: ``end`` must have the dtype of
+# ``input`` ("expected dtype float for `end` but got dtype double"), and so must a
+# weight tensor with dimensions; a 0-d weight tensor is promoted with them instead (the
+# result may then be float64, or float32 from int64 operands), and a Python number
+# weight takes input's dtype. Integer and bool results have no kernel.
+_LERP_SIGNATURES = ("Tensor input, Tensor end, Tensor weight, *, Tensor out = None",
+                    "Tensor input, Tensor end, Number weight, *, Tensor out = None")
+
+
+_LERP_METHOD_SIGNATURES = ("Tensor end, Tensor weight", "Tensor end, Number weight")
+
+
+def lerp_method(fn, name: str):
+    """``Tensor.lerp`` / ``Tensor.lerp_`` (``fn``): PyTorch's method-form TypeError for an
+    ``end`` that is not a tensor, then ``fn``."""
+    def method(self, end, weight) -> Tensor:
+        if not isinstance(end, Tensor) or not (isinstance(weight, Tensor) or
+                                               _is_number(weight)):
+            raise invalid_combination(name, (end, weight), _LERP_METHOD_SIGNATURES)
+        return fn(self, end, weight)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = fn.__doc__
+    return method
+
+
+def _lerp_dtype_error(arg: str, input, other) -> RuntimeError:
+    want, got = _C_NAMES[input.dtype.name], _C_NAMES[other.dtype.name]
+    return RuntimeError(f"expected dtype {want} for `{arg}` but got dtype {got} (lerp does not "
+                        f"promote: convert {arg}, e.g. {arg}.to({input.dtype}))")
+
+
+def _cmp(name):
+    op = T._CMP[name]
+
+    def fn(input, other) -> Tensor:
+        return binary(op, input, other)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"Elementwise ``{name}`` (a bool tensor, no gradient).\n\n    Example:\n"
+                  f"        >>> import retrograd as torch\n        >>> torch.{name}(torch.tensor"
+                  f"([1, 2]), 2).dtype\n        torch.bool\n")
+    if name.startswith("bitwise"):
+        fn.__doc__ = f"Elementwise ``{name}`` of integer or bool tensors."
+    return fn
+
+
+for _name in T._CMP:  # each with an in-place form (x.eq_(y) writes 0/1 in x's dtype)
+    _g[_name] = public(_cmp(_name), name=_name, inplace=True)
+greater = alias("greater", _g["gt"], inplace=True)
+greater_equal = alias("greater_equal", _g["ge"], inplace=True)
+less = alias("less", _g["lt"], inplace=True)
+less_equal = alias("less_equal", _g["le"], inplace=True)
+not_equal = alias("not_equal", _g["ne"], inplace=True)
+
+
+@public(inplace=True)
+@per_element_under_vmap
+def logical_not(input) -> Tensor:
+    """Elementwise not (bool result).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.logical_not(torch.tensor([True, False]))
+        tensor([False,  True])
+    """
+    return _make(np.logical_not(input._data))
+
+
+@public(inplace=True)
+@per_element_under_vmap
+def bitwise_not(input) -> Tensor:
+    """``~input`` for bool and integer tensors.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.bitwise_not(torch.tensor([True]))
+        tensor([False])
+    """
+    if input._data.dtype in FLOAT_NP:
+        raise TypeError("bitwise_not is only supported for integer and boolean tensors, got "
+                        f"{input.dtype}")
+    return _make(np.asarray(np.invert(input._data)))
+
+
+@public
+def isnan(input) -> Tensor:
+    """Elementwise NaN test.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.isnan(torch.tensor([float('nan'), 1.]))
+        tensor([ True, False])
+    """
+    return _make(np.asarray(np.isnan(input._data)))
+
+
+@public
+def isinf(input) -> Tensor:
+    return _make(np.asarray(np.isinf(input._data)))
+
+
+@public
+def isfinite(input) -> Tensor:
+    return _make(np.asarray(np.isfinite(input._data)))
+
+
+@public
+def isposinf(input) -> Tensor:
+    return _make(np.asarray(np.isposinf(input._data)))
+
+
+@public
+def isneginf(input) -> Tensor:
+    return _make(np.asarray(np.isneginf(input._data)))
+
+
+@public(inplace=True, inplace_function=True)
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None) -> Tensor:
+    """Replace NaN and infinities (gradient flows where values are kept).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nan_to_num(torch.tensor([float('nan'), 2.]))
+        tensor([0., 2.])
+    """
+    return apply(T.nan_to_num, (input,), (nan, posinf, neginf))
+
+
+@public
+def allclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    """True when all elements are close: |input - other| <= atol + rtol * |other|.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.allclose(torch.tensor([1.0]), torch.tensor([1.0 + 1e-9]))
+        True
+    """
+    return bool(np.allclose(_np(input), _np(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+@public
+def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Tensor:
+    """Elementwise closeness test.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.isclose(torch.tensor([1., 2.]), torch.tensor([1., 2.1]))
+        tensor([ True, False])
+    """
+    return _make(np.asarray(np.isclose(_np(input), _np(other), rtol=rtol, atol=atol,
+                                       equal_nan=equal_nan)))
+
+
+@public
+def equal(input, other) -> bool:
+    """True when both have the same shape and elements.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.equal(torch.ones(2), torch.ones(2))
+        True
+    """
+    return input._data.shape == other._data.shape and bool(np.array_equal(input._data,
+                                                                           other._data))
+
+
+def _np(x):
+    if isinstance(x, Tensor):
+        d = x._data
+        return d.astype(np.float32) if d.dtype == D.bfloat16.np else d
+    return np.asarray(x)
+
+
+@public
+def nonzero(input, *, as_tuple: bool = False):
+    """Indices of non-zero elements.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.nonzero(torch.tensor([0, 3, 0, 4]))
+        tensor([[1],
+                [3]])
+    """
+    nz = np.nonzero(input._data)
+    if as_tuple:
+        return tuple(_make(a.astype(np.int64)) for a in nz)
+    return _make(np.stack(nz, axis=1).astype(np.int64) if nz else np.zeros((0, 0), np.int64))
+
+
+@public
+def argwhere(input) -> Tensor:
+    return nonzero(input)

@@ -1,0 +1,463 @@
+"""The op machinery: an ``Op`` (table entry) and the calls that run and record one.
+
+Every differentiable primitive is an ``Op`` in ``ops/records/elementwise.py``: a NumPy forward
+kernel, one vector-Jacobian rule per input written with retrograd Tensor ops, and a
+forward-mode (JVP) rule. ``unary``/``binary``/``apply`` run the kernel and, when grad
+mode is on and an input requires grad, record a ``Node``.
+
+Example:
+    >>> import retrograd as torch
+    >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+    >>> torch.exp(x).grad_fn.name()
+    'ExpBackward0'
+"""
+
+from __future__ import annotations
+
+import builtins
+import itertools
+import types
+
+from .._core.dtype import CACHES, DEFAULTS, FROM_NP, float32
+from .._core.grad_mode import INFERENCE_HOOKS, STATE
+from .._graph.modes import MODES
+from .._graph.node import _OUT_ONLY, OUT0, Kept, Node, _OutputSlot, sink, user_site
+from .._graph.provenance import FORWARD_WATCHERS
+from .._graph.saved_hooks import HOOKS
+from .._tensor.tensor import InferenceVersion, Tensor, check_inference_saved
+
+_SEQ = itertools.count()
+_next_seq = _SEQ.__next__
+_new_node = Node.__new__
+
+#: NumPy dtypes of floating tensors (the only ones that may require grad).
+FLOAT_NP = frozenset(d.np for d in FROM_NP.values() if d.is_floating_point)
+_LOW = frozenset(d.np for d in FROM_NP.values() if d.name in ("float16", "bfloat16"))
+_F32 = float32.np
+
+
+#: every Op ever defined (the op database's meta-test checks each has an entry)
+REGISTRY: list = []
+
+# Note [Direct kernels]
+# Most NumPy work runs inside op records' kernels (``Op.fwd``), which retrograd.compile's
+# tracer wraps while it records (Note [Tracing] in _compile/record.py). A few kernels are
+# called on arrays directly by the code around an op (max pooling's argmax indices):
+# ``direct_kernel`` lists them, by module and name, so that the tracer wraps them too.
+# Callers reach them as module attributes (``TN.max_pool_indices``), which the tracer
+# swaps; the decorator returns the function itself (no cost per call).
+DIRECT_KERNELS: list = []
+
+
+def direct_kernel(fn):
+    """List ``fn`` as a kernel that code calls directly (Note [Direct kernels]).
+
+    Example:
+        >>> from retrograd.ops.op import DIRECT_KERNELS
+        >>> ("retrograd.ops.records.nn", "max_pool_indices") in DIRECT_KERNELS
+        True
+    """
+    DIRECT_KERNELS.append((fn.__module__, fn.__name__))
+    return fn
+
+# How a record's node keeps what its rules read (``Op.save_plan``, Note [Recording]):
+SAVE_NOTHING = 0  # saves nothing (add, views)
+SAVE_OUTPUT = 1  # the output alone (exp, tanh, sigmoid, relu, ...)
+SAVE_INPUT0 = 2  # input 0 alone
+SAVE_CROSSED = 3  # each of two operands only for the other's gradient (mul, mm)
+SAVE_INPUTS = 4  # inputs by index
+SAVE_CROSSED_12 = 5  # inputs 1 and 2 each for the other's gradient (addmm, linear)
+SAVE_GENERAL = -1  # anything else: outputs, parameters, conditional saves
+
+
+
+class Op:
+    """One entry of the derivative table.
+
+    ``vjp`` is a tuple with one rule per input, ``rule(g, saved, node) -> Tensor``,
+    or a single callable ``rule(g, saved, node, needs) -> list`` for ops with a
+    variable number of inputs. ``save`` names what the rules read: input indices,
+    ``"out"`` (``"out1"``... for further outputs) and/or ``"p0"``, ``"p1"``... (the
+    Tensor ``node._p[k]``: Note [Tensors saved from parameters]).
+    ``jvp(tangents, saved, node, out) -> Tensor`` is the forward rule (tangents of
+    inputs, None where zero). ``autocast`` is the op's autocast category, if PyTorch
+    lists it (Note [Autocast records] in ops/public.py).
+    """
+
+    __slots__ = ("name", "node_name", "fwd", "vjp", "jvp", "save", "view", "per_input", "kind",
+                 "_save_if", "batch_ok", "save_plan", "grad_once", "unsaved", "nondiff",
+                 "autocast", "batch")
+
+    def __init__(self, name, fwd, vjp=None, save=(), jvp=None, node_name=None, view=False,
+                 kind=None, save_if=None, nondiff=None, batch_ok=False, autocast=None,
+                 batch=None):
+        # grad_once(node, needs): the rules about to run read g once in all (Note
+        # [Gradient donation] in buffers.py); None: never assumed
+        self.grad_once = None
+        # what a node that saves nothing holds: () (it may run again), or RELEASED for
+        # the nodes PyTorch frees all the same (Note [Nodes that saved nothing], node.py)
+        self.unsaved = ()
+        # Note [Batched rules] (ops/records/elementwise.py): True when the rules are batch-agnostic
+        self.batch_ok = batch_ok
+        # Note [Batching rules] (ops/batch_rules.py): how vmap runs the op on a whole
+        # batch in one call (None: once per batch element, the slow fallback)
+        self.batch = batch
+        # Note [Autocast records] (ops/public.py): the category autocast casts inputs to
+        self.autocast = autocast
+        self.name = name
+        self.kind = kind  # None: result has the promoted dtype; "float": ints become float;
+        # "bool": comparisons
+        self.node_name = node_name or (
+            "".join(p.capitalize() for p in name.split("_")) + "Backward0")
+        self.fwd = fwd
+        self.vjp = vjp
+        self.per_input = isinstance(vjp, tuple)
+        # Note [Non-differentiable inputs] (_graph/node.py): the input positions that
+        # never get a gradient (an index, a condition, a number operand of a Scalar
+        # overload): the None rules of a per-input vjp, or given for a callable one
+        if nondiff is None:
+            nondiff = tuple(i for i, r in enumerate(vjp) if r is None) if self.per_input else ()
+        self.nondiff = tuple(nondiff)
+        self.jvp = jvp
+        self.save = tuple(save)
+        self.save_if = save_if  # sets save_plan
+        self.view = view
+        REGISTRY.append(self)
+
+    def __repr__(self) -> str:
+        return f"Op({self.name})"
+
+    @property
+    def save_if(self):
+        """save_if[j]: input indices; save entry j only if one of them requires grad
+        (x.mul_(2) must not save x, or the in-place write would invalidate it)."""
+        return self._save_if
+
+    @save_if.setter
+    def save_if(self, value) -> None:
+        self._save_if = value
+        # Note [Recording]: the commonest save patterns get a straight path (the SAVE_*
+        # plans below); any other pattern takes the general one
+        save = self.save
+        if not save:
+            self.save_plan = SAVE_NOTHING
+        elif value is None:
+            self.save_plan = {("out",): SAVE_OUTPUT, (0,): SAVE_INPUT0}.get(save, SAVE_GENERAL)
+            if self.save_plan == SAVE_GENERAL and all(s.__class__ is int for s in save):
+                self.save_plan = SAVE_INPUTS
+        else:
+            self.save_plan = {((0, 1), ((1,), (0,))): SAVE_CROSSED,
+                              ((1, 2), ((2,), (1,))): SAVE_CROSSED_12}.get((save, value),
+                                                                         SAVE_GENERAL)
+
+    def backward(self, node, grads, needs):
+        """Input gradients; ``needs`` None means "every input with an edge"."""
+        s = node._saved
+        if s is None or node._ver is not None:  # saved tensors to check (or freed)
+            s = node._unpack()
+        g = grads[0] if node._nout == 1 else grads
+        if self.per_input:
+            vjp = self.vjp
+            if needs is None:
+                n = len(vjp)
+                if n == 1:  # one input: it has an edge, or there'd be no node
+                    return [vjp[0](g, s, node)]
+                if n == 2:  # binary ops, written out (the commonest case after unary)
+                    e0, e1 = node._edges
+                    return [None if e0 is None else vjp[0](g, s, node),
+                            None if e1 is None else vjp[1](g, s, node)]
+                return [r(g, s, node) if e is not None else None
+                        for r, e in zip(vjp, node._edges)]
+            return [rule(g, s, node) if need else None for rule, need in zip(vjp, needs)]
+        if needs is None:
+            edges = node._edges
+            if len(edges) == 2:
+                needs = [edges[0] is not None, edges[1] is not None]
+            else:
+                needs = [e is not None for e in edges]
+        return self.vjp(g, s, node, needs)
+
+
+def _edge(t):
+    """(node, input_nr, shape, dtype) of where a gradient for ``t`` must go."""
+    fn = t._gfn
+    if t._base is not None:  # a view's node may be stale (Note [View grad_fn regeneration])
+        fn = t.grad_fn
+        if fn is None and t._inherits:  # requires grad through its base only: no edge
+            return (sink(), 0, t._data.shape, t._data.dtype)  # (PyTorch's invalid edge)
+    if fn is None:
+        return (t._grad_accumulator(), 0, t._data.shape, t._data.dtype)
+    return (fn, t._out_nr, t._data.shape, t._data.dtype)
+
+
+# Note [Recording]
+# Recording is most of what an op costs on small tensors, so it is written for the
+# common shapes of call: ``record1`` (one tensor input that requires grad: unary and
+# view ops) and ``record2`` (two operands, either possibly a Python number) build the
+# node directly; ``record`` serves every other op. All three set every slot of the
+# node (no instance dict is made) and share ``_finish`` for what is rare (anomaly
+# mode, saved-tensor hooks, multi-output).
+
+
+def record1(op: Op, out, a, p=None):
+    """``record`` for one Tensor input ``a`` that requires grad and one output."""
+    node = _new_node(Node)
+    node._op = op
+    node._edges = (_edge(a),)
+    node._p = p
+    node._nout = 1
+    node._seq = _next_seq()
+    node._site = user_site(4)  # user_site, record, unary/binary, wrapper: ours
+    if op.save_plan:
+        _save(node, op, out, (a,), 1)
+    else:
+        node._saved = op.unsaved
+        node._ver = node._out = None
+    out._rg = True
+    out._gfn = node
+    if MODES.bits and (STATE.anomaly or (HOOKS.stack and (node._saved or HOOKS.watchers))):
+        _finish(node, out, (a,))
+    return node
+
+
+def record2(op: Op, out, a, b, p=None):
+    """``record`` for two operands (Tensors or numbers), one of which requires grad."""
+    node = _new_node(Node)
+    node._op = op
+    node._edges = (_operand_edge(node, 0, a), _operand_edge(node, 1, b))
+    node._p = p
+    node._nout = 1
+    node._seq = _next_seq()
+    node._site = user_site(4)  # user_site, record, unary/binary, wrapper: ours
+    if op.save_plan:
+        _save(node, op, out, (a, b), 1)
+    else:
+        node._saved = op.unsaved
+        node._ver = node._out = None
+    out._rg = True
+    out._gfn = node
+    if MODES.bits and (STATE.anomaly or (HOOKS.stack and (node._saved or HOOKS.watchers))):
+        _finish(node, out, (a, b))
+    return node
+
+
+def record(op: Op, outs, inputs, p=None, nout: int = 1, depth: int = 2):
+    """Make the node for ``outs`` (a Tensor or a tuple) computed by ``op`` from ``inputs``
+    (``depth``: see ``user_site``)."""
+    node = _new_node(Node)
+    node._op = op
+    edges = []  # (a loop: a comprehension is one more call per op)
+    for i, x in enumerate(inputs):
+        edges.append(_operand_edge(node, i, x))
+    node._edges = edges
+    node._p = p
+    node._nout = nout
+    node._seq = _next_seq()
+    node._site = user_site(depth)
+    if op.save_plan:
+        _save(node, op, outs, inputs, nout)
+    else:
+        node._saved = op.unsaved
+        node._ver = node._out = None
+    if nout == 1:
+        outs._rg = True
+        outs._gfn = node
+        if outs._base is not None:  # a view (split into one piece): the grad_fn setter's
+            outs._vver = outs._vc[0]  # version stamp (Note [View grad_fn regeneration])
+    else:
+        for k, o in enumerate(outs):
+            if o is not None and o._data.dtype in FLOAT_NP:
+                o._rg = True
+                o.grad_fn = node
+                o._out_nr = k
+    if MODES.bits and (STATE.anomaly or (HOOKS.stack and (node._saved or HOOKS.watchers))):
+        _finish(node, outs, inputs)
+    return node
+
+
+# Note [Tensors saved from parameters]
+# A mask or an index tensor that PyTorch's op takes as a non-differentiable argument
+# (masked_fill's mask, masked_select's mask) is no input of ours: an input would be a
+# slot of next_functions, and PyTorch's node has none for it. The op takes it in its
+# parameters ``p`` and names it in ``save`` as ``"pK"`` (``p[K]``), so the node saves it
+# as PyTorch does: version-checked, freed after backward, seen by saved-tensor hooks.
+
+
+def _operand_edge(node, i: int, x):
+    """The edge of operand ``i`` (a Tensor or a number) of ``node``, or None."""
+    if x.__class__ is Tensor or isinstance(x, Tensor):
+        if x._rg:
+            return _edge(x)
+        if x._cut is not None:  # Note [Cut markers] (_graph/provenance.py)
+            _cut_in(node, i, x)
+    return None
+
+
+def _cut_in(node, i: int, x) -> None:
+    """Note [Cut markers] (_graph/provenance.py): input ``i`` carries a cut marker."""
+    node.__dict__.setdefault("_cut_in", []).append((i, x._cut))
+
+
+def _save(node, op: Op, outs, inputs, nout: int) -> None:
+    """Fill ``node._saved``/``_ver``/``_out`` from ``op.save`` (Note [Saved tensor versions]);
+    the commonest plans (Note [Recording]) first."""
+    plan = op.save_plan
+    if plan == SAVE_OUTPUT and nout == 1:
+        vc = outs._vc
+        v = vc[0]
+        node._saved = _OUT_ONLY
+        node._ver = [v]
+        node._out = [(outs._data, vc, v)]
+        return
+    if plan == SAVE_CROSSED or plan == SAVE_CROSSED_12:
+        a, b = inputs if plan == SAVE_CROSSED else inputs[1:]
+        xa = a if isinstance(b, Tensor) and b._rg else None
+        xb = b if isinstance(a, Tensor) and a._rg else None
+        # (addmm of a bias alone that requires grad saves nothing: the node may run again)
+        node._saved = [xa, xb] if xa is not None or xb is not None else Kept([None, None])
+        va = xa._vc[0] if isinstance(xa, Tensor) else None
+        vb = xb._vc[0] if isinstance(xb, Tensor) else None
+        # no tensor saved (``x * 2.0`` keeps the number): nothing to check at unpacking
+        node._ver = None if va is None and vb is None else [va, vb]
+        node._out = None
+        return
+    if plan == SAVE_INPUT0 or plan == SAVE_INPUTS:
+        saved = []
+        vers = []
+        for i in op.save:
+            x = inputs[i]
+            saved.append(x)
+            vers.append(x._vc[0] if isinstance(x, Tensor) else None)
+        node._saved = saved
+        node._ver = vers
+        node._out = None
+        return
+    saved = []
+    vers = []
+    has_out = has_value = False
+    save_if = op.save_if
+    for j, s in enumerate(op.save):
+        if save_if is not None and not _any_rg_at(inputs, save_if[j]):
+            saved.append(None)
+            vers.append(None)
+        elif s.__class__ is str and s[0] == "p":  # Note [Tensors saved from parameters]
+            x = node._p[int(s[1:])]
+            saved.append(x)
+            vers.append(x._vc[0])
+            has_value = True
+        elif s.__class__ is str:  # "out", or "out1", "out2", ... for multi-output ops
+            k = 0 if s == "out" else int(s[3:])
+            o = outs if nout == 1 else outs[k]
+            saved.append(OUT0 if k == 0 else _OutputSlot(k))
+            vers.append(o._vc[0])
+            has_out = True
+        else:
+            x = inputs[s]
+            saved.append(x)
+            vers.append(x._vc[0] if isinstance(x, Tensor) else None)
+            has_value = True  # a tensor, or a number (PyTorch saves it as a wrapped tensor)
+    node._saved = saved if has_out or has_value else Kept(saved)
+    node._ver = vers
+    if has_out:
+        seq = outs if nout > 1 else (outs,)
+        node._out = [None if o is None else (o._data, o._vc, o._vc[0]) for o in seq]
+    else:
+        node._out = None
+
+
+def _finish(node, outs, inputs) -> None:
+    """The rare parts of recording: anomaly mode's trace and NaN watchers, and sending
+    the saved tensors through saved-tensor hooks."""
+    if STATE.anomaly:
+        node._trace = _anomaly_trace()
+        if FORWARD_WATCHERS:  # viz.nan_provenance (Note [Non-finite provenance])
+            FORWARD_WATCHERS[-1](node, outs, inputs)
+    if HOOKS.watchers and HOOKS.stack:  # selective checkpointing's per-op policy
+        HOOKS.watchers[-1](node, outs, inputs)
+    if HOOKS.stack and node._saved:
+        HOOKS.pack_all(node, outs)
+
+
+_save_plain = types.FunctionType(_save.__code__, _save.__globals__, "_save_plain")
+
+
+def _save_checked(node, op: Op, outs, inputs, nout: int) -> None:
+    """``_save``, then PyTorch's refusal to save an inference tensor for backward (Note
+    [Inference tensors] in _tensor/tensor.py): the code ``_save`` runs once any thread has
+    entered inference mode, so that programs without it pay nothing."""
+    _save_plain(node, op, outs, inputs, nout)
+    if not STATE.inference:
+        saved = node._saved or ()
+        for x in inputs:
+            if isinstance(x, Tensor) and x._vc.__class__ is InferenceVersion and \
+                    builtins.any(s is x for s in saved):
+                check_inference_saved(x)
+
+
+def _arm_saved_check(entering: bool) -> None:
+    if entering and _save.__code__ is not _save_checked.__code__:
+        _save.__code__ = _save_checked.__code__
+
+
+INFERENCE_HOOKS.append(_arm_saved_check)
+
+
+def _any_rg_at(inputs, idx) -> bool:
+    for k in idx:
+        x = inputs[k]
+        if isinstance(x, Tensor) and x._rg:
+            return True
+    return False
+
+
+def _anomaly_trace() -> str:
+    import traceback
+
+    return "".join(traceback.format_stack()[:-3])
+
+
+def any_requires_grad(values) -> bool:
+    """True when some value is a Tensor that requires grad (others are skipped)."""
+    for x in values:
+        if isinstance(x, Tensor) and x._rg:
+            return True
+    return False
+
+
+def needs_grad(inputs) -> bool:
+    """True when grad mode is on and some Tensor input requires grad."""
+    return STATE.enabled and any_requires_grad(inputs)
+
+
+# ----------------------------------------------------------------------------------
+# dtype handling on the hot path (Note [Type promotion] in _core/dtype.py)
+
+_BIN_CACHE: dict = {}
+_SCALAR_CACHE: dict = {}
+CACHES.extend((_BIN_CACHE, _SCALAR_CACHE))
+
+
+def binary_dtype(ad, bd, a0: bool, b0: bool):
+    """Result NumPy dtype of two tensors' NumPy dtypes and whether each is 0-d."""
+    key = (ad, bd, a0, b0)
+    r = _BIN_CACHE.get(key)
+    if r is None:
+        from .._core.dtype import result_type_of
+
+        da, db = FROM_NP[ad], FROM_NP[bd]
+        dims = [d for d, z in ((da, a0), (db, b0)) if not z]
+        zero = [d for d, z in ((da, a0), (db, b0)) if z]
+        r = _BIN_CACHE[key] = result_type_of(dims, zero, []).np
+    return r
+
+
+def scalar_dtype(ad, s):
+    """Result NumPy dtype of a tensor dtype with a Python scalar."""
+    cls = s.__class__
+    key = (ad, cls, DEFAULTS.float)
+    r = _SCALAR_CACHE.get(key)
+    if r is None:
+        from .._core.dtype import result_type_of
+
+        r = _SCALAR_CACHE[key] = result_type_of([FROM_NP[ad]], [], [s]).np
+    return r
