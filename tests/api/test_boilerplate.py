@@ -397,7 +397,7 @@ def test_version_is_a_str_naming_retrograd():
     with pytest.raises(TypeError):
         v >= 3  # noqa: B015  (as torch: no order with an int)
     assert R.version.cuda is None and R.version.hip is None
-    pyproject = (Path(__file__).resolve().parent.parent / "pyproject.toml").read_text()
+    pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
     assert re.search(r'^version = "([^"]+)"', pyproject, re.M).group(1) == \
         R.version.retrograd_version
 

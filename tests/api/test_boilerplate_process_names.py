@@ -81,7 +81,7 @@ def test_layout_memory_format_typename_newaxis():
     assert isinstance(rt.strided, rt.layout)
     assert rt.ones(2, 3, 1, 1).clone(memory_format=rt.channels_last).shape == (2, 3, 1, 1)
     with pytest.raises(RuntimeError, match="required rank 4 tensor to use channels_last"):
-        rt.ones(2, 3).clone(memory_format=rt.channels_last)  # (as torch: tests/test_memory_format)
+        rt.ones(2, 3).clone(memory_format=rt.channels_last)  # (as torch: test_memory_format)
     for t, tt in [(rt.ones(1), torch.ones(1)), (rt.ones(1, dtype=rt.int64), torch.ones(1).long())]:
         assert rt.typename(t) == torch.typename(tt)
     for obj in (1, [1], len, "s"):

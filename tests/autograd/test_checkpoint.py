@@ -14,7 +14,7 @@ import torch.utils.checkpoint as tcp
 import retrograd as rg
 import retrograd.utils.checkpoint as rcp
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
 from bench_checkpoint import saved_tensor_bytes
 
 CP = {torch: tcp, rg: rcp}

@@ -224,7 +224,8 @@ def test_pow_saves_its_result_when_the_exponent_is_a_tensor(exponent):
 
 def _same_version_error(f):
     # the "output 0 of X" names differ where retrograd's graph does (MaskedFill is a
-    # where here, pow one node for torch's three overloads): tests/test_grad_fn_structure.py
+    # where here, pow one node for torch's three overloads):
+    # tests/autograd/test_grad_fn_structure.py
     err = same_error(f, prefix_only=False)
     assert str(err).startswith("one of the variables needed for gradient computation has "
                                "been modified by an inplace operation"), err

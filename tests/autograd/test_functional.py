@@ -283,7 +283,7 @@ def test_func_errors():
 
 def test_seed_higher_order_derivatives_corrected():
     """Page 000's higher-order example passes grad() no outputs (a TypeError in both; see
-    test_seeds.py); written as intended, d²/dx² of sum(x²) is 2 everywhere."""
+    test_seed_pages.py); written as intended, d²/dx² of sum(x²) is 2 everywhere."""
     def f(m):
         x = tensor(m, [[1.5410, -0.2934], [-2.1788, 0.5684]], requires_grad=True)
         y = x.pow(2).sum()

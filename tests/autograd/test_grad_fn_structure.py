@@ -1,6 +1,6 @@
 """Backward graphs with PyTorch's structure: node names, next_functions, leaves.
 
-For every op database sample (tests/opdb.py), the graphs of retrograd and torch 2.13
+For every op database sample (tests/support/opdb.py), the graphs of retrograd and torch 2.13
 are walked breadth-first from each output's grad_fn and compared node by node: the
 class name (torch's ``type(node).__name__``, retrograd's ``node.name()`` without its
 ``torch::autograd::`` prefix), the ``next_functions`` (length, order, ``None`` slots),

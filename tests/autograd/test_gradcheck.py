@@ -1,6 +1,6 @@
 """gradcheck / gradgradcheck against PyTorch's: same verdicts, same errors, same defaults;
 the failure message also names the worst element. And gradcheck(check_forward_ad=True)
-over every entry of the op database (tests/opdb.py).
+over every entry of the op database (tests/support/opdb.py).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 entropy, cdf, icdf and the moments on parameter grids (batch shapes, broadcasting, number
 parameters), validate_args errors, KL divergences, transforms and the constraint registry.
 The samples of CASES (shapes, PyTorch's numbers after the same seed, pathwise rsample
-gradients) are checked with the other families' by test_distributions_more.py."""
+gradients) are checked with the other families' by test_distributions_gamma_counts_mvn.py."""
 
 from __future__ import annotations
 

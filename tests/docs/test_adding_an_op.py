@@ -7,7 +7,7 @@ import doctest
 import pathlib
 import re
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "adding-an-op.md"
 BLOCK = re.compile(r'```(\w+)(?: title="([^"]+)")?\n(.*?)```', re.S)
 
@@ -19,7 +19,7 @@ def _blocks():
 def test_the_page_shows_the_three_pieces_of_the_worked_example():
     titled = [path for _, path, _ in _blocks() if path]
     assert titled == ["src/retrograd/ops/table.py", "src/retrograd/ops/pointwise.py",
-                      "tests/opdb.py"]
+                      "tests/support/opdb.py"]
 
 
 def test_each_titled_block_is_in_its_file():

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DOCS = os.path.join(ROOT, "docs")
 IMG = os.path.join(DOCS, "img")
 SMALL = {"epochs": 1, "limit": 64}  # one optimizer step: the graph is the first step's

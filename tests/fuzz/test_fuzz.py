@@ -1,6 +1,6 @@
 """The differential fuzzer in the suite: random programs, retrograd against torch.
 
-``tests/fuzzgen.py`` builds program ``i`` from seed ``i`` (leaves with broadcasting
+``tests/support/fuzzgen.py`` builds program ``i`` from seed ``i`` (leaves with broadcasting
 shapes, float32/float64, views and views of views, in-place ops and setitem on bases
 and views, retain_grad, retain_graph, create_graph and second derivatives,
 ``autograd.grad`` with ``allow_unused``), runs it with both libraries and compares
@@ -11,17 +11,15 @@ difference persists) and printed as a snippet to paste.
 CI runs ``DEFAULT_PROGRAMS`` programs in blocks of ``BLOCK`` seeds (one test case per
 block, so ``pytest -n 2`` balances them). A long campaign::
 
-    python -m pytest tests/test_fuzz.py --fuzz-programs 20000 -q
-    python -m pytest tests/test_fuzz.py --fuzz-programs 5000 --fuzz-seed 100000 -q
+    python -m pytest tests/fuzz/test_fuzz.py --fuzz-programs 20000 -q
+    python -m pytest tests/fuzz/test_fuzz.py --fuzz-programs 5000 --fuzz-seed 100000 -q
 
 or, for a summary of the difference classes with one reproducer each::
 
-    python tests/fuzzgen.py --programs 20000 --seed 0
+    python tests/support/fuzzgen.py --programs 20000 --seed 0
 """
 
 from __future__ import annotations
-
-import os
 
 import pytest
 
@@ -50,15 +48,13 @@ def pytest_generate_tests(metafunc):
 
 
 def _open_seeds() -> set:
-    """Seeds listed in tests/fuzz_open_seeds.txt (Note [Open fuzz seeds])."""
-    path = os.path.join(os.path.dirname(__file__), "fuzz_open_seeds.txt")
-    with open(path) as f:
-        return {int(w) for line in f if not line.startswith("#") for w in line.split()}
+    """Seeds listed in tests/fuzz/data/open_seeds.txt (Note [Open fuzz seeds])."""
+    return {seed for seed, _ in fuzzgen.read_seeds("open_seeds.txt")}
 
 
 # Note [Open fuzz seeds]
 # The fuzzer found more differences than one change could fix; those still open are
-# listed by seed in tests/fuzz_open_seeds.txt (a ratchet, not an exclusion: each is an
+# listed by seed in tests/fuzz/data/open_seeds.txt (a ratchet, not an exclusion: each is an
 # open defect of issue 12, triaged by class in docs/compatibility.md). A program that
 # differs and is not listed fails the test (a new difference), and so does a listed
 # program that now agrees (delete its seed), so the list can only shrink.
@@ -77,11 +73,11 @@ def test_programs_agree_with_torch(seed_block):
             fixed.append(seed)
     if fixed:
         pytest.fail(f"programs {fixed} now agree with torch: delete these seeds from "
-                    "tests/fuzz_open_seeds.txt", pytrace=False)
+                    "tests/fuzz/data/open_seeds.txt", pytrace=False)
     if failed:
         parts = [f"{len(failed)} of {count} programs differ from torch "
                  f"(seeds {', '.join(str(o.seed) for o in failed)}); reproduce one with "
-                 f"`python -m pytest tests/test_fuzz.py --fuzz-seed SEED --fuzz-programs 1`"]
+                 f"`python -m pytest tests/fuzz/test_fuzz.py --fuzz-seed SEED --fuzz-programs 1`"]
         for o in failed[:SHOWN]:
             parts.append(fuzzgen.render(o.program, o.diff))
         for o in failed[SHOWN:]:

@@ -1,4 +1,4 @@
-"""Defects fuzz campaigns over fresh seed ranges found (``python tests/fuzzgen.py
+"""Defects fuzz campaigns over fresh seed ranges found (``python tests/support/fuzzgen.py
 --programs 30000 --seed 500000``, then ``--seed 600000``), each checked against torch
 here and by its seed.
 
@@ -27,9 +27,9 @@ here and by its seed.
 - (900000-909999) silu's and mish's gradient kernel of a 0-d tensor gave a NumPy scalar
   (an in-place op on that gradient raised TypeError); a view's strides on dims of size 1
   are PyTorch's computeStride's, so ``v.view(1, 1)[::2] = g`` into the same single
-  stride-0 element is a full overlap, as there (tests/test_view_strides.py); var over
+  stride-0 element is a full overlap, as there (tests/ops/test_view_strides.py); var over
   slices of equal values along a dim is exactly 0, as PyTorch's Welford reduction gives
-  it (seed 702790, from the 700000 campaign; tests/test_var_equal_values.py);
+  it (seed 702790, from the 700000 campaign; tests/ops/test_var_equal_values.py);
 - (500000 campaign, fixed later) an op applied in place to a view saved its output (the
   view) with its own node as grad_fn, so a double backward through that saved value
   skipped the base's CopySlices and the base's retained grad missed its share; unpacked
@@ -61,10 +61,8 @@ from retrograd._core.cpu_capability import onednn_isa
 
 torch = pytest.importorskip("torch")
 
-FIXED_SEEDS = [507867, 523376, 504219, 511187, 502860, 507906, 514776, 522296, 523622,
-               527855, 520277, 509964, 508181, 523322, 502051, 610755, 619437, 606410,
-               608269, 109604, 705649, 718776, 718601, 803602, 905080, 702790,
-               904357, 516608, 911154, 628505, 920542, 916032]
+#: the campaigns' seeds, each with what it found: tests/fuzz/data/campaign_seeds.txt
+FIXED_SEEDS = [seed for seed, _ in fuzzgen.read_seeds("campaign_seeds.txt")]
 
 
 @pytest.mark.parametrize("seed", FIXED_SEEDS)

@@ -1,4 +1,4 @@
-"""The last classes of differential-fuzzing differences (docs/compatibility.md,
+"""Classes of differential-fuzzing differences (docs/compatibility.md,
 "Differential fuzzing"), each checked against torch: what matmul saves for backward (a
 copy where PyTorch's reshape copies; seed 7918), the order of a node without a
 derivative and the leaves beside it (11278, 2253), prod's gradient over one element
@@ -232,7 +232,7 @@ def test_fuzz_seed_101813():
 
 
 # ----------------------------------------------------------------------------------
-# the exclusions added for these classes (tests/fuzzgen.py, Note [Exclusions]) claim
+# the exclusions added for these classes (tests/support/fuzzgen.py, Note [Exclusions]) claim
 # only their own difference: a program with each one's trigger whose difference lies
 # elsewhere (retrograd faked as torch with an exp 0.1% off) is not excluded
 
@@ -278,15 +278,9 @@ def test_new_exclusions_do_not_hide_other_differences(name, monkeypatch):
     assert fuzzgen.excluded_by(diff, prog) is None, (name, str(diff))
 
 
-@pytest.mark.parametrize("seed,category", [
-    (10818, "the graph of an identically zero gradient"),
-    (1569, "tensors saved by a second-order graph"),
-    (7621, "the gradient of hardtanh and elu at NaN"),
-    (505046, "the gradient of hardtanh and elu at NaN"),
-    (2624, "float32 rounding at a discontinuity"),
-    (105548, "memory layout of results and gradients"),
-    (109958, "memory layout of results and gradients"),
-])
+# the seeds and the category of the entry that must claim each:
+# tests/fuzz/data/excluded_seeds.txt
+@pytest.mark.parametrize("seed,category", fuzzgen.read_seeds("excluded_seeds.txt"))
 def test_residual_seeds_are_excluded_by_their_entry(seed, category):
     out = fuzzgen.check_seed(seed, do_shrink=False)
     entry = next(ex for ex in fuzzgen.EXCLUSIONS if ex.category == category)

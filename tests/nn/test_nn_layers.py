@@ -3,7 +3,7 @@
 Each ``Case`` builds the same module in torch and in retrograd (weights copied across
 through ``state_dict``: torch tensors -> NumPy -> retrograd.tensor), runs both on the
 same inputs and compares outputs, input gradients and parameter gradients. The same
-cases run ``gradcheck`` and ``gradgradcheck`` in float64 (tests/_nn_gradcheck.py) with
+cases run ``gradcheck`` and ``gradgradcheck`` in float64 (tests/support/_nn_gradcheck.py) with
 respect to the floating inputs and every parameter. A meta-test checks that every
 layer class exported by ``retrograd.nn`` has a case.
 """
@@ -350,7 +350,7 @@ CASES = [
          [("f", (4, 3)), ("f", (4, 3)), ("s", (4,))]),
     Case("CosineEmbeddingLoss-1d-none", lambda L: L.nn.CosineEmbeddingLoss(reduction="none"),
          [("f", (3,)), ("f", (3,)), ("const", None, np.array(-1))]),
-    # spatial layers (tests/test_nn_spatial.py has more)
+    # spatial layers (tests/nn/test_nn_spatial.py has more)
     *[Case(f"{k}Pad{n}d", lambda L, k=k, n=n: (getattr(L.nn, f"{k}Pad{n}d")(1, 0.5)
                                               if k == "Constant"
                                               else getattr(L.nn, f"{k}Pad{n}d")(1)),
@@ -498,7 +498,7 @@ def test_every_layer_has_a_case():
     skip = {"Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
             "ParameterDict", "RNNBase", "Dropout"}  # containers: test_nn_module; Dropout below
     skip |= {"Container", "NLLLoss2d", "RNNCellBase",  # deprecated/base classes and
-             "LinearCrossEntropyLoss"}  # a loss with its own layer: test_nn_names_more
+             "LinearCrossEntropyLoss"}  # a loss with its own layer: test_nn_names
     missing = []
     for name in rnn.modules.__all__:
         obj = getattr(rnn, name)

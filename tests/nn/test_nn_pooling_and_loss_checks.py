@@ -1,5 +1,6 @@
-"""Review fixes in nn against torch 2.13: adaptive pooling's size checks, the double-backward
-node names of the gather-based poolings, reduction and float-only checks, layer options."""
+"""Checks and node names of nn's poolings and losses against torch 2.13: adaptive pooling's
+size checks, the double-backward node names of the gather-based poolings, reduction and
+float-only checks, layer options."""
 
 from __future__ import annotations
 

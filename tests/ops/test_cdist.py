@@ -1,7 +1,7 @@
-"""torch.cdist beyond the op database (tests/opdb_cdist.py): PyTorch's errors, the second
-derivative (none on the direct kernel, as PyTorch; the matrix-product path's equals
-PyTorch's), the graph of the matrix-product path, and autocast (a float32 op on PyTorch's
-CPU list)."""
+"""torch.cdist beyond the op database (tests/support/opdb_cdist_polynomials.py): PyTorch's
+errors, the second derivative (none on the direct kernel, as PyTorch; the matrix-product
+path's equals PyTorch's), the graph of the matrix-product path, and autocast (a float32 op
+on PyTorch's CPU list)."""
 
 from __future__ import annotations
 

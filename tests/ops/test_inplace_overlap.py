@@ -551,15 +551,10 @@ def test_overlap_rules():
     assert overlap.ti_order((2, 2), [(8, 8), (8, 16)]).tolist() == [0, 2, 1, 3]
 
 
-# -- fuzz seeds of these classes (tests/fuzz_open_seeds.txt lists what is still open) --
+# -- fuzz seeds of these classes, each with what its program does:
+# tests/fuzz/data/overlap_seeds.txt (tests/fuzz/data/open_seeds.txt lists what is still open)
 
-SEEDS = [8, 28, 208, 393, 453, 773, 1237, 1440, 1558, 1875, 2013, 2014, 2142, 2282, 2917,
-         3138, 4091, 4299, 5259, 5685, 6344, 7007, 7103, 7220, 7466, 7598, 8456, 8552, 9610,
-         10030, 11190, 11307, 11521, 12358, 12642, 12667, 12818, 13002, 13643, 14080, 14575,
-         14599, 14841, 15492, 17574, 18985, 19183, 19942,
-         # seeds that agreed only by accident before (an overlap error where PyTorch raised
-         # another RuntimeError), or whose re-derived view's gradient was a view
-         41, 781, 4537, 5375, 7211, 16949]
+SEEDS = [seed for seed, _ in fuzzgen.read_seeds("overlap_seeds.txt")]
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -1,4 +1,4 @@
-"""torch.linalg beyond the op database (tests/opdb_linalg.py): PyTorch's errors for
+"""torch.linalg beyond the op database (tests/support/opdb_linalg.py): PyTorch's errors for
 singular and non-positive-definite inputs (``LinAlgError``) and for bad arguments, the
 ``info`` of the ``_ex`` forms, the node names of the decompositions, gradients where the
 op database cannot go (singular det, the QR modes without a derivative), forward mode.

@@ -1,6 +1,6 @@
-"""torch.linalg review fixes, each against torch: lstsq runs LAPACK once; ldl_factor checks
-LAPACK's info with PyTorch's error; linalg.norm's dim/ord checks; the singular-value
-tolerances of pinv / matrix_rank (Note [Singular-value tolerances])."""
+"""torch.linalg's LAPACK calls and checks, each against torch: lstsq runs LAPACK once;
+ldl_factor checks LAPACK's info with PyTorch's error; linalg.norm's dim/ord checks; the
+singular-value tolerances of pinv / matrix_rank (Note [Singular-value tolerances])."""
 
 from __future__ import annotations
 

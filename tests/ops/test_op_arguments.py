@@ -1,4 +1,4 @@
-"""Fuzzer classes fixed together, each checked against torch 2.13.
+"""Op arguments against torch 2.13, in classes the differential fuzzer found:
 
 - ``index_fill`` (``torch.index_fill``, ``Tensor.index_fill``/``index_fill_``): values,
   errors, grad_fn names and edges, gradients (the value's too), double backward,

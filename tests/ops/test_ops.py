@@ -1,4 +1,4 @@
-"""Generated tests over the op database (tests/opdb.py), against PyTorch.
+"""Generated tests over the op database (tests/support/opdb.py), against PyTorch.
 
 For every entry and sample: forward values, dtypes, shapes, requires_grad and
 grad_fn names (float32, float64, and int64 where meaningful); errors where PyTorch
@@ -490,12 +490,13 @@ def test_every_table_op_has_an_entry():
     from retrograd.ops import table_nn
 
     # nn ops have their own database and meta-test:
-    # tests/test_nn_layers.py::test_every_nn_op_is_reached
+    # tests/nn/test_nn_layers.py::test_every_nn_op_is_reached
     nn_ops = set(map(id, table_nn.ALL_NN_OPS.values()))
     unreached = [o for o in _core.REGISTRY if o not in reached and id(o) not in nn_ops]
     missing = sorted({o.name for o in unreached if o.name not in INTERNAL_OPS})
-    assert not missing, (f"table ops without an op-database entry (add one to tests/opdb.py, "
-                         f"or list the op in INTERNAL_OPS with a reason): {missing}")
+    assert not missing, (f"table ops without an op-database entry (add one to "
+                         f"tests/support/opdb.py, or list the op in INTERNAL_OPS with a reason): "
+                         f"{missing}")
     stale = sorted(set(INTERNAL_OPS) - {o.name for o in unreached})
     assert not stale, f"INTERNAL_OPS names no unreached op (remove them): {stale}"
     bad = {}

@@ -1,5 +1,5 @@
 """retrograd.special and the special elementwise math beyond the op database
-(tests/opdb_special.py): the namespace against torch.special, SciPy's lazy import, the
+(tests/support/opdb_special.py): the namespace against torch.special, SciPy's lazy import, the
 errors PyTorch raises, the gradients PyTorch refuses, and edge values."""
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
-"""torch.special's orthogonal polynomials beyond the op database (tests/opdb_fin15.py):
-no gradient (PyTorch's outputs never require grad), PyTorch's errors, ``out=``, and the
-branches at high degree (trigonometric forms, Hermite's degree limit)."""
+"""torch.special's orthogonal polynomials beyond the op database
+(tests/support/opdb_cdist_polynomials.py): no gradient (PyTorch's outputs never require
+grad), PyTorch's errors, ``out=``, and the branches at high degree (trigonometric forms,
+Hermite's degree limit)."""
 
 from __future__ import annotations
 

@@ -315,7 +315,7 @@ def test_exposed_as_torch_exposes_them():
 # the coverage page's exclusions (EXCLUSIONS and its note in docs/gen_coverage.py)
 
 def _gen_coverage():
-    path = os.path.join(os.path.dirname(__file__), os.pardir, "docs", "gen_coverage.py")
+    path = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "docs", "gen_coverage.py")
     spec = importlib.util.spec_from_file_location("gen_coverage", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -347,7 +347,7 @@ def test_coverage_exclusions_are_explicit_and_exact():
 
 def test_coverage_page_lists_each_family_with_its_reason():
     g = _gen_coverage()
-    path = os.path.join(os.path.dirname(__file__), os.pardir, "docs", "coverage.md")
+    path = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "docs", "coverage.md")
     with open(path) as f:
         page = f.read()
     for family, spec in g.EXCLUSIONS.items():

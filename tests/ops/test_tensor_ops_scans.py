@@ -1,5 +1,5 @@
 """Scans, scatter-reductions, counting and statistics ops against torch: the errors, the
-warnings and the cases the op database (tests/opdb_scans.py) does not express."""
+warnings and the cases the op database (tests/support/opdb_scans.py) does not express."""
 
 from __future__ import annotations
 

@@ -138,7 +138,7 @@ def _overlapping(m, view):
 def test_writes_into_overlapping_views(view):
     # PyTorch refuses only a write into an expanded view (stride 0); the elements of an
     # overlapping unfold/as_strided view are written one after the other (more cases in
-    # test_fuzz_fixes_overlap.py)
+    # test_inplace_overlap.py)
     def mul(m):
         b, v = _overlapping(m, view)
         v.mul_(2)

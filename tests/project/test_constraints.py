@@ -18,7 +18,7 @@ try:
 except ImportError:  # Python 3.10
     tomllib = pytest.importorskip("tomli", reason="reading pyproject.toml needs tomllib")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _read(name: str) -> str:

@@ -20,7 +20,7 @@ from retrograd._core.cpu_capability import ONEDNN_ISAS, cpu_capability, cpu_flag
 
 torch = pytest.importorskip("torch")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 X86 = "sse4_1" in cpu_flags()
 HAS_AVX2 = {"avx2", "fma"} <= cpu_flags()
 HAS_AVX512 = {"avx512vl", "avx512bw", "avx512dq", "fma"} <= cpu_flags()
@@ -38,7 +38,7 @@ def _env(setting: dict) -> dict:
     env = {k: v for k, v in os.environ.items()
            if k not in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA")}
     env.update(setting)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), str(ROOT / "tests"),
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), str(ROOT / "tests" / "support"),
                                          env.get("PYTHONPATH", "")])
     return env
 
@@ -114,9 +114,10 @@ def test_values_bit_for_bit_under_each_setting(setting):
 
 # the CPU-sensitive tests, run once more under a second setting (the README's command
 # runs them natively; this is the "second capability" step)
-SUBSET = ["tests/test_random_torch.py", "tests/test_linspace_torch.py",
-          "tests/test_amp_bitexact.py", "tests/test_fuzz_fixes_dtypes.py::test_gelu_at_inf",
-          "tests/test_fuzz_fixes_campaigns.py::test_gelu_keeps_pytorchs_sign_of_zero"]
+SUBSET = ["tests/ops/test_random_torch.py", "tests/ops/test_linspace_torch.py",
+          "tests/amp/test_amp_bitexact.py",
+          "tests/ops/test_dtype_rules_and_edge_values.py::test_gelu_at_inf",
+          "tests/fuzz/test_fuzz_campaigns.py::test_gelu_keeps_pytorchs_sign_of_zero"]
 
 
 def _second_setting() -> dict | None:

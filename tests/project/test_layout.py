@@ -9,7 +9,7 @@ import pathlib
 import re
 import sys
 
-SRC = pathlib.Path(__file__).resolve().parent.parent / "src" / "retrograd"
+SRC = pathlib.Path(__file__).resolve().parents[2] / "src" / "retrograd"
 FILES = sorted(SRC.rglob("*.py"))
 
 # the layers, bottom first: a module may import from its own layer and those below.

@@ -362,7 +362,8 @@ def test_tar_checkpoints_are_refused_as_torch_refuses_them(tmp_path):
 
 def test_previous_retrograd_format_still_loads_with_a_deprecation_warning():
     # written by retrograd.save as of commit 49dcf2e (magic bytes, JSON header, raw arrays)
-    path = os.path.join(os.path.dirname(__file__), "data", "retrograd_v1_checkpoint.pt")
+    path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data",
+                        "retrograd_v1_checkpoint.pt")
     with pytest.warns(DeprecationWarning, match="previous own format"):
         out = rg.load(path)
     assert out["w"].tolist() == [[0.0, 0.25, 0.5], [0.75, 1.0, 1.25]]

@@ -1,4 +1,4 @@
-"""Run a job of tests/_dist_jobs.py on N MPI ranks, one job at a time across xdist workers.
+"""Run a job of tests/support/_dist_jobs.py on N MPI ranks, one job at a time across xdist workers.
 
 Each job starts real processes with ``mpiexec`` (Open MPI from the ``test`` extra). A
 file lock makes the jobs of parallel pytest workers take turns, so that two 3-rank jobs
@@ -16,7 +16,7 @@ import tempfile
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SRC = os.path.join(os.path.dirname(HERE), "src")
+SRC = os.path.join(os.path.dirname(os.path.dirname(HERE)), "src")
 
 
 def mpiexec() -> str:

@@ -2,7 +2,7 @@
 
 ``python _versions_job.py torch RANK PORT`` runs it on torch's gloo backend (two such
 processes make a world of 2); under ``mpiexec -n 2``, ``python _versions_job.py
-retrograd`` runs it on retrograd. tests/test_distributed.py compares the two (Note
+retrograd`` runs it on retrograd. tests/distributed/test_distributed.py compares the two (Note
 [Collectives and versions] in retrograd/distributed/collectives.py).
 """
 

@@ -30,8 +30,9 @@ everything once more.
 
 Entry points: ``generate(seed)``, ``compare(program)``, ``shrink(program, diff)``,
 ``render(program, diff)``, ``check_seed(seed)`` (all of it, honouring ``EXCLUSIONS``),
-and ``python tests/fuzzgen.py --programs N [--seed S]`` for a campaign with a summary
-of difference classes.
+and ``python tests/support/fuzzgen.py --programs N [--seed S]`` for a campaign with a
+summary of difference classes. The seeds the tests check by number are data:
+``read_seeds(name)`` reads one of the files in tests/fuzz/data/.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import os
 import re
 import sys
 import warnings
@@ -47,7 +49,8 @@ from collections.abc import Callable
 import numpy as np
 
 __all__ = ["Step", "Program", "Difference", "Exclusion", "EXCLUSIONS", "generate", "run",
-           "compare", "shrink", "render", "parse", "check_seed", "classify", "excluded_by"]
+           "compare", "shrink", "render", "parse", "check_seed", "classify", "excluded_by",
+           "read_seeds", "write_open_seeds"]
 
 # Note [Torch drives generation]
 # To pick a valid next step the generator must know every variable's shape, dtype,
@@ -1278,6 +1281,45 @@ def classify(diff: Difference) -> str:
     return f"{diff.kind} of {where} at {op}"
 
 
+#: the seed files: tests/fuzz/data/*.txt
+SEED_DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fuzz",
+                         "data")
+
+
+def read_seeds(name: str) -> list[tuple[int, str]]:
+    """The ``(seed, description)`` pairs of tests/fuzz/data/``name``, in file order.
+
+    One seed a line, then its one-line description (in excluded_seeds.txt, the category of
+    the ``EXCLUSIONS`` entry that must claim it); blank lines and lines starting with
+    ``#`` are comments."""
+    rows = []
+    with open(os.path.join(SEED_DATA, name), encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#"):
+                seed, *text = line.split(None, 1)
+                rows.append((int(seed), text[0] if text else ""))
+    return rows
+
+
+def write_open_seeds(count: int = 3000, name: str = "open_seeds.txt") -> list[int]:
+    """Rewrite tests/fuzz/data/``name`` with the seeds of ``0 .. count-1`` that differ from
+    torch and no exclusion claims, each with its difference class; the file's leading
+    comment block is kept. Returns those seeds."""
+    path = os.path.join(SEED_DATA, name)
+    with open(path, encoding="utf-8") as f:
+        header = []
+        for line in f:
+            if not line.startswith("#"):
+                break
+            header.append(line)
+    rows = [(s, o) for s in range(count) for o in [check_seed(s, do_shrink=False)] if o.failed]
+    with open(path, "w", encoding="utf-8") as f:
+        f.writelines(header)
+        f.writelines(f"{s}  {classify(o.diff)}\n" for s, o in rows)
+    return [s for s, _ in rows]
+
+
 def campaign(start: int, count: int, out=sys.stdout) -> list:
     """Check seeds ``start .. start+count-1``; print the difference classes and one
     shrunk reproducer per class. Returns the outcomes with a difference."""
@@ -1310,10 +1352,11 @@ if __name__ == "__main__":
     ap.add_argument("--programs", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--open-seeds", action="store_true",
-                    help="print the seeds of the default range (0-2999) that differ, for "
-                         "tests/fuzz_open_seeds.txt")
+                    help="rewrite tests/fuzz/data/open_seeds.txt with the seeds of the default "
+                         "range (0-2999) that differ")
     ns = ap.parse_args()
     if ns.open_seeds:
-        print(" ".join(str(s) for s in range(3000) if check_seed(s, do_shrink=False).failed))
+        seeds = write_open_seeds()
+        print(f"{len(seeds)} open seeds written to {os.path.join(SEED_DATA, 'open_seeds.txt')}")
     else:
         campaign(ns.seed, ns.programs)

@@ -130,7 +130,7 @@ INTERNAL_OPS = {
             "function yet",
     "constant_pad": "the kernel behind nn.functional.pad (an nn-layer op, tested with nn)",
     "overlap_self": "an overlapping view's values under an in-place op (Note "
-                    "[In-place ops on overlapping views]); tested in test_fuzz_fixes_overlap.py",
+                    "[In-place ops on overlapping views]); tested in test_inplace_overlap.py",
     "matmul_keep_layout": "vmap's product for an expanded column-major matrix "
                           "(Note [Linear under vmap]); tested in test_func_functional_call.py",
 }
@@ -1235,14 +1235,14 @@ NAME_SKIPS = {
 for _e in DB:
     if _e.name in NAME_SKIPS:
         _e.skips.setdefault("test_grad_fn_name", NAME_SKIPS[_e.name])
+import opdb_cdist_polynomials  # noqa: E402, F401  (cdist, torch.special's polynomials)
 import opdb_construct  # noqa: E402, F401  (construction, scatter, add-product, view copies)
-import opdb_dist2  # noqa: E402, F401  (the gamma-family samplers' entries)
-import opdb_fin15  # noqa: E402, F401  (cdist, torch.special's polynomials)
 import opdb_linalg  # noqa: E402, F401  (torch.linalg's entries)
 import opdb_nnloss  # noqa: E402, F401  (the nnloss family's entries)
 import opdb_nnmods  # noqa: E402, F401  (the nnmods family's entries)
 import opdb_nnnames  # noqa: E402, F401  (the nn-names records' entries)
 import opdb_nnspatial  # noqa: E402, F401  (the spatial nn records' entries)
+import opdb_samplers  # noqa: E402, F401  (the gamma-family samplers' entries)
 import opdb_scans  # noqa: E402, F401  (scans, scatter-reductions, counting, statistics)
 import opdb_torchops  # noqa: E402, F401  (the remaining torch tensor ops, issue 16)
 from opdb_special import *  # noqa: E402, F403  (special functions)

@@ -1,4 +1,5 @@
-"""Op-database entries of issue 15's last pieces, loaded by tests/opdb.py:
+"""Op-database entries of torch.cdist and of torch.special's orthogonal polynomials,
+loaded by tests/support/opdb.py:
 
 * torch.cdist (ops/table_distance.py, Note [cdist records]): the direct kernel for every
   p branch (CdistBackward0, no double backward, as PyTorch) and the matrix-product path

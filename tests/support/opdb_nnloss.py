@@ -1,5 +1,5 @@
 """Op-database entries of the nnloss family's table records (ops/table_nn_extra.py):
-the shrink activations, rrelu, pdist and soft_margin_loss (loaded by tests/opdb.py)."""
+the shrink activations, rrelu, pdist and soft_margin_loss (loaded by tests/support/opdb.py)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ op("softshrink", lambda m, x, *a, **k: m.nn.functional.softshrink(x, *a, **k), _
 
 
 # rrelu in eval mode (the mean slope; training draws are compared in
-# tests/test_nn_extra_losses.py after the same seed); the in-place form on a non-leaf
+# tests/nn/test_nnloss_layers.py after the same seed); the in-place form on a non-leaf
 def _rrelu_samples(rng):
     return one(_SHAPES, "frac", variants=[((), {}), ((0.1, 0.3), {}), ((0.2, 0.2), {})])(rng) \
         + _kinks(rng)

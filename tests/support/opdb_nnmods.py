@@ -1,5 +1,5 @@
 """Op-database entries of the nnmods family's table records (ops/table_ctc.py): the CTC
-loss (loaded by tests/opdb.py)."""
+loss (loaded by tests/support/opdb.py)."""
 
 from __future__ import annotations
 

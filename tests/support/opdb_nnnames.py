@@ -1,5 +1,5 @@
 """Op-database entries of the nn-names records (ops/table_prelu.py): prelu's
-``_prelu_kernel`` through ``F.prelu`` and ``torch.prelu`` (loaded by tests/opdb.py)."""
+``_prelu_kernel`` through ``F.prelu`` and ``torch.prelu`` (loaded by tests/support/opdb.py)."""
 
 from __future__ import annotations
 

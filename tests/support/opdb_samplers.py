@@ -1,6 +1,6 @@
 """Op-database entries of the gamma-family samplers (ops/table_gamma.py): each call seeds
 first, so the draws are PyTorch's and test_ops.py compares values and first derivatives
-with torch. Loaded by the last line of opdb.py."""
+with torch. Loaded by opdb.py."""
 
 from __future__ import annotations
 

@@ -34,7 +34,7 @@ def _load():
         name = "_retrograd_printing_under_test"
         if name not in sys.modules:
             pkg = types.ModuleType(name)
-            pkg.__path__ = [str(Path(__file__).resolve().parents[1] / "src" / "retrograd")]
+            pkg.__path__ = [str(Path(__file__).resolve().parents[2] / "src" / "retrograd")]
             sys.modules[name] = pkg
         return (importlib.import_module(name + "._printing"),
                 importlib.import_module(name + "._core.dtype"))

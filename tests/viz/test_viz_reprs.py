@@ -9,7 +9,7 @@ from retrograd.__main__ import DemoResult
 from retrograd.viz import GradFlowMonitor, nan_provenance, track_modules
 from retrograd.viz._walk import walk
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def test_py_typed_marker_is_package_data():
