@@ -19,11 +19,11 @@ torch.set_num_threads(1)
 
 
 def pytest_addoption(parser):
-    """Options of the differential fuzzer (tests/test_fuzz.py, docs/compatibility.md)."""
-    group = parser.getgroup("fuzz", "differential fuzzer (tests/test_fuzz.py)")
+    """Options of the differential fuzzer (tests/fuzz/test_fuzz.py, docs/compatibility.md)."""
+    group = parser.getgroup("fuzz", "differential fuzzer (tests/fuzz/test_fuzz.py)")
     group.addoption("--fuzz-programs", type=int, default=None,
                     help="how many random programs to compare with torch (default: the "
-                         "bounded CI count in tests/test_fuzz.py)")
+                         "bounded CI count in tests/fuzz/test_fuzz.py)")
     group.addoption("--fuzz-seed", type=int, default=0,
                     help="seed of the first program (program i is built from seed i)")
 
@@ -32,7 +32,7 @@ def pytest_addoption(parser):
 # ``--doctest-modules`` imports every module under src/retrograd. The TensorBoard
 # writer needs the tensorboard package (in the ``test`` extra, so CI has it); in an
 # environment installed before it joined that extra, its modules are left out of
-# collection instead of failing it (tests/test_tensorboard.py skips with the reason).
+# collection instead of failing it (tests/utils/test_tensorboard.py skips with the reason).
 try:
     import tensorboard  # noqa: F401
 except ImportError:

@@ -1,6 +1,6 @@
 r"""mkdocs hook: the pages show doctest examples without their ``# doctest:`` directives.
 
-The guide's examples are run by the test suite as doctests (``tests/test_examples.py``),
+The guide's examples are run by the test suite as doctests (``tests/docs/test_examples.py``),
 so their source keeps the directives that make them pass (``# doctest: +ELLIPSIS``,
 ``+IGNORE_EXCEPTION_DETAIL``, ...). A reader has no use for them: this hook removes them
 from every ``>>>`` and ``...`` line of a page's Markdown before it is rendered (so from

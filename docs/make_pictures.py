@@ -10,7 +10,7 @@ the layers and the number of steps); the graph SVG's title says its op and leaf 
 Run: ``python docs/make_pictures.py`` (all, about two minutes, mostly the WGAN-GP
 example), ``python docs/make_pictures.py demo_graph.svg`` (some), ``--list``. The graph
 needs Graphviz's ``dot`` program; without it that picture is skipped with the reason,
-as ``retrograd demo`` does. ``tests/test_docs_pictures.py`` checks that the committed
+as ``retrograd demo`` does. ``tests/docs/test_docs_pictures.py`` checks that the committed
 pictures agree with what the code makes now.
 
 Example:

@@ -23,7 +23,7 @@ MISSING: Any = object()  # the value of a name the module does not have (swapped
 
 def _is_module(obj) -> bool:
     # Note [Modules by duck typing]
-    # The func layer sits below nn (tests/test_layout.py), so it may not import
+    # The func layer sits below nn (tests/project/test_layout.py), so it may not import
     # nn.Module; a module is anything with the three registries Module.__init__ makes.
     d = getattr(obj, "__dict__", {})
     return "_parameters" in d and "_buffers" in d and "_modules" in d

@@ -21,7 +21,7 @@ The category is part of each op's record (Note [Autocast records] in ops/public.
 is float32 only in reflect/replicate modes; ``einsum`` is lower precision when it
 contracts, as PyTorch runs that through bmm) and ``ALIASES`` (public and op-table names
 whose PyTorch name differs: ``F.cross_entropy`` is ``cross_entropy_loss``). The test
-suite holds the records against torch 2.13's own CPU list (tests/test_amp.py).
+suite holds the records against torch 2.13's own CPU list (tests/amp/test_amp.py).
 
 Note [Autocast dispatch]
 An op's category is applied where PyTorch's Autocast dispatch key acts: at the op the

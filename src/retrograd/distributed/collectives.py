@@ -97,7 +97,7 @@ def _dst(t: Tensor) -> np.ndarray:
 # a leaf that requires grad raises the leaf error). So here: _store writes without a
 # bump (all_reduce, reduce, broadcast, scatter, recv, all_to_all_single), _copy_out is a
 # recorded copy_, and _mean_of_sum a recorded div_ (all_reduce's and reduce's AVG).
-# Measured against torch 2.13's gloo on 2 ranks (tests/test_distributed.py::
+# Measured against torch 2.13's gloo on 2 ranks (tests/distributed/test_distributed.py::
 # test_versions_and_graphs_match_torch_gloo). Left different: gloo's
 # all_gather_into_tensor bumps twice and refuses an output that requires grad (an error
 # about a Split view), here one recorded copy; gloo's reduce_scatter with AVG bumps twice

@@ -22,7 +22,7 @@ record in every file: ``T`` elementwise, ``TSH`` shape, ``TM`` matmul, ``TL`` li
 polynomials, ``TPR`` prelu, ``TC`` ctc, ``TD`` distance, ``TG`` gamma, ``TCO``
 construction, ``TFS`` fill_split; ``K`` is ``kernels/linalg.py``. Outside ``ops/``: ``D``
 is ``_core/dtype.py``, ``L`` ``_core/layouts.py``, ``F`` ``nn/functional``,
-``random_dist`` ``_random/distributions.py``. tests/test_layout.py checks this.
+``random_dist`` ``_random/distributions.py``. tests/project/test_layout.py checks this.
 
 Example:
     >>> from retrograd.ops.records import elementwise as T

@@ -9,7 +9,7 @@ halves of its backward.
 # composite), and are held to what they stand for: stats + elemt give batch_norm's
 # training output, backward_reduce + backward_elemt give batch_norm's input, weight and
 # bias gradients, and gather_stats merges per-process statistics into those of the whole
-# batch (tests/test_torch_ops_more.py). Statistics: the mean and ``invstd =
+# batch (tests/ops/test_tensor_ops_torchops.py). Statistics: the mean and ``invstd =
 # 1/sqrt(var + eps)`` with the biased variance; the running variance is updated with the
 # unbiased one, as batch_norm.
 

@@ -519,7 +519,7 @@ def arange(start, end=None, step=1, dtype=None, device=None,
 # base = start + step * j, rounded to the dtype, and their lanes are
 # base + k * step; the remaining elements are start + step * i, each rounded once. The
 # same arithmetic here gives PyTorch's values bit for bit for float32 and float64
-# (tests/test_linspace_torch.py); float16/bfloat16 lanes differ in rare last bits.
+# (tests/ops/test_linspace_torch.py); float16/bfloat16 lanes differ in rare last bits.
 def _arange_values(start: float, step: float, n: int, np_dt) -> np.ndarray:
     i = np.arange(n)
     lanes = 32 // np_dt.itemsize
@@ -565,7 +565,7 @@ def linspace(start, end, steps: int, dtype=None, device=None,
 # two roundings on PyTorch's DEFAULT CPU capability, compiled without FMA: mul_add);
 # float16 and bfloat16 round after every operation (c10::Half arithmetic goes through
 # float), the index included. Computed the same way here, the values are PyTorch's bit
-# for bit (tests/test_linspace_torch.py).
+# for bit (tests/ops/test_linspace_torch.py).
 def _linspace_values(start, end, steps: int, np_dt) -> np.ndarray:
     if steps == 0:
         return np.empty(0, np_dt)
