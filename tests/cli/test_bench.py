@@ -10,6 +10,69 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+def _load(name):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "bench", f"{name}.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+NEW = ["P1", "P2", "P3", "P4", "P5"] + [f"O{i}" for i in range(1, 15)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NEW)
+def test_program_and_op_workloads_match_torch_on_tiny_sizes(name):
+    """The tiny size of each training program and op workload runs in both frameworks
+    (two timed steps after ``grads()``, as a child of run.py does) and its gradients pass
+    run.py's check against torch's."""
+    torch = pytest.importorskip("torch")
+    import retrograd
+
+    run = _load("run")
+    make = run.registry()[name]
+    out = {}
+    for m in (torch, retrograd):
+        step, grads, (unit, _) = make(m, "tiny")
+        g = grads()
+        step()
+        step()
+        out[m.__name__] = {"grads": [a.ravel().tolist() for a in g]}
+        assert unit == "ms"
+    assert run._grads_agree(out["retrograd"], out["torch"]) == "ok"
+
+
+@pytest.mark.slow
+def test_bench_table_for_a_program_that_draws():
+    """run.py's table for P5, whose step draws with randn_like: after one seed torch and
+    retrograd draw alike, and the compiled column's check (fresh instances, the generator
+    reseeded before each run of steps) compares like with like."""
+    p = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "bench", "run.py"), "-w", "P5", "--size", "tiny",
+         "--repeats", "1", "--min-time", "0", "--frameworks",
+         "torch,retrograd,retrograd-compiled"],
+        capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    rows = [line for line in p.stdout.splitlines() if line.startswith("P5 ")]
+    assert len(rows) == 1 and "error" not in rows[0], p.stdout
+    assert rows[0].rstrip().endswith("ok"), p.stdout
+
+
+def test_gradient_check_allows_float32_rounding_of_large_sums():
+    """An element near 0 of an array whose large elements are sums of many float32
+    products may differ by rounding of those (Note [Tolerance of the gradient check]);
+    a real difference, or a shape, is a MISMATCH naming the array."""
+    agree = _load("run")._grads_agree
+    ref = {"grads": [[1.0, 2.0], [653.0, 0.01, -300.0]]}
+    assert agree({"grads": [[1.0, 2.0], [653.0, 0.0137, -300.0]]}, ref) == "ok"
+    assert agree({"grads": [[1.0, 2.0], [653.0, 0.03, -300.0]]}, ref) == \
+        "MISMATCH [1] max diff 0.02"
+    assert agree({"grads": [[1.0, 2.01]]}, ref).startswith("MISMATCH [0] max diff")
+    assert agree({"grads": [[1.0], [1.0]]}, ref) == "MISMATCH [0] shape (1,) vs (2,)"
+
+
 @pytest.mark.slow
 def test_bench_runs_every_workload_on_tiny_sizes():
     p = subprocess.run(
@@ -38,13 +101,7 @@ def test_checkpoint_bench_runs_on_a_small_model():
 
 
 def test_profile_aggregates_only_samples_inside_step():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "profile_workload", os.path.join(ROOT, "bench", "profile_workload.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    aggregate = mod.aggregate
+    aggregate = _load("profile_workload").aggregate
 
     raw = "\n".join([
         "<module> (x.py:1);w1.<locals>.step (workloads.py:50);binary (dispatch.py:10) 6",
