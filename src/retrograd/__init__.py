@@ -63,6 +63,7 @@ from ._core.grad_mode import (
 )
 from ._core.size import Size
 from ._core.tensorless_dtypes import *
+from ._core.threads import get_num_threads, set_num_threads
 from ._core.type_info import finfo, iinfo
 from ._random.rng import (
     Generator,
@@ -211,14 +212,6 @@ def is_floating_point(t: Tensor) -> bool:
 
 def numel(t: Tensor) -> int:
     return t.numel()
-
-
-def get_num_threads() -> int:
-    return 1
-
-
-def set_num_threads(n: int) -> None:
-    """Accepted for compatibility; NumPy's BLAS threads are set by OPENBLAS_NUM_THREADS."""
 
 
 from . import compiler

@@ -48,6 +48,7 @@ from ..._tensor.tensor import Tensor, _make
 from ..batch_rules import conv_rule, dim_at, pointwise, unbatched_first
 from ..dispatch import apply
 from ..jvp_rules import jvp_linear
+from ..kernels.scatter_rows import scatter_add_rows
 from ..op import _LOW, Op, direct_kernel
 from ..public import LOWER_PRECISION_FP
 from . import elementwise as T
@@ -741,10 +742,7 @@ def _embedding_fwd(w, idx, pad=None):
 def _embedding_bwd_fwd(g, idx, p):
     num, pad = p
     dim = g.shape[-1]
-    flat = idx.reshape(-1)
-    g2 = g.reshape(-1, dim)
-    out = np.zeros((num, dim), dtype=g.dtype)
-    np.add.at(out, flat, g2)
+    out = scatter_add_rows(g.reshape(-1, dim), idx.reshape(-1), num)
     if pad is not None:
         out[pad] = 0
     return out
