@@ -32,8 +32,15 @@ import numpy as np
 from ._core import dtype as D
 from ._core.size import Size
 from ._serialization.atomic_write import _TMP_SUFFIX, _remove_stale_temps, atomic_write  # noqa: F401
-from ._serialization.legacy_checkpoint import is_legacy, is_tar, read_legacy
-from ._serialization.zip_checkpoint import FromUser, Refused, is_zip, read_zip, write_zip
+from ._serialization.checkpoint_file import (
+    V1_MAGIC,
+    CheckpointFile,
+    EOFRuntimeError,
+    UnpicklingRuntimeError,
+    describe_foreign,
+)
+from ._serialization.legacy_checkpoint import read_legacy
+from ._serialization.zip_checkpoint import FromUser, Refused, read_zip, write_zip
 from ._tensor.tensor import Tensor, _make
 
 __all__ = ["save", "load"]
@@ -65,7 +72,7 @@ __all__ = ["save", "load"]
 # replaces the target only once complete (os.replace), so a crash mid-save leaves the
 # old file intact.
 
-MAGIC = b"\x89RGRD\r\n\x1a"
+MAGIC = V1_MAGIC
 END = b"RGRDEND\x00"
 VERSION = 1
 _ALIGN = 64
@@ -245,30 +252,6 @@ class _Corrupt(RuntimeError):
     pass
 
 
-def _describe_foreign(head: bytes) -> str:
-    if head[:2] == b"PK":
-        return "it is a zip archive but not a complete one (a truncated or damaged file)"
-    if len(head) >= 8 and struct.unpack("<Q", head[:8])[0] < (1 << 32) and head[8:9] == b"{":
-        return "it is a safetensors file: read it with retrograd.safetensors.load_file"
-    return ("it is none of the formats retrograd.load reads (torch.save's zip and legacy "
-            "formats, retrograd's previous own format): it is damaged or another kind of file")
-
-
-def _read_all(f) -> bytearray:
-    if isinstance(f, (str, os.PathLike)):
-        with open(f, "rb") as fh:
-            return _read_all(fh)
-    if isinstance(f, (bytes, bytearray, memoryview)):
-        return bytearray(f)
-    if not hasattr(f, "read"):
-        raise TypeError(f"retrograd.load expects a path or a binary file object, got "
-                        f"{type(f).__name__}")
-    data = f.read()
-    if isinstance(data, str):
-        raise TypeError("retrograd.load needs a file opened in binary mode ('rb')")
-    return bytearray(data)
-
-
 def _check(cond: bool, msg: str) -> None:
     if not cond:
         raise _Corrupt(msg)
@@ -281,7 +264,7 @@ def _parse(buf) -> tuple[dict, int]:
     magic, version, hcrc, hlen, dlen = _PRE.unpack_from(buf, 0)
     if magic != MAGIC:
         raise _Corrupt("this is not a retrograd checkpoint: "
-                       + _describe_foreign(bytes(buf[:16])))
+                       + describe_foreign(bytes(buf[:16])))
     _check(version == VERSION, f"the file has format version {version}; this retrograd reads "
            f"version {VERSION} (upgrade retrograd to read it)")
     _check(hlen <= _MAX_HEADER, f"the header length field says {hlen} bytes, which is not "
@@ -516,17 +499,6 @@ _TAR = ("Cannot use ``weights_only=True`` with files saved in the legacy .tar fo
         "weights_only=False), only if you trust it) and re-save it with torch.save")
 
 
-def _map_file(path):
-    """The file at ``path`` mapped copy-on-write (Note [mmap loading] in
-    _serialization/zip_checkpoint.py); an empty file maps to empty bytes."""
-    import mmap as _mmap
-
-    with open(path, "rb") as fh:
-        if not os.fstat(fh.fileno()).st_size:
-            return b""
-        return _mmap.mmap(fh.fileno(), 0, access=_mmap.ACCESS_COPY)
-
-
 def _load_safetensors(path: str, map_location):
     from ._core.device import device
 
@@ -553,7 +525,11 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
     pickle may name only what PyTorch's allowlist holds (tensors, parameters, dtypes,
     sizes, numbers, strings, containers) and anything else raises
     ``pickle.UnpicklingError`` before it runs; a damaged file raises ``RuntimeError``
-    saying what is wrong. ``map_location`` may be None, ``'cpu'``, a CPU device, a dict
+    saying what is wrong (of PyTorch's type as well where PyTorch raises another:
+    ``pickle.UnpicklingError`` for a file that is no checkpoint or a damaged pickle,
+    ``EOFError`` for an empty file). A file is read only as far as its format says:
+    its first bytes decide the format, and each storage is read once, straight into
+    the array that keeps it. ``map_location`` may be None, ``'cpu'``, a CPU device, a dict
     of locations or a callable ``fn(storage, location)``; a storage saved on a GPU loads
     on the CPU (Note [Storage locations] in _serialization/zip_checkpoint.py).
     ``mmap=True`` maps a zip checkpoint (a path) instead of reading it: writes to the
@@ -572,25 +548,38 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
     where = f"retrograd.load({name!r})" if isinstance(name, str) else "retrograd.load"
     if is_path and str(name).endswith(".safetensors"):
         return _load_safetensors(name, map_location)
-    buf: Any = _map_file(f) if mmap and is_path else _read_all(f)
-    head = bytes(buf[:8])
-    if is_zip(head):
-        if mmap and not is_path:
+    try:
+        src = CheckpointFile.open(f, bool(mmap and is_path))
+    except RuntimeError as e:  # no checkpoint at all: refused from its first bytes
+        raise _located(e, where) from None
+    with src:
+        return _load_from(src, f, where, map_location, mmap)
+
+
+def _load_from(src: CheckpointFile, f, where: str, map_location, mmap) -> Any:
+    """Load from an opened checkpoint whose format its head decided (Note [Reading the
+    head first] in _serialization/checkpoint_file.py)."""
+    if src.format == "zip":
+        if mmap and src.mapped is None:
             raise ValueError("f must be a file path in order to use the mmap argument")
-        return _load_with(where, read_zip, buf, map_location, buf if mmap else None)
-    if head == MAGIC:
+        return _load_with(where, read_zip, src.fh, map_location, src.mapped)
+    if src.format == "v1":
         warnings.warn("this checkpoint is in retrograd's previous own format, which "
                       "retrograd.load still reads but retrograd.save no longer writes; "
                       "re-save it with retrograd.save (PyTorch's zip format)",
-                      DeprecationWarning, stacklevel=2)
-        return _load_v1(buf, where, map_location)
-    if mmap and (is_legacy(head) or is_tar(buf)):
-        raise RuntimeError(_MMAP_LEGACY.format(f"{name}, " if isinstance(f, str) else ""))
-    if is_tar(buf):
+                      DeprecationWarning, stacklevel=3)
+        return _load_v1(src.read_all(), where, map_location)
+    if mmap:
+        raise RuntimeError(_MMAP_LEGACY.format(f"{f}, " if isinstance(f, str) else ""))
+    if src.format == "tar":
         raise RuntimeError(f"{where}: {_TAR}")
-    if is_legacy(head):
-        return _load_with(where, read_legacy, buf, map_location)
-    return _load_v1(buf, where, map_location)
+    return _load_with(where, read_legacy, src.fh, map_location, src.size)
+
+
+def _located(e: RuntimeError, where: str) -> RuntimeError:
+    """``e`` with the file's name in front, keeping PyTorch's type where it has one."""
+    kind = type(e) if isinstance(e, (UnpicklingRuntimeError, EOFRuntimeError)) else RuntimeError
+    return kind(f"{where}: {e}")
 
 
 def _load_with(where: str, reader, *args):
@@ -602,7 +591,7 @@ def _load_with(where: str, reader, *args):
     except FromUser as e:
         raise e.exc from e.exc.__cause__
     except RuntimeError as e:
-        raise RuntimeError(f"{where}: {e}") from None
+        raise _located(e, where) from None
     except (zipfile.BadZipFile, OSError, EOFError, ValueError, KeyError, IndexError,
             struct.error) as e:
         raise RuntimeError(f"{where}: the checkpoint is corrupted ({type(e).__name__}: "

@@ -18,9 +18,10 @@ from typing import Any
 
 import numpy as np
 
+from .checkpoint_file import read_into
 from .zip_checkpoint import map_storage, unpickle
 
-__all__ = ["read_legacy", "is_legacy", "is_tar"]
+__all__ = ["read_legacy"]
 
 # Note [PyTorch legacy checkpoints]
 # ``torch.save(obj, f, _use_new_zipfile_serialization=False)`` (the only format before
@@ -37,34 +38,31 @@ __all__ = ["read_legacy", "is_legacy", "is_tar"]
 # them, so views that shared a storage share it here) and filled once the keys are
 # read, as PyTorch does. Each storage's size is checked against the bytes that are
 # really in the file before anything is allocated, so a forged size cannot exhaust
-# memory. The even older tar format (PyTorch before 0.4) is refused as PyTorch refuses
-# it under ``weights_only=True``.
+# memory. The pickles are read from the file as the unpickler asks, and each storage
+# straight into its array (``readinto``), so loading holds the storages once. The even
+# older tar format (PyTorch before 0.4) is refused as PyTorch refuses it under
+# ``weights_only=True``.
 
 MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
 PROTOCOL_VERSION = 1001
 _COUNT = struct.Struct("<q")
 
 
-def is_legacy(head: bytes) -> bool:
-    """Whether ``head`` (the file's first bytes) starts a legacy checkpoint: a pickle of
-    protocol 2 or later (the magic number)."""
-    return head[:1] == b"\x80"
-
-
-def is_tar(data) -> bool:
-    return len(data) >= 262 and bytes(data[257:262]) == b"ustar"
-
-
-def read_legacy(data, map_location) -> Any:
-    """Load a legacy ``torch.save`` checkpoint held in ``data`` (bytes-like)."""
-    f = io.BytesIO(data)
+def read_legacy(f, map_location, size: int | None = None) -> Any:
+    """Load a legacy ``torch.save`` checkpoint from the seekable binary file ``f`` (or a
+    bytes-like object) of ``size`` bytes from its position, reading the pickles as they
+    ask and each storage straight into its array."""
+    if not hasattr(f, "read"):
+        f = io.BytesIO(f)
+    start = f.tell()
+    total = f.seek(0, io.SEEK_END) - start if size is None else size
+    f.seek(start)
     if unpickle(f) != MAGIC_NUMBER:
         raise RuntimeError("Invalid magic number; corrupt file?")
     protocol = unpickle(f)
     if protocol != PROTOCOL_VERSION:
         raise RuntimeError(f"Invalid protocol version: {str(protocol)[:40]}")
     unpickle(f)  # sys_info: the data is little-endian whatever it says
-    total = len(data)
     storages: dict[str, tuple[np.ndarray, Any]] = {}
 
     def storage(dtype, key: str, location: str, numel) -> np.ndarray:
@@ -85,23 +83,34 @@ def read_legacy(data, map_location) -> Any:
     if not isinstance(keys, list) or sorted(map(str, keys)) != sorted(storages):
         raise RuntimeError("the list of storage keys does not match the storages the object "
                            "uses: the file is corrupted")
-    pos = f.tell()
-    view = memoryview(data)
     for key in keys:
         arr, dtype = storages[str(key)]
-        le = np.dtype(dtype.np).newbyteorder("<")
-        if pos + _COUNT.size > total:
-            raise RuntimeError(f"the file is truncated: storage {key!r}'s bytes are missing")
-        (count,) = _COUNT.unpack_from(data, pos)
-        pos += _COUNT.size
-        if count != arr.size:
-            raise RuntimeError(f"storage has wrong byte size: expected {arr.size * le.itemsize} "
-                               f"got {count * le.itemsize} (storage {key!r}): the file is "
-                               "corrupted")
-        end = pos + count * le.itemsize
-        if end > total:
-            raise RuntimeError(f"the file is truncated: storage {key!r} needs {end} bytes, "
-                               f"the file has {total}")
-        arr[...] = np.frombuffer(view[pos:end], dtype=le)
-        pos = end
+        _fill(f, key, arr, np.dtype(dtype.np).newbyteorder("<"), f.tell() - start, total)
     return result
+
+
+def _fill(f, key, arr: np.ndarray, le: np.dtype, pos: int, total: int) -> None:
+    """Read storage ``key`` (its element count, then its bytes) into ``arr`` in place."""
+    head = f.read(_COUNT.size)
+    if len(head) < _COUNT.size:
+        raise RuntimeError(_eof(_COUNT.size - len(head), key, pos + _COUNT.size, total))
+    (count,) = _COUNT.unpack(head)
+    if count != arr.size:
+        raise RuntimeError(f"storage has wrong byte size: expected {arr.size * le.itemsize} "
+                           f"got {count * le.itemsize} (storage {key!r}): the file is "
+                           "corrupted")
+    nbytes = count * le.itemsize
+    direct = (arr.flags.c_contiguous and arr.flags.writeable and arr.ndim == 1
+              and arr.dtype == le)
+    target = arr if direct else np.empty(nbytes, np.uint8)
+    got, _ = read_into(f, target.view(np.uint8))
+    if got < nbytes:
+        raise RuntimeError(_eof(nbytes - got, key, pos + _COUNT.size + nbytes, total))
+    if not direct:  # a storage placed by map_location, or a big-endian machine
+        arr[...] = target.view(le)
+
+
+def _eof(missing: int, key, end: int, total: int) -> str:
+    return (f"unexpected EOF, expected {missing} more bytes. The file might be corrupted. "
+            f"Storage {key!r} needs the file to run to byte {end}, and it has {total}: the "
+            "file is truncated (cut off while being saved or copied; save or copy it again)")

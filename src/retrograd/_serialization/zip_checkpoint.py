@@ -6,7 +6,8 @@ Example:
     >>> from retrograd._serialization.zip_checkpoint import read_zip, write_zip
     >>> buf = io.BytesIO()
     >>> write_zip({'w': torch.ones(2)}, buf)
-    >>> read_zip(buf.getvalue(), None)
+    >>> _ = buf.seek(0)
+    >>> read_zip(buf, None)
     {'w': tensor([1., 1.])}
 """
 
@@ -28,8 +29,10 @@ from .._core.device import check_map_location, device
 from .._core.size import Size
 from .._tensor.tensor import Tensor, _make
 from ..nn import Parameter
+from .checkpoint_file import EOFRuntimeError, UnpicklingRuntimeError
+from .zip_records import MINIZ_HINT, check_method, read_record
 
-__all__ = ["read_zip", "write_zip", "is_zip", "WeightsUnpickler", "Refused", "map_storage"]
+__all__ = ["read_zip", "write_zip", "WeightsUnpickler", "Refused", "map_storage", "unpickle"]
 
 # Note [PyTorch zip checkpoints]
 # ``torch.save`` writes a zip archive (entries stored, not compressed) under one folder
@@ -58,10 +61,6 @@ _STORAGE_OF = {d.name: n for n, d in _STORAGE_NAMES.items()}
 _FIX = ("retrograd.load reads only what PyTorch's weights_only=True loader reads "
         "(tensors, parameters, dtypes, sizes, numbers, strings and containers); "
         "re-save the object as a state dict of tensors (model.state_dict()) to load it")
-
-
-def is_zip(head: bytes) -> bool:
-    return head[:4] == b"PK\x03\x04"
 
 
 class Refused(pickle.UnpicklingError):
@@ -260,53 +259,10 @@ def map_storage(arr: np.ndarray, location: str, map_location) -> np.ndarray:
     return result._data.reshape(-1)
 
 
-_LOCAL_HEADER = struct.Struct("<4s22xHH")  # signature, ..., name length, extra length
-
-
-def _mapped_entry(mapped, info: zipfile.ZipInfo) -> memoryview:
-    """The bytes of a stored (uncompressed) zip entry, as a window on the mapped file."""
-    start = info.header_offset
-    if start + _LOCAL_HEADER.size > len(mapped):
-        raise RuntimeError(f"the zip entry {info.filename!r} lies past the end of the file: "
-                           "the file is truncated")
-    sig, name_len, extra_len = _LOCAL_HEADER.unpack_from(mapped, start)
-    if sig != b"PK\x03\x04":
-        raise RuntimeError(f"the zip entry {info.filename!r} has no local header: the file is "
-                           "corrupted")
-    begin = start + _LOCAL_HEADER.size + name_len + extra_len
-    if begin + info.file_size > len(mapped):
-        raise RuntimeError(f"the zip entry {info.filename!r} runs past the end of the file: "
-                           "the file is truncated")
-    return memoryview(mapped)[begin:begin + info.file_size]
-
-
-class _MappedFile:
-    """A read-only file object over a mapped file (``mmap`` objects are not seekable
-    file objects before Python 3.13), for ``zipfile``."""
-
-    def __init__(self, mapped) -> None:
-        self._m, self._pos = mapped, 0
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self._pos
-
-    def seek(self, pos: int, whence: int = 0) -> int:
-        self._pos = max(0, pos + (0, self._pos, len(self._m))[whence])
-        return self._pos
-
-    def read(self, n: int = -1) -> bytes:
-        end = len(self._m) if n is None or n < 0 else min(self._pos + n, len(self._m))
-        out = bytes(self._m[self._pos:end])
-        self._pos = max(self._pos, end)
-        return out
-
-
-def read_zip(data, map_location, mapped=None) -> Any:
-    """Load a ``torch.save`` zip archive: ``data`` is its bytes, or with ``mapped`` (the
-    file mapped copy-on-write, Note [mmap loading]) the same mapping."""
+def read_zip(fh, map_location, mapped=None) -> Any:
+    """Load a ``torch.save`` zip archive from the seekable binary file ``fh`` (with
+    ``mapped``, the file mapped copy-on-write, Note [mmap loading]), reading each
+    storage once into its final array (Note [Reading zip records] in zip_records.py)."""
     # Note [mmap loading]
     # ``torch.load(path, mmap=True)`` maps the file and builds each storage over its
     # bytes instead of reading them: pages are read when touched, and the mapping is
@@ -314,60 +270,108 @@ def read_zip(data, map_location, mapped=None) -> Any:
     # tensor changes that process's copy of the page and never the file. Python's
     # ``mmap.ACCESS_COPY`` is that mapping. torch.save stores entries uncompressed and
     # 64-byte aligned; a compressed entry (another zip writer) is read into memory.
-    try:
-        zf = zipfile.ZipFile(_MappedFile(mapped) if mapped is not None
-                             else io.BytesIO(bytes(data)))
-    except zipfile.BadZipFile as e:
-        raise RuntimeError(f"the zip archive is corrupted or truncated ({e})") from None
-    names = zf.namelist()
+    zf = _open_archive(fh)
+    end = fh.seek(0, io.SEEK_END)
+    names = set(zf.namelist())
     pkl = [n for n in names if n.endswith("data.pkl") and n.count("/") == 1]
     if len(pkl) != 1:
-        raise RuntimeError("the zip archive has no <name>/data.pkl record: it is not a "
-                           "torch.save checkpoint")
+        raise RuntimeError(f"PytorchStreamReader failed locating file data.pkl: file not "
+                           f"found. {MINIZ_HINT} The zip archive has "
+                           f"{'no' if not pkl else len(pkl)} <name>/data.pkl records, where "
+                           "torch.save writes one: it is not a torch.save checkpoint, or it "
+                           "was repacked or damaged (save it again with torch.save)")
     prefix = pkl[0][:-len("data.pkl")]
-    order = prefix + "byteorder"
-    byteorder = zf.read(order).decode("ascii").strip() if order in names else "little"
-    if byteorder not in ("little", "big"):
-        raise RuntimeError(f"unknown byteorder {byteorder[:20]!r} in the archive")
+    byteorder = _byteorder(zf, prefix + "byteorder", names)
+    order = "<" if byteorder == "little" else ">"
+    swap = byteorder != sys.byteorder
     loaded: dict[str, np.ndarray] = {}
 
     def storage(dtype, key: str, location: str, numel) -> np.ndarray:
         if key not in loaded:
-            entry = f"{prefix}data/{key}"
-            if entry not in names:
-                raise RuntimeError(f"storage {key!r} is missing from the archive: the file is "
-                                   "corrupted")
-            info = zf.getinfo(entry)
-            raw = (_mapped_entry(mapped, info) if mapped is not None
-                   and info.compress_type == zipfile.ZIP_STORED else bytearray(zf.read(entry)))
-            np_dt = np.dtype(dtype.np).newbyteorder("<" if byteorder == "little" else ">")
-            if len(raw) % np_dt.itemsize:
-                raise RuntimeError(f"storage {key!r} has {len(raw)} bytes, not a whole number "
-                                   f"of {dtype.name} elements: the file is corrupted")
-            arr = np.frombuffer(raw, dtype=np_dt)
-            if np_dt.byteorder not in ("=", "|") and np_dt.byteorder != (
-                    "<" if sys.byteorder == "little" else ">"):
-                arr = arr.astype(np_dt.newbyteorder("="))
+            raw = _storage_record(zf, fh, end, mapped, prefix, names, key, dtype, numel)
+            arr = raw.view(np.dtype(dtype.np).newbyteorder(order))
+            if swap:
+                arr = (arr.astype(arr.dtype.newbyteorder("=")) if mapped is not None
+                       else arr.byteswap(inplace=True).view(arr.dtype.newbyteorder("=")))
             loaded[key] = map_storage(arr, location, map_location)
         arr = loaded[key]
         return arr if arr.dtype == dtype.np else arr.view(dtype.np)
 
-    return unpickle(io.BytesIO(zf.read(pkl[0])), storage)
+    info = zf.getinfo(pkl[0])
+    check_method(info)
+    with zf.open(info) as f:  # read as the pickle asks, never more
+        return unpickle(f, storage)
+
+
+def _open_archive(fh) -> zipfile.ZipFile:
+    try:
+        return zipfile.ZipFile(fh)
+    except (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError,
+            struct.error) as e:
+        raise RuntimeError(
+            f"PytorchStreamReader failed reading zip archive: failed finding central "
+            f"directory. {MINIZ_HINT} ({type(e).__name__}: {e}.) The file starts like a zip "
+            "but its directory, which a zip keeps at its end, is missing or damaged: the file "
+            "was cut off while being saved or copied; save or copy it again") from None
+
+
+def _byteorder(zf: zipfile.ZipFile, name: str, names) -> str:
+    if name not in names:
+        return "little"
+    info = zf.getinfo(name)
+    check_method(info)
+    if info.file_size > 16:
+        raise RuntimeError(f"the byteorder record holds {info.file_size} bytes, not 'little' "
+                           "or 'big': the file is corrupted")
+    text = zf.read(name).decode("ascii", "replace").strip()
+    if text not in ("little", "big"):
+        raise RuntimeError(f"unknown byteorder {text[:20]!r} in the archive")
+    return text
+
+
+def _storage_record(zf, fh, end: int, mapped, prefix: str, names, key: str, dtype,
+                    numel) -> np.ndarray:
+    """Storage ``key``'s bytes, once its record is checked against the ``numel``
+    elements of ``dtype`` the pickle declares (PyTorch's check and wording)."""
+    if not isinstance(numel, int) or isinstance(numel, bool) or numel < 0:
+        raise RuntimeError(f"storage {key!r} declares {str(numel)[:40]} elements, not a "
+                           "count: the file is corrupted")
+    nbytes = numel * np.dtype(dtype.np).itemsize
+    entry = f"{prefix}data/{key}"
+    if entry not in names:
+        raise RuntimeError(f"PytorchStreamReader failed locating file data/{key}: file not "
+                           f"found. {MINIZ_HINT} Storage {key!r} is missing from the archive: "
+                           "the file is corrupted (save it again)")
+    info = zf.getinfo(entry)
+    if info.file_size != nbytes:
+        raise RuntimeError(
+            f"record size ({info.file_size} bytes) does not match expected size ({nbytes} "
+            f"bytes = {nbytes} elements * 1 bytes/element) for dtype Byte. The pickle "
+            f"declares storage {key!r} as {numel} {dtype.name} elements, and its record "
+            f"{entry!r} holds {info.file_size} bytes: the file is corrupted or was edited "
+            "after saving (nothing was read; save it again)")
+    return read_record(zf, fh, info, end, mapped)
 
 
 def unpickle(f, storages=None) -> Any:
-    """One pickle from ``f`` through the weights-only unpickler; a damaged pickle raises
-    ``RuntimeError``, a refused global ``pickle.UnpicklingError`` (``Refused``)."""
+    """One pickle from ``f`` through the weights-only unpickler; a refused global raises
+    ``pickle.UnpicklingError`` (``Refused``), a damaged pickle an error of PyTorch's type
+    that is also a ``RuntimeError`` (Note [Errors for files that are no checkpoint])."""
     try:
         return WeightsUnpickler(f, storages).load()
     except (Refused, FromUser, RuntimeError):
         raise
     except EOFError:
-        raise RuntimeError("the checkpoint is truncated (a pickle ends early)") from None
+        raise EOFRuntimeError("Ran out of input: the checkpoint is truncated (a pickle ends "
+                              "early): it was cut off while being saved or copied; save or "
+                              "copy it again") from None
     except (pickle.UnpicklingError, ValueError, TypeError, KeyError, IndexError,
             AttributeError, OverflowError, MemoryError, zipfile.BadZipFile,
             RecursionError, struct.error) as e:
-        raise RuntimeError(f"the checkpoint is corrupted ({type(e).__name__}: {e})") from None
+        raise UnpicklingRuntimeError(
+            f"the checkpoint is corrupted ({type(e).__name__}: {e}): its pickle, which "
+            "describes the saved objects, is damaged or cut off; save or copy the file "
+            "again") from None
 
 
 # ----------------------------------------------------------------------------------
