@@ -124,7 +124,8 @@ class Op:
     def __init__(self, name: str, fwd, vjp=None, save=(), jvp=None, node_name: str | None = None,
                  view: bool = False, kind: str | None = None, save_if: tuple | None = None,
                  nondiff: tuple | None = None, batch_ok: bool = False, autocast=None,
-                 batch=None, grad_once=None, unsaved: tuple = (), bool_error: str | None = None):
+                 batch=None, grad_once=None, unsaved: tuple = (), bool_error: str | None = None,
+                 register: bool = True):
         _init(self, "name", name)
         _init(self, "node_name", node_name or (
             "".join(p.capitalize() for p in name.split("_")) + "Backward0"))
@@ -164,7 +165,10 @@ class Op:
         # PyTorch's error when the kernel refuses two bool operands (``a - b``: "use the
         # ^ operator"); None: NumPy's TypeError stands
         _init(self, "bool_error", bool_error)
-        REGISTRY.append(self)
+        # register=False: a variant of a registered record (the folded CopySlices for one
+        # set of non-differentiable inputs), no entry of the table of its own
+        if register:
+            REGISTRY.append(self)
 
     def __setattr__(self, name: str, value) -> None:
         if name != "fwd":  # Note [Complete records]: the kernel alone may be wrapped

@@ -83,12 +83,13 @@ def _folded_copy_slices_vjp(g, s, n, needs):
     return out
 
 
-def _folded_record(nondiff: tuple) -> Op:
+def _folded_record(nondiff: tuple, register: bool = False) -> Op:
     return Op("copy_slices_folded", None, _folded_copy_slices_vjp,
-              node_name="torch::autograd::CopySlices", nondiff=nondiff, unsaved=RELEASED)
+              node_name="torch::autograd::CopySlices", nondiff=nondiff, unsaved=RELEASED,
+              register=register)
 
 
-copy_slices_folded = _folded_record(())
+copy_slices_folded = _folded_record((), register=True)  # (the others are its variants)
 _FOLDED_BY_NONDIFF = {(): copy_slices_folded}
 
 
