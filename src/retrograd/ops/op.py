@@ -89,8 +89,9 @@ def _save_plan(save: tuple, save_if: tuple | None) -> int:
 # nothing is assigned onto a record afterwards (``Op.__setattr__`` refuses), so the line
 # that makes a record is all there is to read about it. A variant of a record (the folded
 # CopySlices of an op with other non-differentiable inputs) is a record of its own, made
-# by the records module. Code never tests a record by its name either: what the engine
-# or dispatch must know is a field (``bool_error``, ``grad_once``, ``unsaved``). One
+# by its records module (``register=False``: no table entry of its own). Code never tests
+# a record by its name either: what the engine or dispatch must know is a field
+# (``bool_error``, ``grad_once``, ``unsaved``), a batching rule its own rule. One
 # field stays writable: ``fwd``, the kernel, which retrograd.compile's tracer wraps while
 # it records and puts back (Note [Tracing] in _compile/record.py), as tests that count
 # kernel calls do. tests/test_op_records_complete.py holds the source to this.
