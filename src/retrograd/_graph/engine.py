@@ -731,8 +731,7 @@ def _accumulate(task: GraphTask, node, g) -> None:
 _FIRST = -(1 << 63)
 _NOT_IMPLEMENTED = "torch::autograd::NotImplemented"
 #: the names of the nodes that may run first (a set lookup before the exact test)
-_FIRST_NAMES = frozenset(("torch::autograd::AccumulateGrad", _NOT_IMPLEMENTED,
-                          "RemainderBackward0"))
+_FIRST_NAMES = frozenset(("torch::autograd::AccumulateGrad", _NOT_IMPLEMENTED))
 
 
 _LAST_FIRST = -(1 << 62)  # (above every key of a node that runs first)
@@ -767,13 +766,9 @@ def _runs_first(node) -> bool:
     """AccumulateGrad, or a node PyTorch records as NotImplemented."""
     if node.__class__ is AccumulateGrad:
         return True
-    op = node._op
-    if op.node_name == _NOT_IMPLEMENTED:
-        return True
-    # remainder(number, tensor): PyTorch's remainder.Scalar_Tensor has no derivative
-    saved = node._saved
-    return getattr(op, "name", None) == "remainder" and saved.__class__ is list and \
-        not isinstance(saved[0], _Tensor)
+    # (remainder(number, tensor), PyTorch's remainder.Scalar_Tensor, is a NotImplemented
+    # node of its own record: Note [Scalar overloads] in ops/records/elementwise.py)
+    return node._op.node_name == _NOT_IMPLEMENTED
 
 
 def _donates(node, needs) -> bool:

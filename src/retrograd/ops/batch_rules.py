@@ -20,7 +20,8 @@ from __future__ import annotations
 from .._tensor.tensor import Tensor
 
 __all__ = ["BatchCall", "pointwise", "reduction", "dim_at", "view_shape", "view_dims",
-           "view_prefix", "unbatched_first", "matmul_rule", "same", "t_rule", "expand_rule",
+           "view_permute", "view_transpose", "view_prefix", "unbatched_first", "matmul_rule",
+           "same", "t_rule", "expand_rule",
            "diagonal_rule", "cat_rule", "addmm_rule", "conv_rule", "gather_rule",
            "keep_layout_with", "NoBatchingRule", "PER_ELEMENT", "per_element_under_vmap",
            "RANDOM", "random_under_vmap"]
@@ -152,21 +153,31 @@ def view_shape(c: BatchCall):
 
 
 def view_dims(c: BatchCall):
-    """permute (``p``: a dims tuple) and squeeze/unsqueeze (``p``: a dim or dims)."""
+    """squeeze/unsqueeze (``p``: a dim, dims, or None for every dim of size 1)."""
     p = c.p
     nb = c.nb
-    if c.logical_ndim(0) == 0 and c.op.name == "transpose":
-        x = c.args[0]
-        return x.view(tuple(x.shape))
     if isinstance(p, int):
         return c.run(c.args, p + nb)
     if p is None:  # squeeze(): only the logical dims of size 1
         x = c.args[0]
         dims = tuple(i for i in range(nb, x.dim()) if x.shape[i] == 1)
         return c.run(c.args, dims)
-    if c.op.name == "permute":
-        return c.run(c.args, tuple(range(nb)) + tuple(d + nb for d in p))
     return c.run(c.args, tuple(d + nb for d in p))
+
+
+def view_permute(c: BatchCall):
+    """permute (``p``: a dims tuple): the batch dims stay in front."""
+    nb = c.nb
+    return c.run(c.args, tuple(range(nb)) + tuple(d + nb for d in c.p))
+
+
+def view_transpose(c: BatchCall):
+    """transpose (``p``: the two dims); of a logical 0-d tensor, the tensor itself."""
+    if c.logical_ndim(0) == 0:
+        x = c.args[0]
+        return x.view(tuple(x.shape))
+    nb = c.nb
+    return c.run(c.args, tuple(d + nb for d in c.p))
 
 
 def view_prefix(c: BatchCall):

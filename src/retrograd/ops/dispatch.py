@@ -35,7 +35,6 @@ from . import buffers as _buffers
 from .op import (
     _LOW,
     FLOAT_NP,
-    Op,
     any_requires_grad,
     binary_dtype,
     needs_grad,
@@ -44,6 +43,7 @@ from .op import (
     record2,
     scalar_dtype,
 )
+from .records.view_regeneration import as_strided_regen as _AS_STRIDED_REGEN
 
 _ndarray = np.ndarray
 _ufunc = np.ufunc
@@ -249,10 +249,8 @@ def binary(op, a, b, p=None) -> Tensor:
             raise _shape_error(op, a, b, e) from None
         raise
     except TypeError:
-        if op.name[:3] == "sub" and rdt == _BOOL:  # sub, sub_alpha
-            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
-                               "supported. Use the `^` or `logical_xor()` operator instead.") \
-                from None
+        if op.bool_error is not None and rdt == _BOOL:  # sub's message (Note [Complete records])
+            raise RuntimeError(op.bool_error) from None
         raise
     if out.__class__ is not _ndarray:
         out = _asarray(out)
@@ -497,37 +495,6 @@ def regenerate_view_grad_fn(view: Tensor) -> None:
     view._vver = view._vc[0]
     if view._retains:
         move_retain(view, old, fresh._gfn)
-
-
-def _as_strided_regen_rule(g, s, n):
-    """The gradient of a re-derived view with respect to its base: PyTorch's
-    AsStridedBackward0, a fresh tensor of the base's shape holding g at the view's
-    elements (summed where they share memory)."""
-    recipe, shape, dt, _ = n._p
-    numel = int(np.prod(shape, dtype=np.int64))
-    where = base_positions(recipe, shape)
-    b = tuple(g._data.shape[:g._data.ndim - where.ndim])  # leading batch dims (vmap)
-    flat = _make(np.zeros(b + (numel,), dtype=dt))
-    key = (slice(None),) * len(b) + (_make(np.ascontiguousarray(where).reshape(-1)),)
-    return flat.index_put(key, g.reshape(b + (-1,)), accumulate=True).reshape(b + tuple(shape))
-
-
-def base_positions(recipe, shape) -> np.ndarray:
-    """For each element of the view ``recipe`` makes from a base of ``shape``: its flat
-    (C-order) position in the base."""
-    prev = STATE.enabled
-    STATE.enabled = False
-    try:
-        numel = int(np.prod(shape, dtype=np.int64))
-        return replay_view(recipe, _make(np.arange(numel, dtype=np.int64).reshape(shape)))._data
-    finally:
-        STATE.enabled = prev
-
-
-# Note [View grad_fn regeneration]: as in PyTorch, a re-derived view's node is one
-# AsStridedBackward0 from the base (its gradient a fresh tensor, not a view of g)
-_AS_STRIDED_REGEN = Op("as_strided_regen", lambda a, p: p[3], (_as_strided_regen_rule,),
-                       node_name="AsStridedBackward0")
 
 
 def move_retain(t: Tensor, old, new) -> None:

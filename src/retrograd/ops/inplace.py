@@ -16,7 +16,6 @@ Example:
 
 from __future__ import annotations
 
-import copy
 import weakref
 
 import numpy as np
@@ -25,7 +24,7 @@ from .._core import dtype as D
 from .._core.grad_mode import STATE
 from .._graph.forward_state import FW as _FW
 from .._graph.forward_state import inplace_tangent as _inplace_tangent
-from .._graph.node import _LEGACY, RELEASED
+from .._graph.node import _LEGACY
 from .._tensor.tensor import (
     Tensor,
     _make,
@@ -36,14 +35,16 @@ from .._tensor.tensor import (
 from . import buffers as _buffers
 from . import overlap as _overlap
 from .arguments import _py_abs
-from .dispatch import apply, base_positions, check_view_rebase, move_retain, replay_view
+from .dispatch import apply, check_view_rebase, move_retain
 from .dispatch import scalar_array as _scalar_array
-from .functions.conversion import contiguous
 from .functions.indexing import norm_key
-from .functions.pointwise import where
 from .functions.shape import expand
 from .op import Op, record
 from .op import any_requires_grad as _any_rg
+from .records.copy_slices import copy_slices as _COPY_SLICES
+from .records.copy_slices import folded_copy_slices as _folded_copy_slices
+from .records.copy_slices import overlap_self as _OVERLAP_SELF
+from .records.view_regeneration import base_positions
 
 
 def _views_itself(self) -> bool:
@@ -270,100 +271,6 @@ def _snapshot_saved_self(self: Tensor, node) -> None:
                 snap._out_nr = self._out_nr
             saved[i] = snap
             node._ver[i] = 0
-
-
-def _copy_slices_vjp(g, s, n, needs):
-    recipe = n._p
-    out = [None, None]
-    if needs[0]:
-        mask = _make(np.ones(g._data.shape, dtype=np.bool_))
-        region = replay_view(recipe, mask)._data
-        if _overlap.internal(region):  # PyTorch copies the view's gradient into this region
-            raise RuntimeError(_overlap.INTERNAL_MSG + " (backward of an in-place op on an "
-                               "expanded view: its gradient cannot be written back; make the "
-                               "view with .clone() before the in-place op)")
-        _overlap.writable(region)[...] = False  # (maybe overlapping)
-        out[0] = where(mask, g, 0.0)
-    if needs[1]:  # on a contiguous g, as the mask above (PyTorch copies g into the base's
-        out[1] = replay_view(recipe, contiguous(g))  # layout first): g may be transposed
-    return out
-
-
-_COPY_SLICES = Op("copy_slices", None, _copy_slices_vjp, node_name="torch::autograd::CopySlices")
-_COPY_SLICES.unsaved = RELEASED  # PyTorch's CopySlices releases the node it wraps
-
-
-# Note [CopySlices folding]
-# An in-place op on a view rewrites the base's history. PyTorch records one CopySlices
-# node on the base that holds the op's own node (``fn``): backward takes the base's
-# gradient, gives the written region's part to ``fn`` as its output gradient, writes
-# what ``fn`` returns for its self input back into that region (the region's old values
-# were overwritten: only that path reaches them) and passes ``fn``'s other input
-# gradients on. Its next_functions are the base's old history followed by ``fn``'s other
-# inputs, and ``fn`` itself is no longer a node of the graph. retrograd does the same
-# when ``fn`` is a one-output table node whose first edge is the view; otherwise (a
-# custom Function's node, a hooked node, a multi-output op) the unfolded CopySlices
-# above keeps ``fn`` as a node of its own, with the same gradients.
-def _folded_copy_slices_vjp(g, s, n, needs):
-    recipe, fn = n._p
-    edges = n._edges
-    if needs is None:
-        needs = [e is not None for e in edges]
-    mask = _make(np.ones(g._data.shape, dtype=np.bool_))
-    region = replay_view(recipe, mask)._data
-    if _overlap.internal(region):  # as _copy_slices_vjp
-        raise RuntimeError(_overlap.INTERNAL_MSG + " (backward of an in-place op on an "
-                           "expanded view: its gradient cannot be written back; make the "
-                           "view with .clone() before the in-place op)")
-    _overlap.writable(region)[...] = False
-    grads = fn._op.backward(fn, [replay_view(recipe, contiguous(g))], list(needs))
-    out = [None, *grads[1:]]
-    if needs[0]:
-        base = where(mask, g, 0.0)
-        if grads[0] is not None:
-            replay_view(recipe, base).copy_(grads[0])
-        out[0] = base
-    return out
-
-
-_FOLDED_COPY_SLICES = Op("copy_slices_folded", None, _folded_copy_slices_vjp,
-                         node_name="torch::autograd::CopySlices")
-_FOLDED_COPY_SLICES.unsaved = RELEASED
-_FOLDED_BY_NONDIFF = {(): _FOLDED_COPY_SLICES}
-
-
-def _folded_copy_slices(nondiff: tuple) -> Op:
-    """The folded CopySlices op whose hidden slots are ``fn``'s (Note [Non-differentiable
-    inputs]): its edges are fn's with the first one replaced, so the positions agree."""
-    op = _FOLDED_BY_NONDIFF.get(nondiff)
-    if op is None:
-        op = _FOLDED_BY_NONDIFF[nondiff] = copy.copy(_FOLDED_COPY_SLICES)
-        op.nondiff = nondiff
-    return op
-
-
-# Note [In-place ops on overlapping views]
-# PyTorch's CopySlices computes the base's gradient as: the incoming gradient, with the
-# view's elements overwritten (``grad_slice.copy_(...)``) by the in-place op's gradient with
-# respect to the view's old value. When the view's elements share memory (an overlapping
-# unfold or as_strided view), that copy keeps, for each memory location, the value of the
-# element written last (TensorIterator's order); our view ops' own rules would sum them
-# instead. So an in-place op on such a view computes from ``_overlapping_self(view)``: the
-# view's values, recorded from the base by an op whose rule is that overwrite. A saved
-# result of the op is the view's memory, as PyTorch's. Known difference: PyTorch's double
-# backward differentiates that saved result through the view's own node (a sum over shared
-# elements), ours through the overwrite, so second derivatives at shared elements differ.
-def _overlap_self_rule(g, s, n):
-    _, shape, dt, pos, locs = n._p
-    flat = _make(np.zeros(int(np.prod(shape, dtype=np.int64)), dt))
-    b = g._data.ndim - len(n._p[0].shape)  # leading batch dims (vmap)
-    vals = g.reshape(g.shape[:b] + (-1,))[(slice(None),) * b + (_make(pos),)]
-    return flat.index_put((slice(None),) * b + (_make(locs),), vals).reshape(
-        g.shape[:b] + tuple(shape))
-
-
-_OVERLAP_SELF = Op("overlap_self", lambda a, p: p[0], (_overlap_self_rule,),
-                   node_name="AsStridedBackward0")
 
 
 def _overlapping_self(view_t: Tensor) -> Tensor:

@@ -23,6 +23,7 @@ from .functions import (  # noqa: F401
     counting,
     distance,
     foreach,
+    foreach_unary,
     gamma_sampling,
     householder_qr,
     indexing,
@@ -55,7 +56,7 @@ from .functions import (  # noqa: F401
 from .functions.conversion import detach_copy, parse_to_args, type_  # noqa: F401
 from .functions.creation import tensor, zeros  # noqa: F401
 from .functions.indexing import getitem, norm_key  # noqa: F401
-from .functions.pointwise import _UNARY_EXAMPLES, lerp_method, tensor_operand_method  # noqa: F401
+from .functions.pointwise import lerp_method, tensor_operand_method  # noqa: F401
 from .functions.reductions import ReturnTypes  # noqa: F401
 from .functions.shape import concatenate  # noqa: F401
 from .functions.writes import setitem  # noqa: F401

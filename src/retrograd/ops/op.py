@@ -70,85 +70,121 @@ SAVE_CROSSED_12 = 5  # inputs 1 and 2 each for the other's gradient (addmm, line
 SAVE_GENERAL = -1  # anything else: outputs, parameters, conditional saves
 
 
+def _save_plan(save: tuple, save_if: tuple | None) -> int:
+    """The SAVE_* plan of a record's ``save``/``save_if`` (Note [Recording]): the commonest
+    save patterns get a straight path; any other pattern takes the general one."""
+    if not save:
+        return SAVE_NOTHING
+    if save_if is None:
+        plan = {("out",): SAVE_OUTPUT, (0,): SAVE_INPUT0}.get(save, SAVE_GENERAL)
+        if plan == SAVE_GENERAL and all(s.__class__ is int for s in save):
+            return SAVE_INPUTS
+        return plan
+    return {((0, 1), ((1,), (0,))): SAVE_CROSSED,
+            ((1, 2), ((2,), (1,))): SAVE_CROSSED_12}.get((save, save_if), SAVE_GENERAL)
+
+
+# Note [Complete records]
+# An op record is complete when constructed: every field is a constructor argument, and
+# nothing is assigned onto a record afterwards (``Op.__setattr__`` refuses), so the line
+# that makes a record is all there is to read about it. A variant of a record (the folded
+# CopySlices of an op with other non-differentiable inputs) is a record of its own, made
+# by its records module (``register=False``: no table entry of its own). Code never tests
+# a record by its name either: what the engine or dispatch must know is a field
+# (``bool_error``, ``grad_once``, ``unsaved``), a batching rule its own rule. One
+# field stays writable: ``fwd``, the kernel, which retrograd.compile's tracer wraps while
+# it records and puts back (Note [Tracing] in _compile/record.py), as tests that count
+# kernel calls do. tests/ops/test_op_records_complete.py holds the source to this.
+_init = object.__setattr__
+
 
 class Op:
-    """One entry of the derivative table.
+    """One entry of the derivative table, complete when constructed (Note [Complete records]).
 
-    ``vjp`` is a tuple with one rule per input, ``rule(g, saved, node) -> Tensor``,
-    or a single callable ``rule(g, saved, node, needs) -> list`` for ops with a
-    variable number of inputs. ``save`` names what the rules read: input indices,
-    ``"out"`` (``"out1"``... for further outputs) and/or ``"p0"``, ``"p1"``... (the
-    Tensor ``node._p[k]``: Note [Tensors saved from parameters]).
+    ``fwd`` is the NumPy kernel. ``vjp`` is a tuple with one rule per input,
+    ``rule(g, saved, node) -> Tensor``, or a single callable ``rule(g, saved, node, needs)
+    -> list`` for ops with a variable number of inputs. ``save`` names what the rules
+    read: input indices, ``"out"`` (``"out1"``... for further outputs) and/or ``"p0"``,
+    ``"p1"``... (the Tensor ``node._p[k]``: Note [Tensors saved from parameters]).
     ``jvp(tangents, saved, node, out) -> Tensor`` is the forward rule (tangents of
-    inputs, None where zero). ``autocast`` is the op's autocast category, if PyTorch
-    lists it (Note [Autocast records] in ops/public.py).
+    inputs, None where zero). The other fields are described where ``__init__`` sets them.
+
+    Example:
+        >>> from retrograd.ops.records import elementwise as T
+        >>> T.mul.save, T.mul.save_if, T.div.kind
+        ((0, 1), ((1,), (0,)), 'float')
+        >>> T.mul.kind = "float"  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        AttributeError: Op(mul).kind: an op record is complete when constructed ...
     """
 
     __slots__ = ("name", "node_name", "fwd", "vjp", "jvp", "save", "view", "per_input", "kind",
-                 "_save_if", "batch_ok", "save_plan", "grad_once", "unsaved", "nondiff",
-                 "autocast", "batch")
+                 "save_if", "batch_ok", "save_plan", "grad_once", "unsaved", "nondiff",
+                 "autocast", "batch", "bool_error")
 
-    def __init__(self, name, fwd, vjp=None, save=(), jvp=None, node_name=None, view=False,
-                 kind=None, save_if=None, nondiff=None, batch_ok=False, autocast=None,
-                 batch=None):
-        # grad_once(node, needs): the rules about to run read g once in all (Note
-        # [Gradient donation] in buffers.py); None: never assumed
-        self.grad_once = None
-        # what a node that saves nothing holds: () (it may run again), or RELEASED for
-        # the nodes PyTorch frees all the same (Note [Nodes that saved nothing], node.py)
-        self.unsaved = ()
-        # Note [Batched rules] (ops/records/elementwise.py): True when the rules are batch-agnostic
-        self.batch_ok = batch_ok
-        # Note [Batching rules] (ops/batch_rules.py): how vmap runs the op on a whole
-        # batch in one call (None: once per batch element, the slow fallback)
-        self.batch = batch
-        # Note [Autocast records] (ops/public.py): the category autocast casts inputs to
-        self.autocast = autocast
-        self.name = name
-        self.kind = kind  # None: result has the promoted dtype; "float": ints become float;
-        # "bool": comparisons
-        self.node_name = node_name or (
-            "".join(p.capitalize() for p in name.split("_")) + "Backward0")
-        self.fwd = fwd
-        self.vjp = vjp
-        self.per_input = isinstance(vjp, tuple)
+    def __init__(self, name: str, fwd, vjp=None, save=(), jvp=None, node_name: str | None = None,
+                 view: bool = False, kind: str | None = None, save_if: tuple | None = None,
+                 nondiff: tuple | None = None, batch_ok: bool = False, autocast=None,
+                 batch=None, grad_once=None, unsaved: tuple = (), bool_error: str | None = None,
+                 register: bool = True):
+        _init(self, "name", name)
+        _init(self, "node_name", node_name or (
+            "".join(p.capitalize() for p in name.split("_")) + "Backward0"))
+        _init(self, "fwd", fwd)
+        _init(self, "vjp", vjp)
+        _init(self, "per_input", isinstance(vjp, tuple))
+        _init(self, "jvp", jvp)
+        _init(self, "save", tuple(save))
+        # save_if[j]: input indices; save entry j only if one of them requires grad
+        # (x.mul_(2) must not save x, or the in-place write would invalidate it)
+        _init(self, "save_if", save_if)
+        _init(self, "save_plan", _save_plan(self.save, save_if))
+        _init(self, "view", view)
+        # None: the result has the promoted dtype; "float": ints become float; "bool":
+        # comparisons
+        _init(self, "kind", kind)
         # Note [Non-differentiable inputs] (_graph/node.py): the input positions that
         # never get a gradient (an index, a condition, a number operand of a Scalar
         # overload): the None rules of a per-input vjp, or given for a callable one
         if nondiff is None:
             nondiff = tuple(i for i, r in enumerate(vjp) if r is None) if self.per_input else ()
-        self.nondiff = tuple(nondiff)
-        self.jvp = jvp
-        self.save = tuple(save)
-        self.save_if = save_if  # sets save_plan
-        self.view = view
-        REGISTRY.append(self)
+        _init(self, "nondiff", tuple(nondiff))
+        # Note [Batched rules] (ops/records/elementwise.py): True when the rules are
+        # batch-agnostic
+        _init(self, "batch_ok", batch_ok)
+        # Note [Batching rules] (ops/batch_rules.py): how vmap runs the op on a whole
+        # batch in one call (None: once per batch element, the slow fallback)
+        _init(self, "batch", batch)
+        # Note [Autocast records] (ops/public.py): the category autocast casts inputs to
+        _init(self, "autocast", autocast)
+        # grad_once(node, needs): the rules about to run read g once in all (Note
+        # [Gradient donation] in buffers.py); None: never assumed
+        _init(self, "grad_once", grad_once)
+        # what a node that saves nothing holds: () (it may run again), or RELEASED for
+        # the nodes PyTorch frees all the same (Note [Nodes that saved nothing], node.py)
+        _init(self, "unsaved", unsaved)
+        # PyTorch's error when the kernel refuses two bool operands (``a - b``: "use the
+        # ^ operator"); None: NumPy's TypeError stands
+        _init(self, "bool_error", bool_error)
+        # register=False: a variant of a registered record (the folded CopySlices for one
+        # set of non-differentiable inputs), no entry of the table of its own
+        if register:
+            REGISTRY.append(self)
+
+    def __setattr__(self, name: str, value) -> None:
+        if name != "fwd":  # Note [Complete records]: the kernel alone may be wrapped
+            raise AttributeError(f"{self!r}.{name}: an op record is complete when constructed "
+                                 f"(Note [Complete records]); give {name}= to Op(...) instead")
+        _init(self, name, value)
+
+    def __copy__(self) -> Op:  # a record is a constant, as a function is
+        return self
+
+    def __deepcopy__(self, memo) -> Op:
+        return self
 
     def __repr__(self) -> str:
         return f"Op({self.name})"
-
-    @property
-    def save_if(self):
-        """save_if[j]: input indices; save entry j only if one of them requires grad
-        (x.mul_(2) must not save x, or the in-place write would invalidate it)."""
-        return self._save_if
-
-    @save_if.setter
-    def save_if(self, value) -> None:
-        self._save_if = value
-        # Note [Recording]: the commonest save patterns get a straight path (the SAVE_*
-        # plans below); any other pattern takes the general one
-        save = self.save
-        if not save:
-            self.save_plan = SAVE_NOTHING
-        elif value is None:
-            self.save_plan = {("out",): SAVE_OUTPUT, (0,): SAVE_INPUT0}.get(save, SAVE_GENERAL)
-            if self.save_plan == SAVE_GENERAL and all(s.__class__ is int for s in save):
-                self.save_plan = SAVE_INPUTS
-        else:
-            self.save_plan = {((0, 1), ((1,), (0,))): SAVE_CROSSED,
-                              ((1, 2), ((2,), (1,))): SAVE_CROSSED_12}.get((save, value),
-                                                                         SAVE_GENERAL)
 
     def backward(self, node, grads, needs):
         """Input gradients; ``needs`` None means "every input with an edge"."""

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
+from .op import Op
+
 __all__ = ["Exposure", "PUBLIC", "public", "alias", "AUTOCAST", "autocast_category",
            "LOWER_PRECISION_FP", "FP32", "PROMOTE"]
 
@@ -52,9 +54,12 @@ PUBLIC: dict[str, Exposure] = {}
 # says so where it is defined (``@public(autocast=...)`` in the op layer,
 # ``@autocast_category(...)`` for nn.functional and linalg), with the name of PyTorch's op
 # it stands for when that differs (``F.cross_entropy`` is ``cross_entropy_loss``). A
-# category may be a function of the call's arguments (``F.pad``: only reflect and
-# replicate modes are float32 ops). amp derives its tables from these records; a test
-# holds them against torch 2.13's own list.
+# category is written once: a public function that is the front door of a table op with a
+# category names that record instead (``@public(autocast=T.prod)``: the record's category,
+# under the record's name), so the two doors cannot disagree. A category may be a function
+# of the call's arguments (``F.pad``: only reflect and replicate modes are float32 ops).
+# amp derives its tables from these records; a test holds them against torch 2.13's own
+# list.
 LOWER_PRECISION_FP = "lower_precision_fp"
 FP32 = "fp32"
 PROMOTE = "promote"
@@ -71,10 +76,11 @@ class AutocastEntry(NamedTuple):
 AUTOCAST: dict[str, AutocastEntry] = {}
 
 
-def autocast_category(category: str | Callable, *, name: str | None = None,
+def autocast_category(category: str | Callable | Op, *, name: str | None = None,
                       op: str | None = None) -> Callable:
     """Record the autocast category of a public function (Note [Autocast records]);
-    returns the function unchanged.
+    returns the function unchanged. ``category`` may be the table op the function
+    stands for: its record's category, under the record's name.
 
     Example:
         >>> from retrograd.ops.public import AUTOCAST, FP32, autocast_category
@@ -83,7 +89,19 @@ def autocast_category(category: str | Callable, *, name: str | None = None,
         ...     return x
         >>> AUTOCAST.pop("doc_example_loss")
         AutocastEntry(category='fp32', op='doc_example_loss')
+        >>> from retrograd.ops.records import elementwise as T
+        >>> @autocast_category(T.prod, name="doc_example_prod")
+        ... def doc_example_prod(x):
+        ...     return x
+        >>> AUTOCAST.pop("doc_example_prod")
+        AutocastEntry(category='fp32', op='prod')
     """
+    if category.__class__ is Op:
+        if category.autocast is None:
+            raise ValueError(f"{category!r} has no autocast category to give "
+                             "(Note [Autocast records])")
+        category, op = category.autocast, op or category.name
+
     def record(f: Callable) -> Callable:
         key = name or f.__name__
         AUTOCAST[key] = AutocastEntry(category, op or key)
@@ -93,15 +111,16 @@ def autocast_category(category: str | Callable, *, name: str | None = None,
 
 def public(fn: Callable | None = None, *, name: str | None = None, function: bool = True,
            method: bool = True, inplace: bool = False, inplace_function: bool = False,
-           tensor_operand: bool = False, autocast: str | Callable | None = None,
+           tensor_operand: bool = False, autocast: str | Callable | Op | None = None,
            autocast_op: str | None = None) -> Callable:
     """Record where a public function is exposed; returns the function unchanged.
 
     Used bare (``@public``: ``retrograd.f`` and ``Tensor.f``) or with flags
     (``@public(inplace=True)``). ``tensor_operand``: the second operand must be a tensor,
     and the method forms name it as PyTorch's methods do (position 1, after self).
-    ``autocast``: its autocast category, ``autocast_op`` PyTorch's name for it when it
-    differs (Note [Autocast records]).
+    ``autocast``: its autocast category (or the table op it stands for, whose record has
+    the category), ``autocast_op`` PyTorch's name for it when it differs (Note [Autocast
+    records]).
 
     Example:
         >>> from retrograd.ops.public import PUBLIC, public

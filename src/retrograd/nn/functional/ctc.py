@@ -16,7 +16,7 @@ from ..._tensor.tensor import Tensor, _make
 from ...ops.batch_rules import per_element_under_vmap
 from ...ops.dispatch import apply
 from ...ops.functions.pointwise import where
-from ...ops.public import FP32, autocast_category
+from ...ops.public import autocast_category
 from ...ops.records import ctc as TC
 
 __all__ = ["ctc_loss"]
@@ -68,7 +68,7 @@ def _check(log_probs: Tensor, targets: np.ndarray, il: np.ndarray, tl: np.ndarra
                            "gradient is undefined there): remove it or choose another blank")
 
 
-@autocast_category(FP32, op="ctc_loss")
+@autocast_category(TC.ctc_loss)
 @per_element_under_vmap
 def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths,
              blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> Tensor:

@@ -141,7 +141,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
     return _reduce(out, reduction)
 
 
-@autocast_category(FP32)
+@autocast_category(T.soft_margin_loss)
 def soft_margin_loss(input: Tensor, target: Tensor, size_average=None,
                      reduce=None, reduction: str = "mean") -> Tensor:
     """log(1 + exp(-target * input)).
@@ -196,7 +196,7 @@ def _class_target(input: Tensor, target: Tensor, name: str) -> tuple:
     return x, target._data.astype(np.int64), x.shape[1]
 
 
-@autocast_category(FP32)
+@autocast_category(T.multilabel_margin_loss)
 @per_element_under_vmap
 def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None,
                            reduce=None, reduction: str = "mean") -> Tensor:
@@ -223,7 +223,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None,
     return apply(T.multilabel_margin_loss, (input, target), (reduction, input.dim() < 2))
 
 
-@autocast_category(FP32)
+@autocast_category(T.multi_margin_loss)
 @per_element_under_vmap
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1,
                       margin: float = 1.0, weight: Tensor | None = None,

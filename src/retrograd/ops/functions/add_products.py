@@ -17,7 +17,7 @@ from ..._core.dtype import promote_types
 from ..._tensor.tensor import _LEGACY_NAMES, Tensor, result_type
 from ..dispatch import apply
 from ..out_arg import write_out
-from ..public import LOWER_PRECISION_FP, public
+from ..public import public
 from ..records import elementwise as T
 from .linalg import multi_dot
 
@@ -121,7 +121,7 @@ def _check_batches(name: str, b1: Tensor, b2: Tensor) -> None:
                            "matrices as batch1, with as many rows as batch1's have columns)")
 
 
-@public(inplace=True, autocast=LOWER_PRECISION_FP)
+@public(inplace=True, autocast=T.baddbmm)
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1,
             alpha=1, out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * (batch1 @ batch2)`` per batch, one ``BaddbmmBackward0``.
@@ -139,7 +139,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1,
     return _addprod(T.baddbmm, input, batch1, batch2, beta, alpha, out)
 
 
-@public(inplace=True, autocast=LOWER_PRECISION_FP)
+@public(inplace=True, autocast=T.addbmm)
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1,
            alpha=1, out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * sum_i(batch1[i] @ batch2[i])``, one ``AddbmmBackward0``.

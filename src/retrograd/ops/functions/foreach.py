@@ -13,12 +13,12 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from numbers import Number
 
 from ..._tensor.tensor import Tensor
 from ..public import public
-from . import conversion, matmul, pointwise, reductions, special, writes
+from . import conversion, matmul, pointwise, reductions, writes
 
 __all__: list[str] = []
 
@@ -83,114 +83,260 @@ def _scalars(tensors: Sequence[Tensor], value) -> list:
     return _operands(tensors, value, "value")
 
 
-def _install(name: str, out_of_place: Callable | None, in_place: Callable | None,
-             doc: str) -> None:
-    """Expose ``torch._foreach_<name>`` and ``torch._foreach_<name>_`` (functions only)."""
-    for fn, suffix in ((out_of_place, ""), (in_place, "_")):
-        if fn is not None:
-            fn.__name__ = fn.__qualname__ = f"_foreach_{name}{suffix}"
-            fn.__doc__ = doc.format(name=name, suffix=suffix)
-            globals()[fn.__name__] = fn
-            public(fn, method=False)
-
-
-# -- unary ---------------------------------------------------------------------------
-
-#: op -> (module defining it, what it gives for tensor([0.5]), for the docstring example)
-_UNARY = {
-    "abs": (pointwise, "tensor([0.5000])"), "acos": (pointwise, "tensor([1.0472])"),
-    "asin": (pointwise, "tensor([0.5236])"), "atan": (pointwise, "tensor([0.4636])"),
-    "ceil": (pointwise, "tensor([1.])"), "cos": (pointwise, "tensor([0.8776])"),
-    "cosh": (pointwise, "tensor([1.1276])"), "erf": (special, "tensor([0.5205])"),
-    "erfc": (special, "tensor([0.4795])"), "exp": (pointwise, "tensor([1.6487])"),
-    "expm1": (pointwise, "tensor([0.6487])"), "floor": (pointwise, "tensor([0.])"),
-    "frac": (pointwise, "tensor([0.5000])"), "lgamma": (special, "tensor([0.5724])"),
-    "log": (pointwise, "tensor([-0.6931])"), "log10": (pointwise, "tensor([-0.3010])"),
-    "log1p": (pointwise, "tensor([0.4055])"), "log2": (pointwise, "tensor([-1.])"),
-    "neg": (pointwise, "tensor([-0.5000])"), "reciprocal": (pointwise, "tensor([2.])"),
-    "round": (pointwise, "tensor([0.])"), "rsqrt": (pointwise, "tensor([1.4142])"),
-    "sigmoid": (pointwise, "tensor([0.6225])"), "sign": (pointwise, "tensor([1.])"),
-    "sin": (pointwise, "tensor([0.4794])"), "sinh": (pointwise, "tensor([0.5211])"),
-    "sqrt": (pointwise, "tensor([0.7071])"), "tan": (pointwise, "tensor([0.5463])"),
-    "tanh": (pointwise, "tensor([0.4621])"), "trunc": (pointwise, "tensor([0.])"),
-}
-
-
-def _unary(name: str, example: str) -> None:
-    method = name + "_"
-
-    def out_of_place(self: Sequence[Tensor]) -> tuple[Tensor, ...]:
-        _check_list(f"_foreach_{name}", self)
-        return tuple(getattr(t, name)() for t in self)
-
-    def in_place(self: Sequence[Tensor]) -> Sequence[Tensor]:
-        _check_list(f"_foreach_{name}_", self)
-        for t in self:
-            getattr(t, method)()
-        return self
-
-    _install(name, out_of_place, in_place, f"""``{name}`` of every tensor of a list; the ``_``
-    form writes each result into its tensor (Note [Foreach ops]).
-
-    Example:
-        >>> import retrograd as torch
-        >>> torch._foreach_{name}([torch.tensor([0.5])])
-        ({example},)
-    """)
-
-
-for _name, (_module, _example) in _UNARY.items():
-    _unary(_name, _example)
+def _pairs(name: str, self, other, tensor_overload: bool = False):
+    """Each tensor of the list ``self`` with its operand, after PyTorch's checks."""
+    _check_list(name, self, other)
+    return zip(self, _operands(self, other, "other", tensor_overload))
 
 
 # -- binary: Scalar, ScalarList, TensorList and (where PyTorch has it) Tensor ----------
-
-#: the per-tensor op of maximum/minimum with a Scalar (torch.maximum takes tensors only)
-_WITH_SCALAR = {"maximum": "clamp_min", "minimum": "clamp_max"}
+# (a 0-d Tensor operand stays a tensor for add, mul and div, PyTorch's Tensor overloads)
 
 
-def _binary(name: str, with_alpha: bool, example: str) -> None:
-    tensor_overload = name in ("add", "mul", "div")
-
-    def op(o, inplace: bool) -> str:
-        base = name if isinstance(o, Tensor) else _WITH_SCALAR.get(name, name)
-        return base + "_" if inplace else base
-
-    def out_of_place(self: Sequence[Tensor], other, **kwargs) -> tuple[Tensor, ...]:
-        _check_list(f"_foreach_{name}", self, other)
-        return tuple(getattr(pointwise, op(o, False))(t, o, **kwargs)
-                     for t, o in zip(self, _operands(self, other, "other", tensor_overload)))
-
-    def in_place(self: Sequence[Tensor], other, **kwargs) -> Sequence[Tensor]:
-        _check_list(f"_foreach_{name}_", self, other)
-        for t, o in zip(self, _operands(self, other, "other", tensor_overload)):
-            if name in _WITH_SCALAR and isinstance(o, Tensor):  # no Tensor.maximum_
-                writes.copy_(t, getattr(pointwise, name)(t, o))
-            else:
-                getattr(t, op(o, True))(o, **kwargs)
-        return self
-
-    alpha = ", alpha=2" if with_alpha else ""
-    _install(name, out_of_place, in_place, f"""``{name}`` of every tensor of a list with a
-    Scalar, a list of Scalars, a list of Tensors or a 0-d Tensor{' (and ``alpha=``)' if
-    with_alpha else ''}; the ``_`` form writes into the list's tensors (Note [Foreach ops]).
+@public(method=False)
+def _foreach_add(self: Sequence[Tensor], other, *, alpha=1) -> tuple[Tensor, ...]:
+    """``add`` of every tensor of a list with a Scalar, a list of Scalars, a list of
+    Tensors or a 0-d Tensor (and ``alpha=``) (Note [Foreach ops]).
 
     Example:
         >>> import retrograd as torch
-        >>> torch._foreach_{name}([torch.tensor([1.0, 4.0])], [torch.tensor([2.0, 2.0])]{alpha})
-        ({example},)
-    """)
+        >>> torch._foreach_add([torch.tensor([1.0, 4.0])], [torch.tensor([2.0, 2.0])], alpha=2)
+        (tensor([5., 8.]),)
+    """
+    return tuple(pointwise.add(t, o, alpha=alpha)
+                 for t, o in _pairs("_foreach_add", self, other, True))
 
 
-for _name, _alpha, _example in (("add", True, "tensor([5., 8.])"),
-                                ("sub", True, "tensor([-3.,  0.])"),
-                                ("mul", False, "tensor([2., 8.])"),
-                                ("div", False, "tensor([0.5000, 2.0000])"),
-                                ("maximum", False, "tensor([2., 4.])"),
-                                ("minimum", False, "tensor([1., 2.])"),
-                                ("clamp_min", False, "tensor([2., 4.])"),
-                                ("clamp_max", False, "tensor([1., 2.])")):
-    _binary(_name, _alpha, _example)
+@public(method=False)
+def _foreach_add_(self: Sequence[Tensor], other, *, alpha=1) -> Sequence[Tensor]:
+    """``add_`` on every tensor of a list, in place, with the operands of
+    ``_foreach_add`` (Note [Foreach ops]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> xs = [torch.tensor([1.0, 4.0])]
+        >>> _ = torch._foreach_add_(xs, [torch.tensor([2.0, 2.0])], alpha=2); xs
+        [tensor([5., 8.])]
+    """
+    for t, o in _pairs("_foreach_add_", self, other, True):
+        t.add_(o, alpha=alpha)
+    return self
+
+
+@public(method=False)
+def _foreach_sub(self: Sequence[Tensor], other, *, alpha=1) -> tuple[Tensor, ...]:
+    """``sub`` of every tensor of a list with a Scalar, a list of Scalars, a list of
+    Tensors or a 0-d Tensor (and ``alpha=``) (Note [Foreach ops]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch._foreach_sub([torch.tensor([1.0, 4.0])], [torch.tensor([2.0, 2.0])], alpha=2)
+        (tensor([-3.,  0.]),)
+    """
+    return tuple(pointwise.sub(t, o, alpha=alpha)
+                 for t, o in _pairs("_foreach_sub", self, other))
+
+
+@public(method=False)
+def _foreach_sub_(self: Sequence[Tensor], other, *, alpha=1) -> Sequence[Tensor]:
+    """``sub_`` on every tensor of a list, in place, with the operands of
+    ``_foreach_sub`` (Note [Foreach ops]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> xs = [torch.tensor([1.0, 4.0])]
+        >>> _ = torch._foreach_sub_(xs, [torch.tensor([2.0, 2.0])], alpha=2); xs
+        [tensor([-3.,  0.])]
+    """
+    for t, o in _pairs("_foreach_sub_", self, other):
+        t.sub_(o, alpha=alpha)
+    return self
+
+
+@public(method=False)
+def _foreach_mul(self: Sequence[Tensor], other) -> tuple[Tensor, ...]:
+    """``mul`` of every tensor of a list with a Scalar, a list of Scalars, a list of
+    Tensors or a 0-d Tensor (Note [Foreach ops]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch._foreach_mul([torch.tensor([1.0, 4.0])], [torch.tensor([2.0, 2.0])])
+        (tensor([2., 8.]),)
+    """
+    return tuple(pointwise.mul(t, o)
+                 for t, o in _pairs("_foreach_mul", self, other, True))
+
+
+@public(method=False)
+def _foreach_mul_(self: Sequence[Tensor], other) -> Sequence[Tensor]:
+    """``mul_`` on every tensor of a list, in place, with the operands of
+    ``_foreach_mul`` (Note [Foreach ops]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> xs = [torch.tensor([1.0, 4.0])]
+        >>> _ = torch._foreach_mul_(xs, [torch.tensor([2.0, 2.0])]); xs
+        [tensor([2., 8.])]
+    """
+    for t, o in _pairs("_foreach_mul_", self, other, True):
+        t.mul_(o)
+    return self
+
+
+@public(method=False)
+def _foreach_div(self: Sequence[Tensor], other) -> tuple[Tensor, ...]:
+    """``div`` of every tensor of a list with a Scalar, a list of Scalars, a list of
+    Tensors or a 0-d Tensor (Note [Foreach ops]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch._foreach_div([torch.tensor([1.0, 4.0])], [torch.tensor([2.0, 2.0])])
+        (tensor([0.5000, 2.0000]),)
+    """
+    return tuple(pointwise.div(t, o)
+                 for t, o in _pairs("_foreach_div", self, other, True))
+
+
+@public(method=False)
+def _foreach_div_(self: Sequence[Tensor], other) -> Sequence[Tensor]:
+    """``div_`` on every tensor of a list, in place, with the operands of
+    ``_foreach_div`` (Note [Foreach ops]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> xs = [torch.tensor([1.0, 4.0])]
+        >>> _ = torch._foreach_div_(xs, [torch.tensor([2.0, 2.0])]); xs
+        [tensor([0.5000, 2.0000])]
+    """
+    for t, o in _pairs("_foreach_div_", self, other, True):
+        t.div_(o)
+    return self
+
+
+@public(method=False)
+def _foreach_maximum(self: Sequence[Tensor], other) -> tuple[Tensor, ...]:
+    """``maximum`` of every tensor of a list with a Scalar, a list of Scalars, a list of
+    Tensors or a 0-d Tensor (Note [Foreach ops]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch._foreach_maximum([torch.tensor([1.0, 4.0])], [torch.tensor([2.0, 2.0])])
+        (tensor([2., 4.]),)
+    """
+    return tuple(pointwise.maximum(t, o) if isinstance(o, Tensor) else pointwise.clamp_min(t, o)
+                 for t, o in _pairs("_foreach_maximum", self, other))
+
+
+@public(method=False)
+def _foreach_maximum_(self: Sequence[Tensor], other) -> Sequence[Tensor]:
+    """``maximum_`` on every tensor of a list, in place, with the operands of
+    ``_foreach_maximum`` (Note [Foreach ops]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> xs = [torch.tensor([1.0, 4.0])]
+        >>> _ = torch._foreach_maximum_(xs, [torch.tensor([2.0, 2.0])]); xs
+        [tensor([2., 4.])]
+    """
+    for t, o in _pairs("_foreach_maximum_", self, other):
+        if isinstance(o, Tensor):  # (no Tensor.maximum_)
+            writes.copy_(t, pointwise.maximum(t, o))
+        else:
+            t.clamp_min_(o)
+    return self
+
+
+@public(method=False)
+def _foreach_minimum(self: Sequence[Tensor], other) -> tuple[Tensor, ...]:
+    """``minimum`` of every tensor of a list with a Scalar, a list of Scalars, a list of
+    Tensors or a 0-d Tensor (Note [Foreach ops]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch._foreach_minimum([torch.tensor([1.0, 4.0])], [torch.tensor([2.0, 2.0])])
+        (tensor([1., 2.]),)
+    """
+    return tuple(pointwise.minimum(t, o) if isinstance(o, Tensor) else pointwise.clamp_max(t, o)
+                 for t, o in _pairs("_foreach_minimum", self, other))
+
+
+@public(method=False)
+def _foreach_minimum_(self: Sequence[Tensor], other) -> Sequence[Tensor]:
+    """``minimum_`` on every tensor of a list, in place, with the operands of
+    ``_foreach_minimum`` (Note [Foreach ops]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> xs = [torch.tensor([1.0, 4.0])]
+        >>> _ = torch._foreach_minimum_(xs, [torch.tensor([2.0, 2.0])]); xs
+        [tensor([1., 2.])]
+    """
+    for t, o in _pairs("_foreach_minimum_", self, other):
+        if isinstance(o, Tensor):  # (no Tensor.minimum_)
+            writes.copy_(t, pointwise.minimum(t, o))
+        else:
+            t.clamp_max_(o)
+    return self
+
+
+@public(method=False)
+def _foreach_clamp_min(self: Sequence[Tensor], other) -> tuple[Tensor, ...]:
+    """``clamp_min`` of every tensor of a list with a Scalar, a list of Scalars, a list of
+    Tensors or a 0-d Tensor (Note [Foreach ops]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch._foreach_clamp_min([torch.tensor([1.0, 4.0])], [torch.tensor([2.0, 2.0])])
+        (tensor([2., 4.]),)
+    """
+    return tuple(pointwise.clamp_min(t, o)
+                 for t, o in _pairs("_foreach_clamp_min", self, other))
+
+
+@public(method=False)
+def _foreach_clamp_min_(self: Sequence[Tensor], other) -> Sequence[Tensor]:
+    """``clamp_min_`` on every tensor of a list, in place, with the operands of
+    ``_foreach_clamp_min`` (Note [Foreach ops]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> xs = [torch.tensor([1.0, 4.0])]
+        >>> _ = torch._foreach_clamp_min_(xs, [torch.tensor([2.0, 2.0])]); xs
+        [tensor([2., 4.])]
+    """
+    for t, o in _pairs("_foreach_clamp_min_", self, other):
+        t.clamp_min_(o)
+    return self
+
+
+@public(method=False)
+def _foreach_clamp_max(self: Sequence[Tensor], other) -> tuple[Tensor, ...]:
+    """``clamp_max`` of every tensor of a list with a Scalar, a list of Scalars, a list of
+    Tensors or a 0-d Tensor (Note [Foreach ops]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch._foreach_clamp_max([torch.tensor([1.0, 4.0])], [torch.tensor([2.0, 2.0])])
+        (tensor([1., 2.]),)
+    """
+    return tuple(pointwise.clamp_max(t, o)
+                 for t, o in _pairs("_foreach_clamp_max", self, other))
+
+
+@public(method=False)
+def _foreach_clamp_max_(self: Sequence[Tensor], other) -> Sequence[Tensor]:
+    """``clamp_max_`` on every tensor of a list, in place, with the operands of
+    ``_foreach_clamp_max`` (Note [Foreach ops]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> xs = [torch.tensor([1.0, 4.0])]
+        >>> _ = torch._foreach_clamp_max_(xs, [torch.tensor([2.0, 2.0])]); xs
+        [tensor([1., 2.])]
+    """
+    for t, o in _pairs("_foreach_clamp_max_", self, other):
+        t.clamp_max_(o)
+    return self
 
 
 def _foreach_pow(self, exponent) -> tuple[Tensor, ...]:
@@ -232,36 +378,71 @@ public(_foreach_pow_, method=False)
 
 # -- ternary ---------------------------------------------------------------------------
 
-def _pointwise3(name: str, example: str) -> None:
-    method = name + "_"
+def _triples(name: str, self, tensor1, tensor2, value) -> zip:
+    """Each tensor of the list ``self`` with its two operands and its ``value``."""
+    _check_list(name, self, tensor1, tensor2)
+    t1, t2 = _operands(self, tensor1, "tensor1"), _operands(self, tensor2, "tensor2")
+    return zip(self, t1, t2, _scalars(self, value))
 
-    def out_of_place(self, tensor1, tensor2, value=1) -> tuple[Tensor, ...]:
-        _check_list(f"_foreach_{name}", self, tensor1, tensor2)
-        t1, t2 = _operands(self, tensor1, "tensor1"), _operands(self, tensor2, "tensor2")
-        return tuple(getattr(t, name)(a, b, value=v)
-                     for t, a, b, v in zip(self, t1, t2, _scalars(self, value)))
 
-    def in_place(self, tensor1, tensor2, value=1) -> Sequence[Tensor]:
-        _check_list(f"_foreach_{name}_", self, tensor1, tensor2)
-        t1, t2 = _operands(self, tensor1, "tensor1"), _operands(self, tensor2, "tensor2")
-        for t, a, b, v in zip(self, t1, t2, _scalars(self, value)):
-            getattr(t, method)(a, b, value=v)
-        return self
-
-    _install(name, out_of_place, in_place, f"""``{name}`` for every tensor of a list, with
-    ``value`` a Scalar, a list of Scalars or a 1-D Tensor of them; the ``_`` form writes
-    into the list's tensors (Note [Foreach ops]).
+@public(method=False)
+def _foreach_addcmul(self: Sequence[Tensor], tensor1, tensor2, value=1) -> tuple[Tensor, ...]:
+    """``addcmul`` for every tensor of a list, with ``value`` a Scalar, a list of Scalars or a
+    1-D Tensor of them (Note [Foreach ops]).
 
     Example:
         >>> import retrograd as torch
         >>> a, b = [torch.tensor([2.0])], [torch.tensor([4.0])]
-        >>> torch._foreach_{name}([torch.ones(1)], a, b, value=[0.5])
-        ({example},)
-    """)
+        >>> torch._foreach_addcmul([torch.ones(1)], a, b, value=[0.5])
+        (tensor([5.]),)
+    """
+    return tuple(t.addcmul(a, b, value=v)
+                 for t, a, b, v in _triples("_foreach_addcmul", self, tensor1, tensor2, value))
 
 
-_pointwise3("addcmul", "tensor([5.])")
-_pointwise3("addcdiv", "tensor([1.2500])")
+@public(method=False)
+def _foreach_addcmul_(self: Sequence[Tensor], tensor1, tensor2, value=1) -> Sequence[Tensor]:
+    """``addcmul_`` on every tensor of a list, in place (Note [Foreach ops]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> xs, a, b = [torch.ones(1)], [torch.tensor([2.0])], [torch.tensor([4.0])]
+        >>> _ = torch._foreach_addcmul_(xs, a, b, value=[0.5]); xs
+        [tensor([5.])]
+    """
+    for t, a, b, v in _triples("_foreach_addcmul_", self, tensor1, tensor2, value):
+        t.addcmul_(a, b, value=v)
+    return self
+
+
+@public(method=False)
+def _foreach_addcdiv(self: Sequence[Tensor], tensor1, tensor2, value=1) -> tuple[Tensor, ...]:
+    """``addcdiv`` for every tensor of a list, with ``value`` a Scalar, a list of Scalars or a
+    1-D Tensor of them (Note [Foreach ops]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> a, b = [torch.tensor([2.0])], [torch.tensor([4.0])]
+        >>> torch._foreach_addcdiv([torch.ones(1)], a, b, value=[0.5])
+        (tensor([1.2500]),)
+    """
+    return tuple(t.addcdiv(a, b, value=v)
+                 for t, a, b, v in _triples("_foreach_addcdiv", self, tensor1, tensor2, value))
+
+
+@public(method=False)
+def _foreach_addcdiv_(self: Sequence[Tensor], tensor1, tensor2, value=1) -> Sequence[Tensor]:
+    """``addcdiv_`` on every tensor of a list, in place (Note [Foreach ops]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> xs, a, b = [torch.ones(1)], [torch.tensor([2.0])], [torch.tensor([4.0])]
+        >>> _ = torch._foreach_addcdiv_(xs, a, b, value=[0.5]); xs
+        [tensor([1.2500])]
+    """
+    for t, a, b, v in _triples("_foreach_addcdiv_", self, tensor1, tensor2, value):
+        t.addcdiv_(a, b, value=v)
+    return self
 
 
 def _foreach_lerp(self, tensors1, weight) -> tuple[Tensor, ...]:

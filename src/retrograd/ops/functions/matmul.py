@@ -44,7 +44,7 @@ def _mm_error(a, b):
                         f"{'only' if len(sb) == 1 else 'second-to-last'} dim of the second")
 
 
-@public(autocast=LOWER_PRECISION_FP)
+@public(autocast=T.mm_ops["matmul"])
 def matmul(input, other) -> Tensor:
     """Matrix product with NumPy/PyTorch broadcasting of batch dims; 1-D operands allowed.
 
@@ -264,7 +264,7 @@ def _dt_name(dt) -> str:
     return _C_NAMES.get(dt.name, dt.name)
 
 
-@public(autocast=LOWER_PRECISION_FP)
+@public(autocast=T.mm_ops["mm"])
 def mm(input, mat2) -> Tensor:
     """Product of two 2-D tensors.
 
@@ -278,7 +278,7 @@ def mm(input, mat2) -> Tensor:
     return matmul(input, mat2)
 
 
-@public(autocast=LOWER_PRECISION_FP)
+@public(autocast=T.mm_ops["bmm"])
 def bmm(input, mat2) -> Tensor:
     """Batched product of two 3-D tensors.
 
@@ -353,7 +353,7 @@ def outer(input, vec2) -> Tensor:
 ger = alias("ger", outer)
 
 
-@public(inplace=True, autocast=LOWER_PRECISION_FP)
+@public(inplace=True, autocast=T.addmm)
 def addmm(input, mat1, mat2, *rest, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)`` (the deprecated scalar-first forms warn).
 

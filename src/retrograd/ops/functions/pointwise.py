@@ -10,6 +10,8 @@ Example:
 
 from __future__ import annotations
 
+from numbers import Number
+
 import numpy as np
 
 from ..._core import dtype as D
@@ -312,57 +314,393 @@ def neg(input) -> Tensor:
 negative = alias("negative", neg, inplace=True, inplace_function=True)
 
 
-def _unary_fn(op, doc_example: str):
-    def fn(input, *, out=None) -> Tensor:
-        if out is not None:  # Note [out= arguments] (ops/out_arg.py)
-            return write_out(op.name, out, unary(op, input), (input,))
-        return unary(op, input)
-    fn.__name__ = op.name
-    fn.__qualname__ = op.name
-    fn.__doc__ = (f"Elementwise ``{op.name}``.\n\n    Example:\n        >>> import retrograd as "
-                  f"torch\n        >>> {doc_example}\n")
-    return fn
+# the unary functions of the table: one record each; every one has an in-place method and,
+# all but sign, an in-place function (torch.sin_); ``out=`` writes into a given tensor
+# (Note [out= arguments] in ops/out_arg.py)
 
 
-_UNARY_EXAMPLES = {
-    "abs": "torch.abs(torch.tensor([-2.]))\n        tensor([2.])",
-    "sign": "torch.sign(torch.tensor([-2.]))\n        tensor([-1.])",
-    "floor": "torch.floor(torch.tensor([1.5]))\n        tensor([1.])",
-    "ceil": "torch.ceil(torch.tensor([1.5]))\n        tensor([2.])",
-    "trunc": "torch.trunc(torch.tensor([-1.5]))\n        tensor([-1.])",
-    "exp": "torch.exp(torch.tensor([0.]))\n        tensor([1.])",
-    "exp2": "torch.exp2(torch.tensor([3.]))\n        tensor([8.])",
-    "expm1": "torch.expm1(torch.tensor([0.]))\n        tensor([0.])",
-    "log": "torch.log(torch.tensor([1.]))\n        tensor([0.])",
-    "log2": "torch.log2(torch.tensor([8.]))\n        tensor([3.])",
-    "log10": "torch.log10(torch.tensor([100.]))\n        tensor([2.])",
-    "log1p": "torch.log1p(torch.tensor([0.]))\n        tensor([0.])",
-    "sqrt": "torch.sqrt(torch.tensor([4.]))\n        tensor([2.])",
-    "rsqrt": "torch.rsqrt(torch.tensor([4.]))\n        tensor([0.5000])",
-    "reciprocal": "torch.reciprocal(torch.tensor([4.]))\n        tensor([0.2500])",
-    "sin": "torch.sin(torch.tensor([0.]))\n        tensor([0.])",
-    "cos": "torch.cos(torch.tensor([0.]))\n        tensor([1.])",
-    "tan": "torch.tan(torch.tensor([0.]))\n        tensor([0.])",
-    "asin": "torch.asin(torch.tensor([0.]))\n        tensor([0.])",
-    "acos": "torch.acos(torch.tensor([1.]))\n        tensor([0.])",
-    "atan": "torch.atan(torch.tensor([0.]))\n        tensor([0.])",
-    "sinh": "torch.sinh(torch.tensor([0.]))\n        tensor([0.])",
-    "cosh": "torch.cosh(torch.tensor([0.]))\n        tensor([1.])",
-    "tanh": "torch.tanh(torch.tensor([0.]))\n        tensor([0.])",
-    "sigmoid": "torch.sigmoid(torch.tensor([0.]))\n        tensor([0.5000])",
-    "relu": "torch.relu(torch.tensor([-1., 2.]))\n        tensor([0., 2.])",
-    "erf": "torch.erf(torch.tensor([0.]))\n        tensor([0.])",
-}
-_g = globals()
-for _name, _ex in _UNARY_EXAMPLES.items():
-    # every unary function of this table has an in-place form; all but sign's are also
-    # functions of the module (torch.sin_)
-    _g[_name] = public(_unary_fn(getattr(T, _name), _ex), name=_name, inplace=True,
-                       inplace_function=_name != "sign")
-absolute = alias("absolute", _g["abs"], inplace=True)
-arcsin = alias("arcsin", _g["asin"], inplace=True, inplace_function=True)
-arccos = alias("arccos", _g["acos"], inplace=True, inplace_function=True)
-arctan = alias("arctan", _g["atan"], inplace=True, inplace_function=True)
+@public(inplace=True, inplace_function=True)
+def abs(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The absolute value of each element.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.abs(torch.tensor([-2.]))
+        tensor([2.])
+    """
+    if out is not None:
+        return write_out("abs", out, unary(T.abs, input), (input,))
+    return unary(T.abs, input)
+
+
+@public(inplace=True)
+def sign(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """-1, 0 or 1 by each element's sign (0 for nan, as PyTorch).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.sign(torch.tensor([-2.]))
+        tensor([-1.])
+    """
+    if out is not None:
+        return write_out("sign", out, unary(T.sign, input), (input,))
+    return unary(T.sign, input)
+
+
+@public(inplace=True, inplace_function=True)
+def floor(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Each element rounded down to an integer value.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.floor(torch.tensor([1.5]))
+        tensor([1.])
+    """
+    if out is not None:
+        return write_out("floor", out, unary(T.floor, input), (input,))
+    return unary(T.floor, input)
+
+
+@public(inplace=True, inplace_function=True)
+def ceil(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Each element rounded up to an integer value.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.ceil(torch.tensor([1.5]))
+        tensor([2.])
+    """
+    if out is not None:
+        return write_out("ceil", out, unary(T.ceil, input), (input,))
+    return unary(T.ceil, input)
+
+
+@public(inplace=True, inplace_function=True)
+def trunc(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Each element rounded toward zero to an integer value.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.trunc(torch.tensor([-1.5]))
+        tensor([-1.])
+    """
+    if out is not None:
+        return write_out("trunc", out, unary(T.trunc, input), (input,))
+    return unary(T.trunc, input)
+
+
+@public(inplace=True, inplace_function=True)
+def exp(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``e ** input``, elementwise.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.exp(torch.tensor([0.]))
+        tensor([1.])
+    """
+    if out is not None:
+        return write_out("exp", out, unary(T.exp, input), (input,))
+    return unary(T.exp, input)
+
+
+@public(inplace=True, inplace_function=True)
+def exp2(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``2 ** input``, elementwise.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.exp2(torch.tensor([3.]))
+        tensor([8.])
+    """
+    if out is not None:
+        return write_out("exp2", out, unary(T.exp2, input), (input,))
+    return unary(T.exp2, input)
+
+
+@public(inplace=True, inplace_function=True)
+def expm1(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``exp(input) - 1``, elementwise, accurate near zero.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.expm1(torch.tensor([0.]))
+        tensor([0.])
+    """
+    if out is not None:
+        return write_out("expm1", out, unary(T.expm1, input), (input,))
+    return unary(T.expm1, input)
+
+
+@public(inplace=True, inplace_function=True)
+def log(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The natural logarithm of each element.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.log(torch.tensor([1.]))
+        tensor([0.])
+    """
+    if out is not None:
+        return write_out("log", out, unary(T.log, input), (input,))
+    return unary(T.log, input)
+
+
+@public(inplace=True, inplace_function=True)
+def log2(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The base-2 logarithm of each element.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.log2(torch.tensor([8.]))
+        tensor([3.])
+    """
+    if out is not None:
+        return write_out("log2", out, unary(T.log2, input), (input,))
+    return unary(T.log2, input)
+
+
+@public(inplace=True, inplace_function=True)
+def log10(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The base-10 logarithm of each element.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.log10(torch.tensor([100.]))
+        tensor([2.])
+    """
+    if out is not None:
+        return write_out("log10", out, unary(T.log10, input), (input,))
+    return unary(T.log10, input)
+
+
+@public(inplace=True, inplace_function=True)
+def log1p(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``log(1 + input)``, elementwise, accurate near zero.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.log1p(torch.tensor([0.]))
+        tensor([0.])
+    """
+    if out is not None:
+        return write_out("log1p", out, unary(T.log1p, input), (input,))
+    return unary(T.log1p, input)
+
+
+@public(inplace=True, inplace_function=True)
+def sqrt(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The square root of each element.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.sqrt(torch.tensor([4.]))
+        tensor([2.])
+    """
+    if out is not None:
+        return write_out("sqrt", out, unary(T.sqrt, input), (input,))
+    return unary(T.sqrt, input)
+
+
+@public(inplace=True, inplace_function=True)
+def rsqrt(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``1 / sqrt(input)``, elementwise.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.rsqrt(torch.tensor([4.]))
+        tensor([0.5000])
+    """
+    if out is not None:
+        return write_out("rsqrt", out, unary(T.rsqrt, input), (input,))
+    return unary(T.rsqrt, input)
+
+
+@public(inplace=True, inplace_function=True)
+def reciprocal(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``1 / input``, elementwise (integer tensors give floats).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.reciprocal(torch.tensor([4.]))
+        tensor([0.2500])
+    """
+    if out is not None:
+        return write_out("reciprocal", out, unary(T.reciprocal, input), (input,))
+    return unary(T.reciprocal, input)
+
+
+@public(inplace=True, inplace_function=True)
+def sin(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The sine of each element (in radians).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.sin(torch.tensor([0.]))
+        tensor([0.])
+    """
+    if out is not None:
+        return write_out("sin", out, unary(T.sin, input), (input,))
+    return unary(T.sin, input)
+
+
+@public(inplace=True, inplace_function=True)
+def cos(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The cosine of each element (in radians).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.cos(torch.tensor([0.]))
+        tensor([1.])
+    """
+    if out is not None:
+        return write_out("cos", out, unary(T.cos, input), (input,))
+    return unary(T.cos, input)
+
+
+@public(inplace=True, inplace_function=True)
+def tan(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The tangent of each element (in radians).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.tan(torch.tensor([0.]))
+        tensor([0.])
+    """
+    if out is not None:
+        return write_out("tan", out, unary(T.tan, input), (input,))
+    return unary(T.tan, input)
+
+
+@public(inplace=True, inplace_function=True)
+def asin(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The inverse sine of each element.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.asin(torch.tensor([0.]))
+        tensor([0.])
+    """
+    if out is not None:
+        return write_out("asin", out, unary(T.asin, input), (input,))
+    return unary(T.asin, input)
+
+
+@public(inplace=True, inplace_function=True)
+def acos(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The inverse cosine of each element.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.acos(torch.tensor([1.]))
+        tensor([0.])
+    """
+    if out is not None:
+        return write_out("acos", out, unary(T.acos, input), (input,))
+    return unary(T.acos, input)
+
+
+@public(inplace=True, inplace_function=True)
+def atan(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The inverse tangent of each element.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.atan(torch.tensor([0.]))
+        tensor([0.])
+    """
+    if out is not None:
+        return write_out("atan", out, unary(T.atan, input), (input,))
+    return unary(T.atan, input)
+
+
+@public(inplace=True, inplace_function=True)
+def sinh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The hyperbolic sine of each element.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.sinh(torch.tensor([0.]))
+        tensor([0.])
+    """
+    if out is not None:
+        return write_out("sinh", out, unary(T.sinh, input), (input,))
+    return unary(T.sinh, input)
+
+
+@public(inplace=True, inplace_function=True)
+def cosh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The hyperbolic cosine of each element.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.cosh(torch.tensor([0.]))
+        tensor([1.])
+    """
+    if out is not None:
+        return write_out("cosh", out, unary(T.cosh, input), (input,))
+    return unary(T.cosh, input)
+
+
+@public(inplace=True, inplace_function=True)
+def tanh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The hyperbolic tangent of each element.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.tanh(torch.tensor([0.]))
+        tensor([0.])
+    """
+    if out is not None:
+        return write_out("tanh", out, unary(T.tanh, input), (input,))
+    return unary(T.tanh, input)
+
+
+@public(inplace=True, inplace_function=True)
+def sigmoid(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``1 / (1 + exp(-input))``, elementwise.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.sigmoid(torch.tensor([0.]))
+        tensor([0.5000])
+    """
+    if out is not None:
+        return write_out("sigmoid", out, unary(T.sigmoid, input), (input,))
+    return unary(T.sigmoid, input)
+
+
+@public(inplace=True, inplace_function=True)
+def relu(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``max(input, 0)``, elementwise.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.relu(torch.tensor([-1., 2.]))
+        tensor([0., 2.])
+    """
+    if out is not None:
+        return write_out("relu", out, unary(T.relu, input), (input,))
+    return unary(T.relu, input)
+
+
+@public(inplace=True, inplace_function=True)
+def erf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The error function of each element.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.erf(torch.tensor([0.]))
+        tensor([0.])
+    """
+    if out is not None:
+        return write_out("erf", out, unary(T.erf, input), (input,))
+    return unary(T.erf, input)
+
+
+absolute = alias("absolute", abs, inplace=True)
+arcsin = alias("arcsin", asin, inplace=True, inplace_function=True)
+arccos = alias("arccos", acos, inplace=True, inplace_function=True)
+arctan = alias("arctan", atan, inplace=True, inplace_function=True)
 
 
 @public(inplace=True, inplace_function=True)
@@ -397,7 +735,7 @@ def square(input) -> Tensor:
 
 @public(inplace=True, inplace_function=True)
 def frac(input) -> Tensor:
-    return input - trunc(input)  # noqa: F821
+    return input - trunc(input)
 
 
 @public(inplace=True, inplace_function=True)
@@ -590,27 +928,159 @@ def _lerp_dtype_error(arg: str, input, other) -> RuntimeError:
                         f"promote: convert {arg}, e.g. {arg}.to({input.dtype}))")
 
 
-def _cmp(name):
-    op = T._CMP[name]
-
-    def fn(input, other) -> Tensor:
-        return binary(op, input, other)
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = (f"Elementwise ``{name}`` (a bool tensor, no gradient).\n\n    Example:\n"
-                  f"        >>> import retrograd as torch\n        >>> torch.{name}(torch.tensor"
-                  f"([1, 2]), 2).dtype\n        torch.bool\n")
-    if name.startswith("bitwise"):
-        fn.__doc__ = f"Elementwise ``{name}`` of integer or bool tensors."
-    return fn
+# comparisons and logical and bitwise ops: one record each (no gradient); each has an
+# in-place method (x.eq_(y) writes 0/1 in x's dtype)
 
 
-for _name in T._CMP:  # each with an in-place form (x.eq_(y) writes 0/1 in x's dtype)
-    _g[_name] = public(_cmp(_name), name=_name, inplace=True)
-greater = alias("greater", _g["gt"], inplace=True)
-greater_equal = alias("greater_equal", _g["ge"], inplace=True)
-less = alias("less", _g["lt"], inplace=True)
-less_equal = alias("less_equal", _g["le"], inplace=True)
-not_equal = alias("not_equal", _g["ne"], inplace=True)
+@public(inplace=True)
+def eq(input: Tensor | Number, other: Tensor | Number) -> Tensor:
+    """``input == other``, elementwise: a bool tensor (no gradient).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.eq(torch.tensor([1, 2]), 2)
+        tensor([False,  True])
+    """
+    return binary(T._CMP["eq"], input, other)
+
+
+@public(inplace=True)
+def ne(input: Tensor | Number, other: Tensor | Number) -> Tensor:
+    """``input != other``, elementwise: a bool tensor (no gradient).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.ne(torch.tensor([1, 2]), 2)
+        tensor([ True, False])
+    """
+    return binary(T._CMP["ne"], input, other)
+
+
+@public(inplace=True)
+def lt(input: Tensor | Number, other: Tensor | Number) -> Tensor:
+    """``input < other``, elementwise: a bool tensor (no gradient).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.lt(torch.tensor([1, 2]), 2)
+        tensor([ True, False])
+    """
+    return binary(T._CMP["lt"], input, other)
+
+
+@public(inplace=True)
+def le(input: Tensor | Number, other: Tensor | Number) -> Tensor:
+    """``input <= other``, elementwise: a bool tensor (no gradient).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.le(torch.tensor([1, 2]), 2)
+        tensor([True, True])
+    """
+    return binary(T._CMP["le"], input, other)
+
+
+@public(inplace=True)
+def gt(input: Tensor | Number, other: Tensor | Number) -> Tensor:
+    """``input > other``, elementwise: a bool tensor (no gradient).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.gt(torch.tensor([1, 2]), 1)
+        tensor([False,  True])
+    """
+    return binary(T._CMP["gt"], input, other)
+
+
+@public(inplace=True)
+def ge(input: Tensor | Number, other: Tensor | Number) -> Tensor:
+    """``input >= other``, elementwise: a bool tensor (no gradient).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.ge(torch.tensor([1, 2]), 2)
+        tensor([False,  True])
+    """
+    return binary(T._CMP["ge"], input, other)
+
+
+@public(inplace=True)
+def logical_and(input: Tensor | Number, other: Tensor | Number) -> Tensor:
+    """Elementwise logical and of the truth of each element (a bool tensor).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.logical_and(torch.tensor([True, False]), torch.tensor([True, True]))
+        tensor([ True, False])
+    """
+    return binary(T._CMP["logical_and"], input, other)
+
+
+@public(inplace=True)
+def logical_or(input: Tensor | Number, other: Tensor | Number) -> Tensor:
+    """Elementwise logical or of the truth of each element (a bool tensor).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.logical_or(torch.tensor([True, False]), torch.tensor([0, 0]))
+        tensor([ True, False])
+    """
+    return binary(T._CMP["logical_or"], input, other)
+
+
+@public(inplace=True)
+def logical_xor(input: Tensor | Number, other: Tensor | Number) -> Tensor:
+    """Elementwise logical exclusive or of the truth of each element (a bool tensor).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.logical_xor(torch.tensor([True, False]), torch.tensor([1., 1.]))
+        tensor([False,  True])
+    """
+    return binary(T._CMP["logical_xor"], input, other)
+
+
+@public(inplace=True)
+def bitwise_and(input: Tensor | Number, other: Tensor | Number) -> Tensor:
+    """Elementwise bitwise and of integer or bool tensors.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.bitwise_and(torch.tensor([12, 10]), 6)
+        tensor([4, 2])
+    """
+    return binary(T._CMP["bitwise_and"], input, other)
+
+
+@public(inplace=True)
+def bitwise_or(input: Tensor | Number, other: Tensor | Number) -> Tensor:
+    """Elementwise bitwise or of integer or bool tensors.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.bitwise_or(torch.tensor([12, 10]), 6)
+        tensor([14, 14])
+    """
+    return binary(T._CMP["bitwise_or"], input, other)
+
+
+@public(inplace=True)
+def bitwise_xor(input: Tensor | Number, other: Tensor | Number) -> Tensor:
+    """Elementwise bitwise exclusive or of integer or bool tensors.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.bitwise_xor(torch.tensor([12, 10]), 6)
+        tensor([10, 12])
+    """
+    return binary(T._CMP["bitwise_xor"], input, other)
+
+
+greater = alias("greater", gt, inplace=True)
+greater_equal = alias("greater_equal", ge, inplace=True)
+less = alias("less", lt, inplace=True)
+less_equal = alias("less_equal", le, inplace=True)
+not_equal = alias("not_equal", ne, inplace=True)
 
 
 @public(inplace=True)

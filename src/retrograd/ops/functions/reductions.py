@@ -25,7 +25,7 @@ from ..batch_rules import per_element_under_vmap
 from ..dispatch import apply
 from ..kernels.sum import reduced_count
 from ..op import _LOW, FLOAT_NP
-from ..public import FP32, public
+from ..public import public
 from ..records import elementwise as T
 from .pointwise import isnan, logical_not, maximum, minimum, where
 from .softmax import log_softmax as _log_softmax
@@ -124,7 +124,7 @@ def nanmean(input, dim=None, keepdim: bool = False) -> Tensor:
     return nansum(input, dim, keepdim) / keep.sum(dim, keepdim)
 
 
-@public(autocast=FP32)
+@public(autocast=T.prod)
 def prod(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Product over all elements or over one ``dim``.
 

@@ -25,7 +25,7 @@ from ..arguments import _dims, _py_abs, _py_max, _py_sum
 from ..batch_rules import per_element_under_vmap
 from ..dispatch import apply, view_apply
 from ..op import record
-from ..public import FP32, PROMOTE, alias, public
+from ..public import FP32, alias, public
 from ..records import elementwise as T
 from ..records.helpers import sum_to
 from .conversion import _legacy_type_str, clone
@@ -442,7 +442,7 @@ def _promote_list(tensors, fn_name):
     return [x if x.dtype == rdt else x.to(rdt) for x in tensors]
 
 
-@public(method=False, autocast=PROMOTE)
+@public(method=False, autocast=T.cat)
 def cat(tensors, dim: int = 0) -> Tensor:
     """Join tensors along an existing dim.
 
@@ -482,7 +482,7 @@ concat = alias("concat", cat, method=False)
 concatenate = alias("concatenate", cat, method=False)
 
 
-@public(method=False, autocast=PROMOTE)
+@public(method=False, autocast=T.stack)
 def stack(tensors, dim: int = 0) -> Tensor:
     """Join tensors along a new dim.
 

@@ -227,7 +227,6 @@ rsub = Op("rsub", _rsub_fwd, (lambda g, s, n: _scaled(-g, n._p), lambda g, s, n:
 rsub_scalar_alpha = Op("rsub_scalar_alpha", _rsub_fwd,
                        (lambda g, s, n: _scaled(-g, n._p), None), node_name="RsubBackward1",
                        jvp=jvp_elementwise)
-rsub.kind = rsub_scalar_alpha.kind = None
 
 
 def _sgn_fwd(a):
@@ -239,7 +238,6 @@ def _sgn_fwd(a):
 
 
 sgn = Op("sgn", _sgn_fwd, (lambda g, s, n: zeros_like_of(g),), jvp=jvp_elementwise, batch_ok=True)
-sgn.kind = None
 
 
 # ---------------------------------------------------------------------------------
@@ -263,8 +261,6 @@ bitwise_left_shift = Op("bitwise_left_shift", _shift_fwd(True))
 bitwise_right_shift = Op("bitwise_right_shift", _shift_fwd(False))
 gcd = Op("gcd", np.gcd)
 lcm = Op("lcm", np.lcm)
-for _op in (bitwise_left_shift, bitwise_right_shift, gcd, lcm):
-    _op.kind = None
 __all__ += ["bitwise_left_shift", "bitwise_right_shift", "gcd", "lcm"]
 
 

@@ -191,19 +191,35 @@ def _where0(cond, g):
     return _where(cond, g, 0.0)
 
 
+# Note [Gradient donation] (buffers.py): the records given ``grad_once=_one_rule`` (or
+# mul's ``_mul_once``) read their gradient at most once in every rule, so when one rule
+# runs, a backward pass may let the op that reads the gradient write its result into it.
+def _one_rule(node, needs) -> bool:
+    """One of ``node``'s inputs gets a gradient: one rule runs."""
+    flags = [e is not None for e in node._edges] if needs is None else needs
+    return flags.count(True) == 1
+
+
+def _mul_once(node, needs) -> bool:
+    """One rule runs, or x * x of a plain saved tensor: _mul_vjp then computes g * x once."""
+    s = node._saved
+    return _one_rule(node, needs) or (
+        s is not None and len(s) == 2 and s[0] is s[1] and s[0].__class__ is Tensor)
+
+
 # ---------------------------------------------------------------------------------
 # elementwise, one input.  "float" kind: integer inputs are computed in the default
 # float dtype, as in PyTorch (torch.exp(int tensor) is float32).
-def _u(name, fwd, rule=None, save=(), kind="float", node_name=None, jvp=None, batch_ok=False):
-    op = Op(name, fwd, None if rule is None else (rule,), save, node_name=node_name, jvp=jvp,
-            batch_ok=batch_ok, batch=pointwise)
-    op.kind = kind
-    return op
+def _u(name, fwd, rule=None, save=(), kind="float", node_name=None, jvp=None, batch_ok=False,
+       grad_once=None):
+    return Op(name, fwd, None if rule is None else (rule,), save, node_name=node_name, jvp=jvp,
+              batch_ok=batch_ok, batch=pointwise, kind=kind, grad_once=grad_once)
 
 
-neg = _u("neg", np.negative, lambda g, s, n: -g, kind=None, jvp=jvp_elementwise, batch_ok=True)
+neg = _u("neg", np.negative, lambda g, s, n: -g, kind=None, jvp=jvp_elementwise, batch_ok=True,
+         grad_once=_one_rule)
 abs = _u("abs", np.absolute, lambda g, s, n: g * s[0].sign(), (0,), kind=None,
-         jvp=jvp_elementwise, batch_ok=True)
+         jvp=jvp_elementwise, batch_ok=True, grad_once=_one_rule)
 
 
 def _sign_fwd(a):
@@ -223,14 +239,16 @@ ceil = _u("ceil", np.ceil, _zeros_rule, kind=None, jvp=jvp_elementwise, batch_ok
 round = _u("round", np.round, _zeros_rule, kind=None,
            jvp=jvp_elementwise, batch_ok=True)
 trunc = _u("trunc", np.trunc, _zeros_rule, kind=None, jvp=jvp_elementwise, batch_ok=True)
-exp = _u("exp", np.exp, lambda g, s, n: g * s[0], ("out",), jvp=jvp_elementwise, batch_ok=True)
+exp = _u("exp", np.exp, lambda g, s, n: g * s[0], ("out",), jvp=jvp_elementwise, batch_ok=True,
+         grad_once=_one_rule)
 exp2 = _u("exp2", np.exp2, lambda g, s, n: g * s[0] * LN2, ("out",),
-          jvp=jvp_elementwise, batch_ok=True)
+          jvp=jvp_elementwise, batch_ok=True, grad_once=_one_rule)
 expm1 = _u("expm1", np.expm1, lambda g, s, n: g * (s[0] + 1), ("out",),
-           jvp=jvp_elementwise, batch_ok=True)
-log = _u("log", np.log, lambda g, s, n: g / s[0], (0,), jvp=jvp_elementwise, batch_ok=True)
+           jvp=jvp_elementwise, batch_ok=True, grad_once=_one_rule)
+log = _u("log", np.log, lambda g, s, n: g / s[0], (0,), jvp=jvp_elementwise, batch_ok=True,
+         grad_once=_one_rule)
 log2 = _u("log2", np.log2, lambda g, s, n: g / (s[0] * LN2), (0,),
-          jvp=jvp_elementwise, batch_ok=True)
+          jvp=jvp_elementwise, batch_ok=True, grad_once=_one_rule)
 def _log10_fwd(a):
     # float32 through float64: NumPy's float32 log10 misses exact powers of ten
     return np.log10(a.astype(np.float64)).astype(a.dtype) if a.dtype == np.float32 else \
@@ -238,29 +256,33 @@ def _log10_fwd(a):
 
 
 log10 = _u("log10", _log10_fwd, lambda g, s, n: g / (s[0] * LN10), (0,),
-           jvp=jvp_elementwise, batch_ok=True)
+           jvp=jvp_elementwise, batch_ok=True, grad_once=_one_rule)
 log1p = _u("log1p", np.log1p, lambda g, s, n: g / (s[0] + 1), (0,), node_name="Log1PBackward0",
-           jvp=jvp_elementwise, batch_ok=True)
+           jvp=jvp_elementwise, batch_ok=True, grad_once=_one_rule)
 sqrt = _u("sqrt", np.sqrt, lambda g, s, n: g / (2 * s[0]), ("out",),
-          jvp=jvp_elementwise, batch_ok=True)
+          jvp=jvp_elementwise, batch_ok=True, grad_once=_one_rule)
 rsqrt = _u("rsqrt", lambda a: np.reciprocal(np.sqrt(a)),
-           lambda g, s, n: -0.5 * g * s[0].pow(3), ("out",), jvp=jvp_elementwise, batch_ok=True)
+           lambda g, s, n: -0.5 * g * s[0].pow(3), ("out",), jvp=jvp_elementwise, batch_ok=True,
+           grad_once=_one_rule)
 reciprocal = _u("reciprocal", lambda a: np.reciprocal(a),
-                lambda g, s, n: -g * (s[0] * s[0]), ("out",), jvp=jvp_elementwise, batch_ok=True)
-sin = _u("sin", np.sin, lambda g, s, n: g * s[0].cos(), (0,), jvp=jvp_elementwise, batch_ok=True)
-cos = _u("cos", np.cos, lambda g, s, n: g * -s[0].sin(), (0,), jvp=jvp_elementwise, batch_ok=True)
+                lambda g, s, n: -g * (s[0] * s[0]), ("out",), jvp=jvp_elementwise, batch_ok=True,
+                grad_once=_one_rule)
+sin = _u("sin", np.sin, lambda g, s, n: g * s[0].cos(), (0,), jvp=jvp_elementwise, batch_ok=True,
+         grad_once=_one_rule)
+cos = _u("cos", np.cos, lambda g, s, n: g * -s[0].sin(), (0,), jvp=jvp_elementwise, batch_ok=True,
+         grad_once=_one_rule)
 tan = _u("tan", np.tan, lambda g, s, n: g * (1 + s[0] * s[0]), ("out",),
-         jvp=jvp_elementwise, batch_ok=True)
+         jvp=jvp_elementwise, batch_ok=True, grad_once=_one_rule)
 asin = _u("asin", np.arcsin, lambda g, s, n: g * (-s[0] * s[0] + 1).rsqrt(), (0,),
-          jvp=jvp_elementwise, batch_ok=True)
+          jvp=jvp_elementwise, batch_ok=True, grad_once=_one_rule)
 acos = _u("acos", np.arccos, lambda g, s, n: g * -((-s[0] * s[0] + 1).rsqrt()), (0,),
-          jvp=jvp_elementwise, batch_ok=True)
+          jvp=jvp_elementwise, batch_ok=True, grad_once=_one_rule)
 atan = _u("atan", np.arctan, lambda g, s, n: g / (s[0] * s[0] + 1), (0,),
-          jvp=jvp_elementwise, batch_ok=True)
+          jvp=jvp_elementwise, batch_ok=True, grad_once=_one_rule)
 sinh = _u("sinh", np.sinh, lambda g, s, n: g * s[0].cosh(), (0,),
-          jvp=jvp_elementwise, batch_ok=True)
+          jvp=jvp_elementwise, batch_ok=True, grad_once=_one_rule)
 cosh = _u("cosh", np.cosh, lambda g, s, n: g * s[0].sinh(), (0,),
-          jvp=jvp_elementwise, batch_ok=True)
+          jvp=jvp_elementwise, batch_ok=True, grad_once=_one_rule)
 
 
 # Note [Fused backward ops]
@@ -359,7 +381,6 @@ sigmoid_backward = Op("sigmoid_backward", _sigmoid_bwd_fwd,
                       (lambda gg, s, n: binary(sigmoid_backward, gg, s[1]),
                        lambda gg, s, n: gg * s[0] * (1 - 2 * s[1])), (0, 1),
                       save_if=((1,), (0, 1)), jvp=jvp_elementwise, batch_ok=True, batch=pointwise)
-tanh_backward.kind = sigmoid_backward.kind = None
 
 
 def _fused(op):
@@ -368,7 +389,8 @@ def _fused(op):
     return rule
 
 
-tanh = _u("tanh", np.tanh, _fused(tanh_backward), ("out",), jvp=jvp_elementwise, batch_ok=True)
+tanh = _u("tanh", np.tanh, _fused(tanh_backward), ("out",), jvp=jvp_elementwise, batch_ok=True,
+          grad_once=_one_rule)
 
 
 def _sigmoid_block(t, a):
@@ -447,7 +469,7 @@ _ZEROS: dict = {}  # dtype -> a read-only block of zeros for _relu_fwd
 
 
 sigmoid = _u("sigmoid", _sigmoid_fwd, _fused(sigmoid_backward), ("out",),
-             jvp=jvp_elementwise, batch_ok=True)
+             jvp=jvp_elementwise, batch_ok=True, grad_once=_one_rule)
 
 
 # Note [Fused backward ops]: relu's rule is PyTorch's threshold_backward(g, out), a
@@ -457,9 +479,8 @@ threshold_backward = Op("threshold_backward", _threshold_bwd_fwd,
                         (lambda gg, s, n: binary(threshold_backward, gg, s[1]),
                          lambda gg, s, n: zeros_like_of(gg)), (0, 1), save_if=((1,), (0,)),
                         jvp=jvp_elementwise, batch_ok=True, batch=pointwise)
-threshold_backward.kind = None
 relu = _u("relu", _relu_fwd, _fused(threshold_backward), ("out",), kind=None,
-          jvp=jvp_elementwise, batch_ok=True)
+          jvp=jvp_elementwise, batch_ok=True, grad_once=_one_rule)
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
@@ -562,16 +583,20 @@ erf = _u("erf", _erf_fwd, lambda g, s, n: g * _TWO_OVER_SQRT_PI * (-(s[0] * s[0]
 # elementwise, two inputs (either may be a Python scalar; see binary() in _core)
 
 
-def _b(name, fwd, rules, save=(), kind=None, node_name=None, jvp=None, batch_ok=False):
-    op = Op(name, fwd, rules, save, node_name=node_name, jvp=jvp, batch_ok=batch_ok,
-            batch=pointwise)
-    op.kind = kind
-    return op
+def _b(name, fwd, rules, save=(), kind=None, node_name=None, jvp=None, batch_ok=False,
+       save_if=None, grad_once=None, bool_error=None):
+    return Op(name, fwd, rules, save, node_name=node_name, jvp=jvp, batch_ok=batch_ok,
+              batch=pointwise, kind=kind, save_if=save_if, grad_once=grad_once,
+              bool_error=bool_error)
 
 
-add = _b("add", np.add, (lambda g, s, n: g, lambda g, s, n: g), jvp=jvp_elementwise, batch_ok=True)
+add = _b("add", np.add, (lambda g, s, n: g, lambda g, s, n: g), jvp=jvp_elementwise, batch_ok=True,
+         grad_once=_one_rule)
+# PyTorch refuses bool operands for subtraction with this message (``bool_error``)
+_BOOL_SUB = ("Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+             "`^` or `logical_xor()` operator instead.")
 sub = _b("sub", np.subtract, (lambda g, s, n: g, lambda g, s, n: -g),
-         jvp=jvp_elementwise, batch_ok=True)
+         jvp=jvp_elementwise, batch_ok=True, grad_once=_one_rule, bool_error=_BOOL_SUB)
 # Note [Scalar overloads]
 # PyTorch gives some ops an overload per kind of operand, each its own node class:
 # ``x ** 2`` is pow.Tensor_Scalar (PowBackward0, one edge), ``x ** y`` pow.Tensor_Tensor
@@ -585,7 +610,7 @@ sub = _b("sub", np.subtract, (lambda g, s, n: g, lambda g, s, n: -g),
 # JVP rule and autocast category. Ops whose scalar form PyTorch wraps into a tensor
 # (``x * 2``, ``x - 1``: mul.Tensor, sub.Tensor) keep one Op and a (None, 0) slot.
 rsub_scalar = _b("sub", np.subtract, (None, lambda g, s, n: -g), node_name="RsubBackward1",
-                 jvp=jvp_elementwise, batch_ok=True)
+                 jvp=jvp_elementwise, batch_ok=True, bool_error=_BOOL_SUB)
 
 
 def _alpha_fwd(ufunc):
@@ -621,7 +646,7 @@ add_alpha = _b("add_alpha", _alpha_fwd(np.add), (lambda g, s, n: g, lambda g, s,
                node_name="AddBackward0", jvp=jvp_elementwise, batch_ok=True)
 sub_alpha = _b("sub_alpha", _alpha_fwd(np.subtract),
                (lambda g, s, n: g, lambda g, s, n: -g * n._p), node_name="SubBackward0",
-               jvp=jvp_elementwise, batch_ok=True)
+               jvp=jvp_elementwise, batch_ok=True, bool_error=_BOOL_SUB)
 
 
 def _mul_vjp(g, s, n, needs):
@@ -635,12 +660,12 @@ def _mul_vjp(g, s, n, needs):
     return [ga, ga if ga is not None and a is b else g * a]
 
 
-mul = _b("mul", np.multiply, _mul_vjp, (0, 1), jvp=jvp_elementwise, batch_ok=True)
-mul.save_if = ((1,), (0,))
+mul = _b("mul", np.multiply, _mul_vjp, (0, 1), jvp=jvp_elementwise, batch_ok=True,
+         save_if=((1,), (0,)), grad_once=_mul_once)
 div = _b("div", np.true_divide,
          (lambda g, s, n: g / s[1], lambda g, s, n: -g * ((s[0] / s[1]) / s[1])), (0, 1),
-         kind="float", jvp=jvp_elementwise, batch_ok=True)
-div.save_if = ((1,), (0, 1))
+         kind="float", jvp=jvp_elementwise, batch_ok=True, save_if=((1,), (0, 1)),
+         grad_once=_one_rule)
 
 
 def _pow_self(g, s, n):
@@ -752,8 +777,8 @@ def _trunc_div_fwd(a, b):
 
 remainder = _b("remainder", _remainder_fwd,
                (lambda g, s, n: g, lambda g, s, n: -g * s[0].div(s[1], rounding_mode="floor")),
-               (0, 1), node_name="RemainderBackward1", jvp=jvp_elementwise, batch_ok=True)
-remainder.save_if = ((1,), (1,))  # the operands serve the divisor's gradient only
+               (0, 1), node_name="RemainderBackward1", jvp=jvp_elementwise, batch_ok=True,
+               save_if=((1,), (1,)))  # the operands serve the divisor's gradient only
 # Note [Scalar overloads]: remainder.Scalar saves nothing; remainder.Scalar_Tensor (a
 # number modulo a tensor) has no derivative in PyTorch
 remainder_scalar = _b("remainder", _remainder_fwd, (lambda g, s, n: g, None),
@@ -765,8 +790,8 @@ remainder_rscalar = _not_implemented(
     "detach() x.")
 fmod = _b("fmod", _fmod_fwd,
           (lambda g, s, n: g, lambda g, s, n: -g * s[0].div(s[1], rounding_mode="trunc")),
-          (0, 1), node_name="FmodBackward1", jvp=jvp_elementwise, batch_ok=True)
-fmod.save_if = ((1,), (1,))
+          (0, 1), node_name="FmodBackward1", jvp=jvp_elementwise, batch_ok=True,
+          save_if=((1,), (1,)))
 fmod_scalar = _b("fmod", _fmod_fwd, (lambda g, s, n: g, None), node_name="FmodBackward0",
                  jvp=jvp_elementwise, batch_ok=True)
 
@@ -786,29 +811,8 @@ div_floor = _b("div_floor", _floor_div_fwd, _zero_grads, node_name="DivBackward2
                jvp=jvp_elementwise)
 trunc_divide = _b("trunc_divide", _trunc_div_fwd, _zero_grads,
                   node_name="DivBackward2", jvp=jvp_elementwise)
-floor_divide.kind = trunc_divide.kind = div_floor.kind = None
 
 
-def _one_rule(node, needs) -> bool:
-    """One of ``node``'s inputs gets a gradient: one rule runs."""
-    flags = [e is not None for e in node._edges] if needs is None else needs
-    return flags.count(True) == 1
-
-
-def _mul_once(node, needs) -> bool:
-    """One rule runs, or x * x of a plain saved tensor: _mul_vjp then computes g * x once."""
-    s = node._saved
-    return _one_rule(node, needs) or (
-        s is not None and len(s) == 2 and s[0] is s[1] and s[0].__class__ is Tensor)
-
-
-# Note [Gradient donation] (buffers.py): every rule of these ops reads its gradient at most
-# once, so when one rule runs, a backward pass may let the op that reads the gradient
-# write its result into it.
-for _op in (neg, abs, exp, exp2, expm1, log, log2, log10, log1p, sqrt, rsqrt, reciprocal, sin,
-            cos, tan, asin, acos, atan, sinh, cosh, tanh, sigmoid, relu, add, sub, div):
-    _op.grad_once = _one_rule
-mul.grad_once = _mul_once
 
 # comparisons and logic: no gradient, bool results
 _CMP = {}
@@ -933,8 +937,8 @@ def _lerp_fwd(a, b, w):
 
 lerp = Op("lerp", _lerp_fwd, (lambda g, s, n: g * (1 - s[2]), lambda g, s, n: g * s[2],
                               lambda g, s, n: g * (s[1] - s[0])), (0, 1, 2),
-          node_name="LerpBackward1", jvp=jvp_elementwise, batch_ok=True, batch=pointwise)
-lerp.save_if = ((2,), (2,), (0, 1))  # the ends serve the weight's gradient only
+          node_name="LerpBackward1", jvp=jvp_elementwise, batch_ok=True, batch=pointwise,
+          save_if=((2,), (2,), (0, 1)))  # the ends serve the weight's gradient only
 # a Python number weight is a parameter, as PyTorch's lerp.Scalar: nothing saved, so
 # the node may run again (Note [Nodes that saved nothing] in _graph/node.py)
 lerp_scalar = Op("lerp_scalar", lambda a, b, w: _lerp_fwd(a, b, np.asarray(w, a.dtype)),
@@ -1285,7 +1289,26 @@ def _cumprod_fwd(a, p):
     return torch_cumulative(np.cumprod, a, p[0], p[1])
 
 
-cumprod = Op("cumprod", _cumprod_fwd, (_cumprod_rule,), (0, "out"), batch=dim_at(0))
+def _cumprod_jvp(t, s, n, out):
+    a = s[0]
+    ta = t[0].to(out.dtype) if t[0].dtype != out.dtype else t[0]
+    if a.ndim == 0:
+        return ta
+    dim = n._p[0]
+    if not bool((a == 0).any()):
+        return out * (ta / a).cumsum(dim)
+    # zeros present: out'_i = sum_{j <= i} t_j prod_{k <= i, k != j} a_k, one cumprod per j
+    size = a.shape[dim]
+    pos = _make(np.arange(size)).reshape([size if d == dim else 1 for d in range(a.ndim)])
+    res = None
+    for j in range(size):
+        term = _where(pos >= j, _where(pos == j, ta, a).cumprod(dim), 0.0)
+        res = term if res is None else res + term
+    return res
+
+
+cumprod = Op("cumprod", _cumprod_fwd, (_cumprod_rule,), (0, "out"), jvp=_cumprod_jvp,
+             batch=dim_at(0))
 
 
 def _norm_rule(g, s, n):
@@ -1415,44 +1438,5 @@ round_decimals = Op("round_decimals", _round_decimals_fwd, (_zeros_rule,),
 ALL_OPS = {k: v for k, v in dict(globals()).items() if isinstance(v, Op)}
 
 
-# ---------------------------------------------------------------------------------
-# Forward-mode (JVP) rules (Note [JVP rules] in ops/jvp_rules.py), given by each record's
-# ``jvp=``: elementwise records apply their vjp rule to the tangent (jvp_elementwise),
-# linear ones apply themselves to it (jvp_linear), reductions contract D = vjp(ones)
-# with it (jvp_reduction), products take one term per operand (jvp_multilinear); the
-# others are written out here. A record without one falls back to a double backward.
-
-def _cumprod_jvp(t, s, n, out):
-    a = s[0]
-    ta = t[0].to(out.dtype) if t[0].dtype != out.dtype else t[0]
-    if a.ndim == 0:
-        return ta
-    dim = n._p[0]
-    if not bool((a == 0).any()):
-        return out * (ta / a).cumsum(dim)
-    # zeros present: out'_i = sum_{j <= i} t_j prod_{k <= i, k != j} a_k, one cumprod per j
-    size = a.shape[dim]
-    pos = _make(np.arange(size)).reshape([size if d == dim else 1 for d in range(a.ndim)])
-    res = None
-    for j in range(size):
-        term = _where(pos >= j, _where(pos == j, ta, a).cumprod(dim), 0.0)
-        res = term if res is None else res + term
-    return res
-
-
-def _pad_jvp(t, s, n, out):
-    # constant padding is affine: the tangent is padded with zeros, not with the value
-    return apply(constant_pad, (t[0],), (n._p[0], 0.0))
-
-
-def _split_jvp(t, s, n, out):
-    kind, dim, sizes = n._p
-    return t[0].unbind(dim) if kind == "unbind" else t[0].split(list(sizes), dim)
-
-
-# the three records whose JVP rule is defined above, after them
-cumprod.jvp = _cumprod_jvp
-constant_pad.jvp = _pad_jvp
-split.jvp = split_with_sizes.jvp = unbind.jvp = _split_jvp
 from .construction import *  # noqa: E402, F403  (re-exported: the one table)
 from .fill_split import *  # noqa: E402, F403  (torch.fill, unsafe_split: issue 16)

@@ -154,9 +154,8 @@ def _legendre(x, n):
 
 
 def _record(name: str, fwd) -> Op:
-    op = Op(name, fwd)  # no rule: PyTorch has no derivative (outputs never require grad)
-    op.kind = "float"
-    return op
+    # no rule: PyTorch has no derivative (outputs never require grad)
+    return Op(name, fwd, kind="float")
 
 
 chebyshev_polynomial_t = _record("chebyshev_polynomial_t", _chebyshev("t", 6, False))

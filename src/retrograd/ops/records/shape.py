@@ -27,8 +27,10 @@ from ..batch_rules import (
     same,
     t_rule,
     view_dims,
+    view_permute,
     view_prefix,
     view_shape,
+    view_transpose,
 )
 from ..dispatch import apply
 from ..jvp_rules import jvp_linear, jvp_view
@@ -148,11 +150,11 @@ expand = _view_op("expand", _expand_fwd,
 permute = _view_op("permute", lambda a, dims: np.transpose(a, dims),
                    lambda g, s, n: g.permute(tuple(range(STATE.batch)) + tuple(
                        STATE.batch + int(d) for d in np.argsort(n._p))),
-                   jvp=jvp_view, batch_ok=True, batch=view_dims)
+                   jvp=jvp_view, batch_ok=True, batch=view_permute)
 transpose = _view_op("transpose",  # of a 0-d tensor (dims 0, 0): the tensor itself, as torch
                      lambda a, p: np.swapaxes(a, p[0], p[1]) if a.ndim else a.view(),
                      lambda g, s, n: g.transpose(STATE.batch + n._p[0], STATE.batch + n._p[1]),
-                     jvp=jvp_view, batch_ok=True, batch=view_dims)
+                     jvp=jvp_view, batch_ok=True, batch=view_transpose)
 def _t_rule(g, s, n):
     if len(n.input_shape(0)) != 2:  # a 0-d or 1-d tensor's t() is itself: the gradient
         return g if STATE.batch else g.t()  # is a view of g (a tensor of its own, as torch's)
@@ -350,7 +352,10 @@ def _adv_index_fwd(a, key):
     return r
 
 
-index = Op("index", _adv_index_fwd, (_index_rule,), jvp=jvp_linear)  # advanced indexing: a copy
+# advanced indexing: a copy. PyTorch's IndexBackward (as IndexFillBackward) saves the index
+# tensor(s), freed by the backward pass: a second one raises there, and here (the index
+# lives in the parameters)
+index = Op("index", _adv_index_fwd, (_index_rule,), jvp=jvp_linear, unsaved=RELEASED)
 
 
 def _is_basic(key) -> bool:
@@ -380,12 +385,12 @@ def _index_put_vjp(g, s, n, needs):
     return r
 
 
+# unsaved=RELEASED: freed as PyTorch frees them
 index_put = Op("index_put", _index_put_fwd, _index_put_vjp, node_name="IndexPutBackward0",
-               jvp=jvp_linear)
+               jvp=jvp_linear, unsaved=RELEASED)
 # ``x[key] = v``: the same kernel; PyTorch names this node CopySlices
 index_put_setitem = Op("index_put_setitem", _index_put_fwd, _index_put_vjp,
-                       node_name="torch::autograd::CopySlices", jvp=jvp_linear)
-index_put.unsaved = index_put_setitem.unsaved = RELEASED  # freed as PyTorch frees them
+                       node_name="torch::autograd::CopySlices", jvp=jvp_linear, unsaved=RELEASED)
 
 
 def _gather_grid(index, dim):
@@ -527,7 +532,7 @@ def _index_fill_value_rule(g, s, n):
 
 index_fill = Op("index_fill", lambda a, p: _index_fill_into(a, p[3], p),
                 (_index_fill_self_rule,),
-                jvp=lambda t, s, n, out: _index_fill_self_rule(t[0], s, n))
+                jvp=lambda t, s, n, out: _index_fill_self_rule(t[0], s, n), unsaved=RELEASED)
 
 
 def _index_fill_tensor_jvp(t, s, n, out):
@@ -539,10 +544,8 @@ def _index_fill_tensor_jvp(t, s, n, out):
 
 index_fill_tensor = Op("index_fill_tensor", _index_fill_into,
                        (_index_fill_self_rule, _index_fill_value_rule),
-                       node_name="IndexFillBackward1", jvp=_index_fill_tensor_jvp)
-# PyTorch's IndexFillBackward and IndexBackward save the index tensor(s), freed by the
-# backward pass: a second one raises there, and here (the index lives in the parameters)
-index_fill.unsaved = index_fill_tensor.unsaved = index.unsaved = RELEASED
+                       node_name="IndexFillBackward1", jvp=_index_fill_tensor_jvp,
+                       unsaved=RELEASED)
 
 
 # tril/triu as PyTorch's own ops (TrilBackward0, TriuBackward0): nothing saved, the
@@ -627,12 +630,18 @@ def _multi_out_vjp(g, s, n, needs):
     return [_stack(parts, d) if kind == "unbind" else _cat(parts, d)]
 
 
+def _split_jvp(t, s, n, out):
+    kind, dim, sizes = n._p
+    return t[0].unbind(dim) if kind == "unbind" else t[0].split(list(sizes), dim)
+
+
 split = Op("split", None, _multi_out_vjp, node_name="SplitBackward0", view=True,
-           batch_ok=True)  # int size
+           batch_ok=True, jvp=_split_jvp)  # int size
 split_with_sizes = Op("split_with_sizes", None, _multi_out_vjp,
                       node_name="SplitWithSizesBackward0", view=True,
-                      batch_ok=True)  # a list of sizes
-unbind = Op("unbind", None, _multi_out_vjp, node_name="UnbindBackward0", view=True, batch_ok=True)
+                      batch_ok=True, jvp=_split_jvp)  # a list of sizes
+unbind = Op("unbind", None, _multi_out_vjp, node_name="UnbindBackward0", view=True, batch_ok=True,
+            jvp=_split_jvp)
 
 flip = Op("flip", lambda a, dims: np.flip(a, dims).copy(), (lambda g, s, n: g.flip(n._p),),
           jvp=jvp_linear)
@@ -669,4 +678,10 @@ def _pad_rule(g, s, n):
     return g[key]
 
 
-constant_pad = Op("constant_pad", _pad_fwd, (_pad_rule,), node_name="ConstantPadNdBackward0")
+def _pad_jvp(t, s, n, out):
+    # constant padding is affine: the tangent is padded with zeros, not with the value
+    return apply(constant_pad, (t[0],), (n._p[0], 0.0))
+
+
+constant_pad = Op("constant_pad", _pad_fwd, (_pad_rule,), node_name="ConstantPadNdBackward0",
+                  jvp=_pad_jvp)

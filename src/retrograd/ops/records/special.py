@@ -67,18 +67,21 @@ def _sp_kernel2(name: str):
     return fwd
 
 
-def _u(name, fwd, rule, save=(), node_name=None, kind="float"):
+def _u(name, fwd, rule, save=(), node_name=None, kind="float", jvp=None):
     """table's elementwise record of one input, with this module's defaults: integer
-    inputs computed as floats, forward mode and batching whenever there is a rule."""
-    return _table_u(name, fwd, rule, save, kind=kind, node_name=node_name,
-                    jvp=None if rule is None else jvp_elementwise, batch_ok=rule is not None)
+    inputs computed as floats, forward mode (``jvp``, else the elementwise rule) and
+    batching whenever there is a rule."""
+    if jvp is None and rule is not None:
+        jvp = jvp_elementwise
+    return _table_u(name, fwd, rule, save, kind=kind, node_name=node_name, jvp=jvp,
+                    batch_ok=rule is not None)
 
 
-def _b(name, fwd, rules, save=(), node_name=None, kind="float"):
+def _b(name, fwd, rules, save=(), node_name=None, kind="float", jvp=jvp_elementwise):
     """table's elementwise record of two operands (a None rule: a Python-number operand),
     with this module's defaults (floats, forward mode, batching)."""
-    return _table_b(name, fwd, rules, save, kind=kind, node_name=node_name,
-                    jvp=jvp_elementwise, batch_ok=True)
+    return _table_b(name, fwd, rules, save, kind=kind, node_name=node_name, jvp=jvp,
+                    batch_ok=True)
 
 
 # --- gamma family -----------------------------------------------------------------
@@ -296,11 +299,21 @@ def _xlog1py_other(g, s, n):
     return g * s[0] / (s[1] + 1)
 
 
-def _xlogy_overloads(name, kernel, self_rule, other_rule, node):
+def _no_forward_ad(name: str):
+    """The JVP rule of an op PyTorch gives no forward derivative (its error, then ours)."""
+    def rule(t, s, n, out):
+        raise NotImplementedError(
+            f"Trying to use forward AD with {name} that does not support it because it has "
+            "not been implemented yet. (PyTorch has no forward-mode rule for it: use reverse "
+            "mode, torch.autograd.grad)")
+    return rule
+
+
+def _xlogy_overloads(name, kernel, self_rule, other_rule, node, jvp=jvp_elementwise):
     """The Tensor-Tensor, Scalar-self and Scalar-other records (Note [Scalar overloads])."""
-    return (_b(name, kernel, (self_rule, other_rule), (0, 1), node + "0"),
-            _b(name, kernel, (self_rule, None), (0, 1), node + "2"),
-            _b(name, kernel, (None, other_rule), (0, 1), node + "1"))
+    return (_b(name, kernel, (self_rule, other_rule), (0, 1), node + "0", jvp=jvp),
+            _b(name, kernel, (self_rule, None), (0, 1), node + "2", jvp=jvp),
+            _b(name, kernel, (None, other_rule), (0, 1), node + "1", jvp=jvp))
 
 
 xlogy, xlogy_scalar, xlogy_rscalar = _xlogy_overloads(
@@ -319,21 +332,10 @@ def _zeta_other(g, s, n):
 
 
 zeta, zeta_scalar, zeta_rscalar = _xlogy_overloads(
-    "zeta", _sp_kernel2("zeta"), _zeta_self, _zeta_other, "SpecialZetaBackward")
+    "zeta", _sp_kernel2("zeta"), _zeta_self, _zeta_other, "SpecialZetaBackward",
+    jvp=_no_forward_ad("special_zeta"))
 
 
-def _no_forward_ad(name: str):
-    """The JVP rule of an op PyTorch gives no forward derivative (its error, then ours)."""
-    def rule(t, s, n, out):
-        raise NotImplementedError(
-            f"Trying to use forward AD with {name} that does not support it because it has "
-            "not been implemented yet. (PyTorch has no forward-mode rule for it: use reverse "
-            "mode, torch.autograd.grad)")
-    return rule
-
-
-for _op in (zeta, zeta_scalar, zeta_rscalar):
-    _op.jvp = _no_forward_ad("special_zeta")
 
 # --- regularized incomplete gamma functions ---------------------------------------------
 def _igamma_self(name: str):
@@ -420,10 +422,9 @@ def _no_inplace_derivative(name: str):
 # their in-place forms are PyTorch overloads without a derivative (AsinhBackward1, ...):
 # backward through them raises, as in PyTorch
 asinh_inplace, acosh_inplace, atanh_inplace = (
-    _u(f"{f}_", k, _no_inplace_derivative(f), node_name=f"{f.capitalize()}Backward1")
+    _u(f"{f}_", k, _no_inplace_derivative(f), node_name=f"{f.capitalize()}Backward1",
+       jvp=_no_forward_ad(f"{f}_"))
     for f, k in (("asinh", np.arcsinh), ("acosh", np.arccosh), ("atanh", np.arctanh)))
-for _op in (asinh_inplace, acosh_inplace, atanh_inplace):
-    _op.jvp = _no_forward_ad(_op.name)
 
 
 # frexp: the mantissa is this record (FrexpBackward0, grad / 2**exponent); the exponent,
