@@ -49,7 +49,7 @@ def user_trace(trace) -> str:
     keep = []
     for e in entries:
         path = e[len('  File "'):].split('"', 1)[0]
-        if not path.startswith(pkg) or "/tests/" in path:
+        if not path.startswith(pkg + os.sep):  # (a checkout under a tests/ folder is ours)
             keep.append(e)
     return "".join(keep).rstrip() + "\n" if keep else ""
 
