@@ -191,11 +191,12 @@ def resolved_hints(fn) -> dict:
 
 
 _FORMS = (type, types.UnionType, types.GenericAlias, typing.TypeVar, typing.ParamSpec)
+_SPECIAL = (typing.Any, typing.NoReturn)
 
 
 def not_a_type(hint) -> object | None:
     """The part of a resolved hint that is not a type form (``None`` when all are)."""
-    if hint is None or hint is type(None) or hint is typing.Any or isinstance(hint, _FORMS):
+    if hint is None or hint in _SPECIAL or isinstance(hint, _FORMS):
         parts = typing.get_args(hint) if not isinstance(hint, type) else ()
     elif typing.get_origin(hint) is not None:  # typing.Union[...], Callable[...], Literal
         if typing.get_origin(hint) is typing.Literal:
@@ -267,3 +268,4 @@ def test_not_a_type_catches_a_dtype_named_bool():
     assert not_a_type(collections.abc.Callable[[int], R.Tensor]) is None
     assert not_a_type(collections.abc.Sequence[R.bool]) is R.bool
     assert not_a_type(typing.Literal["mean", "sum"]) is None
+    assert not_a_type(typing.NoReturn) is None

@@ -30,7 +30,8 @@ from .legacy_forms import value_first, value_first_method
 
 
 @public(inplace=True)
-def add(input, other, *rest, alpha=1, out=None) -> Tensor:
+def add(input: Tensor | int | float | bool, other: Tensor | int | float | bool, *rest,
+        alpha: Tensor | int | float | bool = 1, out: Tensor | None = None) -> Tensor:
     """``input + alpha * other`` with broadcasting and type promotion.
 
     Example:
@@ -49,7 +50,8 @@ def add(input, other, *rest, alpha=1, out=None) -> Tensor:
 
 
 @public(inplace=True)
-def sub(input, other, *rest, alpha=1, out=None) -> Tensor:
+def sub(input: Tensor | int | float | bool, other: Tensor | int | float | bool, *rest,
+        alpha: Tensor | int | float | bool = 1, out: Tensor | None = None) -> Tensor:
     """``input - alpha * other``.
 
     Example:
@@ -91,7 +93,8 @@ subtract = alias("subtract", sub, inplace=True)
 
 
 @public(inplace=True)
-def mul(input, other, *, out=None) -> Tensor:
+def mul(input: Tensor | int | float | bool, other: Tensor | int | float | bool, *,
+        out: Tensor | None = None) -> Tensor:
     """Elementwise product.
 
     Example:
@@ -108,7 +111,8 @@ multiply = alias("multiply", mul, inplace=True)
 
 
 @public(inplace=True)
-def div(input, other, *, rounding_mode=None, out=None) -> Tensor:
+def div(input: Tensor | int | float | bool, other: Tensor | int | float | bool, *,
+        rounding_mode: str | None = None, out: Tensor | None = None) -> Tensor:
     """True division (ints give floats), or ``rounding_mode='floor'``/``'trunc'``.
 
     Example:
@@ -142,7 +146,7 @@ def _binary_overload(tensor_op, scalar_op, rscalar_op, input, other) -> Tensor:
 
 
 @public
-def floor_divide(input, other) -> Tensor:
+def floor_divide(input: Tensor | int | float | bool, other: Tensor | int | float | bool) -> Tensor:
     """Division rounded toward negative infinity (no gradient, as in PyTorch).
 
     Example:
@@ -155,7 +159,7 @@ def floor_divide(input, other) -> Tensor:
 
 
 @public(inplace=True)
-def remainder(input, other) -> Tensor:
+def remainder(input: Tensor, other: Tensor | int | float | bool) -> Tensor:
     """Python-style modulus (sign of the divisor).
 
     Example:
@@ -167,7 +171,7 @@ def remainder(input, other) -> Tensor:
 
 
 @public(inplace=True)
-def fmod(input, other) -> Tensor:
+def fmod(input: Tensor, other: Tensor | int | float | bool) -> Tensor:
     """C-style modulus (sign of the dividend).
 
     Example:
@@ -187,7 +191,7 @@ _FMOD_SIGNATURES = ("Tensor input, Tensor other, *, Tensor out = None",
 
 
 @public(inplace=True)
-def pow(input, exponent) -> Tensor:
+def pow(input: Tensor, exponent: Tensor | int | float | bool) -> Tensor:
     """``input ** exponent`` (either may be a number).
 
     Example:
@@ -199,14 +203,14 @@ def pow(input, exponent) -> Tensor:
 
 
 @public(inplace=True)
-def float_power(input, exponent) -> Tensor:
+def float_power(input: Tensor, exponent: Tensor | int | float | bool) -> Tensor:
     a = input.double() if isinstance(input, Tensor) else input
     b = exponent.double() if isinstance(exponent, Tensor) else exponent
     return pow(a, b)
 
 
 @public(inplace=True, tensor_operand=True)
-def atan2(input, other) -> Tensor:
+def atan2(input: Tensor, other: Tensor) -> Tensor:
     """Angle of (other, input), elementwise.
 
     Example:
@@ -242,7 +246,7 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:
 
 
 @public(tensor_operand=True)
-def maximum(input, other) -> Tensor:
+def maximum(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise maximum (ties share the gradient, as PyTorch).
 
     Example:
@@ -256,7 +260,7 @@ def maximum(input, other) -> Tensor:
 
 
 @public(tensor_operand=True)
-def minimum(input, other) -> Tensor:
+def minimum(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise minimum.
 
     Example:
@@ -284,7 +288,7 @@ def _not_tensors(fn: str, input, other) -> TypeError:
 def tensor_operand_method(fn, name: str):
     """``Tensor.<name>(other)`` for a function whose operand must be a tensor: the
     method form of PyTorch's TypeError counts positions after ``self``."""
-    def method(self, other) -> Tensor:
+    def method(self, other: Tensor) -> Tensor:
         if not isinstance(other, Tensor):
             raise not_tensor(name, "other", 1, other)
         return fn(self, other)
@@ -294,7 +298,7 @@ def tensor_operand_method(fn, name: str):
 
 
 @public(inplace=True, inplace_function=True)
-def neg(input) -> Tensor:
+def neg(input: Tensor) -> Tensor:
     """``-input``.
 
     Example:
@@ -366,7 +370,7 @@ arctan = alias("arctan", _g["atan"], inplace=True, inplace_function=True)
 
 
 @public(inplace=True, inplace_function=True)
-def round(input, *, decimals: int = 0) -> Tensor:
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:
     """Round half to even (``decimals`` digits).
 
     Example:
@@ -384,7 +388,7 @@ def round(input, *, decimals: int = 0) -> Tensor:
 
 
 @public(inplace=True, inplace_function=True)
-def square(input) -> Tensor:
+def square(input: Tensor) -> Tensor:
     """``input ** 2``.
 
     Example:
@@ -396,12 +400,13 @@ def square(input) -> Tensor:
 
 
 @public(inplace=True, inplace_function=True)
-def frac(input) -> Tensor:
+def frac(input: Tensor) -> Tensor:
     return input - trunc(input)  # noqa: F821
 
 
 @public(inplace=True, inplace_function=True)
-def clamp(input, min=None, max=None) -> Tensor:
+def clamp(input: Tensor, min: Tensor | int | float | bool | None = None,
+          max: Tensor | int | float | bool | None = None) -> Tensor:
     """Limit values to [min, max]; bounds may be numbers or tensors.
 
     Example:
@@ -438,7 +443,7 @@ clip = alias("clip", clamp, inplace=True, inplace_function=True)
 
 
 @public(inplace=True, inplace_function=True)
-def clamp_min(input, min) -> Tensor:
+def clamp_min(input: Tensor, min: Tensor | int | float | bool) -> Tensor:
     if min.__class__ in (int, float) and isinstance(input, Tensor) and \
             input._data.dtype in FLOAT_NP and min == min:
         return unary(T.clamp_min, input, (min, None))  # ClampMinBackward0, as PyTorch
@@ -446,7 +451,7 @@ def clamp_min(input, min) -> Tensor:
 
 
 @public(inplace=True, inplace_function=True)
-def clamp_max(input, max) -> Tensor:
+def clamp_max(input: Tensor, max: Tensor | int | float | bool) -> Tensor:
     if max.__class__ in (int, float) and isinstance(input, Tensor) and \
             input._data.dtype in FLOAT_NP and max == max:
         return unary(T.clamp_max, input, (None, max))  # ClampMaxBackward0, as PyTorch
@@ -454,7 +459,8 @@ def clamp_max(input, max) -> Tensor:
 
 
 @public(method=False)
-def where(condition, input=None, other=None) -> Tensor:
+def where(condition: Tensor, input: Tensor | int | float | bool | None = None,
+          other: Tensor | int | float | bool | None = None) -> Tensor:
     """Elementwise ``input if condition else other`` (numbers allowed).
 
     Example:
@@ -515,7 +521,7 @@ def _check_broadcast(fn, names, tensors) -> None:
 
 
 @public(inplace=True)
-def lerp(input, end, weight) -> Tensor:
+def lerp(input: Tensor, end: Tensor, weight: Tensor | int | float | bool) -> Tensor:
     """``input + weight * (end - input)``, computed as PyTorch does.
 
     Example:
@@ -574,7 +580,7 @@ _LERP_METHOD_SIGNATURES = ("Tensor end, Tensor weight", "Tensor end, Number weig
 def lerp_method(fn, name: str):
     """``Tensor.lerp`` / ``Tensor.lerp_`` (``fn``): PyTorch's method-form TypeError for an
     ``end`` that is not a tensor, then ``fn``."""
-    def method(self, end, weight) -> Tensor:
+    def method(self, end: Tensor, weight: Tensor | int | float | bool) -> Tensor:
         if not isinstance(end, Tensor) or not (isinstance(weight, Tensor) or
                                                _is_number(weight)):
             raise invalid_combination(name, (end, weight), _LERP_METHOD_SIGNATURES)
@@ -593,7 +599,7 @@ def _lerp_dtype_error(arg: str, input, other) -> RuntimeError:
 def _cmp(name):
     op = T._CMP[name]
 
-    def fn(input, other) -> Tensor:
+    def fn(input: Tensor, other: Tensor | int | float | bool) -> Tensor:
         return binary(op, input, other)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"Elementwise ``{name}`` (a bool tensor, no gradient).\n\n    Example:\n"
@@ -615,7 +621,7 @@ not_equal = alias("not_equal", _g["ne"], inplace=True)
 
 @public(inplace=True)
 @per_element_under_vmap
-def logical_not(input) -> Tensor:
+def logical_not(input: Tensor) -> Tensor:
     """Elementwise not (bool result).
 
     Example:
@@ -628,7 +634,7 @@ def logical_not(input) -> Tensor:
 
 @public(inplace=True)
 @per_element_under_vmap
-def bitwise_not(input) -> Tensor:
+def bitwise_not(input: Tensor) -> Tensor:
     """``~input`` for bool and integer tensors.
 
     Example:
@@ -643,7 +649,7 @@ def bitwise_not(input) -> Tensor:
 
 
 @public
-def isnan(input) -> Tensor:
+def isnan(input: Tensor) -> Tensor:
     """Elementwise NaN test.
 
     Example:
@@ -655,27 +661,28 @@ def isnan(input) -> Tensor:
 
 
 @public
-def isinf(input) -> Tensor:
+def isinf(input: Tensor) -> Tensor:
     return _make(np.asarray(np.isinf(input._data)))
 
 
 @public
-def isfinite(input) -> Tensor:
+def isfinite(input: Tensor) -> Tensor:
     return _make(np.asarray(np.isfinite(input._data)))
 
 
 @public
-def isposinf(input) -> Tensor:
+def isposinf(input: Tensor) -> Tensor:
     return _make(np.asarray(np.isposinf(input._data)))
 
 
 @public
-def isneginf(input) -> Tensor:
+def isneginf(input: Tensor) -> Tensor:
     return _make(np.asarray(np.isneginf(input._data)))
 
 
 @public(inplace=True, inplace_function=True)
-def nan_to_num(input, nan=0.0, posinf=None, neginf=None) -> Tensor:
+def nan_to_num(input: Tensor, nan: float | None = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Tensor:
     """Replace NaN and infinities (gradient flows where values are kept).
 
     Example:
@@ -687,7 +694,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None) -> Tensor:
 
 
 @public
-def allclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
     """True when all elements are close: |input - other| <= atol + rtol * |other|.
 
@@ -700,7 +707,7 @@ def allclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,
 
 
 @public
-def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
     """Elementwise closeness test.
 
@@ -714,7 +721,7 @@ def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,
 
 
 @public
-def equal(input, other) -> bool:
+def equal(input: Tensor, other: Tensor) -> bool:
     """True when both have the same shape and elements.
 
     Example:
@@ -734,7 +741,7 @@ def _np(x):
 
 
 @public
-def nonzero(input, *, as_tuple: bool = False):
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Tensor | tuple[Tensor, ...]:
     """Indices of non-zero elements.
 
     Example:
@@ -750,5 +757,5 @@ def nonzero(input, *, as_tuple: bool = False):
 
 
 @public
-def argwhere(input) -> Tensor:
+def argwhere(input: Tensor) -> Tensor:
     return nonzero(input)
