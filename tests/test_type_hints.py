@@ -40,8 +40,6 @@ import types
 import typing
 from pathlib import Path
 
-import pytest
-
 import retrograd as R
 
 NAMESPACES = (

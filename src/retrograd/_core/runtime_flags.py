@@ -10,7 +10,12 @@ Example:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .grad_mode import STATE
+
+if TYPE_CHECKING:  # Note [Type hints]: a name for the hints only, the layers point down
+    from .._tensor.tensor import Tensor
 
 __all__ = [
     "get_num_interop_threads", "set_num_interop_threads", "init_num_threads", "has_lapack",
@@ -113,7 +118,7 @@ def set_warn_always(b: bool) -> None:
     _WARN_ALWAYS[0] = bool(b)
 
 
-def get_device(input) -> int:
+def get_device(input: Tensor) -> int:
     """The device index of ``input``: -1 for a CPU tensor, as PyTorch.
 
     Example:
@@ -136,7 +141,7 @@ class FatalError(Exception):
     """PyTorch's unrecoverable internal error."""
 
 
-def thread_safe_generator():
+def thread_safe_generator() -> None:
     """The generator of the calling DataLoader thread worker, or None. retrograd's
     DataLoader workers are processes, so this is None, which makes random functions use
     the default generator, as in PyTorch's main process.

@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._tensor.tensor import Tensor
 from ..ops.namespace import stack
 from .member_accessor import NamedMemberAccessor
+
+if TYPE_CHECKING:  # Note [Type hints]: for the hints only (_functorch sits below nn)
+    from ..nn import Module
 
 __all__ = ["functional_call", "stack_module_state", "reparametrize_module",
            "untie_named_tensors_map", "call_module"]
@@ -125,7 +128,7 @@ def call_module(module, parameters_and_buffers: dict, args: Any = None,
         return module(*args, **kwargs)
 
 
-def functional_call(module, parameter_and_buffer_dicts: dict | Sequence[dict],
+def functional_call(module: Module, parameter_and_buffer_dicts: dict | Sequence[dict],
                     args: Any = None, kwargs: dict | None = None, *,
                     tie_weights: bool = True, strict: bool = False) -> Any:
     """Call ``module`` with the given tensors in place of its parameters and buffers.

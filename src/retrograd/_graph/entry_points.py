@@ -11,8 +11,14 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from .engine import TASKS, run_backward
 from .provenance import note_backward
+
+if TYPE_CHECKING:  # Note [Type hints]: a name for the hints only, the layers point down
+    from .._tensor.tensor import Tensor
 
 __all__ = ["backward", "grad"]
 
@@ -27,8 +33,11 @@ def _as_seq(x) -> list:
     return list(x)
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool = False,
-             grad_variables=None, inputs=None) -> None:
+def backward(tensors: Tensor | Sequence[Tensor],
+             grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
+             retain_graph: bool | None = None, create_graph: bool = False,
+             grad_variables: Tensor | Sequence[Tensor | None] | None = None,
+             inputs: Tensor | Sequence[Tensor] | None = None) -> None:
     """Accumulate gradients of ``tensors`` into the ``.grad`` of the leaves (or ``inputs``).
 
     Example:
@@ -59,9 +68,11 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
     run_backward(outs, grads, retain_graph, create_graph, inputs=ins, accumulate=True)
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bool = False,
-         only_inputs: bool = True, allow_unused=None, is_grads_batched: bool = False,
-         materialize_grads: bool = False) -> tuple:
+def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
+         grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+         retain_graph: bool | None = None, create_graph: bool = False, only_inputs: bool = True,
+         allow_unused: bool | None = None, is_grads_batched: bool = False,
+         materialize_grads: bool = False) -> tuple[Tensor | None, ...]:
     """Gradients of ``outputs`` with respect to ``inputs``, returned (not accumulated).
 
     ``grad_outputs`` is the v of the vector-Jacobian product vᵀJ (implicit ones for

@@ -18,6 +18,7 @@ import math
 import os
 import struct
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,6 +26,9 @@ from .._core.cpu_capability import cpu_capability
 from .._graph.modes import MODES, VMAP
 from .avx_math import box_muller_16 as box_muller_16_f32
 from .avx_math import fma32, fma64, mul_add
+
+if TYPE_CHECKING:  # Note [Type hints]: a name for the hints only
+    from .._tensor.tensor import Tensor
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "default_generator", "fork_rng"]
@@ -459,7 +463,7 @@ def initial_seed() -> int:
     return default_generator.initial_seed()
 
 
-def get_rng_state():
+def get_rng_state() -> Tensor:
     """The default generator's state as a uint8 tensor.
 
     Example:
@@ -471,7 +475,7 @@ def get_rng_state():
     return default_generator.get_state()
 
 
-def set_rng_state(state) -> None:
+def set_rng_state(state: Tensor) -> None:
     """Restore the default generator's state from ``get_rng_state()``."""
     default_generator.set_state(state)
 

@@ -30,7 +30,7 @@ from . import overlap as _overlap
 __all__ = ["write_out"]
 
 
-def write_out(name: str, out: Tensor, result: Tensor, inputs: Sequence[Tensor] = ()) -> Tensor:
+def write_out(name: str, out: Tensor, result: Tensor, inputs: Sequence[object] = ()) -> Tensor:
     """Copy ``result`` into ``out`` (Note [out= arguments]) and return ``out``.
 
     Example:

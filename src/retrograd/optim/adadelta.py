@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .._tensor.tensor import Tensor
-from .optimizer import Optimizer, ParamsT, _call_closure, _to_scalar, _use_grad, _validate
+from .optimizer import LossT, Optimizer, ParamsT, _call_closure, _to_scalar, _use_grad, _validate
 
 __all__ = ["Adadelta"]
 
@@ -48,7 +48,7 @@ class Adadelta(Optimizer):
         super().__init__(params, defaults)
 
     @_use_grad
-    def step(self, closure: Callable[[], Tensor] | None = None) -> Tensor | None:
+    def step(self, closure: Callable[[], LossT] | None = None) -> LossT | None:
         """One Adadelta update of every parameter that has a gradient.
 
         Example:

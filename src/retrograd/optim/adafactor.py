@@ -15,7 +15,15 @@ from .._core import dtype as D
 from .._tensor.tensor import Tensor
 from ..ops.functions.creation import tensor, zeros_like
 from ..ops.functions.reductions import norm
-from .optimizer import Optimizer, ParamsT, _call_closure, _scalar_dtype, _to_scalar, _use_grad
+from .optimizer import (
+    LossT,
+    Optimizer,
+    ParamsT,
+    _call_closure,
+    _scalar_dtype,
+    _to_scalar,
+    _use_grad,
+)
 
 __all__ = ["Adafactor"]
 
@@ -71,7 +79,7 @@ class Adafactor(Optimizer):
             st["variance"] = zeros_like(grad)
 
     @_use_grad
-    def step(self, closure: Callable[[], Tensor] | None = None) -> Tensor | None:
+    def step(self, closure: Callable[[], LossT] | None = None) -> LossT | None:
         """One Adafactor update of every parameter that has a gradient.
 
         Example:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from .._tensor.tensor import Tensor
 from ..ops.functions.creation import full_like
 from .optimizer import (
+    LossT,
     Optimizer,
     ParamsT,
     _call_closure,
@@ -64,7 +65,7 @@ class Adagrad(Optimizer):
         st["sum"] = full_like(p, self.defaults["initial_accumulator_value"])
 
     @_use_grad
-    def step(self, closure: Callable[[], Tensor] | None = None) -> Tensor | None:
+    def step(self, closure: Callable[[], LossT] | None = None) -> LossT | None:
         """One Adagrad update of every parameter that has a gradient.
 
         Example:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from .._tensor.tensor import Tensor
 from ..ops.functions.creation import zeros_like
 from .optimizer import (
+    LossT,
     Optimizer,
     ParamsT,
     _call_closure,
@@ -77,7 +78,7 @@ class Adam(Optimizer):
             st["max_exp_avg_sq"] = zeros_like(p)
 
     @_use_grad
-    def step(self, closure: Callable[[], Tensor] | None = None) -> Tensor | None:
+    def step(self, closure: Callable[[], LossT] | None = None) -> LossT | None:
         """One Adam update of every parameter that has a gradient.
 
         Example:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from .._tensor.tensor import Tensor
 from .optimizer import (
+    LossT,
     Optimizer,
     ParamsT,
     _call_closure,
@@ -55,7 +56,7 @@ class Adamax(Optimizer):
         super().__init__(params, defaults)
 
     @_use_grad
-    def step(self, closure: Callable[[], Tensor] | None = None) -> Tensor | None:
+    def step(self, closure: Callable[[], LossT] | None = None) -> LossT | None:
         """One Adamax update of every parameter that has a gradient.
 
         Example:

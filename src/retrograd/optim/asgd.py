@@ -14,6 +14,7 @@ from collections.abc import Callable
 from .._tensor.tensor import Tensor
 from ..ops.functions.creation import ones, tensor
 from .optimizer import (
+    LossT,
     Optimizer,
     ParamsT,
     _call_closure,
@@ -62,7 +63,7 @@ class ASGD(Optimizer):
         st["ax"] = p.detach().new_zeros(p.shape)
 
     @_use_grad
-    def step(self, closure: Callable[[], Tensor] | None = None) -> Tensor | None:
+    def step(self, closure: Callable[[], LossT] | None = None) -> LossT | None:
         """One ASGD update of every parameter that has a gradient.
 
         Example:

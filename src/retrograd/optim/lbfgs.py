@@ -23,7 +23,7 @@ from .._core.grad_mode import enable_grad
 from .._tensor.tensor import Tensor
 from ..ops.functions.creation import zeros
 from ..ops.namespace import cat
-from .optimizer import Optimizer, ParamsT, _check_lr, _to_scalar
+from .optimizer import LossT, Optimizer, ParamsT, _check_lr, _to_scalar
 
 __all__ = ["LBFGS"]
 
@@ -219,7 +219,7 @@ class LBFGS(Optimizer):
         self._set_param(x)
         return loss, flat_grad
 
-    def step(self, closure: Callable[[], Tensor]) -> Tensor:  # type: ignore[override]
+    def step(self, closure: Callable[[], LossT]) -> LossT:  # type: ignore[override]
         """Run up to ``max_iter`` L-BFGS iterations; returns the loss before them.
 
         Example:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from .._tensor.tensor import Tensor
 from ..ops.functions.matmul import addmm
-from .optimizer import Optimizer, ParamsT, _call_closure, _to_scalar, _use_grad
+from .optimizer import LossT, Optimizer, ParamsT, _call_closure, _to_scalar, _use_grad
 
 __all__ = ["Muon"]
 
@@ -118,7 +118,7 @@ class Muon(Optimizer):
                                      f"parameter with size: {p.size()}")
 
     @_use_grad
-    def step(self, closure: Callable[[], Tensor] | None = None) -> Tensor | None:
+    def step(self, closure: Callable[[], LossT] | None = None) -> LossT | None:
         """One Muon update of every parameter that has a gradient.
 
         Example:

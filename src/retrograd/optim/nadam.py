@@ -14,6 +14,7 @@ from collections.abc import Callable
 from .._tensor.tensor import Tensor
 from ..ops.functions.creation import tensor
 from .optimizer import (
+    LossT,
     Optimizer,
     ParamsT,
     _call_closure,
@@ -68,7 +69,7 @@ class NAdam(Optimizer):
         super()._init_state(p, st, group)
 
     @_use_grad
-    def step(self, closure: Callable[[], Tensor] | None = None) -> Tensor | None:
+    def step(self, closure: Callable[[], LossT] | None = None) -> LossT | None:
         """One NAdam update of every parameter that has a gradient.
 
         Example:

@@ -18,7 +18,7 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from copy import deepcopy
 from itertools import chain
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from .._core import dtype as D
 from .._core.grad_mode import STATE, enable_grad
@@ -33,6 +33,8 @@ __all__ = ["Optimizer", "ParamsT", "required", "register_optimizer_step_pre_hook
 #: what an optimizer is given: parameters, parameter groups (dicts with a ``params`` key)
 #: or named parameters (``model.named_parameters()``), as PyTorch's ``ParamsT``
 ParamsT = Iterable[Tensor] | Iterable[dict[str, Any]] | Iterable[tuple[str, Tensor]]
+#: the loss a ``step(closure)`` returns: whatever the closure returned (a tensor, a float)
+LossT = TypeVar("LossT")
 
 # Note [Matching PyTorch's updates]
 # Every optimizer replays PyTorch's single-tensor (foreach=False, the CPU default)
@@ -565,7 +567,7 @@ class Optimizer:
                             g.requires_grad_(False)
                         g.zero_()
 
-    def step(self, closure: Callable[[], Tensor] | None = None) -> Tensor | None:
+    def step(self, closure: Callable[[], LossT] | None = None) -> LossT | None:
         """Update the parameters once (implemented by each optimizer).
 
         Example:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from .._tensor.tensor import Tensor
 from ..ops.functions.creation import zeros_like
-from .optimizer import Optimizer, ParamsT, _call_closure, _to_scalar, _use_grad, _validate
+from .optimizer import LossT, Optimizer, ParamsT, _call_closure, _to_scalar, _use_grad, _validate
 
 __all__ = ["RMSprop"]
 
@@ -58,7 +58,7 @@ class RMSprop(Optimizer):
             st["grad_avg"] = zeros_like(p)
 
     @_use_grad
-    def step(self, closure: Callable[[], Tensor] | None = None) -> Tensor | None:
+    def step(self, closure: Callable[[], LossT] | None = None) -> LossT | None:
         """One RMSprop update of every parameter that has a gradient.
 
         Example:

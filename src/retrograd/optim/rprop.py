@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from .._tensor.tensor import Tensor
 from ..ops.functions.creation import full_like
-from .optimizer import Optimizer, ParamsT, _call_closure, _check_lr, _to_scalar, _use_grad
+from .optimizer import LossT, Optimizer, ParamsT, _call_closure, _check_lr, _to_scalar, _use_grad
 
 __all__ = ["Rprop"]
 
@@ -56,7 +56,7 @@ class Rprop(Optimizer):
         st["step_size"] = full_like(p._grad, _to_scalar(group["lr"]))
 
     @_use_grad
-    def step(self, closure: Callable[[], Tensor] | None = None) -> Tensor | None:
+    def step(self, closure: Callable[[], LossT] | None = None) -> LossT | None:
         """One Rprop update of every parameter that has a gradient.
 
         Example:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from .._tensor.tensor import Tensor
 from ..ops.inplace import add_scaled_
-from .optimizer import Optimizer, ParamsT, _call_closure, _check_lr, _to_scalar, _use_grad
+from .optimizer import LossT, Optimizer, ParamsT, _call_closure, _check_lr, _to_scalar, _use_grad
 
 __all__ = ["SGD"]
 
@@ -57,7 +57,7 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
 
     @_use_grad
-    def step(self, closure: Callable[[], Tensor] | None = None) -> Tensor | None:
+    def step(self, closure: Callable[[], LossT] | None = None) -> LossT | None:
         """One update of every parameter that has a gradient; returns ``closure()``'s loss.
 
         Example:

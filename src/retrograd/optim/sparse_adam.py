@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .._tensor.tensor import Tensor
-from .optimizer import Optimizer, ParamsT, _call_closure, _check_lr, _use_grad
+from .optimizer import LossT, Optimizer, ParamsT, _call_closure, _check_lr, _use_grad
 
 __all__ = ["SparseAdam"]
 
@@ -53,7 +53,7 @@ class SparseAdam(Optimizer):
                              "support complex parameters")
 
     @_use_grad
-    def step(self, closure: Callable[[], Tensor] | None = None) -> Tensor | None:
+    def step(self, closure: Callable[[], LossT] | None = None) -> LossT | None:
         """Raise for the first parameter with a gradient: retrograd's gradients are dense.
 
         Example:

@@ -232,7 +232,7 @@ def adaptive_max_pool1d(input: Tensor, output_size: ShapeLike,
 
 
 @per_element_under_vmap
-def adaptive_max_pool2d(input: Tensor, output_size: ShapeLike,
+def adaptive_max_pool2d(input: Tensor, output_size: int | Sequence[int | None],
                         return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """2-D adaptive max pooling over (N, C, H, W) or (C, H, W); None in ``output_size``
     keeps that dim.
@@ -249,7 +249,7 @@ def adaptive_max_pool2d(input: Tensor, output_size: ShapeLike,
 
 @autocast_category(FP32)
 @per_element_under_vmap
-def adaptive_max_pool3d(input: Tensor, output_size: ShapeLike,
+def adaptive_max_pool3d(input: Tensor, output_size: int | Sequence[int | None],
                         return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """3-D adaptive max pooling over (N, C, D, H, W) or (C, D, H, W).
 

@@ -28,7 +28,7 @@ def _as_list(tensors) -> list:
     return list(tensors)
 
 
-def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0,
+def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float | str = 2.0,
                    error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
     """The ``norm_type`` norm of all ``tensors`` together (as if concatenated).
 
@@ -79,8 +79,9 @@ def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float
             g.mul_(clip_coef_clamped.to(g.dtype))
 
 
-def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, norm_type: float = 2.0,
-                    error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
+def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
+                    norm_type: float | str = 2.0, error_if_nonfinite: bool = False,
+                    foreach: bool | None = None) -> Tensor:
     """Rescale the gradients so their total norm is at most ``max_norm``; returns the total
     norm before clipping. ``norm_type`` may be ``inf``; ``foreach`` is accepted.
 
@@ -97,8 +98,9 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, norm
     return total
 
 
-def clip_grad_norm(parameters: Tensor | Iterable[Tensor], max_norm: float, norm_type: float = 2.0,
-                   error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
+def clip_grad_norm(parameters: Tensor | Iterable[Tensor], max_norm: float,
+                   norm_type: float | str = 2.0, error_if_nonfinite: bool = False,
+                   foreach: bool | None = None) -> Tensor:
     """Deprecated alias of ``clip_grad_norm_``."""
     import warnings
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -73,7 +74,8 @@ def _tensor_list(name: str, tensors) -> list:
 
 
 @public(method=False)
-def meshgrid(*tensors, indexing: str | None = None) -> tuple:
+def meshgrid(*tensors: Tensor | Sequence[Tensor], indexing: str | None = None
+             ) -> tuple[Tensor, ...]:
     """Coordinate grids of 0-d or 1-D tensors: with ``indexing='ij'`` output ``i`` varies
     along dim ``i``; ``'xy'`` swaps the first two dims (``None`` warns and takes 'ij').
 

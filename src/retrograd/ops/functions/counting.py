@@ -426,7 +426,7 @@ class HistogramddResult(collections.namedtuple("histogramdd", ["hist", "bin_edge
 @per_element_under_vmap
 def histogramdd(input: Tensor, bins: tuple[Tensor, ...] | list[Tensor] | ShapeLike = 10, *,
                 range: Sequence[float] | None = None, weight: Tensor | None = None,
-                density: bool = False) -> tuple[Tensor, Tensor]:
+                density: bool = False) -> tuple[Tensor, tuple[Tensor, ...]]:
     """A histogram of the points in ``input``'s last dim (D coordinates each): ``bins`` per
     dim (a number, one per dim, or one tensor of edges per dim) over ``range`` (2 D
     numbers) or the data's range. Returns (hist, bin_edges).

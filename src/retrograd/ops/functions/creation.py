@@ -9,7 +9,7 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -302,9 +302,9 @@ def _fill_out(out, size, value, dtype, requires_grad: bool):
     return out
 
 
-def zeros(*size, dtype: D.dtype | None = None, device: DeviceLike | None = None,
-          requires_grad: bool = False, out: Tensor | None = None, layout: L.layout | None = None,
-          pin_memory: bool = False) -> Tensor:
+def zeros(*size: int | Sequence[int], dtype: D.dtype | None = None,
+          device: DeviceLike | None = None, requires_grad: bool = False, out: Tensor | None = None,
+          layout: L.layout | None = None, pin_memory: bool = False) -> Tensor:
     """A tensor of zeros.
 
     Example:
@@ -318,7 +318,7 @@ def zeros(*size, dtype: D.dtype | None = None, device: DeviceLike | None = None,
     return _filled(size, None, dtype or D.DEFAULTS.float, requires_grad, device)
 
 
-def ones(*size, dtype: D.dtype | None = None, device: DeviceLike | None = None,
+def ones(*size: int | Sequence[int], dtype: D.dtype | None = None, device: DeviceLike | None = None,
          requires_grad: bool = False, out: Tensor | None = None, layout: L.layout | None = None,
          pin_memory: bool = False) -> Tensor:
     """A tensor of ones.
@@ -349,9 +349,9 @@ def full(size: Shape, fill_value: Number, dtype: D.dtype | None = None,
                    requires_grad, device)
 
 
-def empty(*size, dtype: D.dtype | None = None, device: DeviceLike | None = None,
-          requires_grad: bool = False, memory_format: L.memory_format | None = None,
-          pin_memory: bool = False) -> Tensor:
+def empty(*size: int | Sequence[int], dtype: D.dtype | None = None,
+          device: DeviceLike | None = None, requires_grad: bool = False,
+          memory_format: L.memory_format | None = None, pin_memory: bool = False) -> Tensor:
     """An uninitialised tensor (zeros here, so results never depend on garbage), row-major
     or in ``memory_format``.
 
@@ -656,8 +656,9 @@ def eye(n: int, m: int | None = None, dtype: D.dtype | None = None,
 
 
 @random_under_vmap
-def rand(*size, generator: rng.Generator | None = None, dtype: D.dtype | None = None,
-         device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
+def rand(*size: int | Sequence[int], generator: rng.Generator | None = None,
+         dtype: D.dtype | None = None, device: DeviceLike | None = None,
+         requires_grad: bool = False) -> Tensor:
     """Uniform samples in [0, 1).
 
     Example:
@@ -688,8 +689,9 @@ def _check_floating(dt: np.dtype, kernel: str) -> None:
 
 
 @random_under_vmap
-def randn(*size, generator: rng.Generator | None = None, dtype: D.dtype | None = None,
-          device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
+def randn(*size: int | Sequence[int], generator: rng.Generator | None = None,
+          dtype: D.dtype | None = None, device: DeviceLike | None = None,
+          requires_grad: bool = False) -> Tensor:
     """Standard normal samples.
 
     Example:

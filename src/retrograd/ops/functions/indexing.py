@@ -300,8 +300,8 @@ def _mask_shape_error(shape, key) -> None:
 
 
 @public(inplace=True, inplace_function=True)
-def index_put(input: Tensor, indices: tuple[Tensor | None, ...] | list[Tensor | None] | None,
-              values: Tensor, accumulate: bool = False) -> Tensor:
+def index_put(input: Tensor, indices: Sequence[Tensor | int | slice | None] | None,
+              values: Tensor | Number, accumulate: bool = False) -> Tensor:
     """Out-of-place ``input[indices] = values`` (or ``+=`` with ``accumulate``).
 
     Example:
@@ -398,7 +398,7 @@ def _check_index(index, fn, input=None, d=0):
 
 
 @public(inplace=True)
-def scatter(input: Tensor, dim: int, index: Tensor, src: Tensor | None = None, *,
+def scatter(input: Tensor, dim: int, index: Tensor, src: Tensor | Number | None = None, *,
             value: Number | None = None, reduce: str | None = None) -> Tensor:
     """Out-of-place scatter: ``out[index[i][j]][j] = src[i][j]`` along ``dim``.
 

@@ -474,7 +474,7 @@ def _einsum_category(args, kwargs):
 
 
 @public(method=False, autocast=_einsum_category)
-def einsum(equation: str, *operands) -> Tensor:
+def einsum(equation: str, *operands: Tensor | Sequence[Tensor]) -> Tensor:
     """Einstein summation, differentiable in every operand (ellipsis supported).
 
     Example:

@@ -12,6 +12,7 @@ Example:
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 from ..._core import dtype as D
@@ -28,9 +29,9 @@ def _dtype_of(self: Tensor, dtype) -> D.dtype:
     return self.dtype if dtype is None else D.as_dtype(dtype)
 
 
-def new_zeros(self: Tensor, *size, dtype: D.dtype | None = None, device: DeviceLike | None = None,
-              requires_grad: bool = False, layout: layout | None = None,
-              pin_memory: bool = False) -> Tensor:
+def new_zeros(self: Tensor, *size: int | Sequence[int], dtype: D.dtype | None = None,
+              device: DeviceLike | None = None, requires_grad: bool = False,
+              layout: layout | None = None, pin_memory: bool = False) -> Tensor:
     """Zeros of shape ``size``, of ``self``'s dtype unless ``dtype`` is given.
 
     Example:
@@ -43,9 +44,9 @@ def new_zeros(self: Tensor, *size, dtype: D.dtype | None = None, device: DeviceL
     return _filled(size, None, _dtype_of(self, dtype), requires_grad, device)
 
 
-def new_ones(self: Tensor, *size, dtype: D.dtype | None = None, device: DeviceLike | None = None,
-             requires_grad: bool = False, layout: layout | None = None,
-             pin_memory: bool = False) -> Tensor:
+def new_ones(self: Tensor, *size: int | Sequence[int], dtype: D.dtype | None = None,
+             device: DeviceLike | None = None, requires_grad: bool = False,
+             layout: layout | None = None, pin_memory: bool = False) -> Tensor:
     """Ones of shape ``size``, of ``self``'s dtype unless ``dtype`` is given.
 
     Example:
@@ -57,9 +58,9 @@ def new_ones(self: Tensor, *size, dtype: D.dtype | None = None, device: DeviceLi
     return _filled(size, 1, _dtype_of(self, dtype), requires_grad, device)
 
 
-def new_empty(self: Tensor, *size, dtype: D.dtype | None = None, device: DeviceLike | None = None,
-              requires_grad: bool = False, layout: layout | None = None,
-              pin_memory: bool = False) -> Tensor:
+def new_empty(self: Tensor, *size: int | Sequence[int], dtype: D.dtype | None = None,
+              device: DeviceLike | None = None, requires_grad: bool = False,
+              layout: layout | None = None, pin_memory: bool = False) -> Tensor:
     """A tensor of shape ``size`` standing for uninitialised memory (zeros here; NaN or
     the dtype's largest value under ``use_deterministic_algorithms``, as PyTorch).
 

@@ -191,7 +191,7 @@ _FMOD_SIGNATURES = ("Tensor input, Tensor other, *, Tensor out = None",
 
 
 @public(inplace=True)
-def pow(input: Tensor, exponent: Tensor | int | float | bool) -> Tensor:
+def pow(input: Tensor | int | float | bool, exponent: Tensor | int | float | bool) -> Tensor:
     """``input ** exponent`` (either may be a number).
 
     Example:

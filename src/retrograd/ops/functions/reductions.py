@@ -176,7 +176,7 @@ def _reduce_minmax(input, dim, keepdim, which, fn_name, other=None):
 
 @public
 @per_element_under_vmap
-def max(input: Tensor, dim: int | None = None, keepdim: bool = False, *,
+def max(input: Tensor, dim: int | Tensor | None = None, keepdim: bool = False, *,
         other: Tensor | None = None) -> Tensor | tuple[Tensor, Tensor]:
     """Largest element; with ``dim``, (values, indices); with a tensor, elementwise maximum.
 
@@ -194,7 +194,7 @@ def max(input: Tensor, dim: int | None = None, keepdim: bool = False, *,
 
 @public
 @per_element_under_vmap
-def min(input: Tensor, dim: int | None = None, keepdim: bool = False, *,
+def min(input: Tensor, dim: int | Tensor | None = None, keepdim: bool = False, *,
         other: Tensor | None = None) -> Tensor | tuple[Tensor, Tensor]:
     """Smallest element; with ``dim``, (values, indices); with a tensor, elementwise minimum.
 

@@ -67,7 +67,7 @@ def _infer_shape(shape, numel: int, orig):
 
 
 @public
-def view(input: Tensor, *shape) -> Tensor:
+def view(input: Tensor, *shape: int | Sequence[int] | D.dtype) -> Tensor:
     """The same data seen with a new shape (no copy; see ``reshape`` otherwise).
 
     Example:
@@ -89,7 +89,7 @@ def view(input: Tensor, *shape) -> Tensor:
 
 
 @public
-def reshape(input: Tensor, *shape) -> Tensor:
+def reshape(input: Tensor, *shape: int | Sequence[int]) -> Tensor:
     """A tensor with the same data and a new shape (a view when possible).
 
     Example:
@@ -187,7 +187,7 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
 
 
 @public
-def permute(input: Tensor, *dims) -> Tensor:
+def permute(input: Tensor, *dims: int | Sequence[int]) -> Tensor:
     """Reorder dims.
 
     Example:
@@ -269,7 +269,7 @@ moveaxis = alias("moveaxis", movedim)
 
 
 @public
-def expand(input: Tensor, *sizes) -> Tensor:
+def expand(input: Tensor, *sizes: int | Sequence[int]) -> Tensor:
     """A broadcast view with ``sizes`` (-1 keeps a dim); no copy.
 
     Example:
@@ -339,7 +339,7 @@ def broadcast_shapes(*shapes: int | Sequence[int]) -> Size:
 
 
 @public
-def sum_to_size(input: Tensor, *size) -> Tensor:
+def sum_to_size(input: Tensor, *size: int | Sequence[int]) -> Tensor:
     """Sum ``input`` down to ``size`` (undoes broadcasting).
 
     Example:
@@ -352,7 +352,7 @@ def sum_to_size(input: Tensor, *size) -> Tensor:
 
 
 @public
-def repeat(input: Tensor, *sizes) -> Tensor:
+def repeat(input: Tensor, *sizes: int | Sequence[int]) -> Tensor:
     """Tile the tensor ``sizes`` times along each dim (a copy).
 
     Example:
@@ -383,7 +383,7 @@ def tile(input: Tensor, dims: Shape) -> Tensor:
 
 
 @public
-def flip(input: Tensor, dims: Shape) -> Tensor:
+def flip(input: Tensor, dims: ShapeLike) -> Tensor:
     """Reverse the order of elements along ``dims``.
 
     Example:

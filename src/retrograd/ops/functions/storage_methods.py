@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sys
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -250,7 +251,8 @@ def _resize(self: Tensor, shape: tuple) -> Tensor:
 
 
 @public(function=False)
-def resize_(self: Tensor, *sizes, memory_format: memory_format | None = None) -> Tensor:
+def resize_(self: Tensor, *sizes: int | Sequence[int],
+            memory_format: memory_format | None = None) -> Tensor:
     """Give this tensor the shape ``sizes`` (contiguous, from its storage offset), growing
     its memory when needed; new elements are zeros here (uninitialised in PyTorch).
 
