@@ -135,7 +135,7 @@ def _name(func) -> str:
 
 
 def vmap(func: Callable, in_dims: int | None | tuple | list | dict = 0,
-         out_dims: int | tuple[int, ...] = 0, randomness: str = "error", *,
+         out_dims: int | None | tuple[int | None, ...] = 0, randomness: str = "error", *,
          chunk_size: int | None = None) -> Callable:
     """Vectorise ``func`` over a dim of its inputs (torch.func.vmap).
 

@@ -622,7 +622,7 @@ def _test_batched_grad(inputs, output, output_idx) -> bool:
 # public API
 
 
-def gradcheck(func: Callable, inputs: Tensor | Sequence[Tensor], *, eps: float = 1e-6,
+def gradcheck(func: Callable, inputs: Tensor | Sequence[object], *, eps: float = 1e-6,
               atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True,
               nondet_tol: float = 0.0, check_undefined_grad: bool = True,
               check_grad_dtypes: bool = False, check_batched_grad: bool = False,
@@ -702,7 +702,7 @@ def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined
     return True
 
 
-def gradgradcheck(func: Callable, inputs: Tensor | Sequence[Tensor],
+def gradgradcheck(func: Callable, inputs: Tensor | Sequence[object],
                   grad_outputs: Tensor | Sequence[Tensor] | None = None, *, eps: float = 1e-6,
                   atol: float = 1e-5, rtol: float = 1e-3,
                   gen_non_contig_grad_outputs: bool = False, raise_exception: bool = True,

@@ -74,7 +74,7 @@ class Binomial(_CountAndProbs):
                        "probs": constraints.unit_interval, "logits": constraints.real}
     has_enumerate_support = True
 
-    def __init__(self, total_count: torch.Tensor | int = 1, probs: torch.Tensor | None = None,
+    def __init__(self, total_count: torch.Tensor | float = 1, probs: torch.Tensor | None = None,
                  logits: torch.Tensor | None = None, validate_args: bool | None = None) -> None:
         super().__init__(total_count, probs, logits, validate_args=validate_args)
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..._core.hints import ShapeLike
+from ..._core.hints import Number, ShapeLike
 from ..._tensor.tensor import _LEGACY_NAMES, Tensor, _make, _wrap_dim, result_type
 from ..batch_rules import per_element_under_vmap
 from ..dispatch import apply
@@ -363,7 +363,7 @@ def searchsorted(sorted_sequence: Tensor, input: Tensor, *, out_int32: bool = Fa
 
 @public(method=False)
 @per_element_under_vmap
-def isin(elements: Tensor, test_elements: Tensor, *, assume_unique: bool = False,
+def isin(elements: Tensor | Number, test_elements: Tensor | Number, *, assume_unique: bool = False,
          invert: bool = False, out: Tensor | None = None) -> Tensor:
     """True where an element of ``elements`` occurs in ``test_elements`` (False with
     ``invert``); either may be a number.

@@ -334,7 +334,7 @@ def ones(*size: int | Sequence[int], dtype: D.dtype | None = None, device: Devic
     return _filled(size, 1, dtype or D.DEFAULTS.float, requires_grad, device)
 
 
-def full(size: Shape, fill_value: Number, dtype: D.dtype | None = None,
+def full(size: Shape, fill_value: Tensor | Number, dtype: D.dtype | None = None,
          device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
     """A tensor filled with ``fill_value`` (dtype inferred from it, as PyTorch).
 
@@ -463,7 +463,7 @@ def ones_like(input: Tensor, dtype: D.dtype | None = None, device: DeviceLike | 
     return _like_filled(input, 1, dtype, requires_grad, device, memory_format)
 
 
-def full_like(input: Tensor, fill_value: Number, dtype: D.dtype | None = None,
+def full_like(input: Tensor, fill_value: Tensor | Number, dtype: D.dtype | None = None,
               device: DeviceLike | None = None, requires_grad: bool = False,
               memory_format: L.memory_format | None = None) -> Tensor:
     """``fill_value`` with the shape and dtype of ``input``.
@@ -709,7 +709,7 @@ def randn(*size: int | Sequence[int], generator: rng.Generator | None = None,
 
 
 @random_under_vmap
-def randint(low: int, high: int | None = None, size: Shape | None = None,
+def randint(low: int, high: int | Shape | None = None, size: Shape | None = None,
             generator: rng.Generator | None = None, dtype: D.dtype | None = None,
             device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
     """Integers uniformly drawn from [low, high).

@@ -300,7 +300,7 @@ def _mask_shape_error(shape, key) -> None:
 
 
 @public(inplace=True, inplace_function=True)
-def index_put(input: Tensor, indices: Sequence[Tensor | int | slice | None] | None,
+def index_put(input: Tensor, indices: Sequence[IndexKey] | None,
               values: Tensor | Number, accumulate: bool = False) -> Tensor:
     """Out-of-place ``input[indices] = values`` (or ``+=`` with ``accumulate``).
 

@@ -93,7 +93,7 @@ def digamma(input: Tensor) -> Tensor:
 # the method and in-place forms that @public derives call it with self first.
 @public(inplace=True)
 @_out("polygamma")
-def polygamma(n: int, input: Tensor) -> Tensor:
+def polygamma(n: int | Tensor, input: Tensor | int) -> Tensor:
     """The ``n``-th derivative of digamma (Note [polygamma's operand order]).
 
     Example:
@@ -329,7 +329,7 @@ def _xlogy_like(name: str, ops, input, other) -> Tensor:
 
 @public(inplace=True, inplace_function=True)
 @_out("xlogy")
-def xlogy(input: Tensor, other: Tensor | Number) -> Tensor:
+def xlogy(input: Tensor | Number, other: Tensor | Number) -> Tensor:
     """``input * log(other)``, 0 where input is 0 (unless other is nan).
 
     Example:
@@ -341,7 +341,7 @@ def xlogy(input: Tensor, other: Tensor | Number) -> Tensor:
 
 
 @_out("special_xlog1py")
-def xlog1py(input: Tensor, other: Tensor | Number) -> Tensor:
+def xlog1py(input: Tensor | Number, other: Tensor | Number) -> Tensor:
     """``input * log1p(other)``, 0 where input is 0 (``torch.special.xlog1py``).
 
     Example:
@@ -354,7 +354,7 @@ def xlog1py(input: Tensor, other: Tensor | Number) -> Tensor:
 
 
 @_out("special_zeta")
-def zeta(input: Tensor, other: Tensor | Number) -> Tensor:
+def zeta(input: Tensor | Number, other: Tensor | Number) -> Tensor:
     """The Hurwitz zeta function ``sum_k (k + other) ** -input`` (``torch.special.zeta``).
 
     Example:
