@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -28,7 +28,7 @@ from ._functorch.bridge import (
     batched_unpack_dual,
     physical_of,
 )
-from ._functorch.functional_call import functional_call, stack_module_state
+from ._functorch.functional_call import ModuleLike, functional_call, stack_module_state
 from ._functorch.rearrange import rearrange
 from ._functorch.vmap import vmap
 from ._graph.node import AccumulateGrad
@@ -39,8 +39,7 @@ from .autograd.forward_ad import get_tangent, set_tangent
 from .ops.functions.creation import zeros, zeros_like
 from .ops.namespace import cat
 
-if TYPE_CHECKING:  # Note [Type hints]: for the hints only (func sits below nn)
-    from .nn import Module
+_ModuleT = TypeVar("_ModuleT", bound=ModuleLike)
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
            "functional_call", "stack_module_state", "linearize", "debug_unwrap",
@@ -566,7 +565,7 @@ def debug_unwrap(tensor: Tensor, *, recurse: bool = True) -> Tensor:
     return tensor
 
 
-def replace_all_batch_norm_modules_(root: Module) -> Module:
+def replace_all_batch_norm_modules_(root: _ModuleT) -> _ModuleT:
     """Make every batch-norm module under ``root`` (itself included) stop tracking running
     statistics, in place (``running_mean``/``running_var``/``num_batches_tracked`` become
     None), so that it normalizes with batch statistics under func transforms. Returns

@@ -22,10 +22,14 @@ __all__ = ["Number", "DeviceLike", "Shape", "ShapeLike", "FloatOrFloats"]
 # import or per call, so they cost nothing on the hot path. They name real types, which
 # ``typing.get_type_hints`` resolves in the module's globals: a module that binds ``bool``,
 # ``int`` or ``float`` to a retrograd dtype (``retrograd/__init__.py``, ``_core/dtype.py``)
-# writes ``builtins.bool`` for Python's. A module below the tensor's floor (``_core``,
-# ``_graph``) that names ``Tensor`` imports it under ``if TYPE_CHECKING:`` only: the import
-# never runs, so the layers still point down (the test evaluates those names too). The
-# aliases shared by many signatures live here, as PyTorch's ``torch/types.py`` has them.
+# writes ``builtins.bool`` for Python's. A hint is an import like any other: it points down
+# the layers, ``if TYPE_CHECKING:`` or not (tests/test_layout.py holds both to it). So a
+# module below the class it would name says what it uses of it instead, with a Protocol:
+# the graph layer's ``GraphTensor`` (``_graph/graph_tensor.py``), ``_functorch``'s
+# ``ModuleLike``, viz's ``HasNamedParameters``; retrograd's Tensor and Module are such
+# objects. ``if TYPE_CHECKING:`` serves only names a runtime import would make circular
+# within a layer (the test evaluates those too). The aliases shared by many signatures
+# live here, as PyTorch's ``torch/types.py`` has them.
 
 #: a Python number where PyTorch takes a Scalar (torch.types.Number)
 Number = int | float | bool

@@ -10,12 +10,9 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .grad_mode import STATE
-
-if TYPE_CHECKING:  # Note [Type hints]: a name for the hints only, the layers point down
-    from .._tensor.tensor import Tensor
 
 __all__ = [
     "get_num_interop_threads", "set_num_interop_threads", "init_num_threads", "has_lapack",
@@ -118,7 +115,14 @@ def set_warn_always(b: bool) -> None:
     _WARN_ALWAYS[0] = bool(b)
 
 
-def get_device(input: Tensor) -> int:
+class OnADevice(Protocol):
+    """What ``get_device`` takes: a tensor (the core layer names it by what it uses, Note
+    [Type hints] in hints.py)."""
+
+    def get_device(self) -> int: ...
+
+
+def get_device(input: OnADevice) -> int:
     """The device index of ``input``: -1 for a CPU tensor, as PyTorch.
 
     Example:

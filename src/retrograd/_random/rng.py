@@ -18,17 +18,14 @@ import math
 import os
 import struct
 import time
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._core.cpu_capability import cpu_capability
 from .._graph.modes import MODES, VMAP
+from .._tensor.tensor import Tensor
 from .avx_math import box_muller_16 as box_muller_16_f32
 from .avx_math import fma32, fma64, mul_add
-
-if TYPE_CHECKING:  # Note [Type hints]: a name for the hints only
-    from .._tensor.tensor import Tensor
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "default_generator", "fork_rng"]
