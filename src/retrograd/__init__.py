@@ -173,7 +173,8 @@ pi = 3.141592653589793
 e = 2.718281828459045
 
 
-def is_tensor(obj) -> bool:
+# here bool, int and float are dtypes: the hints name Python's as _builtins.* (Note [Type hints])
+def is_tensor(obj: object) -> _builtins.bool:
     """True for retrograd tensors.
 
     Example:
@@ -184,7 +185,7 @@ def is_tensor(obj) -> bool:
     return isinstance(obj, Tensor)
 
 
-def typename(obj) -> str:
+def typename(obj: object) -> str:
     """The type name PyTorch prints for ``obj``: ``torch.FloatTensor`` for a float32
     tensor, the qualified class name otherwise. (Here, as PyTorch has it in
     ``torch/__init__.py``: it needs the Tensor, which the core layer may not import.)
@@ -206,11 +207,11 @@ def typename(obj) -> str:
     return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
-def is_floating_point(t: Tensor) -> bool:
+def is_floating_point(t: Tensor) -> _builtins.bool:
     return t.is_floating_point()
 
 
-def numel(t: Tensor) -> int:
+def numel(t: Tensor) -> _builtins.int:
     return t.numel()
 
 
@@ -231,7 +232,7 @@ amp.policy.install()  # Note [Autocast dispatch]: entry checks for the listed pu
 _LAZY_SUBMODULES = ("distributed",)
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     """Import a lazy submodule on first access (Note [Lazy submodules]).
 
     Example:

@@ -9,6 +9,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from ._tensor.tensor import Tensor
 
@@ -21,7 +22,8 @@ __all__ = ["cond"]
 # differentiated as ordinary ops. PyTorch wraps the tensor-``pred`` case in an
 # autograd.Function (grad_fn ``CondAutogradOpBackward``); here the branch's own nodes are
 # the graph, so the gradients are the same and the grad_fn is the branch's last op.
-def cond(pred, true_fn: Callable, false_fn: Callable, operands=()):
+def cond(pred: bool | Tensor, true_fn: Callable, false_fn: Callable,
+         operands: tuple | list = ()) -> Any:
     """``true_fn(*operands)`` if ``pred`` else ``false_fn(*operands)``.
 
     Example:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -27,7 +28,7 @@ from ._functorch.bridge import (
     batched_unpack_dual,
     physical_of,
 )
-from ._functorch.functional_call import functional_call, stack_module_state
+from ._functorch.functional_call import ModuleLike, functional_call, stack_module_state
 from ._functorch.rearrange import rearrange
 from ._functorch.vmap import vmap
 from ._graph.node import AccumulateGrad
@@ -37,6 +38,8 @@ from .autograd import forward_ad as fwAD
 from .autograd.forward_ad import get_tangent, set_tangent
 from .ops.functions.creation import zeros, zeros_like
 from .ops.namespace import cat
+
+_ModuleT = TypeVar("_ModuleT", bound=ModuleLike)
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
            "functional_call", "stack_module_state", "linearize", "debug_unwrap",
@@ -281,7 +284,8 @@ def _jvp_result(done, n: int, out_spec, aux_spec, has_aux: bool) -> tuple:
 
 # -- grad / grad_and_value -------------------------------------------------------
 
-def grad_and_value(func: Callable, argnums=0, has_aux: bool = False) -> Callable:
+def grad_and_value(func: Callable, argnums: int | tuple[int, ...] = 0,
+                   has_aux: bool = False) -> Callable:
     """A function returning ``(gradient, value)`` of the scalar function ``func``.
 
     Example:
@@ -328,7 +332,7 @@ def grad_and_value(func: Callable, argnums=0, has_aux: bool = False) -> Callable
     return wrapper
 
 
-def grad(func: Callable, argnums=0, has_aux: bool = False) -> Callable:
+def grad(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False) -> Callable:
     """The gradient of a scalar function, as a function (``grad(grad(f))`` works).
 
     Example:
@@ -351,7 +355,8 @@ def grad(func: Callable, argnums=0, has_aux: bool = False) -> Callable:
 
 # -- vjp ---------------------------------------------------------------------------
 
-def vjp(func: Callable, *primals, has_aux: bool = False):
+def vjp(func: Callable, *primals: Any, has_aux: bool = False
+        ) -> tuple[Any, Callable] | tuple[Any, Callable, Any]:
     """``(func(*primals), vjp_fn)``; ``vjp_fn(cotangents)`` gives one vector-Jacobian
     product per primal (same structure as ``primals``).
 
@@ -408,7 +413,9 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
 
 # -- jvp ---------------------------------------------------------------------------
 
-def jvp(func: Callable, primals, tangents, *, strict: bool = False, has_aux: bool = False):
+def jvp(func: Callable, primals: tuple[Any, ...], tangents: tuple[Any, ...], *,
+        strict: bool = False, has_aux: bool = False
+        ) -> tuple[Any, Any] | tuple[Any, Any, Any]:
     """``(func(*primals), J @ tangents)`` by forward-mode AD (Note [Transforms on the tape]).
 
     Example:
@@ -558,7 +565,7 @@ def debug_unwrap(tensor: Tensor, *, recurse: bool = True) -> Tensor:
     return tensor
 
 
-def replace_all_batch_norm_modules_(root):
+def replace_all_batch_norm_modules_(root: _ModuleT) -> _ModuleT:
     """Make every batch-norm module under ``root`` (itself included) stop tracking running
     statistics, in place (``running_mean``/``running_var``/``num_batches_tracked`` become
     None), so that it normalizes with batch statistics under func transforms. Returns
@@ -655,8 +662,8 @@ def _jac_structure(out_leaves, out_spec, flats, specs, blocks, argnums):
     return _unflatten(per_out, out_spec)
 
 
-def jacrev(func: Callable, argnums=0, *, has_aux: bool = False, chunk_size=None,
-           _preallocate_and_copy: bool = False) -> Callable:
+def jacrev(func: Callable, argnums: int | tuple[int, ...] = 0, *, has_aux: bool = False,
+           chunk_size: int | None = None, _preallocate_and_copy: bool = False) -> Callable:
     """The Jacobian by reverse mode: all rows in one batched backward pass (or in
     batches of ``chunk_size`` rows).
 
@@ -727,7 +734,7 @@ def jacrev(func: Callable, argnums=0, *, has_aux: bool = False, chunk_size=None,
     return wrapper
 
 
-def jacfwd(func: Callable, argnums=0, has_aux: bool = False, *,
+def jacfwd(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False, *,
            randomness: str = "error") -> Callable:
     """The Jacobian by forward mode: vmap of a jvp over the basis tangents, one batched
     forward pass (reverse mode inside an already open forward-AD level; Note [Transforms
@@ -801,7 +808,7 @@ def jacfwd(func: Callable, argnums=0, has_aux: bool = False, *,
     return wrapper
 
 
-def hessian(func: Callable, argnums=0) -> Callable:
+def hessian(func: Callable, argnums: int | tuple[int, ...] = 0) -> Callable:
     """The Hessian of a scalar function. torch.func builds it as jacfwd(jacrev(f));
     here it is jacrev(jacrev(f)), two batched backward passes (same numbers, faster
     without vmap).

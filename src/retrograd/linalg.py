@@ -8,6 +8,8 @@ Example:
 
 from __future__ import annotations
 
+from ._core.dtype import dtype
+from ._tensor.tensor import Tensor
 from .ops.functions.linalg import (
     LinAlgError,
     cholesky,
@@ -63,7 +65,8 @@ __all__ = ["vector_norm", "norm", "matrix_norm", "matmul", "vecdot", "LinAlgErro
            "ldl_factor_ex", "ldl_solve"]
 
 
-def norm(A, ord=None, dim=None, keepdim: bool = False, *, dtype=None):
+def norm(A: Tensor, ord: float | str | None = None, dim: int | tuple[int, ...] | None = None,
+         keepdim: bool = False, *, dtype: dtype | None = None) -> Tensor:
     """A vector norm (``ord`` a number, or 2 by default), or a matrix norm for a 2-D
     ``dim`` (or a 2-D A with ``dim=None``) and ``ord`` one of matrix_norm's.
 
@@ -95,7 +98,7 @@ def norm(A, ord=None, dim=None, keepdim: bool = False, *, dtype=None):
 
 
 @autocast_category(LOWER_PRECISION_FP, name="linalg_vecdot")
-def vecdot(x, y, *, dim: int = -1):
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """Dot product along ``dim``.
 
     Example:

@@ -25,11 +25,13 @@ import sys
 import warnings
 import zipfile
 import zlib
-from typing import Any
+from collections.abc import Callable
+from typing import IO, Any
 
 import numpy as np
 
 from ._core import dtype as D
+from ._core.device import device
 from ._core.size import Size
 from ._serialization.atomic_write import _TMP_SUFFIX, _remove_stale_temps, atomic_write  # noqa: F401
 from ._serialization.checkpoint_file import (
@@ -212,7 +214,8 @@ def _write(out, obj) -> None:
     write_zip(obj, out)
 
 
-def save(obj: Any, f, pickle_module=None, pickle_protocol: int = 2,
+def save(obj: Any, f: str | os.PathLike | IO[bytes], pickle_module: Any = None,
+         pickle_protocol: int = 2,
          _use_new_zipfile_serialization: bool = True) -> None:
     """Save tensors, dtypes, sizes, numbers, strings, bytes and None, in any nesting of
     dicts, lists, tuples and sets (state dicts of modules and optimizers), to a path or
@@ -514,7 +517,9 @@ def _load_safetensors(path: str, map_location):
     return load_file(path, device="cpu" if target is None else target)
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None = None,
+def load(f: str | os.PathLike | IO[bytes],
+         map_location: str | device | dict[str, str] | Callable | None = None,
+         pickle_module: Any = None, *, weights_only: bool | None = None,
          mmap: bool | None = None, **pickle_load_args) -> Any:
     """Load a checkpoint from a path or a binary file object: ``torch.save``'s zip format
     (what ``retrograd.save`` writes), its legacy pre-1.6 format, retrograd's previous own

@@ -360,7 +360,7 @@ LEGACY = {c._fixed_dtype: c for c in (FloatStorage, DoubleStorage, HalfStorage,
 _LEGACY_NAME = {d: c.__name__ for d, c in LEGACY.items()}
 
 
-def is_storage(obj) -> bool:
+def is_storage(obj: object) -> bool:
     """Whether ``obj`` is a storage (untyped or typed).
 
     Example:

@@ -202,7 +202,7 @@ def check_map_location(d) -> None:
     check_device(dev)
 
 
-def set_default_device(d) -> None:
+def set_default_device(d: device | str | int | None) -> None:
     """Set the default device; only ``'cpu'`` (or None) is accepted.
 
     Example:

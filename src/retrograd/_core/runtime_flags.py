@@ -10,6 +10,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from .grad_mode import STATE
 
 __all__ = [
@@ -113,7 +115,14 @@ def set_warn_always(b: bool) -> None:
     _WARN_ALWAYS[0] = bool(b)
 
 
-def get_device(input) -> int:
+class OnADevice(Protocol):
+    """What ``get_device`` takes: a tensor (the core layer names it by what it uses, Note
+    [Type hints] in hints.py)."""
+
+    def get_device(self) -> int: ...
+
+
+def get_device(input: OnADevice) -> int:
     """The device index of ``input``: -1 for a CPU tensor, as PyTorch.
 
     Example:
@@ -136,7 +145,7 @@ class FatalError(Exception):
     """PyTorch's unrecoverable internal error."""
 
 
-def thread_safe_generator():
+def thread_safe_generator() -> None:
     """The generator of the calling DataLoader thread worker, or None. retrograd's
     DataLoader workers are processes, so this is None, which makes random functions use
     the default generator, as in PyTorch's main process.

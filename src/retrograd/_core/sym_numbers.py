@@ -17,8 +17,12 @@ from __future__ import annotations
 
 import builtins
 import math
+from collections.abc import Iterable
+from typing import TypeVar
 
 import numpy as np
+
+from .hints import Number
 
 __all__ = ["sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_sqrt", "sym_sum",
            "sym_ite", "sym_constrain_range", "sym_constrain_range_for_size",
@@ -26,10 +30,11 @@ __all__ = ["sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_sqrt", 
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _NUMBERS = (builtins.int, builtins.float, np.integer, np.floating)
+_T = TypeVar("_T")
 _FLOATS = (builtins.float, np.floating)
 
 
-def sym_int(a) -> int:
+def sym_int(a: Number) -> int:
     """``int(a)``, truncating toward zero.
 
     Example:
@@ -40,7 +45,7 @@ def sym_int(a) -> int:
     return builtins.int(a)
 
 
-def sym_float(a) -> float:
+def sym_float(a: Number) -> float:
     """``float(a)``.
 
     Example:
@@ -59,7 +64,7 @@ def _minmax(fn, a, b):
     return fn(a, b)
 
 
-def sym_max(a, b):
+def sym_max(a: Number, b: Number) -> int | float:
     """``max(a, b)``, a float when either is one.
 
     Example:
@@ -70,7 +75,7 @@ def sym_max(a, b):
     return _minmax(builtins.max, a, b)
 
 
-def sym_min(a, b):
+def sym_min(a: Number, b: Number) -> int | float:
     """``min(a, b)``, a float when either is one.
 
     Example:
@@ -81,7 +86,7 @@ def sym_min(a, b):
     return _minmax(builtins.min, a, b)
 
 
-def sym_not(a) -> bool:
+def sym_not(a: bool) -> bool:
     """``not a``.
 
     Example:
@@ -92,7 +97,7 @@ def sym_not(a) -> bool:
     return not a
 
 
-def sym_sqrt(a) -> float:
+def sym_sqrt(a: Number) -> float:
     """``math.sqrt(a)``.
 
     Example:
@@ -103,7 +108,7 @@ def sym_sqrt(a) -> float:
     return math.sqrt(a)
 
 
-def sym_sum(args):
+def sym_sum(args: Iterable[Number]) -> int | float:
     """``sum(args)`` (0 for none).
 
     Example:
@@ -114,7 +119,7 @@ def sym_sum(args):
     return builtins.sum(args)
 
 
-def sym_ite(b, t, f):
+def sym_ite(b: bool, t: _T, f: _T) -> _T:
     """``t if b else f``; ``b`` a bool and ``t``, ``f`` of one type, as PyTorch asserts.
 
     Example:
@@ -127,7 +132,7 @@ def sym_ite(b, t, f):
     return t if b else f
 
 
-def sym_constrain_range(size, *, min=None, max=None) -> None:
+def sym_constrain_range(size: int, *, min: int | None = None, max: int | None = None) -> None:
     """Check that ``size`` lies in ``[min, max]`` (int64's range where left out).
 
     Example:
@@ -141,7 +146,8 @@ def sym_constrain_range(size, *, min=None, max=None) -> None:
         raise RuntimeError(f"Invalid value range for {size} between [{lo}, {hi}].")
 
 
-def sym_constrain_range_for_size(size, *, min=None, max=None) -> None:
+def sym_constrain_range_for_size(size: int, *, min: int | None = None,
+                                 max: int | None = None) -> None:
     """``sym_constrain_range`` for a size: ``min`` defaults to 0.
 
     Example:
@@ -152,7 +158,7 @@ def sym_constrain_range_for_size(size, *, min=None, max=None) -> None:
     sym_constrain_range(size, min=0 if min is None else min, max=max)
 
 
-def sym_fresh_size(expr):
+def sym_fresh_size(expr: int) -> int:
     """A fresh size symbol equal to ``expr`` when tracing; ``expr`` itself here.
 
     Example:

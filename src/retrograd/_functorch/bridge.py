@@ -10,6 +10,8 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from .. import autograd as _autograd
 from .._tensor.tensor import Tensor
 from .batched import VMAP_LEVELS, BatchedTensor, _size_of, full_physical, physical, wrap
@@ -38,19 +40,21 @@ def _sizes(levels) -> tuple:
     return tuple(_size_of(lv) for lv in levels)
 
 
-def batched_leaf(t, fresh) -> Tensor:
+def batched_leaf(t: Tensor, fresh: Callable[[Tensor], Tensor]) -> Tensor:
     """The leaf a transform inside vmap differentiates with respect to: ``fresh`` applied to
     ``t``'s physical tensor at every open level (Note [Transforms inside vmap])."""
     levels = open_levels()
     return wrap(fresh(full_physical(t, levels)), levels)
 
 
-def physical_of(t):
+def physical_of(t: object) -> object:
     """A batched tensor's physical tensor (anything else as it is)."""
     return t._value if t.__class__ is BatchedTensor else t
 
 
-def batched_grad(outputs, inputs, grad_outputs=None, **kwargs):
+def batched_grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
+                 grad_outputs: Tensor | Sequence[Tensor | None] | None = None, **kwargs
+                 ) -> tuple[Tensor | None, ...]:
     """autograd.grad for batched outputs, inputs or output gradients (Note [Transforms
     inside vmap]); the results batched as the inputs are."""
     outs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
@@ -120,7 +124,7 @@ def batched_grad(outputs, inputs, grad_outputs=None, **kwargs):
     return tuple(out)
 
 
-def batched_make_dual(primal, tangent):
+def batched_make_dual(primal: Tensor, tangent: Tensor) -> Tensor:
     """forward_ad.make_dual inside vmap: the dual of the physical tensors at every open
     level (Note [Transforms inside vmap])."""
     from ..autograd import forward_ad as fwAD
@@ -133,7 +137,7 @@ def batched_make_dual(primal, tangent):
                 levels)
 
 
-def batched_unpack_dual(t):
+def batched_unpack_dual(t: Tensor) -> tuple[Tensor, Tensor | None]:
     """forward_ad.unpack_dual of a batched tensor: its primal and tangent, batched."""
     from ..autograd import forward_ad as fwAD
 

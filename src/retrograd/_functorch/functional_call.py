@@ -16,11 +16,25 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from .._tensor.tensor import Tensor
 from ..ops.namespace import stack
 from .member_accessor import NamedMemberAccessor
+
+
+class ModuleLike(Protocol):
+    """An ``nn.Module`` as the layers below nn see one (they may not import it, not even
+    for a hint: Note [Type hints] in ``_core/hints.py``): its tensors by name, its
+    submodules, and a call."""
+
+    def named_parameters(self) -> Iterator[tuple[str, Tensor]]: ...
+
+    def named_buffers(self) -> Iterator[tuple[str, Tensor]]: ...
+
+    def modules(self) -> Iterator[Any]: ...
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
 __all__ = ["functional_call", "stack_module_state", "reparametrize_module",
            "untie_named_tensors_map", "call_module"]
@@ -125,7 +139,7 @@ def call_module(module, parameters_and_buffers: dict, args: Any = None,
         return module(*args, **kwargs)
 
 
-def functional_call(module, parameter_and_buffer_dicts: dict | Sequence[dict],
+def functional_call(module: ModuleLike, parameter_and_buffer_dicts: dict | Sequence[dict],
                     args: Any = None, kwargs: dict | None = None, *,
                     tie_weights: bool = True, strict: bool = False) -> Any:
     """Call ``module`` with the given tensors in place of its parameters and buffers.

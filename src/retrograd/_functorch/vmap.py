@@ -134,7 +134,8 @@ def _name(func) -> str:
     return repr(func)
 
 
-def vmap(func: Callable, in_dims=0, out_dims=0, randomness: str = "error", *,
+def vmap(func: Callable, in_dims: int | None | tuple | list | dict = 0,
+         out_dims: int | None | tuple[int | None, ...] = 0, randomness: str = "error", *,
          chunk_size: int | None = None) -> Callable:
     """Vectorise ``func`` over a dim of its inputs (torch.func.vmap).
 

@@ -190,9 +190,10 @@ def _batched_grads(outputs, grads):
 # creation sequence number), as PyTorch's CPU engine does, so gradients reach a
 # node only after they are fully summed. Only nodes on a path to what was asked
 # are run; each rule is told which of its inputs need a gradient ("needs").
-def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
-                 inputs=None, allow_unused: bool = True, accumulate: bool = True,
-                 materialize: bool = False, batched: bool = False):
+def run_backward(outputs: list | tuple, grad_outputs: list | tuple, retain_graph: bool,
+                 create_graph: bool, inputs: list | tuple | None = None,
+                 allow_unused: bool = True, accumulate: bool = True,
+                 materialize: bool = False, batched: bool = False) -> tuple | None:
     """Run the graph from ``outputs``; accumulate into leaves or return grads of ``inputs``.
 
     ``accumulate=False`` is ``autograd.grad`` (the gradients of ``inputs`` are returned),

@@ -11,7 +11,10 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .engine import TASKS, run_backward
+from .graph_tensor import GraphTensor, GraphTensorT
 from .provenance import note_backward
 
 __all__ = ["backward", "grad"]
@@ -27,8 +30,11 @@ def _as_seq(x) -> list:
     return list(x)
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool = False,
-             grad_variables=None, inputs=None) -> None:
+def backward(tensors: GraphTensor | Sequence[GraphTensor],
+             grad_tensors: GraphTensor | Sequence[GraphTensor | None] | None = None,
+             retain_graph: bool | None = None, create_graph: bool = False,
+             grad_variables: GraphTensor | Sequence[GraphTensor | None] | None = None,
+             inputs: GraphTensor | Sequence[GraphTensor] | None = None) -> None:
     """Accumulate gradients of ``tensors`` into the ``.grad`` of the leaves (or ``inputs``).
 
     Example:
@@ -59,9 +65,12 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
     run_backward(outs, grads, retain_graph, create_graph, inputs=ins, accumulate=True)
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bool = False,
-         only_inputs: bool = True, allow_unused=None, is_grads_batched: bool = False,
-         materialize_grads: bool = False) -> tuple:
+def grad(outputs: GraphTensor | Sequence[GraphTensor],
+         inputs: GraphTensorT | Sequence[GraphTensorT],
+         grad_outputs: GraphTensor | Sequence[GraphTensor | None] | None = None,
+         retain_graph: bool | None = None, create_graph: bool = False, only_inputs: bool = True,
+         allow_unused: bool | None = None, is_grads_batched: bool = False,
+         materialize_grads: bool = False) -> tuple[GraphTensorT | None, ...]:
     """Gradients of ``outputs`` with respect to ``inputs``, returned (not accumulated).
 
     ``grad_outputs`` is the v of the vector-Jacobian product vᵀJ (implicit ones for

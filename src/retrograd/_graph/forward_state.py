@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 import weakref
 
+from .graph_tensor import GraphTensor, GraphTensorT
 from .modes import FORWARD_AD, set_mode
 
 __all__ = ["FW", "ELEMENTWISE", "VIEW", "GENERAL", "get_tangent", "set_tangent", "fw_op",
@@ -45,12 +46,12 @@ class _FwState(threading.local):
 FW = _FwState()
 
 
-def get_tangent(t):
+def get_tangent(t: GraphTensorT) -> GraphTensorT | None:
     """The tangent of ``t`` at the open level, or None."""
     return t._fw_grad
 
 
-def set_tangent(t, tangent) -> None:
+def set_tangent(t: GraphTensor, tangent: GraphTensor) -> None:
     """Attach ``tangent`` to ``t`` (remembered so the level's exit can drop it)."""
     if t._fw_grad is None:
         FW.owners.append(weakref.ref(t))

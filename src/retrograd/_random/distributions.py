@@ -88,7 +88,7 @@ def uniform_range(generator, n: int, dtype, low: float, high: float) -> np.ndarr
     return out
 
 
-def bernoulli(generator, n: int, p: float) -> np.ndarray:
+def bernoulli(generator: rng.Generator | None, n: int, p: float) -> np.ndarray:
     """``n`` booleans of ``bernoulli_(p)`` for a number ``p``."""
     return uniform(generator, n, np.float64) < float(p)
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from .._core.cpu_capability import cpu_capability
 from .._graph.modes import MODES, VMAP
+from .._tensor.tensor import Tensor
 from .avx_math import box_muller_16 as box_muller_16_f32
 from .avx_math import fma32, fma64, mul_add
 
@@ -459,7 +460,7 @@ def initial_seed() -> int:
     return default_generator.initial_seed()
 
 
-def get_rng_state():
+def get_rng_state() -> Tensor:
     """The default generator's state as a uint8 tensor.
 
     Example:
@@ -471,7 +472,7 @@ def get_rng_state():
     return default_generator.get_state()
 
 
-def set_rng_state(state) -> None:
+def set_rng_state(state: Tensor) -> None:
     """Restore the default generator's state from ``get_rng_state()``."""
     default_generator.set_state(state)
 

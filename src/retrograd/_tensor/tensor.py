@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from weakref import ref as _weakref
 
 import numpy as np
@@ -19,7 +20,7 @@ import numpy as np
 from .._core import dtype as D
 from .._core import grad_mode
 from .._core import layouts as L
-from .._core.device import CPU, META
+from .._core.device import CPU, META, device
 from .._core.grad_mode import STATE
 from .._core.meta import NO_DATA, MetaArray
 from .._core.size import Size
@@ -71,7 +72,7 @@ class Tensor:
     def shape(self) -> Size:
         return Size(self._data.shape)
 
-    def size(self, dim: int | None = None):
+    def size(self, dim: int | None = None) -> Size | int:
         """The shape, or its length along ``dim``.
 
         Example:
@@ -88,7 +89,7 @@ class Tensor:
         return _FROM_NP[self._data.dtype]
 
     @property
-    def device(self):
+    def device(self) -> device:
         return META if self._data.__class__ is MetaArray else CPU  # Note [Meta tensors]
 
     @property
@@ -147,7 +148,7 @@ class Tensor:
         """
         return -1
 
-    def stride(self, dim: int | None = None):
+    def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
         """Strides in elements, as PyTorch reports them.
 
         Example:
@@ -158,7 +159,7 @@ class Tensor:
         st = L.element_strides(self._data)
         return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
 
-    def is_contiguous(self, memory_format=None) -> bool:
+    def is_contiguous(self, memory_format: L.memory_format | None = None) -> bool:
         """Whether the elements lie in memory in ``memory_format``'s order, without gaps
         (row-major by default; size-1 dims may have any stride).
 
@@ -279,7 +280,7 @@ class Tensor:
         return self
 
     @property
-    def grad(self):
+    def grad(self) -> Tensor | None:
         # the raw node, as PyTorch's TensorBase::grad(): reading .grad never regenerates a
         # view's grad_fn (which may raise for a stale multi-output view)
         if self._gfn is not None and not self._retains and self._grad is None and \
@@ -343,7 +344,7 @@ class Tensor:
         return acc
 
     # -- hooks ----------------------------------------------------------------------
-    def register_hook(self, hook):
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
         """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a
         replacement gradient. Returns a handle with ``remove()``.
 
@@ -359,7 +360,8 @@ class Tensor:
         node = self.grad_fn if self.grad_fn is not None else self._grad_accumulator()
         return node._add_tensor_hook(self._out_nr, hook)
 
-    def register_post_accumulate_grad_hook(self, hook):
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]
+                                           ) -> RemovableHandle:
         """Call ``hook(tensor)`` after ``.grad`` of this leaf has been accumulated.
 
         Example:
@@ -427,7 +429,7 @@ class Tensor:
         self._data = value._data
 
     # -- conversion -----------------------------------------------------------------
-    def item(self):
+    def item(self) -> int | float | bool:
         """The value of a one-element tensor as a Python number.
 
         Example:
@@ -443,7 +445,7 @@ class Tensor:
         return self._data.reshape(()).item() if self._data.dtype != D.bfloat16.np else \
             float(self._data.reshape(()))
 
-    def tolist(self):
+    def tolist(self) -> list | int | float | bool:
         if self._rg:
             _cut_mark("tolist", "tolist()", self)
         if self._data.dtype == D.bfloat16.np:
@@ -468,7 +470,7 @@ class Tensor:
                             "to copy the tensor to host memory first.")
         return self._data
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: np.dtype | None = None, copy: bool | None = None) -> np.ndarray:
         if self._data.__class__ is MetaArray:
             raise NotImplementedError(NO_DATA)
         if self._rg:
@@ -482,7 +484,7 @@ class Tensor:
             raise TypeError("len() of a 0-d tensor")
         return self._data.shape[0]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Tensor]:
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
@@ -505,7 +507,7 @@ class Tensor:
                             "index")
         return int(self._data.reshape(()))
 
-    def __complex__(self):
+    def __complex__(self) -> complex:
         return complex(self.item())
 
     __hash__ = object.__hash__
@@ -522,10 +524,10 @@ class Tensor:
             return self.item().__format__(spec)
         return object.__format__(self, spec)
 
-    def __reduce_ex__(self, proto):
+    def __reduce_ex__(self, proto: int) -> tuple:
         return (_rebuild, (self._data.copy(), self._rg))
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: dict) -> Tensor:
         if self.grad_fn is not None:
             raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
                                "support the deepcopy protocol at the moment.")
@@ -537,7 +539,7 @@ class Tensor:
         memo[id(self)] = t
         return t
 
-    def __dir__(self):
+    def __dir__(self) -> list[str]:
         return sorted(set(object.__dir__(self)))
 
 

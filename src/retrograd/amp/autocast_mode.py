@@ -17,6 +17,7 @@ from __future__ import annotations
 import collections.abc
 import functools
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 from .._core import dtype as D
@@ -143,7 +144,8 @@ def _cast(value, device_type: str, dtype: D.dtype):
     return value
 
 
-def custom_fwd(fwd=None, *, device_type: str, cast_inputs: D.dtype | None = None):
+def custom_fwd(fwd: Callable | None = None, *, device_type: str,
+               cast_inputs: D.dtype | None = None) -> Callable:
     """Decorator for a custom Function's ``forward`` (PyTorch's ``torch.amp.custom_fwd``).
 
     With ``cast_inputs``, inside an autocast region the floating tensor arguments are
@@ -187,7 +189,7 @@ def custom_fwd(fwd=None, *, device_type: str, cast_inputs: D.dtype | None = None
     return decorate_fwd
 
 
-def custom_bwd(bwd=None, *, device_type: str):
+def custom_bwd(bwd: Callable | None = None, *, device_type: str) -> Callable:
     """Decorator for a custom Function's ``backward``: runs it under forward's autocast state.
 
     Example:

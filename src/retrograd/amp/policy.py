@@ -300,12 +300,12 @@ def _matmul_operators() -> dict:
     # ``x @ y``: a two-argument entry (cheaper than *args) around F.matmul itself
     full = _entry(matmul, "matmul")
 
-    def __matmul__(self, other):
+    def __matmul__(self, other: Tensor) -> Tensor:
         if not AMP.on:
             return matmul(self, other)
         return full(self, other)
 
-    def __rmatmul__(self, other):
+    def __rmatmul__(self, other: Tensor) -> Tensor:
         if not AMP.on:
             return matmul(other, self)
         return full(other, self)

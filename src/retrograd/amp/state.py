@@ -89,7 +89,7 @@ def is_autocast_enabled(device_type: str | None = None) -> bool:
     return AMP.enabled[check_device_type("cuda" if device_type is None else device_type)]
 
 
-def set_autocast_enabled(device_type, enabled: bool | None = None) -> None:
+def set_autocast_enabled(device_type: str | bool, enabled: bool | None = None) -> None:
     """Turn autocast on or off for ``device_type`` (``set_autocast_enabled(flag)``: 'cuda').
 
     Example:

@@ -106,7 +106,7 @@ class dual_level(_DecoratorContextManager):
         return False
 
 
-def make_dual(tensor, tangent, *, level: int | None = None):
+def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> Tensor:
     """A dual tensor: an alias of ``tensor`` (differentiable) carrying ``tangent``.
 
     Example:
@@ -149,7 +149,7 @@ def make_dual(tensor, tangent, *, level: int | None = None):
     return out
 
 
-def unpack_dual(tensor, *, level: int | None = None) -> UnpackedDualTensor:
+def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTensor:
     """``(primal, tangent)`` of a dual tensor; the primal is a differentiable alias.
 
     Example:

@@ -25,6 +25,12 @@ from ..ops.namespace import stack
 from . import forward_ad as fwAD
 from . import grad as autograd_grad
 
+#: one tensor, or a tuple of them: each function mirrors the structure it is given
+TensorOrTensors = Tensor | tuple[Tensor, ...]
+#: a Jacobian or a Hessian: a tensor, a tuple of them, or a tuple of such tuples (one per
+#: output, one per input), as the output and the inputs are tensors or tuples
+Blocks = Tensor | tuple[Tensor, ...] | tuple[tuple[Tensor, ...], ...]
+
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
 
@@ -229,7 +235,9 @@ def _fill_in_zeros(grads, refs, strict: bool, create_graph: bool, stage: str) ->
     return tuple(res)
 
 
-def vjp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
+def vjp(func: Callable, inputs: TensorOrTensors, v: TensorOrTensors | None = None,
+        create_graph: bool = False, strict: bool = False
+        ) -> tuple[TensorOrTensors, TensorOrTensors]:
     """``(func(inputs), vᵀJ)``: the vector-Jacobian product at ``inputs``.
 
     Example:
@@ -252,7 +260,9 @@ def vjp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
     return _postprocess_pair(outputs, res, create_graph, is_outputs_tuple, is_inputs_tuple)
 
 
-def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
+def jvp(func: Callable, inputs: TensorOrTensors, v: TensorOrTensors | None = None,
+        create_graph: bool = False, strict: bool = False
+        ) -> tuple[TensorOrTensors, TensorOrTensors]:
     """``(func(inputs), J v)``: the Jacobian-vector product, by forward-mode AD.
 
     Example:
@@ -364,8 +374,9 @@ def _jacfwd(func, inputs, strict: bool, vectorize: bool):
     return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))
 
 
-def jacobian(func: Callable, inputs, create_graph: bool = False, strict: bool = False,
-             vectorize: bool = False, strategy: str = "reverse-mode"):
+def jacobian(func: Callable, inputs: TensorOrTensors, create_graph: bool = False,
+             strict: bool = False, vectorize: bool = False, strategy: str = "reverse-mode"
+             ) -> Blocks:
     """The Jacobian of ``func`` at ``inputs``: shape ``output.shape + input.shape`` per pair.
 
     ``vectorize=True`` computes every row in one batched backward pass (Note
@@ -449,8 +460,9 @@ def jacobian(func: Callable, inputs, create_graph: bool = False, strict: bool = 
         return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))
 
 
-def hessian(func: Callable, inputs, create_graph: bool = False, strict: bool = False,
-            vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode"):
+def hessian(func: Callable, inputs: TensorOrTensors, create_graph: bool = False,
+            strict: bool = False, vectorize: bool = False,
+            outer_jacobian_strategy: str = "reverse-mode") -> Blocks:
     """The Hessian of a scalar function: the Jacobian of its gradient.
 
     With ``vectorize=True`` it is one batched backward pass through the gradient's
@@ -481,7 +493,9 @@ def hessian(func: Callable, inputs, create_graph: bool = False, strict: bool = F
     return _tuple_postprocess(res, (is_inputs_tuple, is_inputs_tuple))
 
 
-def vhp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
+def vhp(func: Callable, inputs: TensorOrTensors, v: TensorOrTensors | None = None,
+        create_graph: bool = False, strict: bool = False
+        ) -> tuple[Tensor, TensorOrTensors]:
     """``(func(inputs), vᵀH)`` for a scalar function: reverse-over-reverse.
 
     Example:
@@ -531,7 +545,9 @@ def _scalar_output_and_grad(func, args, strict, name, create_graph):
     return is_outputs_tuple, outputs, jac
 
 
-def hvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
+def hvp(func: Callable, inputs: TensorOrTensors, v: TensorOrTensors | None = None,
+        create_graph: bool = False, strict: bool = False
+        ) -> tuple[Tensor, TensorOrTensors]:
     """``(func(inputs), H v)`` for a scalar function: forward-over-reverse (the gradient's
     tangent along ``v``), or the double-backward trick inside an open forward-AD level.
 

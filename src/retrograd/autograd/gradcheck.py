@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -622,12 +622,13 @@ def _test_batched_grad(inputs, output, output_idx) -> bool:
 # public API
 
 
-def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5,
-              rtol: float = 1e-3, raise_exception: bool = True, nondet_tol: float = 0.0,
-              check_undefined_grad: bool = True, check_grad_dtypes: bool = False,
-              check_batched_grad: bool = False, check_batched_forward_grad: bool = False,
-              check_forward_ad: bool = False, check_backward_ad: bool = True,
-              fast_mode: bool = False, masked: bool | None = None) -> bool:
+def gradcheck(func: Callable, inputs: Tensor | Sequence[object], *, eps: float = 1e-6,
+              atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True,
+              nondet_tol: float = 0.0, check_undefined_grad: bool = True,
+              check_grad_dtypes: bool = False, check_batched_grad: bool = False,
+              check_batched_forward_grad: bool = False, check_forward_ad: bool = False,
+              check_backward_ad: bool = True, fast_mode: bool = False,
+              masked: bool | None = None) -> bool:
     """Check analytical gradients of ``func`` at ``inputs`` against finite differences.
 
     Every input with ``requires_grad=True`` is perturbed by ``±eps`` one element at a
@@ -701,7 +702,8 @@ def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined
     return True
 
 
-def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-6,
+def gradgradcheck(func: Callable, inputs: Tensor | Sequence[object],
+                  grad_outputs: Tensor | Sequence[Tensor] | None = None, *, eps: float = 1e-6,
                   atol: float = 1e-5, rtol: float = 1e-3,
                   gen_non_contig_grad_outputs: bool = False, raise_exception: bool = True,
                   nondet_tol: float = 0.0, check_undefined_grad: bool = True,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from numbers import Number, Real
 
+from .._core.hints import Shape
 from . import _torch as torch
 from . import constraints
 from .dirichlet import Dirichlet
@@ -36,7 +37,7 @@ class Beta(ExponentialFamily):
     support = constraints.unit_interval
     has_rsample = True
 
-    def __init__(self, concentration1, concentration0,
+    def __init__(self, concentration1: torch.Tensor | float, concentration0: torch.Tensor | float,
                  validate_args: bool | None = None) -> None:
         if isinstance(concentration1, Real) and isinstance(concentration0, Real):
             both = torch.tensor([float(concentration1), float(concentration0)])
@@ -46,7 +47,7 @@ class Beta(ExponentialFamily):
         self._dirichlet = Dirichlet(both, validate_args=validate_args)
         super().__init__(self._dirichlet._batch_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: Shape, _instance: Beta | None = None) -> Beta:
         new = self._get_checked_instance(Beta, _instance)
         batch_shape = torch.Size(batch_shape)
         new._dirichlet = self._dirichlet.expand(batch_shape)
@@ -55,28 +56,28 @@ class Beta(ExponentialFamily):
         return new
 
     @property
-    def mean(self):
+    def mean(self) -> torch.Tensor:
         return self.concentration1 / (self.concentration1 + self.concentration0)
 
     @property
-    def mode(self):
+    def mode(self) -> torch.Tensor:
         return self._dirichlet.mode[..., 0]
 
     @property
-    def variance(self):
+    def variance(self) -> torch.Tensor:
         total = self.concentration1 + self.concentration0
         return self.concentration1 * self.concentration0 / (total.pow(2) * (total + 1))
 
-    def rsample(self, sample_shape=()):
+    def rsample(self, sample_shape: Shape = ()) -> torch.Tensor:
         return self._dirichlet.rsample(sample_shape).select(-1, 0)
 
-    def log_prob(self, value):
+    def log_prob(self, value: torch.Tensor) -> torch.Tensor:
         if self._validate_args:
             self._validate_sample(value)
         heads_tails = torch.stack([value, 1.0 - value], -1)
         return self._dirichlet.log_prob(heads_tails)
 
-    def entropy(self):
+    def entropy(self) -> torch.Tensor:
         return self._dirichlet.entropy()
 
     def _concentration(self, i: int):
@@ -84,11 +85,11 @@ class Beta(ExponentialFamily):
         return torch.tensor([result]) if isinstance(result, Number) else result
 
     @property
-    def concentration1(self):
+    def concentration1(self) -> torch.Tensor:
         return self._concentration(0)
 
     @property
-    def concentration0(self):
+    def concentration0(self) -> torch.Tensor:
         return self._concentration(1)
 
     @property

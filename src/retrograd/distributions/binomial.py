@@ -9,6 +9,7 @@ Example:
 
 from __future__ import annotations
 
+from .._core.hints import Shape
 from . import _torch as torch
 from . import constraints
 from .distribution import Distribution
@@ -26,8 +27,8 @@ class _CountAndProbs(Distribution):
     """The shared part of Binomial and NegativeBinomial: a ``total_count`` broadcast with
     ``probs`` or ``logits`` (not both) and cast to its dtype."""
 
-    def __init__(self, total_count, probs=None, logits=None,
-                 validate_args: bool | None = None) -> None:
+    def __init__(self, total_count: torch.Tensor | float, probs: torch.Tensor | None = None,
+                 logits: torch.Tensor | None = None, validate_args: bool | None = None) -> None:
         if (probs is None) == (logits is None):
             raise ValueError("Either `probs` or `logits` must be specified, but not both.")
         name, param = ("probs", probs) if probs is not None else ("logits", logits)
@@ -37,7 +38,7 @@ class _CountAndProbs(Distribution):
         self._param = param
         super().__init__(param.size(), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: Shape, _instance: _CountAndProbs | None = None) -> _CountAndProbs:
         new = self._expand_params(type(self), batch_shape, _instance,
                                   ("total_count", "probs", "logits"))
         return new
@@ -51,7 +52,7 @@ class _CountAndProbs(Distribution):
         return logits_to_probs(self.logits, is_binary=True)
 
     @property
-    def param_shape(self):
+    def param_shape(self) -> torch.Size:
         return self._param.size()
 
     def _new(self, *args, **kwargs):
@@ -73,32 +74,32 @@ class Binomial(_CountAndProbs):
                        "probs": constraints.unit_interval, "logits": constraints.real}
     has_enumerate_support = True
 
-    def __init__(self, total_count=1, probs=None, logits=None,
-                 validate_args: bool | None = None) -> None:
+    def __init__(self, total_count: torch.Tensor | float = 1, probs: torch.Tensor | None = None,
+                 logits: torch.Tensor | None = None, validate_args: bool | None = None) -> None:
         super().__init__(total_count, probs, logits, validate_args=validate_args)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
-    def support(self):
+    def support(self) -> constraints.Constraint:
         return constraints.integer_interval(0, self.total_count)
 
     @property
-    def mean(self):
+    def mean(self) -> torch.Tensor:
         return self.total_count * self.probs
 
     @property
-    def mode(self):
+    def mode(self) -> torch.Tensor:
         return ((self.total_count + 1) * self.probs).floor().clamp(max=self.total_count)
 
     @property
-    def variance(self):
+    def variance(self) -> torch.Tensor:
         return self.total_count * self.probs * (1 - self.probs)
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape: Shape = torch.Size()) -> torch.Tensor:
         shape = self._extended_shape(sample_shape)
         with torch.no_grad():
             return torch.binomial(self.total_count.expand(shape), self.probs.expand(shape))
 
-    def log_prob(self, value):
+    def log_prob(self, value: torch.Tensor) -> torch.Tensor:
         if self._validate_args:
             self._validate_sample(value)
         n, logits = self.total_count, self.logits
@@ -114,12 +115,12 @@ class Binomial(_CountAndProbs):
             raise NotImplementedError(f"Inhomogeneous total count not supported by `{what}`.")
         return total_count
 
-    def entropy(self):
+    def entropy(self) -> torch.Tensor:
         self._homogeneous_count("entropy")
         log_prob = self.log_prob(self.enumerate_support(False))
         return -(torch.exp(log_prob) * log_prob).sum(0)
 
-    def enumerate_support(self, expand=True):
+    def enumerate_support(self, expand: bool = True) -> torch.Tensor:
         total_count = self._homogeneous_count("enumerate_support")
         values = torch.arange(1 + total_count, dtype=self._param.dtype)
         values = values.view((-1,) + (1,) * len(self._batch_shape))

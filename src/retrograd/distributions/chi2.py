@@ -9,6 +9,8 @@ Example:
 
 from __future__ import annotations
 
+from .._core.hints import Shape
+from .._tensor.tensor import Tensor
 from . import constraints
 from .gamma import Gamma
 
@@ -27,13 +29,13 @@ class Chi2(Gamma):
 
     arg_constraints = {"df": constraints.positive}
 
-    def __init__(self, df, validate_args: bool | None = None) -> None:
+    def __init__(self, df: Tensor | float, validate_args: bool | None = None) -> None:
         super().__init__(0.5 * df, 0.5, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: Shape, _instance: Chi2 | None = None) -> Chi2:
         new = self._get_checked_instance(Chi2, _instance)
         return super().expand(batch_shape, new)
 
     @property
-    def df(self):
+    def df(self) -> Tensor:
         return self.concentration * 2

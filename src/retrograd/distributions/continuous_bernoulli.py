@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+from .._core.hints import Number, Shape
 from . import _torch as torch
 from . import constraints
 from .exp_family import ExponentialFamily
@@ -41,7 +42,9 @@ class ContinuousBernoulli(ExponentialFamily):
     support = constraints.unit_interval
     has_rsample = True
 
-    def __init__(self, probs=None, logits=None, lims=(0.499, 0.501),
+    def __init__(self, probs: torch.Tensor | Number | None = None,
+                 logits: torch.Tensor | Number | None = None,
+                 lims: tuple[float, float] = (0.499, 0.501),
                  validate_args: bool | None = None) -> None:
         name, param, is_scalar = _probs_or_logits(probs, logits)
         if name == "probs":
@@ -56,7 +59,8 @@ class ContinuousBernoulli(ExponentialFamily):
         super().__init__(torch.Size() if is_scalar else param.size(),
                          validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: Shape,
+               _instance: ContinuousBernoulli | None = None) -> ContinuousBernoulli:
         new = self._expand_params(ContinuousBernoulli, batch_shape, _instance,
                                   ("probs", "logits"))
         new._lims = self._lims
@@ -83,7 +87,7 @@ class ContinuousBernoulli(ExponentialFamily):
         return torch.where(self._outside_unstable_region(), log_norm, taylor)
 
     @property
-    def mean(self):
+    def mean(self) -> torch.Tensor:
         cut = self._cut_probs()
         mus = cut / (2.0 * cut - 1.0) + 1.0 / (torch.log1p(-cut) - torch.log(cut))
         x = self.probs - 0.5
@@ -91,11 +95,11 @@ class ContinuousBernoulli(ExponentialFamily):
         return torch.where(self._outside_unstable_region(), mus, taylor)
 
     @property
-    def stddev(self):
+    def stddev(self) -> torch.Tensor:
         return torch.sqrt(self.variance)
 
     @property
-    def variance(self):
+    def variance(self) -> torch.Tensor:
         cut = self._cut_probs()
         variances = cut * (cut - 1.0) / torch.pow(1.0 - 2.0 * cut, 2) + 1.0 / torch.pow(
             torch.log1p(-cut) - torch.log(cut), 2)
@@ -112,26 +116,26 @@ class ContinuousBernoulli(ExponentialFamily):
         return clamp_probs(logits_to_probs(self.logits, is_binary=True))
 
     @property
-    def param_shape(self):
+    def param_shape(self) -> torch.Size:
         return self._param.size()
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape: Shape = torch.Size()) -> torch.Tensor:
         u = torch.rand(self._extended_shape(sample_shape), dtype=self.probs.dtype)
         with torch.no_grad():
             return self.icdf(u)
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape: Shape = torch.Size()) -> torch.Tensor:
         u = torch.rand(self._extended_shape(sample_shape), dtype=self.probs.dtype)
         return self.icdf(u)
 
-    def log_prob(self, value):
+    def log_prob(self, value: torch.Tensor) -> torch.Tensor:
         if self._validate_args:
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
         return (-torch.F.binary_cross_entropy_with_logits(logits, value, reduction="none")
                 + self._cont_bern_log_norm())
 
-    def cdf(self, value):
+    def cdf(self, value: torch.Tensor) -> torch.Tensor:
         if self._validate_args:
             self._validate_sample(value)
         cut = self._cut_probs()
@@ -141,7 +145,7 @@ class ContinuousBernoulli(ExponentialFamily):
         return torch.where(torch.le(value, 0.0), torch.zeros_like(value),
                            torch.where(torch.ge(value, 1.0), torch.ones_like(value), unbounded))
 
-    def icdf(self, value):
+    def icdf(self, value: torch.Tensor) -> torch.Tensor:
         cut = self._cut_probs()
         return torch.where(
             self._outside_unstable_region(),
@@ -161,7 +165,7 @@ class ContinuousBernoulli(ExponentialFamily):
         taylor = 0.5 * x + torch.pow(x, 2) / 24.0 - torch.pow(x, 4) / 2880.0
         return torch.where(outside, log_norm, taylor)
 
-    def entropy(self):
+    def entropy(self) -> torch.Tensor:
         log_probs0 = torch.log1p(-self.probs)
         log_probs1 = torch.log(self.probs)
         return self.mean * (log_probs0 - log_probs1) - self._cont_bern_log_norm() - log_probs0

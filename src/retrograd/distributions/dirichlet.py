@@ -9,6 +9,7 @@ Example:
 
 from __future__ import annotations
 
+from .._core.hints import Shape
 from ..autograd import Function
 from ..autograd.function import once_differentiable
 from . import _torch as torch
@@ -55,22 +56,22 @@ class Dirichlet(ExponentialFamily):
     support = constraints.simplex
     has_rsample = True
 
-    def __init__(self, concentration, validate_args: bool | None = None) -> None:
+    def __init__(self, concentration: torch.Tensor, validate_args: bool | None = None) -> None:
         if concentration.dim() < 1:
             raise ValueError("`concentration` parameter must be at least one-dimensional.")
         self.concentration = concentration
         super().__init__(concentration.shape[:-1], concentration.shape[-1:],
                          validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: Shape, _instance: Dirichlet | None = None) -> Dirichlet:
         return self._expand_params(Dirichlet, batch_shape, _instance, ("concentration",),
                                    torch.Size(batch_shape) + self.event_shape)
 
-    def rsample(self, sample_shape=()):
+    def rsample(self, sample_shape: Shape = ()) -> torch.Tensor:
         shape = self._extended_shape(sample_shape)
         return _Dirichlet.apply(self.concentration.expand(shape))
 
-    def log_prob(self, value):
+    def log_prob(self, value: torch.Tensor) -> torch.Tensor:
         if self._validate_args:
             self._validate_sample(value)
         c = self.concentration
@@ -78,11 +79,11 @@ class Dirichlet(ExponentialFamily):
                 - torch.lgamma(c).sum(-1))
 
     @property
-    def mean(self):
+    def mean(self) -> torch.Tensor:
         return self.concentration / self.concentration.sum(-1, True)
 
     @property
-    def mode(self):
+    def mode(self) -> torch.Tensor:
         shifted = (self.concentration - 1).clamp(min=0.0)
         mode = shifted / shifted.sum(-1, True)
         mask = (self.concentration < 1).all(dim=-1)
@@ -90,12 +91,12 @@ class Dirichlet(ExponentialFamily):
         return mode
 
     @property
-    def variance(self):
+    def variance(self) -> torch.Tensor:
         c = self.concentration
         total = c.sum(-1, True)
         return c * (total - c) / (total.pow(2) * (total + 1))
 
-    def entropy(self):
+    def entropy(self) -> torch.Tensor:
         c = self.concentration
         k = c.size(-1)
         a0 = c.sum(-1)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import warnings
 
+from .._core.hints import Shape
 from . import _torch as torch
 from . import constraints
 from .utils import lazy_property
@@ -54,7 +55,7 @@ class Distribution:
             raise ValueError(f"set_default_validate_args expects True or False, got {value!r}")
         Distribution._validate_args = value
 
-    def __init__(self, batch_shape=torch.Size(), event_shape=torch.Size(),
+    def __init__(self, batch_shape: Shape = torch.Size(), event_shape: Shape = torch.Size(),
                  validate_args: bool | None = None) -> None:
         self._batch_shape = torch.Size(batch_shape)
         self._event_shape = torch.Size(event_shape)
@@ -85,7 +86,7 @@ class Distribution:
                     f"{tuple(value.shape)}) of distribution {self!r} to satisfy the "
                     f"constraint {constraint!r}, but found invalid values:\n{value}" + _FIX)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: Shape, _instance: Distribution | None = None) -> Distribution:
         """A new distribution with batch dimensions expanded to ``batch_shape`` (parameters
         are expanded views; no validation or broadcasting is repeated).
 
@@ -97,12 +98,12 @@ class Distribution:
         raise NotImplementedError(f"{self.__class__.__name__} does not implement expand")
 
     @property
-    def batch_shape(self):
+    def batch_shape(self) -> torch.Size:
         """The shape over which parameters are batched."""
         return self._batch_shape
 
     @property
-    def event_shape(self):
+    def event_shape(self) -> torch.Size:
         """The shape of a single sample (without batching)."""
         return self._event_shape
 
@@ -112,27 +113,27 @@ class Distribution:
         raise NotImplementedError
 
     @property
-    def support(self):
+    def support(self) -> constraints.Constraint:
         """The constraint describing the distribution's support."""
         raise NotImplementedError
 
     @property
-    def mean(self):
+    def mean(self) -> torch.Tensor:
         raise NotImplementedError
 
     @property
-    def mode(self):
+    def mode(self) -> torch.Tensor:
         raise NotImplementedError(f"{self.__class__} does not implement mode")
 
     @property
-    def variance(self):
+    def variance(self) -> torch.Tensor:
         raise NotImplementedError
 
     @property
-    def stddev(self):
+    def stddev(self) -> torch.Tensor:
         return self.variance.sqrt()
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape: Shape = torch.Size()) -> torch.Tensor:
         """A ``sample_shape`` batch of samples, without gradients.
 
         Example:
@@ -144,39 +145,39 @@ class Distribution:
         with torch.no_grad():
             return self.rsample(sample_shape)
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape: Shape = torch.Size()) -> torch.Tensor:
         """A reparameterized sample: gradients flow to the parameters."""
         raise NotImplementedError(
             f"{self.__class__.__name__} has no reparameterized sampler (has_rsample is "
             "False); use .sample() and a score-function estimator instead")
 
-    def sample_n(self, n: int):
+    def sample_n(self, n: int) -> torch.Tensor:
         """Deprecated: ``sample((n,))``."""
         warnings.warn("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.",
                       FutureWarning, stacklevel=2)
         return self.sample(torch.Size((n,)))
 
-    def log_prob(self, value):
+    def log_prob(self, value: torch.Tensor) -> torch.Tensor:
         """The log of the density / mass function at ``value``."""
         raise NotImplementedError
 
-    def cdf(self, value):
+    def cdf(self, value: torch.Tensor) -> torch.Tensor:
         """The cumulative distribution function at ``value``."""
         raise NotImplementedError
 
-    def icdf(self, value):
+    def icdf(self, value: torch.Tensor) -> torch.Tensor:
         """The inverse cumulative distribution function at ``value``."""
         raise NotImplementedError
 
-    def enumerate_support(self, expand: bool = True):
+    def enumerate_support(self, expand: bool = True) -> torch.Tensor:
         """All values of a discrete distribution's support, along dim 0."""
         raise NotImplementedError
 
-    def entropy(self):
+    def entropy(self) -> torch.Tensor:
         """The entropy, batched over ``batch_shape``."""
         raise NotImplementedError
 
-    def perplexity(self):
+    def perplexity(self) -> torch.Tensor:
         """``exp(entropy())``.
 
         Example:

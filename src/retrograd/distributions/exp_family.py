@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+from .._tensor.tensor import Tensor
 from ..autograd import grad
 from .distribution import Distribution
 
@@ -40,7 +41,7 @@ class ExponentialFamily(Distribution):
     def _mean_carrier_measure(self):
         raise NotImplementedError
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         """The entropy from the Bregman divergence of the log normalizer."""
         result = -self._mean_carrier_measure
         nparams = [p.detach().requires_grad_() for p in self._natural_params]

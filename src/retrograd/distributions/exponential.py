@@ -9,6 +9,7 @@ Example:
 
 from __future__ import annotations
 
+from .._core.hints import Shape
 from . import _torch as torch
 from . import constraints
 from .exp_family import ExponentialFamily
@@ -31,47 +32,47 @@ class Exponential(ExponentialFamily):
     support = constraints.nonnegative
     has_rsample = True
 
-    def __init__(self, rate, validate_args: bool | None = None) -> None:
+    def __init__(self, rate: torch.Tensor | float, validate_args: bool | None = None) -> None:
         (self.rate,) = broadcast_all(rate)
         super().__init__(self.rate.size(), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: Shape, _instance: Exponential | None = None) -> Exponential:
         return self._expand_params(Exponential, batch_shape, _instance, ("rate",))
 
     @property
-    def mean(self):
+    def mean(self) -> torch.Tensor:
         return self.rate.reciprocal()
 
     @property
-    def mode(self):
+    def mode(self) -> torch.Tensor:
         return torch.zeros_like(self.rate)
 
     @property
-    def stddev(self):
+    def stddev(self) -> torch.Tensor:
         return self.rate.reciprocal()
 
     @property
-    def variance(self):
+    def variance(self) -> torch.Tensor:
         return self.rate.pow(-2)
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape: Shape = torch.Size()) -> torch.Tensor:
         shape = self._extended_shape(sample_shape)
         return torch.empty(shape, dtype=self.rate.dtype).exponential_() / self.rate
 
-    def log_prob(self, value):
+    def log_prob(self, value: torch.Tensor) -> torch.Tensor:
         if self._validate_args:
             self._validate_sample(value)
         return self.rate.log() - self.rate * value
 
-    def cdf(self, value):
+    def cdf(self, value: torch.Tensor) -> torch.Tensor:
         if self._validate_args:
             self._validate_sample(value)
         return 1 - torch.exp(-self.rate * value)
 
-    def icdf(self, value):
+    def icdf(self, value: torch.Tensor) -> torch.Tensor:
         return -torch.log1p(-value) / self.rate
 
-    def entropy(self):
+    def entropy(self) -> torch.Tensor:
         return 1.0 - torch.log(self.rate)
 
     @property

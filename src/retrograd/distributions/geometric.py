@@ -9,6 +9,7 @@ Example:
 
 from __future__ import annotations
 
+from .._core.hints import Number, Shape
 from . import _torch as torch
 from . import constraints
 from .distribution import Distribution
@@ -38,7 +39,9 @@ class Geometric(Distribution):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.nonnegative_integer
 
-    def __init__(self, probs=None, logits=None, validate_args: bool | None = None) -> None:
+    def __init__(self, probs: torch.Tensor | Number | None = None,
+                 logits: torch.Tensor | Number | None = None,
+                 validate_args: bool | None = None) -> None:
         name, param, is_scalar = _probs_or_logits(probs, logits)
         setattr(self, name, param)
         super().__init__(torch.Size() if is_scalar else param.size(),
@@ -53,19 +56,19 @@ class Geometric(Distribution):
                     f"invalid values:\n{value[~valid]}\n(A geometric distribution needs a "
                     "success probability above 0; pass probs in (0, 1].)")
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: Shape, _instance: Geometric | None = None) -> Geometric:
         return self._expand_params(Geometric, batch_shape, _instance, ("probs", "logits"))
 
     @property
-    def mean(self):
+    def mean(self) -> torch.Tensor:
         return 1.0 / self.probs - 1.0
 
     @property
-    def mode(self):
+    def mode(self) -> torch.Tensor:
         return torch.zeros_like(self.probs)
 
     @property
-    def variance(self):
+    def variance(self) -> torch.Tensor:
         return (1.0 / self.probs - 1.0) / self.probs
 
     @lazy_property
@@ -76,14 +79,14 @@ class Geometric(Distribution):
     def probs(self):
         return logits_to_probs(self.logits, is_binary=True)
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape: Shape = torch.Size()) -> torch.Tensor:
         shape = self._extended_shape(sample_shape)
         tiny = finfo(self.probs.dtype).tiny
         with torch.no_grad():
             u = torch.empty(shape, dtype=self.probs.dtype).uniform_(tiny, 1)
             return (u.log() / (-self.probs).log1p()).floor()
 
-    def log_prob(self, value):
+    def log_prob(self, value: torch.Tensor) -> torch.Tensor:
         if self._validate_args:
             self._validate_sample(value)
         value, probs = broadcast_all(value, self.probs)
@@ -91,6 +94,6 @@ class Geometric(Distribution):
         probs[(probs == 1) & (value == 0)] = 0
         return value * (-probs).log1p() + self.probs.log()
 
-    def entropy(self):
+    def entropy(self) -> torch.Tensor:
         return torch.F.binary_cross_entropy_with_logits(self.logits, self.probs,
                                                         reduction="none") / self.probs

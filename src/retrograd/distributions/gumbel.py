@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from numbers import Number
 
+from .._core.hints import Shape
 from . import _torch as torch
 from . import constraints
 from .transformed_distribution import TransformedDistribution
@@ -36,7 +37,8 @@ class Gumbel(TransformedDistribution):
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
 
-    def __init__(self, loc, scale, validate_args: bool | None = None) -> None:
+    def __init__(self, loc: torch.Tensor | float, scale: torch.Tensor | float,
+                 validate_args: bool | None = None) -> None:
         self.loc, self.scale = broadcast_all(loc, scale)
         info = finfo(self.loc.dtype)
         if isinstance(loc, Number) and isinstance(scale, Number):
@@ -51,33 +53,33 @@ class Gumbel(TransformedDistribution):
                       AffineTransform(loc=loc, scale=-self.scale)]
         super().__init__(base_dist, transforms, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: Shape, _instance: Gumbel | None = None) -> Gumbel:
         new = self._get_checked_instance(Gumbel, _instance)
         new.loc = self.loc.expand(batch_shape)
         new.scale = self.scale.expand(batch_shape)
         return super().expand(batch_shape, _instance=new)
 
-    def log_prob(self, value):
+    def log_prob(self, value: torch.Tensor) -> torch.Tensor:
         if self._validate_args:
             self._validate_sample(value)
         y = (self.loc - value) / self.scale
         return (y - y.exp()) - self.scale.log()
 
     @property
-    def mean(self):
+    def mean(self) -> torch.Tensor:
         return self.loc + self.scale * euler_constant
 
     @property
-    def mode(self):
+    def mode(self) -> torch.Tensor:
         return self.loc
 
     @property
-    def stddev(self):
+    def stddev(self) -> torch.Tensor:
         return (math.pi / math.sqrt(6)) * self.scale
 
     @property
-    def variance(self):
+    def variance(self) -> torch.Tensor:
         return self.stddev.pow(2)
 
-    def entropy(self):
+    def entropy(self) -> torch.Tensor:
         return self.scale.log() + (1 + euler_constant)

@@ -10,6 +10,7 @@ Example:
 
 from __future__ import annotations
 
+from .._core.hints import Shape
 from . import _torch as torch
 from . import constraints
 from .distribution import Distribution
@@ -45,7 +46,7 @@ class Independent(Distribution):
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: Shape, _instance: Independent | None = None) -> Independent:
         new = self._get_checked_instance(Independent, _instance)
         batch_shape = torch.Size(batch_shape)
         new.base_dist = self.base_dist.expand(
@@ -66,37 +67,37 @@ class Independent(Distribution):
         return self.base_dist.has_enumerate_support
 
     @constraints.dependent_property
-    def support(self):
+    def support(self) -> constraints.Constraint:
         result = self.base_dist.support
         if self.reinterpreted_batch_ndims:
             result = constraints.independent(result, self.reinterpreted_batch_ndims)
         return result
 
     @property
-    def mean(self):
+    def mean(self) -> torch.Tensor:
         return self.base_dist.mean
 
     @property
-    def mode(self):
+    def mode(self) -> torch.Tensor:
         return self.base_dist.mode
 
     @property
-    def variance(self):
+    def variance(self) -> torch.Tensor:
         return self.base_dist.variance
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape: Shape = torch.Size()) -> torch.Tensor:
         return self.base_dist.sample(sample_shape)
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape: Shape = torch.Size()) -> torch.Tensor:
         return self.base_dist.rsample(sample_shape)
 
-    def log_prob(self, value):
+    def log_prob(self, value: torch.Tensor) -> torch.Tensor:
         return _sum_rightmost(self.base_dist.log_prob(value), self.reinterpreted_batch_ndims)
 
-    def entropy(self):
+    def entropy(self) -> torch.Tensor:
         return _sum_rightmost(self.base_dist.entropy(), self.reinterpreted_batch_ndims)
 
-    def enumerate_support(self, expand: bool = True):
+    def enumerate_support(self, expand: bool = True) -> torch.Tensor:
         if self.reinterpreted_batch_ndims > 0:
             raise NotImplementedError("Enumeration over cartesian product is not implemented"
                                       "\n(Enumerate the base distribution's support instead.)")

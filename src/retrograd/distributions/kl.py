@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from functools import total_ordering
 
 from ..autograd import grad
@@ -41,7 +42,8 @@ _KL_REGISTRY: dict = {}  # (type_p, type_q) -> function, as registered
 _KL_MEMOIZE: dict = {}  # (type_p, type_q) -> the function dispatch chose
 
 
-def register_kl(type_p, type_q):
+def register_kl(type_p: type[Distribution], type_q: type[Distribution]
+                ) -> Callable[[Callable], Callable]:
     """Decorator registering a pairwise ``kl_divergence`` function.
 
     Example:
@@ -105,7 +107,7 @@ def _dispatch_kl(type_p, type_q):
     return left_fun
 
 
-def kl_divergence(p: Distribution, q: Distribution):
+def kl_divergence(p: Distribution, q: Distribution) -> torch.Tensor:
     """``KL(p || q)``, batched over the batch shape.
 
     Example:

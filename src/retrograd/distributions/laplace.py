@@ -9,6 +9,7 @@ Example:
 
 from __future__ import annotations
 
+from .._core.hints import Shape
 from . import _torch as torch
 from . import constraints
 from .distribution import Distribution
@@ -31,50 +32,51 @@ class Laplace(Distribution):
     support = constraints.real
     has_rsample = True
 
-    def __init__(self, loc, scale, validate_args: bool | None = None) -> None:
+    def __init__(self, loc: torch.Tensor | float, scale: torch.Tensor | float,
+                 validate_args: bool | None = None) -> None:
         self.loc, self.scale = broadcast_all(loc, scale)
         super().__init__(self.loc.size(), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: Shape, _instance: Laplace | None = None) -> Laplace:
         return self._expand_params(Laplace, batch_shape, _instance, ("loc", "scale"))
 
     @property
-    def mean(self):
+    def mean(self) -> torch.Tensor:
         return self.loc
 
     @property
-    def mode(self):
+    def mode(self) -> torch.Tensor:
         return self.loc
 
     @property
-    def variance(self):
+    def variance(self) -> torch.Tensor:
         return 2 * self.scale.pow(2)
 
     @property
-    def stddev(self):
+    def stddev(self) -> torch.Tensor:
         return (2**0.5) * self.scale
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape: Shape = torch.Size()) -> torch.Tensor:
         shape = self._extended_shape(sample_shape)
         u = torch.empty(shape, dtype=self.loc.dtype).uniform_(finfo(self.loc.dtype).eps - 1, 1)
         return self.loc - self.scale * u.sign() * torch.log1p(-u.abs())
 
-    def log_prob(self, value):
+    def log_prob(self, value: torch.Tensor) -> torch.Tensor:
         if self._validate_args:
             self._validate_sample(value)
         return -torch.log(2 * self.scale) - torch.abs(value - self.loc) / self.scale
 
-    def cdf(self, value):
+    def cdf(self, value: torch.Tensor) -> torch.Tensor:
         if self._validate_args:
             self._validate_sample(value)
         return 0.5 - 0.5 * (value - self.loc).sign() * torch.expm1(
             -(value - self.loc).abs() / self.scale)
 
-    def icdf(self, value):
+    def icdf(self, value: torch.Tensor) -> torch.Tensor:
         term = value - 0.5
         return self.loc - self.scale * term.sign() * torch.log1p(-2 * term.abs())
 
-    def entropy(self):
+    def entropy(self) -> torch.Tensor:
         return 1 + torch.log(2 * self.scale)
 
 

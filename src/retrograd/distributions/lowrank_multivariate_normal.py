@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 from .. import linalg
+from .._core.hints import Shape
 from . import _torch as torch
 from . import constraints
 from .distribution import Distribution
@@ -68,7 +69,8 @@ class LowRankMultivariateNormal(Distribution):
     support = constraints.real_vector
     has_rsample = True
 
-    def __init__(self, loc, cov_factor, cov_diag, validate_args: bool | None = None) -> None:
+    def __init__(self, loc: torch.Tensor, cov_factor: torch.Tensor, cov_diag: torch.Tensor,
+                 validate_args: bool | None = None) -> None:
         if loc.dim() < 1:
             raise ValueError("loc must be at least one-dimensional.")
         event_shape = loc.shape[-1:]
@@ -93,7 +95,8 @@ class LowRankMultivariateNormal(Distribution):
         self._capacitance_tril = _batch_capacitance_tril(cov_factor, cov_diag)
         super().__init__(self.loc.shape[:-1], event_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: Shape,
+               _instance: LowRankMultivariateNormal | None = None) -> LowRankMultivariateNormal:
         new = self._get_checked_instance(LowRankMultivariateNormal, _instance)
         batch_shape = torch.Size(batch_shape)
         loc_shape = batch_shape + self.event_shape
@@ -115,11 +118,11 @@ class LowRankMultivariateNormal(Distribution):
                                      self._unbroadcasted_cov_diag, self._capacitance_tril)
 
     @property
-    def mean(self):
+    def mean(self) -> torch.Tensor:
         return self.loc
 
     @property
-    def mode(self):
+    def mode(self) -> torch.Tensor:
         return self.loc
 
     @lazy_property
@@ -147,14 +150,14 @@ class LowRankMultivariateNormal(Distribution):
         precision = _diag_embed(self._unbroadcasted_cov_diag.reciprocal()) - a.mT @ a
         return precision.expand(self._matrix_shape())
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape: Shape = torch.Size()) -> torch.Tensor:
         shape = self._extended_shape(sample_shape)
         eps_w = _standard_normal(shape[:-1] + self.cov_factor.shape[-1:], dtype=self.loc.dtype)
         eps_d = _standard_normal(shape, dtype=self.loc.dtype)
         return (self.loc + _batch_mv(self._unbroadcasted_cov_factor, eps_w)
                 + self._unbroadcasted_cov_diag.sqrt() * eps_d)
 
-    def log_prob(self, value):
+    def log_prob(self, value: torch.Tensor) -> torch.Tensor:
         if self._validate_args:
             self._validate_sample(value)
         m = _batch_lowrank_mahalanobis(self._unbroadcasted_cov_factor,
@@ -162,6 +165,6 @@ class LowRankMultivariateNormal(Distribution):
                                        self._capacitance_tril)
         return -0.5 * (self._event_shape[0] * math.log(2 * math.pi) + self._logdet() + m)
 
-    def entropy(self):
+    def entropy(self) -> torch.Tensor:
         h = 0.5 * (self._event_shape[0] * (1.0 + math.log(2 * math.pi)) + self._logdet())
         return h if len(self._batch_shape) == 0 else h.expand(self._batch_shape)

@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+from .._core.hints import Shape
 from . import _torch as torch
 from . import constraints
 from .categorical import Categorical
@@ -63,7 +64,8 @@ class MixtureSameFamily(Distribution):
         super().__init__(batch_shape=cdbs, event_shape=event_shape,
                          validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: Shape,
+               _instance: MixtureSameFamily | None = None) -> MixtureSameFamily:
         batch_shape = torch.Size(batch_shape)
         new = self._get_checked_instance(MixtureSameFamily, _instance)
         new._component_distribution = self._component_distribution.expand(
@@ -77,7 +79,7 @@ class MixtureSameFamily(Distribution):
         return new
 
     @constraints.dependent_property
-    def support(self):
+    def support(self) -> constraints.Constraint:
         return constraints.MixtureSameFamilyConstraint(self._component_distribution.support)
 
     @property
@@ -89,12 +91,12 @@ class MixtureSameFamily(Distribution):
         return self._component_distribution
 
     @property
-    def mean(self):
+    def mean(self) -> torch.Tensor:
         probs = self._pad_mixture_dimensions(self.mixture_distribution.probs)
         return torch.sum(probs * self.component_distribution.mean, dim=-1 - self._event_ndims)
 
     @property
-    def variance(self):
+    def variance(self) -> torch.Tensor:
         # the law of total variance
         probs = self._pad_mixture_dimensions(self.mixture_distribution.probs)
         dim = -1 - self._event_ndims
@@ -103,18 +105,18 @@ class MixtureSameFamily(Distribution):
             probs * (self.component_distribution.mean - self._pad(self.mean)).pow(2.0), dim=dim)
         return mean_cond_var + var_cond_mean
 
-    def cdf(self, x):
+    def cdf(self, x: torch.Tensor) -> torch.Tensor:
         cdf_x = self.component_distribution.cdf(self._pad(x))
         return torch.sum(cdf_x * self.mixture_distribution.probs, dim=-1)
 
-    def log_prob(self, x):
+    def log_prob(self, x: torch.Tensor) -> torch.Tensor:
         if self._validate_args:
             self._validate_sample(x)
         log_prob_x = self.component_distribution.log_prob(self._pad(x))  # [S, B, k]
         log_mix_prob = torch.log_softmax(self.mixture_distribution.logits, dim=-1)  # [B, k]
         return torch.logsumexp(log_prob_x + log_mix_prob, dim=-1)  # [S, B]
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape: Shape = torch.Size()) -> torch.Tensor:
         with torch.no_grad():
             gather_dim = len(sample_shape) + len(self.batch_shape)
             es = self.event_shape

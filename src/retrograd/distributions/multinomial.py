@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+from .._core.hints import Shape
 from . import _torch as torch
 from . import constraints
 from .binomial import Binomial
@@ -34,8 +35,8 @@ class Multinomial(Distribution):
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
 
-    def __init__(self, total_count: int = 1, probs=None, logits=None,
-                 validate_args: bool | None = None) -> None:
+    def __init__(self, total_count: int = 1, probs: torch.Tensor | None = None,
+                 logits: torch.Tensor | None = None, validate_args: bool | None = None) -> None:
         if not isinstance(total_count, int):
             raise NotImplementedError("inhomogeneous total_count is not supported")
         self.total_count = total_count
@@ -44,7 +45,7 @@ class Multinomial(Distribution):
         super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
                          validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: Shape, _instance: Multinomial | None = None) -> Multinomial:
         new = self._get_checked_instance(Multinomial, _instance)
         batch_shape = torch.Size(batch_shape)
         new.total_count = self.total_count
@@ -57,30 +58,30 @@ class Multinomial(Distribution):
         return self._categorical._new(*args, **kwargs)
 
     @constraints.dependent_property(is_discrete=True, event_dim=1)
-    def support(self):
+    def support(self) -> constraints.Constraint:
         return constraints.multinomial(self.total_count)
 
     @property
-    def mean(self):
+    def mean(self) -> torch.Tensor:
         return self.probs * self.total_count
 
     @property
-    def variance(self):
+    def variance(self) -> torch.Tensor:
         return self.total_count * self.probs * (1 - self.probs)
 
     @property
-    def logits(self):
+    def logits(self) -> torch.Tensor:
         return self._categorical.logits
 
     @property
-    def probs(self):
+    def probs(self) -> torch.Tensor:
         return self._categorical.probs
 
     @property
-    def param_shape(self):
+    def param_shape(self) -> torch.Size:
         return self._categorical.param_shape
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape: Shape = torch.Size()) -> torch.Tensor:
         sample_shape = torch.Size(sample_shape)
         samples = self._categorical.sample(torch.Size((self.total_count,)) + sample_shape)
         order = list(range(samples.dim()))
@@ -90,7 +91,7 @@ class Multinomial(Distribution):
         counts.scatter_add_(-1, samples, torch.ones_like(samples))
         return counts.type_as(self.probs)
 
-    def entropy(self):
+    def entropy(self) -> torch.Tensor:
         n = torch.tensor(self.total_count)
         term1 = n * self._categorical.entropy() - torch.lgamma(n + 1)
         support = self._binomial.enumerate_support(expand=False)[1:]
@@ -98,7 +99,7 @@ class Multinomial(Distribution):
         term2 = (binomial_probs * torch.lgamma(support + 1)).sum([0, -1])
         return term1 + term2
 
-    def log_prob(self, value):
+    def log_prob(self, value: torch.Tensor) -> torch.Tensor:
         if self._validate_args:
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 from .. import linalg
+from .._core.hints import Shape
 from . import _torch as torch
 from . import constraints
 from .distribution import Distribution
@@ -71,8 +72,9 @@ class MultivariateNormal(Distribution):
     support = constraints.real_vector
     has_rsample = True
 
-    def __init__(self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None,
-                 validate_args: bool | None = None) -> None:
+    def __init__(self, loc: torch.Tensor, covariance_matrix: torch.Tensor | None = None,
+                 precision_matrix: torch.Tensor | None = None,
+                 scale_tril: torch.Tensor | None = None, validate_args: bool | None = None) -> None:
         if loc.dim() < 1:
             raise ValueError("loc must be at least one-dimensional.")
         given = [(n, m) for n, m in (("covariance_matrix", covariance_matrix),
@@ -98,7 +100,8 @@ class MultivariateNormal(Distribution):
         else:
             self._unbroadcasted_scale_tril = _precision_to_scale_tril(matrix)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: Shape,
+               _instance: MultivariateNormal | None = None) -> MultivariateNormal:
         new = self._get_checked_instance(MultivariateNormal, _instance)
         batch_shape = torch.Size(batch_shape)
         matrix_shape = batch_shape + self.event_shape + self.event_shape
@@ -129,19 +132,19 @@ class MultivariateNormal(Distribution):
             self._matrix_shape())
 
     @property
-    def mean(self):
+    def mean(self) -> torch.Tensor:
         return self.loc
 
     @property
-    def mode(self):
+    def mode(self) -> torch.Tensor:
         return self.loc
 
     @property
-    def variance(self):
+    def variance(self) -> torch.Tensor:
         return self._unbroadcasted_scale_tril.pow(2).sum(-1).expand(
             self._batch_shape + self._event_shape)
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape: Shape = torch.Size()) -> torch.Tensor:
         shape = self._extended_shape(sample_shape)
         eps = _standard_normal(shape, dtype=self.loc.dtype)
         return self.loc + _batch_mv(self._unbroadcasted_scale_tril, eps)
@@ -149,12 +152,12 @@ class MultivariateNormal(Distribution):
     def _half_log_det(self):
         return self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
 
-    def log_prob(self, value):
+    def log_prob(self, value: torch.Tensor) -> torch.Tensor:
         if self._validate_args:
             self._validate_sample(value)
         m = _batch_mahalanobis(self._unbroadcasted_scale_tril, value - self.loc)
         return -0.5 * (self._event_shape[0] * math.log(2 * math.pi) + m) - self._half_log_det()
 
-    def entropy(self):
+    def entropy(self) -> torch.Tensor:
         h = 0.5 * self._event_shape[0] * (1.0 + math.log(2 * math.pi)) + self._half_log_det()
         return h if len(self._batch_shape) == 0 else h.expand(self._batch_shape)

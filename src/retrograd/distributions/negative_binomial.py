@@ -9,6 +9,7 @@ Example:
 
 from __future__ import annotations
 
+from .._core.hints import Shape
 from . import _torch as torch
 from . import constraints
 from .binomial import _CountAndProbs
@@ -36,15 +37,15 @@ class NegativeBinomial(_CountAndProbs):
     support = constraints.nonnegative_integer
 
     @property
-    def mean(self):
+    def mean(self) -> torch.Tensor:
         return self.total_count * torch.exp(self.logits)
 
     @property
-    def mode(self):
+    def mode(self) -> torch.Tensor:
         return ((self.total_count - 1) * self.logits.exp()).floor().clamp(min=0.0)
 
     @property
-    def variance(self):
+    def variance(self) -> torch.Tensor:
         return self.mean / torch.sigmoid(-self.logits)
 
     @lazy_property
@@ -52,11 +53,11 @@ class NegativeBinomial(_CountAndProbs):
         return Gamma(concentration=self.total_count, rate=torch.exp(-self.logits),
                      validate_args=False)
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape: Shape = torch.Size()) -> torch.Tensor:
         with torch.no_grad():
             return torch.poisson(self._gamma.sample(sample_shape=sample_shape))
 
-    def log_prob(self, value):
+    def log_prob(self, value: torch.Tensor) -> torch.Tensor:
         if self._validate_args:
             self._validate_sample(value)
         n = self.total_count

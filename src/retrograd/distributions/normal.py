@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+from .._core.hints import Shape
 from . import _torch as torch
 from . import constraints
 from .exp_family import ExponentialFamily
@@ -34,55 +35,56 @@ class Normal(ExponentialFamily):
     support = constraints.real
     has_rsample = True
 
-    def __init__(self, loc, scale, validate_args: bool | None = None) -> None:
+    def __init__(self, loc: torch.Tensor | float, scale: torch.Tensor | float,
+                 validate_args: bool | None = None) -> None:
         self.loc, self.scale = broadcast_all(loc, scale)
         super().__init__(self.loc.size(), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: Shape, _instance: Normal | None = None) -> Normal:
         return self._expand_params(Normal, batch_shape, _instance, ("loc", "scale"))
 
     @property
-    def mean(self):
+    def mean(self) -> torch.Tensor:
         return self.loc
 
     @property
-    def mode(self):
+    def mode(self) -> torch.Tensor:
         return self.loc
 
     @property
-    def stddev(self):
+    def stddev(self) -> torch.Tensor:
         return self.scale
 
     @property
-    def variance(self):
+    def variance(self) -> torch.Tensor:
         return self.stddev.pow(2)
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape: Shape = torch.Size()) -> torch.Tensor:
         shape = self._extended_shape(sample_shape)
         with torch.no_grad():
             return torch.normal(self.loc.expand(shape), self.scale.expand(shape))
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape: Shape = torch.Size()) -> torch.Tensor:
         shape = self._extended_shape(sample_shape)
         eps = _standard_normal(shape, dtype=self.loc.dtype)
         return self.loc + eps * self.scale
 
-    def log_prob(self, value):
+    def log_prob(self, value: torch.Tensor) -> torch.Tensor:
         if self._validate_args:
             self._validate_sample(value)
         var = self.scale**2
         return -((value - self.loc) ** 2) / (2 * var) - self.scale.log() - _LOG_SQRT_2PI
 
-    def cdf(self, value):
+    def cdf(self, value: torch.Tensor) -> torch.Tensor:
         if self._validate_args:
             self._validate_sample(value)
         return 0.5 * (1 + torch.erf((value - self.loc) * self.scale.reciprocal()
                                     / math.sqrt(2)))
 
-    def icdf(self, value):
+    def icdf(self, value: torch.Tensor) -> torch.Tensor:
         return self.loc + self.scale * torch.erfinv(2 * value - 1) * math.sqrt(2)
 
-    def entropy(self):
+    def entropy(self) -> torch.Tensor:
         return 0.5 + 0.5 * math.log(2 * math.pi) + torch.log(self.scale)
 
     @property

@@ -9,6 +9,7 @@ Example:
 
 from __future__ import annotations
 
+from .._core.hints import Number, Shape
 from . import _torch as torch
 from . import constraints
 from .exp_family import ExponentialFamily
@@ -31,31 +32,31 @@ class Poisson(ExponentialFamily):
     arg_constraints = {"rate": constraints.nonnegative}
     support = constraints.nonnegative_integer
 
-    def __init__(self, rate, validate_args: bool | None = None) -> None:
+    def __init__(self, rate: torch.Tensor | Number, validate_args: bool | None = None) -> None:
         (self.rate,) = broadcast_all(rate)
         super().__init__(self.rate.size(), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: Shape, _instance: Poisson | None = None) -> Poisson:
         return self._expand_params(Poisson, batch_shape, _instance, ("rate",))
 
     @property
-    def mean(self):
+    def mean(self) -> torch.Tensor:
         return self.rate
 
     @property
-    def mode(self):
+    def mode(self) -> torch.Tensor:
         return self.rate.floor()
 
     @property
-    def variance(self):
+    def variance(self) -> torch.Tensor:
         return self.rate
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape: Shape = torch.Size()) -> torch.Tensor:
         shape = self._extended_shape(sample_shape)
         with torch.no_grad():
             return torch.poisson(self.rate.expand(shape))
 
-    def log_prob(self, value):
+    def log_prob(self, value: torch.Tensor) -> torch.Tensor:
         if self._validate_args:
             self._validate_sample(value)
         rate, value = broadcast_all(self.rate, value)

@@ -10,6 +10,7 @@ Example:
 
 from __future__ import annotations
 
+from .._core.hints import Number, Shape
 from . import _torch as torch
 from . import constraints
 from .distribution import Distribution
@@ -42,7 +43,8 @@ class LogitRelaxedBernoulli(Distribution):
     support = constraints.real
     has_rsample = True
 
-    def __init__(self, temperature, probs=None, logits=None,
+    def __init__(self, temperature: torch.Tensor, probs: torch.Tensor | Number | None = None,
+                 logits: torch.Tensor | Number | None = None,
                  validate_args: bool | None = None) -> None:
         self.temperature = temperature
         name, param, is_scalar = _probs_or_logits(probs, logits)
@@ -51,7 +53,8 @@ class LogitRelaxedBernoulli(Distribution):
         super().__init__(torch.Size() if is_scalar else param.size(),
                          validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: Shape,
+               _instance: LogitRelaxedBernoulli | None = None) -> LogitRelaxedBernoulli:
         new = self._expand_params(LogitRelaxedBernoulli, batch_shape, _instance,
                                   ("probs", "logits"))
         new.temperature = self.temperature
@@ -66,17 +69,17 @@ class LogitRelaxedBernoulli(Distribution):
         return logits_to_probs(self.logits, is_binary=True)
 
     @property
-    def param_shape(self):
+    def param_shape(self) -> torch.Size:
         return self._param.size()
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape: Shape = torch.Size()) -> torch.Tensor:
         shape = self._extended_shape(sample_shape)
         probs = clamp_probs(self.probs.expand(shape))
         uniforms = clamp_probs(torch.rand(shape, dtype=probs.dtype))
         return (uniforms.log() - (-uniforms).log1p() + probs.log()
                 - (-probs).log1p()) / self.temperature
 
-    def log_prob(self, value):
+    def log_prob(self, value: torch.Tensor) -> torch.Tensor:
         if self._validate_args:
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
@@ -100,23 +103,25 @@ class RelaxedBernoulli(TransformedDistribution):
     support = constraints.unit_interval
     has_rsample = True
 
-    def __init__(self, temperature, probs=None, logits=None,
+    def __init__(self, temperature: torch.Tensor, probs: torch.Tensor | Number | None = None,
+                 logits: torch.Tensor | Number | None = None,
                  validate_args: bool | None = None) -> None:
         base_dist = LogitRelaxedBernoulli(temperature, probs, logits)
         super().__init__(base_dist, SigmoidTransform(), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: Shape,
+               _instance: RelaxedBernoulli | None = None) -> RelaxedBernoulli:
         new = self._get_checked_instance(RelaxedBernoulli, _instance)
         return super().expand(batch_shape, _instance=new)
 
     @property
-    def temperature(self):
+    def temperature(self) -> torch.Tensor:
         return self.base_dist.temperature
 
     @property
-    def logits(self):
+    def logits(self) -> torch.Tensor:
         return self.base_dist.logits
 
     @property
-    def probs(self):
+    def probs(self) -> torch.Tensor:
         return self.base_dist.probs

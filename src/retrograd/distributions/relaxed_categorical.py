@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 
+from .._core.hints import Shape
 from . import _torch as torch
 from . import constraints
 from .categorical import Categorical
@@ -40,15 +41,16 @@ class ExpRelaxedCategorical(Distribution):
     support = constraints.real_vector
     has_rsample = True
 
-    def __init__(self, temperature, probs=None, logits=None,
-                 validate_args: bool | None = None) -> None:
+    def __init__(self, temperature: torch.Tensor, probs: torch.Tensor | None = None,
+                 logits: torch.Tensor | None = None, validate_args: bool | None = None) -> None:
         self._categorical = Categorical(probs, logits)
         self.temperature = temperature
         batch_shape = self._categorical.batch_shape
         event_shape = self._categorical.param_shape[-1:]
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: Shape,
+               _instance: ExpRelaxedCategorical | None = None) -> ExpRelaxedCategorical:
         new = self._get_checked_instance(ExpRelaxedCategorical, _instance)
         batch_shape = torch.Size(batch_shape)
         new.temperature = self.temperature
@@ -58,25 +60,25 @@ class ExpRelaxedCategorical(Distribution):
         return new
 
     @property
-    def param_shape(self):
+    def param_shape(self) -> torch.Size:
         return self._categorical.param_shape
 
     @property
-    def logits(self):
+    def logits(self) -> torch.Tensor:
         return self._categorical.logits
 
     @property
-    def probs(self):
+    def probs(self) -> torch.Tensor:
         return self._categorical.probs
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape: Shape = torch.Size()) -> torch.Tensor:
         shape = self._extended_shape(sample_shape)
         uniforms = clamp_probs(torch.rand(shape, dtype=self.logits.dtype))
         gumbels = -((-(uniforms.log())).log())
         scores = (self.logits + gumbels) / self.temperature
         return scores - scores.logsumexp(dim=-1, keepdim=True)
 
-    def log_prob(self, value):
+    def log_prob(self, value: torch.Tensor) -> torch.Tensor:
         k = self._categorical._num_events
         if self._validate_args:
             self._validate_sample(value)
@@ -104,24 +106,25 @@ class RelaxedOneHotCategorical(TransformedDistribution):
     support = constraints.simplex
     has_rsample = True
 
-    def __init__(self, temperature, probs=None, logits=None,
-                 validate_args: bool | None = None) -> None:
+    def __init__(self, temperature: torch.Tensor, probs: torch.Tensor | None = None,
+                 logits: torch.Tensor | None = None, validate_args: bool | None = None) -> None:
         base_dist = ExpRelaxedCategorical(temperature, probs, logits,
                                           validate_args=validate_args)
         super().__init__(base_dist, ExpTransform(), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: Shape,
+               _instance: RelaxedOneHotCategorical | None = None) -> RelaxedOneHotCategorical:
         new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
         return super().expand(batch_shape, _instance=new)
 
     @property
-    def temperature(self):
+    def temperature(self) -> torch.Tensor:
         return self.base_dist.temperature
 
     @property
-    def logits(self):
+    def logits(self) -> torch.Tensor:
         return self.base_dist._categorical.logits
 
     @property
-    def probs(self):
+    def probs(self) -> torch.Tensor:
         return self.base_dist._categorical.probs

@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+from .._core.hints import Shape
 from . import _torch as torch
 from . import constraints
 from .distribution import Distribution
@@ -36,7 +37,7 @@ class TransformedDistribution(Distribution):
 
     arg_constraints: dict = {}
 
-    def __init__(self, base_distribution: Distribution, transforms,
+    def __init__(self, base_distribution: Distribution, transforms: Transform | list[Transform],
                  validate_args: bool | None = None) -> None:
         if isinstance(transforms, Transform):
             self.transforms = [transforms]
@@ -67,7 +68,8 @@ class TransformedDistribution(Distribution):
         super().__init__(torch.Size(forward_shape[:cut]), torch.Size(forward_shape[cut:]),
                          validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: Shape,
+               _instance: TransformedDistribution | None = None) -> TransformedDistribution:
         new = self._get_checked_instance(TransformedDistribution, _instance)
         batch_shape = torch.Size(batch_shape)
         shape = batch_shape + self.event_shape
@@ -81,7 +83,7 @@ class TransformedDistribution(Distribution):
         return new
 
     @constraints.dependent_property(is_discrete=False)
-    def support(self):
+    def support(self) -> constraints.Constraint:
         if not self.transforms:
             return self.base_dist.support
         support = self.transforms[-1].codomain
@@ -94,20 +96,20 @@ class TransformedDistribution(Distribution):
     def has_rsample(self) -> bool:
         return self.base_dist.has_rsample
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape: Shape = torch.Size()) -> torch.Tensor:
         with torch.no_grad():
             x = self.base_dist.sample(sample_shape)
             for transform in self.transforms:
                 x = transform(x)
             return x
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape: Shape = torch.Size()) -> torch.Tensor:
         x = self.base_dist.rsample(sample_shape)
         for transform in self.transforms:
             x = transform(x)
         return x
 
-    def log_prob(self, value):
+    def log_prob(self, value: torch.Tensor) -> torch.Tensor:
         if self._validate_args:
             self._validate_sample(value)
         event_dim = len(self.event_shape)
@@ -131,14 +133,14 @@ class TransformedDistribution(Distribution):
             return value
         return sign * (value - 0.5) + 0.5
 
-    def cdf(self, value):
+    def cdf(self, value: torch.Tensor) -> torch.Tensor:
         for transform in self.transforms[::-1]:
             value = transform.inv(value)
         if self._validate_args:
             self.base_dist._validate_sample(value)
         return self._monotonize_cdf(self.base_dist.cdf(value))
 
-    def icdf(self, value):
+    def icdf(self, value: torch.Tensor) -> torch.Tensor:
         value = self.base_dist.icdf(self._monotonize_cdf(value))
         for transform in self.transforms:
             value = transform(value)

@@ -20,6 +20,7 @@ import operator
 from numbers import Number
 
 from .. import linalg
+from .._core.hints import Shape
 from . import _torch as torch
 from . import constraints
 from .utils import _sum_rightmost, broadcast_all, finfo, tril_matrix_to_vec, vec_to_tril_matrix
@@ -77,7 +78,7 @@ class Transform:
         return self._inv
 
     @property
-    def sign(self):
+    def sign(self) -> int:
         """The sign of the Jacobian's determinant (bijective transforms)."""
         raise NotImplementedError(f"{self!r} has no sign: it is not a bijection")
 
@@ -122,7 +123,7 @@ class Transform:
     def _inverse(self, y):
         raise NotImplementedError(f"{self!r} is not invertible")
 
-    def log_abs_det_jacobian(self, x, y):
+    def log_abs_det_jacobian(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         """``log |dy/dx|`` given input ``x`` and output ``y``."""
         raise NotImplementedError(f"{self!r} has no log_abs_det_jacobian "
                                   "(it is not a bijection)")
@@ -130,11 +131,11 @@ class Transform:
     def __repr__(self) -> str:
         return self.__class__.__name__ + "()"
 
-    def forward_shape(self, shape):
+    def forward_shape(self, shape: Shape) -> Shape:
         """The output shape for an input of ``shape``."""
         return shape
 
-    def inverse_shape(self, shape):
+    def inverse_shape(self, shape: Shape) -> Shape:
         """The input shape for an output of ``shape``."""
         return shape
 
@@ -200,7 +201,7 @@ class ComposeTransform(Transform):
         tensor([3.])
     """
 
-    def __init__(self, parts, cache_size: int = 0) -> None:
+    def __init__(self, parts: list[Transform], cache_size: int = 0) -> None:
         if cache_size:
             parts = [part.with_cache(cache_size) for part in parts]
         super().__init__(cache_size=cache_size)
@@ -212,7 +213,7 @@ class ComposeTransform(Transform):
     __hash__ = object.__hash__
 
     @constraints.dependent_property(is_discrete=False)
-    def domain(self):
+    def domain(self) -> constraints.Constraint:
         if not self.parts:
             return constraints.real
         domain = self.parts[0].domain
@@ -225,7 +226,7 @@ class ComposeTransform(Transform):
         return domain
 
     @constraints.dependent_property(is_discrete=False)
-    def codomain(self):
+    def codomain(self) -> constraints.Constraint:
         if not self.parts:
             return constraints.real
         codomain = self.parts[-1].codomain
@@ -242,20 +243,20 @@ class ComposeTransform(Transform):
         return all(p.bijective for p in self.parts)
 
     @property
-    def sign(self):
+    def sign(self) -> int | torch.Tensor:
         sign = 1
         for p in self.parts:
             sign = sign * p.sign
         return sign
 
     @property
-    def inv(self):
+    def inv(self) -> Transform:
         if self._inv is None:
             self._inv = ComposeTransform([p.inv for p in reversed(self.parts)])
             self._inv._inv = self
         return self._inv
 
-    def with_cache(self, cache_size: int = 1):
+    def with_cache(self, cache_size: int = 1) -> Transform:
         if self._cache_size == cache_size:
             return self
         return ComposeTransform(self.parts, cache_size=cache_size)
@@ -265,7 +266,7 @@ class ComposeTransform(Transform):
             x = part(x)
         return x
 
-    def log_abs_det_jacobian(self, x, y):
+    def log_abs_det_jacobian(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         if not self.parts:
             return torch.zeros_like(x)
         xs = [x]
@@ -280,12 +281,12 @@ class ComposeTransform(Transform):
             event_dim += part.codomain.event_dim - part.domain.event_dim
         return functools.reduce(operator.add, terms)
 
-    def forward_shape(self, shape):
+    def forward_shape(self, shape: Shape) -> Shape:
         for part in self.parts:
             shape = part.forward_shape(shape)
         return shape
 
-    def inverse_shape(self, shape):
+    def inverse_shape(self, shape: Shape) -> Shape:
         for part in reversed(self.parts):
             shape = part.inverse_shape(shape)
         return shape
@@ -315,19 +316,19 @@ class IndependentTransform(Transform):
         self.base_transform = base_transform.with_cache(cache_size)
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
 
-    def with_cache(self, cache_size: int = 1):
+    def with_cache(self, cache_size: int = 1) -> Transform:
         if self._cache_size == cache_size:
             return self
         return IndependentTransform(self.base_transform, self.reinterpreted_batch_ndims,
                                     cache_size=cache_size)
 
     @constraints.dependent_property(is_discrete=False)
-    def domain(self):
+    def domain(self) -> constraints.Constraint:
         return constraints.independent(self.base_transform.domain,
                                        self.reinterpreted_batch_ndims)
 
     @constraints.dependent_property(is_discrete=False)
-    def codomain(self):
+    def codomain(self) -> constraints.Constraint:
         return constraints.independent(self.base_transform.codomain,
                                        self.reinterpreted_batch_ndims)
 
@@ -336,7 +337,7 @@ class IndependentTransform(Transform):
         return self.base_transform.bijective
 
     @property
-    def sign(self):
+    def sign(self) -> int | torch.Tensor:
         return self.base_transform.sign
 
     def _call(self, x):
@@ -349,7 +350,7 @@ class IndependentTransform(Transform):
             raise ValueError("Too few dimensions on input")
         return self.base_transform.inv(y)
 
-    def log_abs_det_jacobian(self, x, y):
+    def log_abs_det_jacobian(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         result = self.base_transform.log_abs_det_jacobian(x, y)
         return _sum_rightmost(result, self.reinterpreted_batch_ndims)
 
@@ -357,10 +358,10 @@ class IndependentTransform(Transform):
         return (f"{self.__class__.__name__}({self.base_transform!r}, "
                 f"{self.reinterpreted_batch_ndims})")
 
-    def forward_shape(self, shape):
+    def forward_shape(self, shape: Shape) -> Shape:
         return self.base_transform.forward_shape(shape)
 
-    def inverse_shape(self, shape):
+    def inverse_shape(self, shape: Shape) -> Shape:
         return self.base_transform.inverse_shape(shape)
 
 
@@ -393,7 +394,7 @@ class ExpTransform(_Elementwise):
     def _inverse(self, y):
         return y.log()
 
-    def log_abs_det_jacobian(self, x, y):
+    def log_abs_det_jacobian(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         return x
 
 
@@ -410,17 +411,17 @@ class PowerTransform(Transform):
     codomain = constraints.positive
     bijective = True
 
-    def __init__(self, exponent, cache_size: int = 0) -> None:
+    def __init__(self, exponent: torch.Tensor, cache_size: int = 0) -> None:
         super().__init__(cache_size=cache_size)
         (self.exponent,) = broadcast_all(exponent)
 
-    def with_cache(self, cache_size: int = 1):
+    def with_cache(self, cache_size: int = 1) -> Transform:
         if self._cache_size == cache_size:
             return self
         return PowerTransform(self.exponent, cache_size=cache_size)
 
     @property
-    def sign(self):
+    def sign(self) -> torch.Tensor:
         return self.exponent.sign()
 
     def __eq__(self, other) -> bool:
@@ -434,13 +435,13 @@ class PowerTransform(Transform):
     def _inverse(self, y):
         return y.pow(1 / self.exponent)
 
-    def log_abs_det_jacobian(self, x, y):
+    def log_abs_det_jacobian(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         return (self.exponent * y / x).abs().log()
 
-    def forward_shape(self, shape):
+    def forward_shape(self, shape: Shape) -> Shape:
         return torch.broadcast_shapes(shape, getattr(self.exponent, "shape", ()))
 
-    def inverse_shape(self, shape):
+    def inverse_shape(self, shape: Shape) -> Shape:
         return torch.broadcast_shapes(shape, getattr(self.exponent, "shape", ()))
 
 
@@ -471,7 +472,7 @@ class SigmoidTransform(_Elementwise):
         y = y.clamp(min=info.tiny, max=1.0 - info.eps)
         return y.log() - (-y).log1p()
 
-    def log_abs_det_jacobian(self, x, y):
+    def log_abs_det_jacobian(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         return -torch.F.softplus(-x) - torch.F.softplus(x)
 
 
@@ -495,7 +496,7 @@ class SoftplusTransform(_Elementwise):
     def _inverse(self, y):
         return (-y).expm1().neg().log() + y
 
-    def log_abs_det_jacobian(self, x, y):
+    def log_abs_det_jacobian(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         return -torch.F.softplus(-x)
 
 
@@ -521,7 +522,7 @@ class TanhTransform(_Elementwise):
         # avoids the inverse at +-1)
         return 0.5 * (torch.log1p(y) - torch.log1p(-y))
 
-    def log_abs_det_jacobian(self, x, y):
+    def log_abs_det_jacobian(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         # log(1 - tanh(x)^2) = 2 (log 2 - x - softplus(-2x)), stable for large |x|
         return 2.0 * (math.log(2.0) - x - torch.F.softplus(-2.0 * x))
 
@@ -556,7 +557,8 @@ class AffineTransform(Transform):
 
     bijective = True
 
-    def __init__(self, loc, scale, event_dim: int = 0, cache_size: int = 0) -> None:
+    def __init__(self, loc: torch.Tensor | float, scale: torch.Tensor | float, event_dim: int = 0,
+                 cache_size: int = 0) -> None:
         super().__init__(cache_size=cache_size)
         self.loc = loc
         self.scale = scale
@@ -567,16 +569,16 @@ class AffineTransform(Transform):
         return self._event_dim
 
     @constraints.dependent_property(is_discrete=False)
-    def domain(self):
+    def domain(self) -> constraints.Constraint:
         if self.event_dim == 0:
             return constraints.real
         return constraints.independent(constraints.real, self.event_dim)
 
     @constraints.dependent_property(is_discrete=False)
-    def codomain(self):
+    def codomain(self) -> constraints.Constraint:
         return self.domain
 
-    def with_cache(self, cache_size: int = 1):
+    def with_cache(self, cache_size: int = 1) -> Transform:
         if self._cache_size == cache_size:
             return self
         return AffineTransform(self.loc, self.scale, self.event_dim, cache_size=cache_size)
@@ -595,7 +597,7 @@ class AffineTransform(Transform):
     __hash__ = object.__hash__
 
     @property
-    def sign(self):
+    def sign(self) -> int | torch.Tensor:
         if isinstance(self.scale, Number):
             return 1 if float(self.scale) > 0 else -1 if float(self.scale) < 0 else 0
         return self.scale.sign()
@@ -606,7 +608,7 @@ class AffineTransform(Transform):
     def _inverse(self, y):
         return (y - self.loc) / self.scale
 
-    def log_abs_det_jacobian(self, x, y):
+    def log_abs_det_jacobian(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         shape = x.shape
         if isinstance(self.scale, Number):
             result = torch.full_like(x, math.log(abs(self.scale)))
@@ -617,11 +619,11 @@ class AffineTransform(Transform):
             shape = shape[:-self.event_dim]
         return result.expand(shape)
 
-    def forward_shape(self, shape):
+    def forward_shape(self, shape: Shape) -> Shape:
         return torch.broadcast_shapes(shape, getattr(self.loc, "shape", ()),
                                       getattr(self.scale, "shape", ()))
 
-    def inverse_shape(self, shape):
+    def inverse_shape(self, shape: Shape) -> Shape:
         return torch.broadcast_shapes(shape, getattr(self.loc, "shape", ()),
                                       getattr(self.scale, "shape", ()))
 
@@ -645,7 +647,7 @@ class SoftmaxTransform(_Elementwise):
     def _inverse(self, y):
         return y.log()
 
-    def forward_shape(self, shape):
+    def forward_shape(self, shape: Shape) -> Shape:
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
         return shape
@@ -683,17 +685,17 @@ class StickBreakingTransform(_Elementwise):
         sf = torch.clamp(1 - y_crop.cumsum(-1), min=finfo(y.dtype).tiny)
         return y_crop.log() - sf.log() + offset.log()
 
-    def log_abs_det_jacobian(self, x, y):
+    def log_abs_det_jacobian(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         offset = _offsets(x.shape[-1], 1, x)
         x = x - offset.log()
         return (-x + torch.F.logsigmoid(x) + y[..., :-1].log()).sum(-1)
 
-    def forward_shape(self, shape):
+    def forward_shape(self, shape: Shape) -> Shape:
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
         return shape[:-1] + (shape[-1] + 1,)
 
-    def inverse_shape(self, shape):
+    def inverse_shape(self, shape: Shape) -> Shape:
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
         return shape[:-1] + (shape[-1] - 1,)
@@ -779,13 +781,14 @@ class CorrCholeskyTransform(_Elementwise):
         t = y_vec / y_cumsum_vec.sqrt()
         return (t.log1p() - t.neg().log1p()) / 2  # atanh(t)
 
-    def log_abs_det_jacobian(self, x, y, intermediates=None):
+    def log_abs_det_jacobian(self, x: torch.Tensor, y: torch.Tensor,
+                             intermediates: torch.Tensor | None = None) -> torch.Tensor:
         y1m_cumsum = 1 - (y * y).cumsum(dim=-1)
         stick_breaking_logdet = 0.5 * tril_matrix_to_vec(y1m_cumsum, diag=-2).log().sum(-1)
         tanh_logdet = -2 * (x + torch.F.softplus(-2 * x) - math.log(2.0)).sum(dim=-1)
         return stick_breaking_logdet + tanh_logdet
 
-    def forward_shape(self, shape):
+    def forward_shape(self, shape: Shape) -> Shape:
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
         n = shape[-1]
@@ -794,7 +797,7 @@ class CorrCholeskyTransform(_Elementwise):
             raise ValueError("Input is not a flattened lower-diagonal number")
         return shape[:-1] + (d, d)
 
-    def inverse_shape(self, shape):
+    def inverse_shape(self, shape: Shape) -> Shape:
         if len(shape) < 2:
             raise ValueError("Too few dimensions on input")
         if shape[-2] != shape[-1]:

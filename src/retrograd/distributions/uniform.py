@@ -9,6 +9,7 @@ Example:
 
 from __future__ import annotations
 
+from .._core.hints import Shape
 from . import _torch as torch
 from . import constraints
 from .distribution import Distribution
@@ -34,52 +35,53 @@ class Uniform(Distribution):
         return {"low": constraints.less_than(self.high),
                 "high": constraints.greater_than(self.low)}
 
-    def __init__(self, low, high, validate_args: bool | None = None) -> None:
+    def __init__(self, low: torch.Tensor | float, high: torch.Tensor | float,
+                 validate_args: bool | None = None) -> None:
         self.low, self.high = broadcast_all(low, high)
         super().__init__(self.low.size(), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: Shape, _instance: Uniform | None = None) -> Uniform:
         return self._expand_params(Uniform, batch_shape, _instance, ("low", "high"))
 
     @property
-    def mean(self):
+    def mean(self) -> torch.Tensor:
         return (self.high + self.low) / 2
 
     @property
-    def mode(self):
+    def mode(self) -> torch.Tensor:
         return float("nan") * self.high
 
     @property
-    def stddev(self):
+    def stddev(self) -> torch.Tensor:
         return (self.high - self.low) / 12**0.5
 
     @property
-    def variance(self):
+    def variance(self) -> torch.Tensor:
         return (self.high - self.low).pow(2) / 12
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
-    def support(self):
+    def support(self) -> constraints.Constraint:
         return constraints.interval(self.low, self.high)
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape: Shape = torch.Size()) -> torch.Tensor:
         shape = self._extended_shape(sample_shape)
         rand = torch.rand(shape, dtype=self.low.dtype)
         return self.low + rand * (self.high - self.low)
 
-    def log_prob(self, value):
+    def log_prob(self, value: torch.Tensor) -> torch.Tensor:
         if self._validate_args:
             self._validate_sample(value)
         lb = self.low.le(value).type_as(self.low)
         ub = self.high.gt(value).type_as(self.low)
         return torch.log(lb.mul(ub)) - torch.log(self.high - self.low)
 
-    def cdf(self, value):
+    def cdf(self, value: torch.Tensor) -> torch.Tensor:
         if self._validate_args:
             self._validate_sample(value)
         return ((value - self.low) / (self.high - self.low)).clamp(min=0, max=1)
 
-    def icdf(self, value):
+    def icdf(self, value: torch.Tensor) -> torch.Tensor:
         return value * (self.high - self.low) + self.low
 
-    def entropy(self):
+    def entropy(self) -> torch.Tensor:
         return torch.log(self.high - self.low)

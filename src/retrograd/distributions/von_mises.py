@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 from .._core.dtype import float64
+from .._core.hints import Shape
 from . import _torch as torch
 from . import constraints
 from .distribution import Distribution
@@ -85,14 +86,15 @@ class VonMises(Distribution):
     support = constraints.real
     has_rsample = False
 
-    def __init__(self, loc, concentration, validate_args: bool | None = None) -> None:
+    def __init__(self, loc: torch.Tensor, concentration: torch.Tensor,
+                 validate_args: bool | None = None) -> None:
         self.loc, self.concentration = broadcast_all(loc, concentration)
         super().__init__(self.loc.shape, torch.Size(), validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: Shape, _instance: VonMises | None = None) -> VonMises:
         return self._expand_params(VonMises, batch_shape, _instance, ("loc", "concentration"))
 
-    def log_prob(self, value):
+    def log_prob(self, value: torch.Tensor) -> torch.Tensor:
         if self._validate_args:
             self._validate_sample(value)
         return (self.concentration * torch.cos(value - self.loc) - math.log(2 * math.pi)
@@ -113,7 +115,7 @@ class VonMises(Distribution):
         rho = (tau - (2 * tau).sqrt()) / (2 * kappa)
         return torch.where(kappa < 1e-5, 1 / kappa + kappa, (1 + rho**2) / (2 * rho))
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape: Shape = torch.Size()) -> torch.Tensor:
         shape = self._extended_shape(sample_shape)
         with torch.no_grad():
             x = torch.empty(shape, dtype=self._loc.dtype)
@@ -121,12 +123,12 @@ class VonMises(Distribution):
                                      x).to(self.loc.dtype)
 
     @property
-    def mean(self):
+    def mean(self) -> torch.Tensor:
         """The circular mean."""
         return self.loc
 
     @property
-    def mode(self):
+    def mode(self) -> torch.Tensor:
         return self.loc
 
     @lazy_property

@@ -9,6 +9,7 @@ Example:
 
 from __future__ import annotations
 
+from .._core.hints import Shape
 from . import _torch as torch
 from . import constraints
 from .exponential import Exponential
@@ -33,7 +34,8 @@ class Weibull(TransformedDistribution):
     arg_constraints = {"scale": constraints.positive, "concentration": constraints.positive}
     support = constraints.positive
 
-    def __init__(self, scale, concentration, validate_args: bool | None = None) -> None:
+    def __init__(self, scale: torch.Tensor | float, concentration: torch.Tensor | float,
+                 validate_args: bool | None = None) -> None:
         self.scale, self.concentration = broadcast_all(scale, concentration)
         self.concentration_reciprocal = self.concentration.reciprocal()
         base_dist = Exponential(torch.ones_like(self.scale), validate_args=validate_args)
@@ -43,7 +45,7 @@ class Weibull(TransformedDistribution):
         return [PowerTransform(exponent=self.concentration_reciprocal),
                 AffineTransform(loc=0, scale=self.scale)]
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: Shape, _instance: Weibull | None = None) -> Weibull:
         new = self._get_checked_instance(Weibull, _instance)
         new.scale = self.scale.expand(batch_shape)
         new.concentration = self.concentration.expand(batch_shape)
@@ -54,20 +56,20 @@ class Weibull(TransformedDistribution):
         return new
 
     @property
-    def mean(self):
+    def mean(self) -> torch.Tensor:
         return self.scale * torch.exp(torch.lgamma(1 + self.concentration_reciprocal))
 
     @property
-    def mode(self):
+    def mode(self) -> torch.Tensor:
         return (self.scale * ((self.concentration - 1) / self.concentration)
                 ** self.concentration.reciprocal())
 
     @property
-    def variance(self):
+    def variance(self) -> torch.Tensor:
         c = self.concentration_reciprocal
         return self.scale.pow(2) * (torch.exp(torch.lgamma(1 + 2 * c))
                                     - torch.exp(2 * torch.lgamma(1 + c)))
 
-    def entropy(self):
+    def entropy(self) -> torch.Tensor:
         return (euler_constant * (1 - self.concentration_reciprocal)
                 + torch.log(self.scale * self.concentration_reciprocal) + 1)

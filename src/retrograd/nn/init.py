@@ -32,7 +32,7 @@ __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_"
            "kaiming_normal_", "orthogonal_", "sparse_"]
 
 
-def calculate_gain(nonlinearity: str, param=None) -> float:
+def calculate_gain(nonlinearity: str, param: int | float | None = None) -> float:
     """The recommended gain for a nonlinearity (PyTorch's table).
 
     Example:
@@ -68,7 +68,8 @@ def _fill(tensor: Tensor, arr) -> Tensor:
     return tensor
 
 
-def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0,
+             generator: rng.Generator | None = None) -> Tensor:
     """Fill with U(a, b) samples.
 
     Example:
@@ -81,7 +82,8 @@ def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> 
         return sampling.uniform_(tensor, a, b, generator=generator)
 
 
-def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
+            generator: rng.Generator | None = None) -> Tensor:
     """Fill with N(mean, std²) samples.
 
     Example:
@@ -94,7 +96,7 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None)
 
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
-                  b: float = 2.0, generator=None) -> Tensor:
+                  b: float = 2.0, generator: rng.Generator | None = None) -> Tensor:
     """Fill with N(mean, std²) samples truncated to [a, b], by PyTorch's rejection sampling
     (so a seed gives PyTorch's draws, see Note [Initialisers' arithmetic]).
 
@@ -244,7 +246,8 @@ def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
     return fan_in if mode == "fan_in" else fan_out
 
 
-def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0,
+                    generator: rng.Generator | None = None) -> Tensor:
     """U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)) (Glorot).
 
     Example:
@@ -259,7 +262,8 @@ def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor
     return uniform_(tensor, -a, a, generator)
 
 
-def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
+def xavier_normal_(tensor: Tensor, gain: float = 1.0,
+                   generator: rng.Generator | None = None) -> Tensor:
     """N(0, std²) with std = gain * sqrt(2 / (fan_in + fan_out)).
 
     Example:
@@ -273,7 +277,8 @@ def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
 
 
 def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
-                     nonlinearity: str = "leaky_relu", generator=None) -> Tensor:
+                     nonlinearity: str = "leaky_relu",
+                     generator: rng.Generator | None = None) -> Tensor:
     """U(-b, b) with b = gain * sqrt(3 / fan) (He); PyTorch's Linear/Conv default uses
     ``a=sqrt(5)``.
 
@@ -294,7 +299,8 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
 
 
 def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
-                    nonlinearity: str = "leaky_relu", generator=None) -> Tensor:
+                    nonlinearity: str = "leaky_relu",
+                    generator: rng.Generator | None = None) -> Tensor:
     """N(0, std²) with std = gain / sqrt(fan) (He).
 
     Example:
@@ -311,7 +317,8 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
     return normal_(tensor, 0.0, std, generator)
 
 
-def orthogonal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
+def orthogonal_(tensor: Tensor, gain: float = 1.0,
+                generator: rng.Generator | None = None) -> Tensor:
     """A (semi-)orthogonal matrix from the QR decomposition of a normal sample.
 
     Example:
@@ -341,7 +348,8 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
     return tensor
 
 
-def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) -> Tensor:
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01,
+            generator: rng.Generator | None = None) -> Tensor:
     """Normal entries with a fraction ``sparsity`` of each column set to zero.
 
     Example:
@@ -363,7 +371,7 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) 
 
 # legacy names without the trailing underscore
 def _deprecated(fn):
-    def wrapper(*args, **kwargs):
+    def wrapper(*args, **kwargs) -> Tensor:
         warnings.warn(f"`nn.init.{fn.__name__[:-1]}` is now deprecated in favor of "
                       f"`nn.init.{fn.__name__}`.", FutureWarning, stacklevel=2)
         return fn(*args, **kwargs)

@@ -17,6 +17,8 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .._tensor.tensor import Tensor
 
 __all__ = ["BatchCall", "pointwise", "reduction", "dim_at", "view_shape", "view_dims",
@@ -365,7 +367,7 @@ def per_element_under_vmap(fn):
 RANDOM: list = [None]
 
 
-def random_under_vmap(fn=None, *, by_values: bool = False):
+def random_under_vmap(fn: Callable | None = None, *, by_values: bool = False) -> Tensor:
     """Mark a public function that draws random numbers: inside vmap it follows vmap's
     ``randomness`` (Note [Randomness under vmap] in _functorch/random.py). ``by_values``:
     its draws depend on its tensor inputs' values (bernoulli's probabilities), which

@@ -28,13 +28,14 @@ from .._graph.forward_state import FW as _FW
 from .._graph.forward_state import fw_op as _fw_op
 from .._graph.modes import MODES as _MODES
 from .._graph.modes import VMAP as _VMAP
-from .._graph.node import sink
+from .._graph.node import Node, sink
 from .._graph.provenance import mark as _cut_mark
 from .._tensor.tensor import Tensor, _make, track_view
 from . import buffers as _buffers
 from .op import (
     _LOW,
     FLOAT_NP,
+    Op,
     any_requires_grad,
     binary_dtype,
     needs_grad,
@@ -319,7 +320,8 @@ def _mismatch(sa, sb):
     return 0, 0, 0
 
 
-def apply(op, inputs, p=None, nout: int = 1, differentiable: bool = True):
+def apply(op: Op, inputs: tuple | list, p: object = None, nout: int = 1,
+          differentiable: bool = True) -> Tensor | tuple[Tensor, ...]:
     """Run any table op on ``inputs`` (tensors or other values) and record it."""
     modes = _MODES.bits  # Note [Optional modes]: one read while every optional mode is off
     if modes:
@@ -399,7 +401,7 @@ def _mark_apply_cut(op, t: Tensor, inputs, p) -> None:
             return
 
 
-def view_apply(op, a: Tensor, p):
+def view_apply(op: Op, a: Tensor, p: object) -> Tensor:
     """A view op: the result shares memory and the version counter with ``a``.
 
     Note [Views and in-place]
@@ -556,7 +558,7 @@ def check_view_rebase(view: Tensor, indirect: bool, via: str | None = None) -> N
     raise RuntimeError(msg)  # PyTorch's words, which name the fix already
 
 
-def _grad_fn(self):
+def _grad_fn(self) -> Node | None:
     """The node that made this tensor (None for leaves); a view whose base or sibling was
     written in place since gets its grad_fn re-derived first (Note [View grad_fn
     regeneration]).

@@ -327,7 +327,7 @@ def _make_inplace(fn, name):
     fast = _FAST_INPLACE.get(name)
     kind = _overlap.policy(name)
 
-    def method(self, *args, **kwargs):
+    def method(self, *args, **kwargs) -> Tensor:
         # Note [Memory overlap in in-place ops] (overlap.py), inline: the hot path of every
         # in-place op. An array that owns its memory is writable (ours are: only views of
         # others are made read-only), and two such arrays never overlap unless they are

@@ -9,7 +9,11 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .._core import dtype as D
+from .._core import layouts
+from .._core.hints import DeviceLike, Number
 from .._core.meta import NO_DATA
 from .._graph.entry_points import backward as autograd_backward
 from .._graph.node import _LEGACY
@@ -88,21 +92,20 @@ def install() -> None:
         # the scalar-first check runs off the fast path, in the function the method runs
         setattr(Tensor, name + "_", _make_inplace(
             value_first_method(name + "_", fn, "value", _ADDC, 4), name + "_"))
-    Tensor.T = property(lambda self: self.permute(tuple(reversed(range(self.ndim)))),
-                        doc="All dims reversed.")
+    Tensor.T = property(_all_dims_reversed, doc="All dims reversed.")
     Tensor.where = where
     for name in new_tensors.__all__ + ["pin_memory", "is_pinned"]:
         setattr(Tensor, name, getattr(new_tensors, name))
-    Tensor.mT = property(lambda self: self.transpose(-2, -1), doc="Last two dims swapped.")
+    Tensor.mT = property(_last_two_swapped, doc="Last two dims swapped.")
     Tensor.H = Tensor.T
     Tensor.mH = Tensor.mT
 
     def op(opdef, reflected=False):
         if reflected:
-            def fn(self, other):
+            def fn(self, other: Tensor | Number) -> Tensor:
                 return binary(opdef, other, self)
         else:
-            def fn(self, other):
+            def fn(self, other: Tensor | Number) -> Tensor:
                 return binary(opdef, self, other)
         return fn
 
@@ -121,7 +124,7 @@ def install() -> None:
         setattr(Tensor, f"__{name}__", _overloaded(tt, ts))
         setattr(Tensor, f"__r{name}__", _overloaded(tt, st, reflected=True))
 
-    def rtruediv(self, other):
+    def rtruediv(self, other: Tensor | Number) -> Tensor:
         # PyTorch: number / tensor is reciprocal(tensor) * number (MulBackward0 over
         # ReciprocalBackward0, which saves its result, not the tensor; rounded twice)
         return binary(T.mul, namespace.reciprocal(self), other)
@@ -140,11 +143,23 @@ def install() -> None:
     Tensor.__matmul__ = lambda self, other: namespace.matmul(self, other)
     Tensor.__rmatmul__ = lambda self, other: namespace.matmul(other, self)
     Tensor.__neg__ = namespace.neg
-    Tensor.__pos__ = lambda self: self
+    Tensor.__pos__ = _pos
     Tensor.__abs__ = namespace.abs
     Tensor.__invert__ = namespace.bitwise_not
     Tensor.__getitem__ = namespace.getitem
     Tensor.__setitem__ = namespace.setitem
+
+
+def _all_dims_reversed(self: Tensor) -> Tensor:
+    return self.permute(tuple(reversed(range(self.ndim))))
+
+
+def _last_two_swapped(self: Tensor) -> Tensor:
+    return self.transpose(-2, -1)
+
+
+def _pos(self: Tensor) -> Tensor:
+    return self
 
 
 def _overloaded(tensor_op, scalar_op, reflected: bool = False):
@@ -154,11 +169,11 @@ def _overloaded(tensor_op, scalar_op, reflected: bool = False):
     if reflected:  # other is a number but when a subclass's own operator defers here
         numbers = frozenset((int, float, bool))
 
-        def fn(self, other):
+        def fn(self, other: Tensor | Number) -> Tensor:
             return run(scalar_op if other.__class__ in numbers or not is_a(other, tensor)
                        else tensor_op, other, self)
     else:
-        def fn(self, other):
+        def fn(self, other: Tensor | Number) -> Tensor:
             return run(tensor_op if is_a(other, tensor) else scalar_op, self, other)
     return fn
 
@@ -242,7 +257,7 @@ def _float_power_into_double(input, exponent) -> Tensor:
     return namespace.float_power(input, exponent)
 
 
-def _cpu(self, memory_format=None) -> Tensor:
+def _cpu(self, memory_format: layouts.memory_format | None = None) -> Tensor:
     """The tensor itself: retrograd tensors live on the CPU (a 'meta' tensor, which has
     no data to copy, raises as in PyTorch).
 
@@ -256,7 +271,8 @@ def _cpu(self, memory_format=None) -> Tensor:
     return self
 
 
-def _cuda(self, device=None, non_blocking: bool = False, memory_format=None) -> Tensor:
+def _cuda(self, device: DeviceLike | None = None, non_blocking: bool = False,
+          memory_format: layouts.memory_format | None = None) -> Tensor:
     """Always raises what PyTorch's CPU-only build raises (AssertionError "Torch not compiled
     with CUDA enabled"; RuntimeError for an index): retrograd runs on the CPU (check
     ``torch.cuda.is_available()``; Note [Devices without a backend]).
@@ -277,7 +293,8 @@ def _cuda(self, device=None, non_blocking: bool = False, memory_format=None) -> 
 _ADDC = "Tensor tensor1, Tensor tensor2"  # the tensors of addcmul/addcdiv, as PyTorch names them
 
 
-def addcmul(input, tensor1, tensor2, *rest, value=None) -> Tensor:
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *rest,
+            value: Number | None = None) -> Tensor:
     """``input + value * tensor1 * tensor2`` (``value`` defaults to 1; the deprecated
     ``addcmul(input, value, tensor1, tensor2)`` order warns, as in PyTorch).
 
@@ -295,7 +312,8 @@ def addcmul(input, tensor1, tensor2, *rest, value=None) -> Tensor:
     return input + ((tensor1 * value) * tensor2 if value != 1 else tensor1 * tensor2)
 
 
-def addcdiv(input, tensor1, tensor2, *rest, value=None) -> Tensor:
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *rest,
+            value: Number | None = None) -> Tensor:
     """``input + value * tensor1 / tensor2`` (``value`` defaults to 1; the deprecated
     ``addcdiv(input, value, tensor1, tensor2)`` order warns, as in PyTorch).
 
@@ -321,7 +339,7 @@ def addcdiv(input, tensor1, tensor2, *rest, value=None) -> Tensor:
     return input + ((tensor1 * value) / tensor2 if value != 1 else tensor1 / tensor2)
 
 
-def where(self, condition, y) -> Tensor:
+def where(self, condition: Tensor, y: Tensor | Number) -> Tensor:
     """``self`` where ``condition``, else ``y`` (the method form of ``torch.where``).
 
     Example:
@@ -333,8 +351,9 @@ def where(self, condition, y) -> Tensor:
     return namespace.where(condition, self, y)
 
 
-def backward(self, gradient=None, retain_graph=None, create_graph: bool = False,
-             inputs=None) -> None:
+def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
+             create_graph: bool = False, inputs: Tensor | Sequence[Tensor] | None = None
+             ) -> None:
     """Accumulate d(self)/d(leaf), times ``gradient`` (the v of vᵀJ), into leaves' .grad.
 
     Example:

@@ -18,6 +18,7 @@ Example:
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -29,7 +30,7 @@ from . import overlap as _overlap
 __all__ = ["write_out"]
 
 
-def write_out(name: str, out: Tensor, result: Tensor, inputs=()) -> Tensor:
+def write_out(name: str, out: Tensor, result: Tensor, inputs: Sequence[object] = ()) -> Tensor:
     """Copy ``result`` into ``out`` (Note [out= arguments]) and return ``out``.
 
     Example:

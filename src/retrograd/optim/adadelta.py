@@ -9,8 +9,10 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .._tensor.tensor import Tensor
-from .optimizer import Optimizer, _call_closure, _to_scalar, _use_grad, _validate
+from .optimizer import LossT, Optimizer, ParamsT, _call_closure, _to_scalar, _use_grad, _validate
 
 __all__ = ["Adadelta"]
 
@@ -35,8 +37,8 @@ class Adadelta(Optimizer):
     _counts_steps = True
     _zero_state = ("square_avg", "acc_delta")
 
-    def __init__(self, params, lr: float | Tensor = 1.0, rho: float = 0.9, eps: float = 1e-6,
-                 weight_decay: float = 0, foreach: bool | None = None, *,
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1.0, rho: float = 0.9,
+                 eps: float = 1e-6, weight_decay: float = 0, foreach: bool | None = None, *,
                  capturable: bool = False, maximize: bool = False,
                  differentiable: bool = False) -> None:
         _validate(lr, rho=rho, epsilon=eps, weight_decay=weight_decay)
@@ -46,7 +48,7 @@ class Adadelta(Optimizer):
         super().__init__(params, defaults)
 
     @_use_grad
-    def step(self, closure=None):
+    def step(self, closure: Callable[[], LossT] | None = None) -> LossT | None:
         """One Adadelta update of every parameter that has a gradient.
 
         Example:

@@ -9,11 +9,21 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .._core import dtype as D
 from .._tensor.tensor import Tensor
 from ..ops.functions.creation import tensor, zeros_like
 from ..ops.functions.reductions import norm
-from .optimizer import Optimizer, _call_closure, _scalar_dtype, _to_scalar, _use_grad
+from .optimizer import (
+    LossT,
+    Optimizer,
+    ParamsT,
+    _call_closure,
+    _scalar_dtype,
+    _to_scalar,
+    _use_grad,
+)
 
 __all__ = ["Adafactor"]
 
@@ -40,7 +50,7 @@ class Adafactor(Optimizer):
     _setstate_defaults = {"foreach": None}
     _scalar_state = ("step",)
 
-    def __init__(self, params, lr: float | Tensor = 1e-2, beta2_decay: float = -0.8,
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-2, beta2_decay: float = -0.8,
                  eps: tuple[float | None, float] = (None, 1e-3), d: float = 1.0,
                  weight_decay: float = 0.0, *, foreach: bool | None = None,
                  maximize: bool = False) -> None:
@@ -69,7 +79,7 @@ class Adafactor(Optimizer):
             st["variance"] = zeros_like(grad)
 
     @_use_grad
-    def step(self, closure=None):
+    def step(self, closure: Callable[[], LossT] | None = None) -> LossT | None:
         """One Adafactor update of every parameter that has a gradient.
 
         Example:

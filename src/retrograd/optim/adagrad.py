@@ -9,9 +9,20 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .._tensor.tensor import Tensor
 from ..ops.functions.creation import full_like
-from .optimizer import Optimizer, _call_closure, _get_value, _to_scalar, _use_grad, _validate
+from .optimizer import (
+    LossT,
+    Optimizer,
+    ParamsT,
+    _call_closure,
+    _get_value,
+    _to_scalar,
+    _use_grad,
+    _validate,
+)
 
 __all__ = ["Adagrad"]
 
@@ -35,7 +46,7 @@ class Adagrad(Optimizer):
     _scalar_state = ("step",)
     _counts_steps = True
 
-    def __init__(self, params, lr: float | Tensor = 1e-2, lr_decay: float = 0,
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-2, lr_decay: float = 0,
                  weight_decay: float = 0, initial_accumulator_value: float = 0,
                  eps: float = 1e-10, foreach: bool | None = None, *, maximize: bool = False,
                  differentiable: bool = False, fused: bool | None = None) -> None:
@@ -54,7 +65,7 @@ class Adagrad(Optimizer):
         st["sum"] = full_like(p, self.defaults["initial_accumulator_value"])
 
     @_use_grad
-    def step(self, closure=None):
+    def step(self, closure: Callable[[], LossT] | None = None) -> LossT | None:
         """One Adagrad update of every parameter that has a gradient.
 
         Example:

@@ -11,9 +11,20 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .._tensor.tensor import Tensor
 from ..ops.functions.creation import zeros_like
-from .optimizer import Optimizer, _call_closure, _step_value, _to_scalar, _use_grad, _validate
+from .optimizer import (
+    LossT,
+    Optimizer,
+    ParamsT,
+    _call_closure,
+    _step_value,
+    _to_scalar,
+    _use_grad,
+    _validate,
+)
 
 __all__ = ["Adam"]
 
@@ -42,11 +53,11 @@ class Adam(Optimizer):
     _counts_steps = True
     _zero_state = ("exp_avg", "exp_avg_sq")
 
-    def __init__(self, params, lr: float | Tensor = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0, amsgrad: bool = False, *,
-                 foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
-                 differentiable: bool = False, fused: bool | None = None,
-                 decoupled_weight_decay: bool = False) -> None:
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-3,
+                 betas: tuple[float | Tensor, float | Tensor] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, amsgrad: bool = False, *, foreach: bool | None = None,
+                 maximize: bool = False, capturable: bool = False, differentiable: bool = False,
+                 fused: bool | None = None, decoupled_weight_decay: bool = False) -> None:
         _validate(lr, epsilon=eps, betas=betas, weight_decay=weight_decay)
         if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
                 or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
@@ -67,7 +78,7 @@ class Adam(Optimizer):
             st["max_exp_avg_sq"] = zeros_like(p)
 
     @_use_grad
-    def step(self, closure=None):
+    def step(self, closure: Callable[[], LossT] | None = None) -> LossT | None:
         """One Adam update of every parameter that has a gradient.
 
         Example:

@@ -9,8 +9,19 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .._tensor.tensor import Tensor
-from .optimizer import Optimizer, _call_closure, _get_value, _to_scalar, _use_grad, _validate
+from .optimizer import (
+    LossT,
+    Optimizer,
+    ParamsT,
+    _call_closure,
+    _get_value,
+    _to_scalar,
+    _use_grad,
+    _validate,
+)
 
 __all__ = ["Adamax"]
 
@@ -34,10 +45,10 @@ class Adamax(Optimizer):
     _counts_steps = True
     _zero_state = ("exp_avg", "exp_inf")
 
-    def __init__(self, params, lr: float | Tensor = 2e-3, betas=(0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0, foreach: bool | None = None, *,
-                 maximize: bool = False, differentiable: bool = False,
-                 capturable: bool = False) -> None:
+    def __init__(self, params: ParamsT, lr: float | Tensor = 2e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, foreach: bool | None = None, *, maximize: bool = False,
+                 differentiable: bool = False, capturable: bool = False) -> None:
         _validate(lr, epsilon=eps, betas=betas, weight_decay=weight_decay)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "foreach": foreach, "maximize": maximize, "differentiable": differentiable,
@@ -45,7 +56,7 @@ class Adamax(Optimizer):
         super().__init__(params, defaults)
 
     @_use_grad
-    def step(self, closure=None):
+    def step(self, closure: Callable[[], LossT] | None = None) -> LossT | None:
         """One Adamax update of every parameter that has a gradient.
 
         Example:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .._tensor.tensor import Tensor
 from .adam import Adam
+from .optimizer import ParamsT
 
 __all__ = ["AdamW"]
 
@@ -26,7 +27,8 @@ class AdamW(Adam):
         (0.01, True)
     """
 
-    def __init__(self, params, lr: float | Tensor = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-3,
+                 betas: tuple[float | Tensor, float | Tensor] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 1e-2, amsgrad: bool = False, *, maximize: bool = False,
                  foreach: bool | None = None, capturable: bool = False,
                  differentiable: bool = False, fused: bool | None = None) -> None:

@@ -9,10 +9,14 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .._tensor.tensor import Tensor
 from ..ops.functions.creation import ones, tensor
 from .optimizer import (
+    LossT,
     Optimizer,
+    ParamsT,
     _call_closure,
     _get_value,
     _scalar_dtype,
@@ -43,7 +47,7 @@ class ASGD(Optimizer):
     _scalar_state = ("step", "eta", "mu")
     _counts_steps = True
 
-    def __init__(self, params, lr: float | Tensor = 1e-2, lambd: float = 1e-4,
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-2, lambd: float = 1e-4,
                  alpha: float = 0.75, t0: float = 1e6, weight_decay: float = 0,
                  foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False, capturable: bool = False) -> None:
@@ -59,7 +63,7 @@ class ASGD(Optimizer):
         st["ax"] = p.detach().new_zeros(p.shape)
 
     @_use_grad
-    def step(self, closure=None):
+    def step(self, closure: Callable[[], LossT] | None = None) -> LossT | None:
         """One ASGD update of every parameter that has a gradient.
 
         Example:

@@ -23,7 +23,7 @@ from .._core.grad_mode import enable_grad
 from .._tensor.tensor import Tensor
 from ..ops.functions.creation import zeros
 from ..ops.namespace import cat
-from .optimizer import Optimizer, _check_lr, _to_scalar
+from .optimizer import LossT, Optimizer, ParamsT, _check_lr, _to_scalar
 
 __all__ = ["LBFGS"]
 
@@ -168,7 +168,7 @@ class LBFGS(Optimizer):
         1.0
     """
 
-    def __init__(self, params, lr: float | Tensor = 1, max_iter: int = 20,
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1, max_iter: int = 20,
                  max_eval: int | None = None, tolerance_grad: float = 1e-7,
                  tolerance_change: float = 1e-9, history_size: int = 100,
                  line_search_fn: str | None = None) -> None:
@@ -219,7 +219,7 @@ class LBFGS(Optimizer):
         self._set_param(x)
         return loss, flat_grad
 
-    def step(self, closure: Callable):  # type: ignore[override]
+    def step(self, closure: Callable[[], LossT]) -> LossT:  # type: ignore[override]
         """Run up to ``max_iter`` L-BFGS iterations; returns the loss before them.
 
         Example:

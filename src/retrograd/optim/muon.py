@@ -11,10 +11,11 @@ Example:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from .._tensor.tensor import Tensor
 from ..ops.functions.matmul import addmm
-from .optimizer import Optimizer, _call_closure, _to_scalar, _use_grad
+from .optimizer import LossT, Optimizer, ParamsT, _call_closure, _to_scalar, _use_grad
 
 __all__ = ["Muon"]
 
@@ -91,7 +92,7 @@ class Muon(Optimizer):
                 [0.0500, 0.0500]])
     """
 
-    def __init__(self, params, lr: float | Tensor = 1e-3, weight_decay: float = 0.1,
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-3, weight_decay: float = 0.1,
                  momentum: float = 0.95, nesterov: bool = True,
                  ns_coefficients: tuple[float, float, float] = (DEFAULT_A, DEFAULT_B, DEFAULT_C),
                  eps: float = EPS, ns_steps: int = DEFAULT_NS_STEPS,
@@ -117,7 +118,7 @@ class Muon(Optimizer):
                                      f"parameter with size: {p.size()}")
 
     @_use_grad
-    def step(self, closure=None):
+    def step(self, closure: Callable[[], LossT] | None = None) -> LossT | None:
         """One Muon update of every parameter that has a gradient.
 
         Example:

@@ -9,10 +9,14 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .._tensor.tensor import Tensor
 from ..ops.functions.creation import tensor
 from .optimizer import (
+    LossT,
     Optimizer,
+    ParamsT,
     _call_closure,
     _get_value,
     _scalar_dtype,
@@ -45,7 +49,8 @@ class NAdam(Optimizer):
     _counts_steps = True
     _zero_state = ("exp_avg", "exp_avg_sq")
 
-    def __init__(self, params, lr: float | Tensor = 2e-3, betas=(0.9, 0.999), eps: float = 1e-8,
+    def __init__(self, params: ParamsT, lr: float | Tensor = 2e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, momentum_decay: float = 4e-3,
                  decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
                  maximize: bool = False, capturable: bool = False,
@@ -64,7 +69,7 @@ class NAdam(Optimizer):
         super()._init_state(p, st, group)
 
     @_use_grad
-    def step(self, closure=None):
+    def step(self, closure: Callable[[], LossT] | None = None) -> LossT | None:
         """One NAdam update of every parameter that has a gradient.
 
         Example:

@@ -15,10 +15,10 @@ from __future__ import annotations
 import functools
 import warnings
 from collections import OrderedDict, defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from copy import deepcopy
 from itertools import chain
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from .._core import dtype as D
 from .._core.grad_mode import STATE, enable_grad
@@ -27,8 +27,14 @@ from .._graph.node import RemovableHandle
 from .._tensor.tensor import Tensor
 from ..ops.functions.creation import tensor, zeros, zeros_like
 
-__all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
+__all__ = ["Optimizer", "ParamsT", "required", "register_optimizer_step_pre_hook",
            "register_optimizer_step_post_hook"]
+
+#: what an optimizer is given: parameters, parameter groups (dicts with a ``params`` key)
+#: or named parameters (``model.named_parameters()``), as PyTorch's ``ParamsT``
+ParamsT = Iterable[Tensor] | Iterable[dict[str, Any]] | Iterable[tuple[str, Tensor]]
+#: the loss a ``step(closure)`` returns: whatever the closure returned (a tensor, a float)
+LossT = TypeVar("LossT")
 
 # Note [Matching PyTorch's updates]
 # Every optimizer replays PyTorch's single-tensor (foreach=False, the CPU default)
@@ -263,7 +269,7 @@ class Optimizer:
     _counts_steps: ClassVar[bool] = False
     _zero_state: ClassVar[tuple[str, ...]] = ()
 
-    def __init__(self, params, defaults: dict[str, Any]) -> None:
+    def __init__(self, params: ParamsT, defaults: dict[str, Any]) -> None:
         _check_unsupported(type(self).__name__, defaults.get("foreach"), defaults.get("fused"),
                            defaults.get("capturable", False),
                            defaults.get("differentiable", False))
@@ -561,7 +567,7 @@ class Optimizer:
                             g.requires_grad_(False)
                         g.zero_()
 
-    def step(self, closure: Callable[[], Any] | None = None):
+    def step(self, closure: Callable[[], LossT] | None = None) -> LossT | None:
         """Update the parameters once (implemented by each optimizer).
 
         Example:

@@ -9,8 +9,19 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .._tensor.tensor import Tensor
-from .optimizer import Optimizer, _call_closure, _get_value, _to_scalar, _use_grad, _validate
+from .optimizer import (
+    LossT,
+    Optimizer,
+    ParamsT,
+    _call_closure,
+    _get_value,
+    _to_scalar,
+    _use_grad,
+    _validate,
+)
 
 __all__ = ["RAdam"]
 
@@ -35,7 +46,8 @@ class RAdam(Optimizer):
     _counts_steps = True
     _zero_state = ("exp_avg", "exp_avg_sq")
 
-    def __init__(self, params, lr: float | Tensor = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
                  foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False) -> None:
@@ -47,7 +59,7 @@ class RAdam(Optimizer):
         super().__init__(params, defaults)
 
     @_use_grad
-    def step(self, closure=None):
+    def step(self, closure: Callable[[], LossT] | None = None) -> LossT | None:
         """One RAdam update of every parameter that has a gradient.
 
         Example:

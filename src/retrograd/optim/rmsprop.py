@@ -9,9 +9,11 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .._tensor.tensor import Tensor
 from ..ops.functions.creation import zeros_like
-from .optimizer import Optimizer, _call_closure, _to_scalar, _use_grad, _validate
+from .optimizer import LossT, Optimizer, ParamsT, _call_closure, _to_scalar, _use_grad, _validate
 
 __all__ = ["RMSprop"]
 
@@ -38,10 +40,10 @@ class RMSprop(Optimizer):
     _counts_steps = True
     _zero_state = ("square_avg",)
 
-    def __init__(self, params, lr: float | Tensor = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
-                 weight_decay: float = 0, momentum: float = 0, centered: bool = False,
-                 capturable: bool = False, foreach: bool | None = None, maximize: bool = False,
-                 differentiable: bool = False) -> None:
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-2, alpha: float = 0.99,
+                 eps: float = 1e-8, weight_decay: float = 0, momentum: float = 0,
+                 centered: bool = False, capturable: bool = False, foreach: bool | None = None,
+                 maximize: bool = False, differentiable: bool = False) -> None:
         _validate(lr, epsilon=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
         defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps,
                     "centered": centered, "weight_decay": weight_decay, "capturable": capturable,
@@ -56,7 +58,7 @@ class RMSprop(Optimizer):
             st["grad_avg"] = zeros_like(p)
 
     @_use_grad
-    def step(self, closure=None):
+    def step(self, closure: Callable[[], LossT] | None = None) -> LossT | None:
         """One RMSprop update of every parameter that has a gradient.
 
         Example:

@@ -9,9 +9,11 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .._tensor.tensor import Tensor
 from ..ops.functions.creation import full_like
-from .optimizer import Optimizer, _call_closure, _check_lr, _to_scalar, _use_grad
+from .optimizer import LossT, Optimizer, ParamsT, _call_closure, _check_lr, _to_scalar, _use_grad
 
 __all__ = ["Rprop"]
 
@@ -36,7 +38,8 @@ class Rprop(Optimizer):
     _counts_steps = True
     _zero_state = ("prev",)
 
-    def __init__(self, params, lr: float | Tensor = 1e-2, etas: tuple[float, float] = (0.5, 1.2),
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-2,
+                 etas: tuple[float, float] = (0.5, 1.2),
                  step_sizes: tuple[float, float] = (1e-6, 50), *, capturable: bool = False,
                  foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False) -> None:
@@ -53,7 +56,7 @@ class Rprop(Optimizer):
         st["step_size"] = full_like(p._grad, _to_scalar(group["lr"]))
 
     @_use_grad
-    def step(self, closure=None):
+    def step(self, closure: Callable[[], LossT] | None = None) -> LossT | None:
         """One Rprop update of every parameter that has a gradient.
 
         Example:

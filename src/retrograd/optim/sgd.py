@@ -12,9 +12,11 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .._tensor.tensor import Tensor
 from ..ops.inplace import add_scaled_
-from .optimizer import Optimizer, _call_closure, _check_lr, _to_scalar, _use_grad
+from .optimizer import LossT, Optimizer, ParamsT, _call_closure, _check_lr, _to_scalar, _use_grad
 
 __all__ = ["SGD"]
 
@@ -38,7 +40,7 @@ class SGD(Optimizer):
     _setstate_defaults = {"nesterov": False, "maximize": False, "foreach": None,
                           "differentiable": False, "fused": False}
 
-    def __init__(self, params, lr: float | Tensor = 1e-3, momentum: float = 0,
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-3, momentum: float = 0,
                  dampening: float = 0, weight_decay: float = 0, nesterov: bool = False, *,
                  maximize: bool = False, foreach: bool | None = None,
                  differentiable: bool = False, fused: bool | None = None) -> None:
@@ -55,7 +57,7 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
 
     @_use_grad
-    def step(self, closure=None):
+    def step(self, closure: Callable[[], LossT] | None = None) -> LossT | None:
         """One update of every parameter that has a gradient; returns ``closure()``'s loss.
 
         Example:

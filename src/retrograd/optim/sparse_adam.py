@@ -16,8 +16,10 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .._tensor.tensor import Tensor
-from .optimizer import Optimizer, _call_closure, _check_lr, _use_grad
+from .optimizer import LossT, Optimizer, ParamsT, _call_closure, _check_lr, _use_grad
 
 __all__ = ["SparseAdam"]
 
@@ -32,8 +34,9 @@ class SparseAdam(Optimizer):
         (0.9, 0.999)
     """
 
-    def __init__(self, params, lr: float | Tensor = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, maximize: bool = False) -> None:
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 maximize: bool = False) -> None:
         _check_lr(lr)
         if not 0.0 < lr:
             raise ValueError(f"Invalid learning rate: {lr}")
@@ -50,7 +53,7 @@ class SparseAdam(Optimizer):
                              "support complex parameters")
 
     @_use_grad
-    def step(self, closure=None):
+    def step(self, closure: Callable[[], LossT] | None = None) -> LossT | None:
         """Raise for the first parameter with a gradient: retrograd's gradients are dense.
 
         Example:

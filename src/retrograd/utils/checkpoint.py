@@ -41,8 +41,8 @@ from __future__ import annotations
 import contextlib
 import warnings
 import weakref
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .._core.grad_mode import enable_grad, is_grad_enabled, no_grad
 from .._graph.engine import is_checkpoint_valid
@@ -71,6 +71,10 @@ from .checkpoint_selective import (
     create_selective_checkpoint_contexts,
 )
 
+if TYPE_CHECKING:  # Note [Type hints]: a name for the hints only (modules by duck typing)
+    from ..nn import Module
+
+
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction",
            "set_checkpoint_early_stop", "detach_variable", "check_backward_validity",
            "noop_context_fn", "CheckpointPolicy", "SelectiveCheckpointContext",
@@ -98,7 +102,8 @@ class CheckpointError(RuntimeError):
     """
 
 
-def noop_context_fn():
+def noop_context_fn() -> tuple[contextlib.AbstractContextManager,
+                                contextlib.AbstractContextManager]:
     """The default ``context_fn``: two null context managers.
 
     Example:
@@ -113,7 +118,7 @@ _enable_checkpoint_early_stop: bool | None = None
 
 
 @contextlib.contextmanager
-def set_checkpoint_early_stop(enable: bool):
+def set_checkpoint_early_stop(enable: bool) -> Iterator[None]:
     """Within this block, non-reentrant checkpoints decide early stopping by ``enable``.
 
     Example:
@@ -158,7 +163,7 @@ def detach_variable(inputs: tuple) -> tuple:
     return tuple(out)
 
 
-def check_backward_validity(inputs) -> None:
+def check_backward_validity(inputs: Iterable[Any]) -> None:
     """Warn (as PyTorch) when no tensor input requires grad.
 
     Example:
@@ -497,8 +502,8 @@ def checkpoint(function: Callable, *args, use_reentrant: bool | None = None,
                                          early_stop, args, kwargs)
 
 
-def checkpoint_sequential(functions, segments: int, input, use_reentrant: bool | None = None,
-                          **kwargs):
+def checkpoint_sequential(functions: Sequence[Callable] | Module, segments: int, input: Tensor,
+                          use_reentrant: bool | None = None, **kwargs) -> Tensor:
     """Split a sequence of modules/functions into ``segments`` and checkpoint all but the last.
 
     Example:

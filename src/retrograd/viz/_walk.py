@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import linecache
 import os
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -191,6 +193,19 @@ def nbytes_str(n: float) -> str:
 # named_parameters(). Anything else raises a TypeError listing what is accepted.
 _ACCEPTED = ("a Module, model.parameters(), model.named_parameters(), a list of tensors or "
              "of (name, tensor) pairs, or a {name: tensor} dict")
+
+
+class HasNamedParameters(Protocol):
+    """A module, as the viz tools know one: anything with ``named_parameters()``."""
+
+    def named_parameters(self) -> Iterator[tuple[str, Tensor]]: ...
+
+
+#: what names the leaves (Note [Naming parameters])
+ParamsLike = (HasNamedParameters | Tensor | Iterable[Tensor] | Iterable[tuple[str, Tensor]]
+              | dict[str, Tensor])
+#: what a graph is walked from: a tensor, several, or ``{name: tensor}``
+Roots = Tensor | Sequence[Tensor] | dict[str, Tensor]
 
 
 def _module_names(params) -> dict:

@@ -32,6 +32,8 @@ import warnings
 from .._graph.node import AccumulateGrad
 from .._tensor.tensor import Tensor
 from ._walk import (
+    ParamsLike,
+    Roots,
     assign_modules,
     attribute_saved,
     checkpoint_regions,
@@ -384,7 +386,7 @@ def _clusters(body: dict, mtypes: dict, region_labels: list) -> list:
     return out
 
 
-def draw_graph(tensors, params=None, *, collapse_modules: bool = False,
+def draw_graph(tensors: Roots, params: ParamsLike | None = None, *, collapse_modules: bool = False,
                group_modules: bool = True, show_saved: bool = True, show_sites: bool = True,
                max_nodes: int = 400, title: str | None = None, rankdir: str = "TB",
                legend: bool = True) -> GraphPicture:

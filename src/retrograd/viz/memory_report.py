@@ -19,7 +19,16 @@ from __future__ import annotations
 
 from .._graph.node import AccumulateGrad
 from .._tensor.tensor import Tensor
-from ._walk import assign_modules, attribute_saved, nbytes_str, param_names, site_text, walk
+from ._walk import (
+    ParamsLike,
+    Roots,
+    assign_modules,
+    attribute_saved,
+    nbytes_str,
+    param_names,
+    site_text,
+    walk,
+)
 
 __all__ = ["graph_report", "GraphReport"]
 
@@ -153,8 +162,8 @@ def _saved_leaf_versions(node) -> list:
     return out
 
 
-def graph_report(tensors, params=None, *, repeat_threshold: int = 8,
-                 max_steps: int = 1) -> GraphReport:
+def graph_report(tensors: Roots, params: ParamsLike | None = None, *,
+                 repeat_threshold: int = 8, max_steps: int = 1) -> GraphReport:
     """Report the memory held by the graph of ``tensors``, and warn about leaks.
 
     ``params`` (the model, ``model.parameters()``, ``model.named_parameters()``, a list

@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 
 from ..._core.grad_mode import no_grad
+from ..._core.hints import Shape
 from ..._tensor.tensor import Tensor, _make
 from ...ops.dispatch import apply, view_apply
 from ...ops.functions.matmul import einsum, matmul
@@ -300,7 +301,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
     return _scale_shift(out, weight, bias, shape)
 
 
-def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
+def layer_norm(input: Tensor, normalized_shape: Shape, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalize over the last ``len(normalized_shape)`` dims.
 
@@ -949,7 +950,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
-              out=None) -> Tensor:
+              out: Tensor | None = None) -> Tensor:
     """x / max(||x||_p, eps) along ``dim``.
 
     Example:
@@ -1017,17 +1018,20 @@ def _canonical_mask(mask, dtype):
 
 
 @autocast_category(LOWER_PRECISION_FP, op="_native_multi_head_attention")
-def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor,
-                                 embed_dim_to_check: int, num_heads: int,
-                                 in_proj_weight: Tensor | None, in_proj_bias: Tensor | None,
-                                 bias_k, bias_v, add_zero_attn: bool, dropout_p: float,
+def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int,
+                                 num_heads: int, in_proj_weight: Tensor | None,
+                                 in_proj_bias: Tensor | None, bias_k: Tensor | None,
+                                 bias_v: Tensor | None, add_zero_attn: bool, dropout_p: float,
                                  out_proj_weight: Tensor, out_proj_bias: Tensor | None,
                                  training: bool = True, key_padding_mask: Tensor | None = None,
                                  need_weights: bool = True, attn_mask: Tensor | None = None,
                                  use_separate_proj_weight: bool = False,
-                                 q_proj_weight=None, k_proj_weight=None, v_proj_weight=None,
-                                 static_k=None, static_v=None,
-                                 average_attn_weights: bool = True, is_causal: bool = False):
+                                 q_proj_weight: Tensor | None = None,
+                                 k_proj_weight: Tensor | None = None,
+                                 v_proj_weight: Tensor | None = None,
+                                 static_k: Tensor | None = None, static_v: Tensor | None = None,
+                                 average_attn_weights: bool = True,
+                                 is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
     """Multi-head attention on (L, N, E) inputs (or unbatched (L, E)); returns
     ``(output, attention weights or None)``.
 

@@ -9,9 +9,12 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ..._core import dtype as D
+from ..._core.hints import ShapeLike
 from ..._tensor.tensor import _LEGACY_NAMES, Tensor, _make
 from ...ops.dispatch import apply
 from ...ops.public import FP32, LOWER_PRECISION_FP, autocast_category
@@ -90,8 +93,8 @@ def _convnd(nsp, input, weight, bias, stride, padding, dilation, groups, name):
 
 
 @autocast_category(LOWER_PRECISION_FP)
-def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
-           padding=0, dilation=1, groups: int = 1) -> Tensor:
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: ShapeLike = 1,
+           padding: str | ShapeLike = 0, dilation: ShapeLike = 1, groups: int = 1) -> Tensor:
     """1-D convolution over (N, C, L) or (C, L) input.
 
     Example:
@@ -144,8 +147,8 @@ def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tenso
 
 
 @autocast_category(LOWER_PRECISION_FP)
-def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
-           padding=0, dilation=1, groups: int = 1) -> Tensor:
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: ShapeLike = 1,
+           padding: str | ShapeLike = 0, dilation: ShapeLike = 1, groups: int = 1) -> Tensor:
     """2-D convolution over (N, C, H, W) or (C, H, W) input; ``padding`` may be an int,
     a pair, ``'same'`` or ``'valid'``.
 
@@ -159,8 +162,8 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
 
 
 @autocast_category(LOWER_PRECISION_FP)
-def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
-           padding=0, dilation=1, groups: int = 1) -> Tensor:
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: ShapeLike = 1,
+           padding: str | ShapeLike = 0, dilation: ShapeLike = 1, groups: int = 1) -> Tensor:
     """3-D convolution over (N, C, D, H, W) or (C, D, H, W) input.
 
     Example:
@@ -215,8 +218,8 @@ def _conv_transposend(nsp, input, weight, bias, stride, padding, output_padding,
 
 @autocast_category(LOWER_PRECISION_FP)
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
-                     stride=1, padding=0, output_padding=0, groups: int = 1,
-                     dilation=1) -> Tensor:
+                     stride: ShapeLike = 1, padding: ShapeLike = 0, output_padding: ShapeLike = 0,
+                     groups: int = 1, dilation: ShapeLike = 1) -> Tensor:
     """1-D transposed convolution (the gradient of ``conv1d`` with respect to its input).
 
     Example:
@@ -230,8 +233,8 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
 
 @autocast_category(LOWER_PRECISION_FP)
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
-                     stride=1, padding=0, output_padding=0, groups: int = 1,
-                     dilation=1) -> Tensor:
+                     stride: ShapeLike = 1, padding: ShapeLike = 0, output_padding: ShapeLike = 0,
+                     groups: int = 1, dilation: ShapeLike = 1) -> Tensor:
     """2-D transposed convolution; weight is (in_channels, out_channels/groups, kH, kW).
 
     Example:
@@ -246,8 +249,8 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
 
 @autocast_category(LOWER_PRECISION_FP)
 def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
-                     stride=1, padding=0, output_padding=0, groups: int = 1,
-                     dilation=1) -> Tensor:
+                     stride: ShapeLike = 1, padding: ShapeLike = 0, output_padding: ShapeLike = 0,
+                     groups: int = 1, dilation: ShapeLike = 1) -> Tensor:
     """3-D transposed convolution.
 
     Example:
@@ -320,8 +323,9 @@ def _max_poolnd(nsp, input, kernel_size, stride, padding, dilation, ceil_mode,
     return (out, idx_t) if return_indices else out
 
 
-def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
-               ceil_mode: bool = False, return_indices: bool = False):
+def max_pool1d(input: Tensor, kernel_size: ShapeLike, stride: ShapeLike | None = None,
+               padding: ShapeLike = 0, dilation: ShapeLike = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """1-D max pooling (with ``return_indices=True`` also the flat argmax indices).
 
     Example:
@@ -333,8 +337,9 @@ def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
                        return_indices, "max_pool1d")
 
 
-def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
-               ceil_mode: bool = False, return_indices: bool = False):
+def max_pool2d(input: Tensor, kernel_size: ShapeLike, stride: ShapeLike | None = None,
+               padding: ShapeLike = 0, dilation: ShapeLike = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """2-D max pooling over (N, C, H, W) or (C, H, W) input.
 
     Example:
@@ -348,8 +353,9 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
 
 
 @autocast_category(FP32)
-def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
-               ceil_mode: bool = False, return_indices: bool = False):
+def max_pool3d(input: Tensor, kernel_size: ShapeLike, stride: ShapeLike | None = None,
+               padding: ShapeLike = 0, dilation: ShapeLike = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """3-D max pooling.
 
     Example:
@@ -361,20 +367,26 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
                        return_indices, "max_pool3d")
 
 
-def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
-                            ceil_mode=False, return_indices=True):
+def max_pool1d_with_indices(input: Tensor, kernel_size: ShapeLike,
+                            stride: ShapeLike | None = None, padding: ShapeLike = 0,
+                            dilation: ShapeLike = 1, ceil_mode: bool = False,
+                            return_indices: bool = True) -> tuple[Tensor, Tensor]:
     """``max_pool1d(..., return_indices=True)``."""
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
-def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
-                            ceil_mode=False, return_indices=True):
+def max_pool2d_with_indices(input: Tensor, kernel_size: ShapeLike,
+                            stride: ShapeLike | None = None, padding: ShapeLike = 0,
+                            dilation: ShapeLike = 1, ceil_mode: bool = False,
+                            return_indices: bool = True) -> tuple[Tensor, Tensor]:
     """``max_pool2d(..., return_indices=True)``."""
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
-def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
-                            ceil_mode=False, return_indices=True):
+def max_pool3d_with_indices(input: Tensor, kernel_size: ShapeLike,
+                            stride: ShapeLike | None = None, padding: ShapeLike = 0,
+                            dilation: ShapeLike = 1, ceil_mode: bool = False,
+                            return_indices: bool = True) -> tuple[Tensor, Tensor]:
     """``max_pool3d(..., return_indices=True)``: (values, flat indices per D·H·W volume).
 
     Example:
@@ -422,8 +434,9 @@ def _avg_poolnd(nsp, input, kernel_size, stride, padding, ceil_mode,
     return out.squeeze(0) if unbatched else out
 
 
-def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0,
-               ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
+def avg_pool1d(input: Tensor, kernel_size: ShapeLike, stride: ShapeLike | None = None,
+               padding: ShapeLike = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True) -> Tensor:
     """1-D average pooling.
 
     Example:
@@ -435,9 +448,9 @@ def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0,
                        None, "avg_pool1d")
 
 
-def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0,
-               ceil_mode: bool = False, count_include_pad: bool = True,
-               divisor_override=None) -> Tensor:
+def avg_pool2d(input: Tensor, kernel_size: ShapeLike, stride: ShapeLike | None = None,
+               padding: ShapeLike = 0, ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
     """2-D average pooling.
 
     Example:
@@ -451,9 +464,9 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0,
 
 
 @autocast_category(FP32)
-def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0,
-               ceil_mode: bool = False, count_include_pad: bool = True,
-               divisor_override=None) -> Tensor:
+def avg_pool3d(input: Tensor, kernel_size: ShapeLike, stride: ShapeLike | None = None,
+               padding: ShapeLike = 0, ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
     """3-D average pooling.
 
     Example:
@@ -489,7 +502,7 @@ def _adaptive_avg(input, output_size, nsp, name):
     return out if out is not input else input.clone()
 
 
-def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
+def adaptive_avg_pool1d(input: Tensor, output_size: ShapeLike) -> Tensor:
     """Average pooling to a fixed output length (PyTorch's adaptive windows).
 
     Example:
@@ -507,7 +520,7 @@ def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
     return _adaptive_avg(input, output_size, 1, "adaptive_avg_pool1d")
 
 
-def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
+def adaptive_avg_pool2d(input: Tensor, output_size: int | Sequence[int | None]) -> Tensor:
     """Average pooling to a fixed output size (an int, or a pair with None for "keep").
 
     Example:
@@ -521,7 +534,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
 
 
 @autocast_category(FP32)
-def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
+def adaptive_avg_pool3d(input: Tensor, output_size: int | Sequence[int | None]) -> Tensor:
     """3-D adaptive average pooling over (N, C, D, H, W) or (C, D, H, W).
 
     Example:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._core.hints import Shape
 from ..._tensor.tensor import Tensor, _make
 from ...ops.batch_rules import per_element_under_vmap
 from ...ops.dispatch import apply
@@ -70,8 +71,9 @@ def _check(log_probs: Tensor, targets: np.ndarray, il: np.ndarray, tl: np.ndarra
 
 @autocast_category(TC.ctc_loss)
 @per_element_under_vmap
-def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths,
-             blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Tensor | Shape,
+             target_lengths: Tensor | Shape, blank: int = 0, reduction: str = "mean",
+             zero_infinity: bool = False) -> Tensor:
     """The CTC loss of ``log_probs`` (T, N, C) (or unbatched (T, C), log-softmax outputs)
     against ``targets`` ((N, S) padded, or 1-D concatenated), with PyTorch's reductions
     ('mean' divides each loss by its target length first) and gradient.

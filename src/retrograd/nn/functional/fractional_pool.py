@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._core.hints import FloatOrFloats, ShapeLike
 from ..._tensor.tensor import Tensor, _make
 from ...ops.batch_rules import random_under_vmap
 from ...ops.functions.creation import rand
@@ -115,9 +116,12 @@ def _fractional(input: Tensor, kernel_size, output_size, output_ratio,
 
 @autocast_category(FP32, op="fractional_max_pool2d", name="fractional_max_pool2d_with_indices")
 @random_under_vmap
-def fractional_max_pool2d_with_indices(input: Tensor, kernel_size, output_size=None,
-                                       output_ratio=None, return_indices: bool = False,
-                                       _random_samples: Tensor | None = None):
+def fractional_max_pool2d_with_indices(input: Tensor, kernel_size: ShapeLike,
+                                       output_size: ShapeLike | None = None,
+                                       output_ratio: FloatOrFloats | None = None,
+                                       return_indices: bool = False,
+                                       _random_samples: Tensor | None = None
+                                      ) -> tuple[Tensor, Tensor]:
     """``(output, indices)`` of 2-D fractional max pooling (see fractional_max_pool2d).
 
     Example:
@@ -133,9 +137,10 @@ def fractional_max_pool2d_with_indices(input: Tensor, kernel_size, output_size=N
 
 @autocast_category(FP32, op="fractional_max_pool2d")
 @random_under_vmap
-def fractional_max_pool2d(input: Tensor, kernel_size, output_size=None,
-                          output_ratio=None, return_indices: bool = False,
-                          _random_samples: Tensor | None = None):
+def fractional_max_pool2d(input: Tensor, kernel_size: ShapeLike,
+                          output_size: ShapeLike | None = None,
+                          output_ratio: FloatOrFloats | None = None, return_indices: bool = False,
+                          _random_samples: Tensor | None = None) -> Tensor | tuple[Tensor, Tensor]:
     """2-D fractional max pooling over (N, C, H, W) or (C, H, W): pseudo-random windows of
     ``kernel_size`` giving ``output_size`` (or ``output_ratio`` of the input size); with
     ``return_indices=True`` also the argmax positions in each plane
@@ -154,9 +159,12 @@ def fractional_max_pool2d(input: Tensor, kernel_size, output_size=None,
 
 @autocast_category(FP32, op="fractional_max_pool3d", name="fractional_max_pool3d_with_indices")
 @random_under_vmap
-def fractional_max_pool3d_with_indices(input: Tensor, kernel_size, output_size=None,
-                                       output_ratio=None, return_indices: bool = False,
-                                       _random_samples: Tensor | None = None):
+def fractional_max_pool3d_with_indices(input: Tensor, kernel_size: ShapeLike,
+                                       output_size: ShapeLike | None = None,
+                                       output_ratio: FloatOrFloats | None = None,
+                                       return_indices: bool = False,
+                                       _random_samples: Tensor | None = None
+                                      ) -> tuple[Tensor, Tensor]:
     """``(output, indices)`` of 3-D fractional max pooling (see fractional_max_pool3d).
 
     Example:
@@ -172,9 +180,10 @@ def fractional_max_pool3d_with_indices(input: Tensor, kernel_size, output_size=N
 
 @autocast_category(FP32, op="fractional_max_pool3d")
 @random_under_vmap
-def fractional_max_pool3d(input: Tensor, kernel_size, output_size=None,
-                          output_ratio=None, return_indices: bool = False,
-                          _random_samples: Tensor | None = None):
+def fractional_max_pool3d(input: Tensor, kernel_size: ShapeLike,
+                          output_size: ShapeLike | None = None,
+                          output_ratio: FloatOrFloats | None = None, return_indices: bool = False,
+                          _random_samples: Tensor | None = None) -> Tensor | tuple[Tensor, Tensor]:
     """3-D fractional max pooling over (N, C, T, H, W) or (C, T, H, W) (see
     fractional_max_pool2d).
 

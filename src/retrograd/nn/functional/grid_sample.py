@@ -19,6 +19,7 @@ import warnings
 
 import numpy as np
 
+from ..._core.hints import Shape
 from ..._tensor.tensor import Tensor, _make
 from ...ops.functions.pointwise import where
 from ...ops.public import FP32, autocast_category
@@ -234,7 +235,7 @@ def _base_coords(n: int, align: bool, dtype) -> np.ndarray:
     return (r if align else r * (n - 1) / n).astype(dtype)
 
 
-def affine_grid(theta: Tensor, size, align_corners: bool | None = None) -> Tensor:
+def affine_grid(theta: Tensor, size: Shape, align_corners: bool | None = None) -> Tensor:
     """The sampling grid of a batch of affine maps: ``theta`` (N, 2, 3) for a 4-D
     ``size`` (N, C, H, W) gives (N, H, W, 2); (N, 3, 4) for 5-D gives (N, D, H, W, 3).
 

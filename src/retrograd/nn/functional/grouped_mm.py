@@ -23,6 +23,8 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..._core import dtype as D
 from ..._tensor.tensor import Tensor
 from ...ops.functions.shape import cat, stack
@@ -61,7 +63,7 @@ def _groups(offs: Tensor, total: int) -> list[tuple[int, int]]:
 
 
 def grouped_mm(mat_a: Tensor, mat_b: Tensor, *, offs: Tensor | None = None,
-               bias: Tensor | None = None, out_dtype=None) -> Tensor:
+               bias: Tensor | None = None, out_dtype: D.dtype | None = None) -> Tensor:
     """Per-group matrix products for jagged groups (Note [Grouped matmul]).
 
     Example:
@@ -128,10 +130,11 @@ def _dtype_word(t: Tensor) -> str:
     return _LEGACY.get(t.dtype.name, t.dtype.name)
 
 
-def scaled_mm(mat_a: Tensor, mat_b: Tensor, scale_a, scale_recipe_a, scale_b, scale_recipe_b,
-              swizzle_a=None, swizzle_b=None, bias: Tensor | None = None,
-              output_dtype=D.bfloat16, contraction_dim=(), use_fast_accum: bool = False
-              ) -> Tensor:
+def scaled_mm(mat_a: Tensor, mat_b: Tensor, scale_a: Tensor | list[Tensor],
+              scale_recipe_a: object, scale_b: Tensor | list[Tensor], scale_recipe_b: object,
+              swizzle_a: object = None, swizzle_b: object = None, bias: Tensor | None = None,
+              output_dtype: D.dtype | None = D.bfloat16, contraction_dim: Sequence[int] = (),
+              use_fast_accum: bool = False) -> Tensor:
     """A float8 matrix product with scales. PyTorch's CPU build accepts only float8
     operands; retrograd has no float8 dtypes, so every call raises PyTorch's
     ``Invalid scaling configuration`` error (the operands it gets are never float8).
@@ -163,10 +166,12 @@ def scaled_mm(mat_a: Tensor, mat_b: Tensor, scale_a, scale_recipe_a, scale_b, sc
         "the scales yourself)")
 
 
-def scaled_grouped_mm(mat_a: Tensor, mat_b: Tensor, scale_a, scale_recipe_a, scale_b,
-                      scale_recipe_b, swizzle_a=None, swizzle_b=None, bias=None, offs=None,
-                      output_dtype=D.bfloat16, contraction_dim=(),
-                      use_fast_accum: bool = False) -> Tensor:
+def scaled_grouped_mm(mat_a: Tensor, mat_b: Tensor, scale_a: Tensor | list[Tensor],
+                      scale_recipe_a: object, scale_b: Tensor | list[Tensor],
+                      scale_recipe_b: object, swizzle_a: object = None, swizzle_b: object = None,
+                      bias: Tensor | None = None, offs: Tensor | None = None,
+                      output_dtype: D.dtype | None = D.bfloat16,
+                      contraction_dim: Sequence[int] = (), use_fast_accum: bool = False) -> Tensor:
     """The grouped form of ``scaled_mm``; PyTorch has no CPU kernel for it and raises
     NotImplementedError, and so does retrograd.
 

@@ -45,8 +45,9 @@ def _check_same_size(input, target, stacklevel=3):
 
 
 @autocast_category(FP32)
-def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
-             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+             reduce: bool | None = None, reduction: str = "mean",
+             weight: Tensor | None = None) -> Tensor:
     """Mean squared error.
 
     Example:
@@ -64,8 +65,9 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
 
 
 @autocast_category(FP32)
-def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
-            reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+            reduce: bool | None = None, reduction: str = "mean",
+            weight: Tensor | None = None) -> Tensor:
     """Mean absolute error.
 
     Example:
@@ -101,8 +103,9 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",
 
 
 @autocast_category(FP32)
-def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
-                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+                   reduce: bool | None = None, reduction: str = "mean",
+                   beta: float = 1.0) -> Tensor:
     """0.5 d² / beta for |d| < beta, |d| - beta / 2 beyond (L1 when beta = 0).
 
     Example:
@@ -144,7 +147,7 @@ def _nll_by_ops(input, target, weight, ignore_index, reduction, cdim):
 
 @autocast_category(FP32)
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
-             size_average=None, ignore_index: int = -100, reduce=None,
+             size_average: bool | None = None, ignore_index: int = -100, reduce: bool | None = None,
              reduction: str = "mean") -> Tensor:
     """Negative log likelihood of the target classes (input holds log-probabilities).
 
@@ -217,8 +220,9 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
 
 @autocast_category(FP32, op="cross_entropy_loss")
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
-                  size_average=None, ignore_index: int = -100, reduce=None,
-                  reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
+                  size_average: bool | None = None, ignore_index: int = -100,
+                  reduce: bool | None = None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
     """log_softmax + nll_loss (class indices), or the cross entropy with class
     probabilities when ``target`` is floating and has the input's shape.
 
@@ -272,7 +276,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
 
 @autocast_category(FP32)
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
-                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Tensor:
     """-(t log x + (1 - t) log(1 - x)), logs clamped at -100 as in PyTorch.
 
     Example:
@@ -300,8 +305,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
 
 @autocast_category(FP32)
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
-                                     weight: Tensor | None = None, size_average=None,
-                                     reduce=None, reduction: str = "mean",
+                                     weight: Tensor | None = None, size_average: bool | None = None,
+                                     reduce: bool | None = None, reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
     """Sigmoid + binary cross entropy in one stable expression (log-sigmoid form).
 
@@ -326,8 +331,8 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
 
 
 @autocast_category(FP32)
-def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
-           reduction: str = "mean", log_target: bool = False) -> Tensor:
+def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
+           reduce: bool | None = None, reduction: str = "mean", log_target: bool = False) -> Tensor:
     """KL divergence with ``input`` as log-probabilities; ``reduction='batchmean'`` is the
     mathematical definition.
 
@@ -370,8 +375,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 
 
 @autocast_category(FP32)
-def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor,
-                          margin: float = 0.0, size_average=None, reduce=None,
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                          size_average: bool | None = None, reduce: bool | None = None,
                           reduction: str = "mean") -> Tensor:
     """1 - cos(x1, x2) for target 1, max(0, cos(x1, x2) - margin) for target -1.
 

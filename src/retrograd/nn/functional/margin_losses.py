@@ -77,8 +77,8 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float,
 
 @autocast_category(FP32)
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True,
-                     full: bool = False, size_average=None, eps: float = 1e-8,
-                     reduce=None, reduction: str = "mean") -> Tensor:
+                     full: bool = False, size_average: bool | None = None, eps: float = 1e-8,
+                     reduce: bool | None = None, reduction: str = "mean") -> Tensor:
     """exp(input) - target * input (``log_input``) or input - target * log(input + eps),
     plus Stirling's term target log target - target + 0.5 log(2π target) where target > 1
     when ``full``.
@@ -101,8 +101,8 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True,
 
 
 @autocast_category(FP32)
-def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor,
-                        margin: float = 0.0, size_average=None, reduce=None,
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                        size_average: bool | None = None, reduce: bool | None = None,
                         reduction: str = "mean") -> Tensor:
     """max(0, -target * (input1 - input2) + margin).
 
@@ -124,7 +124,8 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor,
 
 @autocast_category(FP32)
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
-                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Tensor:
     """input where target is 1, max(0, margin - input) where target is -1.
 
     Example:
@@ -142,8 +143,8 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
 
 
 @autocast_category(T.soft_margin_loss)
-def soft_margin_loss(input: Tensor, target: Tensor, size_average=None,
-                     reduce=None, reduction: str = "mean") -> Tensor:
+def soft_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+                     reduce: bool | None = None, reduction: str = "mean") -> Tensor:
     """log(1 + exp(-target * input)).
 
     Example:
@@ -162,8 +163,8 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average=None,
 
 
 def multilabel_soft_margin_loss(input: Tensor, target: Tensor,
-                                weight: Tensor | None = None, size_average=None,
-                                reduce=None, reduction: str = "mean") -> Tensor:
+                                weight: Tensor | None = None, size_average: bool | None = None,
+                                reduce: bool | None = None, reduction: str = "mean") -> Tensor:
     """Mean over classes of the (weighted) binary cross-entropy with logits.
 
     Example:
@@ -198,8 +199,8 @@ def _class_target(input: Tensor, target: Tensor, name: str) -> tuple:
 
 @autocast_category(T.multilabel_margin_loss)
 @per_element_under_vmap
-def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None,
-                           reduce=None, reduction: str = "mean") -> Tensor:
+def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+                           reduce: bool | None = None, reduction: str = "mean") -> Tensor:
     """sum over target classes j (the indices before the first -1) and non-target
     classes i of max(0, 1 - (x[j] - x[i])), divided by the number of classes.
 
@@ -225,9 +226,9 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None,
 
 @autocast_category(T.multi_margin_loss)
 @per_element_under_vmap
-def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1,
-                      margin: float = 1.0, weight: Tensor | None = None,
-                      size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
+                      weight: Tensor | None = None, size_average: bool | None = None,
+                      reduce: bool | None = None, reduction: str = "mean") -> Tensor:
     """sum over classes i != y of weight[y] * max(0, margin - x[y] + x[i]) ** p, divided
     by the number of classes (p is 1 or 2).
 
@@ -276,9 +277,9 @@ def _triplet(anchor, positive, negative, distance, margin, swap, reduction) -> T
 
 
 @autocast_category(FP32)
-def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
-                        margin: float = 1.0, p: float = 2, eps: float = 1e-6,
-                        swap: bool = False, size_average=None, reduce=None,
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
+                        p: float = 2, eps: float = 1e-6, swap: bool = False,
+                        size_average: bool | None = None, reduce: bool | None = None,
                         reduction: str = "mean") -> Tensor:
     """max(0, margin + d(a, p) - d(a, n)) with d the p-norm pairwise distance (``swap``:
     d(a, n) replaced by min(d(a, n), d(p, n))).

@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._core.grad_mode import no_grad
+from ..._core.hints import Shape
 from ..._tensor.tensor import Tensor, _make
 from ...ops.dispatch import apply
 from ...ops.functions.shape import cat, stack
@@ -54,7 +55,7 @@ def _stats(x: Tensor, dims: tuple, eps: float, keepdim: bool) -> tuple:
     return mean, rstd
 
 
-def native_layer_norm(input: Tensor, normalized_shape, weight: Tensor | None,
+def native_layer_norm(input: Tensor, normalized_shape: Shape, weight: Tensor | None,
                       bias: Tensor | None, eps: float) -> tuple:
     """``(layer_norm(...), mean, rstd)``, the statistics shaped to broadcast against the
     input (Note [Native statistics]).
@@ -128,7 +129,7 @@ def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple:
     return apply(TN.dropout, (input,), noise), _make(noise != 0)
 
 
-def native_norm(input: Tensor, *args, **kwargs):
+def native_norm(input: Tensor, *args, **kwargs) -> Tensor:
     """Sparse tensors only in PyTorch; a dense tensor raises as there.
 
     Example:
@@ -153,7 +154,7 @@ def _cell_input(name: str, input: Tensor, w_ih: Tensor) -> None:
                            f"expected {w_ih.shape[1]}")
 
 
-def lstm_cell(input: Tensor, hx, w_ih: Tensor, w_hh: Tensor,
+def lstm_cell(input: Tensor, hx: tuple[Tensor, ...] | list[Tensor], w_ih: Tensor, w_hh: Tensor,
               b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> tuple:
     """One LSTM step in ATen's argument order; ``hx`` is ``(h, c)``, returns ``(h, c)``.
 
@@ -211,7 +212,7 @@ def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,
     return _rnn_step(hx, F.linear(input, w_ih, b_ih), w_hh, b_hh, relu=True)
 
 
-def constant_pad_nd(input: Tensor, pad, value: float = 0) -> Tensor:
+def constant_pad_nd(input: Tensor, pad: Shape, value: float = 0) -> Tensor:
     """``F.pad(input, pad, "constant", value)``: ``ConstantPadNdBackward0``.
 
     Example:
@@ -238,8 +239,8 @@ def embedding_renorm_(input: Tensor, indices: Tensor, max_norm: float,
     return input
 
 
-def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride, padding,
-                dilation, transposed: bool, output_padding, groups: int) -> Tensor:
+def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Shape, padding: Shape,
+                dilation: Shape, transposed: bool, output_padding: Shape, groups: int) -> Tensor:
     """ATen's generic convolution: conv1d/2d/3d by the input's dims, or their transposes
     (``transposed``, the weight laid out (C_in, C_out / groups, ...)).
 
@@ -320,7 +321,7 @@ grid_sampler_2d = autocast_category(FP32)(_grid_sampler_nd(2))
 grid_sampler_3d = autocast_category(FP32)(_grid_sampler_nd(3))
 
 
-def affine_grid_generator(theta: Tensor, size, align_corners: bool) -> Tensor:
+def affine_grid_generator(theta: Tensor, size: Shape, align_corners: bool) -> Tensor:
     """``F.affine_grid(theta, size, align_corners)``, ATen's required arguments.
 
     Example:
@@ -336,8 +337,9 @@ _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 
 
 @autocast_category(FP32)
-def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths,
-             blank: int = 0, reduction: int = 1, zero_infinity: bool = False) -> Tensor:
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Tensor | Shape,
+             target_lengths: Tensor | Shape, blank: int = 0, reduction: int = 1,
+             zero_infinity: bool = False) -> Tensor:
     """``F.ctc_loss`` with ATen's integer ``reduction`` (0 none, 1 mean, 2 sum) and the
     log-probabilities as given (no log_softmax).
 
@@ -455,8 +457,10 @@ def _stacked(kind: str, input: Tensor, hx, params, has_biases: bool,
     return out, stack(h_n, 0)
 
 
-def lstm(input: Tensor, hx, params, has_biases: bool, num_layers: int,
-         dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple:
+def lstm(input: Tensor, hx: tuple[Tensor, ...] | list[Tensor],
+         params: tuple[Tensor, ...] | list[Tensor], has_biases: bool, num_layers: int,
+         dropout: float, train: bool, bidirectional: bool,
+         batch_first: bool) -> tuple[Tensor, Tensor, Tensor]:
     """A stack of LSTM layers from a flat weight list: ``(output, h_n, c_n)`` (Note
     [Native recurrent layers]).
 
@@ -473,8 +477,9 @@ def lstm(input: Tensor, hx, params, has_biases: bool, num_layers: int,
                     bidirectional, batch_first)
 
 
-def gru(input: Tensor, hx: Tensor, params, has_biases: bool, num_layers: int,
-        dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple:
+def gru(input: Tensor, hx: Tensor, params: tuple[Tensor, ...] | list[Tensor], has_biases: bool,
+        num_layers: int, dropout: float, train: bool, bidirectional: bool,
+        batch_first: bool) -> tuple[Tensor, Tensor]:
     """A stack of GRU layers from a flat weight list: ``(output, h_n)``.
 
     Example:
@@ -489,9 +494,9 @@ def gru(input: Tensor, hx: Tensor, params, has_biases: bool, num_layers: int,
                     bidirectional, batch_first)
 
 
-def rnn_tanh(input: Tensor, hx: Tensor, params, has_biases: bool,
+def rnn_tanh(input: Tensor, hx: Tensor, params: tuple[Tensor, ...] | list[Tensor], has_biases: bool,
              num_layers: int, dropout: float, train: bool, bidirectional: bool,
-             batch_first: bool) -> tuple:
+             batch_first: bool) -> tuple[Tensor, Tensor]:
     """A stack of Elman layers with tanh from a flat weight list: ``(output, h_n)``.
 
     Example:
@@ -506,9 +511,9 @@ def rnn_tanh(input: Tensor, hx: Tensor, params, has_biases: bool,
                     bidirectional, batch_first)
 
 
-def rnn_relu(input: Tensor, hx: Tensor, params, has_biases: bool,
+def rnn_relu(input: Tensor, hx: Tensor, params: tuple[Tensor, ...] | list[Tensor], has_biases: bool,
              num_layers: int, dropout: float, train: bool, bidirectional: bool,
-             batch_first: bool) -> tuple:
+             batch_first: bool) -> tuple[Tensor, Tensor]:
     """A stack of Elman layers with ReLU from a flat weight list: ``(output, h_n)``.
 
     Example:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._core.hints import Shape
 from ..._tensor.tensor import Tensor, _make
 from ...autograd.function import Function
 from .common import _check_normalized_shape
@@ -23,7 +24,7 @@ __all__ = ["rms_norm", "local_response_norm"]
 _UPCAST = ("float16", "bfloat16")
 
 
-def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
+def rms_norm(input: Tensor, normalized_shape: Shape, weight: Tensor | None = None,
              eps: float | None = None) -> Tensor:
     """x / sqrt(mean(x², trailing dims) + eps) * weight; ``eps=None`` is the machine
     epsilon of the computation dtype (float32 for half inputs, as PyTorch's opmath).

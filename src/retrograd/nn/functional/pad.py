@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._core.hints import Shape
 from ..._tensor.tensor import Tensor, _make
 from ...ops.dispatch import apply
 from ...ops.public import FP32, autocast_category
@@ -35,7 +36,7 @@ def _pad_category(args, kwargs):
 
 
 @autocast_category(_pad_category)
-def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:
+def pad(input: Tensor, pad: Shape, mode: str = "constant", value: float | None = None) -> Tensor:
     """Pad the last ``len(pad) // 2`` dims: ``pad = (left_last, right_last, left_prev, ...)``.
     Modes: constant (negative pads crop), reflect, replicate, circular.
 

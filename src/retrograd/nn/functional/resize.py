@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from ..._core.hints import FloatOrFloats, ShapeLike
 from ..._tensor.tensor import Tensor, _make
 from .common import _check_float
 from .conv import _adaptive_avg
@@ -114,7 +115,8 @@ def _separable(input: Tensor, osz, scales, matrix) -> Tensor:
     return out if out is not input else input.clone()
 
 
-def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
+def interpolate(input: Tensor, size: ShapeLike | None = None,
+                scale_factor: FloatOrFloats | None = None, mode: str = "nearest",
                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
                 antialias: bool = False) -> Tensor:
     """Resize the spatial dims: modes 'nearest', 'nearest-exact', 'linear', 'bilinear',
@@ -206,7 +208,8 @@ def _deprecated(name: str) -> None:
                   "instead.", stacklevel=3)
 
 
-def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
+def upsample(input: Tensor, size: ShapeLike | None = None,
+             scale_factor: FloatOrFloats | None = None, mode: str = "nearest",
              align_corners: bool | None = None) -> Tensor:
     """Deprecated: ``interpolate(input, size, scale_factor, mode, align_corners)`` with
     PyTorch's deprecation warning.
@@ -223,7 +226,8 @@ def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
-def upsample_nearest(input: Tensor, size=None, scale_factor=None) -> Tensor:
+def upsample_nearest(input: Tensor, size: ShapeLike | None = None,
+                     scale_factor: FloatOrFloats | None = None) -> Tensor:
     """Deprecated: ``interpolate(..., mode='nearest')`` with PyTorch's deprecation warning.
 
     Example:
@@ -238,7 +242,8 @@ def upsample_nearest(input: Tensor, size=None, scale_factor=None) -> Tensor:
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
-def upsample_bilinear(input: Tensor, size=None, scale_factor=None) -> Tensor:
+def upsample_bilinear(input: Tensor, size: ShapeLike | None = None,
+                      scale_factor: FloatOrFloats | None = None) -> Tensor:
     """Deprecated: ``interpolate(..., mode='bilinear', align_corners=True)`` with PyTorch's
     deprecation warning.
 

@@ -13,8 +13,11 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
+from ..._core.hints import Shape, ShapeLike
 from ..._tensor.tensor import Tensor, _make
 from ...ops.batch_rules import per_element_under_vmap
 from ...ops.dispatch import apply
@@ -136,7 +139,8 @@ def _im2col_params(xsp, kernel_size, dilation, padding, stride):
     return k, d, ((p[0], p[0]), (p[1], p[1])), s, tuple(xsp), osp
 
 
-def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
+def unfold(input: Tensor, kernel_size: ShapeLike, dilation: ShapeLike = 1,
+           padding: ShapeLike = 0, stride: ShapeLike = 1) -> Tensor:
     """Sliding local blocks as columns (im2col): (N, C, H, W) -> (N, C·kh·kw, L).
 
     Example:
@@ -162,8 +166,9 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
     return apply(TSP.im2col, (input,), p)
 
 
-def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0,
-         stride=1) -> Tensor:
+def fold(input: Tensor, output_size: ShapeLike, kernel_size: ShapeLike,
+         dilation: ShapeLike = 1, padding: ShapeLike = 0,
+         stride: ShapeLike = 1) -> Tensor:
     """Sum sliding local blocks back into an image (col2im), the adjoint of :func:`unfold`.
 
     Example:
@@ -206,7 +211,8 @@ def _adaptive_max(name, record, input, output_size, nsp, return_indices):
 
 
 @per_element_under_vmap
-def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False):
+def adaptive_max_pool1d(input: Tensor, output_size: ShapeLike,
+                        return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """Max pooling to a fixed output length (PyTorch's adaptive windows); with
     ``return_indices=True`` also each maximum's index.
 
@@ -226,7 +232,8 @@ def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False
 
 
 @per_element_under_vmap
-def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
+def adaptive_max_pool2d(input: Tensor, output_size: int | Sequence[int | None],
+                        return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """2-D adaptive max pooling over (N, C, H, W) or (C, H, W); None in ``output_size``
     keeps that dim.
 
@@ -242,7 +249,8 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
 
 @autocast_category(FP32)
 @per_element_under_vmap
-def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False):
+def adaptive_max_pool3d(input: Tensor, output_size: int | Sequence[int | None],
+                        return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """3-D adaptive max pooling over (N, C, D, H, W) or (C, D, H, W).
 
     Example:
@@ -254,8 +262,8 @@ def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False
                          return_indices)
 
 
-def adaptive_max_pool1d_with_indices(input: Tensor, output_size,
-                                     return_indices: bool = False):
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size: ShapeLike,
+                                     return_indices: bool = False) -> tuple[Tensor, Tensor]:
     """``adaptive_max_pool1d(..., return_indices=True)``: (values, indices).
 
     Example:
@@ -266,8 +274,8 @@ def adaptive_max_pool1d_with_indices(input: Tensor, output_size,
     return adaptive_max_pool1d(input, output_size, True)
 
 
-def adaptive_max_pool2d_with_indices(input: Tensor, output_size,
-                                     return_indices: bool = False):
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size: int | Sequence[int | None],
+                                     return_indices: bool = False) -> tuple[Tensor, Tensor]:
     """``adaptive_max_pool2d(..., return_indices=True)``: (values, indices).
 
     Example:
@@ -278,8 +286,8 @@ def adaptive_max_pool2d_with_indices(input: Tensor, output_size,
     return adaptive_max_pool2d(input, output_size, True)
 
 
-def adaptive_max_pool3d_with_indices(input: Tensor, output_size,
-                                     return_indices: bool = False):
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size: int | Sequence[int | None],
+                                     return_indices: bool = False) -> tuple[Tensor, Tensor]:
     """``adaptive_max_pool3d(..., return_indices=True)``: (values, indices).
 
     Example:
@@ -339,8 +347,9 @@ def _max_unpool(input, indices, osz, nsp):
 
 
 @per_element_under_vmap
-def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,
-                 output_size=None) -> Tensor:
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: ShapeLike,
+                 stride: ShapeLike | None = None, padding: ShapeLike = 0,
+                 output_size: Shape | None = None) -> Tensor:
     """Partial inverse of ``max_pool1d``: each value goes back to its index, zeros elsewhere.
 
     Example:
@@ -356,8 +365,9 @@ def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, paddi
 
 @autocast_category(FP32)
 @per_element_under_vmap
-def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,
-                 output_size=None) -> Tensor:
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: ShapeLike,
+                 stride: ShapeLike | None = None, padding: ShapeLike = 0,
+                 output_size: Shape | None = None) -> Tensor:
     """Partial inverse of ``max_pool2d``.
 
     Example:
@@ -374,8 +384,9 @@ def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, paddi
 
 @autocast_category(FP32)
 @per_element_under_vmap
-def max_unpool3d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,
-                 output_size=None) -> Tensor:
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: ShapeLike,
+                 stride: ShapeLike | None = None, padding: ShapeLike = 0,
+                 output_size: Shape | None = None) -> Tensor:
     """Partial inverse of ``max_pool3d``.
 
     Example:
@@ -407,8 +418,8 @@ def _lp_pool(nsp, avg, mx, input, norm_type, kernel_size, stride, ceil_mode):
     return (out.sign() * out.abs().relu()).mul(area).pow(1.0 / norm_type)
 
 
-def lp_pool1d(input: Tensor, norm_type: float, kernel_size, stride=None,
-              ceil_mode: bool = False) -> Tensor:
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size: ShapeLike,
+              stride: ShapeLike | None = None, ceil_mode: bool = False) -> Tensor:
     """1-D power-average pooling: ``(sum over the window of x^p)^(1/p)``.
 
     Example:
@@ -419,8 +430,8 @@ def lp_pool1d(input: Tensor, norm_type: float, kernel_size, stride=None,
     return _lp_pool(1, avg_pool1d, max_pool1d, input, norm_type, kernel_size, stride, ceil_mode)
 
 
-def lp_pool2d(input: Tensor, norm_type: float, kernel_size, stride=None,
-              ceil_mode: bool = False) -> Tensor:
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size: ShapeLike,
+              stride: ShapeLike | None = None, ceil_mode: bool = False) -> Tensor:
     """2-D power-average pooling.
 
     Example:
@@ -431,8 +442,8 @@ def lp_pool2d(input: Tensor, norm_type: float, kernel_size, stride=None,
     return _lp_pool(2, avg_pool2d, max_pool2d, input, norm_type, kernel_size, stride, ceil_mode)
 
 
-def lp_pool3d(input: Tensor, norm_type: float, kernel_size, stride=None,
-              ceil_mode: bool = False) -> Tensor:
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size: ShapeLike,
+              stride: ShapeLike | None = None, ceil_mode: bool = False) -> Tensor:
     """3-D power-average pooling.
 
     Example:

@@ -24,6 +24,7 @@ Example:
 
 from __future__ import annotations
 
+from ..._core.hints import Shape, ShapeLike
 from ..._tensor.tensor import Tensor
 from .. import functional as F
 from . import _dropout
@@ -203,7 +204,7 @@ def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
                            momentum, eps)
 
 
-def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
+def layer_norm(input: Tensor, normalized_shape: Shape, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-05,
                cudnn_enable: bool = True) -> Tensor:
     """Layer normalization over the trailing ``normalized_shape`` dims.
@@ -318,8 +319,8 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
 # pooling: ATen's stride default is [] (the kernel size); indices as ATen returns them
 
 
-def max_pool1d(input: Tensor, kernel_size, stride=(), padding=0, dilation=1,
-               ceil_mode: bool = False) -> Tensor:
+def max_pool1d(input: Tensor, kernel_size: ShapeLike, stride: ShapeLike = (),
+               padding: ShapeLike = 0, dilation: ShapeLike = 1, ceil_mode: bool = False) -> Tensor:
     """1-D max pooling (values only).
 
     Example:
@@ -331,8 +332,9 @@ def max_pool1d(input: Tensor, kernel_size, stride=(), padding=0, dilation=1,
                         ceil_mode)
 
 
-def max_pool1d_with_indices(input: Tensor, kernel_size, stride=(), padding=0,
-                            dilation=1, ceil_mode: bool = False) -> tuple:
+def max_pool1d_with_indices(input: Tensor, kernel_size: ShapeLike, stride: ShapeLike = (),
+                            padding: ShapeLike = 0, dilation: ShapeLike = 1,
+                            ceil_mode: bool = False) -> tuple[Tensor, Tensor]:
     """1-D max pooling, values and the indices of the maxima.
 
     Example:
@@ -344,8 +346,8 @@ def max_pool1d_with_indices(input: Tensor, kernel_size, stride=(), padding=0,
                         ceil_mode, return_indices=True)
 
 
-def max_pool2d(input: Tensor, kernel_size, stride=(), padding=0, dilation=1,
-               ceil_mode: bool = False) -> Tensor:
+def max_pool2d(input: Tensor, kernel_size: ShapeLike, stride: ShapeLike = (),
+               padding: ShapeLike = 0, dilation: ShapeLike = 1, ceil_mode: bool = False) -> Tensor:
     """2-D max pooling (values only).
 
     Example:
@@ -357,8 +359,8 @@ def max_pool2d(input: Tensor, kernel_size, stride=(), padding=0, dilation=1,
                         ceil_mode)
 
 
-def max_pool3d(input: Tensor, kernel_size, stride=(), padding=0, dilation=1,
-               ceil_mode: bool = False) -> Tensor:
+def max_pool3d(input: Tensor, kernel_size: ShapeLike, stride: ShapeLike = (),
+               padding: ShapeLike = 0, dilation: ShapeLike = 1, ceil_mode: bool = False) -> Tensor:
     """3-D max pooling (values only).
 
     Example:
@@ -370,8 +372,9 @@ def max_pool3d(input: Tensor, kernel_size, stride=(), padding=0, dilation=1,
                         ceil_mode)
 
 
-def avg_pool1d(input: Tensor, kernel_size, stride=(), padding=0,
-               ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
+def avg_pool1d(input: Tensor, kernel_size: ShapeLike, stride: ShapeLike = (),
+               padding: ShapeLike = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True) -> Tensor:
     """1-D average pooling.
 
     Example:
@@ -383,7 +386,7 @@ def avg_pool1d(input: Tensor, kernel_size, stride=(), padding=0,
                         count_include_pad)
 
 
-def adaptive_max_pool1d(input: Tensor, output_size) -> tuple:
+def adaptive_max_pool1d(input: Tensor, output_size: ShapeLike) -> tuple[Tensor, Tensor]:
     """1-D adaptive max pooling: (values, indices), as ATen returns them.
 
     Example:

@@ -10,6 +10,9 @@ Example:
 
 from __future__ import annotations
 
+from ..._core.dtype import dtype
+from ..._core.hints import DeviceLike
+from ..._tensor.tensor import Tensor
 from ...ops.functions.creation import empty
 from .. import functional as F
 from .. import init
@@ -35,7 +38,7 @@ class ReLU(Module):
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.relu(input, inplace=self.inplace)
 
     def extra_repr(self) -> str:
@@ -52,7 +55,7 @@ class Hardtanh(Module):
     """
 
     def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False,
-                 min_value=None, max_value=None) -> None:
+                 min_value: float | None = None, max_value: float | None = None) -> None:
         super().__init__()
         if min_value is not None:
             min_val = min_value
@@ -64,7 +67,7 @@ class Hardtanh(Module):
         if self.max_val <= self.min_val:
             raise AssertionError("max_val must be greater than min_val")
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
 
     def extra_repr(self) -> str:
@@ -102,7 +105,7 @@ class LeakyReLU(Module):
         self.negative_slope = negative_slope
         self.inplace = inplace
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.leaky_relu(input, self.negative_slope, self.inplace)
 
     def extra_repr(self) -> str:
@@ -124,7 +127,7 @@ class ELU(Module):
         self.alpha = alpha
         self.inplace = inplace
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.elu(input, self.alpha, self.inplace)
 
     def extra_repr(self) -> str:
@@ -141,7 +144,7 @@ class CELU(ELU):
         tensor([1.])
     """
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.celu(input, self.alpha, self.inplace)
 
 
@@ -158,7 +161,7 @@ class SELU(Module):
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.selu(input, self.inplace)
 
     def extra_repr(self) -> str:
@@ -178,7 +181,7 @@ class GELU(Module):
         super().__init__()
         self.approximate = approximate
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.gelu(input, approximate=self.approximate)
 
     def extra_repr(self) -> str:
@@ -198,7 +201,7 @@ class SiLU(Module):
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.silu(input, inplace=self.inplace)
 
     def extra_repr(self) -> str:
@@ -214,7 +217,7 @@ class Mish(SiLU):
         tensor([0.])
     """
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.mish(input, inplace=self.inplace)
 
 
@@ -232,7 +235,7 @@ class Softplus(Module):
         self.beta = beta
         self.threshold = threshold
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.softplus(input, self.beta, self.threshold)
 
     def extra_repr(self) -> str:
@@ -248,7 +251,7 @@ class Tanh(Module):
         tensor([0.])
     """
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return input.tanh()
 
 
@@ -261,7 +264,7 @@ class Sigmoid(Module):
         tensor([0.5000])
     """
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return input.sigmoid()
 
 
@@ -274,7 +277,7 @@ class Softsign(Module):
         tensor([0.5000])
     """
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.softsign(input)
 
 
@@ -287,7 +290,7 @@ class Tanhshrink(Module):
         tensor([0.])
     """
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.tanhshrink(input)
 
 
@@ -300,7 +303,7 @@ class LogSigmoid(Module):
         tensor([-0.6931])
     """
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.logsigmoid(input)
 
 
@@ -317,7 +320,7 @@ class Hardsigmoid(Module):
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.hardsigmoid(input, self.inplace)
 
 
@@ -330,7 +333,7 @@ class Hardswish(Hardsigmoid):
         tensor([3.])
     """
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.hardswish(input, self.inplace)
 
 
@@ -349,7 +352,7 @@ class Threshold(Module):
         self.value = value
         self.inplace = inplace
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.threshold(input, self.threshold, self.value, self.inplace)
 
     def extra_repr(self) -> str:
@@ -370,7 +373,7 @@ class GLU(Module):
         super().__init__()
         self.dim = dim
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.glu(input, self.dim)
 
     def extra_repr(self) -> str:
@@ -395,7 +398,7 @@ class Softmax(Module):
         if not hasattr(self, "dim"):
             self.dim = None
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.softmax(input, self.dim, _stacklevel=5)
 
     def extra_repr(self) -> str:
@@ -411,7 +414,7 @@ class Softmin(Softmax):
         tensor([0.5000, 0.5000])
     """
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.softmin(input, self.dim, _stacklevel=5)
 
 
@@ -424,7 +427,7 @@ class LogSoftmax(Softmax):
         tensor([-0.6931, -0.6931])
     """
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.log_softmax(input, self.dim, _stacklevel=5)
 
 
@@ -437,8 +440,8 @@ class PReLU(Module):
         tensor([-1.], grad_fn=<PreluKernelBackward0>)
     """
 
-    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None,
-                 dtype=None) -> None:
+    def __init__(self, num_parameters: int = 1, init: float = 0.25,
+                 device: DeviceLike | None = None, dtype: dtype | None = None) -> None:
         self.num_parameters = num_parameters
         super().__init__()
         self.init = init
@@ -449,7 +452,7 @@ class PReLU(Module):
         """Fill the slopes with ``init``."""
         init.constant_(self.weight, self.init)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.prelu(input, self.weight)
 
     def extra_repr(self) -> str:

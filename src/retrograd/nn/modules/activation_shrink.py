@@ -9,6 +9,7 @@ Example:
 
 from __future__ import annotations
 
+from ..._tensor.tensor import Tensor
 from .. import functional as F
 from .module import Module
 
@@ -28,7 +29,7 @@ class Hardshrink(Module):
         super().__init__()
         self.lambd = lambd
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.hardshrink(input, self.lambd)
 
     def extra_repr(self) -> str:
@@ -44,7 +45,7 @@ class Softshrink(Hardshrink):
         tensor([0.5000])
     """
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.softshrink(input, self.lambd)
 
 
@@ -64,7 +65,7 @@ class RReLU(Module):
         self.upper = upper
         self.inplace = inplace
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
 
     def extra_repr(self) -> str:
@@ -83,7 +84,7 @@ class Softmax2d(Module):
                 [[0.5000]]])
     """
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         if input.dim() not in (3, 4):
             raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D "
                              "instead")

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..._core.dtype import dtype
+from ..._core.hints import DeviceLike
 from ..._tensor.tensor import Tensor, _make
 from ...ops.functions.shape import cat
 from .. import functional as F
@@ -44,8 +46,8 @@ class AdaptiveLogSoftmaxWithLoss(Module):
     """
 
     def __init__(self, in_features: int, n_classes: int, cutoffs: Sequence[int],
-                 div_value: float = 4.0, head_bias: bool = False, device=None,
-                 dtype=None) -> None:
+                 div_value: float = 4.0, head_bias: bool = False, device: DeviceLike | None = None,
+                 dtype: dtype | None = None) -> None:
         super().__init__()
         cutoffs = list(cutoffs)
         if len(cutoffs) == 0:

@@ -17,6 +17,7 @@ import operator
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import chain, islice
+from typing import Any
 
 from ..._tensor.tensor import Tensor
 from ..parameter import Parameter
@@ -42,7 +43,7 @@ class Sequential(Module):
         torch.Size([1, 2])
     """
 
-    def __init__(self, *args):
+    def __init__(self, *args) -> None:
         super().__init__()
         if len(args) == 1 and isinstance(args[0], OrderedDict):
             for key, module in args[0].items():
@@ -163,7 +164,7 @@ class Sequential(Module):
         del self[key]
         return v
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         for module in self._modules.values():
             input = module(input)
         return input
@@ -380,7 +381,7 @@ class ParameterList(Module):
         [(2,), (3,)]
     """
 
-    def __init__(self, values=None) -> None:
+    def __init__(self, values: Iterable[Any] | None = None) -> None:
         super().__init__()
         self.__dict__["_size"] = 0
         if values is not None:
@@ -464,7 +465,7 @@ class ParameterDict(Module):
         (True, ['w'])
     """
 
-    def __init__(self, parameters=None) -> None:
+    def __init__(self, parameters: Any | None = None) -> None:
         super().__init__()
         self.__dict__["_keys"] = {}
         if parameters is not None:

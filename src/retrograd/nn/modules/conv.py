@@ -9,6 +9,9 @@ Example:
 
 from __future__ import annotations
 
+from ..._core.dtype import dtype
+from ..._core.hints import DeviceLike, Shape, ShapeLike
+from ..._tensor.tensor import Tensor
 from .. import functional as F
 from .linear import _reset_kaiming, _weight_and_bias
 from .module import Module
@@ -112,7 +115,7 @@ class _ConvNd(Module):
                       weight, bias, self.stride, 0, self.dilation, self.groups)
         return fn(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return self._conv_forward(input, self.weight, self.bias)
 
 
@@ -128,9 +131,10 @@ class Conv1d(_ConvNd):
     _nsp = 1
     _fn = staticmethod(F.conv1d)
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
-                 dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
-                 device=None, dtype=None) -> None:
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: ShapeLike,
+                 stride: ShapeLike = 1, padding: str | ShapeLike = 0, dilation: ShapeLike = 1,
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device: DeviceLike | None = None, dtype: dtype | None = None) -> None:
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          False, 0, groups, bias, padding_mode, device, dtype)
 
@@ -148,9 +152,11 @@ class Conv2d(_ConvNd):
     _nsp = 2
     _fn = staticmethod(F.conv2d)
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
-                 dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
-                 device=None, dtype=None) -> None:
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | tuple[int, int],
+                 stride: int | tuple[int, int] = 1, padding: int | str | tuple[int, int] = 0,
+                 dilation: int | tuple[int, int] = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: DeviceLike | None = None,
+                 dtype: dtype | None = None) -> None:
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          False, 0, groups, bias, padding_mode, device, dtype)
 
@@ -167,9 +173,12 @@ class Conv3d(_ConvNd):
     _nsp = 3
     _fn = staticmethod(F.conv3d)
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
-                 dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
-                 device=None, dtype=None) -> None:
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | tuple[int, int, int],
+                 stride: int | tuple[int, int, int] = 1,
+                 padding: int | str | tuple[int, int, int] = 0,
+                 dilation: int | tuple[int, int, int] = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: DeviceLike | None = None,
+                 dtype: dtype | None = None) -> None:
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          False, 0, groups, bias, padding_mode, device, dtype)
 
@@ -185,7 +194,7 @@ class _ConvTransposeNd(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          True, output_padding, groups, bias, padding_mode, device, dtype)
 
-    def forward(self, input, output_size=None):
+    def forward(self, input: Tensor, output_size: Shape | None = None) -> Tensor:
         fn = type(self)._tfn
         if output_size is not None:
             from ..functional import _conv_transposend
@@ -209,9 +218,11 @@ class ConvTranspose1d(_ConvTransposeNd):
     _nsp = 1
     _tfn = staticmethod(F.conv_transpose1d)
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
-                 output_padding=0, groups: int = 1, bias: bool = True, dilation=1,
-                 padding_mode: str = "zeros", device=None, dtype=None) -> None:
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: ShapeLike,
+                 stride: ShapeLike = 1, padding: ShapeLike = 0, output_padding: ShapeLike = 0,
+                 groups: int = 1, bias: bool = True, dilation: ShapeLike = 1,
+                 padding_mode: str = "zeros", device: DeviceLike | None = None,
+                 dtype: dtype | None = None) -> None:
         super().__init__(in_channels, out_channels, kernel_size, stride, padding,
                          output_padding, groups, bias, dilation, padding_mode, device, dtype)
 
@@ -229,9 +240,11 @@ class ConvTranspose2d(_ConvTransposeNd):
     _nsp = 2
     _tfn = staticmethod(F.conv_transpose2d)
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
-                 output_padding=0, groups: int = 1, bias: bool = True, dilation=1,
-                 padding_mode: str = "zeros", device=None, dtype=None) -> None:
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | tuple[int, int],
+                 stride: int | tuple[int, int] = 1, padding: int | tuple[int, int] = 0,
+                 output_padding: int | tuple[int, int] = 0, groups: int = 1, bias: bool = True,
+                 dilation: int | tuple[int, int] = 1, padding_mode: str = "zeros",
+                 device: DeviceLike | None = None, dtype: dtype | None = None) -> None:
         super().__init__(in_channels, out_channels, kernel_size, stride, padding,
                          output_padding, groups, bias, dilation, padding_mode, device, dtype)
 
@@ -248,8 +261,10 @@ class ConvTranspose3d(_ConvTransposeNd):
     _nsp = 3
     _tfn = staticmethod(F.conv_transpose3d)
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
-                 output_padding=0, groups: int = 1, bias: bool = True, dilation=1,
-                 padding_mode: str = "zeros", device=None, dtype=None) -> None:
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | tuple[int, int, int],
+                 stride: int | tuple[int, int, int] = 1, padding: int | tuple[int, int, int] = 0,
+                 output_padding: int | tuple[int, int, int] = 0, groups: int = 1, bias: bool = True,
+                 dilation: int | tuple[int, int, int] = 1, padding_mode: str = "zeros",
+                 device: DeviceLike | None = None, dtype: dtype | None = None) -> None:
         super().__init__(in_channels, out_channels, kernel_size, stride, padding,
                          output_padding, groups, bias, dilation, padding_mode, device, dtype)

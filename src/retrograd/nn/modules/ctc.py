@@ -10,6 +10,8 @@ Example:
 
 from __future__ import annotations
 
+from ..._core.hints import Shape
+from ..._tensor.tensor import Tensor
 from .. import functional as F
 from .loss import _Loss
 
@@ -33,6 +35,7 @@ class CTCLoss(_Loss):
         self.blank = blank
         self.zero_infinity = zero_infinity
 
-    def forward(self, log_probs, targets, input_lengths, target_lengths):
+    def forward(self, log_probs: Tensor, targets: Tensor, input_lengths: Tensor | Shape,
+                target_lengths: Tensor | Shape) -> Tensor:
         return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
                           self.reduction, self.zero_infinity)

@@ -11,8 +11,10 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from ..._core.hints import DeviceLike
 from .module import Module
 
 __all__ = ["DataParallel", "data_parallel"]
@@ -37,8 +39,8 @@ class DataParallel(Module):
         ([], 'Linear')
     """
 
-    def __init__(self, module: Module, device_ids=None, output_device=None,
-                 dim: int = 0) -> None:
+    def __init__(self, module: Module, device_ids: Sequence[DeviceLike] | None = None,
+                 output_device: DeviceLike | None = None, dim: int = 0) -> None:
         super().__init__()
         self.module = module
         self.device_ids: list = []

@@ -18,6 +18,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from ..._tensor.tensor import Tensor
 from .loss import NLLLoss
 from .module import Module
 
@@ -78,6 +79,7 @@ class NLLLoss2d(_WarnsWhenUsed, NLLLoss):
                     "replacement and see https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss "
                     "for more details.")
 
-    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 ignore_index: int = -100, reduce: bool | None = None,
                  reduction: str = "mean") -> None:
         super().__init__(weight, size_average, ignore_index, reduce, reduction)

@@ -9,6 +9,7 @@ Example:
 
 from __future__ import annotations
 
+from ..._tensor.tensor import Tensor
 from .. import functional as F
 from .module import Module
 
@@ -33,7 +34,7 @@ class Dropout(Module):
         self.p = p
         self.inplace = inplace
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.dropout(input, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
@@ -49,7 +50,7 @@ class Dropout1d(Dropout):
         Dropout1d(p=0.3, inplace=False)
     """
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.dropout1d(input, self.p, self.training, self.inplace)
 
 
@@ -62,7 +63,7 @@ class Dropout2d(Dropout):
         Dropout2d(p=0.5, inplace=False)
     """
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.dropout2d(input, self.p, self.training, self.inplace)
 
 
@@ -75,7 +76,7 @@ class Dropout3d(Dropout):
         Dropout3d(p=0.1, inplace=False)
     """
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.dropout3d(input, self.p, self.training, self.inplace)
 
 
@@ -88,7 +89,7 @@ class AlphaDropout(Dropout):
         AlphaDropout(p=0.2, inplace=False)
     """
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.alpha_dropout(input, self.p, self.training, self.inplace)
 
 
@@ -101,5 +102,5 @@ class FeatureAlphaDropout(Dropout):
         FeatureAlphaDropout(p=0.2, inplace=False)
     """
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.feature_alpha_dropout(input, self.p, self.training, self.inplace)

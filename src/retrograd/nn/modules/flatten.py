@@ -8,6 +8,8 @@ Example:
 
 from __future__ import annotations
 
+from ..._core.hints import Shape
+from ..._tensor.tensor import Tensor
 from .module import Module
 
 __all__ = ["Flatten", "Unflatten"]
@@ -27,7 +29,7 @@ class Flatten(Module):
         self.start_dim = start_dim
         self.end_dim = end_dim
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return input.flatten(self.start_dim, self.end_dim)
 
     def extra_repr(self) -> str:
@@ -43,7 +45,7 @@ class Unflatten(Module):
         torch.Size([4, 2, 3])
     """
 
-    def __init__(self, dim, unflattened_size) -> None:
+    def __init__(self, dim: int, unflattened_size: Shape) -> None:
         super().__init__()
         if isinstance(dim, str):
             raise NotImplementedError("Unflatten with a named dim is not supported (no named "
@@ -54,7 +56,7 @@ class Unflatten(Module):
         self.dim = dim
         self.unflattened_size = unflattened_size
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return input.unflatten(self.dim, self.unflattened_size)
 
     def extra_repr(self) -> str:

@@ -8,6 +8,8 @@ Example:
 
 from __future__ import annotations
 
+from ..._core.hints import ShapeLike
+from ..._tensor.tensor import Tensor
 from .. import functional as F
 from .module import Module
 
@@ -23,7 +25,8 @@ class Fold(Module):
         tensor([2., 4., 2.])
     """
 
-    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1) -> None:
+    def __init__(self, output_size: ShapeLike, kernel_size: ShapeLike, dilation: ShapeLike = 1,
+                 padding: ShapeLike = 0, stride: ShapeLike = 1) -> None:
         super().__init__()
         self.output_size = output_size
         self.kernel_size = kernel_size
@@ -35,7 +38,7 @@ class Fold(Module):
         return ("output_size={output_size}, kernel_size={kernel_size}, dilation={dilation}, "
                 "padding={padding}, stride={stride}".format(**self.__dict__))
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding,
                       self.stride)
 
@@ -49,7 +52,8 @@ class Unfold(Module):
         torch.Size([12, 9])
     """
 
-    def __init__(self, kernel_size, dilation=1, padding=0, stride=1) -> None:
+    def __init__(self, kernel_size: ShapeLike, dilation: ShapeLike = 1, padding: ShapeLike = 0,
+                 stride: ShapeLike = 1) -> None:
         super().__init__()
         self.kernel_size = kernel_size
         self.dilation = dilation
@@ -60,5 +64,5 @@ class Unfold(Module):
         return ("kernel_size={kernel_size}, dilation={dilation}, padding={padding}, "
                 "stride={stride}".format(**self.__dict__))
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)

@@ -10,6 +10,8 @@ Example:
 
 from __future__ import annotations
 
+from ..._core.hints import FloatOrFloats, ShapeLike
+from ..._tensor.tensor import Tensor
 from .. import functional as F
 from .module import Module
 
@@ -23,8 +25,9 @@ def _tuple(x, n: int):
 class _FractionalMaxPoolNd(Module):
     _nsp = 2
 
-    def __init__(self, kernel_size, output_size=None, output_ratio=None,
-                 return_indices: bool = False, _random_samples=None) -> None:
+    def __init__(self, kernel_size: ShapeLike, output_size: ShapeLike | None = None,
+                 output_ratio: FloatOrFloats | None = None, return_indices: bool = False,
+                 _random_samples: Tensor | None = None) -> None:
         super().__init__()
         n = self._nsp
         self.kernel_size = _tuple(kernel_size, n)
@@ -41,7 +44,7 @@ class _FractionalMaxPoolNd(Module):
         if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
             raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor | tuple[Tensor, Tensor]:
         fn = F.fractional_max_pool2d if self._nsp == 2 else F.fractional_max_pool3d
         return fn(input, self.kernel_size, self.output_size, self.output_ratio,
                   self.return_indices, _random_samples=self._random_samples)

@@ -22,6 +22,7 @@ import itertools
 
 from ..._core import dtype as D
 from ..._core.grad_mode import no_grad
+from ..._core.hints import DeviceLike, ShapeLike
 from ...ops.functions.creation import tensor
 from ..parameter import UninitializedBuffer, UninitializedParameter, is_lazy
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
@@ -142,7 +143,8 @@ class LazyLinear(LazyModuleMixin, Linear):
 
     cls_to_become = Linear
 
-    def __init__(self, out_features: int, bias: bool = True, device=None, dtype=None) -> None:
+    def __init__(self, out_features: int, bias: bool = True, device: DeviceLike | None = None,
+                 dtype: D.dtype | None = None) -> None:
         super().__init__(0, 0, False)
         self.weight = UninitializedParameter(device=device, dtype=dtype)
         self.out_features = out_features
@@ -212,9 +214,10 @@ def _lazy_conv(eager, nsp: int):
         cls_to_become = eager
         _nsp = nsp
 
-        def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
-                     groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
-                     device=None, dtype=None) -> None:
+        def __init__(self, out_channels: int, kernel_size: ShapeLike, stride: ShapeLike = 1,
+                     padding: ShapeLike = 0, dilation: ShapeLike = 1, groups: int = 1,
+                     bias: bool = True, padding_mode: str = "zeros",
+                     device: DeviceLike | None = None, dtype: D.dtype | None = None) -> None:
             super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
                              padding_mode, dtype=dtype)
             self._lazy_init(out_channels, bias, device, dtype)
@@ -227,9 +230,10 @@ def _lazy_conv_transpose(eager, nsp: int):
         cls_to_become = eager
         _nsp = nsp
 
-        def __init__(self, out_channels: int, kernel_size, stride=1, padding=0,
-                     output_padding=0, groups: int = 1, bias: bool = True, dilation=1,
-                     padding_mode: str = "zeros", device=None, dtype=None) -> None:
+        def __init__(self, out_channels: int, kernel_size: ShapeLike, stride: ShapeLike = 1,
+                     padding: ShapeLike = 0, output_padding: ShapeLike = 0, groups: int = 1,
+                     bias: bool = True, dilation: ShapeLike = 1, padding_mode: str = "zeros",
+                     device: DeviceLike | None = None, dtype: D.dtype | None = None) -> None:
             super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups,
                              False, dilation, padding_mode, dtype=dtype)
             self._lazy_init(out_channels, bias, device, dtype)
@@ -259,8 +263,8 @@ LazyConvTranspose3d = _named(_lazy_conv_transpose(ConvTranspose3d, 3), "LazyConv
 
 class _LazyNormBase(LazyModuleMixin):
     def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, device=None, dtype=None, *,
-                 bias: bool = True) -> None:
+                 track_running_stats: bool = True, device: DeviceLike | None = None,
+                 dtype: D.dtype | None = None, *, bias: bool = True) -> None:
         super().__init__(0, eps, momentum, False, False, dtype=dtype, bias=False)
         self.affine = affine
         self.track_running_stats = track_running_stats

@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 
 from ..._core import dtype as D
+from ..._core.hints import DeviceLike
+from ..._tensor.tensor import Tensor
 from ...ops.functions.creation import empty
 from .. import functional as F
 from .. import init
@@ -61,7 +63,7 @@ class Identity(Module):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__()
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return input
 
 
@@ -77,8 +79,8 @@ class Linear(Module):
         torch.Size([2, 3])
     """
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None,
-                 dtype=None) -> None:
+    def __init__(self, in_features: int, out_features: int, bias: bool = True,
+                 device: DeviceLike | None = None, dtype: D.dtype | None = None) -> None:
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
@@ -89,7 +91,7 @@ class Linear(Module):
         """Re-draw the weights with PyTorch's default initialisation."""
         _reset_kaiming(self.weight, self.bias, draw_bias_without_fan_in=True)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
@@ -110,8 +112,8 @@ class Bilinear(Module):
         torch.Size([5, 4])
     """
 
-    def __init__(self, in1_features: int, in2_features: int, out_features: int,
-                 bias: bool = True, device=None, dtype=None) -> None:
+    def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True,
+                 device: DeviceLike | None = None, dtype: D.dtype | None = None) -> None:
         super().__init__()
         self.in1_features = in1_features
         self.in2_features = in2_features
@@ -127,7 +129,7 @@ class Bilinear(Module):
         if self.bias is not None:
             init.uniform_(self.bias, -bound, bound)
 
-    def forward(self, input1, input2):
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
         return F.bilinear(input1, input2, self.weight, self.bias)
 
     def extra_repr(self) -> str:

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import math
 
+from ..._core.dtype import dtype
+from ..._core.hints import DeviceLike
+from ..._tensor.tensor import Tensor
 from .. import functional as F
 from ..functional.linear_cross_entropy_options import LinearCrossEntropyOptions
 from .linear import Linear
@@ -35,8 +38,9 @@ class LinearCrossEntropyLoss(_WeightedLoss):
     """
 
     def __init__(self, in_features: int, num_classes: int, *, out_features: tuple = (),
-                 bias: bool = False, device=None, dtype=None, reduction: str = "mean",
-                 weight=None, ignore_index: int | None = None, label_smoothing: float = 0.0,
+                 bias: bool = False, device: DeviceLike | None = None, dtype: dtype | None = None,
+                 reduction: str = "mean", weight: Tensor | None = None,
+                 ignore_index: int | None = None, label_smoothing: float = 0.0,
                  options: LinearCrossEntropyOptions | None = None) -> None:
         if weight is not None and tuple(weight.shape) != (num_classes,):
             raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got "
@@ -53,7 +57,7 @@ class LinearCrossEntropyLoss(_WeightedLoss):
                              device=device, dtype=dtype)
         self.options = options
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         linear_weight = self.linear.weight.reshape(
             (self.num_classes, *self.out_features, self.linear.in_features))
         linear_bias = (self.linear.bias.reshape((self.num_classes, *self.out_features))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..._tensor.tensor import Tensor
 from .. import functional as F
 from .distance import PairwiseDistance
 from .loss import _Loss, _WeightedLoss
@@ -35,7 +36,7 @@ class GaussianNLLLoss(_Loss):
         self.full = full
         self.eps = eps
 
-    def forward(self, input, target, var):
+    def forward(self, input: Tensor, target: Tensor, var: Tensor) -> Tensor:
         return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps,
                                    reduction=self.reduction)
 
@@ -49,14 +50,14 @@ class PoissonNLLLoss(_Loss):
         tensor(1.)
     """
 
-    def __init__(self, log_input: bool = True, full: bool = False, size_average=None,
-                 eps: float = 1e-8, reduce=None, reduction: str = "mean") -> None:
+    def __init__(self, log_input: bool = True, full: bool = False, size_average: bool | None = None,
+                 eps: float = 1e-8, reduce: bool | None = None, reduction: str = "mean") -> None:
         super().__init__(size_average, reduce, reduction)
         self.log_input = log_input
         self.full = full
         self.eps = eps
 
-    def forward(self, log_input, target):
+    def forward(self, log_input: Tensor, target: Tensor) -> Tensor:
         return F.poisson_nll_loss(log_input, target, log_input=self.log_input,
                                   full=self.full, eps=self.eps, reduction=self.reduction)
 
@@ -80,11 +81,11 @@ class MarginRankingLoss(_MarginLoss):
         tensor(1.)
     """
 
-    def __init__(self, margin: float = 0.0, size_average=None, reduce=None,
-                 reduction: str = "mean") -> None:
+    def __init__(self, margin: float = 0.0, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
         super().__init__(margin, size_average, reduce, reduction)
 
-    def forward(self, input1, input2, target):
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
         return F.margin_ranking_loss(input1, input2, target, margin=self.margin,
                                      reduction=self.reduction)
 
@@ -98,11 +99,11 @@ class HingeEmbeddingLoss(_MarginLoss):
         tensor(0.5000)
     """
 
-    def __init__(self, margin: float = 1.0, size_average=None, reduce=None,
-                 reduction: str = "mean") -> None:
+    def __init__(self, margin: float = 1.0, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
         super().__init__(margin, size_average, reduce, reduction)
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.hinge_embedding_loss(input, target, margin=self.margin,
                                       reduction=self.reduction)
 
@@ -116,7 +117,7 @@ class SoftMarginLoss(_Loss):
         tensor(1.3863)
     """
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.soft_margin_loss(input, target, reduction=self.reduction)
 
 
@@ -129,7 +130,7 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
         tensor(0.6931)
     """
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.multilabel_soft_margin_loss(input, target, weight=self.weight,
                                              reduction=self.reduction)
 
@@ -144,7 +145,7 @@ class MultiLabelMarginLoss(_Loss):
         tensor(0.8500)
     """
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
@@ -158,8 +159,9 @@ class MultiMarginLoss(_WeightedLoss):
         tensor(0.3250)
     """
 
-    def __init__(self, p: int = 1, margin: float = 1.0, weight=None, size_average=None,
-                 reduce=None, reduction: str = "mean") -> None:
+    def __init__(self, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
+                 size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
         super().__init__(weight, size_average, reduce, reduction)
         if p not in (1, 2):
             raise ValueError("only p == 1 and p == 2 supported")
@@ -169,7 +171,7 @@ class MultiMarginLoss(_WeightedLoss):
         self.p = p
         self.margin = margin
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.multi_margin_loss(input, target, p=self.p, margin=self.margin,
                                    weight=self.weight, reduction=self.reduction)
 
@@ -190,7 +192,7 @@ class TripletMarginLoss(_Loss):
     """
 
     def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6,
-                 swap: bool = False, size_average=None, reduce=None,
+                 swap: bool = False, size_average: bool | None = None, reduce: bool | None = None,
                  reduction: str = "mean") -> None:
         super().__init__(size_average, reduce, reduction)
         _check_margin("TripletMarginLoss", margin)
@@ -199,7 +201,7 @@ class TripletMarginLoss(_Loss):
         self.eps = eps
         self.swap = swap
 
-    def forward(self, anchor, positive, negative):
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
         return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin,
                                      p=self.p, eps=self.eps, swap=self.swap,
                                      reduction=self.reduction)
@@ -225,7 +227,7 @@ class TripletMarginWithDistanceLoss(_Loss):
         self.margin = margin
         self.swap = swap
 
-    def forward(self, anchor, positive, negative):
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
         return F.triplet_margin_with_distance_loss(
             anchor, positive, negative, distance_function=self.distance_function,
             margin=self.margin, swap=self.swap, reduction=self.reduction)

@@ -29,7 +29,9 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ..._core.device import CPU, META, cuda_unavailable
+from ..._core.dtype import dtype
 from ..._core.grad_mode import STATE, no_grad
+from ..._core.hints import DeviceLike
 from ..._core.meta import NO_DATA
 from ..._graph.node import SITE_SCOPE, RemovableHandle, call_unscoped, is_library_file, user_site
 from ..._tensor.tensor import Tensor, _make
@@ -40,6 +42,12 @@ from ...ops.records.nn import backward_hook
 from ..parameter import Buffer, Parameter, is_lazy
 
 __all__ = ["Module", "typename"]
+
+#: ``hook(module, grad_output)``: may return a replacement ``grad_output``
+BackwardPreHook = Callable[["Module", tuple[Tensor, ...]], tuple[Tensor, ...] | None]
+#: ``hook(module, grad_input, grad_output)``: may return a replacement ``grad_input``
+BackwardHook = Callable[["Module", tuple[Tensor, ...], tuple[Tensor, ...]],
+                        tuple[Tensor, ...] | None]
 
 
 def typename(obj) -> str:
@@ -762,7 +770,7 @@ class Module:
     def _has_meta(self) -> bool:
         return any(t.is_meta for t in itertools.chain(self.parameters(), self.buffers()))
 
-    def to_empty(self, *, device, recurse: bool = True) -> Module:
+    def to_empty(self, *, device: DeviceLike | None, recurse: bool = True) -> Module:
         """Give every parameter and buffer new, uninitialized storage on ``device``, of
         its shape and dtype: how a module on the 'meta' device gets real tensors (then
         initialize them, or ``load_state_dict``).
@@ -782,7 +790,7 @@ class Module:
             raise NotImplementedError(NO_DATA)
         return self
 
-    def cuda(self, device=None) -> Module:
+    def cuda(self, device: DeviceLike | None = None) -> Module:
         """Raises what ``Tensor.cuda`` raises when the module has a parameter or a buffer
         (retrograd runs on the CPU only); a module with neither is returned, as in PyTorch.
 
@@ -795,7 +803,7 @@ class Module:
             raise cuda_unavailable(device)
         return self
 
-    def type(self, dst_type) -> Module:
+    def type(self, dst_type: dtype | str) -> Module:
         """Cast all parameters and buffers to ``dst_type``."""
         return self._apply(lambda t: t.type(dst_type))
 
@@ -836,7 +844,8 @@ class Module:
             if buf is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buf if keep_vars else buf.detach()
 
-    def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
+    def state_dict(self, *args, destination: dict[str, Any] | None = None, prefix: str = "",
+                   keep_vars: bool = False) -> dict[str, Any]:
         """An ordered dict of parameters and persistent buffers by dotted name (detached).
 
         Example:
@@ -939,7 +948,7 @@ class Module:
                         unexpected_keys.append(key)
 
     def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True,
-                        assign: bool = False):
+                        assign: bool = False) -> _IncompatibleKeys:
         """Copy parameters and buffers from ``state_dict`` into this module.
 
         With ``strict=True`` (the default) missing or unexpected keys raise PyTorch's
@@ -988,7 +997,8 @@ class Module:
                 self.__class__.__name__, "\n\t".join(error_msgs)) + hint)
         return incompatible
 
-    def register_state_dict_pre_hook(self, hook) -> RemovableHandle:
+    def register_state_dict_pre_hook(self, hook: Callable[[Module, str, bool], None]
+                                     ) -> RemovableHandle:
         """``hook(module, prefix, keep_vars)`` runs before this module's entries are saved."""
         return _add_hook(self._state_dict_pre_hooks, hook, self, count=False)
 
@@ -1006,12 +1016,13 @@ class Module:
             hook = functools.partial(hook, self)
         return _add_hook(self._load_state_dict_pre_hooks, hook, self, count=False)
 
-    def register_load_state_dict_post_hook(self, hook) -> RemovableHandle:
+    def register_load_state_dict_post_hook(
+            self, hook: Callable[[Module, _IncompatibleKeys], None]) -> RemovableHandle:
         """``hook(module, incompatible_keys)`` runs after ``load_state_dict``."""
         return _add_hook(self._load_state_dict_post_hooks, hook, self, count=False)
 
     # -- hooks -----------------------------------------------------------------------------------
-    def register_forward_pre_hook(self, hook, *, prepend: bool = False,
+    def register_forward_pre_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
                                   with_kwargs: bool = False) -> RemovableHandle:
         """``hook(module, args)`` runs before ``forward``; it may return new args.
 
@@ -1031,8 +1042,9 @@ class Module:
             self._forward_pre_hooks_with_kwargs[h.id] = True
         return h
 
-    def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False,
-                              always_call: bool = False) -> RemovableHandle:
+    def register_forward_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
+                              with_kwargs: bool = False, always_call: bool = False
+                              ) -> RemovableHandle:
         """``hook(module, args, output)`` runs after ``forward``; it may return a new output.
 
         Example:
@@ -1055,7 +1067,8 @@ class Module:
             self._forward_hooks_always_called[h.id] = True
         return h
 
-    def register_full_backward_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+    def register_full_backward_pre_hook(self, hook: BackwardPreHook,
+                                        prepend: bool = False) -> RemovableHandle:
         """``hook(module, grad_output)`` runs when the gradients of the outputs are known;
         it may return a replacement ``grad_output``.
 
@@ -1068,7 +1081,8 @@ class Module:
         """
         return _add_hook(self._backward_pre_hooks, hook, self, prepend=prepend)
 
-    def register_full_backward_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+    def register_full_backward_hook(self, hook: BackwardHook,
+                                    prepend: bool = False) -> RemovableHandle:
         """``hook(module, grad_input, grad_output)`` runs when the gradients of the module's
         tensor inputs are computed; it may return a replacement ``grad_input``.
 
@@ -1082,7 +1096,7 @@ class Module:
         """
         return _add_hook(self._backward_hooks, hook, self, prepend=prepend)
 
-    def register_backward_hook(self, hook) -> RemovableHandle:
+    def register_backward_hook(self, hook: BackwardHook) -> RemovableHandle:
         """Legacy name; behaves as ``register_full_backward_hook``."""
         return self.register_full_backward_hook(hook)
 

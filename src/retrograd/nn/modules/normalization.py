@@ -13,6 +13,8 @@ from __future__ import annotations
 import warnings
 
 from ..._core import dtype as D
+from ..._core.hints import DeviceLike, ShapeLike
+from ..._tensor.tensor import Tensor
 from ...ops.functions.creation import ones, tensor, zeros
 from .. import functional as F
 from .. import init
@@ -49,8 +51,9 @@ class _NormBase(Module):
     _version = 2
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
-                 affine: bool = True, track_running_stats: bool = True, device=None,
-                 dtype=None, *, bias: bool = True) -> None:
+                 affine: bool = True, track_running_stats: bool = True,
+                 device: DeviceLike | None = None, dtype: D.dtype | None = None, *,
+                 bias: bool = True) -> None:
         super().__init__()
         self.num_features = num_features
         self.eps = eps
@@ -101,7 +104,7 @@ class _NormBase(Module):
 
 
 class _BatchNorm(_NormBase):
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         self._check_input_dim(input)
         eaf = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
@@ -166,8 +169,9 @@ class _InstanceNorm(_NormBase):
     _no_batch_dim = 2
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1,
-                 affine: bool = False, track_running_stats: bool = False, device=None,
-                 dtype=None, *, bias: bool = True) -> None:
+                 affine: bool = False, track_running_stats: bool = False,
+                 device: DeviceLike | None = None, dtype: D.dtype | None = None, *,
+                 bias: bool = True) -> None:
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
                          dtype, bias=bias)
 
@@ -176,7 +180,7 @@ class _InstanceNorm(_NormBase):
         if input.dim() not in (nd, nd + 1):
             raise ValueError(f"expected {nd}D or {nd + 1}D input (got {input.dim()}D input)")
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         self._check_input_dim(input)
         feature_dim = input.dim() - self._no_batch_dim
         if input.size(feature_dim) != self.num_features:
@@ -235,8 +239,9 @@ class LayerNorm(Module):
         LayerNorm((4,), eps=1e-05, elementwise_affine=True, bias=True)
     """
 
-    def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True,
-                 bias: bool = True, device=None, dtype=None) -> None:
+    def __init__(self, normalized_shape: ShapeLike, eps: float = 1e-5,
+                 elementwise_affine: bool = True, bias: bool = True,
+                 device: DeviceLike | None = None, dtype: D.dtype | None = None) -> None:
         super().__init__()
         if isinstance(normalized_shape, int):
             normalized_shape = (normalized_shape,)
@@ -250,7 +255,7 @@ class LayerNorm(Module):
         """Weight 1, bias 0."""
         _reset_affine(self.elementwise_affine, self.weight, self.bias)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
@@ -267,8 +272,9 @@ class GroupNorm(Module):
         torch.Size([3, 4, 5])
     """
 
-    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5,
-                 affine: bool = True, device=None, dtype=None, *, bias: bool = True) -> None:
+    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
+                 device: DeviceLike | None = None, dtype: D.dtype | None = None, *,
+                 bias: bool = True) -> None:
         super().__init__()
         if num_channels % num_groups != 0:
             raise ValueError("num_channels must be divisible by num_groups")
@@ -283,7 +289,7 @@ class GroupNorm(Module):
         """Weight 1, bias 0."""
         _reset_affine(self.affine, self.weight, self.bias)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:

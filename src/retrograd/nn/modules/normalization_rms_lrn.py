@@ -8,6 +8,9 @@ Example:
 
 from __future__ import annotations
 
+from ..._core.dtype import dtype
+from ..._core.hints import DeviceLike, ShapeLike
+from ..._tensor.tensor import Tensor
 from ...ops.functions.creation import empty
 from .. import functional as F
 from .. import init
@@ -27,8 +30,9 @@ class RMSNorm(Module):
         tensor([[0.8485, 1.1314]], grad_fn=<MulBackward0>)
     """
 
-    def __init__(self, normalized_shape, eps: float | None = None,
-                 elementwise_affine: bool = True, device=None, dtype=None) -> None:
+    def __init__(self, normalized_shape: ShapeLike, eps: float | None = None,
+                 elementwise_affine: bool = True, device: DeviceLike | None = None,
+                 dtype: dtype | None = None) -> None:
         super().__init__()
         if isinstance(normalized_shape, int):
             normalized_shape = (normalized_shape,)
@@ -46,7 +50,7 @@ class RMSNorm(Module):
         if self.elementwise_affine:
             init.ones_(self.weight)
 
-    def forward(self, x):
+    def forward(self, x: Tensor) -> Tensor:
         return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self) -> str:
@@ -71,7 +75,7 @@ class LocalResponseNorm(Module):
         self.beta = beta
         self.k = k
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self) -> str:
@@ -91,5 +95,5 @@ class CrossMapLRN2d(LocalResponseNorm):
                  k: float = 1) -> None:
         super().__init__(size, alpha, beta, k)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return CrossMapLRN2dFunction.apply(input, self.size, self.alpha, self.beta, self.k)

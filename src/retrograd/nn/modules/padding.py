@@ -8,6 +8,7 @@ Example:
 
 from __future__ import annotations
 
+from ..._tensor.tensor import Tensor
 from .. import functional as F
 from .module import Module
 from .utils import _tuple
@@ -20,31 +21,31 @@ class _PadNd(Module):
     _mode = "constant"
     _n = 1
 
-    def __init__(self, padding) -> None:
+    def __init__(self, padding: int | tuple[int, int]) -> None:
         super().__init__()
         self.padding = _tuple(padding, 2 * self._n)  # (left, right, top, bottom, ...)
 
     def extra_repr(self) -> str:
         return f"{self.padding}"
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.pad(input, self.padding, self._mode)
 
 
 class _ConstantPadNd(_PadNd):
-    def __init__(self, padding, value: float) -> None:
+    def __init__(self, padding: int | tuple[int, int], value: float) -> None:
         super().__init__(padding)
         self.value = value
 
     def extra_repr(self) -> str:
         return f"padding={self.padding}, value={self.value}"
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.pad(input, self.padding, "constant", self.value)
 
 
 class _ZeroPadNd(_ConstantPadNd):
-    def __init__(self, padding) -> None:
+    def __init__(self, padding: int | tuple[int, int]) -> None:
         super().__init__(padding, 0.0)
 
     def extra_repr(self) -> str:

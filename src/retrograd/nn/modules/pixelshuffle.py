@@ -8,6 +8,7 @@ Example:
 
 from __future__ import annotations
 
+from ..._tensor.tensor import Tensor
 from .. import functional as F
 from .module import Module
 
@@ -30,7 +31,7 @@ class PixelShuffle(Module):
     def extra_repr(self) -> str:
         return f"upscale_factor={self.upscale_factor}"
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.pixel_shuffle(input, self.upscale_factor)
 
 
@@ -50,7 +51,7 @@ class PixelUnshuffle(Module):
     def extra_repr(self) -> str:
         return f"downscale_factor={self.downscale_factor}"
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.pixel_unshuffle(input, self.downscale_factor)
 
 
@@ -70,5 +71,5 @@ class ChannelShuffle(Module):
     def extra_repr(self) -> str:
         return f"groups={self.groups}"
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.channel_shuffle(input, self.groups)

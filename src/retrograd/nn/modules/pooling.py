@@ -9,6 +9,8 @@ Example:
 
 from __future__ import annotations
 
+from ..._core.hints import Shape, ShapeLike
+from ..._tensor.tensor import Tensor
 from .. import functional as F
 from .module import Module
 from .utils import _tuple
@@ -22,8 +24,9 @@ __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "Avg
 class _MaxPoolNd(Module):
     _fn = None
 
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1,
-                 return_indices: bool = False, ceil_mode: bool = False) -> None:
+    def __init__(self, kernel_size: ShapeLike, stride: ShapeLike | None = None,
+                 padding: ShapeLike = 0, dilation: ShapeLike = 1, return_indices: bool = False,
+                 ceil_mode: bool = False) -> None:
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = stride if (stride is not None) else kernel_size
@@ -36,7 +39,7 @@ class _MaxPoolNd(Module):
         return ("kernel_size={kernel_size}, stride={stride}, padding={padding}, "
                 "dilation={dilation}, ceil_mode={ceil_mode}".format(**self.__dict__))
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor | tuple[Tensor, Tensor]:
         return type(self)._fn(input, self.kernel_size, self.stride, self.padding, self.dilation,
                               ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
@@ -87,7 +90,8 @@ class AvgPool1d(Module):
         AvgPool1d(kernel_size=(2,), stride=(2,), padding=(0,))
     """
 
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+    def __init__(self, kernel_size: ShapeLike, stride: ShapeLike | None = None,
+                 padding: ShapeLike = 0, ceil_mode: bool = False,
                  count_include_pad: bool = True) -> None:
         super().__init__()
         self.kernel_size = _tuple(kernel_size, 1)
@@ -99,7 +103,7 @@ class AvgPool1d(Module):
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad)
 
@@ -115,8 +119,10 @@ class AvgPool2d(Module):
 
     _nsp = 2
 
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
-                 count_include_pad: bool = True, divisor_override=None) -> None:
+    def __init__(self, kernel_size: int | tuple[int, int],
+                 stride: int | tuple[int, int] | None = None, padding: int | tuple[int, int] = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override: int | None = None) -> None:
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = stride if (stride is not None) else kernel_size
@@ -128,7 +134,7 @@ class AvgPool2d(Module):
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         fn = F.avg_pool2d if self._nsp == 2 else F.avg_pool3d
         return fn(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                   self.count_include_pad, self.divisor_override)
@@ -155,14 +161,14 @@ class AdaptiveAvgPool1d(Module):
         tensor([[[2.]]])
     """
 
-    def __init__(self, output_size) -> None:
+    def __init__(self, output_size: int | tuple[int | None, ...] | None) -> None:
         super().__init__()
         self.output_size = output_size
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.adaptive_avg_pool1d(input, self.output_size)
 
 
@@ -175,14 +181,14 @@ class AdaptiveAvgPool2d(Module):
         torch.Size([2, 3, 1, 1])
     """
 
-    def __init__(self, output_size) -> None:
+    def __init__(self, output_size: int | tuple[int | None, ...] | None) -> None:
         super().__init__()
         self.output_size = output_size
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.adaptive_avg_pool2d(input, self.output_size)
 
 
@@ -195,14 +201,15 @@ class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
         torch.Size([2, 3, 1, 1, 1])
     """
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.adaptive_avg_pool3d(input, self.output_size)
 
 
 class _AdaptiveMaxPoolNd(Module):
     _fn = None
 
-    def __init__(self, output_size, return_indices: bool = False) -> None:
+    def __init__(self, output_size: int | tuple[int | None, ...] | None,
+                 return_indices: bool = False) -> None:
         super().__init__()
         self.output_size = output_size
         self.return_indices = return_indices
@@ -210,7 +217,7 @@ class _AdaptiveMaxPoolNd(Module):
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor | tuple[Tensor, Tensor]:
         return type(self)._fn(input, self.output_size, self.return_indices)
 
 
@@ -254,7 +261,8 @@ class _MaxUnpoolNd(Module):
     _fn = None
     _n = 1
 
-    def __init__(self, kernel_size, stride=None, padding=0) -> None:
+    def __init__(self, kernel_size: ShapeLike, stride: ShapeLike | None = None,
+                 padding: ShapeLike = 0) -> None:
         super().__init__()
         self.kernel_size = _tuple(kernel_size, self._n)
         self.stride = _tuple(stride if stride is not None else kernel_size, self._n)
@@ -263,7 +271,7 @@ class _MaxUnpoolNd(Module):
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-    def forward(self, input, indices, output_size=None):
+    def forward(self, input: Tensor, indices: Tensor, output_size: Shape | None = None) -> Tensor:
         return type(self)._fn(input, indices, self.kernel_size, self.stride, self.padding,
                               output_size)
 
@@ -312,7 +320,7 @@ class MaxUnpool3d(_MaxUnpoolNd):
 class _LPPoolNd(Module):
     _fn = None
 
-    def __init__(self, norm_type: float, kernel_size, stride=None,
+    def __init__(self, norm_type: float, kernel_size: ShapeLike, stride: ShapeLike | None = None,
                  ceil_mode: bool = False) -> None:
         super().__init__()
         self.norm_type = norm_type
@@ -324,7 +332,7 @@ class _LPPoolNd(Module):
         return ("norm_type={norm_type}, kernel_size={kernel_size}, stride={stride}, "
                 "ceil_mode={ceil_mode}".format(**self.__dict__))
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return type(self)._fn(input, float(self.norm_type), self.kernel_size, self.stride,
                               self.ceil_mode)
 

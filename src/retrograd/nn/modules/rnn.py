@@ -20,6 +20,8 @@ import math
 import warnings
 
 from ..._core import dtype as D
+from ..._core.hints import DeviceLike
+from ..._tensor.tensor import Tensor
 from ...ops.functions.creation import empty, zeros
 from ...ops.functions.shape import cat, stack
 from .. import functional as F
@@ -67,8 +69,8 @@ class RNNBase(Module):
 
     def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1,
                  bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
-                 bidirectional: bool = False, proj_size: int = 0, device=None,
-                 dtype=None) -> None:
+                 bidirectional: bool = False, proj_size: int = 0, device: DeviceLike | None = None,
+                 dtype: D.dtype | None = None) -> None:
         super().__init__()
         if proj_size:
             raise NotImplementedError("LSTM with proj_size > 0 is not supported in retrograd")
@@ -299,7 +301,8 @@ class RNNBase(Module):
         if tuple(h.shape) != expected:
             raise RuntimeError(f"Expected hidden size {expected}, got {list(h.shape)}")
 
-    def forward(self, input, hx=None):
+    def forward(self, input: Tensor | PackedSequence, hx: Tensor | None = None
+                ) -> tuple[Tensor | PackedSequence, Tensor]:
         if isinstance(input, PackedSequence):
             return self._forward_packed(input, hx)
         x, batched = self._prepare(input, hx)
@@ -344,8 +347,8 @@ class RNN(RNNBase):
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
                  nonlinearity: str = "tanh", bias: bool = True, batch_first: bool = False,
-                 dropout: float = 0.0, bidirectional: bool = False, device=None,
-                 dtype=None) -> None:
+                 dropout: float = 0.0, bidirectional: bool = False,
+                 device: DeviceLike | None = None, dtype: D.dtype | None = None) -> None:
         if nonlinearity == "tanh":
             mode = "RNN_TANH"
         elif nonlinearity == "relu":
@@ -370,12 +373,14 @@ class LSTM(RNNBase):
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
                  bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
-                 bidirectional: bool = False, proj_size: int = 0, device=None,
-                 dtype=None) -> None:
+                 bidirectional: bool = False, proj_size: int = 0, device: DeviceLike | None = None,
+                 dtype: D.dtype | None = None) -> None:
         super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first,
                          dropout, bidirectional, proj_size, device, dtype)
 
-    def forward(self, input, hx=None):
+    def forward(self, input: Tensor | PackedSequence,
+                hx: tuple[Tensor, Tensor] | None = None
+                ) -> tuple[Tensor | PackedSequence, tuple[Tensor, Tensor]]:
         if isinstance(input, PackedSequence):
             return self._forward_packed(input, hx)
         x, batched = self._prepare(input, hx)
@@ -408,9 +413,9 @@ class GRU(RNNBase):
         (torch.Size([4, 1, 6]), torch.Size([2, 1, 3]))
     """
 
-    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
-                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
-                 bidirectional: bool = False, device=None, dtype=None) -> None:
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
+                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
+                 device: DeviceLike | None = None, dtype: D.dtype | None = None) -> None:
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first,
                          dropout, bidirectional, 0, device, dtype)
 
@@ -419,7 +424,7 @@ class RNNCellBase(Module):
     """Shared machinery of the single-step cells."""
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int,
-                 device=None, dtype=None) -> None:
+                 device: DeviceLike | None = None, dtype: D.dtype | None = None) -> None:
         super().__init__()
         self.input_size = input_size
         self.hidden_size = hidden_size
@@ -468,11 +473,12 @@ class RNNCell(RNNCellBase):
     """
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
-                 nonlinearity: str = "tanh", device=None, dtype=None) -> None:
+                 nonlinearity: str = "tanh", device: DeviceLike | None = None,
+                 dtype: D.dtype | None = None) -> None:
         super().__init__(input_size, hidden_size, bias, 1, device, dtype)
         self.nonlinearity = nonlinearity
 
-    def forward(self, input, hx=None):
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         x, batched = self._batch(input, hx)
         h = zeros(x.shape[0], self.hidden_size, dtype=x.dtype) if hx is None else \
             (hx if batched else hx.unsqueeze(0))
@@ -493,11 +499,12 @@ class LSTMCell(RNNCellBase):
         torch.Size([4, 3])
     """
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None,
-                 dtype=None) -> None:
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 device: DeviceLike | None = None, dtype: D.dtype | None = None) -> None:
         super().__init__(input_size, hidden_size, bias, 4, device, dtype)
 
-    def forward(self, input, hx=None):
+    def forward(self, input: Tensor,
+                hx: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]:
         x, batched = self._batch(input, hx)
         if hx is None:
             z = zeros(x.shape[0], self.hidden_size, dtype=x.dtype)
@@ -518,11 +525,11 @@ class GRUCell(RNNCellBase):
         torch.Size([4, 3])
     """
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None,
-                 dtype=None) -> None:
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 device: DeviceLike | None = None, dtype: D.dtype | None = None) -> None:
         super().__init__(input_size, hidden_size, bias, 3, device, dtype)
 
-    def forward(self, input, hx=None):
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         x, batched = self._batch(input, hx)
         h = zeros(x.shape[0], self.hidden_size, dtype=x.dtype) if hx is None else \
             (hx if batched else hx.unsqueeze(0))

@@ -10,6 +10,8 @@ Example:
 from __future__ import annotations
 
 from ..._core import dtype as D
+from ..._core.hints import DeviceLike
+from ..._tensor.tensor import Tensor
 from ...ops.functions.creation import empty
 from .. import functional as F
 from .. import init
@@ -61,8 +63,9 @@ class Embedding(Module):
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
                  max_norm: float | None = None, norm_type: float = 2.0,
-                 scale_grad_by_freq: bool = False, sparse: bool = False, _weight=None,
-                 _freeze: bool = False, device=None, dtype=None) -> None:
+                 scale_grad_by_freq: bool = False, sparse: bool = False,
+                 _weight: Tensor | None = None, _freeze: bool = False,
+                 device: DeviceLike | None = None, dtype: D.dtype | None = None) -> None:
         super().__init__()
         _table(self, num_embeddings, embedding_dim, padding_idx, max_norm, norm_type,
                scale_grad_by_freq, sparse, _weight, _freeze, dtype, "Padding_idx")
@@ -77,7 +80,7 @@ class Embedding(Module):
             self.weight._data[self.padding_idx] = 0
             self.weight._vc[0] += 1
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
                            self.scale_grad_by_freq, self.sparse)
 
@@ -128,8 +131,9 @@ class EmbeddingBag(Module):
 
     def __init__(self, num_embeddings: int, embedding_dim: int, max_norm: float | None = None,
                  norm_type: float = 2.0, scale_grad_by_freq: bool = False, mode: str = "mean",
-                 sparse: bool = False, _weight=None, include_last_offset: bool = False,
-                 padding_idx: int | None = None, device=None, dtype=None) -> None:
+                 sparse: bool = False, _weight: Tensor | None = None,
+                 include_last_offset: bool = False, padding_idx: int | None = None,
+                 device: DeviceLike | None = None, dtype: D.dtype | None = None) -> None:
         super().__init__()
         _table(self, num_embeddings, embedding_dim, padding_idx, max_norm, norm_type,
                scale_grad_by_freq, sparse, _weight, False, dtype, "padding_idx")
@@ -139,7 +143,8 @@ class EmbeddingBag(Module):
     reset_parameters = Embedding.reset_parameters
     _fill_padding_idx_with_zero = Embedding._fill_padding_idx_with_zero
 
-    def forward(self, input, offsets=None, per_sample_weights=None):
+    def forward(self, input: Tensor, offsets: Tensor | None = None,
+                per_sample_weights: Tensor | None = None) -> Tensor:
         return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,
                                self.scale_grad_by_freq, self.mode, self.sparse,
                                per_sample_weights, self.include_last_offset, self.padding_idx)

@@ -19,7 +19,9 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from ..._core.dtype import dtype
 from ..._core.grad_mode import no_grad
+from ..._core.hints import DeviceLike
 from ..._tensor.tensor import Tensor
 from .. import functional as F
 from ._functions import SyncBatchNorm as _SyncBatchNormFunction
@@ -77,8 +79,8 @@ class SyncBatchNorm(_BatchNorm):
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True,
-                 process_group: Any | None = None, device=None, dtype=None, *,
-                 bias: bool = True) -> None:
+                 process_group: Any | None = None, device: DeviceLike | None = None,
+                 dtype: dtype | None = None, *, bias: bool = True) -> None:
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
                          dtype, bias=bias)
         self.process_group = process_group

@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import copy
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
+from ..._core.dtype import dtype
 from ..._core.grad_mode import is_grad_enabled
+from ..._core.hints import DeviceLike
 from ..._graph.node import call_unscoped
-from ..._tensor.tensor import _make
+from ..._tensor.tensor import Tensor, _make
 from ...amp.state import is_autocast_enabled
 from .. import functional as F
 from .. import init
@@ -63,8 +67,9 @@ class MultiheadAttention(Module):
     """
 
     def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
-                 add_bias_kv: bool = False, add_zero_attn: bool = False, kdim=None, vdim=None,
-                 batch_first: bool = False, device=None, dtype=None) -> None:
+                 add_bias_kv: bool = False, add_zero_attn: bool = False, kdim: int | None = None,
+                 vdim: int | None = None, batch_first: bool = False,
+                 device: DeviceLike | None = None, dtype: dtype | None = None) -> None:
         if embed_dim <= 0 or num_heads <= 0:
             raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim="
                              f"{embed_dim} and num_heads={num_heads} instead")
@@ -113,8 +118,10 @@ class MultiheadAttention(Module):
             init.constant_(self.in_proj_bias, 0.0)
             init.constant_(self.out_proj.bias, 0.0)
 
-    def forward(self, query, key, value, key_padding_mask=None, need_weights: bool = True,
-                attn_mask=None, average_attn_weights: bool = True, is_causal: bool = False):
+    def forward(self, query: Tensor, key: Tensor, value: Tensor,
+                key_padding_mask: Tensor | None = None, need_weights: bool = True,
+                attn_mask: Tensor | None = None, average_attn_weights: bool = True,
+                is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
         is_batched = query.dim() == 3
         if self.batch_first and is_batched:
             query, key, value = (x.transpose(1, 0) for x in (query, key, value))
@@ -150,10 +157,11 @@ class TransformerEncoderLayer(Module):
         Linear(in_features=4, out_features=8, bias=True)
     """
 
-    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
-                 dropout: float = 0.1, activation="relu", layer_norm_eps: float = 1e-5,
-                 batch_first: bool = False, norm_first: bool = False, bias: bool = True,
-                 device=None, dtype=None) -> None:
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation: str | Callable[[Tensor], Tensor] = "relu",
+                 layer_norm_eps: float = 1e-5, batch_first: bool = False, norm_first: bool = False,
+                 bias: bool = True, device: DeviceLike | None = None,
+                 dtype: dtype | None = None) -> None:
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                             batch_first=batch_first, dtype=dtype)
@@ -172,7 +180,8 @@ class TransformerEncoderLayer(Module):
             2 if activation is F.gelu else 0
         self.activation = activation
 
-    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal: bool = False):
+    def forward(self, src: Tensor, src_mask: Tensor | None = None,
+                src_key_padding_mask: Tensor | None = None, is_causal: bool = False) -> Tensor:
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
@@ -205,8 +214,9 @@ class TransformerEncoder(Module):
         torch.Size([3, 1, 4])
     """
 
-    def __init__(self, encoder_layer: TransformerEncoderLayer, num_layers: int, norm=None,
-                 enable_nested_tensor: bool = True, mask_check: bool = True) -> None:
+    def __init__(self, encoder_layer: TransformerEncoderLayer, num_layers: int,
+                 norm: Module | None = None, enable_nested_tensor: bool = True,
+                 mask_check: bool = True) -> None:
         super().__init__()
         self.layers = _get_clones(encoder_layer, num_layers)
         self.num_layers = num_layers
@@ -220,7 +230,9 @@ class TransformerEncoder(Module):
                           f"because {why_not}", stacklevel=2)
             self.use_nested_tensor = False
 
-    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+    def forward(self, src: Tensor, mask: Tensor | None = None,
+                src_key_padding_mask: Tensor | None = None,
+                is_causal: bool | None = None) -> Tensor:
         src_key_padding_mask = _bool_or_float_mask(src_key_padding_mask, src)
         out = src
         batch_first = self.layers[0].self_attn.batch_first
@@ -303,10 +315,11 @@ class TransformerDecoderLayer(Module):
         torch.Size([2, 3, 4])
     """
 
-    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
-                 dropout: float = 0.1, activation="relu", layer_norm_eps: float = 1e-5,
-                 batch_first: bool = False, norm_first: bool = False, bias: bool = True,
-                 device=None, dtype=None) -> None:
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation: str | Callable[[Tensor], Tensor] = "relu",
+                 layer_norm_eps: float = 1e-5, batch_first: bool = False, norm_first: bool = False,
+                 bias: bool = True, device: DeviceLike | None = None,
+                 dtype: dtype | None = None) -> None:
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                             batch_first=batch_first, dtype=dtype)
@@ -325,9 +338,10 @@ class TransformerDecoderLayer(Module):
         self.activation = (_get_activation_fn(activation) if isinstance(activation, str)
                            else activation)
 
-    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
-                memory_key_padding_mask=None, tgt_is_causal: bool = False,
-                memory_is_causal: bool = False):
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
+                memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
+                memory_key_padding_mask: Tensor | None = None, tgt_is_causal: bool = False,
+                memory_is_causal: bool = False) -> Tensor:
         x = tgt
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
@@ -369,15 +383,16 @@ class TransformerDecoder(Module):
     """
 
     def __init__(self, decoder_layer: TransformerDecoderLayer, num_layers: int,
-                 norm=None) -> None:
+                 norm: Module | None = None) -> None:
         super().__init__()
         self.layers = _get_clones(decoder_layer, num_layers)
         self.num_layers = num_layers
         self.norm = norm
 
-    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
-                memory_key_padding_mask=None, tgt_is_causal=None,
-                memory_is_causal: bool = False):
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
+                memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
+                memory_key_padding_mask: Tensor | None = None, tgt_is_causal: bool | None = None,
+                memory_is_causal: bool = False) -> Tensor:
         seq_len = _get_seq_len(tgt, self.layers[0].self_attn.batch_first)
         tgt_is_causal = _detect_is_causal_mask(tgt_mask, tgt_is_causal, seq_len)
         out = tgt
@@ -407,10 +422,12 @@ class Transformer(Module):
     """
 
     def __init__(self, d_model: int = 512, nhead: int = 8, num_encoder_layers: int = 6,
-                 num_decoder_layers: int = 6, dim_feedforward: int = 2048,
-                 dropout: float = 0.1, activation="relu", custom_encoder=None,
-                 custom_decoder=None, layer_norm_eps: float = 1e-5, batch_first: bool = False,
-                 norm_first: bool = False, bias: bool = True, device=None, dtype=None) -> None:
+                 num_decoder_layers: int = 6, dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation: str | Callable[[Tensor], Tensor] = "relu",
+                 custom_encoder: Any | None = None, custom_decoder: Any | None = None,
+                 layer_norm_eps: float = 1e-5, batch_first: bool = False, norm_first: bool = False,
+                 bias: bool = True, device: DeviceLike | None = None,
+                 dtype: dtype | None = None) -> None:
         super().__init__()
         if custom_encoder is not None:
             self.encoder = custom_encoder
@@ -433,10 +450,12 @@ class Transformer(Module):
         self.nhead = nhead
         self.batch_first = batch_first
 
-    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None,
-                src_key_padding_mask=None, tgt_key_padding_mask=None,
-                memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
-                memory_is_causal: bool = False):
+    def forward(self, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None,
+                tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None,
+                src_key_padding_mask: Tensor | None = None,
+                tgt_key_padding_mask: Tensor | None = None,
+                memory_key_padding_mask: Tensor | None = None, src_is_causal: bool | None = None,
+                tgt_is_causal: bool | None = None, memory_is_causal: bool = False) -> Tensor:
         batch_dim = 0 if self.batch_first else 1
         if src.dim() == 3 and src.size(batch_dim) != tgt.size(batch_dim):
             raise RuntimeError("the batch number of src and tgt must be equal")

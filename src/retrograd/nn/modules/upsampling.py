@@ -9,6 +9,8 @@ Example:
 
 from __future__ import annotations
 
+from ..._core.hints import ShapeLike
+from ..._tensor.tensor import Tensor
 from .. import functional as F
 from .module import Module
 
@@ -24,7 +26,8 @@ class Upsample(Module):
         tensor([[[1.0000, 1.5000, 2.0000]]])
     """
 
-    def __init__(self, size=None, scale_factor=None, mode: str = "nearest",
+    def __init__(self, size: ShapeLike | None = None,
+                 scale_factor: float | tuple[float, ...] | None = None, mode: str = "nearest",
                  align_corners: bool | None = None,
                  recompute_scale_factor: bool | None = None) -> None:
         super().__init__()
@@ -38,7 +41,7 @@ class Upsample(Module):
         self.align_corners = align_corners
         self.recompute_scale_factor = recompute_scale_factor
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
                              recompute_scale_factor=self.recompute_scale_factor)
 
@@ -59,7 +62,8 @@ class UpsamplingNearest2d(Upsample):
         torch.Size([1, 1, 4, 4])
     """
 
-    def __init__(self, size=None, scale_factor=None) -> None:
+    def __init__(self, size: int | tuple[int, int] | None = None,
+                 scale_factor: float | tuple[float, float] | None = None) -> None:
         super().__init__(size, scale_factor, mode="nearest")
 
 
@@ -72,5 +76,6 @@ class UpsamplingBilinear2d(Upsample):
         tensor([0., 1., 2.])
     """
 
-    def __init__(self, size=None, scale_factor=None) -> None:
+    def __init__(self, size: int | tuple[int, int] | None = None,
+                 scale_factor: float | tuple[float, float] | None = None) -> None:
         super().__init__(size, scale_factor, mode="bilinear", align_corners=True)

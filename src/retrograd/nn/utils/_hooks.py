@@ -16,7 +16,7 @@ from __future__ import annotations
 from ..modules.module import Module
 
 
-def drop_forward_pre_hook(module: Module, key) -> None:
+def drop_forward_pre_hook(module: Module, key: int) -> None:
     """Remove forward pre-hook ``key`` as its handle's ``remove()`` would (the module's
     hook count included, Note [Module call fast path])."""
     if key in module._forward_pre_hooks:

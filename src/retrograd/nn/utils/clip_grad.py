@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 from ..._core.grad_mode import no_grad
 from ..._tensor.tensor import Tensor
@@ -27,8 +28,8 @@ def _as_list(tensors) -> list:
     return list(tensors)
 
 
-def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = False,
-                   foreach: bool | None = None) -> Tensor:
+def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float | str = 2.0,
+                   error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
     """The ``norm_type`` norm of all ``tensors`` together (as if concatenated).
 
     Example:
@@ -58,8 +59,8 @@ def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = F
     return total
 
 
-def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor,
-                          foreach: bool | None = None) -> None:
+def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
+                          total_norm: Tensor, foreach: bool | None = None) -> None:
     """Scale gradients by ``max_norm / (total_norm + 1e-6)`` when that is below 1.
 
     Example:
@@ -78,8 +79,9 @@ def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor,
             g.mul_(clip_coef_clamped.to(g.dtype))
 
 
-def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
-                    error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
+def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
+                    norm_type: float | str = 2.0, error_if_nonfinite: bool = False,
+                    foreach: bool | None = None) -> Tensor:
     """Rescale the gradients so their total norm is at most ``max_norm``; returns the total
     norm before clipping. ``norm_type`` may be ``inf``; ``foreach`` is accepted.
 
@@ -96,8 +98,9 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
     return total
 
 
-def clip_grad_norm(parameters, max_norm: float, norm_type: float = 2.0,
-                   error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
+def clip_grad_norm(parameters: Tensor | Iterable[Tensor], max_norm: float,
+                   norm_type: float | str = 2.0, error_if_nonfinite: bool = False,
+                   foreach: bool | None = None) -> Tensor:
     """Deprecated alias of ``clip_grad_norm_``."""
     import warnings
 
@@ -106,7 +109,8 @@ def clip_grad_norm(parameters, max_norm: float, norm_type: float = 2.0,
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 
-def clip_grad_value_(parameters, clip_value: float, foreach: bool | None = None) -> None:
+def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float,
+                     foreach: bool | None = None) -> None:
     """Clamp every gradient element to [-clip_value, clip_value] in place.
 
     Example:

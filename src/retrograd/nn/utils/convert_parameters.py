@@ -10,12 +10,14 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from ..._tensor.tensor import Tensor
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
 
-def parameters_to_vector(parameters) -> Tensor:
+def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
     """One 1-D tensor with every parameter flattened, in order (differentiable).
 
     Example:
@@ -30,7 +32,7 @@ def parameters_to_vector(parameters) -> Tensor:
     return cat(vec)
 
 
-def vector_to_parameters(vec: Tensor, parameters) -> None:
+def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
     """Copy slices of ``vec`` into the parameters (``param.data`` is replaced).
 
     Example:

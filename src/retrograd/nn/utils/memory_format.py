@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+from ..._core.layouts import memory_format
 from ..modules.conv import Conv2d, Conv3d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module
 
@@ -28,7 +29,7 @@ def _convert(module: Module, memory_format, kinds: tuple) -> Module:
     return module
 
 
-def convert_conv2d_weight_memory_format(module: Module, memory_format) -> Module:
+def convert_conv2d_weight_memory_format(module: Module, memory_format: memory_format) -> Module:
     """Give every Conv2d/ConvTranspose2d weight in ``module`` the ``memory_format``
     (a copy with the same values here: one layout).
 
@@ -41,7 +42,7 @@ def convert_conv2d_weight_memory_format(module: Module, memory_format) -> Module
     return _convert(module, memory_format, (Conv2d, ConvTranspose2d))
 
 
-def convert_conv3d_weight_memory_format(module: Module, memory_format) -> Module:
+def convert_conv3d_weight_memory_format(module: Module, memory_format: memory_format) -> Module:
     """Give every Conv3d/ConvTranspose3d weight in ``module`` the ``memory_format``.
 
     Example:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import copyreg
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from ..._core.grad_mode import no_grad
 from ..._tensor.tensor import Tensor
@@ -51,7 +51,7 @@ _cache: dict = {}
 
 
 @contextlib.contextmanager
-def cached():
+def cached() -> Iterator[None]:
     """Compute each parametrized tensor once inside the block and reuse it
     (Note [Parametrization cache]).
 

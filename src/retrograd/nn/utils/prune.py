@@ -461,7 +461,7 @@ def identity(module: Module, name: str) -> Module:
     return module
 
 
-def random_unstructured(module: Module, name: str, amount) -> Module:
+def random_unstructured(module: Module, name: str, amount: int | float) -> Module:
     """Prune ``amount`` of ``module.<name>``'s entries at random.
 
     Example:
@@ -475,7 +475,8 @@ def random_unstructured(module: Module, name: str, amount) -> Module:
     return module
 
 
-def l1_unstructured(module: Module, name: str, amount, importance_scores=None) -> Module:
+def l1_unstructured(module: Module, name: str, amount: int | float,
+                    importance_scores: Tensor | None = None) -> Module:
     """Prune ``amount`` of ``module.<name>``'s entries with the smallest magnitude (or
     the smallest ``importance_scores``).
 
@@ -492,7 +493,7 @@ def l1_unstructured(module: Module, name: str, amount, importance_scores=None) -
     return module
 
 
-def random_structured(module: Module, name: str, amount, dim: int) -> Module:
+def random_structured(module: Module, name: str, amount: int | float, dim: int) -> Module:
     """Prune ``amount`` of ``module.<name>``'s channels along ``dim`` at random.
 
     Example:
@@ -506,8 +507,8 @@ def random_structured(module: Module, name: str, amount, dim: int) -> Module:
     return module
 
 
-def ln_structured(module: Module, name: str, amount, n, dim: int,
-                  importance_scores=None) -> Module:
+def ln_structured(module: Module, name: str, amount: int | float, n: int, dim: int,
+                  importance_scores: Tensor | None = None) -> Module:
     """Prune ``amount`` of ``module.<name>``'s channels along ``dim`` with the smallest
     ``n``-norm.
 
@@ -522,7 +523,10 @@ def ln_structured(module: Module, name: str, amount, n, dim: int,
     return module
 
 
-def global_unstructured(parameters, pruning_method, importance_scores=None, **kwargs) -> None:
+def global_unstructured(parameters: Iterable[tuple[Module, str]],
+                        pruning_method: type[BasePruningMethod],
+                        importance_scores: dict[tuple[Module, str], Tensor] | None = None,
+                        **kwargs) -> None:
     """Prune across several ``(module, name)`` pairs at once as if they were one tensor,
     with an unstructured method class (e.g. ``L1Unstructured``) and its ``**kwargs``.
 

@@ -26,6 +26,7 @@ from collections import namedtuple
 from collections.abc import Iterable
 
 from ..._core import dtype as D
+from ..._core.hints import Shape
 from ..._tensor.tensor import Tensor
 from ...ops.functions.creation import arange, as_tensor, empty_like, full, tensor
 from ...ops.functions.shape import cat, stack
@@ -140,7 +141,7 @@ def _lengths_tensor(lengths) -> Tensor:
     return as_tensor(lengths, dtype=D.int64)
 
 
-def pack_padded_sequence(input: Tensor, lengths, batch_first: bool = False,
+def pack_padded_sequence(input: Tensor, lengths: Tensor | Shape, batch_first: bool = False,
                          enforce_sorted: bool = True) -> PackedSequence:
     """Pack a padded batch ``(T, B, *)`` (``(B, T, *)`` if ``batch_first``) whose sequences
     have the given ``lengths`` (a list or a 1-D tensor).
@@ -228,8 +229,8 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
     return padded, lengths
 
 
-def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.0,
-                 padding_side: str = "right") -> Tensor:
+def pad_sequence(sequences: Tensor | list[Tensor], batch_first: bool = False,
+                 padding_value: float = 0.0, padding_side: str = "right") -> Tensor:
     """Stack sequences of different lengths ``(L_i, *)`` into ``(T, B, *)`` (``(B, T, *)``
     if ``batch_first``), padding on ``padding_side`` with ``padding_value``; the result has
     the first sequence's dtype.
@@ -271,7 +272,8 @@ def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.
     return stack(out, 0 if batch_first else 1)
 
 
-def unpad_sequence(padded_sequences: Tensor, lengths, batch_first: bool = False) -> list:
+def unpad_sequence(padded_sequences: Tensor, lengths: Tensor, batch_first: bool = False
+                   ) -> list[Tensor]:
     """Inverse of :func:`pad_sequence`: the list of unpadded sequences.
 
     Example:
@@ -285,7 +287,7 @@ def unpad_sequence(padded_sequences: Tensor, lengths, batch_first: bool = False)
     return [seq[:int(n)] for seq, n in zip(padded_sequences, lengths)]
 
 
-def pack_sequence(sequences, enforce_sorted: bool = True) -> PackedSequence:
+def pack_sequence(sequences: list[Tensor], enforce_sorted: bool = True) -> PackedSequence:
     """Pack a list of sequences ``(L_i, *)`` (sorted by decreasing length unless
     ``enforce_sorted=False``).
 

@@ -21,6 +21,7 @@ from typing import Any
 from ..._functorch import functional_call as _fc
 from ..._functorch.member_accessor import NamedMemberAccessor  # noqa: F401  (torch has it here)
 from ..._tensor.tensor import Tensor
+from ..modules.module import Module
 
 __all__ = ["functional_call"]
 
@@ -29,7 +30,7 @@ _reparametrize_module = _fc.reparametrize_module
 _untie_named_tensors_map = _fc.untie_named_tensors_map
 
 
-def functional_call(module, parameters_and_buffers: dict[str, Tensor], args: Any = None,
+def functional_call(module: Module, parameters_and_buffers: dict[str, Tensor], args: Any = None,
                     kwargs: dict | None = None, *, tie_weights: bool = True,
                     strict: bool = False) -> Any:
     """Deprecated: ``retrograd.func.functional_call`` is a drop-in replacement (this warns

@@ -14,6 +14,7 @@ import warnings
 
 from ..._core import dtype as D
 from ..._core.dtype import promote_types
+from ..._core.hints import Number
 from ..._tensor.tensor import _LEGACY_NAMES, Tensor, result_type
 from ..dispatch import apply
 from ..out_arg import write_out
@@ -55,7 +56,7 @@ def _addprod(op, input: Tensor, b: Tensor, c: Tensor, beta, alpha, out) -> Tenso
 
 
 @public(inplace=True, inplace_function=True)
-def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1,
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Number = 1, alpha: Number = 1,
           out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * (mat @ vec)``, one ``AddmvBackward0`` node.
 
@@ -77,7 +78,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1,
 
 
 @public(inplace=True)
-def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1,
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Number = 1, alpha: Number = 1,
          out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * outer(vec1, vec2)``, one ``AddrBackward0`` node.
 
@@ -122,8 +123,8 @@ def _check_batches(name: str, b1: Tensor, b2: Tensor) -> None:
 
 
 @public(inplace=True, autocast=T.baddbmm)
-def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1,
-            alpha=1, out: Tensor | None = None) -> Tensor:
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Number = 1,
+            alpha: Number = 1, out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * (batch1 @ batch2)`` per batch, one ``BaddbmmBackward0``.
 
     Example:
@@ -140,8 +141,8 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1,
 
 
 @public(inplace=True, autocast=T.addbmm)
-def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1,
-           alpha=1, out: Tensor | None = None) -> Tensor:
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Number = 1,
+           alpha: Number = 1, out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * sum_i(batch1[i] @ batch2[i])``, one ``AddbmmBackward0``.
 
     Example:

@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 
 from ..._core import dtype as D
+from ..._core.hints import DeviceLike, Number
+from ..._core.layouts import layout
 from ..._tensor.tensor import _LEGACY_NAMES, Tensor, _make
 from ..dispatch import apply
 from ..public import public
@@ -71,7 +74,8 @@ def _tensor_list(name: str, tensors) -> list:
 
 
 @public(method=False)
-def meshgrid(*tensors, indexing: str | None = None) -> tuple:
+def meshgrid(*tensors: Tensor | Sequence[Tensor], indexing: str | None = None
+             ) -> tuple[Tensor, ...]:
     """Coordinate grids of 0-d or 1-D tensors: with ``indexing='ij'`` output ``i`` varies
     along dim ``i``; ``'xy'`` swaps the first two dims (``None`` warns and takes 'ij').
 
@@ -180,8 +184,8 @@ def _tri_indices(name: str, np_fn, row: int, col: int, offset: int, dtype) -> Te
 
 
 @public(method=False)
-def tril_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None,
-                 layout=None) -> Tensor:
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: D.dtype | None = None,
+                 device: DeviceLike | None = None, layout: layout | None = None) -> Tensor:
     """The (row, column) indices of the lower triangle of a ``row x col`` matrix (from
     diagonal ``offset`` down), as a 2 x N tensor in row-major order.
 
@@ -195,8 +199,8 @@ def tril_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None
 
 
 @public(method=False)
-def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None,
-                 layout=None) -> Tensor:
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: D.dtype | None = None,
+                 device: DeviceLike | None = None, layout: layout | None = None) -> Tensor:
     """The (row, column) indices of the upper triangle of a ``row x col`` matrix (from
     diagonal ``offset`` up), as a 2 x N tensor in row-major order.
 
@@ -242,7 +246,8 @@ def _scalar(v, work):
 
 @public(method=False)
 def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.54,
-                   beta: float = 0.46, *, dtype=None, layout=None, device=None,
+                   beta: float = 0.46, *, dtype: D.dtype | None = None,
+                   layout: layout | None = None, device: DeviceLike | None = None,
                    requires_grad: bool = False) -> Tensor:
     """The Hamming window ``alpha - beta * cos(2 pi n / (N - 1))`` (Note [Window
     functions]).
@@ -260,8 +265,9 @@ def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.5
 
 
 @public(method=False)
-def hann_window(window_length: int, periodic: bool = True, *, dtype=None, layout=None,
-                device=None, requires_grad: bool = False) -> Tensor:
+def hann_window(window_length: int, periodic: bool = True, *, dtype: D.dtype | None = None,
+                layout: layout | None = None, device: DeviceLike | None = None,
+                requires_grad: bool = False) -> Tensor:
     """The Hann window ``0.5 - 0.5 cos(2 pi n / (N - 1))`` (Note [Window functions]).
 
     Example:
@@ -276,8 +282,9 @@ def hann_window(window_length: int, periodic: bool = True, *, dtype=None, layout
 
 
 @public(method=False)
-def blackman_window(window_length: int, periodic: bool = True, *, dtype=None, layout=None,
-                    device=None, requires_grad: bool = False) -> Tensor:
+def blackman_window(window_length: int, periodic: bool = True, *, dtype: D.dtype | None = None,
+                    layout: layout | None = None, device: DeviceLike | None = None,
+                    requires_grad: bool = False) -> Tensor:
     """The Blackman window (Note [Window functions]).
 
     Example:
@@ -294,8 +301,9 @@ def blackman_window(window_length: int, periodic: bool = True, *, dtype=None, la
 
 
 @public(method=False)
-def bartlett_window(window_length: int, periodic: bool = True, *, dtype=None, layout=None,
-                    device=None, requires_grad: bool = False) -> Tensor:
+def bartlett_window(window_length: int, periodic: bool = True, *, dtype: D.dtype | None = None,
+                    layout: layout | None = None, device: DeviceLike | None = None,
+                    requires_grad: bool = False) -> Tensor:
     """The Bartlett (triangular) window (Note [Window functions]).
 
     Example:
@@ -314,7 +322,8 @@ def bartlett_window(window_length: int, periodic: bool = True, *, dtype=None, la
 
 @public(method=False)
 def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0, *,
-                  dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
+                  dtype: D.dtype | None = None, layout: layout | None = None,
+                  device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
     """The Kaiser window ``I0(beta sqrt(1 - ((n - a) / a)^2)) / I0(beta)`` (Note [Window
     functions]).
 
@@ -333,8 +342,9 @@ def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0,
 
 
 @public(method=False)
-def range(start=0, end=None, step=1, *, dtype=None, layout=None, device=None,
-          requires_grad: bool = False) -> Tensor:
+def range(start: Number = 0, end: Number | None = None, step: Number = 1, *,
+          dtype: D.dtype | None = None, layout: layout | None = None,
+          device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
     """Values from ``start`` to ``end`` *inclusive* by ``step`` (deprecated: use
     ``arange``, which excludes ``end``); the default dtype is the default float dtype.
 

@@ -112,7 +112,7 @@ def _to_device(self, dtype, dev, copy: bool) -> Tensor:
 
 
 def _caster(dt):
-    def fn(self, memory_format=None) -> Tensor:
+    def fn(self, memory_format: L.memory_format | None = None) -> Tensor:
         return to(self, dt, memory_format=memory_format)
     fn.__name__ = dt.name
     fn.__doc__ = f"``self.to({dt!r})``."
@@ -120,11 +120,11 @@ def _caster(dt):
 
 
 @public(function=False)
-def type_as(self, other) -> Tensor:
+def type_as(self, other: Tensor) -> Tensor:
     return to(self, other.dtype)
 
 
-def type_(self, dtype=None, non_blocking: bool = False):
+def type_(self, dtype: str | D.dtype | None = None, non_blocking: bool = False) -> Tensor | str:
     if dtype is None:
         return _legacy_type_str(self)
     if isinstance(dtype, str):
@@ -142,7 +142,7 @@ def _legacy_type_str(t) -> str:
 
 
 @public
-def clone(input, *, memory_format=None) -> Tensor:
+def clone(input: Tensor, *, memory_format: L.memory_format | None = None) -> Tensor:
     """A copy in the graph (its gradient flows back to ``input``), in ``input``'s layout
     or the ``memory_format`` given (Note [Memory formats] in _core/layouts.py).
 
@@ -160,7 +160,7 @@ def clone(input, *, memory_format=None) -> Tensor:
 
 
 @public(function=False)
-def contiguous(input, memory_format=None) -> Tensor:
+def contiguous(input: Tensor, memory_format: L.memory_format | None = None) -> Tensor:
     """``input`` itself when contiguous in ``memory_format`` (row-major by default),
     otherwise a copy that is.
 

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import builtins
 import collections
+from collections.abc import Sequence
 
 import numpy as np
 
+from ..._core.hints import Number, ShapeLike
 from ..._tensor.tensor import _LEGACY_NAMES, Tensor, _make, _wrap_dim, result_type
 from ..batch_rules import per_element_under_vmap
 from ..dispatch import apply
@@ -89,7 +91,8 @@ def _unique(fn: str, op, input: Tensor, return_inverse: bool, return_counts: boo
 @public
 @per_element_under_vmap
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
-           return_counts: bool = False, dim: int | None = None):
+           return_counts: bool = False, dim: int | None = None
+           ) -> Tensor | tuple[Tensor, ...]:
     """The distinct elements of ``input`` (or its distinct slices along ``dim``), sorted,
     with the inverse indices and the counts when asked for.
 
@@ -106,7 +109,8 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
 @public
 @per_element_under_vmap
 def unique_consecutive(input: Tensor, return_inverse: bool = False,
-                       return_counts: bool = False, dim: int | None = None):
+                       return_counts: bool = False, dim: int | None = None
+                       ) -> Tensor | tuple[Tensor, ...]:
     """``input`` with each run of equal consecutive elements (or slices along ``dim``)
     kept once, with the inverse indices and the run lengths when asked for.
 
@@ -219,8 +223,9 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *,
 
 @public
 @per_element_under_vmap
-def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = None,
-              density: bool = False, out=None):
+def histogram(input: Tensor, bins: Tensor | int = 100, *, range: Sequence[float] | None = None,
+              weight: Tensor | None = None, density: bool = False,
+              out: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]:
     """A histogram of ``input``: ``bins`` equal-width bins over ``range`` (the data's by
     default) or the given bin edges; ``weight`` weighs each element, ``density`` divides
     by the total and the bin widths. Returns (hist, bin_edges).
@@ -299,7 +304,7 @@ def _index_result(idx: np.ndarray, out_int32: bool) -> Tensor:
 
 @public(method=False)
 @per_element_under_vmap
-def bucketize(input, boundaries: Tensor, *, out_int32: bool = False,
+def bucketize(input: Tensor, boundaries: Tensor, *, out_int32: bool = False,
               right: bool = False, out: Tensor | None = None) -> Tensor:
     """The index of the bucket each element of ``input`` falls in, between the 1-D sorted
     ``boundaries`` (``right``: a value equal to a boundary goes to the bucket after it).
@@ -319,7 +324,7 @@ def bucketize(input, boundaries: Tensor, *, out_int32: bool = False,
 
 @public(method=False)
 @per_element_under_vmap
-def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False,
+def searchsorted(sorted_sequence: Tensor, input: Tensor, *, out_int32: bool = False,
                  right: bool = False, side: str | None = None,
                  sorter: Tensor | None = None, out: Tensor | None = None) -> Tensor:
     """Where each element of ``input`` would be inserted into the innermost dim of
@@ -358,7 +363,7 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False,
 
 @public(method=False)
 @per_element_under_vmap
-def isin(elements, test_elements, *, assume_unique: bool = False,
+def isin(elements: Tensor | Number, test_elements: Tensor | Number, *, assume_unique: bool = False,
          invert: bool = False, out: Tensor | None = None) -> Tensor:
     """True where an element of ``elements`` occurs in ``test_elements`` (False with
     ``invert``); either may be a number.
@@ -380,7 +385,7 @@ def isin(elements, test_elements, *, assume_unique: bool = False,
 
 @public(method=False)
 @per_element_under_vmap
-def unravel_index(indices: Tensor, shape) -> tuple:
+def unravel_index(indices: Tensor, shape: ShapeLike) -> tuple[Tensor, ...]:
     """The coordinates in an array of ``shape`` of each flat index in ``indices`` (one
     tensor per dim; indices wrap around as PyTorch's floor division has them).
 
@@ -419,8 +424,9 @@ class HistogramddResult(collections.namedtuple("histogramdd", ["hist", "bin_edge
 
 @public(method=False)
 @per_element_under_vmap
-def histogramdd(input: Tensor, bins=10, *, range=None, weight: Tensor | None = None,
-                density: bool = False):
+def histogramdd(input: Tensor, bins: tuple[Tensor, ...] | list[Tensor] | ShapeLike = 10, *,
+                range: Sequence[float] | None = None, weight: Tensor | None = None,
+                density: bool = False) -> tuple[Tensor, tuple[Tensor, ...]]:
     """A histogram of the points in ``input``'s last dim (D coordinates each): ``bins`` per
     dim (a number, one per dim, or one tensor of edges per dim) over ``range`` (2 D
     numbers) or the data's range. Returns (hist, bin_edges).

@@ -9,6 +9,8 @@ Example:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -16,6 +18,7 @@ from ..._core import dtype as D
 from ..._core import layouts as L
 from ..._core.deterministic import fill_uninitialized
 from ..._core.device import META, check_device, parse_device
+from ..._core.hints import DeviceLike, Number, Shape
 from ..._core.meta import MetaArray
 from ..._core.size import Size
 from ..._graph.node import _LEGACY
@@ -170,8 +173,8 @@ def check_pin_memory(pin_memory: bool) -> None:
                            "pin_memory=True)")
 
 
-def tensor(data, dtype=None, device=None, requires_grad: bool = False,
-           pin_memory: bool = False) -> Tensor:
+def tensor(data: Any, dtype: D.dtype | None = None, device: DeviceLike | None = None,
+           requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data`` (dtype inferred as PyTorch does).
 
     Example:
@@ -197,7 +200,7 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False,
     return _finish(arr, requires_grad, device)
 
 
-def as_tensor(data, dtype=None, device=None) -> Tensor:
+def as_tensor(data: Any, dtype: D.dtype | None = None, device: DeviceLike | None = None) -> Tensor:
     """Like ``tensor`` but shares memory with a NumPy array or Tensor when it can.
 
     Example:
@@ -216,8 +219,8 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     return tensor(data, dtype=dtype)
 
 
-def asarray(obj, *, dtype=None, device=None, copy: bool | None = None,
-            requires_grad: bool = False) -> Tensor:
+def asarray(obj: Any, *, dtype: D.dtype | None = None, device: DeviceLike | None = None,
+            copy: bool | None = None, requires_grad: bool = False) -> Tensor:
     """``obj`` as a tensor: a Tensor or NumPy array of the wanted dtype is shared (not
     copied) unless ``copy=True``; ``copy=False`` refuses a conversion that would copy;
     numbers and sequences are converted as by ``tensor``.
@@ -299,8 +302,9 @@ def _fill_out(out, size, value, dtype, requires_grad: bool):
     return out
 
 
-def zeros(*size, dtype=None, device=None, requires_grad: bool = False, out=None,
-          layout=None, pin_memory: bool = False) -> Tensor:
+def zeros(*size: int | Sequence[int], dtype: D.dtype | None = None,
+          device: DeviceLike | None = None, requires_grad: bool = False, out: Tensor | None = None,
+          layout: L.layout | None = None, pin_memory: bool = False) -> Tensor:
     """A tensor of zeros.
 
     Example:
@@ -314,8 +318,9 @@ def zeros(*size, dtype=None, device=None, requires_grad: bool = False, out=None,
     return _filled(size, None, dtype or D.DEFAULTS.float, requires_grad, device)
 
 
-def ones(*size, dtype=None, device=None, requires_grad: bool = False, out=None,
-         layout=None, pin_memory: bool = False) -> Tensor:
+def ones(*size: int | Sequence[int], dtype: D.dtype | None = None, device: DeviceLike | None = None,
+         requires_grad: bool = False, out: Tensor | None = None, layout: L.layout | None = None,
+         pin_memory: bool = False) -> Tensor:
     """A tensor of ones.
 
     Example:
@@ -329,7 +334,8 @@ def ones(*size, dtype=None, device=None, requires_grad: bool = False, out=None,
     return _filled(size, 1, dtype or D.DEFAULTS.float, requires_grad, device)
 
 
-def full(size, fill_value, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def full(size: Shape, fill_value: Tensor | Number, dtype: D.dtype | None = None,
+         device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
     """A tensor filled with ``fill_value`` (dtype inferred from it, as PyTorch).
 
     Example:
@@ -343,8 +349,9 @@ def full(size, fill_value, dtype=None, device=None, requires_grad: bool = False)
                    requires_grad, device)
 
 
-def empty(*size, dtype=None, device=None, requires_grad: bool = False,
-          memory_format=None, pin_memory: bool = False) -> Tensor:
+def empty(*size: int | Sequence[int], dtype: D.dtype | None = None,
+          device: DeviceLike | None = None, requires_grad: bool = False,
+          memory_format: L.memory_format | None = None, pin_memory: bool = False) -> Tensor:
     """An uninitialised tensor (zeros here, so results never depend on garbage), row-major
     or in ``memory_format``.
 
@@ -389,7 +396,8 @@ def uninitialized(t: Tensor) -> Tensor:
     return t
 
 
-def scalar_tensor(s, dtype=None, device=None) -> Tensor:
+def scalar_tensor(s: Number, dtype: D.dtype | None = None,
+                  device: DeviceLike | None = None) -> Tensor:
     return _finish(np.array(s, dtype=_np_dtype(dtype)), False, device)
 
 
@@ -431,8 +439,8 @@ def _lay_out_like(t: Tensor, input: Tensor, memory_format) -> Tensor:
     return t
 
 
-def zeros_like(input: Tensor, dtype=None, device=None, requires_grad: bool = False,
-               memory_format=None) -> Tensor:
+def zeros_like(input: Tensor, dtype: D.dtype | None = None, device: DeviceLike | None = None,
+               requires_grad: bool = False, memory_format: L.memory_format | None = None) -> Tensor:
     """Zeros with the shape and dtype of ``input``.
 
     Example:
@@ -443,8 +451,8 @@ def zeros_like(input: Tensor, dtype=None, device=None, requires_grad: bool = Fal
     return _like_filled(input, None, dtype, requires_grad, device, memory_format)
 
 
-def ones_like(input: Tensor, dtype=None, device=None, requires_grad: bool = False,
-              memory_format=None) -> Tensor:
+def ones_like(input: Tensor, dtype: D.dtype | None = None, device: DeviceLike | None = None,
+              requires_grad: bool = False, memory_format: L.memory_format | None = None) -> Tensor:
     """Ones with the shape and dtype of ``input``.
 
     Example:
@@ -455,8 +463,9 @@ def ones_like(input: Tensor, dtype=None, device=None, requires_grad: bool = Fals
     return _like_filled(input, 1, dtype, requires_grad, device, memory_format)
 
 
-def full_like(input: Tensor, fill_value, dtype=None, device=None,
-              requires_grad: bool = False, memory_format=None) -> Tensor:
+def full_like(input: Tensor, fill_value: Tensor | Number, dtype: D.dtype | None = None,
+              device: DeviceLike | None = None, requires_grad: bool = False,
+              memory_format: L.memory_format | None = None) -> Tensor:
     """``fill_value`` with the shape and dtype of ``input``.
 
     Example:
@@ -467,8 +476,8 @@ def full_like(input: Tensor, fill_value, dtype=None, device=None,
     return _like_filled(input, fill_value, dtype, requires_grad, device, memory_format)
 
 
-def empty_like(input: Tensor, dtype=None, device=None, requires_grad: bool = False,
-               memory_format=None) -> Tensor:
+def empty_like(input: Tensor, dtype: D.dtype | None = None, device: DeviceLike | None = None,
+               requires_grad: bool = False, memory_format: L.memory_format | None = None) -> Tensor:
     """Like ``zeros_like`` (retrograd never hands out uninitialised memory).
 
     Example:
@@ -480,8 +489,8 @@ def empty_like(input: Tensor, dtype=None, device=None, requires_grad: bool = Fal
                                     device=device, memory_format=memory_format))
 
 
-def arange(start, end=None, step=1, dtype=None, device=None,
-           requires_grad: bool = False) -> Tensor:
+def arange(start: Number, end: Number | None = None, step: Number = 1, dtype: D.dtype | None = None,
+           device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
     """Values from ``start`` to ``end`` (exclusive) by ``step``.
 
     Example:
@@ -543,8 +552,8 @@ def _steps(steps) -> int:
     return steps
 
 
-def linspace(start, end, steps: int, dtype=None, device=None,
-             requires_grad: bool = False) -> Tensor:
+def linspace(start: Tensor | Number, end: Tensor | Number, steps: int, dtype: D.dtype | None = None,
+             device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
     """``steps`` values evenly spaced from ``start`` to ``end`` inclusive.
 
     Example:
@@ -593,7 +602,8 @@ def _linspace_values(start, end, steps: int, np_dt) -> np.ndarray:
     return np.trunc(vals).astype(np_dt)
 
 
-def logspace(start, end, steps: int, base: float = 10.0, dtype=None, device=None,
+def logspace(start: Tensor | Number, end: Tensor | Number, steps: int, base: float = 10.0,
+             dtype: D.dtype | None = None, device: DeviceLike | None = None,
              requires_grad: bool = False) -> Tensor:
     """``base ** linspace(start, end, steps)``.
 
@@ -632,8 +642,8 @@ def _logspace_values(start, end, steps: int, base: float, np_dt) -> np.ndarray:
     return out.astype(np_dt)
 
 
-def eye(n: int, m: int | None = None, dtype=None, device=None,
-        requires_grad: bool = False) -> Tensor:
+def eye(n: int, m: int | None = None, dtype: D.dtype | None = None,
+        device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
     """The identity matrix (``n`` x ``m``).
 
     Example:
@@ -646,7 +656,9 @@ def eye(n: int, m: int | None = None, dtype=None, device=None,
 
 
 @random_under_vmap
-def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def rand(*size: int | Sequence[int], generator: rng.Generator | None = None,
+         dtype: D.dtype | None = None, device: DeviceLike | None = None,
+         requires_grad: bool = False) -> Tensor:
     """Uniform samples in [0, 1).
 
     Example:
@@ -677,7 +689,9 @@ def _check_floating(dt: np.dtype, kernel: str) -> None:
 
 
 @random_under_vmap
-def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def randn(*size: int | Sequence[int], generator: rng.Generator | None = None,
+          dtype: D.dtype | None = None, device: DeviceLike | None = None,
+          requires_grad: bool = False) -> Tensor:
     """Standard normal samples.
 
     Example:
@@ -695,8 +709,9 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = 
 
 
 @random_under_vmap
-def randint(low, high=None, size=None, generator=None, dtype=None, device=None,
-            requires_grad: bool = False) -> Tensor:
+def randint(low: int, high: int | Shape | None = None, size: Shape | None = None,
+            generator: rng.Generator | None = None, dtype: D.dtype | None = None,
+            device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
     """Integers uniformly drawn from [low, high).
 
     Example:
@@ -718,8 +733,8 @@ def randint(low, high=None, size=None, generator=None, dtype=None, device=None,
 
 
 @random_under_vmap
-def randperm(n: int, generator=None, dtype=None, device=None,
-             requires_grad: bool = False) -> Tensor:
+def randperm(n: int, generator: rng.Generator | None = None, dtype: D.dtype | None = None,
+             device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
     """A random permutation of 0..n-1.
 
     Example:
@@ -750,8 +765,10 @@ def _grad(t: Tensor, requires_grad: bool) -> Tensor:
 
 
 @random_under_vmap
-def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, out=None,
-           requires_grad: bool = False, device=None) -> Tensor:
+def normal(mean: Tensor | float = 0.0, std: Tensor | float = 1.0, size: Shape | None = None, *,
+           generator: rng.Generator | None = None, dtype: D.dtype | None = None,
+           out: Tensor | None = None, requires_grad: bool = False,
+           device: DeviceLike | None = None) -> Tensor:
     """Normal samples with the given mean and std (numbers or tensors), PyTorch's numbers.
 
     ``normal(mean_tensor, std)`` draws ``normal_(0, std)`` and adds the means;
@@ -796,7 +813,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, out=None
 
 
 def _legacy(dt):
-    def make(*args):
+    def make(*args) -> Tensor:
         if len(args) == 1 and not isinstance(args[0], int):
             return tensor(args[0], dtype=dt)
         return zeros(*args, dtype=dt)
@@ -857,7 +874,7 @@ _LEGACY_TYPES = {"torch.FloatTensor": FloatTensor, "torch.DoubleTensor": DoubleT
                  "torch.BoolTensor": BoolTensor, "torch.ByteTensor": ByteTensor}
 
 
-def set_default_tensor_type(t) -> None:
+def set_default_tensor_type(t: Callable[..., Tensor] | str) -> None:
     """Deprecated (PyTorch warns so): set the default floating dtype from a legacy tensor
     type, ``torch.DoubleTensor`` or its name ``"torch.DoubleTensor"``. Prefer
     ``torch.set_default_dtype``.

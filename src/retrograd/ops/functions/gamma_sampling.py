@@ -14,6 +14,7 @@ Example:
 
 from __future__ import annotations
 
+from ..._random.rng import Generator
 from ..._tensor.tensor import _LEGACY_NAMES, Tensor
 from ..batch_rules import random_under_vmap
 from ..dispatch import apply
@@ -62,7 +63,7 @@ def _standard_gamma_grad(input: Tensor, output: Tensor) -> Tensor:
 
 @public(method=False)
 @random_under_vmap(by_values=True)
-def poisson(input: Tensor, generator=None) -> Tensor:
+def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     """Poisson samples with rates ``input`` (PyTorch's numbers after a seed).
 
     Example:
@@ -108,7 +109,7 @@ def _dirichlet_grad(x: Tensor, alpha: Tensor, total: Tensor) -> Tensor:
 
 @public(method=False)
 @random_under_vmap(by_values=True)
-def binomial(count: Tensor, prob: Tensor, generator=None) -> Tensor:
+def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:
     """Binomial samples of ``count`` trials with success probability ``prob`` (broadcast),
     PyTorch's numbers after a seed.
 

@@ -14,10 +14,13 @@ Example:
 from __future__ import annotations
 
 import builtins
+import types
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 
+from ..._core.hints import Number
 from ..._tensor.tensor import _LEGACY_NAMES, Tensor, _make, _wrap_dim
 from ..argcheck import values_to_check
 from ..arguments import _py_sum
@@ -28,9 +31,13 @@ from ..records import elementwise as T
 from .reductions import _legacy_name
 from .shape import expand
 
+#: what ``x[key]`` takes: an int, a slice, None, ``...``, a bool, a tensor, a sequence of ints,
+#: or a tuple of these
+IndexKey = int | slice | types.EllipsisType | None | bool | Tensor | Sequence | tuple
+
 
 @public
-def repeat_interleave(input, repeats, dim=None) -> Tensor:
+def repeat_interleave(input: Tensor, repeats: Tensor | int, dim: int | None = None) -> Tensor:
     if dim is None:
         input, dim = input.reshape(-1), 0
     reps = repeats._data if isinstance(repeats, Tensor) else repeats
@@ -152,7 +159,7 @@ def _too_many_indices(key, shape):
                      f"{list(shape)}, {used} indices)")
 
 
-def getitem(self, key) -> Tensor:
+def getitem(self, key: IndexKey) -> Tensor:
     """``tensor[key]``: basic indexing gives a view, advanced indexing a copy.
 
     Example:
@@ -293,7 +300,8 @@ def _mask_shape_error(shape, key) -> None:
 
 
 @public(inplace=True, inplace_function=True)
-def index_put(input, indices, values, accumulate: bool = False) -> Tensor:
+def index_put(input: Tensor, indices: Sequence[IndexKey] | None,
+              values: Tensor | Number, accumulate: bool = False) -> Tensor:
     """Out-of-place ``input[indices] = values`` (or ``+=`` with ``accumulate``).
 
     Example:
@@ -360,7 +368,7 @@ def _index_put_shape_error(self, key, vshape) -> RuntimeError:
 
 
 @public
-def gather(input, dim: int, index) -> Tensor:
+def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """``out[i][j] = input[i][index[i][j]]`` along ``dim``.
 
     Example:
@@ -390,7 +398,8 @@ def _check_index(index, fn, input=None, d=0):
 
 
 @public(inplace=True)
-def scatter(input, dim: int, index, src=None, *, value=None, reduce=None) -> Tensor:
+def scatter(input: Tensor, dim: int, index: Tensor, src: Tensor | Number | None = None, *,
+            value: Number | None = None, reduce: str | None = None) -> Tensor:
     """Out-of-place scatter: ``out[index[i][j]][j] = src[i][j]`` along ``dim``.
 
     Example:
@@ -418,7 +427,7 @@ def scatter(input, dim: int, index, src=None, *, value=None, reduce=None) -> Ten
 
 
 @public(inplace=True)
-def scatter_add(input, dim: int, index, src) -> Tensor:
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """Out-of-place scatter that adds: ``out[index[i][j]][j] += src[i][j]``.
 
     Example:
@@ -432,7 +441,7 @@ def scatter_add(input, dim: int, index, src) -> Tensor:
 
 
 @public
-def index_select(input, dim: int, index) -> Tensor:
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """Rows (or slices along ``dim``) picked by ``index``.
 
     Example:
@@ -447,7 +456,8 @@ def index_select(input, dim: int, index) -> Tensor:
 
 
 @public(inplace=True)
-def index_add(input, dim: int, index, source, *, alpha=1) -> Tensor:
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *,
+              alpha: Number = 1) -> Tensor:
     """Out-of-place ``input[index] += alpha * source`` along ``dim``.
 
     Example:
@@ -460,7 +470,7 @@ def index_add(input, dim: int, index, source, *, alpha=1) -> Tensor:
 
 
 @public(inplace=True, autocast=PROMOTE)
-def index_copy(input, dim: int, index, source) -> Tensor:
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """Out-of-place ``input[..., index, ...] = source`` along ``dim``.
 
     Example:
@@ -486,7 +496,7 @@ def index_copy(input, dim: int, index, source) -> Tensor:
 
 @public(inplace=True)
 @per_element_under_vmap
-def index_fill(input, dim: int, index, value) -> Tensor:
+def index_fill(input: Tensor, dim: int, index: Tensor, value: Tensor | Number) -> Tensor:
     """Out-of-place ``input[..., index, ...] = value`` along ``dim`` (``value``: a number or
     a 0-d tensor, which then gets the gradient of the filled positions).
 
@@ -535,7 +545,7 @@ def index_fill(input, dim: int, index, value) -> Tensor:
 
 
 @public(inplace=True)
-def masked_fill(input, mask, value) -> Tensor:
+def masked_fill(input: Tensor, mask: Tensor, value: Tensor | Number) -> Tensor:
     """``value`` where ``mask`` is True, ``input`` elsewhere.
 
     Example:
@@ -555,7 +565,7 @@ def masked_fill(input, mask, value) -> Tensor:
 
 
 @public
-def masked_select(input, mask) -> Tensor:
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     """The elements where ``mask`` is True, as a 1-D tensor.
 
     Example:
@@ -568,7 +578,7 @@ def masked_select(input, mask) -> Tensor:
 
 @public
 @per_element_under_vmap
-def take_along_dim(input, indices, dim=None) -> Tensor:
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
     """Values of ``input`` at ``indices`` along ``dim`` (broadcasting the other dims).
 
     Example:
@@ -593,5 +603,5 @@ def take_along_dim(input, indices, dim=None) -> Tensor:
 
 
 @public
-def take(input, index) -> Tensor:
+def take(input: Tensor, index: Tensor) -> Tensor:
     return input.reshape(-1)[index]

@@ -88,7 +88,7 @@ def value_first_method(name: str, fn: Callable, scalar: str, tensors: str,
     """
     count = tensors.count("Tensor")
 
-    def method(self, *args, **kwargs):
+    def method(self, *args, **kwargs) -> Tensor:
         if len(args) > count:
             args, kwargs[scalar] = value_first(name, True, scalar, tensors, args,
                                                scalar in kwargs, stacklevel)

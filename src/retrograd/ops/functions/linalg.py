@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -65,7 +66,7 @@ def _check(a, api: str, square: bool = True) -> None:
 
 @autocast_category(FP32, name="linalg_inv_ex")
 @per_element_under_vmap
-def inv_ex(A: Tensor, *, check_errors: bool = False):
+def inv_ex(A: Tensor, *, check_errors: bool = False) -> tuple[Tensor, Tensor]:
     """(inverse, info) of a square matrix (batch); info > 0 names a zero pivot.
 
     Example:
@@ -128,7 +129,7 @@ def det(A: Tensor) -> Tensor:
 
 @public
 @per_element_under_vmap
-def slogdet(A: Tensor):
+def slogdet(A: Tensor) -> tuple[Tensor, Tensor]:
     """(sign, log|det|) of a square matrix (batch).
 
     Example:
@@ -167,7 +168,8 @@ def _vector_rhs(A: Tensor, B: Tensor) -> bool:
 
 
 @per_element_under_vmap
-def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False):
+def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False
+             ) -> tuple[Tensor, Tensor]:
     """(X, info) with ``A X = B`` (``X A = B`` if not ``left``).
 
     Example:
@@ -242,7 +244,8 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
 
 @autocast_category(FP32, name="linalg_cholesky_ex")
 @per_element_under_vmap
-def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False):
+def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False
+                ) -> tuple[Tensor, Tensor]:
     """(L, info): the Cholesky factor (``upper``: U = L^T) and the order of the first
     leading minor that is not positive-definite (0 if none).
 
@@ -285,7 +288,7 @@ def _uplo(UPLO: str) -> str:
 
 @autocast_category(FP32, name="linalg_eigh")
 @per_element_under_vmap
-def eigh(A: Tensor, UPLO: str = "L"):
+def eigh(A: Tensor, UPLO: str = "L") -> tuple[Tensor, Tensor]:
     """(eigenvalues ascending, eigenvectors) of a symmetric matrix (batch); only the
     triangle ``UPLO`` is read. Eigenvectors are defined up to sign (Note [Linear-algebra
     rules] in ops/records/linalg.py).
@@ -318,7 +321,8 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
 
 @autocast_category(FP32, name="linalg_svd")
 @per_element_under_vmap
-def svd(A: Tensor, full_matrices: bool = True, *, driver=None):
+def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None
+        ) -> tuple[Tensor, Tensor, Tensor]:
     """(U, S, Vh) with A = U diag(S) Vh, S descending. Singular vectors are defined up to
     sign (Note [Linear-algebra rules] in ops/records/linalg.py).
 
@@ -342,7 +346,7 @@ def _no_driver(driver) -> None:
 
 @autocast_category(FP32, name="linalg_svdvals")
 @per_element_under_vmap
-def svdvals(A: Tensor, *, driver=None) -> Tensor:
+def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:
     """The singular values of A (batch), descending.
 
     Example:
@@ -359,7 +363,7 @@ def svdvals(A: Tensor, *, driver=None) -> Tensor:
 
 @autocast_category(FP32, name="linalg_qr")
 @per_element_under_vmap
-def qr(A: Tensor, mode: str = "reduced"):
+def qr(A: Tensor, mode: str = "reduced") -> tuple[Tensor, Tensor]:
     """(Q, R) with A = Q R; ``mode``: 'reduced', 'complete' or 'r' (Q empty).
 
     Example:
@@ -385,7 +389,8 @@ def _tol(x):
 
 
 @per_element_under_vmap
-def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
+def pinv(A: Tensor, *, atol: float | None = None, rtol: float | None = None,
+         hermitian: bool = False) -> Tensor:
     """The Moore-Penrose pseudoinverse: singular values at most ``max(atol, rtol * s_max)``
     are treated as zero (``hermitian``: A symmetric, through eigh).
 
@@ -475,7 +480,7 @@ def matrix_power(A: Tensor, n: int) -> Tensor:
 
 
 @per_element_under_vmap
-def multi_dot(tensors) -> Tensor:
+def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
     """The product of a chain of matrices in the cheapest order (the first may be a row
     vector, the last a column vector).
 

@@ -13,9 +13,11 @@ Example:
 from __future__ import annotations
 
 import math
+from typing import NoReturn
 
 import numpy as np
 
+from ..._core.hints import Shape
 from ..._tensor.tensor import Tensor, _make
 from ..batch_rules import per_element_under_vmap
 from ..dispatch import apply, view_apply
@@ -35,7 +37,8 @@ _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 @autocast_category(FP32, name="linalg_lstsq")
 @per_element_under_vmap
-def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None):
+def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None
+          ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """Least squares ``min ||A X - B||``: (solution, residuals, rank, singular_values), as
     PyTorch fills them per driver ('gelsy' by default on the CPU).
 
@@ -65,7 +68,8 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
 
 @autocast_category(FP32, name="linalg_matrix_rank")
 @per_element_under_vmap
-def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
+def matrix_rank(A: Tensor, *, atol: float | None = None, rtol: float | None = None,
+                hermitian: bool = False) -> Tensor:
     """The number of singular values above ``max(atol, rtol * s_max)`` (int64).
 
     Example:
@@ -86,7 +90,8 @@ _MATRIX_ORDS = ("fro", "nuc", 2, -2, 1, -1, math.inf, -math.inf)
 
 
 @per_element_under_vmap
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim: bool = False):
+def matrix_norm(A: Tensor, ord: str | float = "fro", dim: tuple[int, int] = (-2, -1),
+                keepdim: bool = False) -> Tensor:
     """A matrix norm over the two dims ``dim``: 'fro', 'nuc' (sum of singular values), 2 / -2
     (largest / smallest singular value), 1 / -1 (max / min column sum of |A|), inf / -inf
     (max / min row sum).
@@ -129,7 +134,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim: bool = False):
 
 @autocast_category(FP32, name="linalg_cond")
 @per_element_under_vmap
-def cond(A: Tensor, p=None) -> Tensor:
+def cond(A: Tensor, p: str | float | None = None) -> Tensor:
     """The condition number: ``s_max / s_min`` for ``p`` None, 2 (-2: the inverse ratio);
     ``norm(A, p) * norm(inv(A), p)`` for 'fro', 'nuc', 1, -1, inf, -inf (inf where A is
     singular).
@@ -161,7 +166,7 @@ def cond(A: Tensor, p=None) -> Tensor:
 
 
 @per_element_under_vmap
-def lu(A: Tensor, *, pivot: bool = True):
+def lu(A: Tensor, *, pivot: bool = True) -> tuple[Tensor, Tensor, Tensor]:
     """(P, L, U) with A = P L U (partial pivoting).
 
     Example:
@@ -183,7 +188,8 @@ def _no_unpivoted(pivot: bool, api: str) -> None:
 
 
 @per_element_under_vmap
-def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False):
+def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False
+                 ) -> tuple[Tensor, Tensor, Tensor]:
     """(LU, pivots, info): L and U packed in one matrix, LAPACK's 1-based row interchanges,
     and info > 0 where U has an exact zero on its diagonal.
 
@@ -201,7 +207,7 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False):
 
 
 @per_element_under_vmap
-def lu_factor(A: Tensor, *, pivot: bool = True):
+def lu_factor(A: Tensor, *, pivot: bool = True) -> tuple[Tensor, Tensor]:
     """(LU, pivots) of ``lu_factor_ex``; PyTorch's RuntimeError when U has a zero pivot.
 
     Example:
@@ -240,7 +246,7 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
 @public(method=False)
 @per_element_under_vmap
 def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
-              unpack_pivots: bool = True):
+              unpack_pivots: bool = True) -> tuple[Tensor, Tensor, Tensor]:
     """(P, L, U) from ``lu_factor``'s packed (LU, pivots).
 
     Example:
@@ -261,7 +267,8 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
 
 
 @per_element_under_vmap
-def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False):
+def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False
+                  ) -> tuple[Tensor, Tensor, Tensor]:
     """(LD, pivots, info): the LDL^T factorization of a symmetric A (its lower triangle),
     LAPACK's Bunch-Kaufman pivots; no derivative, as in PyTorch.
 
@@ -279,7 +286,7 @@ def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = Fa
 
 
 @per_element_under_vmap
-def ldl_factor(A: Tensor, *, hermitian: bool = False):
+def ldl_factor(A: Tensor, *, hermitian: bool = False) -> tuple[Tensor, Tensor]:
     """(LD, pivots) of ``ldl_factor_ex``; PyTorch's RuntimeError where D is singular
     (Note [LDL info]).
 
@@ -341,7 +348,7 @@ def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
 
 @autocast_category(FP32, name="linalg_tensorsolve")
 @per_element_under_vmap
-def tensorsolve(A: Tensor, B: Tensor, dims=None) -> Tensor:
+def tensorsolve(A: Tensor, B: Tensor, dims: Shape | None = None) -> Tensor:
     """X with ``tensordot(A, X, X.ndim) = B``; ``dims``: A's dims moved to the end first.
 
     Example:
@@ -403,7 +410,7 @@ def _no_complex(api: str):
 
 @autocast_category(FP32, name="linalg_eig")
 @per_element_under_vmap
-def eig(A: Tensor):
+def eig(A: Tensor) -> NoReturn:
     """Not available: PyTorch's result is complex (Note [No complex eigenvalues]).
 
     Example:
@@ -417,7 +424,7 @@ def eig(A: Tensor):
 
 @autocast_category(FP32, name="linalg_eigvals")
 @per_element_under_vmap
-def eigvals(A: Tensor):
+def eigvals(A: Tensor) -> NoReturn:
     """Not available: PyTorch's result is complex (Note [No complex eigenvalues]).
 
     Example:

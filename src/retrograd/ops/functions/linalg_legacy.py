@@ -83,7 +83,8 @@ def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:
 
 @public(autocast=FP32)
 @per_element_under_vmap
-def svd(input: Tensor, some: bool = True, compute_uv: bool = True):
+def svd(input: Tensor, some: bool = True, compute_uv: bool = True
+        ) -> tuple[Tensor, Tensor, Tensor]:
     """``torch.svd``: (U, S, V) with A = U diag(S) V^T (V, not Vh); ``some=False``: full
     U and V; ``compute_uv=False``: U and V are zero matrices, as in PyTorch.
 
@@ -108,7 +109,7 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True):
 
 @public(autocast=FP32)
 @per_element_under_vmap
-def qr(input: Tensor, some: bool = True):
+def qr(input: Tensor, some: bool = True) -> tuple[Tensor, Tensor]:
     """``torch.qr`` (deprecated in PyTorch): ``linalg.qr`` with mode 'reduced' if ``some``,
     else 'complete'.
 
@@ -127,7 +128,7 @@ def qr(input: Tensor, some: bool = True):
 @public(autocast=FP32)
 @per_element_under_vmap
 def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
-                     unitriangular: bool = False):
+                     unitriangular: bool = False) -> tuple[Tensor, Tensor]:
     """(X, A's copy) with ``A X = input`` (``A^T X = input`` with ``transpose``), A
     triangular (deprecated in PyTorch for ``linalg.solve_triangular``).
 

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import builtins
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
 from ..._core import dtype as D
 from ..._core.grad_mode import STATE
+from ..._core.hints import Number
 from ..._tensor.tensor import _C_NAMES, _LEGACY_NAMES, Tensor, _make, _wrap_dim, result_type
 from ..arguments import _py_max
 from ..dispatch import apply, view_apply
@@ -45,7 +47,7 @@ def _mm_error(a, b):
 
 
 @public(autocast=T.mm_ops["matmul"])
-def matmul(input, other) -> Tensor:
+def matmul(input: Tensor, other: Tensor) -> Tensor:
     """Matrix product with NumPy/PyTorch broadcasting of batch dims; 1-D operands allowed.
 
     Example:
@@ -265,7 +267,7 @@ def _dt_name(dt) -> str:
 
 
 @public(autocast=T.mm_ops["mm"])
-def mm(input, mat2) -> Tensor:
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """Product of two 2-D tensors.
 
     Example:
@@ -279,7 +281,7 @@ def mm(input, mat2) -> Tensor:
 
 
 @public(autocast=T.mm_ops["bmm"])
-def bmm(input, mat2) -> Tensor:
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     """Batched product of two 3-D tensors.
 
     Example:
@@ -303,7 +305,7 @@ def bmm(input, mat2) -> Tensor:
 
 
 @public
-def mv(input, vec) -> Tensor:
+def mv(input: Tensor, vec: Tensor) -> Tensor:
     """Matrix-vector product.
 
     Example:
@@ -315,7 +317,7 @@ def mv(input, vec) -> Tensor:
 
 
 @public
-def dot(input, other) -> Tensor:
+def dot(input: Tensor, other: Tensor) -> Tensor:
     """Dot product of two 1-D tensors.
 
     Example:
@@ -333,7 +335,7 @@ inner = alias("inner", dot)
 
 
 @public
-def outer(input, vec2) -> Tensor:
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """Outer product of two vectors.
 
     Example:
@@ -354,7 +356,8 @@ ger = alias("ger", outer)
 
 
 @public(inplace=True, autocast=T.addmm)
-def addmm(input, mat1, mat2, *rest, beta=1, alpha=1) -> Tensor:
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *rest, beta: Number = 1,
+          alpha: Number = 1) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)`` (the deprecated scalar-first forms warn).
 
     Example:
@@ -471,7 +474,7 @@ def _einsum_category(args, kwargs):
 
 
 @public(method=False, autocast=_einsum_category)
-def einsum(equation: str, *operands) -> Tensor:
+def einsum(equation: str, *operands: Tensor | Sequence[Tensor]) -> Tensor:
     """Einstein summation, differentiable in every operand (ellipsis supported).
 
     Example:
@@ -664,7 +667,8 @@ def _sumproduct_pair(left: Tensor, right: Tensor, sum_dims: list) -> Tensor:
 
 
 @public
-def tensordot(a, b, dims=2) -> Tensor:
+def tensordot(a: Tensor, b: Tensor,
+              dims: int | Sequence[int | Sequence[int]] = 2) -> Tensor:
     """Contract ``dims`` dimensions of ``a`` with ``b`` (an int or two lists of dims).
 
     Example:

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..._core import dtype as D
 from ..._core.grad_mode import STATE
+from ..._core.hints import Number, Shape, ShapeLike
 from ..._graph.forward_state import FW as _FW
 from ..._graph.forward_state import fw_op as _fw_op
 from ..._tensor.tensor import _LEGACY_NAMES, Tensor, _make, _wrap_dim
@@ -145,7 +146,7 @@ def detach_copy(input: Tensor) -> Tensor:
 
 
 @public(method=False)
-def fill(input: Tensor, value) -> Tensor:
+def fill(input: Tensor, value: Tensor | Number) -> Tensor:
     """A new tensor of ``input``'s shape and dtype filled with ``value`` (a number or a 0-d
     tensor, whose gradient is the sum of the output's).
 
@@ -211,7 +212,8 @@ def unsafe_split(tensor: Tensor, split_size_or_sections: int, dim: int = 0) -> t
 
 @public
 @per_element_under_vmap
-def unsafe_split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple:
+def unsafe_split_with_sizes(input: Tensor, split_sizes: Shape, dim: int = 0
+                            ) -> tuple[Tensor, ...]:
     """``unsafe_split`` with a list of sizes; ``UnsafeSplitWithSizesBackward0``.
 
     Example:
@@ -273,7 +275,7 @@ def _deprecated_jit_norm(name: str, replacement: str) -> None:
 
 
 @public(method=False)
-def frobenius_norm(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
+def frobenius_norm(input: Tensor, dim: ShapeLike = (), keepdim: bool = False) -> Tensor:
     """The 2-norm over ``dim`` (at most two dims); deprecated in PyTorch, warns as it does.
 
     Example:
@@ -291,7 +293,7 @@ def frobenius_norm(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
 
 
 @public(method=False)
-def nuclear_norm(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+def nuclear_norm(input: Tensor, dim: ShapeLike | None = None, keepdim: bool = False) -> Tensor:
     """The sum of the singular values over the matrix dims ``dim`` (default the last two);
     ``nuclear_norm(input, keepdim)`` is the other overload. Deprecated in PyTorch.
 

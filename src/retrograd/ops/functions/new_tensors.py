@@ -12,8 +12,12 @@ Example:
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
+from typing import Any
 
 from ..._core import dtype as D
+from ..._core.hints import DeviceLike, Number, Shape
+from ..._core.layouts import layout
 from ..._core.size import Size
 from ..._tensor.tensor import Tensor
 from .creation import _filled, _shape, check_pin_memory, tensor, uninitialized
@@ -25,8 +29,9 @@ def _dtype_of(self: Tensor, dtype) -> D.dtype:
     return self.dtype if dtype is None else D.as_dtype(dtype)
 
 
-def new_zeros(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False,
-              layout=None, pin_memory: bool = False) -> Tensor:
+def new_zeros(self: Tensor, *size: int | Sequence[int], dtype: D.dtype | None = None,
+              device: DeviceLike | None = None, requires_grad: bool = False,
+              layout: layout | None = None, pin_memory: bool = False) -> Tensor:
     """Zeros of shape ``size``, of ``self``'s dtype unless ``dtype`` is given.
 
     Example:
@@ -39,8 +44,9 @@ def new_zeros(self: Tensor, *size, dtype=None, device=None, requires_grad: bool 
     return _filled(size, None, _dtype_of(self, dtype), requires_grad, device)
 
 
-def new_ones(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False,
-             layout=None, pin_memory: bool = False) -> Tensor:
+def new_ones(self: Tensor, *size: int | Sequence[int], dtype: D.dtype | None = None,
+             device: DeviceLike | None = None, requires_grad: bool = False,
+             layout: layout | None = None, pin_memory: bool = False) -> Tensor:
     """Ones of shape ``size``, of ``self``'s dtype unless ``dtype`` is given.
 
     Example:
@@ -52,8 +58,9 @@ def new_ones(self: Tensor, *size, dtype=None, device=None, requires_grad: bool =
     return _filled(size, 1, _dtype_of(self, dtype), requires_grad, device)
 
 
-def new_empty(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False,
-              layout=None, pin_memory: bool = False) -> Tensor:
+def new_empty(self: Tensor, *size: int | Sequence[int], dtype: D.dtype | None = None,
+              device: DeviceLike | None = None, requires_grad: bool = False,
+              layout: layout | None = None, pin_memory: bool = False) -> Tensor:
     """A tensor of shape ``size`` standing for uninitialised memory (zeros here; NaN or
     the dtype's largest value under ``use_deterministic_algorithms``, as PyTorch).
 
@@ -66,8 +73,9 @@ def new_empty(self: Tensor, *size, dtype=None, device=None, requires_grad: bool 
     return uninitialized(_filled(size, None, _dtype_of(self, dtype), requires_grad, device))
 
 
-def new_full(self: Tensor, size, fill_value, *, dtype=None, device=None,
-             requires_grad: bool = False, layout=None, pin_memory: bool = False) -> Tensor:
+def new_full(self: Tensor, size: Shape, fill_value: Number, *, dtype: D.dtype | None = None,
+             device: DeviceLike | None = None, requires_grad: bool = False,
+             layout: layout | None = None, pin_memory: bool = False) -> Tensor:
     """``fill_value`` in a tensor of shape ``size`` (a sequence), of ``self``'s dtype
     unless ``dtype`` is given.
 
@@ -85,8 +93,9 @@ def new_full(self: Tensor, size, fill_value, *, dtype=None, device=None,
     return _filled(tuple(size), fill_value, _dtype_of(self, dtype), requires_grad, device)
 
 
-def new_tensor(self: Tensor, data, dtype=None, device=None, requires_grad: bool = False,
-               layout=None, pin_memory: bool = False) -> Tensor:
+def new_tensor(self: Tensor, data: Any, dtype: D.dtype | None = None,
+               device: DeviceLike | None = None, requires_grad: bool = False,
+               layout: layout | None = None, pin_memory: bool = False) -> Tensor:
     """A copy of ``data`` of ``self``'s dtype unless ``dtype`` is given (a Tensor ``data``
     is copied, detached, with PyTorch's warning recommending ``detach().clone()``).
 
@@ -106,7 +115,7 @@ def new_tensor(self: Tensor, data, dtype=None, device=None, requires_grad: bool 
                   requires_grad=requires_grad)
 
 
-def new(self: Tensor, *args, device=None, **kwargs) -> Tensor:
+def new(self: Tensor, *args, device: DeviceLike | None = None, **kwargs) -> Tensor:
     """The legacy constructor on a tensor: ``x.new(2, 3)`` (a shape: ints or a Size),
     ``x.new(data)`` (a list or tuple, converted to ``x``'s dtype), ``x.new(other)`` (an
     alias of ``other``, which must have ``x``'s dtype), ``x.new()`` (empty). Prefer
@@ -149,7 +158,7 @@ _C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32
             "bool": "bool", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
 
 
-def pin_memory(self: Tensor, device=None) -> Tensor:
+def pin_memory(self: Tensor, device: DeviceLike | None = None) -> Tensor:
     """Raises RuntimeError, as PyTorch's CPU build does: pinned memory needs an accelerator.
 
     Example:
@@ -166,7 +175,7 @@ def pin_memory(self: Tensor, device=None) -> Tensor:
                        "`if torch.cuda.is_available():`)")
 
 
-def is_pinned(self: Tensor, device=None) -> bool:
+def is_pinned(self: Tensor, device: DeviceLike | None = None) -> bool:
     """False: no tensor is ever in pinned memory here.
 
     Example:

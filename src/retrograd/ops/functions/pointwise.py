@@ -32,7 +32,8 @@ from .legacy_forms import value_first, value_first_method
 
 
 @public(inplace=True)
-def add(input, other, *rest, alpha=1, out=None) -> Tensor:
+def add(input: Tensor | int | float | bool, other: Tensor | int | float | bool, *rest,
+        alpha: Tensor | int | float | bool = 1, out: Tensor | None = None) -> Tensor:
     """``input + alpha * other`` with broadcasting and type promotion.
 
     Example:
@@ -51,7 +52,8 @@ def add(input, other, *rest, alpha=1, out=None) -> Tensor:
 
 
 @public(inplace=True)
-def sub(input, other, *rest, alpha=1, out=None) -> Tensor:
+def sub(input: Tensor | int | float | bool, other: Tensor | int | float | bool, *rest,
+        alpha: Tensor | int | float | bool = 1, out: Tensor | None = None) -> Tensor:
     """``input - alpha * other``.
 
     Example:
@@ -93,7 +95,8 @@ subtract = alias("subtract", sub, inplace=True)
 
 
 @public(inplace=True)
-def mul(input, other, *, out=None) -> Tensor:
+def mul(input: Tensor | int | float | bool, other: Tensor | int | float | bool, *,
+        out: Tensor | None = None) -> Tensor:
     """Elementwise product.
 
     Example:
@@ -110,7 +113,8 @@ multiply = alias("multiply", mul, inplace=True)
 
 
 @public(inplace=True)
-def div(input, other, *, rounding_mode=None, out=None) -> Tensor:
+def div(input: Tensor | int | float | bool, other: Tensor | int | float | bool, *,
+        rounding_mode: str | None = None, out: Tensor | None = None) -> Tensor:
     """True division (ints give floats), or ``rounding_mode='floor'``/``'trunc'``.
 
     Example:
@@ -144,7 +148,7 @@ def _binary_overload(tensor_op, scalar_op, rscalar_op, input, other) -> Tensor:
 
 
 @public
-def floor_divide(input, other) -> Tensor:
+def floor_divide(input: Tensor | int | float | bool, other: Tensor | int | float | bool) -> Tensor:
     """Division rounded toward negative infinity (no gradient, as in PyTorch).
 
     Example:
@@ -157,7 +161,7 @@ def floor_divide(input, other) -> Tensor:
 
 
 @public(inplace=True)
-def remainder(input, other) -> Tensor:
+def remainder(input: Tensor, other: Tensor | int | float | bool) -> Tensor:
     """Python-style modulus (sign of the divisor).
 
     Example:
@@ -169,7 +173,7 @@ def remainder(input, other) -> Tensor:
 
 
 @public(inplace=True)
-def fmod(input, other) -> Tensor:
+def fmod(input: Tensor, other: Tensor | int | float | bool) -> Tensor:
     """C-style modulus (sign of the dividend).
 
     Example:
@@ -189,7 +193,7 @@ _FMOD_SIGNATURES = ("Tensor input, Tensor other, *, Tensor out = None",
 
 
 @public(inplace=True)
-def pow(input, exponent) -> Tensor:
+def pow(input: Tensor | int | float | bool, exponent: Tensor | int | float | bool) -> Tensor:
     """``input ** exponent`` (either may be a number).
 
     Example:
@@ -201,14 +205,14 @@ def pow(input, exponent) -> Tensor:
 
 
 @public(inplace=True)
-def float_power(input, exponent) -> Tensor:
+def float_power(input: Tensor, exponent: Tensor | int | float | bool) -> Tensor:
     a = input.double() if isinstance(input, Tensor) else input
     b = exponent.double() if isinstance(exponent, Tensor) else exponent
     return pow(a, b)
 
 
 @public(inplace=True, tensor_operand=True)
-def atan2(input, other) -> Tensor:
+def atan2(input: Tensor, other: Tensor) -> Tensor:
     """Angle of (other, input), elementwise.
 
     Example:
@@ -244,7 +248,7 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:
 
 
 @public(tensor_operand=True)
-def maximum(input, other) -> Tensor:
+def maximum(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise maximum (ties share the gradient, as PyTorch).
 
     Example:
@@ -258,7 +262,7 @@ def maximum(input, other) -> Tensor:
 
 
 @public(tensor_operand=True)
-def minimum(input, other) -> Tensor:
+def minimum(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise minimum.
 
     Example:
@@ -286,7 +290,7 @@ def _not_tensors(fn: str, input, other) -> TypeError:
 def tensor_operand_method(fn, name: str):
     """``Tensor.<name>(other)`` for a function whose operand must be a tensor: the
     method form of PyTorch's TypeError counts positions after ``self``."""
-    def method(self, other) -> Tensor:
+    def method(self, other: Tensor) -> Tensor:
         if not isinstance(other, Tensor):
             raise not_tensor(name, "other", 1, other)
         return fn(self, other)
@@ -296,7 +300,7 @@ def tensor_operand_method(fn, name: str):
 
 
 @public(inplace=True, inplace_function=True)
-def neg(input) -> Tensor:
+def neg(input: Tensor) -> Tensor:
     """``-input``.
 
     Example:
@@ -704,7 +708,7 @@ arctan = alias("arctan", atan, inplace=True, inplace_function=True)
 
 
 @public(inplace=True, inplace_function=True)
-def round(input, *, decimals: int = 0) -> Tensor:
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:
     """Round half to even (``decimals`` digits).
 
     Example:
@@ -722,7 +726,7 @@ def round(input, *, decimals: int = 0) -> Tensor:
 
 
 @public(inplace=True, inplace_function=True)
-def square(input) -> Tensor:
+def square(input: Tensor) -> Tensor:
     """``input ** 2``.
 
     Example:
@@ -734,12 +738,13 @@ def square(input) -> Tensor:
 
 
 @public(inplace=True, inplace_function=True)
-def frac(input) -> Tensor:
+def frac(input: Tensor) -> Tensor:
     return input - trunc(input)
 
 
 @public(inplace=True, inplace_function=True)
-def clamp(input, min=None, max=None) -> Tensor:
+def clamp(input: Tensor, min: Tensor | int | float | bool | None = None,
+          max: Tensor | int | float | bool | None = None) -> Tensor:
     """Limit values to [min, max]; bounds may be numbers or tensors.
 
     Example:
@@ -776,7 +781,7 @@ clip = alias("clip", clamp, inplace=True, inplace_function=True)
 
 
 @public(inplace=True, inplace_function=True)
-def clamp_min(input, min) -> Tensor:
+def clamp_min(input: Tensor, min: Tensor | int | float | bool) -> Tensor:
     if min.__class__ in (int, float) and isinstance(input, Tensor) and \
             input._data.dtype in FLOAT_NP and min == min:
         return unary(T.clamp_min, input, (min, None))  # ClampMinBackward0, as PyTorch
@@ -784,7 +789,7 @@ def clamp_min(input, min) -> Tensor:
 
 
 @public(inplace=True, inplace_function=True)
-def clamp_max(input, max) -> Tensor:
+def clamp_max(input: Tensor, max: Tensor | int | float | bool) -> Tensor:
     if max.__class__ in (int, float) and isinstance(input, Tensor) and \
             input._data.dtype in FLOAT_NP and max == max:
         return unary(T.clamp_max, input, (None, max))  # ClampMaxBackward0, as PyTorch
@@ -792,7 +797,8 @@ def clamp_max(input, max) -> Tensor:
 
 
 @public(method=False)
-def where(condition, input=None, other=None) -> Tensor:
+def where(condition: Tensor, input: Tensor | int | float | bool | None = None,
+          other: Tensor | int | float | bool | None = None) -> Tensor:
     """Elementwise ``input if condition else other`` (numbers allowed).
 
     Example:
@@ -853,7 +859,7 @@ def _check_broadcast(fn, names, tensors) -> None:
 
 
 @public(inplace=True)
-def lerp(input, end, weight) -> Tensor:
+def lerp(input: Tensor, end: Tensor, weight: Tensor | int | float | bool) -> Tensor:
     """``input + weight * (end - input)``, computed as PyTorch does.
 
     Example:
@@ -912,7 +918,7 @@ _LERP_METHOD_SIGNATURES = ("Tensor end, Tensor weight", "Tensor end, Number weig
 def lerp_method(fn, name: str):
     """``Tensor.lerp`` / ``Tensor.lerp_`` (``fn``): PyTorch's method-form TypeError for an
     ``end`` that is not a tensor, then ``fn``."""
-    def method(self, end, weight) -> Tensor:
+    def method(self, end: Tensor, weight: Tensor | int | float | bool) -> Tensor:
         if not isinstance(end, Tensor) or not (isinstance(weight, Tensor) or
                                                _is_number(weight)):
             raise invalid_combination(name, (end, weight), _LERP_METHOD_SIGNATURES)
@@ -1085,7 +1091,7 @@ not_equal = alias("not_equal", ne, inplace=True)
 
 @public(inplace=True)
 @per_element_under_vmap
-def logical_not(input) -> Tensor:
+def logical_not(input: Tensor) -> Tensor:
     """Elementwise not (bool result).
 
     Example:
@@ -1098,7 +1104,7 @@ def logical_not(input) -> Tensor:
 
 @public(inplace=True)
 @per_element_under_vmap
-def bitwise_not(input) -> Tensor:
+def bitwise_not(input: Tensor) -> Tensor:
     """``~input`` for bool and integer tensors.
 
     Example:
@@ -1113,7 +1119,7 @@ def bitwise_not(input) -> Tensor:
 
 
 @public
-def isnan(input) -> Tensor:
+def isnan(input: Tensor) -> Tensor:
     """Elementwise NaN test.
 
     Example:
@@ -1125,27 +1131,28 @@ def isnan(input) -> Tensor:
 
 
 @public
-def isinf(input) -> Tensor:
+def isinf(input: Tensor) -> Tensor:
     return _make(np.asarray(np.isinf(input._data)))
 
 
 @public
-def isfinite(input) -> Tensor:
+def isfinite(input: Tensor) -> Tensor:
     return _make(np.asarray(np.isfinite(input._data)))
 
 
 @public
-def isposinf(input) -> Tensor:
+def isposinf(input: Tensor) -> Tensor:
     return _make(np.asarray(np.isposinf(input._data)))
 
 
 @public
-def isneginf(input) -> Tensor:
+def isneginf(input: Tensor) -> Tensor:
     return _make(np.asarray(np.isneginf(input._data)))
 
 
 @public(inplace=True, inplace_function=True)
-def nan_to_num(input, nan=0.0, posinf=None, neginf=None) -> Tensor:
+def nan_to_num(input: Tensor, nan: float | None = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Tensor:
     """Replace NaN and infinities (gradient flows where values are kept).
 
     Example:
@@ -1157,7 +1164,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None) -> Tensor:
 
 
 @public
-def allclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
     """True when all elements are close: |input - other| <= atol + rtol * |other|.
 
@@ -1170,7 +1177,7 @@ def allclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,
 
 
 @public
-def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
     """Elementwise closeness test.
 
@@ -1184,7 +1191,7 @@ def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,
 
 
 @public
-def equal(input, other) -> bool:
+def equal(input: Tensor, other: Tensor) -> bool:
     """True when both have the same shape and elements.
 
     Example:
@@ -1204,7 +1211,7 @@ def _np(x):
 
 
 @public
-def nonzero(input, *, as_tuple: bool = False):
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Tensor | tuple[Tensor, ...]:
     """Indices of non-zero elements.
 
     Example:
@@ -1220,5 +1227,5 @@ def nonzero(input, *, as_tuple: bool = False):
 
 
 @public
-def argwhere(input) -> Tensor:
+def argwhere(input: Tensor) -> Tensor:
     return nonzero(input)

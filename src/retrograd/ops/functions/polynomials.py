@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+from ..._core.hints import Number
 from ..._tensor.tensor import _LEGACY_NAMES, Tensor
 from ..argcheck import invalid_combination
 from ..records import polynomials as TP
@@ -28,7 +29,7 @@ _SIGNATURES = ("Tensor x, Tensor n, *, Tensor out = None",
 def _polynomial(op, summary: str, example: str, shown: str):
     name = "special_" + op.name
 
-    def fn(x, n) -> Tensor:
+    def fn(x: Tensor | Number, n: Tensor | Number) -> Tensor:
         for t in (x, n):
             if isinstance(t, Tensor) and t.dtype.name in ("float16", "bfloat16"):
                 raise NotImplementedError(

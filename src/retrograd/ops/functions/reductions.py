@@ -18,6 +18,7 @@ import warnings
 import numpy as np
 
 from ..._core import dtype as D
+from ..._core.hints import Number, ShapeLike
 from ..._graph.node import _LEGACY
 from ..._tensor.tensor import Tensor, _make, _wrap_dim
 from ..arguments import _dims
@@ -59,7 +60,8 @@ def _sum_dtype(x, dtype):
 
 
 @public
-def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+def sum(input: Tensor, dim: ShapeLike | None = None, keepdim: bool = False, *,
+        dtype: D.dtype | None = None) -> Tensor:
     """Sum over all elements or over ``dim`` (ints and bools sum to int64).
 
     Example:
@@ -79,7 +81,8 @@ def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
 
 
 @public
-def mean(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+def mean(input: Tensor, dim: ShapeLike | None = None, keepdim: bool = False, *,
+         dtype: D.dtype | None = None) -> Tensor:
     """Mean over all elements or over ``dim``.
 
     Example:
@@ -114,18 +117,19 @@ _INT_NAMES = frozenset(("int64", "int32", "int16", "int8", "uint8", "bool"))
 
 
 @public
-def nansum(input, dim=None, keepdim: bool = False) -> Tensor:
+def nansum(input: Tensor, dim: ShapeLike | None = None, keepdim: bool = False) -> Tensor:
     return sum(where(isnan(input), 0.0, input), dim, keepdim)
 
 
 @public
-def nanmean(input, dim=None, keepdim: bool = False) -> Tensor:
+def nanmean(input: Tensor, dim: ShapeLike | None = None, keepdim: bool = False) -> Tensor:
     keep = logical_not(isnan(input))
     return nansum(input, dim, keepdim) / keep.sum(dim, keepdim)
 
 
 @public(autocast=T.prod)
-def prod(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *,
+         dtype: D.dtype | None = None) -> Tensor:
     """Product over all elements or over one ``dim``.
 
     Example:
@@ -172,7 +176,8 @@ def _reduce_minmax(input, dim, keepdim, which, fn_name, other=None):
 
 @public
 @per_element_under_vmap
-def max(input, dim=None, keepdim: bool = False, *, other=None):
+def max(input: Tensor, dim: int | Tensor | None = None, keepdim: bool = False, *,
+        other: Tensor | None = None) -> Tensor | tuple[Tensor, Tensor]:
     """Largest element; with ``dim``, (values, indices); with a tensor, elementwise maximum.
 
     Example:
@@ -189,7 +194,8 @@ def max(input, dim=None, keepdim: bool = False, *, other=None):
 
 @public
 @per_element_under_vmap
-def min(input, dim=None, keepdim: bool = False, *, other=None):
+def min(input: Tensor, dim: int | Tensor | None = None, keepdim: bool = False, *,
+        other: Tensor | None = None) -> Tensor | tuple[Tensor, Tensor]:
     """Smallest element; with ``dim``, (values, indices); with a tensor, elementwise minimum.
 
     Example:
@@ -203,7 +209,7 @@ def min(input, dim=None, keepdim: bool = False, *, other=None):
 
 
 @public
-def amax(input, dim=(), keepdim: bool = False) -> Tensor:
+def amax(input: Tensor, dim: ShapeLike = (), keepdim: bool = False) -> Tensor:
     """Maximum over ``dim`` (all dims by default); ties share the gradient.
 
     Example:
@@ -217,7 +223,7 @@ def amax(input, dim=(), keepdim: bool = False) -> Tensor:
 
 
 @public
-def amin(input, dim=(), keepdim: bool = False) -> Tensor:
+def amin(input: Tensor, dim: ShapeLike = (), keepdim: bool = False) -> Tensor:
     """Minimum over ``dim`` (all dims by default).
 
     Example:
@@ -262,7 +268,8 @@ def _check_empty_reduction(fn: str, x: Tensor, dim) -> None:
 
 
 @public
-def aminmax(input, *, dim=None, keepdim: bool = False):
+def aminmax(input: Tensor, *, dim: int | None = None,
+            keepdim: bool = False) -> tuple[Tensor, Tensor]:
     if not input._data.size:  # Note [Empty reductions]
         if dim is None:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
@@ -278,7 +285,7 @@ def aminmax(input, *, dim=None, keepdim: bool = False):
 
 @public
 @per_element_under_vmap
-def argmax(input, dim=None, keepdim: bool = False) -> Tensor:
+def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """Index of the largest element (flattened when ``dim`` is None).
 
     Example:
@@ -291,7 +298,7 @@ def argmax(input, dim=None, keepdim: bool = False) -> Tensor:
 
 @public
 @per_element_under_vmap
-def argmin(input, dim=None, keepdim: bool = False) -> Tensor:
+def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """Index of the smallest element.
 
     Example:
@@ -323,7 +330,7 @@ def _argext(x, dim, keepdim, fn):
 
 @public
 @per_element_under_vmap
-def all(input, dim=None, keepdim: bool = False) -> Tensor:
+def all(input: Tensor, dim: ShapeLike | None = None, keepdim: bool = False) -> Tensor:
     """True where all elements are non-zero.
 
     Example:
@@ -338,7 +345,7 @@ def all(input, dim=None, keepdim: bool = False) -> Tensor:
 
 @public
 @per_element_under_vmap
-def any(input, dim=None, keepdim: bool = False) -> Tensor:
+def any(input: Tensor, dim: ShapeLike | None = None, keepdim: bool = False) -> Tensor:
     """True where any element is non-zero.
 
     Example:
@@ -352,7 +359,7 @@ def any(input, dim=None, keepdim: bool = False) -> Tensor:
 
 
 @public
-def count_nonzero(input, dim=None) -> Tensor:
+def count_nonzero(input: Tensor, dim: ShapeLike | None = None) -> Tensor:
     return _make(np.asarray(np.count_nonzero(input._data, axis=_dims(dim, input.ndim)),
                             dtype=np.int64))
 
@@ -366,8 +373,8 @@ def _correction(unbiased, correction):
 
 
 @public
-def var(input, dim=None, unbiased=None, keepdim: bool = False, *,
-        correction=None) -> Tensor:
+def var(input: Tensor, dim: ShapeLike | None = None, unbiased: bool | None = None,
+        keepdim: bool = False, *, correction: Number | None = None) -> Tensor:
     """Variance with Bessel's ``correction`` (1 by default).
 
     Example:
@@ -399,8 +406,8 @@ def _var_or_std(op, fname: str, input, dim, unbiased, keepdim, correction) -> Te
 
 
 @public
-def std(input, dim=None, unbiased=None, keepdim: bool = False, *,
-        correction=None) -> Tensor:
+def std(input: Tensor, dim: ShapeLike | None = None, unbiased: bool | None = None,
+        keepdim: bool = False, *, correction: Number | None = None) -> Tensor:
     """Standard deviation (square root of ``var``).
 
     Example:
@@ -412,21 +419,21 @@ def std(input, dim=None, unbiased=None, keepdim: bool = False, *,
 
 
 @public(method=False)
-def var_mean(input, dim=None, unbiased=None, keepdim: bool = False, *,
-             correction=None):
+def var_mean(input: Tensor, dim: ShapeLike | None = None, unbiased: bool | None = None,
+             keepdim: bool = False, *, correction: Number | None = None) -> tuple[Tensor, Tensor]:
     return (_var_or_std(T.var, "var_mean", input, dim, unbiased, keepdim, correction),
             mean(input, dim, keepdim) if dim is not None else mean(input))
 
 
 @public(method=False)
-def std_mean(input, dim=None, unbiased=None, keepdim: bool = False, *,
-             correction=None):
+def std_mean(input: Tensor, dim: ShapeLike | None = None, unbiased: bool | None = None,
+             keepdim: bool = False, *, correction: Number | None = None) -> tuple[Tensor, Tensor]:
     return (_var_or_std(T.std, "std_mean", input, dim, unbiased, keepdim, correction),
             mean(input, dim, keepdim) if dim is not None else mean(input))
 
 
 @public
-def softmax(input, dim: int, dtype=None) -> Tensor:
+def softmax(input: Tensor, dim: int, dtype: D.dtype | None = None) -> Tensor:
     """``exp(x) / exp(x).sum(dim)``, computed stably (``torch.softmax``).
 
     Example:
@@ -438,7 +445,7 @@ def softmax(input, dim: int, dtype=None) -> Tensor:
 
 
 @public
-def log_softmax(input, dim: int, dtype=None) -> Tensor:
+def log_softmax(input: Tensor, dim: int, dtype: D.dtype | None = None) -> Tensor:
     """``log(softmax(x))``, computed stably (``torch.log_softmax``).
 
     Example:
@@ -450,7 +457,7 @@ def log_softmax(input, dim: int, dtype=None) -> Tensor:
 
 
 @public
-def logsumexp(input, dim, keepdim: bool = False) -> Tensor:
+def logsumexp(input: Tensor, dim: ShapeLike, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(input)))`` over ``dim``, computed without overflow.
 
     Example:
@@ -463,7 +470,7 @@ def logsumexp(input, dim, keepdim: bool = False) -> Tensor:
 
 
 @public(inplace=True)
-def cumsum(input, dim: int, *, dtype=None) -> Tensor:
+def cumsum(input: Tensor, dim: int, *, dtype: D.dtype | None = None) -> Tensor:
     """Cumulative sum along ``dim``.
 
     Example:
@@ -475,7 +482,7 @@ def cumsum(input, dim: int, *, dtype=None) -> Tensor:
 
 
 @public(inplace=True)
-def cumprod(input, dim: int, *, dtype=None) -> Tensor:
+def cumprod(input: Tensor, dim: int, *, dtype: D.dtype | None = None) -> Tensor:
     """Cumulative product along ``dim`` (zeros handled in the gradient).
 
     Example:
@@ -487,7 +494,8 @@ def cumprod(input, dim: int, *, dtype=None) -> Tensor:
 
 
 @public(method=False)
-def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+def vector_norm(x: Tensor, ord: float = 2, dim: ShapeLike | None = None, keepdim: bool = False, *,
+                dtype: D.dtype | None = None) -> Tensor:
     """The vector ``ord``-norm over ``dim`` (all elements by default).
 
     Example:
@@ -504,7 +512,8 @@ def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Ten
 
 
 @public
-def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+def norm(input: Tensor, p: float | str | None = "fro", dim: ShapeLike | None = None,
+         keepdim: bool = False, dtype: D.dtype | None = None) -> Tensor:
     """Vector norm (``p``: a number, 'fro' or inf) over ``dim`` or all elements.
 
     Example:
@@ -520,5 +529,5 @@ def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
 
 
 @public
-def dist(input, other, p=2) -> Tensor:
+def dist(input: Tensor, other: Tensor, p: Number = 2) -> Tensor:
     return vector_norm(input - other, p)

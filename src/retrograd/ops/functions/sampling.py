@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._core.dtype import dtype
 from ..._random import distributions as random_dist
 from ..._random import rng
 from ..._tensor.tensor import Tensor, _make, check_inference_write
@@ -66,7 +67,8 @@ _DTYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char
 
 
 @public(function=False)
-def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
+def uniform_(self, a: float = 0.0, b: float = 1.0, *,
+             generator: rng.Generator | None = None) -> Tensor:
     """Fill with uniform samples from [a, b) in place (PyTorch's numbers after a seed).
 
     Example:
@@ -83,7 +85,8 @@ def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
 
 
 @public(function=False)
-def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
+def normal_(self, mean: float = 0.0, std: float = 1.0, *,
+            generator: rng.Generator | None = None) -> Tensor:
     """Fill with normal samples in place (PyTorch's numbers after a seed).
 
     Example:
@@ -105,7 +108,7 @@ def _check_p(p: float, name: str = "bernoulli_") -> None:
 
 
 @public(function=False)
-def bernoulli_(self, p=0.5, *, generator=None) -> Tensor:
+def bernoulli_(self, p: Tensor | float = 0.5, *, generator: rng.Generator | None = None) -> Tensor:
     """Fill with 0/1 samples of probability ``p`` (a number or a tensor) in place.
 
     Example:
@@ -133,7 +136,8 @@ def _in_order(data: np.ndarray, other: np.ndarray) -> np.ndarray:
 
 @public
 @random_under_vmap(by_values=True)
-def bernoulli(input, p=None, *, generator=None) -> Tensor:
+def bernoulli(input: Tensor, p: float | None = None, *,
+              generator: rng.Generator | None = None) -> Tensor:
     """0/1 samples with the probabilities in ``input`` (or a number ``p``), like PyTorch.
 
     Example:
@@ -164,7 +168,7 @@ def _fill_with(self, kernel: str, samples) -> Tensor:
 
 
 @public(function=False)
-def exponential_(self, lambd: float = 1.0, *, generator=None) -> Tensor:
+def exponential_(self, lambd: float = 1.0, *, generator: rng.Generator | None = None) -> Tensor:
     """Fill with exponential samples of rate ``lambd`` in place.
 
     Example:
@@ -179,7 +183,7 @@ def exponential_(self, lambd: float = 1.0, *, generator=None) -> Tensor:
 
 
 @public(function=False)
-def geometric_(self, p: float, *, generator=None) -> Tensor:
+def geometric_(self, p: float, *, generator: rng.Generator | None = None) -> Tensor:
     """Fill with geometric samples (trials to the first success) in place.
 
     Example:
@@ -195,7 +199,8 @@ def geometric_(self, p: float, *, generator=None) -> Tensor:
 
 
 @public(function=False)
-def log_normal_(self, mean: float = 1.0, std: float = 2.0, *, generator=None) -> Tensor:
+def log_normal_(self, mean: float = 1.0, std: float = 2.0, *,
+                generator: rng.Generator | None = None) -> Tensor:
     """Fill with log-normal samples in place.
 
     Example:
@@ -210,7 +215,8 @@ def log_normal_(self, mean: float = 1.0, std: float = 2.0, *, generator=None) ->
 
 
 @public(function=False)
-def cauchy_(self, median: float = 0.0, sigma: float = 1.0, *, generator=None) -> Tensor:
+def cauchy_(self, median: float = 0.0, sigma: float = 1.0, *,
+            generator: rng.Generator | None = None) -> Tensor:
     """Fill with Cauchy samples in place.
 
     Example:
@@ -222,7 +228,8 @@ def cauchy_(self, median: float = 0.0, sigma: float = 1.0, *, generator=None) ->
 
 
 @public(function=False)
-def random_(self, low=None, high=None, *, generator=None) -> Tensor:
+def random_(self, low: int | None = None, high: int | None = None, *,
+            generator: rng.Generator | None = None) -> Tensor:
     """Fill with integers: ``random_()`` over the dtype's range, ``random_(to)`` from
     [0, to), ``random_(from, to)`` from [from, to).
 
@@ -259,8 +266,8 @@ def _check_int_bounds(dt: np.dtype, low: int, high: int) -> None:
 
 @public
 @random_under_vmap(by_values=True)
-def multinomial(input, num_samples: int, replacement: bool = False, *,
-                generator=None) -> Tensor:
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
+                generator: rng.Generator | None = None) -> Tensor:
     """Indices sampled from the rows of ``input`` (weights), PyTorch's draws after a seed.
 
     Example:
@@ -299,8 +306,8 @@ __all__ = ["uniform_", "normal_", "bernoulli_", "bernoulli", "exponential_", "ge
 
 @public(method=False)
 @random_under_vmap
-def rand_like(input: Tensor, dtype=None, generator=None, requires_grad: bool = False,
-              **kw) -> Tensor:
+def rand_like(input: Tensor, dtype: dtype | None = None, generator: rng.Generator | None = None,
+              requires_grad: bool = False, **kw) -> Tensor:
     """``rand`` with ``input``'s shape, dtype and layout (PyTorch's numbers after a seed).
 
     Example:
@@ -315,8 +322,8 @@ def rand_like(input: Tensor, dtype=None, generator=None, requires_grad: bool = F
 
 @public(method=False)
 @random_under_vmap
-def randn_like(input: Tensor, dtype=None, generator=None, requires_grad: bool = False,
-               **kw) -> Tensor:
+def randn_like(input: Tensor, dtype: dtype | None = None, generator: rng.Generator | None = None,
+               requires_grad: bool = False, **kw) -> Tensor:
     """``randn`` with ``input``'s shape, dtype and layout (PyTorch's numbers after a seed).
 
     Example:
@@ -330,7 +337,8 @@ def randn_like(input: Tensor, dtype=None, generator=None, requires_grad: bool = 
 
 @public(method=False)
 @random_under_vmap
-def randint_like(input: Tensor, low, high=None, dtype=None, generator=None,
+def randint_like(input: Tensor, low: int, high: Tensor | int | None = None,
+                 dtype: dtype | None = None, generator: rng.Generator | None = None,
                  requires_grad: bool = False, **kw) -> Tensor:
     """``randint`` with ``input``'s shape, dtype and layout (PyTorch's numbers after a seed).
 

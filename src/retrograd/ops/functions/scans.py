@@ -11,8 +11,11 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
+from ..._core.hints import Number, ShapeLike
 from ..._tensor.tensor import _LEGACY_NAMES, Tensor, _make, _wrap_dim
 from ..batch_rules import per_element_under_vmap
 from ..dispatch import apply
@@ -57,7 +60,8 @@ def _cummaxmin(op, name: str, input: Tensor, dim: int, running, out):
 
 @public
 @per_element_under_vmap
-def cummax(input: Tensor, dim: int, *, out=None):
+def cummax(input: Tensor, dim: int, *,
+           out: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]:
     """The running maximum along ``dim`` and the index where it was reached (the latest of
     equal values; a nan, once met, is the maximum from there on).
 
@@ -71,7 +75,8 @@ def cummax(input: Tensor, dim: int, *, out=None):
 
 @public
 @per_element_under_vmap
-def cummin(input: Tensor, dim: int, *, out=None):
+def cummin(input: Tensor, dim: int, *,
+           out: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]:
     """The running minimum along ``dim`` and the index where it was reached (the latest of
     equal values; a nan, once met, is the minimum from there on).
 
@@ -188,7 +193,9 @@ def _gradient_coordinates(x: Tensor, d: int, coords: Tensor, edge_order: int) ->
 
 @public(method=False)
 @per_element_under_vmap
-def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1) -> tuple:
+def gradient(input: Tensor, *,
+             spacing: Number | Sequence[Number] | tuple[Tensor, ...] | list[Tensor] | None = 1,
+             dim: ShapeLike | None = None, edge_order: int = 1) -> tuple[Tensor, ...]:
     """Estimates of the derivatives of the function sampled by ``input``, one tensor per
     dim of ``dim`` (all dims by default): second-order central differences inside,
     one-sided ones of order ``edge_order`` (1 or 2) at the ends. ``spacing`` is the

@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+from ..._core.hints import Shape
 from ..._tensor.tensor import Tensor, _wrap_dim
 from ..dispatch import apply
 from ..public import public
@@ -100,7 +101,7 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
 
 
 @public
-def as_strided_scatter(input: Tensor, src: Tensor, size, stride,
+def as_strided_scatter(input: Tensor, src: Tensor, size: Shape, stride: Shape,
                        storage_offset: int | None = None) -> Tensor:
     """A copy of ``input`` (contiguous) with ``as_strided(size, stride, storage_offset)``
     replaced by ``src``.

@@ -12,11 +12,13 @@ Example:
 from __future__ import annotations
 
 import builtins
+from collections.abc import Sequence
 
 import numpy as np
 
 from ..._core import dtype as D
 from ..._core.grad_mode import STATE
+from ..._core.hints import Shape, ShapeLike
 from ..._core.size import Size
 from ..._graph.forward_state import FW as _FW
 from ..._graph.forward_state import fw_op as _fw_op
@@ -65,7 +67,7 @@ def _infer_shape(shape, numel: int, orig):
 
 
 @public
-def view(input, *shape) -> Tensor:
+def view(input: Tensor, *shape: int | Sequence[int] | D.dtype) -> Tensor:
     """The same data seen with a new shape (no copy; see ``reshape`` otherwise).
 
     Example:
@@ -87,7 +89,7 @@ def view(input, *shape) -> Tensor:
 
 
 @public
-def reshape(input, *shape) -> Tensor:
+def reshape(input: Tensor, *shape: int | Sequence[int]) -> Tensor:
     """A tensor with the same data and a new shape (a view when possible).
 
     Example:
@@ -107,17 +109,17 @@ def reshape(input, *shape) -> Tensor:
 
 
 @public
-def view_as(input, other) -> Tensor:
+def view_as(input: Tensor, other: Tensor) -> Tensor:
     return view(input, other.shape)
 
 
 @public
-def reshape_as(input, other) -> Tensor:
+def reshape_as(input: Tensor, other: Tensor) -> Tensor:
     return reshape(input, other.shape)
 
 
 @public
-def flatten(input, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Merge dims ``start_dim..end_dim`` into one.
 
     Example:
@@ -140,7 +142,7 @@ def flatten(input, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 @public
-def unflatten(input, dim: int, sizes) -> Tensor:
+def unflatten(input: Tensor, dim: int, sizes: Shape) -> Tensor:
     """Split dim ``dim`` into ``sizes``.
 
     Example:
@@ -155,7 +157,7 @@ def unflatten(input, dim: int, sizes) -> Tensor:
 
 
 @public
-def squeeze(input, dim=None) -> Tensor:
+def squeeze(input: Tensor, dim: ShapeLike | None = None) -> Tensor:
     """Remove dims of size 1 (all, or those in ``dim``).
 
     Example:
@@ -173,7 +175,7 @@ def squeeze(input, dim=None) -> Tensor:
 
 
 @public
-def unsqueeze(input, dim: int) -> Tensor:
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """Insert a dim of size 1 at ``dim``.
 
     Example:
@@ -185,7 +187,7 @@ def unsqueeze(input, dim: int) -> Tensor:
 
 
 @public
-def permute(input, *dims) -> Tensor:
+def permute(input: Tensor, *dims: int | Sequence[int]) -> Tensor:
     """Reorder dims.
 
     Example:
@@ -212,7 +214,7 @@ def permute(input, *dims) -> Tensor:
 
 
 @public
-def transpose(input, dim0: int, dim1: int) -> Tensor:
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """Swap two dims.
 
     Example:
@@ -229,7 +231,7 @@ swapdims = alias("swapdims", transpose)
 
 
 @public
-def t(input) -> Tensor:
+def t(input: Tensor) -> Tensor:
     """Transpose of a tensor with at most 2 dims.
 
     Example:
@@ -244,7 +246,7 @@ def t(input) -> Tensor:
 
 
 @public
-def movedim(input, source, destination) -> Tensor:
+def movedim(input: Tensor, source: ShapeLike, destination: ShapeLike) -> Tensor:
     """Move dims from ``source`` positions to ``destination`` positions.
 
     Example:
@@ -267,7 +269,7 @@ moveaxis = alias("moveaxis", movedim)
 
 
 @public
-def expand(input, *sizes) -> Tensor:
+def expand(input: Tensor, *sizes: int | Sequence[int]) -> Tensor:
     """A broadcast view with ``sizes`` (-1 keeps a dim); no copy.
 
     Example:
@@ -309,12 +311,12 @@ def _check_expand(t: Tensor, shp: tuple, sizes) -> None:
 
 
 @public
-def expand_as(input, other) -> Tensor:
+def expand_as(input: Tensor, other: Tensor) -> Tensor:
     return expand(input, other.shape)
 
 
 @public
-def broadcast_to(input, size) -> Tensor:
+def broadcast_to(input: Tensor, size: Shape) -> Tensor:
     """``input`` broadcast to ``size`` (a view).
 
     Example:
@@ -326,18 +328,18 @@ def broadcast_to(input, size) -> Tensor:
 
 
 @public(method=False)
-def broadcast_tensors(*tensors):
+def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
     shape = np.broadcast_shapes(*(t._data.shape for t in tensors))
     return tuple(expand(t, shape) for t in tensors)
 
 
 @public(method=False)
-def broadcast_shapes(*shapes):
+def broadcast_shapes(*shapes: int | Sequence[int]) -> Size:
     return Size(np.broadcast_shapes(*shapes))
 
 
 @public
-def sum_to_size(input, *size) -> Tensor:
+def sum_to_size(input: Tensor, *size: int | Sequence[int]) -> Tensor:
     """Sum ``input`` down to ``size`` (undoes broadcasting).
 
     Example:
@@ -350,7 +352,7 @@ def sum_to_size(input, *size) -> Tensor:
 
 
 @public
-def repeat(input, *sizes) -> Tensor:
+def repeat(input: Tensor, *sizes: int | Sequence[int]) -> Tensor:
     """Tile the tensor ``sizes`` times along each dim (a copy).
 
     Example:
@@ -366,7 +368,7 @@ def repeat(input, *sizes) -> Tensor:
 
 
 @public
-def tile(input, dims) -> Tensor:
+def tile(input: Tensor, dims: Shape) -> Tensor:
     """Like ``repeat``; missing leading dims count as 1.
 
     Example:
@@ -381,7 +383,7 @@ def tile(input, dims) -> Tensor:
 
 
 @public
-def flip(input, dims) -> Tensor:
+def flip(input: Tensor, dims: ShapeLike) -> Tensor:
     """Reverse the order of elements along ``dims``.
 
     Example:
@@ -394,17 +396,17 @@ def flip(input, dims) -> Tensor:
 
 
 @public
-def fliplr(input) -> Tensor:
+def fliplr(input: Tensor) -> Tensor:
     return flip(input, 1)
 
 
 @public
-def flipud(input) -> Tensor:
+def flipud(input: Tensor) -> Tensor:
     return flip(input, 0)
 
 
 @public
-def roll(input, shifts, dims=None) -> Tensor:
+def roll(input: Tensor, shifts: ShapeLike, dims: ShapeLike | None = None) -> Tensor:
     """Rotate elements along ``dims`` by ``shifts``.
 
     Example:
@@ -443,7 +445,7 @@ def _promote_list(tensors, fn_name):
 
 
 @public(method=False, autocast=T.cat)
-def cat(tensors, dim: int = 0) -> Tensor:
+def cat(tensors: tuple[Tensor, ...] | list[Tensor], dim: int = 0) -> Tensor:
     """Join tensors along an existing dim.
 
     Example:
@@ -483,7 +485,7 @@ concatenate = alias("concatenate", cat, method=False)
 
 
 @public(method=False, autocast=T.stack)
-def stack(tensors, dim: int = 0) -> Tensor:
+def stack(tensors: tuple[Tensor, ...] | list[Tensor], dim: int = 0) -> Tensor:
     """Join tensors along a new dim.
 
     Example:
@@ -502,13 +504,13 @@ def stack(tensors, dim: int = 0) -> Tensor:
 
 
 @public(method=False)
-def hstack(tensors) -> Tensor:
+def hstack(tensors: tuple[Tensor, ...] | list[Tensor]) -> Tensor:
     ts = list(tensors)
     return cat(ts, 0 if ts[0].ndim == 1 else 1)
 
 
 @public(method=False)
-def vstack(tensors) -> Tensor:
+def vstack(tensors: tuple[Tensor, ...] | list[Tensor]) -> Tensor:
     return cat([x.reshape(1, -1) if x.ndim == 1 else x for x in tensors], 0)
 
 
@@ -546,7 +548,8 @@ def _pieces(input, d, bounds, kind, sizes):
 
 @public
 @per_element_under_vmap
-def split(tensor, split_size_or_sections, dim: int = 0):
+def split(tensor: Tensor, split_size_or_sections: ShapeLike, dim: int = 0
+          ) -> tuple[Tensor, ...]:
     """Split into pieces of a given size (an int) or sizes (a list); views.
 
     Example:
@@ -584,7 +587,8 @@ def split_bounds(n: int, split_size_or_sections, d: int) -> tuple[list, list]:
 
 
 @public
-def tensor_split(input, indices_or_sections, dim: int = 0):
+def tensor_split(input: Tensor, indices_or_sections: Tensor | int | Sequence[int], dim: int = 0
+                 ) -> tuple[Tensor, ...]:
     n = input.shape[dim]
     if isinstance(indices_or_sections, int):
         k = indices_or_sections
@@ -597,7 +601,7 @@ def tensor_split(input, indices_or_sections, dim: int = 0):
 
 @public
 @per_element_under_vmap
-def chunk(input, chunks: int, dim: int = 0):
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """Split into ``chunks`` pieces (the last may be smaller).
 
     Example:
@@ -616,7 +620,7 @@ def chunk(input, chunks: int, dim: int = 0):
 
 @public
 @per_element_under_vmap
-def unbind(input, dim: int = 0):
+def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     """Slices along ``dim`` as a tuple of views.
 
     Example:
@@ -630,7 +634,7 @@ def unbind(input, dim: int = 0):
 
 
 @public
-def narrow(input, dim: int, start, length: int) -> Tensor:
+def narrow(input: Tensor, dim: int, start: Tensor | int, length: int) -> Tensor:
     """A view of ``length`` elements from ``start`` along ``dim``.
 
     Example:
@@ -650,7 +654,7 @@ def narrow(input, dim: int, start, length: int) -> Tensor:
 
 
 @public
-def select(input, dim: int, index: int) -> Tensor:
+def select(input: Tensor, dim: int, index: int) -> Tensor:
     """The slice at ``index`` along ``dim`` (a view, one dim fewer).
 
     Example:
@@ -669,7 +673,7 @@ def select(input, dim: int, index: int) -> Tensor:
 
 
 @public
-def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The diagonal of the ``dim1``/``dim2`` planes, as a view (it shares memory).
 
     Example:
@@ -687,7 +691,7 @@ def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
 
 
 @public(function=False)
-def unfold(input, dimension: int, size: int, step: int) -> Tensor:
+def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     """All slices of length ``size`` along ``dimension``, ``step`` apart, as a view with a new
     last dim (``Tensor.unfold``).
 
@@ -711,7 +715,8 @@ def unfold(input, dimension: int, size: int, step: int) -> Tensor:
 
 
 @public
-def as_strided(input, size, stride, storage_offset: int | None = None) -> Tensor:
+def as_strided(input: Tensor, size: Shape, stride: Shape,
+               storage_offset: int | None = None) -> Tensor:
     """A view of the memory under ``input`` with the given sizes and element strides, from
     element ``storage_offset`` of the storage on (default: where ``input`` starts).
 
@@ -755,7 +760,7 @@ def as_strided(input, size, stride, storage_offset: int | None = None) -> Tensor
 
 
 @public
-def diag(input, diagonal_: int = 0) -> Tensor:
+def diag(input: Tensor, diagonal_: int = 0) -> Tensor:
     if input.ndim == 1:
         n = input.shape[0] + _py_abs(diagonal_)
         z = zeros(n, n, dtype=input.dtype)
@@ -766,7 +771,7 @@ def diag(input, diagonal_: int = 0) -> Tensor:
 
 
 @public(autocast=FP32)
-def trace(input) -> Tensor:
+def trace(input: Tensor) -> Tensor:
     return diagonal(input).sum()
 
 
@@ -779,7 +784,7 @@ def _triangle(op, name: str, input, diagonal: int) -> Tensor:
 
 
 @public(inplace=True)
-def tril(input, diagonal: int = 0) -> Tensor:
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle of the last two dims (on and below ``diagonal``), zeros above.
 
     Example:
@@ -792,7 +797,7 @@ def tril(input, diagonal: int = 0) -> Tensor:
 
 
 @public(inplace=True)
-def triu(input, diagonal: int = 0) -> Tensor:
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle of the last two dims (on and above ``diagonal``), zeros below.
 
     Example:

@@ -10,6 +10,9 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from ..._core.hints import Shape
 from ..._tensor.tensor import Tensor, _wrap_dim
 from ..dispatch import apply
 from ..public import public
@@ -21,7 +24,7 @@ __all__ = ["rot90", "atleast_1d", "atleast_2d", "atleast_3d", "dstack", "column_
 
 
 @public
-def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
+def rot90(input: Tensor, k: int = 1, dims: Shape = (0, 1)) -> Tensor:
     """Rotate by 90 degrees ``k`` times in the plane of ``dims`` (from the first dim
     towards the second).
 
@@ -77,7 +80,7 @@ def _at_least_3d(t: Tensor) -> Tensor:
 
 
 @public(method=False)
-def atleast_1d(*tensors):
+def atleast_1d(*tensors: Tensor | Sequence[Tensor]) -> Tensor | tuple[Tensor, ...]:
     """Each tensor with at least one dim (a 0-d tensor becomes shape ``(1,)``).
 
     Example:
@@ -89,7 +92,7 @@ def atleast_1d(*tensors):
 
 
 @public(method=False)
-def atleast_2d(*tensors):
+def atleast_2d(*tensors: Tensor | Sequence[Tensor]) -> Tensor | tuple[Tensor, ...]:
     """Each tensor with at least two dims (new leading dims of size 1).
 
     Example:
@@ -101,7 +104,7 @@ def atleast_2d(*tensors):
 
 
 @public(method=False)
-def atleast_3d(*tensors):
+def atleast_3d(*tensors: Tensor | Sequence[Tensor]) -> Tensor | tuple[Tensor, ...]:
     """Each tensor with at least three dims (a vector ``(n,)`` becomes ``(1, n, 1)``, a
     matrix ``(m, n)`` becomes ``(m, n, 1)``).
 
@@ -124,7 +127,7 @@ def _stack_args(name: str, tensors) -> list:
 
 
 @public(method=False)
-def dstack(tensors) -> Tensor:
+def dstack(tensors: tuple[Tensor, ...] | list[Tensor]) -> Tensor:
     """Concatenate along the third dim (after ``atleast_3d``).
 
     Example:
@@ -136,7 +139,7 @@ def dstack(tensors) -> Tensor:
 
 
 @public(method=False)
-def column_stack(tensors) -> Tensor:
+def column_stack(tensors: tuple[Tensor, ...] | list[Tensor]) -> Tensor:
     """Stack vectors as columns (0-d and 1-d tensors become ``(n, 1)``), then
     concatenate along dim 1.
 
@@ -151,7 +154,7 @@ def column_stack(tensors) -> Tensor:
 
 
 @public(method=False)
-def row_stack(tensors) -> Tensor:
+def row_stack(tensors: tuple[Tensor, ...] | list[Tensor]) -> Tensor:
     """``vstack``: concatenate along dim 0 after ``atleast_2d``.
 
     Example:
@@ -184,7 +187,7 @@ def _split_along(name: str, input: Tensor, sections, dim: int, min_dims: int):
 
 
 @public
-def hsplit(input: Tensor, indices_or_sections) -> tuple:
+def hsplit(input: Tensor, indices_or_sections: Tensor | int | Sequence[int]) -> tuple[Tensor, ...]:
     """Split along dim 1 (dim 0 of a 1-D tensor): into equal sections (an int) or at the
     given indices.
 
@@ -197,7 +200,7 @@ def hsplit(input: Tensor, indices_or_sections) -> tuple:
 
 
 @public
-def vsplit(input: Tensor, indices_or_sections) -> tuple:
+def vsplit(input: Tensor, indices_or_sections: Tensor | int | Sequence[int]) -> tuple[Tensor, ...]:
     """Split along dim 0 (a tensor of at least 2 dims).
 
     Example:
@@ -209,7 +212,7 @@ def vsplit(input: Tensor, indices_or_sections) -> tuple:
 
 
 @public
-def dsplit(input: Tensor, indices_or_sections) -> tuple:
+def dsplit(input: Tensor, indices_or_sections: Tensor | int | Sequence[int]) -> tuple[Tensor, ...]:
     """Split along dim 2 (a tensor of at least 3 dims).
 
     Example:
@@ -221,7 +224,7 @@ def dsplit(input: Tensor, indices_or_sections) -> tuple:
 
 
 @public
-def split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple:
+def split_with_sizes(input: Tensor, split_sizes: Shape, dim: int = 0) -> tuple[Tensor, ...]:
     """Split into pieces of the given sizes (views, one SplitWithSizesBackward0 node).
 
     Example:

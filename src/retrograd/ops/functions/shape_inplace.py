@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._core.grad_mode import STATE
+from ..._core.hints import ShapeLike
 from ..._graph.forward_state import FW as _FW
 from ..._graph.forward_state import fw_op as _fw_op
 from ..._graph.forward_state import get_tangent, set_tangent
@@ -113,7 +114,7 @@ def swapdims_(self: Tensor, dim0: int, dim1: int) -> Tensor:
     return transpose_(self, dim0, dim1)
 
 
-def squeeze_(self: Tensor, dim=None) -> Tensor:
+def squeeze_(self: Tensor, dim: ShapeLike | None = None) -> Tensor:
     """``squeeze`` in place: all size-1 dims, one dim or a tuple of dims.
 
     Example:

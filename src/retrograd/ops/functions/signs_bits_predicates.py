@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._core import dtype as D
+from ..._core.hints import Number
 from ..._tensor.tensor import _LEGACY_NAMES, Tensor, _make
 from ..batch_rules import per_element_under_vmap
 from ..dispatch import binary, unary
@@ -49,7 +50,7 @@ def positive(input: Tensor) -> Tensor:
 
 @public(method=False)
 @per_element_under_vmap
-def rsub(input: Tensor, other, *, alpha=1) -> Tensor:
+def rsub(input: Tensor, other: Tensor | Number, *, alpha: Number = 1) -> Tensor:
     """``other - alpha * input`` (the reversed ``sub``).
 
     Example:
@@ -142,7 +143,7 @@ def lcm(input: Tensor, other: Tensor) -> Tensor:
 
 @public(inplace=True)
 @per_element_under_vmap
-def bitwise_left_shift(input, other) -> Tensor:
+def bitwise_left_shift(input: Tensor, other: Tensor | Number) -> Tensor:
     """``input << other`` elementwise (integer tensors; a shift by a negative amount or by
     the width or more gives 0).
 
@@ -157,7 +158,7 @@ def bitwise_left_shift(input, other) -> Tensor:
 
 @public(inplace=True)
 @per_element_under_vmap
-def bitwise_right_shift(input, other) -> Tensor:
+def bitwise_right_shift(input: Tensor, other: Tensor | Number) -> Tensor:
     """``input >> other`` elementwise, arithmetic for signed integers.
 
     Example:

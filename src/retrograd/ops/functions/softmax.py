@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import warnings
 
+from ..._core.dtype import dtype
 from ..._graph.node import _LEGACY
 from ..._tensor.tensor import Tensor
 from ..dispatch import apply
@@ -45,7 +46,7 @@ def _softmax_input(input, dim, dtype, name, stacklevel):
 
 
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
-            dtype=None) -> Tensor:
+            dtype: dtype | None = None) -> Tensor:
     """exp(x) / sum(exp(x)) along ``dim`` (max-shifted: no overflow).
 
     Example:
@@ -58,7 +59,7 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
 
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
-            dtype=None) -> Tensor:
+            dtype: dtype | None = None) -> Tensor:
     """softmax(-x).
 
     Example:
@@ -71,7 +72,7 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
-                dtype=None) -> Tensor:
+                dtype: dtype | None = None) -> Tensor:
     """x - logsumexp(x) along ``dim`` (stable for large inputs).
 
     Example:

@@ -30,7 +30,8 @@ def _take_values(input, idx_arr, dim, which, keepdim=True):
 
 @public
 @per_element_under_vmap
-def sort(input, dim: int = -1, descending: bool = False, stable: bool = False):
+def sort(input: Tensor, dim: int = -1, descending: bool = False,
+         stable: bool = False) -> tuple[Tensor, Tensor]:
     """Sorted values and the indices that sort them (values carry the gradient).
 
     Example:
@@ -65,7 +66,7 @@ def _desc_key(data):
 
 @public
 @per_element_under_vmap
-def argsort(input, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
     """Indices that sort ``input`` along ``dim``.
 
     Example:
@@ -78,7 +79,8 @@ def argsort(input, dim: int = -1, descending: bool = False, stable: bool = False
 
 @public
 @per_element_under_vmap
-def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True,
+         sorted: bool = True) -> tuple[Tensor, Tensor]:
     """The ``k`` largest (or smallest) values along ``dim`` and their indices.
 
     Example:
@@ -100,7 +102,7 @@ def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
 
 @public
 @per_element_under_vmap
-def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> tuple[Tensor, Tensor]:
     """The ``k``-th smallest value along ``dim`` and its index.
 
     Example:
@@ -125,7 +127,8 @@ def _kth(op, input, k, dim, keepdim):
 
 @public
 @per_element_under_vmap
-def median(input, dim=None, keepdim: bool = False):
+def median(input: Tensor, dim: int | None = None,
+           keepdim: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """The lower median of all elements, or along ``dim`` with its index.
 
     Example:

@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..._core.hints import Number
 from ..._tensor.tensor import _LEGACY_NAMES, Tensor, _make, result_type
 from ..argcheck import invalid_combination, not_tensor
 from ..batch_rules import per_element_under_vmap
@@ -92,7 +93,7 @@ def digamma(input: Tensor) -> Tensor:
 # the method and in-place forms that @public derives call it with self first.
 @public(inplace=True)
 @_out("polygamma")
-def polygamma(n: int, input: Tensor) -> Tensor:
+def polygamma(n: int | Tensor, input: Tensor | int) -> Tensor:
     """The ``n``-th derivative of digamma (Note [polygamma's operand order]).
 
     Example:
@@ -328,7 +329,7 @@ def _xlogy_like(name: str, ops, input, other) -> Tensor:
 
 @public(inplace=True, inplace_function=True)
 @_out("xlogy")
-def xlogy(input, other) -> Tensor:
+def xlogy(input: Tensor | Number, other: Tensor | Number) -> Tensor:
     """``input * log(other)``, 0 where input is 0 (unless other is nan).
 
     Example:
@@ -340,7 +341,7 @@ def xlogy(input, other) -> Tensor:
 
 
 @_out("special_xlog1py")
-def xlog1py(input, other) -> Tensor:
+def xlog1py(input: Tensor | Number, other: Tensor | Number) -> Tensor:
     """``input * log1p(other)``, 0 where input is 0 (``torch.special.xlog1py``).
 
     Example:
@@ -353,7 +354,7 @@ def xlog1py(input, other) -> Tensor:
 
 
 @_out("special_zeta")
-def zeta(input, other) -> Tensor:
+def zeta(input: Tensor | Number, other: Tensor | Number) -> Tensor:
     """The Hurwitz zeta function ``sum_k (k + other) ** -input`` (``torch.special.zeta``).
 
     Example:
@@ -403,7 +404,7 @@ def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
 
 @public(inplace=True)
 @_out("copysign")
-def copysign(input: Tensor, other) -> Tensor:
+def copysign(input: Tensor, other: Tensor | Number) -> Tensor:
     """``|input|`` with the sign of ``other`` (a tensor or a number).
 
     Example:

@@ -52,7 +52,8 @@ def _check_reduction_dim(fn: str, input: Tensor, d: int) -> None:
 @public
 @per_element_under_vmap
 def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False, *,
-              out=None):
+              out: tuple[Tensor, Tensor] | None = None
+             ) -> Tensor | tuple[Tensor, Tensor]:
     """The lower median of the elements that are not nan, of all elements or along ``dim``
     with its index (nan where a slice is all nan).
 
@@ -96,7 +97,8 @@ def _mode_row(row: np.ndarray) -> int:
 
 @public
 @per_element_under_vmap
-def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out=None):
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *,
+         out: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]:
     """The most frequent value along ``dim`` (the smallest if several are as frequent) and
     the index of its last occurrence.
 
@@ -209,7 +211,7 @@ def _quantile(fn: str, input: Tensor, q, dim, keepdim: bool, interpolation: str,
 
 @public(autocast=FP32)  # PyTorch's CPU autocast runs quantiles in float32
 @per_element_under_vmap
-def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
+def quantile(input: Tensor, q: Tensor | float, dim: int | None = None, keepdim: bool = False, *,
              interpolation: str = "linear", out: Tensor | None = None) -> Tensor:
     """The ``q``-th quantiles (a number or a 1-D tensor in [0, 1]) of all elements or along
     ``dim``, between order statistics by ``interpolation`` ('linear', 'lower', 'higher',
@@ -226,7 +228,7 @@ def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
 
 @public(autocast=FP32)
 @per_element_under_vmap
-def nanquantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
+def nanquantile(input: Tensor, q: Tensor | float, dim: int | None = None, keepdim: bool = False, *,
                 interpolation: str = "linear", out: Tensor | None = None) -> Tensor:
     """``quantile`` of the elements that are not nan (nan where a slice is all nan).
 

@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import sys
 import warnings
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from ..._core import dtype as D
 from ..._core.grad_mode import STATE
+from ..._core.hints import DeviceLike, Shape
+from ..._core.layouts import layout, memory_format
 from ..._tensor.tensor import Tensor
 from ...storage import (
     LEGACY,
@@ -155,8 +159,8 @@ def _rebind(self: Tensor, arr: np.ndarray) -> Tensor:
 
 
 @public(function=False)
-def set_(self: Tensor, source=None, storage_offset: int = 0, size=None,
-         stride=None) -> Tensor:
+def set_(self: Tensor, source: Tensor | TypedStorage | UntypedStorage | None = None,
+         storage_offset: int = 0, size: Shape | None = None, stride: Shape | None = None) -> Tensor:
     """Make this tensor look at ``source``'s memory: a tensor (same storage, offset, size
     and strides) or a storage (from ``storage_offset`` with ``size``/``stride``;
     default: all of it); no source: an empty storage.
@@ -247,7 +251,8 @@ def _resize(self: Tensor, shape: tuple) -> Tensor:
 
 
 @public(function=False)
-def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
+def resize_(self: Tensor, *sizes: int | Sequence[int],
+            memory_format: memory_format | None = None) -> Tensor:
     """Give this tensor the shape ``sizes`` (contiguous, from its storage offset), growing
     its memory when needed; new elements are zeros here (uninitialised in PyTorch).
 
@@ -261,7 +266,8 @@ def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
 
 
 @public(method=True)
-def resize_as_(input: Tensor, the_template: Tensor, *, memory_format=None) -> Tensor:
+def resize_as_(input: Tensor, the_template: Tensor, *,
+               memory_format: memory_format | None = None) -> Tensor:
     """``input.resize_(the_template.shape)``.
 
     Example:
@@ -273,7 +279,8 @@ def resize_as_(input: Tensor, the_template: Tensor, *, memory_format=None) -> Te
 
 
 @public(method=True)
-def as_strided_(input: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
+def as_strided_(input: Tensor, size: Shape, stride: Shape,
+                storage_offset: int | None = None) -> Tensor:
     """Make ``input`` the strided view ``as_strided(size, stride, storage_offset)`` of its
     own storage, in place.
 
@@ -338,7 +345,8 @@ def is_shared(self: Tensor) -> bool:
 
 
 @public(method=False)
-def empty_strided(size, stride, *, dtype=None, layout=None, device=None,
+def empty_strided(size: Shape, stride: Shape, *, dtype: D.dtype | None = None,
+                  layout: layout | None = None, device: DeviceLike | None = None,
                   requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """A tensor of ``size`` with strides ``stride`` over just enough fresh memory.
 
@@ -359,7 +367,8 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None,
 
 
 @public(function=False)
-def new_empty_strided(self: Tensor, size, stride, *, dtype=None, layout=None, device=None,
+def new_empty_strided(self: Tensor, size: Shape, stride: Shape, *, dtype: D.dtype | None = None,
+                      layout: layout | None = None, device: DeviceLike | None = None,
                       requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """``empty_strided`` with this tensor's dtype unless ``dtype`` is given.
 
@@ -376,7 +385,7 @@ _READ_ONLY_WARNED = [False]
 
 
 @public(method=False)
-def frombuffer(buffer, *, dtype, count: int = -1, offset: int = 0,
+def frombuffer(buffer: Any, *, dtype: D.dtype, count: int = -1, offset: int = 0,
                requires_grad: bool = False) -> Tensor:
     """A 1-D tensor over the memory of an object with the buffer protocol (no copy).
 
@@ -412,8 +421,9 @@ def frombuffer(buffer, *, dtype, count: int = -1, offset: int = 0,
 
 
 @public(method=False)
-def from_file(filename: str, shared: bool | None = None, size: int = 0, *, dtype=None,
-              layout=None, device=None, pin_memory: bool = False) -> Tensor:
+def from_file(filename: str, shared: bool | None = None, size: int = 0, *,
+              dtype: D.dtype | None = None, layout: layout | None = None,
+              device: DeviceLike | None = None, pin_memory: bool = False) -> Tensor:
     """A 1-D tensor of ``size`` elements mapped from a file: with ``shared=True`` writes go
     to the file, otherwise they stay private to the tensor.
 

@@ -16,10 +16,12 @@ Example:
 from __future__ import annotations
 
 import warnings
+from typing import NoReturn
 
 import numpy as np
 
 from ..._core.grad_mode import STATE
+from ..._core.hints import Number, Shape
 from ..._tensor.tensor import Tensor, _make
 from ..dispatch import view_apply
 from ..records import elementwise as T
@@ -49,7 +51,7 @@ def as_subclass(self: Tensor, cls: type) -> Tensor:
     return out
 
 
-def fill_diagonal_(self: Tensor, fill_value, wrap: bool = False) -> Tensor:
+def fill_diagonal_(self: Tensor, fill_value: Number, wrap: bool = False) -> Tensor:
     """Fill the main diagonal (all dims of equal length, or a matrix) in place; ``wrap``:
     a tall matrix's diagonal restarts every ``ncols + 1`` rows, as NumPy's.
 
@@ -174,7 +176,7 @@ def module_load(self: Tensor, other: Tensor, assign: bool = False) -> Tensor:
     return self.copy_(other).detach()
 
 
-def to_padded_tensor(self: Tensor, padding: float, output_size=None) -> Tensor:
+def to_padded_tensor(self: Tensor, padding: float, output_size: Shape | None = None) -> Tensor:
     """Nested tensors only; a dense tensor raises as in PyTorch.
 
     Example:
@@ -213,7 +215,7 @@ def lu(self: Tensor, pivot: bool = True, get_infos: bool = False) -> tuple:
 
 
 def _removed(message: str):
-    def method(self, *args, **kwargs):
+    def method(self, *args, **kwargs) -> NoReturn:
         raise RuntimeError(message)
     return method
 
@@ -273,6 +275,18 @@ def _volatile_set(self: Tensor, value) -> None:
                   "instead.", UserWarning, stacklevel=2)
 
 
+def _is_cpu(self: Tensor) -> bool:
+    return not self.is_meta
+
+
+def _false(self: Tensor) -> bool:
+    return False
+
+
+def _no_name(self: Tensor) -> None:
+    return None
+
+
 def install() -> None:
     """Put this module's attributes on ``Tensor``.
 
@@ -281,12 +295,11 @@ def install() -> None:
         >>> torch.Tensor.is_cpu.__doc__
         'True: retrograd tensors live in host memory (False on the meta device).'
     """
-    Tensor.is_cpu = property(lambda self: not self.is_meta,
-                             doc="True: retrograd tensors live in host memory (False on the "
-                                 "meta device).")
-    Tensor.is_nested = property(lambda self: False, doc="False: no nested tensors here.")
-    Tensor.is_maia = property(lambda self: False, doc="False: no MAIA device here.")
-    Tensor.name = property(lambda self: None, doc="None: retrograd has no named tensors.")
+    Tensor.is_cpu = property(_is_cpu, doc="True: retrograd tensors live in host memory (False "
+                                          "on the meta device).")
+    Tensor.is_nested = property(_false, doc="False: no nested tensors here.")
+    Tensor.is_maia = property(_false, doc="False: no MAIA device here.")
+    Tensor.name = property(_no_name, doc="None: retrograd has no named tensors.")
     Tensor.volatile = property(_volatile_get, _volatile_set,
                                doc="Removed in PyTorch: always False, with its warning.")
     for name in __all__[1:]:

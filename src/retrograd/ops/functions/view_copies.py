@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..._core.hints import Shape, ShapeLike
 from ..._tensor.tensor import Tensor, _make
 from ..dispatch import apply
 from ..public import public
@@ -56,7 +57,7 @@ def _copy(name: str, input: Tensor, view_fn: Callable, *args):
 
 
 @public(method=False)
-def view_copy(input: Tensor, size) -> Tensor:
+def view_copy(input: Tensor, size: Shape) -> Tensor:
     """``input.view(size)`` as a new tensor.
 
     Example:
@@ -82,7 +83,7 @@ def t_copy(input: Tensor) -> Tensor:
 
 
 @public(method=False)
-def permute_copy(input: Tensor, dims) -> Tensor:
+def permute_copy(input: Tensor, dims: Shape) -> Tensor:
     """``input.permute(dims)`` as a new (contiguous) tensor.
 
     Example:
@@ -107,7 +108,7 @@ def diagonal_copy(input: Tensor, offset: int = 0, dim1: int = 0,
 
 
 @public(method=False)
-def expand_copy(input: Tensor, size, *, implicit: bool = False) -> Tensor:
+def expand_copy(input: Tensor, size: Shape, *, implicit: bool = False) -> Tensor:
     """``input.expand(size)`` as a new tensor (the repeats are real copies).
 
     Example:
@@ -173,7 +174,8 @@ def split_copy(input: Tensor, split_size: int, dim: int = 0) -> tuple:
 
 
 @public(method=False)
-def split_with_sizes_copy(input: Tensor, split_sizes, dim: int = 0) -> tuple:
+def split_with_sizes_copy(input: Tensor, split_sizes: Shape, dim: int = 0
+                          ) -> tuple[Tensor, ...]:
     """``input.split_with_sizes(split_sizes, dim)``, each piece a new tensor.
 
     Example:
@@ -185,7 +187,7 @@ def split_with_sizes_copy(input: Tensor, split_sizes, dim: int = 0) -> tuple:
 
 
 @public(method=False)
-def squeeze_copy(input: Tensor, dim=None) -> Tensor:
+def squeeze_copy(input: Tensor, dim: ShapeLike | None = None) -> Tensor:
     """``input.squeeze(dim)`` as a new tensor.
 
     Example:
@@ -261,7 +263,7 @@ def alias_copy(input: Tensor) -> Tensor:
 
 
 @public(method=False)
-def as_strided_copy(input: Tensor, size, stride,
+def as_strided_copy(input: Tensor, size: Shape, stride: Shape,
                     storage_offset: int | None = None) -> Tensor:
     """``input.as_strided(size, stride, storage_offset)`` as a new tensor.
 

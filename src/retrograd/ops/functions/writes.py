@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._core.grad_mode import STATE
+from ..._core.hints import Number
 from ..._graph.forward_state import FW as _FW
 from ..._graph.forward_state import inplace_tangent as _inplace_tangent
 from ..._graph.provenance import mark as _cut_mark
@@ -39,6 +40,7 @@ from ..records import elementwise as T
 from .conversion import to
 from .creation import tensor
 from .indexing import (
+    IndexKey,
     _basic,
     _check_put_dtype,
     _index_put_shape_error,
@@ -49,7 +51,7 @@ from .indexing import (
 from .shape import _check_expand, expand, view
 
 
-def setitem(self, key, value) -> None:
+def setitem(self, key: IndexKey, value: Tensor | Number) -> None:
     """``tensor[key] = value`` as an in-place op (differentiable in both).
 
     Example:
@@ -297,7 +299,7 @@ def _setitem_overlapping(self, key, value) -> None:
 
 
 @public(function=False)
-def fill_(self, value) -> Tensor:
+def fill_(self, value: Tensor | Number) -> Tensor:
     """Fill with ``value`` in place.
 
     Example:
@@ -358,7 +360,7 @@ def zero_(self) -> Tensor:
 
 
 @public(function=False)
-def copy_(self, src, non_blocking: bool = False) -> Tensor:
+def copy_(self, src: Tensor, non_blocking: bool = False) -> Tensor:
     """Copy ``src`` (broadcast and cast) into this tensor in place.
 
     Example:
