@@ -33,9 +33,10 @@ __all__ = ["BatchedTensor", "wrap", "unwrap_level", "VMAP_LEVELS", "is_batched",
 # batch dims in front, one per vmap level it is batched at, ``_levels`` in ascending
 # order). Its ``_data`` is a *phantom*: a read-only array of the logical shape and dtype
 # whose values are never read. Public functions check arguments and normalise dims against
-# ``_data``'s shape, as for any tensor; the dispatcher sees the phantom's class and hands
-# the call to ``batched_call``, which runs the op's batching rule (Note [Batching rules])
-# on the physical tensors and wraps the result. Code that computes with a batched
+# ``_data``'s shape, as for any tensor; while a vmap is open the dispatcher offers every
+# op call to ``batched_call`` (the VMAP bit of Note [Optional modes]), which takes those
+# with a batched input, runs the op's batching rule (Note [Batching rules]) on the
+# physical tensors and wraps the result. Code that computes with a batched
 # tensor's values without going through an op record reaches the phantom instead, and
 # the phantom raises rather than answer with made-up numbers. A parameter a public
 # function took from a batched tensor's values (nll_loss's targets) is a phantom too: it

@@ -32,7 +32,7 @@ from .node import (
     call_unscoped,
     internal_slots,
     public_slots,
-    scoped_site,
+    user_site,
 )
 
 __all__ = ["run_backward", "make_grads", "GraphTask", "is_checkpoint_valid",
@@ -353,7 +353,7 @@ def _execute(task: GraphTask) -> None:
     prev = state.enabled, state.cut_watch, state.batch
     if create_graph:  # nodes recorded by the rules: the user's backward/grad line
         prev_site = SITE_SCOPE.site
-        SITE_SCOPE.site = scoped_site(2)  # (Note [Site scopes] in node.py)
+        SITE_SCOPE.site = user_site()  # (Note [Site scopes] in node.py)
     state.enabled = create_graph
     if prev[1] is not None:
         state.cut_watch = None  # derivative rules leave no cut markers (_graph/provenance.py)
@@ -389,13 +389,16 @@ def _execute(task: GraphTask) -> None:
 # What a node saved is freed once it has run (unless retain_graph); a node that saved
 # nothing (Note [Nodes that saved nothing] in node.py) may run again, as in PyTorch.
 def _schedule(task: GraphTask, heap: list) -> None:
-    """Run nodes until none is ready (Note [Engine order]): the per-node hot loop."""
-    buffers, deps, needed, nbatch = task.buffers, task.deps, task.needed, task.nbatch
-    free, cap_nodes = not task.retain_graph, task.cap_nodes if task.accumulate else ()
+    """Run nodes until none is ready (Note [Engine order]): the per-node hot loop. Each
+    node takes its summed output gradients (after its pre hooks), runs its rule for the
+    inputs that need a gradient, frees what it saved, and passes the input gradients on
+    (``_pass_on``)."""
+    buffers, needed = task.buffers, task.needed
+    free = not task.retain_graph
     capture = bool(task.captures) and not task.accumulate
-    plain = not (task.anomaly or task.donate or nbatch is not None)
-    pop, push, first = heapq.heappop, heapq.heappush, task.first
-    node = g = gd = in_grads = needs = None
+    plain = not (task.anomaly or task.donate or task.nbatch is not None)
+    pop = heapq.heappop
+    node = needs = None
     runs = True
     while True:
         if node is None:  # (else: Note [Chain fast path])
@@ -403,21 +406,15 @@ def _schedule(task: GraphTask, heap: list) -> None:
                 return
             node = pop(heap)[1]
         grads = buffers.pop(node, None)
-        if grads is not None:
-            if node._hooked:
-                grads = _run_pre_hooks(task, node, grads)
-            if capture:
-                _capture_grads(task, node, grads)
+        if grads is not None and (node._hooked or capture):
+            grads = _received(task, node, grads, capture)
         if node.__class__ is AccumulateGrad:
             if grads is not None and grads[0] is not None:
                 _accumulate(task, node, grads[0])
             node = None
             continue
         if needed is not None:  # Note [Nodes that run]
-            needs = [e is not None and e[0] in needed for e in node._edges]
-            runs = True in needs or node in cap_nodes
-            if runs and node._saved is None:
-                node._unpack()  # raises the "backward a second time" error
+            needs, runs = _needs_of(task, node)
         if grads is None or (needs is not None and True not in needs) or (
                 node._nout > 1 and all(x is None for x in grads)) or (
                 node._saved is None and _leads_nowhere(node)):
@@ -432,41 +429,75 @@ def _schedule(task: GraphTask, heap: list) -> None:
             in_grads = _run_rule(task, node, grads, needs)
         if free and runs and node._saved and node._saved.__class__ is not Kept:
             node._saved = node._out = None
+        node = _pass_on(task, node, in_grads, needs, heap)
+
+
+def _received(task: GraphTask, node, grads: list, capture: bool) -> list:
+    """A node's summed output gradients after its pre hooks; autograd.grad captures a
+    non-leaf input's gradient there."""
+    if node._hooked:
+        grads = _run_pre_hooks(task, node, grads)
+    if capture:
+        _capture_grads(task, node, grads)
+    return grads
+
+
+def _needs_of(task: GraphTask, node) -> tuple:
+    """(which inputs of ``node`` need a gradient, whether it runs): Note [Nodes that run]."""
+    needed = task.needed
+    needs = [e is not None and e[0] in needed for e in node._edges]
+    runs = True in needs or (task.accumulate and node in task.cap_nodes)
+    if runs and node._saved is None:
+        node._unpack()  # raises the "backward a second time" error
+    return needs, runs
+
+
+_heappush = heapq.heappush
+
+
+def _pass_on(task: GraphTask, node, in_grads, needs, heap: list):
+    """Send ``node``'s input gradients along its edges: each is conformed to its input
+    (``_conform``), then accumulated at once into a leaf (Note [Leaves accumulate at
+    once]) or added into the child's buffer; children with no dependency left become
+    ready. Returns the one child to run next when it alone became ready and nothing
+    else waits (Note [Chain fast path]); the others go into the heap in edge order."""
+    buffers, deps, nbatch, first = task.buffers, task.deps, task.nbatch, task.first
+    push = _heappush
+    ready = None
+    for i, e in enumerate(node._edges):
+        if e is None or (needs is not None and not needs[i]):
+            continue
+        child, nr, shape, dt = e
+        g = None if in_grads is None else in_grads[i]
+        if g is not None:
+            gd = g._data
+            if nbatch is not None or gd.shape != shape or gd.dtype is not dt:
+                g = _conform(g, node, i, shape, dt, nbatch)
+        d = deps[child] - 1
+        deps[child] = d
+        if d == 0 and child.__class__ is AccumulateGrad and not child._hooked and (
+                not heap or heap[0][0] > _LAST_FIRST) and (not ready or not _is_first(ready)):
+            _accumulate_now(task, child, g)  # (Note [Leaves accumulate at once])
+            continue
+        if g is not None:
+            buf = buffers.get(child)
+            if buf is None:
+                buffers[child] = [g] if child._nout == 1 else _one_slot(child._nout, nr, g)
+            else:
+                old = buf[nr]
+                buf[nr] = g if old is None else old + g
+        if d == 0:
+            if ready is None:
+                ready = child
+                continue
+            if ready:  # (a node, not False) into the heap in the edges' order
+                push(heap, (_heap_key(ready, first), ready))
+                ready = False
+            push(heap, (_heap_key(child, first), child))
+    if ready and heap:  # (nodes define no __bool__ or __len__: a node is true)
+        push(heap, (_heap_key(ready, first), ready))
         ready = None
-        for i, e in enumerate(node._edges):
-            if e is None or (needs is not None and not needs[i]):
-                continue
-            child, nr, shape, dt = e
-            g = None if in_grads is None else in_grads[i]
-            if g is not None:
-                gd = g._data
-                if nbatch is not None or gd.shape != shape or gd.dtype is not dt:
-                    g = _conform(g, node, i, shape, dt, nbatch)
-            d = deps[child] - 1
-            deps[child] = d
-            if d == 0 and child.__class__ is AccumulateGrad and not child._hooked and (
-                    not heap or heap[0][0] > _LAST_FIRST) and (not ready or not _is_first(ready)):
-                _accumulate_now(task, child, g)  # (Note [Leaves accumulate at once])
-                continue
-            if g is not None:
-                buf = buffers.get(child)
-                if buf is None:
-                    buffers[child] = [g] if child._nout == 1 else _one_slot(child._nout, nr, g)
-                else:
-                    old = buf[nr]
-                    buf[nr] = g if old is None else old + g
-            if d == 0:
-                if ready is None:
-                    ready = child
-                    continue
-                if ready:  # (a node, not False) into the heap in the edges' order
-                    push(heap, (_heap_key(ready, first), ready))
-                    ready = False
-                push(heap, (_heap_key(child, first), child))
-        if ready and heap:  # (nodes define no __bool__ or __len__: a node is true)
-            push(heap, (_heap_key(ready, first), ready))
-            ready = None
-        node = ready or None
+    return ready or None
 
 
 def _leads_nowhere(node) -> bool:
@@ -652,6 +683,24 @@ def _post_hooks(task: GraphTask, node, grads: list, in_grads):
     return in_grads
 
 
+# Note [Gradient accumulation]
+# A leaf's .grad is a buffer that leaf alone owns, as in PyTorch. The first gradient
+# is stored without a copy only when nothing else can see its memory. ``taken`` (one
+# set per GraphTask) holds the identities of memory others can see (``memory_id``:
+# the array or pool block at the bottom of a view chain): what the user passed in
+# (gradient=), what a hook was shown or returned, and what a leaf took earlier in this
+# pass. One rule may hand the same gradient to two inputs (add), and two leaves would
+# then share one buffer, so that an in-place change to one .grad (clip_grad_norm_,
+# zero_grad(set_to_none=False) + accumulation, a second backward) would corrupt the
+# other; such a gradient is copied instead. Later gradients are added in place (the
+# .grad object keeps its identity, as in PyTorch). Under create_graph the first
+# gradient is copied with a differentiable copy (PyTorch's CopyBackwards) and later
+# ones are summed out of place, so the sum stays differentiable. Without create_graph
+# a later gradient is added in place even into a .grad that has a graph (PyTorch's
+# ``variable_grad += new_grad`` under no_grad): that .grad keeps its grad_fn and
+# takes the new values.
+# The first gradient takes the leaf's layout (Note [Gradient layout contract] in
+# _core/layouts.py).
 def _accumulate(task: GraphTask, node, g) -> None:
     """A leaf's gradient ``g`` (``node`` is its AccumulateGrad): captured for
     autograd.grad, or added into the leaf's ``.grad`` (Note [Gradient accumulation])."""
@@ -673,42 +722,9 @@ def _accumulate(task: GraphTask, node, g) -> None:
             "a clone of the leaf instead.")
     if var is None or not var._rg:  # requires_grad_(False) since: skip
         return
-    # Note [Gradient accumulation]
-    # A leaf's .grad is a buffer that leaf alone owns, as in PyTorch. The first gradient
-    # is stored without a copy only when nothing else can see its memory. ``taken`` (one
-    # set per GraphTask) holds the identities of memory others can see (``memory_id``:
-    # the array or pool block at the bottom of a view chain): what the user passed in
-    # (gradient=), what a hook was shown or returned, and what a leaf took earlier in this
-    # pass. One rule may hand the same gradient to two inputs (add), and two leaves would
-    # then share one buffer, so that an in-place change to one .grad (clip_grad_norm_,
-    # zero_grad(set_to_none=False) + accumulation, a second backward) would corrupt the
-    # other; such a gradient is copied instead. Later gradients are added in place (the
-    # .grad object keeps its identity, as in PyTorch). Under create_graph the first
-    # gradient is copied with a differentiable copy (PyTorch's CopyBackwards) and later
-    # ones are summed out of place, so the sum stays differentiable. Without create_graph
-    # a later gradient is added in place even into a .grad that has a graph (PyTorch's
-    # ``variable_grad += new_grad`` under no_grad): that .grad keeps its grad_fn and
-    # takes the new values.
-    # The first gradient takes the leaf's layout (Note [Gradient layout contract] in
-    # _core/layouts.py).
     old = var._grad
     if old is None:
-        if task.create_graph:
-            new = _make(grad_array_like(var._data, g._data))
-            var._grad = new.copy_(g)
-        else:
-            d = g._data
-            key = id(d) if d.base is None else memory_id(d.base)
-            flags = d.flags
-            if g._rg or key in task.taken or not flags.writeable or not (
-                    (flags.c_contiguous and var._data.flags.c_contiguous)
-                    or grad_obeys_layout(var._data, d)):
-                g = _make(grad_array_like(var._data, d))  # (read-only, or another layout)
-            else:
-                task.taken.add(key)
-                if g._base is not None or g._vc[0]:  # a fresh tensor object, unshared
-                    g = _make(d)
-            var._grad = g
+        var._grad = _first_grad(task, var, g)
     elif task.create_graph or not old._data.flags.writeable:
         var._grad = old + g
     else:
@@ -717,6 +733,26 @@ def _accumulate(task: GraphTask, node, g) -> None:
     if node._post_acc_hooks:
         for fn in list(node._post_acc_hooks.values()):
             call_unscoped(fn, var)
+
+
+def _first_grad(task: GraphTask, var, g):
+    """The ``.grad`` a leaf takes from its first gradient ``g``: ``g`` itself when no one
+    else can see its memory, else a copy in the leaf's layout (Note [Gradient
+    accumulation])."""
+    if task.create_graph:
+        new = _make(grad_array_like(var._data, g._data))
+        return new.copy_(g)
+    d = g._data
+    key = id(d) if d.base is None else memory_id(d.base)
+    flags = d.flags
+    if g._rg or key in task.taken or not flags.writeable or not (
+            (flags.c_contiguous and var._data.flags.c_contiguous)
+            or grad_obeys_layout(var._data, d)):
+        return _make(grad_array_like(var._data, d))  # (read-only, or another layout)
+    task.taken.add(key)
+    if g._base is not None or g._vc[0]:  # a fresh tensor object, unshared
+        g = _make(d)
+    return g
 
 
 # Note [Nodes PyTorch runs first]

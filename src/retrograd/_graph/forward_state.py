@@ -65,13 +65,13 @@ ELEMENTWISE, VIEW, GENERAL = 1, 2, 0
 
 # Note [Forward AD interceptor]
 # Forward-mode AD is an optional feature of every op call, like autocast (Note [Dispatch
-# interceptors] in ops/dispatch.py): dispatch tests ``FW.active`` once per op (in
-# ``apply``, only while Note [Optional modes]'s bits are set) and, only while a dual level
-# is open, calls ``fw_op``. The JVP machinery itself (the rules, how a tangent follows
-# an in-place write) is written with Tensor ops, so it lives above dispatch, in
-# ops/jvp_rules.py, which registers it here when it is imported; this module imports
-# nothing of the op layer, and the public API (autograd/forward_ad.py) sits above the op
-# layer.
+# interceptors] in ops/dispatch.py): an op call tests Note [Optional modes]'s bits once,
+# and only while they are set does dispatch's modal path read ``FW.active`` and, while a
+# dual level is open, call ``fw_op`` after the op has run (Note [Optional modes at
+# dispatch]). The JVP machinery itself (the rules, how a tangent follows an in-place
+# write) is written with Tensor ops, so it lives above dispatch, in ops/jvp_rules.py,
+# which registers it here when it is imported; this module imports nothing of the op
+# layer, and the public API (autograd/forward_ad.py) sits above the op layer.
 class _Hooks:
     fw_op = None
     inplace_tangent = None

@@ -24,15 +24,13 @@ __all__ = ["MODES", "AUTOCAST", "FORWARD_AD", "ANOMALY", "SAVED_HOOKS", "VMAP", 
 # step: autocast (amp/state.py), forward-mode AD (Note [Forward AD interceptor]),
 # anomaly mode (a traceback per node, NaN checks) and saved-tensor hooks. Each keeps its
 # own thread-local state, and each sets its bit here whenever it turns on or off
-# (``set_mode``). ``apply`` (autocast, forward AD) and recording (anomaly, hooks) test
-# ``MODES.bits``, one thread-local read, and look at the features themselves only when
-# it is set: a feature that is off costs that one test, whichever of them it is. The
-# elementwise and view paths have one optional mode only, forward AD, and test its flag
-# directly (the same one read). (The markers explain_grad reads, Note [Cut markers],
-# are made only on the paths that record nothing: they cost the recording path nothing.)
-# vmap (retrograd._functorch) is a fifth: while a vmap is open, ``apply`` hands calls
-# with a batched input to vmap's handler (the elementwise and view paths see a batched
-# tensor by its data's class, Note [Batched tensors], and read no flag for it).
+# (``set_mode``). Every op call (``unary``, ``binary``, ``view_apply``, ``apply``) and
+# ``record`` test ``MODES.bits``, one thread-local read, and look at the features
+# themselves only when it is set: a feature that is off costs that one test, whichever
+# of them it is (Note [Optional modes at dispatch] in ops/dispatch.py). (The markers
+# explain_grad reads, Note [Cut markers], are made only on the paths that record
+# nothing: they cost the recording path nothing.) vmap (retrograd._functorch) is a
+# fifth: while a vmap is open, every op call is offered to vmap's handler first.
 AUTOCAST, FORWARD_AD, ANOMALY, SAVED_HOOKS, VMAP = 1, 2, 4, 8, 16
 
 

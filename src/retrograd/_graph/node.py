@@ -22,23 +22,29 @@ import threading
 import weakref
 
 __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "user_site", "site_line", "format_site",
-           "SITE_SCOPE", "scoped_site", "call_unscoped", "is_library_file"]
+           "SITE_SCOPE", "call_unscoped", "is_library_file"]
 
 _SEQ = itertools.count()
 _ACC_SEQ = itertools.count()
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_IS_OURS: dict = {}
+_IS_OURS: dict = {}  # filename -> is_library_file(filename), filled on first sight
 
 
 # Note [User sites]
 # Errors and the graph tools name the line of *user* code that created a node. At
 # record time we walk up from the op to the first frame outside the retrograd
-# package and keep only (code object, instruction offset, _RAW): code objects hold no
-# locals, so nothing the user made is kept alive. The line number is worked out from
-# the offset only when a site is shown (``site_line``): reading ``f_lineno`` decodes the
-# code's line table, which costs more than the rest of the walk. Callers that know how
-# many of their own frames sit above the user's pass ``depth`` (each frame visited costs
-# a frame object), and a per-filename dict makes each check one lookup.
+# package, frame by frame, by module: whatever path led to the op (a Tensor method, a
+# public function, an nn layer, a helper calling a helper), the walk stops at the
+# first frame whose file is not retrograd's own, so no caller counts its frames. It
+# starts at the caller of the function that asks (``record``, an op's dispatch, a
+# module's __call__: retrograd's own code by definition), and each frame it visits
+# costs a frame object, so the ops ask from as close to the user as they can (Note
+# [Optional modes at dispatch] in ops/dispatch.py: the plain paths ask themselves). We
+# keep only (code object, instruction offset, _RAW): code objects hold no locals, so
+# nothing the user made is kept alive. The line number is worked out from the offset
+# only when a site is shown (``site_line``): reading ``f_lineno`` decodes the code's
+# line table, which costs more than the rest of the walk. A per-filename dict makes each
+# frame's check one lookup.
 _RAW = object()
 
 
@@ -61,13 +67,6 @@ class _SiteScope(threading.local):
 SITE_SCOPE = _SiteScope()
 
 
-def scoped_site(depth: int = 2):
-    """The site for a scope opened ``depth`` frames up from the caller: the enclosing
-    scope's when one is open, else the walk of ``user_site``."""
-    s = SITE_SCOPE.site
-    return s if s is not None else user_site(depth + 1)
-
-
 def call_unscoped(fn, *args):
     """``fn(*args)`` with no site scope open: user code called from inside one."""
     scope = SITE_SCOPE
@@ -81,30 +80,42 @@ def call_unscoped(fn, *args):
         scope.site = prev
 
 
-def user_site(depth: int = 2):
-    """(code, offset, _RAW) of the first frame outside retrograd, starting ``depth`` frames
-    up from the caller of this function; None when there is none. Inside a site scope
-    (Note [Site scopes]), the scope's site.
+def user_site():
+    """(code, offset, _RAW) of the first frame outside retrograd above the function that
+    asks (retrograd's own code: Note [User sites]); None when there is none. Inside a
+    site scope (Note [Site scopes]), the scope's site.
 
     Example:
         >>> import retrograd as torch
-        >>> user_site(1)[0].co_name  # this doctest's own frame is outside retrograd
+        >>> def op():  # (standing for an op of retrograd's that asks for its caller's line)
+        ...     return user_site()
+        >>> op()[0].co_name  # this doctest's own frame is outside retrograd
         '<module>'
     """
     s = SITE_SCOPE.site
     if s is not None:
         return s
     try:
-        f = sys._getframe(depth)
+        f = sys._getframe(2)  # the caller of the function that asks
     except ValueError:
         return None
     ours = _IS_OURS
+    code = f.f_code
+    try:
+        while ours[code.co_filename]:
+            f = f.f_back
+            if f is None:
+                return None
+            code = f.f_code
+    except KeyError:  # a file met for the first time
+        return _first_outside(f)
+    return (code, f.f_lasti, _RAW)
+
+
+def _first_outside(f):
+    """``user_site``'s walk from frame ``f``, classifying the files it meets."""
     while f is not None:
-        fn = f.f_code.co_filename
-        r = ours.get(fn)
-        if r is None:
-            r = is_library_file(fn)
-        if not r:
+        if not is_library_file(f.f_code.co_filename):
             return (f.f_code, f.f_lasti, _RAW)
         f = f.f_back
     return None

@@ -570,6 +570,9 @@ def result_type(*args) -> D.dtype:
     return D.result_type_of(dims, zero, scalars)
 
 
+_FINISH = None  # the finisher for the modes now on (Note [Tensor finishers])
+
+
 def _make(arr) -> Tensor:
     """Wrap an ndarray (taken as is, never copied) in a Tensor that needs no grad."""
     t = _new(Tensor)
@@ -577,6 +580,8 @@ def _make(arr) -> Tensor:
     t._rg = False
     t._gfn = None
     t._vc = [0]
+    if _FINISH is not None:  # Note [Tensor finishers]: inference marking or a trace
+        _FINISH(t)
     return t
 
 
@@ -585,52 +590,55 @@ def _make(arr) -> Tensor:
 # no version counter (``_version`` raises), it cannot be written in place, require grad
 # or be saved for backward outside inference mode, and views and detach() of it are
 # inference tensors too. The mark is the class of its version counter (``_vc``, which
-# views and detach() share): ``InferenceVersion`` instead of a plain list. Marking costs
-# nothing outside inference mode: while any thread is inside it, ``_make`` runs the code
-# of ``_make_marking`` (swapped in and out by ``_set_inference_marking``), which checks
-# the calling thread's mode; the write checks compare ``_vc``'s class with ``list``.
+# views and detach() share): ``InferenceVersion`` instead of a plain list. The write
+# checks compare ``_vc``'s class with ``list``; the mark is made by a finisher (Note
+# [Tensor finishers]) while any thread is inside inference mode.
 class InferenceVersion(list):
     """The version counter of an inference tensor (Note [Inference tensors])."""
 
     __slots__ = ()
 
 
-def _make_marking(arr) -> Tensor:
-    t = _new(Tensor)
-    t._data = arr
-    t._rg = False
-    t._gfn = None
-    t._vc = InferenceVersion((0,)) if STATE.inference else [0]
-    return t
-
-
-_PLAIN_MAKE = _make.__code__
-_MARKING = [0, None]  # threads inside inference mode; a lock, made on first use
-
 # Note [Tracing hook]
 # While retrograd.compile traces a call (Note [Tracing] in _compile/record.py), every
-# array a new tensor takes must be one the tracer follows. ``_make`` then runs the code of
-# ``_make_tracing``, which hands a plain ndarray to the tracer's ``TRACE_ADOPT[0]`` (it
-# returns the array the tracer follows in its place); outside a trace ``_make`` is the
-# plain function above, so the hook costs nothing. ``set_trace_adopt`` swaps the code in
-# and out, as ``_set_inference_marking`` does, and the tracing code marks inference
-# tensors too.
+# array a new tensor takes must be one the tracer follows: a plain ndarray goes through
+# the tracer's ``TRACE_ADOPT[0]``, which returns the array it follows in its place.
+# ``set_trace_adopt`` installs it (a finisher, Note [Tensor finishers]) and removes it.
+
+# Note [Tensor finishers]
+# Two rare modes must see every tensor ``_make`` creates: inference mode marks the
+# tensors made inside it (Note [Inference tensors]) and a trace adopts their arrays
+# (Note [Tracing hook]). ``_FINISH`` is the function that finishes a new tensor for the
+# modes now on, or None while none is (every program that uses neither), so ``_make``
+# pays one test of a module global. It changes only when a trace starts or stops and
+# when the first thread enters inference mode or the last one leaves it; the finisher
+# itself reads the calling thread's mode.
 TRACE_ADOPT: list = [None]
+_MARKING = [0, None]  # threads inside inference mode; a lock, made on first use
 
 
-def _make_tracing(arr) -> Tensor:
-    t = _new(Tensor)
-    t._data = arr if arr.__class__ is not _ndarray else TRACE_ADOPT[0](arr)
-    t._rg = False
-    t._gfn = None
-    t._vc = InferenceVersion((0,)) if STATE.inference else [0]
-    return t
+def _mark_inference(t: Tensor) -> None:
+    """Finisher while a thread is inside inference mode: mark the tensors it makes."""
+    if STATE.inference:
+        t._vc = InferenceVersion((0,))
 
 
-def _current_make_code():
+def _adopt_and_mark(t: Tensor) -> None:
+    """Finisher while a trace runs: the tracer follows the new array (and inference mode
+    marks the tensor, as ``_mark_inference``)."""
+    if t._data.__class__ is _ndarray:
+        t._data = TRACE_ADOPT[0](t._data)
+    if STATE.inference:
+        t._vc = InferenceVersion((0,))
+
+
+def _choose_finisher() -> None:
+    """Set ``_FINISH`` for the modes now on (Note [Tensor finishers])."""
+    global _FINISH
     if TRACE_ADOPT[0] is not None:
-        return _make_tracing.__code__
-    return _make_marking.__code__ if _MARKING[0] > 0 else _PLAIN_MAKE
+        _FINISH = _adopt_and_mark
+    else:
+        _FINISH = _mark_inference if _MARKING[0] > 0 else None
 
 
 def set_trace_adopt(adopt) -> None:
@@ -648,18 +656,18 @@ def set_trace_adopt(adopt) -> None:
         (2,)
     """
     TRACE_ADOPT[0] = adopt
-    _make.__code__ = _current_make_code()
+    _choose_finisher()
 
 
 def _set_inference_marking(entering: bool) -> None:
-    """Count a thread into (or out of) inference mode; swap ``_make``'s code at 0 <-> 1."""
+    """Count a thread into (or out of) inference mode; the finisher follows at 0 <-> 1."""
     import threading
 
     if _MARKING[1] is None:
         _MARKING[1] = threading.Lock()
     with _MARKING[1]:
         _MARKING[0] = _MARKING[0] + (1 if entering else -1)
-        _make.__code__ = _current_make_code()
+        _choose_finisher()
 
 
 def check_inference_write(t: Tensor) -> None:

@@ -406,9 +406,27 @@ def _apply(op: _FunctionOp, args: tuple, kwargs: dict):
 
 def _wrap_outputs(ctx, args, outs, is_exec: bool) -> tuple:
     """Attach the outputs to ``ctx`` (Note [Custom Function nodes]); save what was asked."""
-
     input_ids = {id(a) for a in args if isinstance(a, Tensor)}
-    out_ids = {id(o) for o in outs}
+    dirty_ids = _bump_dirty(ctx, input_ids, {id(o) for o in outs})
+    nondiff = {id(t) for t in (ctx.non_differentiable or ())}
+    new = []
+    attached = {}  # id of an output given ctx as its grad_fn -> its output number
+    for k, o in enumerate(outs):
+        if isinstance(o, Tensor):
+            o = _wrap_output(ctx, o, k, is_exec, input_ids, dirty_ids, nondiff, attached)
+        new.append(o)
+    if len(outs) != 1:
+        ctx._nout = len(outs)
+    ctx._out_meta = tuple((o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None
+                          for o in new)
+    if is_exec and ctx.to_save:
+        _save_for_backward(ctx, new, attached)
+    return tuple(new)
+
+
+def _bump_dirty(ctx, input_ids: set, out_ids: set) -> set:
+    """Check ``mark_dirty``'s tensors (inputs, returned as outputs) and bump their versions;
+    returns their ids."""
     dirty = ctx.dirty_tensors or ()
     for i, t in enumerate(dirty):
         if id(t) not in input_ids:
@@ -419,65 +437,60 @@ def _wrap_outputs(ctx, args, outs, is_exec: bool) -> tuple:
                                "not returned as output. The inputs that are modified inplace "
                                "must all be outputs of the Function.")
         t._vc[0] += 1
-    dirty_ids = {id(t) for t in dirty}
-    nondiff = {id(t) for t in (ctx.non_differentiable or ())}
-    new = []
-    attached = {}
-    for k, o in enumerate(outs):
-        if not isinstance(o, Tensor):
-            new.append(o)
-            continue
-        oid = id(o)
-        is_dirty = oid in dirty_ids
-        if oid in input_ids and not is_dirty:
-            o = _alias(o)
-        diff = is_exec and o._data.dtype in FLOAT_NP and oid not in nondiff
-        if diff:
-            if is_dirty:
-                _rebase_dirty(ctx, o, k)
-            else:
-                o._rg = True
-                o.grad_fn = ctx
-                o._out_nr = k
-                if o._base is not None:  # an input returned as-is, or a view made in forward
+    return {id(t) for t in dirty}
 
-                    o._vfn = (o._vfn, T.alias, _FN_VIEW)
-            attached[oid] = k
-        elif oid in nondiff and o.grad_fn is None and o._rg and oid not in input_ids:
-            o._rg = False
-        new.append(o)
-    if len(outs) != 1:
-        ctx._nout = len(outs)
-    ctx._out_meta = tuple((o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None
-                          for o in new)
-    to_save = ctx.to_save
-    if is_exec and to_save:
-        saved, vers = [], []
-        has_out = False
-        for t in to_save:
-            if t is None:
-                saved.append(None)
-                vers.append(None)
-            elif id(t) in attached and t.grad_fn is ctx:
-                k = attached[id(t)]
-                saved.append(OUT0 if k == 0 else _OutputSlot(k))
-                vers.append(t._vc[0])
-                has_out = True
-            else:
-                if t._vc.__class__ is not list and not STATE.inference:
 
-                    check_inference_saved(t)  # Note [Inference tensors] (_tensor/tensor.py)
-                saved.append(t)
-                vers.append(t._vc[0])
-        ctx._saved = tuple(saved)
-        ctx._ver = tuple(vers)
-        if has_out:
-            ctx._out = [(o._data, o._vc, o._vc[0]) if isinstance(o, Tensor) and
-                        o.grad_fn is ctx else None for o in new]
+def _wrap_output(ctx, o, k: int, is_exec: bool, input_ids: set, dirty_ids: set,
+                 nondiff: set, attached: dict):
+    """Output ``k`` of a Function's forward as the caller gets it: an input returned as is
+    becomes an alias of it, and a differentiable output takes ``ctx`` as its grad_fn (a
+    dirty input is rebased onto it); an output marked non-differentiable stops requiring
+    grad."""
+    oid = id(o)
+    is_dirty = oid in dirty_ids
+    if oid in input_ids and not is_dirty:
+        o = _alias(o)
+    if is_exec and o._data.dtype in FLOAT_NP and oid not in nondiff:
+        if is_dirty:
+            _rebase_dirty(ctx, o, k)
+        else:
+            o._rg = True
+            o.grad_fn = ctx
+            o._out_nr = k
+            if o._base is not None:  # an input returned as-is, or a view made in forward
+                o._vfn = (o._vfn, T.alias, _FN_VIEW)
+        attached[oid] = k
+    elif oid in nondiff and o.grad_fn is None and o._rg and oid not in input_ids:
+        o._rg = False
+    return o
 
-        if HOOKS.stack:
-            HOOKS.pack_all(ctx, new[0] if len(new) == 1 else tuple(new))
-    return tuple(new)
+
+def _save_for_backward(ctx, new: list, attached: dict) -> None:
+    """Save ``ctx.to_save`` on the node with their versions (its own outputs as output
+    slots: no reference cycle), then through saved-tensor hooks."""
+    saved, vers = [], []
+    has_out = False
+    for t in ctx.to_save:
+        if t is None:
+            saved.append(None)
+            vers.append(None)
+        elif id(t) in attached and t.grad_fn is ctx:
+            k = attached[id(t)]
+            saved.append(OUT0 if k == 0 else _OutputSlot(k))
+            vers.append(t._vc[0])
+            has_out = True
+        else:
+            if t._vc.__class__ is not list and not STATE.inference:
+                check_inference_saved(t)  # Note [Inference tensors] (_tensor/tensor.py)
+            saved.append(t)
+            vers.append(t._vc[0])
+    ctx._saved = tuple(saved)
+    ctx._ver = tuple(vers)
+    if has_out:
+        ctx._out = [(o._data, o._vc, o._vc[0]) if isinstance(o, Tensor) and
+                    o.grad_fn is ctx else None for o in new]
+    if HOOKS.stack:
+        HOOKS.pack_all(ctx, new[0] if len(new) == 1 else tuple(new))
 
 
 def _rebase_dirty(ctx, o, k: int) -> None:

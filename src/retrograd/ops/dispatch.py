@@ -3,9 +3,11 @@
 Note [Hot path]
 An op call does five things: promote dtypes, consult autocast, run the NumPy kernel,
 wrap the result, and, only if grad mode is on and an input requires grad, record a
-node. ``unary`` and ``binary`` are written out by hand for the elementwise ops that
-dominate small-tensor work; ``apply`` serves every other op. Nothing here builds
-dicts or wrappers per call.
+node. ``unary`` and ``binary`` serve the elementwise ops that dominate small-tensor
+work, ``view_apply`` the view ops, and ``apply`` every other op. Each first tests the
+optional modes' bits once (Note [Optional modes at dispatch]); while none is on, it
+runs its plain path, which reads in that order: promote, kernel, wrap, record.
+Nothing here builds dicts or wrappers per call.
 
 Example:
     >>> import retrograd as torch
@@ -24,11 +26,15 @@ import numpy as np
 
 from .._core import dtype as D
 from .._core.grad_mode import STATE
+from .._core.layouts import cast_copy
+from .._graph.forward_state import ELEMENTWISE, GENERAL, VIEW
 from .._graph.forward_state import FW as _FW
 from .._graph.forward_state import fw_op as _fw_op
+from .._graph.modes import ANOMALY as _ANOMALY
 from .._graph.modes import MODES as _MODES
+from .._graph.modes import SAVED_HOOKS as _SAVED_HOOKS
 from .._graph.modes import VMAP as _VMAP
-from .._graph.node import Node, sink
+from .._graph.node import Node, sink, user_site
 from .._graph.provenance import mark as _cut_mark
 from .._tensor.tensor import Tensor, _make, track_view
 from . import buffers as _buffers
@@ -38,10 +44,10 @@ from .op import (
     Op,
     any_requires_grad,
     binary_dtype,
+    finish_record,
+    make_node,
     needs_grad,
     record,
-    record1,
-    record2,
     scalar_dtype,
 )
 from .records.view_regeneration import as_strided_regen as _AS_STRIDED_REGEN
@@ -60,9 +66,9 @@ _re_backward = re.compile(r"Backward\d*$")
 # A library above dispatch that must see every table op while one of its modes is on
 # registers an interceptor here when it is imported, instead of dispatch importing it:
 # autocast (amp/policy.py, Note [Autocast dispatch]) calls ``intercept_autocast`` with
-# its thread-local state and its handler. While MODES.bits is set (Note [Optional modes]
-# in _graph/modes.py), ``apply`` tests the state's ``on`` flag and hands the call to the
-# handler while it is set. Until a library registers, the flag is a constant False.
+# its thread-local state and its handler, vmap (_functorch/batched.py) calls
+# ``intercept_vmap``. Both are reached only through the modal path (Note [Optional modes
+# at dispatch]): until a library registers, its state is off.
 
 
 class _Off:
@@ -91,10 +97,9 @@ def intercept_autocast(state, handler) -> None:
 
 
 def intercept_vmap(handler) -> None:
-    """Send calls with a batched input to ``handler(kind, op, inputs, p, nout,
-    differentiable)`` (Note [Batched tensors] in _functorch/batched.py); a batched
-    tensor's ``_data`` is not a plain ndarray, which is what ``unary``, ``binary`` and
-    ``view_apply`` test, and ``apply`` tests the VMAP mode bit (Note [Optional modes]).
+    """Send calls to ``handler(kind, op, inputs, p, nout, differentiable)`` while a vmap is
+    open (the VMAP bit of Note [Optional modes]); it answers NotImplemented when no input
+    is batched (Note [Batched tensors] in _functorch/batched.py).
 
     Example:
         >>> import retrograd.func
@@ -104,6 +109,106 @@ def intercept_vmap(handler) -> None:
     """
     global _vmap_call
     _vmap_call = handler
+
+
+# Note [Optional modes at dispatch]
+# vmap, autocast, forward-mode AD, anomaly mode and saved-tensor hooks change what an op
+# call does. Each sets its bit of MODES.bits while on (Note [Optional modes] in
+# _graph/modes.py), and ``unary``, ``binary``, ``view_apply`` and ``apply`` test the bits
+# once, first: while they are 0 the rest of the function is the plain path (promote,
+# kernel, wrap, record), which knows nothing of the modes. Otherwise ``_modal`` runs the
+# call: vmap's handler takes calls with a batched input and autocast's takes table ops
+# (``apply``), calling ``apply`` again with its own bit off (Note [Dispatch
+# interceptors]); any other call runs the plain path with the bits cleared for its
+# duration, and then each mode adds its part to the result: anomaly mode and saved-tensor
+# hooks to the node it made (``finish_record``), forward AD the outputs' tangents (Note
+# [Forward AD interceptor]). The plain path is the entry function itself, not a helper of
+# it, so that it asks for the user's line one frame closer to the user (Note [User
+# sites] in _graph/node.py).
+def _modal(path: str, op, inputs, p, nout: int = 1, differentiable: bool = True):
+    """Run an op call while an optional mode is on (Note [Optional modes at dispatch]);
+    ``path``: 'unary', 'binary', 'view' or 'apply'."""
+    bits = _MODES.bits
+    if bits & _VMAP and _vmap_call is not None:  # (Note [Batched tensors])
+        r = _vmap_call(path, op, inputs, p, nout, differentiable)
+        if r is not NotImplemented:
+            return r
+    if path == "apply" and _AMP.on:  # (Note [Dispatch interceptors])
+        return _autocast_apply(op, inputs, p, nout, differentiable)
+    _MODES.bits = 0
+    try:
+        out = _plain(path, op, inputs, p, nout, differentiable)
+    finally:
+        _MODES.bits = bits
+    if out is NotImplemented:
+        return out
+    if bits & (_ANOMALY | _SAVED_HOOKS):
+        _finish_made(out, inputs)
+    if _FW.active and differentiable:
+        _fw_op(op, inputs, out, p, _FW_KIND[path])
+    return out
+
+
+#: the kind of op each path reports to forward AD (Note [JVP rules] in ops/jvp_rules.py)
+_FW_KIND = {"unary": ELEMENTWISE, "binary": ELEMENTWISE, "view": VIEW, "apply": GENERAL}
+
+
+def _plain(path: str, op, inputs, p, nout: int, differentiable: bool):
+    """The call on ``path``, run while the mode bits are clear: its plain path."""
+    if path == "unary":
+        return unary(op, inputs[0], p)
+    if path == "binary":
+        return binary(op, inputs[0], inputs[1], p)
+    if path == "view":
+        return view_apply(op, inputs[0], p)
+    return apply(op, inputs, p, nout, differentiable)
+
+
+def _finish_made(out, inputs) -> None:
+    """``finish_record`` for the node the plain path just made for ``out``, if it made one
+    (its outputs are new tensors: a grad_fn on one of them is that node)."""
+    for o in (out if out.__class__ is tuple else (out,)):
+        if o is not None and o._gfn is not None:
+            finish_record(o._gfn, out, inputs)
+            return
+
+
+# Note [Cut markers at dispatch]
+# An op that makes no node while one of its inputs requires grad is where that input's
+# gradient path ends (Note [Cut markers] in _graph/provenance.py): the plain paths hand
+# such calls, and those with an input that carries a cut, to ``_unrecorded``. It marks
+# the cut under a user's no_grad block, or with grad mode on when the op cuts by its
+# nature (``reason``: a comparison, a differentiable op with an integer result); a
+# result computed from cut values alone carries the first one's cut. Inside backward
+# (STATE.cut_watch None) derivative rules neither leave markers nor pass cuts on: it
+# returns at once there, where rules meet saved tensors that require grad at every step.
+def _unrecorded(op, t: Tensor, inputs, reason: str | None = None) -> None:
+    """``t`` was made from ``inputs`` without a node (Note [Cut markers at dispatch])."""
+    watch = STATE.cut_watch
+    if watch is None:
+        return
+    src = cut = None
+    for x in inputs:
+        if isinstance(x, Tensor):
+            if x._rg:
+                src = x
+                break
+            if cut is None:
+                cut = x._cut
+    if src is None:
+        if cut is not None:
+            t._cut = cut
+    elif not STATE.enabled:
+        if watch:
+            _cut_mark("no_grad", _cut_name(op, t), src, t)
+    elif reason is not None:
+        _cut_mark(reason, _cut_name(op, t), src, t)
+
+
+def _cut_name(op, t: Tensor) -> str:
+    """How a cut marker names ``op`` (a dtype conversion, whose kernel is ``cast_copy``,
+    by its target dtype)."""
+    return f"to({D.FROM_NP[t._data.dtype]})" if op.fwd is cast_copy else op.name
 
 
 _SCALARS = frozenset((float, int, bool))
@@ -142,137 +247,150 @@ def _cacheable(v) -> bool:
 
 
 def unary(op, a: Tensor, p=None) -> Tensor:
-    """Elementwise op of one tensor (``op.kind == 'float'`` turns ints into floats)."""
+    """Elementwise op of one tensor (``op.kind == 'float'`` turns ints into floats);
+    ``p``: the op's non-tensor argument, given to its kernel after the operand.
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.ops.records import elementwise as T
+        >>> unary(T.neg, torch.tensor([1.0, -2.0]))
+        tensor([-1.,  2.])
+    """
+    if _MODES.bits:  # Note [Optional modes at dispatch]
+        return _modal("unary", op, (a,), p)
     ad = a._data
-    if ad.__class__ is not _ndarray and _vmap_call is not None:  # a batched tensor
-        r = _vmap_call("unary", op, (a,), p)
-        if r is not NotImplemented:
-            return r
     dt = ad.dtype
     if op.kind == "float" and dt not in FLOAT_NP:
         ad = ad.astype(D.DEFAULTS.float.np)
         dt = ad.dtype
-    if dt in _LOW:
-        out = (op.fwd(ad.astype(_F32)) if p is None else op.fwd(ad.astype(_F32), p)).astype(dt)
-    elif ad.nbytes >= _POOL_MIN and op.fwd.__class__ is _ufunc and dt.kind == "f" \
-            and p is None and ad.flags.c_contiguous:  # Note [Buffer pool] (buffers.py)
-        out = op.fwd(ad, out=_buffers.result_for(ad, None, ad.shape, dt))
+    if dt in _LOW:  # float16/bfloat16 compute in float32, as PyTorch's CPU kernels
+        f = ad.astype(_F32)
+        out = (op.fwd(f) if p is None else op.fwd(f, p)).astype(dt)
+    elif ad.nbytes >= _POOL_MIN:  # Note [Buffer pool] (buffers.py)
+        out = _pooled_unary(op, ad, p)
     else:
         out = op.fwd(ad) if p is None else op.fwd(ad, p)
     if out.__class__ is not _ndarray:
         out = _asarray(out)
     t = _make(out)
-    if a._rg:
-        if STATE.enabled:
-            if op.vjp is not None:
-                record1(op, t, a, p)
-        elif STATE.cut_watch:
-            _cut_mark("no_grad", op.name, a, t)
-    elif a._cut is not None:  # a value computed from a cut one (Note [Cut markers])
-        t._cut = a._cut
-    if _FW.active:  # forward-mode AD, the one optional mode of elementwise ops
-        _fw_op(op, (a,), t, p, 1)
+    if a._rg and STATE.enabled and op.vjp is not None:
+        make_node(op, t, (a,), p, 1, user_site())
+    elif a._rg or a._cut is not None:  # Note [Cut markers at dispatch]
+        _unrecorded(op, t, (a,))
     return t
+
+
+def _pooled_unary(op, ad, p):
+    """A large unary kernel's result, in a pooled buffer where the kernel can write one
+    (a float ufunc over a C-contiguous array: Note [Buffer pool])."""
+    if op.fwd.__class__ is _ufunc and ad.dtype.kind == "f" and p is None and \
+            ad.flags.c_contiguous:
+        return op.fwd(ad, out=_buffers.result_for(ad, None, ad.shape, ad.dtype))
+    return op.fwd(ad) if p is None else op.fwd(ad, p)
 
 
 def binary(op, a, b, p=None) -> Tensor:
     """Elementwise op of two operands, either of which may be a Python number (``p``: the
-    op's non-tensor argument, e.g. ``alpha``, given to its kernel after the operands)."""
+    op's non-tensor argument, e.g. ``alpha``, given to its kernel after the operands).
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.ops.records import elementwise as T
+        >>> binary(T.sub, 1.0, torch.tensor([1.0, 2.0]))
+        tensor([ 0., -1.])
+    """
+    if _MODES.bits:  # Note [Optional modes at dispatch]
+        return _modal("binary", op, (a, b), p)
     ta = isinstance(a, Tensor)
     tb = isinstance(b, Tensor)
     kind = op.kind
     if ta and tb:
         ad = a._data
         bd = b._data
-        if (ad.__class__ is not _ndarray or bd.__class__ is not _ndarray) and \
-                _vmap_call is not None:  # a batched tensor (Note [Batched tensors])
-            r = _vmap_call("binary", op, (a, b), p)
-            if r is not NotImplemented:
-                return r
         rdt = ad.dtype
-        bdt = bd.dtype
-        if rdt is not bdt and rdt != bdt:
-            rdt = binary_dtype(rdt, bdt, ad.ndim == 0, bd.ndim == 0)
-            cdt = _F32 if rdt in _LOW else rdt  # float16/bfloat16 compute in float32, so a
-            if ad.dtype != cdt:  # float32 0-d operand is not rounded first (PyTorch)
-                ad = ad.astype(cdt)
-            if bdt != cdt:
-                bd = bd.astype(cdt)
-        if kind is not None and kind == "float" and rdt not in FLOAT_NP:
-            rdt = D.DEFAULTS.float.np
-            ad = ad.astype(rdt)
-            bd = bd.astype(rdt)
-    else:
-        if ta:
-            ad = a._data
-            if ad.__class__ is not _ndarray and _vmap_call is not None:
-                r = _vmap_call("binary", op, (a, b), p)
-                if r is not NotImplemented:
-                    return r
-            plan = _PLANS.get((ad.dtype, b, b.__class__, kind))
-            if plan is None:
-                plan = _scalar_plan(ad.dtype, b, kind)
-                if plan is None:
-                    return NotImplemented
-            rdt, cdt, bd = plan
-            if ad.dtype is not cdt:
-                ad = ad.astype(cdt)
-        elif tb:
-            bd = b._data
-            if bd.__class__ is not _ndarray and _vmap_call is not None:
-                r = _vmap_call("binary", op, (a, b), p)
-                if r is not NotImplemented:
-                    return r
-            plan = _PLANS.get((bd.dtype, a, a.__class__, kind))
-            if plan is None:
-                plan = _scalar_plan(bd.dtype, a, kind)
-                if plan is None:
-                    return NotImplemented
-            rdt, cdt, ad = plan
-            if bd.dtype is not cdt:
-                bd = bd.astype(cdt)
+        if rdt is not bd.dtype or (kind == "float" and rdt not in FLOAT_NP):
+            rdt, ad, bd = _promote(kind, ad, bd)
+        big = ad.nbytes >= _POOL_MIN or bd.nbytes >= _POOL_MIN
+    elif ta or tb:  # a tensor and a number, in either order (Note [Scalar plans])
+        td = a._data if ta else b._data
+        v = b if ta else a
+        plan = _PLANS.get((td.dtype, v, v.__class__, kind)) or _scalar_plan(td.dtype, v, kind)
+        if plan is None:
+            return NotImplemented
+        rdt, cdt, vd = plan
+        if td.dtype is not cdt:
+            td = td.astype(cdt)
+        big = td.nbytes >= _POOL_MIN
+        if ta:  # the operands' order kept
+            ad, bd = td, vd
         else:
-            raise TypeError(f"{op.name}: expected at least one Tensor, got {type(a).__name__} "
-                            f"and {type(b).__name__}")
+            ad, bd = vd, td
+    else:
+        raise TypeError(f"{op.name}: expected at least one Tensor, got {type(a).__name__} "
+                        f"and {type(b).__name__}")
     try:
-        if (ad.nbytes >= _POOL_MIN or (tb and bd.nbytes >= _POOL_MIN)) and \
-                op.fwd.__class__ is _ufunc and ad.dtype is rdt and bd.dtype is rdt and \
-                rdt.kind == "f" and kind != "bool" and ad.flags.c_contiguous and \
-                bd.flags.c_contiguous:  # Note [Buffer pool] (buffers.py)
-            out = op.fwd(ad, bd, out=_buffers.result_for(ad, bd, _bshape(ad.shape, bd.shape),
-                                                          rdt))  # Note [Gradient donation]
+        if big:  # Note [Buffer pool] (buffers.py)
+            out = _pooled_binary(op, ad, bd, p, rdt)
         else:
             out = op.fwd(ad, bd) if p is None else op.fwd(ad, bd, p)
-    except ValueError as e:
-        try:
-            np.broadcast_shapes(a._data.shape if ta else (), b._data.shape if tb else ())
-        except ValueError:
-            raise _shape_error(op, a, b, e) from None
-        raise
-    except TypeError:
-        if op.bool_error is not None and rdt == _BOOL:  # sub's message (Note [Complete records])
-            raise RuntimeError(op.bool_error) from None
+    except (ValueError, TypeError) as e:
+        _explain_kernel_error(op, a, b, rdt, e)
         raise
     if out.__class__ is not _ndarray:
         out = _asarray(out)
     if out.dtype is not rdt and kind != "bool" and out.dtype != rdt:
         out = out.astype(rdt)
     t = _make(out)
-    if (ta and a._rg) or (tb and b._rg):
-        if STATE.enabled:
-            if op.vjp is not None:
-                record2(op, t, a, b, p)
-            elif kind == "bool" and STATE.cut_watch is not None:  # None: inside backward
-                _cut_mark("comparison", op.name, a if ta and a._rg else b, t)
-        elif STATE.cut_watch:
-            _cut_mark("no_grad", op.name, a if ta and a._rg else b, t)
-    elif ta and a._cut is not None:  # Note [Cut markers]: computed from a cut value
-        t._cut = a._cut
-    elif tb and b._cut is not None:
-        t._cut = b._cut
-    if _FW.active:  # forward-mode AD, the one optional mode of views and elementwise ops
-        _fw_op(op, (a, b), t, p, 1)
+    rg = (ta and a._rg) or (tb and b._rg)
+    if rg and STATE.enabled and op.vjp is not None:
+        make_node(op, t, (a, b), p, 1, user_site())
+    elif rg or (ta and a._cut is not None) or (tb and b._cut is not None):
+        _unrecorded(op, t, (a, b), "comparison" if kind == "bool" else None)
     return t
+
+
+def _promote(kind, ad, bd):
+    """(result dtype, ``ad``, ``bd``) of two tensors' arrays, each cast to the dtype the
+    kernel computes in (Note [Type promotion] in _core/dtype.py); ``kind``: the op's."""
+    rdt = ad.dtype
+    bdt = bd.dtype
+    if rdt is not bdt and rdt != bdt:
+        rdt = binary_dtype(rdt, bdt, ad.ndim == 0, bd.ndim == 0)
+        cdt = _F32 if rdt in _LOW else rdt  # float16/bfloat16 compute in float32, so a
+        if ad.dtype != cdt:  # float32 0-d operand is not rounded first (PyTorch)
+            ad = ad.astype(cdt)
+        if bdt != cdt:
+            bd = bd.astype(cdt)
+    if kind == "float" and rdt not in FLOAT_NP:
+        rdt = D.DEFAULTS.float.np
+        ad = ad.astype(rdt)
+        bd = bd.astype(rdt)
+    return rdt, ad, bd
+
+
+def _pooled_binary(op, ad, bd, p, rdt):
+    """A large binary kernel's result, in a pooled buffer (or the gradient the engine
+    offers: Note [Gradient donation]) where the kernel can write one: a float ufunc over
+    C-contiguous operands of the result's dtype (Note [Buffer pool])."""
+    if op.fwd.__class__ is _ufunc and ad.dtype is rdt and bd.dtype is rdt and \
+            rdt.kind == "f" and op.kind != "bool" and ad.flags.c_contiguous and \
+            bd.flags.c_contiguous:
+        return op.fwd(ad, bd, out=_buffers.result_for(ad, bd, _bshape(ad.shape, bd.shape), rdt))
+    return op.fwd(ad, bd) if p is None else op.fwd(ad, bd, p)
+
+
+def _explain_kernel_error(op, a, b, rdt, e: Exception) -> None:
+    """Raise our error where NumPy's says less: operands that do not broadcast (its
+    ValueError), PyTorch's refusal to subtract bool tensors (its TypeError); return
+    otherwise (the caller re-raises the kernel's own error)."""
+    if isinstance(e, ValueError):
+        try:
+            np.broadcast_shapes(a._data.shape if isinstance(a, Tensor) else (),
+                                b._data.shape if isinstance(b, Tensor) else ())
+        except ValueError:
+            raise _shape_error(op, a, b, e) from None
+    elif op.bool_error is not None and rdt == _BOOL:  # sub's message (Note [Complete records])
+        raise RuntimeError(op.bool_error) from None
 
 
 # Note [Scalar plans]
@@ -322,15 +440,17 @@ def _mismatch(sa, sb):
 
 def apply(op: Op, inputs: tuple | list, p: object = None, nout: int = 1,
           differentiable: bool = True) -> Tensor | tuple[Tensor, ...]:
-    """Run any table op on ``inputs`` (tensors or other values) and record it."""
-    modes = _MODES.bits  # Note [Optional modes]: one read while every optional mode is off
-    if modes:
-        if modes & _VMAP:  # (Note [Batched tensors] in _functorch/batched.py)
-            r = _vmap_call("apply", op, inputs, p, nout, differentiable)
-            if r is not NotImplemented:
-                return r
-        if _AMP.on:  # (Note [Dispatch interceptors])
-            return _autocast_apply(op, inputs, p, nout, differentiable)
+    """Run any table op on ``inputs`` (tensors or other values) and record it.
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.ops.records import elementwise as T
+        >>> x = torch.tensor([[1.0, 2.0]], requires_grad=True)
+        >>> apply(T.mm_ops["mm"], (x, x.t())).grad_fn.name()
+        'MmBackward0'
+    """
+    if _MODES.bits:  # Note [Optional modes at dispatch]
+        return _modal("apply", op, inputs, p, nout, differentiable)
     n = len(inputs)
     if n == 2:  # the commonest arities written out (no list per call)
         a, b = inputs
@@ -350,55 +470,28 @@ def apply(op: Op, inputs: tuple | list, p: object = None, nout: int = 1,
     else:
         datas = [x._data if isinstance(x, Tensor) else x for x in inputs]
         out = op.fwd(*datas) if p is None else op.fwd(*datas, p)
-    if nout == 1:
-        if out.__class__ is not _ndarray:
-            out = _asarray(out)
-        t = _make(out)
-        if STATE.enabled:
-            if differentiable and op.vjp is not None:
-                if out.dtype not in FLOAT_NP:  # an integer result cuts the path
-                    _mark_apply_cut(op, t, inputs, p)
-                elif n == 1:
-                    if inputs[0].__class__ is Tensor or isinstance(inputs[0], Tensor):
-                        if inputs[0]._rg:
-                            record1(op, t, inputs[0], p)
-                elif any_requires_grad(inputs):
-                    # user_site, record, apply, the op's function (ours): start above them
-                    record(op, t, inputs, p, depth=4)
-        elif STATE.cut_watch:
-            _mark_apply_cut(op, t, inputs, p)
-        if not t._rg and t._cut is None and STATE.cut_watch is not None:  # Note [Cut
-            # markers]: computed from a cut value (None: inside backward, nothing to mark)
-            for x in inputs:
-                if isinstance(x, Tensor) and x._cut is not None:
-                    t._cut = x._cut
-                    break
-        if modes and _FW.active and differentiable:
-            _fw_op(op, inputs, t, p, 0)
-        return t
+    if nout != 1:
+        return _apply_multi(op, inputs, p, out, nout, differentiable)
+    if out.__class__ is not _ndarray:
+        out = _asarray(out)
+    t = _make(out)
+    if STATE.enabled and differentiable and op.vjp is not None and out.dtype in FLOAT_NP and \
+            any_requires_grad(inputs):
+        make_node(op, t, inputs, p, 1, user_site())
+    else:  # Note [Cut markers at dispatch] (an integer result of a differentiable op cuts)
+        _unrecorded(op, t, inputs, "integer" if differentiable and op.vjp is not None else None)
+    return t
+
+
+def _apply_multi(op, inputs, p, out, nout: int, differentiable: bool) -> tuple:
+    """``apply``'s wrap and record for an op with ``nout`` outputs."""
     ts = tuple(_make(o if o.__class__ is _ndarray else _asarray(o)) for o in out)
     if differentiable and op.vjp is not None and needs_grad(inputs):
-        record(op, ts, inputs, p, nout=nout)
-    elif STATE.cut_watch and not STATE.enabled:
+        make_node(op, ts, inputs, p, nout, user_site())
+    elif STATE.cut_watch and not STATE.enabled:  # Note [Cut markers at dispatch]
         for o in ts:
-            _mark_apply_cut(op, o, inputs, p)
-    if modes and _FW.active and differentiable:
-        _fw_op(op, inputs, ts, p, 0)
+            _unrecorded(op, o, inputs)
     return ts
-
-
-def _mark_apply_cut(op, t: Tensor, inputs, p) -> None:
-    """Note [Cut markers] (_graph/provenance.py): an op under no_grad, or a
-    differentiable op whose result is an integer, took a tensor that requires grad."""
-    if STATE.cut_watch is None:  # inside backward: derivative rules leave no markers
-        return
-    for x in inputs:
-        if isinstance(x, Tensor) and x._rg:
-            name = op.name
-            if name == "to_copy":
-                name = f"to({D.FROM_NP[t._data.dtype]})"
-            _cut_mark("no_grad" if not STATE.enabled else "integer", name, x, t)
-            return
 
 
 def view_apply(op: Op, a: Tensor, p: object) -> Tensor:
@@ -411,17 +504,20 @@ def view_apply(op: Op, a: Tensor, p: object) -> Tensor:
     of that base, the written one included, then re-derives its grad_fn from the new
     base when next used (Note [View grad_fn regeneration]), so gradients flow through
     both, as in PyTorch.
+
+    Example:
+        >>> import retrograd as torch
+        >>> x = torch.ones(2, 3)
+        >>> x.t()._base is x
+        True
     """
-    ad = a._data
-    if ad.__class__ is not _ndarray and _vmap_call is not None:  # a batched tensor
-        r = _vmap_call("view", op, (a,), p)
-        if r is not NotImplemented:
-            return r
-    out = op.fwd(ad, p)
+    if _MODES.bits:  # Note [Optional modes at dispatch]
+        return _modal("view", op, (a,), p)
+    out = op.fwd(a._data, p)
     if out.__class__ is not _ndarray:
         out = _asarray(out)
     t = _make(out)
-    vc = t._vc = a._vc
+    vc = t._vc = a._vc  # Note [Views and in-place]: one version counter, a base, a recipe
     if vc[0]:
         t._vver = vc[0]
     base = a._base
@@ -435,12 +531,11 @@ def view_apply(op: Op, a: Tensor, p: object) -> Tensor:
             t._vmeta = a._vmeta
     if a._rg:
         if STATE.enabled:
-            record1(op, t, a, p)
+            make_node(op, t, (a,), p, 1, user_site())
         else:
             t._rg = True  # as PyTorch: a view of a tensor that requires grad does too
             t._vmeta = "no_grad"
-            if STATE.cut_watch:
-                _cut_mark("no_grad", op.name, a, t)
+            _unrecorded(op, t, (a,))  # Note [Cut markers at dispatch]
     else:
         if a._cut is not None:  # Note [Cut markers]: a view of a cut value
             t._cut = a._cut
@@ -448,8 +543,6 @@ def view_apply(op: Op, a: Tensor, p: object) -> Tensor:
             t._vmeta = "no_grad"
         if STATE.cut_watch is not None:  # None: a derivative rule's view of a gradient,
             track_view(base, t)  # which no one can make require grad (_graph/engine.py)
-    if _FW.active:  # forward-mode AD, the one optional mode of views and elementwise ops
-        _fw_op(op, (a,), t, p, 2)
     return t
 
 
@@ -487,7 +580,7 @@ def regenerate_view_grad_fn(view: Tensor) -> None:
         # leaf view of it: x[0].requires_grad_() then a view of that): PyTorch still
         # re-derives a node, AsStridedBackward0 with an invalid edge to the base, so a
         # gradient reaching the view goes nowhere, not where the old node led
-        node = record1(_AS_STRIDED_REGEN, fresh, base, p)
+        node = record(_AS_STRIDED_REGEN, fresh, (base,), p)
         node._edges = ((sink(), 0, base._data.shape, base._data.dtype),)
     view._gfn = fresh._gfn
     view._rg = fresh._rg

@@ -191,21 +191,13 @@ def _can_cast(src, dst) -> bool:
 # the new node as its grad_fn ("rebase"). For a view, the base's history is
 # rewritten instead (Note [Views and in-place]).
 def _inplace(self: Tensor, res: Tensor) -> Tensor:
+    """Write ``res``, the op's out-of-place result, into ``self`` (Note [In-place ops]):
+    PyTorch's checks, the write and its version bump, then ``self`` takes the result's
+    history."""
     if res._data.__class__ is not _ndarray and is_batched_data(res._data):
         _refuse_batched_result(res)  # (self is not batched: Note [Batched writes])
     _check_inplace_leaf(self, res._rg)
-    sd = self._data.dtype
-    rd = res._data.dtype
-    if sd != rd and not _can_cast(rd, sd):
-        raise RuntimeError(f"result type {_LEGACY[res.dtype.name]} can't be cast to the desired "
-                           f"output type {_LEGACY[self.dtype.name]}. The in-place op would "
-                           "truncate its result; use the out-of-place op, or convert the tensor "
-                           "first (x = x.float()).")
-    if res._data.shape != self._data.shape:
-        bshape = np.broadcast_shapes(res._data.shape, self._data.shape)
-        if bshape != self._data.shape:
-            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
-                               f"broadcast shape {list(bshape)}")
+    _check_result_fits(self, res)
     if res._rg:
         _snapshot_saved_self(self, res._gfn)
     np.copyto(self._data, res._data, casting="unsafe")
@@ -218,6 +210,30 @@ def _inplace(self: Tensor, res: Tensor) -> Tensor:
                                "applied to a tensor that requires grad. Use it under no_grad() "
                                "or on a detached tensor.")
         return self
+    _take_history(self, res)
+    return self
+
+
+def _check_result_fits(self: Tensor, res: Tensor) -> None:
+    """PyTorch's refusals of an in-place result that ``self`` cannot hold: a dtype it
+    cannot be cast to, or a shape that does not broadcast to ``self``'s."""
+    sd = self._data.dtype
+    rd = res._data.dtype
+    if sd != rd and not _can_cast(rd, sd):
+        raise RuntimeError(f"result type {_LEGACY[res.dtype.name]} can't be cast to the desired "
+                           f"output type {_LEGACY[self.dtype.name]}. The in-place op would "
+                           "truncate its result; use the out-of-place op, or convert the tensor "
+                           "first (x = x.float()).")
+    if res._data.shape != self._data.shape:
+        bshape = np.broadcast_shapes(res._data.shape, self._data.shape)
+        if bshape != self._data.shape:
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
+                               f"broadcast shape {list(bshape)}")
+
+
+def _take_history(self: Tensor, res: Tensor) -> None:
+    """After the write, ``self`` takes ``res``'s node as its grad_fn ("rebase"), or, for a
+    view, its base's history is rewritten (Note [Views and in-place])."""
     node = res._gfn
     if node._out is not None and res._data.shape == self._data.shape:
         # the op saved its output: that output now lives in self's memory, under self's
@@ -229,8 +245,7 @@ def _inplace(self: Tensor, res: Tensor) -> Tensor:
         node._out[res._out_nr] = (self._data, self._vc, self._vc[0])
     if res._data.shape != self._data.shape:
         res = expand(res, self._data.shape)
-    base = self._base
-    if base is not None:
+    if self._base is not None:
         _rebase_view(self, res)
         if node._out is not None and res._data.shape == self._data.shape:
             # Note [Saved outputs of in-place ops on views]
@@ -238,19 +253,16 @@ def _inplace(self: Tensor, res: Tensor) -> Tensor:
             if node._out_fn is None:
                 node._out_fn = {}
             node._out_fn[res._out_nr] = (weakref.ref(gfn), self._out_nr)
-        return self
-    # Note [In-place ops]: the tensor takes the result's node as its grad_fn ("rebase")
-    old = self._gfn
-    node = res._gfn
-    self._gfn = node
+        return
+    old = self._gfn  # Note [In-place ops]: the result's node becomes self's grad_fn
+    self._gfn = res._gfn
     self._out_nr = res._out_nr
     if not self._rg:
         self._rg = True
         if self._views is not None:
             mark_views_requiring_grad(self)
     if self._retains:
-        move_retain(self, old, node)
-    return self
+        move_retain(self, old, self._gfn)
 
 
 def _snapshot_saved_self(self: Tensor, node) -> None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import builtins
 import itertools
-import types
 
 from .._core.dtype import CACHES, DEFAULTS, FROM_NP, float32
 from .._core.grad_mode import INFERENCE_HOOKS, STATE
@@ -222,93 +221,109 @@ def _edge(t):
         if fn is None and t._inherits:  # requires grad through its base only: no edge
             return (sink(), 0, t._data.shape, t._data.dtype)  # (PyTorch's invalid edge)
     if fn is None:
-        return (t._grad_accumulator(), 0, t._data.shape, t._data.dtype)
+        acc = t._acc
+        if acc is None:
+            acc = t._grad_accumulator()
+        return (acc, 0, t._data.shape, t._data.dtype)
     return (fn, t._out_nr, t._data.shape, t._data.dtype)
 
 
 # Note [Recording]
-# Recording is most of what an op costs on small tensors, so it is written for the
-# common shapes of call: ``record1`` (one tensor input that requires grad: unary and
-# view ops) and ``record2`` (two operands, either possibly a Python number) build the
-# node directly; ``record`` serves every other op. All three set every slot of the
-# node (no instance dict is made) and share ``_finish`` for what is rare (anomaly
-# mode, saved-tensor hooks, multi-output).
+# Recording is most of what an op costs on small tensors. ``make_node`` is the one body
+# that builds a node and sets every slot of it (no instance dict is made): one edge per
+# input (the commonest arities, one and two inputs, without a loop), the sequence
+# number, the user's line (Note [User sites]), what the rules read (``_save``: the
+# commonest save patterns have a straight path, ``Op.save_plan``) and the outputs'
+# grad_fn. What is rare is left to ``finish_record``: anomaly mode's trace and
+# saved-tensor hooks, wanted only while an optional mode is on (Note [Optional modes]).
+# ``record`` does both, for code outside dispatch: it finds the user's line and tests
+# the mode bits itself. Dispatch's plain paths run only while no mode is on (Note [Optional
+# modes at dispatch] in dispatch.py): they call ``make_node`` with the line they found,
+# and the modal path calls ``finish_record`` after them. The refusal to save an inference
+# tensor waits behind one test of a module global, set once any thread has entered
+# inference mode (Note [Inference tensors]).
+def record(op: Op, outs, inputs, p=None, nout: int = 1) -> Node:
+    """Make the node for ``outs`` (a Tensor, or a tuple of ``nout`` of them) computed by
+    ``op`` from ``inputs`` (Tensors or numbers), one of which requires grad, with the op's
+    parameters ``p`` (Note [Recording]).
 
-
-def record1(op: Op, out, a, p=None):
-    """``record`` for one Tensor input ``a`` that requires grad and one output."""
-    node = _new_node(Node)
-    node._op = op
-    node._edges = (_edge(a),)
-    node._p = p
-    node._nout = 1
-    node._seq = _next_seq()
-    node._site = user_site(4)  # user_site, record, unary/binary, wrapper: ours
-    if op.save_plan:
-        _save(node, op, out, (a,), 1)
-    else:
-        node._saved = op.unsaved
-        node._ver = node._out = None
-    out._rg = True
-    out._gfn = node
-    if MODES.bits and (STATE.anomaly or (HOOKS.stack and (node._saved or HOOKS.watchers))):
-        _finish(node, out, (a,))
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.ops.records import elementwise as T
+        >>> x = torch.ones(2, requires_grad=True)
+        >>> y = torch.ones(2)
+        >>> record(T.neg, y, (x,)).name(), y.requires_grad
+        ('NegBackward0', True)
+    """
+    node = make_node(op, outs, inputs, p, nout, user_site())
+    if nout == 1 and outs._base is not None:  # a view (split into one piece): the grad_fn
+        outs._vver = outs._vc[0]  # setter's version stamp (Note [View grad_fn regeneration])
+    if MODES.bits:
+        finish_record(node, outs, inputs)
     return node
 
 
-def record2(op: Op, out, a, b, p=None):
-    """``record`` for two operands (Tensors or numbers), one of which requires grad."""
+def make_node(op: Op, outs, inputs, p, nout: int, site) -> Node:
+    """The node for ``outs`` computed by ``op`` from ``inputs`` at the user's ``site``
+    (``user_site()``), without what optional modes add (Note [Recording]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.ops.records import elementwise as T
+        >>> x = torch.ones(2, requires_grad=True)
+        >>> make_node(T.neg, torch.ones(2), (x,), None, 1, None).next_functions[0][0].name()
+        'torch::autograd::AccumulateGrad'
+    """
     node = _new_node(Node)
     node._op = op
-    node._edges = (_operand_edge(node, 0, a), _operand_edge(node, 1, b))
-    node._p = p
-    node._nout = 1
-    node._seq = _next_seq()
-    node._site = user_site(4)  # user_site, record, unary/binary, wrapper: ours
-    if op.save_plan:
-        _save(node, op, out, (a, b), 1)
+    n = len(inputs)
+    if n == 1:
+        x = inputs[0]
+        node._edges = (_edge(x) if x.__class__ is Tensor and x._rg else _operand_edge(node, 0, x),)
+    elif n == 2:
+        node._edges = (_operand_edge(node, 0, inputs[0]), _operand_edge(node, 1, inputs[1]))
     else:
-        node._saved = op.unsaved
-        node._ver = node._out = None
-    out._rg = True
-    out._gfn = node
-    if MODES.bits and (STATE.anomaly or (HOOKS.stack and (node._saved or HOOKS.watchers))):
-        _finish(node, out, (a, b))
-    return node
-
-
-def record(op: Op, outs, inputs, p=None, nout: int = 1, depth: int = 2):
-    """Make the node for ``outs`` (a Tensor or a tuple) computed by ``op`` from ``inputs``
-    (``depth``: see ``user_site``)."""
-    node = _new_node(Node)
-    node._op = op
-    edges = []  # (a loop: a comprehension is one more call per op)
-    for i, x in enumerate(inputs):
-        edges.append(_operand_edge(node, i, x))
-    node._edges = edges
+        node._edges = _operand_edges(node, inputs)
     node._p = p
     node._nout = nout
     node._seq = _next_seq()
-    node._site = user_site(depth)
-    if op.save_plan:
+    node._site = site
+    plan = op.save_plan
+    if plan == SAVE_OUTPUT and nout == 1:  # the commonest plan, written out
+        vc = outs._vc
+        node._saved = _OUT_ONLY
+        node._ver = [vc[0]]
+        node._out = [(outs._data, vc, vc[0])]
+    elif plan:
         _save(node, op, outs, inputs, nout)
+        if _INFERENCE_SEEN:  # Note [Inference tensors] (_tensor/tensor.py)
+            _refuse_inference_saved(node, inputs)
     else:
         node._saved = op.unsaved
         node._ver = node._out = None
     if nout == 1:
         outs._rg = True
         outs._gfn = node
-        if outs._base is not None:  # a view (split into one piece): the grad_fn setter's
-            outs._vver = outs._vc[0]  # version stamp (Note [View grad_fn regeneration])
     else:
-        for k, o in enumerate(outs):
-            if o is not None and o._data.dtype in FLOAT_NP:
-                o._rg = True
-                o.grad_fn = node
-                o._out_nr = k
-    if MODES.bits and (STATE.anomaly or (HOOKS.stack and (node._saved or HOOKS.watchers))):
-        _finish(node, outs, inputs)
+        _attach_outputs(node, outs)
     return node
+
+
+def _operand_edges(node, inputs) -> list:
+    """The edges of ``node``'s inputs, for three or more of them (``_operand_edge``)."""
+    edges = []  # (a loop: a comprehension is one more call per op)
+    for i, x in enumerate(inputs):
+        edges.append(_operand_edge(node, i, x))
+    return edges
+
+
+def _attach_outputs(node, outs) -> None:
+    """The floating outputs of a multi-output op take ``node`` as their grad_fn."""
+    for k, o in enumerate(outs):
+        if o is not None and o._data.dtype in FLOAT_NP:
+            o._rg = True
+            o.grad_fn = node
+            o._out_nr = k
 
 
 # Note [Tensors saved from parameters]
@@ -338,13 +353,6 @@ def _save(node, op: Op, outs, inputs, nout: int) -> None:
     """Fill ``node._saved``/``_ver``/``_out`` from ``op.save`` (Note [Saved tensor versions]);
     the commonest plans (Note [Recording]) first."""
     plan = op.save_plan
-    if plan == SAVE_OUTPUT and nout == 1:
-        vc = outs._vc
-        v = vc[0]
-        node._saved = _OUT_ONLY
-        node._ver = [v]
-        node._out = [(outs._data, vc, v)]
-        return
     if plan == SAVE_CROSSED or plan == SAVE_CROSSED_12:
         a, b = inputs if plan == SAVE_CROSSED else inputs[1:]
         xa = a if isinstance(b, Tensor) and b._rg else None
@@ -401,9 +409,16 @@ def _save(node, op: Op, outs, inputs, nout: int) -> None:
         node._out = None
 
 
-def _finish(node, outs, inputs) -> None:
-    """The rare parts of recording: anomaly mode's trace and NaN watchers, and sending
-    the saved tensors through saved-tensor hooks."""
+def finish_record(node, outs, inputs) -> None:
+    """The rare parts of recording (Note [Recording]), each while its mode is on: anomaly
+    mode's trace and NaN watchers, selective checkpointing's per-op policy, and sending the
+    saved tensors through saved-tensor hooks.
+
+    Example:
+        >>> import retrograd as torch
+        >>> y = torch.ones(1, requires_grad=True) * 2
+        >>> finish_record(y.grad_fn, y, ())  # no mode on: nothing to add
+    """
     if STATE.anomaly:
         node._trace = _anomaly_trace()
         if FORWARD_WATCHERS:  # viz.nan_provenance (Note [Non-finite provenance])
@@ -414,28 +429,30 @@ def _finish(node, outs, inputs) -> None:
         HOOKS.pack_all(node, outs)
 
 
-_save_plain = types.FunctionType(_save.__code__, _save.__globals__, "_save_plain")
+#: whether any thread has entered inference mode: from then on every record checks that
+#: it saves no inference tensor (Note [Inference tensors] in _tensor/tensor.py)
+_INFERENCE_SEEN = False
 
 
-def _save_checked(node, op: Op, outs, inputs, nout: int) -> None:
-    """``_save``, then PyTorch's refusal to save an inference tensor for backward (Note
-    [Inference tensors] in _tensor/tensor.py): the code ``_save`` runs once any thread has
-    entered inference mode, so that programs without it pay nothing."""
-    _save_plain(node, op, outs, inputs, nout)
-    if not STATE.inference:
-        saved = node._saved or ()
-        for x in inputs:
-            if isinstance(x, Tensor) and x._vc.__class__ is InferenceVersion and \
-                    builtins.any(s is x for s in saved):
-                check_inference_saved(x)
+def _refuse_inference_saved(node, inputs) -> None:
+    """PyTorch's refusal to save an inference tensor for backward outside inference mode."""
+    if STATE.inference:
+        return
+    saved = node._saved or ()
+    for x in inputs:
+        if isinstance(x, Tensor) and x._vc.__class__ is InferenceVersion and \
+                builtins.any(s is x for s in saved):
+            check_inference_saved(x)
 
 
-def _arm_saved_check(entering: bool) -> None:
-    if entering and _save.__code__ is not _save_checked.__code__:
-        _save.__code__ = _save_checked.__code__
+def _note_inference(entering: bool) -> None:
+    """Inference mode was entered (or left) by some thread: see ``_INFERENCE_SEEN``."""
+    global _INFERENCE_SEEN
+    if entering:
+        _INFERENCE_SEEN = True
 
 
-INFERENCE_HOOKS.append(_arm_saved_check)
+INFERENCE_HOOKS.append(_note_inference)
 
 
 def _any_rg_at(inputs, idx) -> bool:
@@ -447,9 +464,11 @@ def _any_rg_at(inputs, idx) -> bool:
 
 
 def _anomaly_trace() -> str:
+    """Anomaly mode's forward traceback of the op being recorded (retrograd's own frames
+    are left out when it is shown: ``user_trace`` in _graph/anomaly.py)."""
     import traceback
 
-    return "".join(traceback.format_stack()[:-3])
+    return "".join(traceback.format_stack())
 
 
 def any_requires_grad(values) -> bool:

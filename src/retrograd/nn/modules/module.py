@@ -173,7 +173,7 @@ class Module:
         if lib:
             if prev is not None:
                 return self.forward(*args, **kwargs) if kwargs else self.forward(*args)
-            scope.site = user_site(2)
+            scope.site = user_site()
         elif prev is None:
             return self.forward(*args, **kwargs) if kwargs else self.forward(*args)
         else:

@@ -30,7 +30,7 @@ from ..._graph.forward_state import get_tangent, set_tangent
 from ..._tensor.tensor import Tensor, _make, _wrap_dim
 from ..arguments import _dims
 from ..inplace import _check_inplace_leaf, batched_write, is_batched_data
-from ..op import record1
+from ..op import record
 from ..records import elementwise as T
 from ..records import scans as TSC
 
@@ -46,7 +46,7 @@ def _relayout(self: Tensor, op, view_op, p) -> Tensor:
     node = None
     holder = _make(new)
     if STATE.enabled and self._rg:
-        node = record1(op, holder, self, p)
+        node = record(op, holder, (self,), p)
     if _FW.active:  # forward-mode AD: the tangent is relaid out the same way
         _fw_op(op, (self,), holder, p, 0)
     self._data = new
