@@ -131,7 +131,7 @@ def is_library_file(filename: str) -> bool:
     """
     r = _IS_OURS.get(filename)
     if r is None:
-        r = _IS_OURS[filename] = filename.startswith(_PKG_DIR) and "/tests/" not in filename
+        r = _IS_OURS[filename] = filename.startswith(_PKG_DIR + os.sep)
     return r
 
 
