@@ -362,9 +362,9 @@ def test_nn_layers_forward_ad(name):
 
 
 def test_every_table_entry_has_a_jvp_rule():
-    """Each differentiable entry of ops/records/elementwise.py has its forward rule (ops
+    """Each differentiable entry of ops/records/table.py has its forward rule (ops
     outside the main table, e.g. nn's, fall back to the double-vjp rule: Note [JVP rules])."""
-    from retrograd.ops.records import elementwise as T
+    from retrograd.ops.records import table as T
 
     ops = [*T.ALL_OPS.values(), *T.mm_ops.values(), *T.take_ops.values()]
     missing = sorted({o.name for o in ops if o.vjp is not None and o.jvp is None})
@@ -386,7 +386,7 @@ def test_no_tangent_bookkeeping_outside_a_level():
 def test_fallback_rule_for_ops_without_one():
     """An op with no jvp rule gets J t from its vjp rule (the double-vjp fallback)."""
     from retrograd.autograd import forward_ad as fw
-    from retrograd.ops.records import elementwise as T
+    from retrograd.ops.records import table as T
 
     saved = T.prod.jvp
     # (records refuse assignment, Note [Complete records]: the test takes the rule out itself)

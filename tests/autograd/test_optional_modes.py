@@ -57,7 +57,7 @@ def test_modes_together_and_each_still_acts():
 
 
 def test_autocast_handled_op_turns_the_bit_off_inside_and_back_on(monkeypatch):
-    from retrograd.ops.records import elementwise as T
+    from retrograd.ops.records import table as T
 
     seen = []
     mm = T.mm_ops["mm"]

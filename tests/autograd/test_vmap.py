@@ -13,8 +13,8 @@ import torch
 
 import retrograd as R
 from retrograd.func import grad, hessian, jacfwd, jacrev, jvp, vjp, vmap
-from retrograd.ops.records import elementwise as T
 from retrograd.ops.records import nn as TN
+from retrograd.ops.records import table as T
 
 tf = torch.func
 

@@ -1,6 +1,6 @@
 """The buffer pool for large kernel results, blocked fused kernels and gradient donation
 (Note [Buffer pool], Note [Gradient donation] in ops/buffers.py, Note [Blocked kernels] in
-ops/records/elementwise.py). Arrays stay small: fixtures lower the pool threshold and the block
+ops/kernels/activations.py). Arrays stay small: fixtures lower the pool threshold and the block
 size."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import torch
 
 import retrograd as R
 from retrograd.ops import buffers as B
-from retrograd.ops.records import elementwise as T
+from retrograd.ops.kernels import activations as KA
 
 
 @pytest.fixture
@@ -36,8 +36,8 @@ def pool():
 @pytest.fixture
 def blocks(monkeypatch):
     """Blocks of 256 bytes: a 2000-element array runs the blocked kernels in 32 blocks."""
-    monkeypatch.setattr(T, "_BLOCK_BYTES", 256)
-    monkeypatch.setattr(T, "_BLOCKED_MIN", 1024)
+    monkeypatch.setattr(KA, "_BLOCK_BYTES", 256)
+    monkeypatch.setattr(KA, "_BLOCKED_MIN", 1024)
 
 
 def _ptr(x) -> int:
@@ -249,7 +249,7 @@ def test_results_are_bit_identical_with_the_pool_on_and_off(pool, blocks, dtype)
     with np.errstate(all="ignore"):
         on = _w7_chain(R, x0, c0, g0)
         B.configure(enabled=False)
-        T._BLOCKED_MIN = sys.maxsize  # and unblocked kernels
+        KA._BLOCKED_MIN = sys.maxsize  # and unblocked kernels
         off = _w7_chain(R, x0, c0, g0)
     for a, b in zip(on, off):
         assert _bits(a) == _bits(b)
@@ -272,12 +272,12 @@ def test_blocked_kernels_match_the_unblocked_ones(pool, blocks):
         y = np.abs(a)
         y[::7] = -1.0
         with np.errstate(all="ignore"):
-            got = [T._sigmoid_fwd(a), T._relu_fwd(a), T._tanh_bwd_fwd(g, a),
-                   T._sigmoid_bwd_fwd(g, a), T._threshold_bwd_fwd(g, y)]
-            T._BLOCKED_MIN = sys.maxsize
-            want = [T._sigmoid_fwd(a), T._relu_fwd(a), T._tanh_bwd_fwd(g, a),
-                    T._sigmoid_bwd_fwd(g, a), np.where(y <= 0, 0, g).astype(dtype)]
-            T._BLOCKED_MIN = 1024
+            got = [KA.sigmoid_kernel(a), KA.relu_kernel(a), KA.tanh_backward_kernel(g, a),
+                   KA.sigmoid_backward_kernel(g, a), KA.threshold_backward_kernel(g, y)]
+            KA._BLOCKED_MIN = sys.maxsize
+            want = [KA.sigmoid_kernel(a), KA.relu_kernel(a), KA.tanh_backward_kernel(g, a),
+                    KA.sigmoid_backward_kernel(g, a), np.where(y <= 0, 0, g).astype(dtype)]
+            KA._BLOCKED_MIN = 1024
         for k, (x, w) in enumerate(zip(got, want)):
             assert x.dtype == w.dtype and x.shape == w.shape, k
             assert _bits(x) == _bits(w), k

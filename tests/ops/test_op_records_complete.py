@@ -98,7 +98,7 @@ def assignments_onto_records(source: str, ns: dict, where: str = "") -> list:
 
 
 def test_the_assignment_scanner_finds_assignments_onto_records():
-    from retrograd.ops.records import elementwise as T
+    from retrograd.ops.records import table as T
 
     ns = {"T": T, "mul": T.mul, "state": object()}
     source = "\n".join([

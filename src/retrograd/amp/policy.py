@@ -240,7 +240,7 @@ def autocast_apply(op, inputs, p, nout, differentiable):
 
     Example:
         >>> import retrograd as torch
-        >>> from retrograd.ops.records import elementwise as T
+        >>> from retrograd.ops.records import table as T
         >>> from retrograd.amp.policy import autocast_apply
         >>> with torch.autocast("cpu"):
         ...     out = autocast_apply(T.mm_ops["mm"], (torch.ones(2, 2),) * 2, None, 1, True)

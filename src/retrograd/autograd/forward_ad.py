@@ -22,7 +22,7 @@ from .._core.grad_mode import _DecoratorContextManager
 from .._graph.forward_state import FW, get_tangent, set_tangent
 from .._tensor.tensor import Tensor
 from ..ops.dispatch import view_apply
-from ..ops.records import elementwise as T
+from ..ops.records import table as T
 
 # PyTorch's API, above the op layer; the state lives in _graph/forward_state.py and the
 # JVP rules with the dispatch interceptor in ops/jvp_rules.py (Note [Forward AD

@@ -38,7 +38,7 @@ from ..ops.functions.creation import zeros_like
 from ..ops.inplace import _rebase_view
 from ..ops.jvp_rules import attach
 from ..ops.op import FLOAT_NP, _anomaly_trace, _edge, _next_seq
-from ..ops.records import elementwise as T
+from ..ops.records import table as T
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable",
            "InplaceFunction"]

@@ -39,7 +39,7 @@ __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 # of one-hot cotangents: ``autograd.grad(..., is_grads_batched=True)``, where the
 # engine runs each rule once on gradients with a leading batch dimension (rules are
 # batch-agnostic; the few that are not run once per row inside the engine, see
-# Note [Batched rules] in ops/records/elementwise.py). The numbers are exactly those of one backward
+# Note [Batched rules] in ops/records/reductions.py). The numbers are exactly those of one backward
 # per output element (PyTorch's ``vectorize=False`` loop), so retrograd uses the batched
 # pass by default; only ``strict=True``, which inspects each row's graph, keeps the loop.
 # ``hessian(..., vectorize=True)`` is the Jacobian of the gradient, so it is one batched

@@ -17,15 +17,17 @@ Read it in this order (docs/how-it-works.md walks the same path with examples):
 
 Note [Module aliases]
 A record module is imported under one alias everywhere, so that ``T.add`` means the same
-record in every file: ``T`` elementwise, ``TSH`` shape, ``TM`` matmul, ``TL`` linalg,
+record in every file: ``T`` the table (``records/table.py``: elementwise, reductions and
+the families it gathers), ``TSH`` shape, ``TM`` matmul, ``TL`` linalg,
 ``TN`` nn, ``TA`` activations, ``TSP`` spatial, ``TSF`` special, ``TSC`` scans, ``TP``
 polynomials, ``TPR`` prelu, ``TC`` ctc, ``TD`` distance, ``TG`` gamma, ``TCO``
-construction, ``TFS`` fill_split; ``K`` is ``kernels/linalg.py``. Outside ``ops/``: ``D``
+construction, ``TFS`` fill_split; ``K`` is ``kernels/linalg.py``, ``KA``
+``kernels/activations.py``. Outside ``ops/``: ``D``
 is ``_core/dtype.py``, ``L`` ``_core/layouts.py``, ``F`` ``nn/functional``,
 ``random_dist`` ``_random/distributions.py``. tests/project/test_layout.py checks this.
 
 Example:
-    >>> from retrograd.ops.records import elementwise as T
+    >>> from retrograd.ops.records import table as T
     >>> T.mul.name, T.mul.node_name
     ('mul', 'MulBackward0')
 """

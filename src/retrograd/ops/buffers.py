@@ -30,7 +30,7 @@ from .._graph.forward_state import FW
 #
 # * What is pooled: only results that the kernels write themselves (``empty`` is called
 #   by dispatch.unary/binary for float NumPy ufuncs with ``out=``, so also for the
-#   engine's gradient sums, and by the fused kernels in ops/records/elementwise.py), and
+#   engine's gradient sums, and by the fused kernels in ops/kernels/activations.py), and
 #   only requests of at least ``threshold`` bytes (1 MiB): below it malloc's own free
 #   lists serve well and one size check is all the small-tensor path pays. Dispatch pools
 #   only when the operands are C-contiguous: a ufunc gives a transposed input a

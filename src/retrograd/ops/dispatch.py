@@ -252,7 +252,7 @@ def unary(op, a: Tensor, p=None) -> Tensor:
 
     Example:
         >>> import retrograd as torch
-        >>> from retrograd.ops.records import elementwise as T
+        >>> from retrograd.ops.records import table as T
         >>> unary(T.neg, torch.tensor([1.0, -2.0]))
         tensor([-1.,  2.])
     """
@@ -295,7 +295,7 @@ def binary(op, a, b, p=None) -> Tensor:
 
     Example:
         >>> import retrograd as torch
-        >>> from retrograd.ops.records import elementwise as T
+        >>> from retrograd.ops.records import table as T
         >>> binary(T.sub, 1.0, torch.tensor([1.0, 2.0]))
         tensor([ 0., -1.])
     """
@@ -444,7 +444,7 @@ def apply(op: Op, inputs: tuple | list, p: object = None, nout: int = 1,
 
     Example:
         >>> import retrograd as torch
-        >>> from retrograd.ops.records import elementwise as T
+        >>> from retrograd.ops.records import table as T
         >>> x = torch.tensor([[1.0, 2.0]], requires_grad=True)
         >>> apply(T.mm_ops["mm"], (x, x.t())).grad_fn.name()
         'MmBackward0'

@@ -27,7 +27,7 @@ from .functions.legacy_forms import value_first, value_first_method
 from .functions.pointwise import lerp_method, tensor_operand_method
 from .inplace import _make_inplace
 from .public import PUBLIC
-from .records import elementwise as T
+from .records import table as T
 
 # Note [In-place forms]
 # Every in-place form is generated here, in one place, from the out-of-place function of

@@ -1,7 +1,7 @@
 """The op machinery: an ``Op`` (table entry) and the calls that run and record one.
 
-Every differentiable primitive is an ``Op`` in ``ops/records/elementwise.py``: a NumPy forward
-kernel, one vector-Jacobian rule per input written with retrograd Tensor ops, and a
+Every differentiable primitive is an ``Op`` in ``ops/records/`` (``table.py`` gathers them): a
+NumPy forward kernel, one vector-Jacobian rule per input written with retrograd Tensor ops, and a
 forward-mode (JVP) rule. ``unary``/``binary``/``apply`` run the kernel and, when grad
 mode is on and an input requires grad, record a ``Node``.
 
@@ -109,7 +109,7 @@ class Op:
     inputs, None where zero). The other fields are described where ``__init__`` sets them.
 
     Example:
-        >>> from retrograd.ops.records import elementwise as T
+        >>> from retrograd.ops.records import table as T
         >>> T.mul.save, T.mul.save_if, T.div.kind
         ((0, 1), ((1,), (0,)), 'float')
         >>> T.mul.kind = "float"  # doctest: +ELLIPSIS
@@ -148,7 +148,7 @@ class Op:
         if nondiff is None:
             nondiff = tuple(i for i, r in enumerate(vjp) if r is None) if self.per_input else ()
         _init(self, "nondiff", tuple(nondiff))
-        # Note [Batched rules] (ops/records/elementwise.py): True when the rules are
+        # Note [Batched rules] (ops/records/reductions.py): True when the rules are
         # batch-agnostic
         _init(self, "batch_ok", batch_ok)
         # Note [Batching rules] (ops/batch_rules.py): how vmap runs the op on a whole
@@ -249,7 +249,7 @@ def record(op: Op, outs, inputs, p=None, nout: int = 1) -> Node:
 
     Example:
         >>> import retrograd as torch
-        >>> from retrograd.ops.records import elementwise as T
+        >>> from retrograd.ops.records import table as T
         >>> x = torch.ones(2, requires_grad=True)
         >>> y = torch.ones(2)
         >>> record(T.neg, y, (x,)).name(), y.requires_grad
@@ -269,7 +269,7 @@ def make_node(op: Op, outs, inputs, p, nout: int, site) -> Node:
 
     Example:
         >>> import retrograd as torch
-        >>> from retrograd.ops.records import elementwise as T
+        >>> from retrograd.ops.records import table as T
         >>> x = torch.ones(2, requires_grad=True)
         >>> make_node(T.neg, torch.ones(2), (x,), None, 1, None).next_functions[0][0].name()
         'torch::autograd::AccumulateGrad'

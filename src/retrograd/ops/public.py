@@ -89,7 +89,7 @@ def autocast_category(category: str | Callable | Op, *, name: str | None = None,
         ...     return x
         >>> AUTOCAST.pop("doc_example_loss")
         AutocastEntry(category='fp32', op='doc_example_loss')
-        >>> from retrograd.ops.records import elementwise as T
+        >>> from retrograd.ops.records import table as T
         >>> @autocast_category(T.prod, name="doc_example_prod")
         ... def doc_example_prod(x):
         ...     return x

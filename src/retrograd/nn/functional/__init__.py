@@ -31,8 +31,8 @@ from ...ops.functions.softmax import log_softmax, softmax, softmin
 from ...ops.op import FLOAT_NP
 from ...ops.out_arg import write_out
 from ...ops.public import LOWER_PRECISION_FP, autocast_category
-from ...ops.records import elementwise as T
 from ...ops.records import nn as TN
+from ...ops.records import table as T
 from .ctc import ctc_loss
 from .embedding_bag import embedding_bag, embedding_renorm_
 from .fractional_pool import (

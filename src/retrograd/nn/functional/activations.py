@@ -32,7 +32,7 @@ from ...ops.functions.native_forms import prelu
 from ...ops.functions.shrink import hardshrink, softshrink
 from ...ops.functions.softmax import softmax
 from ...ops.inplace import _inplace
-from ...ops.records import elementwise as T
+from ...ops.records import table as T
 from .common import _check_float
 
 __all__ = ["hardshrink", "softshrink", "rrelu", "rrelu_", "gumbel_softmax", "prelu"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from ..._tensor.tensor import Tensor
 from ...ops.dispatch import apply
 from ...ops.op import FLOAT_NP
-from ...ops.records import elementwise as T
+from ...ops.records import table as T
 
 __all__ = ["pairwise_distance", "pdist"]
 

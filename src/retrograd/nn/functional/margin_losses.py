@@ -29,7 +29,7 @@ from ...ops.dispatch import apply
 from ...ops.functions.creation import ones_like, zeros_like
 from ...ops.functions.pointwise import where
 from ...ops.public import FP32, autocast_category
-from ...ops.records import elementwise as T
+from ...ops.records import table as T
 from .common import _check_reduction, _legacy_reduction, _log_sigmoid, _reduce
 from .distance import pairwise_distance
 

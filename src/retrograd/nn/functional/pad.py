@@ -16,7 +16,7 @@ from ..._core.hints import Shape
 from ..._tensor.tensor import Tensor, _make
 from ...ops.dispatch import apply
 from ...ops.public import FP32, autocast_category
-from ...ops.records import elementwise as T
+from ...ops.records import table as T
 
 __all__ = ["pad"]
 

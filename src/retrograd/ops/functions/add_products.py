@@ -19,7 +19,7 @@ from ..._tensor.tensor import _LEGACY_NAMES, Tensor, result_type
 from ..dispatch import apply
 from ..out_arg import write_out
 from ..public import public
-from ..records import elementwise as T
+from ..records import table as T
 from .linalg import multi_dot
 
 __all__ = ["addmv", "addr", "addbmm", "baddbmm", "vdot", "chain_matmul"]

@@ -27,7 +27,7 @@ from ..._core.layouts import layout
 from ..._tensor.tensor import _LEGACY_NAMES, Tensor, _make
 from ..dispatch import apply
 from ..public import public
-from ..records import elementwise as T
+from ..records import table as T
 from .creation import _finish
 from .indexing import masked_select
 from .shape import stack

@@ -19,7 +19,7 @@ from ..._graph.node import legacy_type_name
 from ..._tensor.tensor import Tensor, _make
 from ..dispatch import apply
 from ..public import public
-from ..records import elementwise as T
+from ..records import table as T
 
 # ----------------------------------------------------------------------------------
 # conversions and copies

@@ -14,7 +14,7 @@ import math
 from ..._tensor.tensor import _LEGACY_NAMES, Tensor
 from ..dispatch import _mismatch, apply
 from ..public import FP32, public
-from ..records import elementwise as T
+from ..records import table as T
 from .matmul import _dt_name
 from .shape import broadcast_shapes
 

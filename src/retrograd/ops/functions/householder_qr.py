@@ -17,7 +17,7 @@ from ..._core import dtype as D
 from ..._tensor.tensor import _LEGACY_NAMES, Tensor
 from ..dispatch import apply
 from ..public import FP32, public
-from ..records import elementwise as T
+from ..records import table as T
 from .creation import zeros
 from .linalg_derived import householder_product
 from .shape import cat

@@ -27,7 +27,7 @@ from ..arguments import _py_sum
 from ..batch_rules import per_element_under_vmap
 from ..dispatch import _is_number, apply, view_apply
 from ..public import PROMOTE, public
-from ..records import elementwise as T
+from ..records import table as T
 from .reductions import _legacy_name
 from .shape import expand
 

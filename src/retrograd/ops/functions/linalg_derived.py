@@ -23,8 +23,8 @@ from ..batch_rules import per_element_under_vmap
 from ..dispatch import apply, view_apply
 from ..kernels import linalg as K
 from ..public import FP32, autocast_category, public
-from ..records import elementwise as T
 from ..records import linalg as TL
+from ..records import table as T
 from .linalg import _check, _tol, _vector_rhs, inv, solve, svdvals
 from .reductions import _rt, vector_norm
 

@@ -18,7 +18,7 @@ from ..._tensor.tensor import Tensor, _make
 from ..batch_rules import per_element_under_vmap
 from ..dispatch import apply
 from ..public import FP32, public
-from ..records import elementwise as T
+from ..records import table as T
 from .linalg import _check, _differentiable
 from .linalg import qr as _linalg_qr
 from .linalg import svd as _linalg_svd

@@ -23,7 +23,7 @@ from ..arguments import _py_max
 from ..dispatch import apply, view_apply
 from ..op import _LOW, FLOAT_NP
 from ..public import LOWER_PRECISION_FP, alias, public
-from ..records import elementwise as T
+from ..records import table as T
 from .conversion import contiguous
 from .legacy_forms import beta_alpha_first
 from .pointwise import _check_broadcast

@@ -29,8 +29,8 @@ from ..batch_rules import per_element_under_vmap
 from ..dispatch import apply
 from ..op import record
 from ..public import FP32, LOWER_PRECISION_FP, public
-from ..records import elementwise as T
 from ..records import prelu as TPR
+from ..records import table as T
 from .conversion import detach_copy as _detach_copy
 from .creation import ones
 from .linalg_derived import lu_solve as _linalg_lu_solve

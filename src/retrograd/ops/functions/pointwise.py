@@ -23,7 +23,7 @@ from ..dispatch import _is_number, _mismatch, apply, binary, unary
 from ..op import FLOAT_NP
 from ..out_arg import write_out
 from ..public import alias, public
-from ..records import elementwise as T
+from ..records import table as T
 from .creation import tensor
 from .legacy_forms import value_first, value_first_method
 

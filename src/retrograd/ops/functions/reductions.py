@@ -27,7 +27,7 @@ from ..dispatch import apply
 from ..kernels.sum import reduced_count
 from ..op import _LOW, FLOAT_NP
 from ..public import public
-from ..records import elementwise as T
+from ..records import table as T
 from .pointwise import isnan, logical_not, maximum, minimum, where
 from .softmax import log_softmax as _log_softmax
 from .softmax import softmax as _softmax

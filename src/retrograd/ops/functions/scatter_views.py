@@ -15,7 +15,7 @@ from ..._core.hints import Shape
 from ..._tensor.tensor import Tensor, _wrap_dim
 from ..dispatch import apply
 from ..public import public
-from ..records import elementwise as T
+from ..records import table as T
 
 __all__ = ["diagonal_scatter", "select_scatter", "slice_scatter", "as_strided_scatter",
            "diag_embed", "diagflat"]

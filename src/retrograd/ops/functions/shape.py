@@ -28,7 +28,7 @@ from ..batch_rules import per_element_under_vmap
 from ..dispatch import apply, view_apply
 from ..op import record
 from ..public import FP32, alias, public
-from ..records import elementwise as T
+from ..records import table as T
 from ..records.helpers import sum_to
 from .conversion import _legacy_type_str, clone
 from .creation import zeros

@@ -16,7 +16,7 @@ from ..._core.hints import Shape
 from ..._tensor.tensor import Tensor, _wrap_dim
 from ..dispatch import apply
 from ..public import public
-from ..records import elementwise as T
+from ..records import table as T
 from .shape import cat, split
 
 __all__ = ["rot90", "atleast_1d", "atleast_2d", "atleast_3d", "dstack", "column_stack",

@@ -31,8 +31,8 @@ from ..._tensor.tensor import Tensor, _make, _wrap_dim
 from ..arguments import _dims
 from ..inplace import _check_inplace_leaf, batched_write, is_batched_data
 from ..op import record
-from ..records import elementwise as T
 from ..records import scans as TSC
+from ..records import table as T
 
 __all__ = ["t_", "transpose_", "swapaxes_", "swapdims_", "squeeze_", "unsqueeze_", "install"]
 

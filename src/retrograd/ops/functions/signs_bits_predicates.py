@@ -21,7 +21,7 @@ from ..batch_rules import per_element_under_vmap
 from ..dispatch import binary, unary
 from ..op import _LOW, FLOAT_NP
 from ..public import alias, public
-from ..records import elementwise as T
+from ..records import table as T
 from .pointwise import trunc
 
 __all__ = ["fix", "positive", "rsub", "sgn", "signbit", "gcd", "lcm",

@@ -17,8 +17,8 @@ from ..._tensor.tensor import Tensor, _make, _wrap_dim
 from ..batch_rules import per_element_under_vmap
 from ..dispatch import apply
 from ..public import public
-from ..records import elementwise as T
 from ..records import scans as TSC
+from ..records import table as T
 from .reductions import _rt
 
 

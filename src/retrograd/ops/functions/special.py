@@ -27,8 +27,8 @@ from ..dispatch import apply, binary, unary
 from ..op import FLOAT_NP
 from ..out_arg import write_out
 from ..public import alias, public
-from ..records import elementwise as T
 from ..records import special as TSF
+from ..records import table as T
 from .pointwise import _binary_overload
 
 _SQRT1_2 = math.sqrt(0.5)

@@ -19,8 +19,8 @@ from ..dispatch import apply, unary
 from ..op import FLOAT_NP
 from ..out_arg import with_out
 from ..public import FP32, public
-from ..records import elementwise as T
 from ..records import scans as TSC
+from ..records import table as T
 from ..records.special import mul_scalar
 from .reductions import _rt
 from .sorting import sort

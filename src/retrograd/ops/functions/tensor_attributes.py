@@ -24,7 +24,7 @@ from ..._core.grad_mode import STATE
 from ..._core.hints import Number, Shape
 from ..._tensor.tensor import Tensor, _make
 from ..dispatch import view_apply
-from ..records import elementwise as T
+from ..records import table as T
 from .linalg_derived import lu_factor_ex
 
 __all__ = ["install", "as_subclass", "fill_diagonal_", "dim_order", "const_data_ptr",

@@ -20,7 +20,7 @@ from ..._core.hints import Shape, ShapeLike
 from ..._tensor.tensor import Tensor, _make
 from ..dispatch import apply
 from ..public import public
-from ..records import elementwise as T
+from ..records import table as T
 from .shape import (
     as_strided,
     diagonal,

@@ -36,7 +36,7 @@ from ..inplace import (
     is_batched_data,
 )
 from ..public import public
-from ..records import elementwise as T
+from ..records import table as T
 from .conversion import to
 from .creation import tensor
 from .indexing import (

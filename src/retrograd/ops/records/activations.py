@@ -1,6 +1,6 @@
 """Records of the shrink activations (``hardshrink``, ``softshrink``), RReLU
 (``rrelu_with_noise``), ``pdist`` and the soft / multi / multilabel margin losses,
-re-exported by ``ops/records/elementwise.py``.
+gathered by ``ops/records/table.py``.
 
 Note [Shrink records]: PyTorch has one node per shrink (HardshrinkBackward0,
 SoftshrinkBackward0) whose rule is a fused backward op, ``grad`` where |x| > lambd and 0

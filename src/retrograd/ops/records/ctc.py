@@ -1,5 +1,5 @@
 """The CTC loss record (``ctc_loss``, ``ctc_loss_backward``), re-exported by
-``ops/records/elementwise.py``.
+``ops/records/table.py``.
 
 Note [CTC record]
 ``ctc_loss`` is one node (CtcLossBackward0) whose forward is the negative log-likelihood

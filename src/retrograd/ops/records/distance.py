@@ -1,7 +1,7 @@
 """Records of the p-norm distances between rows: ``torch.cdist``'s two paths
 (``cdist``, PyTorch's _cdist_forward with CdistBackward0, and ``euclidean_dist``, its
 matrix-multiplication path with EuclideanDistBackward0) and the per-pair helpers that
-``pdist`` (ops/records/activations.py) shares. Re-exported by ``ops/records/elementwise.py``.
+``pdist`` (ops/records/activations.py) shares. Gathered by ``ops/records/table.py``.
 
 Example:
     >>> import retrograd as torch

@@ -4,7 +4,7 @@
 outputs that autograd does not treat as views).
 
 Example:
-    >>> from retrograd.ops.records import elementwise as T
+    >>> from retrograd.ops.records import table as T
     >>> T.unsafe_split.node_name, T.fill_out.node_name
     ('UnsafeSplitBackward0', 'FillBackward0')
 """

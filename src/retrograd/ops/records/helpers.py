@@ -59,7 +59,7 @@ def _not_implemented(name, fwd, rules, hint, save=()):
 
 def _bdims(g):
     """The leading batch dims of ``g``, empty outside a batched backward (Note [Batched rules]
-    in ops/records/elementwise.py)."""
+    in ops/records/reductions.py)."""
     return g.shape[:STATE.batch] if STATE.batch else ()
 
 
@@ -67,7 +67,7 @@ def sum_to(g, shape, node=None, i: int = 0, batch: int = 0):
     """Sum a gradient back to an input's shape (the engine's one place for broadcasting).
 
     ``batch`` leading dims of ``g`` are kept as they are (Note [Batched rules] in
-    ops/records/elementwise.py).
+    ops/records/reductions.py).
     Written with Tensor methods, so the op records (expand's rule) use it too.
 
     Example:

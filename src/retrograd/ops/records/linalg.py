@@ -1,6 +1,6 @@
 """Op records of torch.linalg: inverse, determinants, solves, Cholesky, eigh, SVD, QR, pinv,
 the matrix exponential and the cross product. Part of the one table
-(``ops/records/elementwise.py`` re-exports every record); the kernels are in
+(``ops/records/table.py`` gathers every record); the kernels are in
 ``ops/kernels/linalg.py``.
 
 The rules are PyTorch's matrix-calculus forms (torch/csrc/autograd/FunctionsManual.cpp),
@@ -353,7 +353,7 @@ linalg_cross = Op("linalg_cross", K.cross,
                   (lambda g, s, n: _cross(s[1], g, n._p), lambda g, s, n: _cross(g, s[0], n._p)),
                   (0, 1), save_if=((1,), (0,)), jvp=jvp_by_double_vjp)
 
-#: the records, re-exported by ops/records/elementwise.py (the one table)
+#: the records, gathered by ops/records/table.py (the one table)
 __all__ = ["linalg_inv_ex", "linalg_det", "linalg_slogdet", "linalg_solve_ex",
            "linalg_cholesky_ex", "linalg_solve_triangular", "linalg_eigh", "linalg_svd",
            "linalg_qr", "linalg_pinv", "linalg_matrix_exp", "linalg_cross"]

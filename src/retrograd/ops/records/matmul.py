@@ -1,7 +1,7 @@
 """Op records of the matrix products: ``mm``/``mv``/``dot``/``bmm``/``matmul`` (one
 record each, ``mm_ops``), ``addmm``, and the float32-accumulating kernel
 for half-precision operands (Note [Low-precision accumulation]). Part of the one table
-(``ops/records/elementwise.py`` re-exports every record).
+(``ops/records/table.py`` gathers every record).
 
 Example:
     >>> from retrograd.ops.records import matmul as TM
@@ -124,7 +124,7 @@ def low_matmul_f32(a, b, dtype):
 
     Example:
         >>> import numpy as np
-        >>> from retrograd.ops.records.elementwise import low_matmul_f32
+        >>> from retrograd.ops.records.matmul import low_matmul_f32
         >>> a = np.ones((2, 5), np.float32)
         >>> low_matmul_f32(a, a.T, np.dtype(np.float16))
         array([[5., 5.],

@@ -1,6 +1,7 @@
 """Primitives for ``retrograd.nn``: NumPy kernels and derivative rules in Tensor ops.
 
-Same contract as ``ops/records/elementwise.py`` (Note [One table]): each entry is an ``Op`` with a
+Same contract as ``ops/records/elementwise.py`` (Note [One table] in ``ops/records/table.py``):
+each entry is an ``Op`` with a
 forward kernel and rules written with retrograd Tensor ops, so ``create_graph`` and
 double backward work through every layer. An nn composite gets its own entry here only
 for memory or numerical stability; each entry says which.
@@ -13,7 +14,7 @@ one over samples and groups). The columns are made for a slice of the batch at a
 about 1 MB each (``_batch_slices``): a few matrix products instead of one, but the
 columns stay in cache between the copy and the product, and a small buffer that is
 freed and reused costs no fresh pages (Note [Kernel passes] in
-ops/records/elementwise.py). Three ops form a closed set, the three partial derivatives of
+ops/kernels/activations.py). Three ops form a closed set, the three partial derivatives of
 the trilinear form T(x, w, g) = <conv(x, w), g>:
   * ``conv(x, w)``            = dT/dg  (the forward),
   * ``conv_transpose(g, w)``  = dT/dx  (columns by matmul, then col2im: one strided add
@@ -51,7 +52,7 @@ from ..jvp_rules import jvp_linear
 from ..kernels.scatter_rows import scatter_add_rows
 from ..op import _LOW, Op, direct_kernel
 from ..public import LOWER_PRECISION_FP
-from . import elementwise as T
+from . import table as T
 from .helpers import zeros_like_of
 
 _F32 = np.dtype(np.float32)
@@ -520,9 +521,9 @@ def _gelu_fwd(x, approximate):
         inner = _SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)
         return (0.5 * x * (1.0 + np.tanh(inner))).astype(x.dtype, copy=False)
     xd = x.astype(np.float64)
-    from .elementwise import _erf_fwd
+    from ..kernels.erf import erf_kernel
 
-    out = (0.5 * xd * (1.0 + _erf_fwd(xd * _SQRT_HALF))).astype(x.dtype, copy=False)
+    out = (0.5 * xd * (1.0 + erf_kernel(xd * _SQRT_HALF))).astype(x.dtype, copy=False)
     if x.size > 1 and x.flags.c_contiguous and onednn_takes(_ONEDNN_NAMES.get(x.dtype, "")):
         # PyTorch sends this gelu to oneDNN, whose special values follow its ISA
         # (Note [CPU capability]): the AVX-512 kernels keep a zero's sign and give nan at

@@ -1,7 +1,7 @@
 """Records of torch.special's orthogonal polynomials of degree ``n``: Chebyshev of the four
 kinds (and their shifted forms on [0, 1]), Hermite (physicists' and probabilists'),
 Laguerre and Legendre. No derivative, as in PyTorch (its outputs never require grad).
-Re-exported by ``ops/records/elementwise.py``.
+Gathered by ``ops/records/table.py``.
 
 Example:
     >>> import retrograd as torch

@@ -1,5 +1,5 @@
 """The ``_prelu_kernel`` record behind ``F.prelu``/``torch.prelu`` (re-exported by
-``ops/records/elementwise.py`` through ``ops/records/activations.py``).
+``ops/records/table.py`` through ``ops/records/activations.py``).
 
 Note [PReLU record]: PyTorch's ``prelu`` views the weight so it broadcasts over the input
 (``(1, C, 1, ...)``; no view when the ranks already agree) and runs one op,

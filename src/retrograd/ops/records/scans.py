@@ -4,12 +4,11 @@ rule per input in Tensor ops (PyTorch's derivatives.yaml formulas), so second
 derivatives come from the rules themselves. The public functions are in ``ops/functions/scans.py``,
 ``ops/functions/scatter_reduce.py`` and ``ops/functions/statistics.py``.
 
-Note [Scan records outside ops/records/elementwise.py]
-These records import helpers of ``ops/records/elementwise.py`` (``_evenly_rule``), so
-``ops/records/elementwise.py`` cannot
-re-export them without an import circle; their public functions import this module
-directly, as ``ops/functions/special.py`` does ``ops/records/special.py``. Each record has its
-``jvp=``
+Note [Scan records outside the table]
+``ops/records/table.py`` does not gather these records: this module's ``scatter_reduce``
+(the record with ``include_self``) would shadow ``shape.py``'s record of the same name under
+``T``. Their public functions import this module directly (alias ``TSC``), as
+``ops/functions/special.py`` does ``ops/records/special.py``. Each record has its ``jvp=``
 all the same.
 
 Example:
@@ -28,17 +27,10 @@ from ..._tensor.tensor import _make
 from ..dispatch import apply
 from ..jvp_rules import jvp_by_double_vjp, jvp_elementwise, jvp_linear, jvp_reduction
 from ..op import _LOW, Op
-from .elementwise import (
-    _evenly_rule,
-    _norm_fwd,
-    _take_fwd,
-    _where,
-    _where0,
-    norm_backward,
-    vector_norm,
-)
+from .elementwise import _where, _where0
 from .helpers import _no_derivative, _no_forward_ad, rule_zeros
-from .shape import _gather_grid, _value_at_index_rule
+from .reductions import _evenly_rule, _norm_fwd, norm_backward, vector_norm
+from .shape import _gather_grid, _take_fwd, _value_at_index_rule
 
 # ---------------------------------------------------------------------------------
 # cummax / cummin: the values at indices the public function found (p = (dim, indices))

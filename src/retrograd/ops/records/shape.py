@@ -2,7 +2,7 @@
 ``diagonal``/``unfold``/``as_strided`` (Note [Views by index maps]), ``select`` and
 slicing, advanced indexing and ``index_put``, ``gather``/``scatter``, ``index_*``,
 ``take``, ``cat``/``stack``/``split``, ``flip``/``roll``/``repeat``, constant padding.
-Part of the one table (``ops/records/elementwise.py`` re-exports every record).
+Part of the one table (``ops/records/table.py`` gathers every record).
 
 Example:
     >>> import retrograd as torch
@@ -247,7 +247,7 @@ def whole_selection(key, shape, allow_none: bool) -> bool:
 
     Example:
         >>> import numpy as np
-        >>> from retrograd.ops.records.elementwise import whole_selection
+        >>> from retrograd.ops.records.shape import whole_selection
         >>> whole_selection((slice(None), Ellipsis), (2, 3), False)
         True
         >>> whole_selection((slice(1, None),), (2, 3), False), whole_selection((None,), (2,), True)
