@@ -23,9 +23,8 @@ from ..._graph.node import RELEASED
 from ..._tensor.tensor import _make
 from .. import overlap as _overlap
 from ..dispatch import replay_view
-from ..functions.conversion import contiguous
-from ..functions.pointwise import where
 from ..op import Op
+from .elementwise import _where0
 
 
 def _copy_slices_vjp(g, s, n, needs):
@@ -39,9 +38,9 @@ def _copy_slices_vjp(g, s, n, needs):
                                "expanded view: its gradient cannot be written back; make the "
                                "view with .clone() before the in-place op)")
         _overlap.writable(region)[...] = False  # (maybe overlapping)
-        out[0] = where(mask, g, 0.0)
+        out[0] = _where0(mask, g)
     if needs[1]:  # on a contiguous g, as the mask above (PyTorch copies g into the base's
-        out[1] = replay_view(recipe, contiguous(g))  # layout first): g may be transposed
+        out[1] = replay_view(recipe, g.contiguous())  # layout first): g may be transposed
     return out
 
 
@@ -73,10 +72,10 @@ def _folded_copy_slices_vjp(g, s, n, needs):
                            "expanded view: its gradient cannot be written back; make the "
                            "view with .clone() before the in-place op)")
     _overlap.writable(region)[...] = False
-    grads = fn._op.backward(fn, [replay_view(recipe, contiguous(g))], list(needs))
+    grads = fn._op.backward(fn, [replay_view(recipe, g.contiguous())], list(needs))
     out = [None, *grads[1:]]
     if needs[0]:
-        base = where(mask, g, 0.0)
+        base = _where0(mask, g)
         if grads[0] is not None:
             replay_view(recipe, base).copy_(grads[0])
         out[0] = base
