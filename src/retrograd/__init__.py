@@ -65,6 +65,12 @@ from ._core.size import Size
 from ._core.tensorless_dtypes import *
 from ._core.threads import get_num_threads, set_num_threads
 from ._core.type_info import finfo, iinfo
+from ._functions import engine_services as _engine_services
+from ._functions import methods as _methods
+from ._functions.creation import *
+from ._functions.methods import addcdiv, addcmul
+from ._functions.namespace import *
+from ._functions.namespace import abs, all, any, max, min, pow, round, sum
 from ._random.rng import (
     Generator,
     default_generator,
@@ -76,12 +82,6 @@ from ._random.rng import (
 )
 from ._tensor.printing import get_printoptions, set_printoptions
 from ._tensor.tensor import Tensor, result_type
-from .ops import engine_services as _engine_services
-from .ops import methods as _methods
-from .ops.functions.creation import *
-from .ops.methods import addcdiv, addcmul
-from .ops.namespace import *
-from .ops.namespace import abs, all, any, max, min, pow, round, sum
 
 _methods.install()
 _engine_services.install()  # Note [Engine services] (_graph/engine.py)

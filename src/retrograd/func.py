@@ -20,6 +20,8 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ._core.grad_mode import enable_grad
+from ._functions.creation import zeros, zeros_like
+from ._functions.namespace import cat
 from ._functorch.batched import VMAP_LEVELS, BatchedTensor, wrap
 from ._functorch.bridge import (
     batched_grad,
@@ -36,8 +38,6 @@ from ._graph.transforms import call_transformed
 from ._tensor.tensor import Tensor
 from .autograd import forward_ad as fwAD
 from .autograd.forward_ad import get_tangent, set_tangent
-from .ops.functions.creation import zeros, zeros_like
-from .ops.namespace import cat
 
 _ModuleT = TypeVar("_ModuleT", bound=ModuleLike)
 

@@ -9,8 +9,7 @@ Example:
 from __future__ import annotations
 
 from ._core.dtype import dtype
-from ._tensor.tensor import Tensor
-from .ops.functions.linalg import (
+from ._functions.linalg import (
     LinAlgError,
     cholesky,
     cholesky_ex,
@@ -34,7 +33,7 @@ from .ops.functions.linalg import (
     svdvals,
     vander,
 )
-from .ops.functions.linalg_derived import (
+from ._functions.linalg_derived import (
     cond,
     eig,
     eigvals,
@@ -52,8 +51,9 @@ from .ops.functions.linalg_derived import (
     tensorinv,
     tensorsolve,
 )
-from .ops.namespace import matmul, vector_norm
-from .ops.namespace import norm as _norm
+from ._functions.namespace import matmul, vector_norm
+from ._functions.namespace import norm as _norm
+from ._tensor.tensor import Tensor
 from .ops.public import LOWER_PRECISION_FP, autocast_category
 
 __all__ = ["vector_norm", "norm", "matrix_norm", "matmul", "vecdot", "LinAlgError", "inv",

@@ -9,7 +9,27 @@ Example:
 
 from __future__ import annotations
 
-from .ops.functions.polynomials import (
+from ._functions.namespace import (
+    digamma,
+    erf,
+    erfc,
+    erfinv,
+    exp2,
+    expm1,
+    i0,
+    log1p,
+    log_softmax,
+    logit,
+    logsumexp,
+    polygamma,
+    sigmoid,
+    sinc,
+    softmax,
+    xlogy,
+)
+from ._functions.namespace import lgamma as gammaln
+from ._functions.namespace import mvlgamma as multigammaln
+from ._functions.polynomials import (
     chebyshev_polynomial_t,
     chebyshev_polynomial_u,
     chebyshev_polynomial_v,
@@ -23,7 +43,7 @@ from .ops.functions.polynomials import (
     shifted_chebyshev_polynomial_v,
     shifted_chebyshev_polynomial_w,
 )
-from .ops.functions.special import (
+from ._functions.special import (
     airy_ai,
     bessel_j0,
     bessel_j1,
@@ -49,27 +69,7 @@ from .ops.functions.special import (
     xlog1py,
     zeta,
 )
-from .ops.functions.special import special_round as round
-from .ops.namespace import (
-    digamma,
-    erf,
-    erfc,
-    erfinv,
-    exp2,
-    expm1,
-    i0,
-    log1p,
-    log_softmax,
-    logit,
-    logsumexp,
-    polygamma,
-    sigmoid,
-    sinc,
-    softmax,
-    xlogy,
-)
-from .ops.namespace import lgamma as gammaln
-from .ops.namespace import mvlgamma as multigammaln
+from ._functions.special import special_round as round
 
 expit = sigmoid
 psi = digamma

@@ -32,7 +32,7 @@ __all__ = ["UntypedStorage", "TypedStorage", "is_storage", "root_array", "byte_v
 # made afresh on each call as in PyTorch (compare ``data_ptr()``, never identity). A
 # storage cannot grow in place: NumPy memory has a fixed size, and the other arrays over
 # it would keep the old block, so a resize that needs more room gives the tensor a new
-# root only where nothing else uses the old one (``ops/functions/storage_methods.py``).
+# root only where nothing else uses the old one (``_functions/storage_methods.py``).
 
 
 def root_array(arr: np.ndarray) -> np.ndarray:

@@ -19,7 +19,7 @@ def _blocks():
 def test_the_page_shows_the_three_pieces_of_the_worked_example():
     titled = [path for _, path, _ in _blocks() if path]
     assert titled == ["src/retrograd/ops/records/elementwise.py",
-                      "src/retrograd/ops/functions/pointwise.py",
+                      "src/retrograd/_functions/pointwise.py",
                       "tests/support/opdb.py"]
 
 

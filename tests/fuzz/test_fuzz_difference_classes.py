@@ -21,7 +21,7 @@ torch = pytest.importorskip("torch")
 
 
 # ----------------------------------------------------------------------------------
-# Note [What matmul saves] (ops/functions/matmul.py): an in-place write into an operand after
+# Note [What matmul saves] (_functions/matmul.py): an in-place write into an operand after
 # the product invalidates the graph exactly where PyTorch saved the operand itself, and
 # not where it saved its reshape's copy; the gradients use the values at the product.
 

@@ -1,4 +1,4 @@
-"""Note [CopySlices folding] (ops/namespace.py): an in-place op on a view is one
+"""Note [CopySlices folding] (_functions/namespace.py): an in-place op on a view is one
 CopySlices node on the base, as in PyTorch, with the same gradients, double backward,
 version checks and second-backward errors."""
 

@@ -1,4 +1,4 @@
-"""Every generated in-place form (Note [In-place forms] in ops/methods.py) against torch.
+"""Every generated in-place form (Note [In-place forms] in _functions/methods.py) against torch.
 
 Parametrized over the generated lists themselves, so a form added there is tested here
 (a form without arguments below fails ``test_every_generated_form_has_arguments``):
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import retrograd as R
-from retrograd.ops.methods import inplace_functions, inplace_methods
+from retrograd._functions.methods import inplace_functions, inplace_methods
 
 torch = pytest.importorskip("torch")
 
@@ -84,7 +84,7 @@ _NAME_DIFFERS = {"float_power", "fmod", "frac", "index_copy", "masked_fill", "na
                  "round", "tril", "triu",
                  # PyTorch records ConjPhysicalBackward1 for the identity on a real tensor;
                  # retrograd's in-place identity keeps the history (Note [Conjugation of
-                 # real tensors] in ops/functions/signs_bits_predicates.py)
+                 # real tensors] in _functions/signs_bits_predicates.py)
                  "conj_physical"}
 # PyTorch's in-place overloads of these have no derivative: backward raises, in both
 _BACKWARD_RAISES = {"heaviside", "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh",

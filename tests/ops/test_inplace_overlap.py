@@ -5,7 +5,7 @@ is being used in an in-place operation" and "is_leaf/requires_grad of value at
 requires_grad_": which writes PyTorch refuses (an expanded output; an input partially
 overlapping the output), what it computes for the writes it allows into memory whose
 elements are shared (Note [Memory overlap in in-place ops] in ops/overlap.py), the
-gradients of such writes (Note [In-place ops on overlapping views] in ops/inplace.py),
+gradients of such writes (Note [In-place ops on overlapping views] in _functions/inplace.py),
 and when a view counts as a view of a leaf. Every scenario runs with ``m = torch`` and
 ``m = retrograd`` (``same``/``same_error`` in _autograd_compare.py).
 """

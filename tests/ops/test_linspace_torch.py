@@ -1,5 +1,5 @@
 """linspace, logspace and arange give PyTorch's values bit for bit (Notes [linspace as
-PyTorch computes it], [logspace ...] and [arange ...] in ops/functions/creation.py)."""
+PyTorch computes it], [logspace ...] and [arange ...] in _functions/creation.py)."""
 
 from __future__ import annotations
 

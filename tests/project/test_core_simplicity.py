@@ -11,7 +11,7 @@ SRC = pathlib.Path(__file__).resolve().parents[2] / "src" / "retrograd"
 
 #: the core: the op record and the hot path, the engine and the node, the Tensor, grad
 #: mode and custom Functions
-CORE = ["ops/dispatch.py", "ops/op.py", "ops/inplace.py", "_graph/engine.py",
+CORE = ["ops/dispatch.py", "ops/op.py", "_functions/inplace.py", "_graph/engine.py",
         "_graph/node.py", "_tensor/tensor.py", "_core/grad_mode.py", "autograd/function.py"]
 MAX_COMPLEXITY = 15
 

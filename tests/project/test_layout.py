@@ -19,7 +19,8 @@ LAYERS = [
     {"_graph"},                                               # Node, engine, hooks, modes
     {"_tensor", "storage"},                                   # Tensor, its printing
     {"_random"},                                              # the generator, its kernels
-    {"ops"},
+    {"ops"},                                                  # records, kernels, dispatch
+    {"_functions"},                                           # the public tensor functions
     {"autograd", "amp", "linalg", "special", "func", "_functorch", "_cond"},
     {"nn", "optim", "utils", "viz", "distributed", "distributions", "cpu", "cuda", "data",
      "backends", "jit", "testing", "_serialization", "serialization", "safetensors"},

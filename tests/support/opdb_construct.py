@@ -1,8 +1,8 @@
 """Op-database entries of the construction, scatter-into-view, add-product, view-copy and
 extra elementwise ops (ops/records/construction.py and the functions of
-ops/functions/construction.py, ops/functions/shape_composites.py,
-ops/functions/scatter_views.py, ops/functions/add_products.py,
-ops/functions/signs_bits_predicates.py, ops/functions/view_copies.py), loaded by opdb.py.
+_functions/construction.py, _functions/shape_composites.py,
+_functions/scatter_views.py, _functions/add_products.py,
+_functions/signs_bits_predicates.py, _functions/view_copies.py), loaded by opdb.py.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Op-database entries of the scans, scatter-reductions, counting and statistics ops
-(ops/records/scans.py, ops/functions/scans.py, ops/functions/scatter_reduce.py,
-ops/functions/counting.py, ops/functions/statistics.py), loaded by
+(ops/records/scans.py, _functions/scans.py, _functions/scatter_reduce.py,
+_functions/counting.py, _functions/statistics.py), loaded by
 opdb.py."""
 
 from __future__ import annotations

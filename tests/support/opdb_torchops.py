@@ -1,4 +1,4 @@
-"""Op-database entries of the remaining ``torch`` tensor ops (ops/functions/native_forms.py,
+"""Op-database entries of the remaining ``torch`` tensor ops (_functions/native_forms.py,
 ops/records/fill_split.py; issue 16), loaded by opdb.py."""
 
 from __future__ import annotations

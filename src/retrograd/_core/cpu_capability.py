@@ -9,7 +9,7 @@ dispatchers that decide independently:
   the CPU has avx512vl, avx512bw, avx512dq and fma, else AVX2 when it has avx2 and fma,
   else DEFAULT. Its DEFAULT kernels are compiled without fused multiply-adds and call the
   C library's scalar ``logf``/``cosf``/``sinf``, so linspace, arange and float32 randn
-  round differently there (retrograd/_random/rng.py, ops/functions/creation.py follow it).
+  round differently there (retrograd/_random/rng.py, _functions/creation.py follow it).
 * oneDNN's (``dnnl::impl::cpu::x64::get_max_cpu_isa``): the best ISA the CPU has, capped
   by ``ONEDNN_MAX_CPU_ISA`` (or the older ``DNNL_MAX_CPU_ISA``). PyTorch sends a float32
   gelu of two or more contiguous elements to oneDNN, bfloat16 too when the CPU has

@@ -494,7 +494,7 @@ def _fallback(op, args, batched, levels, sizes, p, run):
                 x = x[key]
             one.append(x)
         results.append(run(tuple(one), _substitute(p, index, levels)))
-    from ..ops.namespace import stack
+    from .._functions.namespace import stack
 
     if isinstance(results[0], tuple):
         outs = []
@@ -510,7 +510,7 @@ _dispatch.intercept_vmap(batched_call)
 
 
 # ----------------------------------------------------------------------------------
-# in-place ops on batched tensors (Note [Batched writes] in ops/inplace.py)
+# in-place ops on batched tensors (Note [Batched writes] in _functions/inplace.py)
 
 def _aligned(value, levels: tuple, rank: int):
     """``value``'s physical tensor for a write into a tensor batched at ``levels`` whose
@@ -518,7 +518,7 @@ def _aligned(value, levels: tuple, rank: int):
     if value.__class__ is not BatchedTensor:
         return value
     if not set(value._levels) <= set(levels):
-        from ..ops.inplace import _refuse_batched_result
+        from .._functions.inplace import _refuse_batched_result
 
         _refuse_batched_result(value)
     v = physical(value, levels)
@@ -574,13 +574,13 @@ def batched_write(kind: str, self, fn, args, kwargs):
 
 
 def _as_value(v, like):
-    from ..ops.functions.creation import tensor
+    from .._functions.creation import tensor
 
     return tensor(v, dtype=like.dtype)
 
 
 def _install_writes() -> None:
-    from ..ops import inplace
+    from .._functions import inplace
 
     inplace.BATCHED_WRITE[0] = batched_write
 
@@ -655,7 +655,7 @@ def _element(x, index, levels):
 
 
 def _stack_results(results, sizes, levels):
-    from ..ops.namespace import stack
+    from .._functions.namespace import stack
 
     first = results[0]
     if isinstance(first, Tensor):

@@ -83,7 +83,7 @@ def batched_grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[T
     if not e:
         p_gos = [None if g is None else full_physical(g, s) for g in gos]
         if grad_outputs is None:
-            from ..ops.functions.creation import ones_like
+            from .._functions.creation import ones_like
 
             p_gos = [ones_like(o) for o in p_outs]
         res = _autograd.grad(p_outs, p_ins, p_gos, **kwargs)

@@ -18,8 +18,8 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
+from .._functions.namespace import stack
 from .._tensor.tensor import Tensor
-from ..ops.namespace import stack
 from .member_accessor import NamedMemberAccessor
 
 

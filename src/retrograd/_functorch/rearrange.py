@@ -15,8 +15,8 @@ import math
 import warnings
 from collections.abc import Sequence
 
+from .._functions.namespace import stack
 from .._tensor.tensor import Tensor
-from ..ops.namespace import stack
 
 __all__ = ["rearrange"]
 

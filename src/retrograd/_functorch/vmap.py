@@ -277,7 +277,7 @@ def _unwrap_outputs(func, outputs, out_dims, level, size):
 
 def _chunked(func, flat_dims, flat_args, spec, size, out_dims, randomness, kwargs, chunk):
     """vmap ``chunk`` elements at a time, the outputs concatenated along their out dims."""
-    from ..ops.namespace import cat
+    from .._functions.namespace import cat
 
     bounds = list(range(0, size, chunk)) + [size]
     pieces = []

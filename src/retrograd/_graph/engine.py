@@ -45,7 +45,7 @@ __all__ = ["run_backward", "make_grads", "GraphTask", "is_checkpoint_valid",
 # number or list, zeros for ``materialize_grads``, a gradient summed back to its input's
 # shape (``sum_to``), and the stacked rows of a rule that is not batch-agnostic; and it
 # offers gradients to the buffer pool (Note [Gradient donation] in ops/buffers.py). The
-# op layer hands it these services (``ops/engine_services.py``: its ``install()`` calls
+# op layer hands it these services (``_functions/engine_services.py``: its ``install()`` calls
 # ``register_tensor_ops``), as the layers above dispatch register their interceptors;
 # ``import retrograd`` does that before any backward can run.
 def _unregistered(*args, **kwargs):
@@ -83,7 +83,7 @@ def register_tensor_ops(*, tensor_type, make, as_tensor, zeros, sum_to, stack, p
         make: wraps an ndarray in a Tensor that needs no grad.
         as_tensor: ``retrograd.tensor``.
         zeros: ``retrograd.zeros``.
-        sum_to: sums a gradient back to an input's shape (``ops.namespace.sum_to``).
+        sum_to: sums a gradient back to an input's shape (``_functions/namespace.py``).
         stack: ``retrograd.stack``.
         pool: the buffer pool (``ops.buffers``: ``in_use``, ``pool_min``, ``offer``,
             ``withdraw``), which gradients may be donated to.

@@ -42,9 +42,9 @@ from typing import Any
 
 from .._core import dtype as D
 from .._core.grad_mode import no_grad
+from .._functions.creation import full
+from .._functions.namespace import isfinite
 from .._tensor.tensor import Tensor
-from ..ops.functions.creation import full
-from ..ops.namespace import isfinite
 from .state import _warn_deprecated
 
 __all__ = ["GradScaler", "OptState"]

@@ -83,9 +83,9 @@ import weakref
 import numpy as np
 
 from .._core import dtype as D
+from .._functions.namespace import matmul, to
 from .._tensor.tensor import Tensor
 from ..ops import dispatch as _dispatch
-from ..ops.namespace import matmul, to
 from ..ops.op import REGISTRY
 from ..ops.public import AUTOCAST, FP32, LOWER_PRECISION_FP, PROMOTE
 from .state import AMP

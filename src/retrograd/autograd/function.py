@@ -28,14 +28,14 @@ from collections.abc import Callable
 from typing import Any
 
 from .._core.grad_mode import STATE, no_grad
+from .._functions.creation import zeros_like
+from .._functions.inplace import _rebase_view
 from .._graph.forward_state import FW, get_tangent
 from .._graph.modes import MODES, VMAP
 from .._graph.node import OUT0, Node, _OutputSlot, call_unscoped, user_site
 from .._graph.saved_hooks import HOOKS
 from .._graph.transforms import LEVELS
 from .._tensor.tensor import Tensor, _make, check_inference_saved
-from ..ops.functions.creation import zeros_like
-from ..ops.inplace import _rebase_view
 from ..ops.jvp_rules import attach
 from ..ops.op import FLOAT_NP, _anomaly_trace, _edge, _next_seq
 from ..ops.records import table as T

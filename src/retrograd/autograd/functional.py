@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .._core.grad_mode import STATE, enable_grad, set_grad_enabled
+from .._functions.creation import ones_like, zeros, zeros_like
+from .._functions.namespace import stack
 from .._tensor.tensor import Tensor
-from ..ops.functions.creation import ones_like, zeros, zeros_like
-from ..ops.namespace import stack
 from . import forward_ad as fwAD
 from . import grad as autograd_grad
 

@@ -22,9 +22,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .._core.dtype import FROM_NP
+from .._functions.creation import rand, randn, zeros, zeros_like
 from .._random.rng import Generator
 from .._tensor.tensor import Tensor, _make
-from ..ops.functions.creation import rand, randn, zeros, zeros_like
 from . import forward_ad as fwAD
 from . import grad as autograd_grad
 from .function import _UndefinedGrad

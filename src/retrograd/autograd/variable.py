@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import warnings
 
+from .._functions.creation import empty
 from .._tensor.tensor import Tensor
-from ..ops.functions.creation import empty
 
 __all__ = ["Variable"]
 

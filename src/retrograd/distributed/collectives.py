@@ -24,9 +24,9 @@ import warnings
 
 import numpy as np
 
+from .._functions.inplace import _make_inplace
+from .._functions.statistics import _div_c
 from .._tensor.tensor import Tensor, _make
-from ..ops.functions.statistics import _div_c
-from ..ops.inplace import _make_inplace
 from . import process_group as _pg
 from ._mpi import load_mpi
 from .process_group import ProcessGroup, failure_error, resolve

@@ -21,11 +21,11 @@ import warnings
 import numpy as np
 
 from .._core.grad_mode import no_grad
+from .._functions import sampling
+from .._functions.creation import empty_like
+from .._functions.pointwise import where
 from .._random import rng
 from .._tensor.tensor import Tensor
-from ..ops.functions import sampling
-from ..ops.functions.creation import empty_like
-from ..ops.functions.pointwise import where
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
            "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",

@@ -45,7 +45,7 @@ class Parameter(Tensor):
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True):
         if data is None:
-            from ..ops.functions.creation import empty
+            from .._functions.creation import empty
 
             data = empty(0)
         if not isinstance(data, Tensor):
@@ -98,7 +98,7 @@ class Buffer(Tensor):
 
     def __new__(cls, data: Tensor | None = None, *, persistent: bool = True):
         if data is None:
-            from ..ops.functions.creation import empty
+            from .._functions.creation import empty
 
             data = empty(0)
         t = Tensor.__new__(cls)
@@ -186,7 +186,7 @@ class UninitializedTensorMixin:
         return self
 
     def to(self, *args, **kwargs):
-        from ..ops.functions.conversion import parse_to_args
+        from .._functions.conversion import parse_to_args
 
         dtype, _ = parse_to_args(args, kwargs)
         return self if dtype is None else self._with_dtype(dtype)

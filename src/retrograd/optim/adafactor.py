@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .._core import dtype as D
+from .._functions.creation import tensor, zeros_like
+from .._functions.reductions import norm
 from .._tensor.tensor import Tensor
-from ..ops.functions.creation import tensor, zeros_like
-from ..ops.functions.reductions import norm
 from .optimizer import (
     LossT,
     Optimizer,

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from .._functions.creation import full_like
 from .._tensor.tensor import Tensor
-from ..ops.functions.creation import full_like
 from .optimizer import (
     LossT,
     Optimizer,

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from .._functions.creation import zeros_like
 from .._tensor.tensor import Tensor
-from ..ops.functions.creation import zeros_like
 from .optimizer import (
     LossT,
     Optimizer,

@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .._core.grad_mode import enable_grad
+from .._functions.creation import zeros
+from .._functions.namespace import cat
 from .._tensor.tensor import Tensor
-from ..ops.functions.creation import zeros
-from ..ops.namespace import cat
 from .optimizer import LossT, Optimizer, ParamsT, _check_lr, _to_scalar
 
 __all__ = ["LBFGS"]

@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+from .._functions.matmul import addmm
 from .._tensor.tensor import Tensor
-from ..ops.functions.matmul import addmm
 from .optimizer import LossT, Optimizer, ParamsT, _call_closure, _to_scalar, _use_grad
 
 __all__ = ["Muon"]

@@ -22,10 +22,10 @@ from typing import Any, ClassVar, TypeVar
 
 from .._core import dtype as D
 from .._core.grad_mode import STATE, enable_grad
+from .._functions.creation import tensor, zeros, zeros_like
 from .._graph.modes import TRACING
 from .._graph.node import RemovableHandle
 from .._tensor.tensor import Tensor
-from ..ops.functions.creation import tensor, zeros, zeros_like
 
 __all__ = ["Optimizer", "ParamsT", "required", "register_optimizer_step_pre_hook",
            "register_optimizer_step_post_hook"]

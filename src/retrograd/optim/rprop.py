@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from .._functions.creation import full_like
 from .._tensor.tensor import Tensor
-from ..ops.functions.creation import full_like
 from .optimizer import LossT, Optimizer, ParamsT, _call_closure, _check_lr, _to_scalar, _use_grad
 
 __all__ = ["Rprop"]

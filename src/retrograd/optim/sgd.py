@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from .._functions.inplace import add_scaled_
 from .._tensor.tensor import Tensor
-from ..ops.inplace import add_scaled_
 from .optimizer import LossT, Optimizer, ParamsT, _call_closure, _check_lr, _to_scalar, _use_grad
 
 __all__ = ["SGD"]

@@ -25,11 +25,11 @@ from typing import Any
 
 from .._core import dtype as D
 from .._core.grad_mode import no_grad
+from .._functions import foreach
+from .._functions.creation import tensor
 from .._tensor.tensor import Tensor
 from ..nn.modules.module import Module
 from ..nn.modules.normalization import _BatchNorm
-from ..ops.functions import foreach
-from ..ops.functions.creation import tensor
 from .lr_scheduler import LRScheduler, _format_param
 from .optimizer import Optimizer
 

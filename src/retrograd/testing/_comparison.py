@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 
 from .._core import dtype as D
+from .._functions import creation
+from .._functions.namespace import isclose
 from .._tensor.tensor import Tensor
-from ..ops.functions import creation
-from ..ops.namespace import isclose
 
 __all__ = ["assert_close"]
 

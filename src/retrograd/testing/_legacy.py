@@ -15,8 +15,8 @@ import warnings
 from typing import Any
 
 from .._core import dtype as D
+from .._functions.creation import tensor
 from .._tensor.tensor import Tensor
-from ..ops.functions.creation import tensor
 from ._comparison import assert_close
 
 __all__ = ["FileCheck", "assert_allclose"]

@@ -30,12 +30,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.grad_mode import STATE
+from .._functions.creation import ones_like
 from .._graph.modes import set_anomaly
 from .._graph.node import AccumulateGrad
 from .._graph.provenance import FORWARD_WATCHERS
 from .._tensor.tensor import Tensor
 from ..autograd import grad as _grad
-from ..ops.functions.creation import ones_like
 from ._walk import saved_values, site_text, walk
 
 __all__ = ["nan_provenance", "find_nonfinite", "NonFiniteReport"]

@@ -21,13 +21,13 @@ import numpy as np
 
 from ..._core.grad_mode import no_grad
 from ..._core.hints import Shape
+from ..._functions.matmul import einsum, matmul
+from ..._functions.pointwise import where
+from ..._functions.reductions import vector_norm
+from ..._functions.shape import _check_expand
+from ..._functions.softmax import log_softmax, softmax, softmin
 from ..._tensor.tensor import Tensor, _make
 from ...ops.dispatch import apply, view_apply
-from ...ops.functions.matmul import einsum, matmul
-from ...ops.functions.pointwise import where
-from ...ops.functions.reductions import vector_norm
-from ...ops.functions.shape import _check_expand
-from ...ops.functions.softmax import log_softmax, softmax, softmin
 from ...ops.op import FLOAT_NP
 from ...ops.out_arg import write_out
 from ...ops.public import LOWER_PRECISION_FP, autocast_category
@@ -67,10 +67,10 @@ __all__ = [
 ]
 
 
+from ..._functions.inplace import _inplace
+from ..._functions.sampling import _laid_out
 from ..._random.distributions import bernoulli
 from ...ops.batch_rules import random_under_vmap
-from ...ops.functions.sampling import _laid_out
-from ...ops.inplace import _inplace
 from .common import (
     _check_float,
     _check_normalized_shape,

@@ -23,15 +23,15 @@ import warnings
 
 import numpy as np
 
+from ..._functions.creation import empty_like, zeros_like
+from ..._functions.inplace import _inplace
+from ..._functions.native_forms import prelu
+from ..._functions.shrink import hardshrink, softshrink
+from ..._functions.softmax import softmax
 from ..._random import rng
 from ..._tensor.tensor import Tensor, _make
 from ...ops.batch_rules import random_under_vmap
 from ...ops.dispatch import apply
-from ...ops.functions.creation import empty_like, zeros_like
-from ...ops.functions.native_forms import prelu
-from ...ops.functions.shrink import hardshrink, softshrink
-from ...ops.functions.softmax import softmax
-from ...ops.inplace import _inplace
 from ...ops.records import table as T
 from .common import _check_float
 

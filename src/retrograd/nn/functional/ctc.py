@@ -13,10 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..._core.hints import Shape
+from ..._functions.pointwise import where
 from ..._tensor.tensor import Tensor, _make
 from ...ops.batch_rules import per_element_under_vmap
 from ...ops.dispatch import apply
-from ...ops.functions.pointwise import where
 from ...ops.public import autocast_category
 from ...ops.records import ctc as TC
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..._core.hints import FloatOrFloats, ShapeLike
+from ..._functions.creation import rand
 from ..._tensor.tensor import Tensor, _make
 from ...ops.batch_rules import random_under_vmap
-from ...ops.functions.creation import rand
 from ...ops.public import FP32, autocast_category
 from .common import _ntuple
 

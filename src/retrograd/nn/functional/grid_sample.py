@@ -20,8 +20,8 @@ import warnings
 import numpy as np
 
 from ..._core.hints import Shape
+from ..._functions.pointwise import where
 from ..._tensor.tensor import Tensor, _make
-from ...ops.functions.pointwise import where
 from ...ops.public import FP32, autocast_category
 
 __all__ = ["grid_sample", "affine_grid"]

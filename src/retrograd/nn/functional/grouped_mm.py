@@ -26,8 +26,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..._core import dtype as D
+from ..._functions.shape import cat, stack
 from ..._tensor.tensor import Tensor
-from ...ops.functions.shape import cat, stack
 
 __all__ = ["grouped_mm", "scaled_grouped_mm", "scaled_mm"]
 

@@ -26,8 +26,8 @@ from __future__ import annotations
 import math
 import warnings
 
+from ..._functions.shape import cat
 from ..._tensor.tensor import Tensor
-from ...ops.functions.shape import cat
 from .linear_cross_entropy_options import LinearCrossEntropyOptions
 from .losses import cross_entropy
 

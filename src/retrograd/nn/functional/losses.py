@@ -13,11 +13,11 @@ import warnings
 
 import numpy as np
 
+from ..._functions.creation import zeros_like
+from ..._functions.pointwise import where
+from ..._functions.softmax import log_softmax
 from ..._tensor.tensor import Tensor, _make
 from ...ops.dispatch import apply
-from ...ops.functions.creation import zeros_like
-from ...ops.functions.pointwise import where
-from ...ops.functions.softmax import log_softmax
 from ...ops.op import FLOAT_NP
 from ...ops.public import FP32, autocast_category
 from ...ops.records import nn as TN

@@ -23,11 +23,11 @@ from collections.abc import Callable
 import numpy as np
 
 from ..._core.grad_mode import no_grad
+from ..._functions.creation import ones_like, zeros_like
+from ..._functions.pointwise import where
 from ..._tensor.tensor import Tensor
 from ...ops.batch_rules import per_element_under_vmap
 from ...ops.dispatch import apply
-from ...ops.functions.creation import ones_like, zeros_like
-from ...ops.functions.pointwise import where
 from ...ops.public import FP32, autocast_category
 from ...ops.records import table as T
 from .common import _check_reduction, _legacy_reduction, _log_sigmoid, _reduce

@@ -30,9 +30,9 @@ import numpy as np
 
 from ..._core.grad_mode import no_grad
 from ..._core.hints import Shape
+from ..._functions.shape import cat, stack
 from ..._tensor.tensor import Tensor, _make
 from ...ops.dispatch import apply
-from ...ops.functions.shape import cat, stack
 from ...ops.public import FP32, LOWER_PRECISION_FP, autocast_category
 from ...ops.records import nn as TN
 from .. import functional as F

@@ -23,8 +23,8 @@ Example:
 from __future__ import annotations
 
 from ..._core.grad_mode import no_grad
+from ..._functions.creation import full
 from ..._tensor.tensor import Tensor
-from ...ops.functions.creation import full
 
 __all__ = ["batch_norm_stats", "batch_norm_elemt", "batch_norm_gather_stats",
            "batch_norm_gather_stats_with_counts", "batch_norm_backward_reduce",

@@ -17,9 +17,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..._core import dtype as D
+from ..._functions.creation import zeros
 from ..._tensor.tensor import Tensor, _make
 from ...autograd.function import Function, once_differentiable
-from ...ops.functions.creation import zeros
 from ..functional import _scale_shift, _update_running_stats
 
 __all__ = ["SyncBatchNorm", "combine_stats"]

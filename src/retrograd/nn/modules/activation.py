@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from ..._core.dtype import dtype
 from ..._core.hints import DeviceLike
+from ..._functions.creation import empty
 from ..._tensor.tensor import Tensor
-from ...ops.functions.creation import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

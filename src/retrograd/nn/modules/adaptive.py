@@ -19,8 +19,8 @@ import numpy as np
 
 from ..._core.dtype import dtype
 from ..._core.hints import DeviceLike
+from ..._functions.shape import cat
 from ..._tensor.tensor import Tensor, _make
-from ...ops.functions.shape import cat
 from .. import functional as F
 from .container import ModuleList, Sequential
 from .linear import Linear

@@ -23,7 +23,7 @@ import itertools
 from ..._core import dtype as D
 from ..._core.grad_mode import no_grad
 from ..._core.hints import DeviceLike, ShapeLike
-from ...ops.functions.creation import tensor
+from ..._functions.creation import tensor
 from ..parameter import UninitializedBuffer, UninitializedParameter, is_lazy
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .linear import Linear

@@ -33,10 +33,10 @@ from ..._core.dtype import dtype
 from ..._core.grad_mode import STATE, no_grad
 from ..._core.hints import DeviceLike
 from ..._core.meta import NO_DATA
+from ..._functions.conversion import parse_to
+from ..._functions.creation import empty_like, tensor
 from ..._graph.node import SITE_SCOPE, RemovableHandle, call_unscoped, is_library_file, user_site
 from ..._tensor.tensor import Tensor, _make
-from ...ops.functions.conversion import parse_to
-from ...ops.functions.creation import empty_like, tensor
 from ...ops.op import record
 from ...ops.records.nn import backward_hook
 from ..parameter import Buffer, Parameter, is_lazy

@@ -14,8 +14,8 @@ import warnings
 
 from ..._core import dtype as D
 from ..._core.hints import DeviceLike, ShapeLike
+from ..._functions.creation import ones, tensor, zeros
 from ..._tensor.tensor import Tensor
-from ...ops.functions.creation import ones, tensor, zeros
 from .. import functional as F
 from .. import init
 from .linear import _weight_and_bias

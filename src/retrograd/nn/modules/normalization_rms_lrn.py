@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from ..._core.dtype import dtype
 from ..._core.hints import DeviceLike, ShapeLike
+from ..._functions.creation import empty
 from ..._tensor.tensor import Tensor
-from ...ops.functions.creation import empty
 from .. import functional as F
 from .. import init
 from ..functional.normalization import CrossMapLRN2dFunction

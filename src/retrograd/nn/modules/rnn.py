@@ -21,9 +21,9 @@ import warnings
 
 from ..._core import dtype as D
 from ..._core.hints import DeviceLike
+from ..._functions.creation import empty, zeros
+from ..._functions.shape import cat, stack
 from ..._tensor.tensor import Tensor
-from ...ops.functions.creation import empty, zeros
-from ...ops.functions.shape import cat, stack
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

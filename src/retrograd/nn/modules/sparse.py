@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from ..._core import dtype as D
 from ..._core.hints import DeviceLike
+from ..._functions.creation import empty
 from ..._tensor.tensor import Tensor
-from ...ops.functions.creation import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

@@ -37,20 +37,20 @@ def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float | str = 
         >>> torch.nn.utils.get_total_norm([torch.tensor([3.]), torch.tensor([4.])])
         tensor(5.)
     """
-    from ... import ops
+    from ... import _functions
 
     tensors = [t for t in _as_list(tensors) if t is not None]
     norm_type = float(norm_type)
     if not tensors:
-        return ops.functions.creation.tensor(0.0)
+        return _functions.creation.tensor(0.0)
     with no_grad():
-        norms = [ops.namespace.vector_norm(t, norm_type) for t in tensors]
+        norms = [_functions.namespace.vector_norm(t, norm_type) for t in tensors]
         if len(norms) == 1:
             total = norms[0]
         else:
             dt = norms[0].dtype
-            total = ops.namespace.vector_norm(
-                ops.namespace.stack([n.to(dt) for n in norms]), norm_type)
+            total = _functions.namespace.vector_norm(
+                _functions.namespace.stack([n.to(dt) for n in norms]), norm_type)
     if error_if_nonfinite and not math.isfinite(total.item()):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is "

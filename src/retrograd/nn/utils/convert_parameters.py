@@ -26,7 +26,7 @@ def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
         >>> torch.nn.utils.parameters_to_vector(ps)
         tensor([1., 1., 1., 1., 0.])
     """
-    from ...ops.namespace import cat
+    from ..._functions.namespace import cat
 
     vec = [p.reshape(-1) for p in parameters]
     return cat(vec)

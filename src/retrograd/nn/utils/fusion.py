@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import copy
 
+from ..._functions.creation import ones_like, zeros_like
 from ..._tensor.tensor import Tensor
-from ...ops.functions.creation import ones_like, zeros_like
 from ..modules.module import Module
 from ..parameter import Parameter
 

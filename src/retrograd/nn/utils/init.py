@@ -11,8 +11,8 @@ from __future__ import annotations
 import inspect
 
 from ..._core.grad_mode import no_grad
+from ..._functions.creation import empty_like
 from ..._random.rng import get_rng_state, set_rng_state
-from ...ops.functions.creation import empty_like
 from ..modules.module import Module
 
 __all__ = ["skip_init"]

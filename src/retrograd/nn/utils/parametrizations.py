@@ -15,11 +15,11 @@ from enum import Enum, auto
 
 from ..._core import dtype as D
 from ..._core.grad_mode import no_grad
+from ..._functions.creation import eye, randn, zeros_like
+from ..._functions.linalg import qr, solve
+from ..._functions.linalg_derived import householder_product
+from ..._functions.shape import cat
 from ..._tensor.tensor import Tensor
-from ...ops.functions.creation import eye, randn, zeros_like
-from ...ops.functions.linalg import qr, solve
-from ...ops.functions.linalg_derived import householder_product
-from ...ops.functions.shape import cat
 from .. import functional as F
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module

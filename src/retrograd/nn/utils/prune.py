@@ -25,9 +25,9 @@ import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 
+from ..._functions.creation import ones_like, rand, zeros_like
+from ..._functions.sampling import rand_like
 from ..._tensor.tensor import Tensor
-from ...ops.functions.creation import ones_like, rand, zeros_like
-from ...ops.functions.sampling import rand_like
 from ..modules.module import Module
 from ._hooks import drop_forward_pre_hook
 from .convert_parameters import parameters_to_vector

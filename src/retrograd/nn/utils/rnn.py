@@ -27,9 +27,9 @@ from collections.abc import Iterable
 
 from ..._core import dtype as D
 from ..._core.hints import Shape
+from ..._functions.creation import arange, as_tensor, empty_like, full, tensor
+from ..._functions.shape import cat, stack
 from ..._tensor.tensor import Tensor
-from ...ops.functions.creation import arange, as_tensor, empty_like, full, tensor
-from ...ops.functions.shape import cat, stack
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence",
            "pad_packed_sequence", "pad_sequence", "unpad_sequence", "pack_sequence",

@@ -15,7 +15,7 @@ Example:
 from __future__ import annotations
 
 from ..._core.grad_mode import no_grad
-from ...ops.functions.linalg import multi_dot, pinverse
+from ..._functions.linalg import multi_dot, pinverse
 from .. import functional as F
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module

@@ -2,9 +2,9 @@
 ``diag_embed``, ``block_diag``, ``diagonal_scatter``/``select_scatter``/``slice_scatter``/
 ``as_strided_scatter``, ``addmv``/``addr``/``addbmm``/``baddbmm``, ``vdot``, ``rsub`` of two
 tensors and ``sgn``. Part of the one table (``ops/records/table.py`` gathers every
-record); the public functions are in ops/functions/construction.py,
-ops/functions/scatter_views.py, ops/functions/add_products.py and
-ops/functions/signs_bits_predicates.py.
+record); the public functions are in _functions/construction.py,
+_functions/scatter_views.py, _functions/add_products.py and
+_functions/signs_bits_predicates.py.
 
 Example:
     >>> import retrograd as torch

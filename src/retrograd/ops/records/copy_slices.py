@@ -1,7 +1,7 @@
 """The records of in-place ops on views (Note [Views and in-place] in ops/dispatch.py):
 PyTorch's CopySlices, the node an in-place op on a view puts on its base, in its two
 forms (Note [CopySlices folding]), and the overwrite that gives an in-place op on an
-overlapping view its self (Note [In-place ops on overlapping views]). ``ops/inplace.py``
+overlapping view its self (Note [In-place ops on overlapping views]). ``_functions/inplace.py``
 records them.
 
 Example:
@@ -117,7 +117,7 @@ def folded_copy_slices(nondiff: tuple) -> Op:
 # unfold or as_strided view), that copy keeps, for each memory location, the value of the
 # element written last (TensorIterator's order); our view ops' own rules would sum them
 # instead. So an in-place op on such a view computes from ``_overlapping_self(view)`` (in
-# ops/inplace.py): the
+# _functions/inplace.py): the
 # view's values, recorded from the base by an op whose rule is that overwrite. A saved
 # result of the op is the view's memory, as PyTorch's. Known difference: PyTorch's double
 # backward differentiates that saved result through the view's own node (a sum over shared

@@ -48,7 +48,7 @@ unsafe_split_with_sizes = Op("unsafe_split_with_sizes", None, _multi_out_vjp,
                              batch_ok=True)
 
 
-# Note [Shape-changing in-place methods] (ops/functions/shape_inplace.py): the nodes of t_,
+# Note [Shape-changing in-place methods] (_functions/shape_inplace.py): the nodes of t_,
 # squeeze_() and squeeze_(dims), named as PyTorch's (transpose_/unsqueeze_/squeeze_(dim)
 # reuse TransposeBackward1/UnsqueezeBackward1/SqueezeBackward4 of table_scan/table_shape)
 def _t_inplace_fwd(a, p=None):

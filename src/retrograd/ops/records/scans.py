@@ -1,14 +1,14 @@
 """Records of the scans and scatter-reductions: ``cummax``/``cummin``, ``logcumsumexp``,
 ``scatter_reduce``, ``index_reduce``, ``masked_scatter``, ``put`` and ``nanmedian``, one
 rule per input in Tensor ops (PyTorch's derivatives.yaml formulas), so second
-derivatives come from the rules themselves. The public functions are in ``ops/functions/scans.py``,
-``ops/functions/scatter_reduce.py`` and ``ops/functions/statistics.py``.
+derivatives come from the rules themselves. The public functions are in ``_functions/scans.py``,
+``_functions/scatter_reduce.py`` and ``_functions/statistics.py``.
 
 Note [Scan records outside the table]
 ``ops/records/table.py`` does not gather these records: this module's ``scatter_reduce``
 (the record with ``include_self``) would shadow ``shape.py``'s record of the same name under
 ``T``. Their public functions import this module directly (alias ``TSC``), as
-``ops/functions/special.py`` does ``ops/records/special.py``. Each record has its ``jvp=``
+``_functions/special.py`` does ``ops/records/special.py``. Each record has its ``jvp=``
 all the same.
 
 Example:
@@ -360,7 +360,7 @@ nanmedian_dim = Op("nanmedian_dim", _kthvalue_fwd, (_value_at_index_rule,), ("p2
 # unique, unique_consecutive, bincount (its weights) and histogram have no derivative in
 # PyTorch, but a result computed from a tensor that requires grad still requires grad and
 # has a node whose backward raises (Unique2Backward0 and co., or NotImplemented). The
-# public functions compute these results with NumPy (ops/functions/counting.py) and pass them to the
+# public functions compute these results with NumPy (_functions/counting.py) and pass them to the
 # records below (p), whose forward hands them on: the records exist to give the result
 # PyTorch's node.
 

@@ -7,7 +7,7 @@ retrograd's own Tensor operations, never raw NumPy, so the engine can run them u
 ``no_grad`` for a plain backward and with grad mode on for ``create_graph=True``:
 derivatives of any order come from the same rules. Rules never mention broadcasting:
 the engine sums a gradient back to its input's shape (Note [Engine order]).
-Composites (var, lerp, ...) live in the public functions (``ops/namespace.py`` lists their
+Composites (var, lerp, ...) live in the public functions (``_functions/namespace.py`` lists their
 modules) and have no entry here unless numerical stability or memory asks for one (each
 says which).
 

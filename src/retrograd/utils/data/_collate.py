@@ -16,9 +16,9 @@ from collections.abc import Callable
 import numpy as np
 
 from ..._core import dtype as D
+from ..._functions.creation import as_tensor, tensor
+from ..._functions.namespace import stack
 from ..._tensor.tensor import Tensor
-from ...ops.functions.creation import as_tensor, tensor
-from ...ops.namespace import stack
 
 __all__ = ["collate", "default_collate", "default_convert", "default_collate_fn_map"]
 

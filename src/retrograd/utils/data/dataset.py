@@ -230,7 +230,7 @@ def random_split(dataset: Dataset, lengths: Sequence[int | float],
         >>> len(a), len(b), sorted(list(a) + list(b)) == list(range(10))
         (3, 7, True)
     """
-    from ...ops.functions.creation import randperm
+    from ..._functions.creation import randperm
 
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         subset_lengths: list[int] = []

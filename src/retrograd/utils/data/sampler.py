@@ -12,9 +12,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 
 from ..._core import dtype as D
+from ..._functions.creation import as_tensor, randint, randperm
+from ..._functions.namespace import multinomial
 from ..._random.rng import Generator, draw_seed
-from ...ops.functions.creation import as_tensor, randint, randperm
-from ...ops.namespace import multinomial
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
            "WeightedRandomSampler", "BatchSampler"]
