@@ -65,6 +65,31 @@ def _shape(size) -> tuple:
     return tuple(out)
 
 
+_MAX_BYTES = 2 ** 63 - 1
+
+
+def allocate(make, shape: tuple, np_dt):
+    """``make(shape, np_dt)`` with PyTorch's errors where the storage cannot exist: a byte
+    count past int64 (computeStorageNbytes: "Storage size calculation overflowed") and an
+    allocation the system refuses (DefaultCPUAllocator), each a RuntimeError, never
+    NumPy's ValueError/MemoryError.
+
+    Example:
+        >>> allocate(np.zeros, (2, 3), np.dtype(np.float32)).shape
+        (2, 3)
+    """
+    nbytes = math.prod(shape) * np.dtype(np_dt).itemsize
+    if nbytes > _MAX_BYTES:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)} "
+                           f"({nbytes} bytes does not fit in int64: a size is probably wrong)")
+    try:
+        return make(shape, np_dt)
+    except MemoryError:
+        raise RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried to allocate "
+                           f"{nbytes} bytes. Error code 12 (Cannot allocate memory) (sizes="
+                           f"{list(shape)}: reduce the size or the batch)") from None
+
+
 def _np_dtype(dtype, default=None):
     if dtype is None:
         return (default or D.DEFAULTS.float).np
@@ -280,9 +305,9 @@ def _filled(size, value, dtype, requires_grad, device):
     if parse_device(device) is META:
         arr = MetaArray(shape, dt.np)
     elif value is None:
-        arr = np.zeros(shape, dt.np)
+        arr = allocate(np.zeros, shape, dt.np)
     else:
-        arr = np.full(shape, value, dtype=dt.np)
+        arr = allocate(lambda sh, d: np.full(sh, value, dtype=d), shape, dt.np)
     return _finish(arr, requires_grad, device)
 
 
@@ -294,7 +319,7 @@ def _fill_out(out, size, value, dtype, requires_grad: bool):
                            f"out parameter ({_LEGACY[out._data.dtype.name]})")
     shape = _shape(size)
     if out._data.shape != shape:
-        out._data = np.empty(shape, out._data.dtype)
+        out._data = allocate(np.empty, shape, out._data.dtype)
     out._data[...] = value
     out._vc[0] += 1
     if requires_grad:
@@ -669,6 +694,7 @@ def rand(*size: int | Sequence[int], generator: rng.Generator | None = None,
     dt = _np_dtype(dtype)
     shape = _shape(size)
     n = math.prod(shape)
+    allocate(lambda sh, d: None, shape, dt)  # (the size checks only)
     if parse_device(device) is META:  # draws nothing, as PyTorch's meta rand
         return _filled(shape, None, D.as_dtype(dt), requires_grad, device)
     if dt in _F32_F64:
@@ -702,6 +728,7 @@ def randn(*size: int | Sequence[int], generator: rng.Generator | None = None,
     dt = _np_dtype(dtype)
     shape = _shape(size)
     _check_floating(dt, "normal_kernel_cpu")
+    allocate(lambda sh, d: None, shape, dt)  # (the size checks only)
     if parse_device(device) is META:  # draws nothing, as PyTorch's meta randn
         return _filled(shape, None, D.as_dtype(dt), requires_grad, device)
     arr = rng.normal(generator, math.prod(shape), dt).reshape(shape)

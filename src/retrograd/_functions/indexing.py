@@ -22,7 +22,7 @@ import numpy as np
 
 from .._core.hints import Number
 from .._tensor.tensor import _LEGACY_NAMES, Tensor, _make, _wrap_dim
-from ..ops.argcheck import values_to_check
+from ..ops.argcheck import broadcast_checked, values_to_check
 from ..ops.batch_rules import per_element_under_vmap
 from ..ops.dispatch import _is_number, apply, view_apply
 from ..ops.public import PROMOTE, public
@@ -452,7 +452,23 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     d = _wrap_dim(dim, input._data.ndim)
     if index._data.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
+    _check_index_range(index, input._data.shape[d] if input._data.ndim else 1,
+                       lambda i, n: IndexError(
+                           f"index out of range in self (index_select: index {i} along dim "
+                           f"{dim} of a tensor of shape {list(input.shape)}; valid indices are "
+                           f"0 to {n - 1}, no negative ones: wrap them first, e.g. index % {n})"))
     return apply(T.index_select, (input, index), d)
+
+
+def _check_index_range(index: Tensor, n: int, error) -> None:
+    """Raise ``error(i, n)`` for an index ``i`` outside [0, n) (PyTorch's wording and
+    range: index_select and index_add take no negative index, where NumPy would wrap it or
+    say "axis ... is out of bounds")."""
+    idx = values_to_check(index._data)
+    if idx.size and idx.dtype.kind in "iu":
+        lo, hi = idx.min(), idx.max()
+        if lo < 0 or hi >= n:
+            raise error(int(lo if lo < 0 else hi), n)
 
 
 @public(inplace=True)
@@ -466,6 +482,13 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *,
         tensor([2., 0., 0.])
     """
     d = _wrap_dim(dim, input._data.ndim)
+    _check_index_range(index, input._data.shape[d] if input._data.ndim else 1,
+                       lambda i, n: IndexError(
+                           f"index out of range in self (index_add: index {i}; indices must "
+                           f"lie in [0, {n - 1}], no negative ones: wrap them first, e.g. "
+                           f"index % {n})") if input._data.ndim <= 1 else RuntimeError(
+                           f"index {i} is out of bounds for dimension {d} with size {n} "
+                           f"(index_add: every index must lie in [0, {n - 1}])"))
     return apply(T.index_add, (input, index, source), (d, alpha))
 
 
@@ -560,6 +583,9 @@ def masked_fill(input: Tensor, mask: Tensor, value: Tensor | Number) -> Tensor:
         if value._data.ndim != 0:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
                                f"tensor with {value._data.ndim} dimension(s).")
+    if mask._data.shape != input._data.shape:
+        broadcast_checked("masked_fill", ("mask", "input"), (mask._data.shape, input._data.shape))
+    if isinstance(value, Tensor):
         return apply(T.masked_fill_tensor, (input, value), (mask,))
     return apply(T.masked_fill, (input,), (mask, np.asarray(value, dtype=input._data.dtype)))
 
@@ -573,6 +599,9 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
         >>> torch.tensor([1., 2., 3.]).masked_select(torch.tensor([True, False, True]))
         tensor([1., 3.])
     """
+    if mask._data.shape != input._data.shape:
+        broadcast_checked("masked_select", ("mask", "input"),
+                          (mask._data.shape, input._data.shape))
     return apply(T.masked_select, (input,), (mask,))
 
 

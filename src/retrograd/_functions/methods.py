@@ -9,6 +9,7 @@ Example:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 from .._core import dtype as D
@@ -95,9 +96,11 @@ def install() -> None:
     Tensor.where = where
     for name in new_tensors.__all__ + ["pin_memory", "is_pinned"]:
         setattr(Tensor, name, getattr(new_tensors, name))
-    Tensor.mT = property(_last_two_swapped, doc="Last two dims swapped.")
+    Tensor.mT = property(lambda self: _last_two_swapped(self, "mT"),
+                         doc="Last two dims swapped.")
     Tensor.H = Tensor.T
-    Tensor.mH = Tensor.mT
+    Tensor.mH = property(lambda self: _last_two_swapped(self, "mH"),
+                         doc="Last two dims swapped (real tensors: no conjugate).")
 
     def op(opdef, reflected=False):
         if reflected:
@@ -153,7 +156,15 @@ def _all_dims_reversed(self: Tensor) -> Tensor:
     return self.permute(tuple(reversed(range(self.ndim))))
 
 
-def _last_two_swapped(self: Tensor) -> Tensor:
+def _last_two_swapped(self: Tensor, name: str) -> Tensor:
+    if self._data.ndim == 0:  # PyTorch: the identity, with a deprecation warning
+        warnings.warn(f"Tensor.{name} is deprecated on 0-D tensors. This function is the "
+                      "identity in these cases.", UserWarning, stacklevel=3)
+        return self
+    if self._data.ndim < 2:
+        raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. "
+                           f"Got {self._data.ndim}-D tensor. (use .T for a 1-D tensor, which "
+                           "returns it unchanged, or unsqueeze it to a matrix first)")
     return self.transpose(-2, -1)
 
 

@@ -16,9 +16,9 @@ import numpy as np
 
 from .._core import dtype as D
 from .._tensor.tensor import _C_NAMES, _LEGACY_NAMES, Tensor, _make, result_type
-from ..ops.argcheck import invalid_combination, not_tensor
+from ..ops.argcheck import broadcast_checked, invalid_combination, not_tensor
 from ..ops.batch_rules import per_element_under_vmap
-from ..ops.dispatch import _is_number, _mismatch, apply, binary, unary
+from ..ops.dispatch import _is_number, apply, binary, unary
 from ..ops.op import FLOAT_NP
 from ..ops.out_arg import write_out
 from ..ops.public import alias, public
@@ -840,22 +840,8 @@ def _check_broadcast(fn, names, tensors) -> None:
     """Raise PyTorch's broadcasting error (RuntimeError, "The size of tensor a (m) must
     match the size of tensor b (n) at non-singleton dimension k") for ``tensors`` that do
     not broadcast, naming ``fn``, the arguments and their shapes."""
-    shape: tuple = ()
-    for t in tensors:
-        if t is None:
-            continue
-        ts = tuple(t._data.shape)
-        try:
-            shape = np.broadcast_shapes(shape, ts)
-        except ValueError:
-            a, b, k = _mismatch(shape, ts)
-            desc = ", ".join(f"{nm} {tuple(x._data.shape)}" for nm, x in zip(names, tensors)
-                             if x is not None)
-            raise RuntimeError(
-                f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
-                f"non-singleton dimension {k}. {fn} got shapes {desc}, which do not broadcast: "
-                "line the dimensions up from the right; each pair must be equal or one of them "
-                "1 (use unsqueeze/reshape/expand).") from None
+    present = [(nm, t._data.shape) for nm, t in zip(names, tensors) if t is not None]
+    broadcast_checked(fn, tuple(nm for nm, _ in present), tuple(sh for _, sh in present))
 
 
 @public(inplace=True)

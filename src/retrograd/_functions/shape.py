@@ -23,8 +23,9 @@ from .._core.size import Size
 from .._graph.forward_state import FW as _FW
 from .._graph.forward_state import fw_op as _fw_op
 from .._tensor.tensor import Tensor, _make, _wrap_dim, result_type, track_view
+from ..ops.argcheck import broadcast_checked
 from ..ops.batch_rules import per_element_under_vmap
-from ..ops.dispatch import apply, view_apply
+from ..ops.dispatch import _mismatch, apply, view_apply
 from ..ops.op import record
 from ..ops.public import FP32, alias, public
 from ..ops.records import table as T
@@ -329,13 +330,29 @@ def broadcast_to(input: Tensor, size: Shape) -> Tensor:
 
 @public(method=False)
 def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
-    shape = np.broadcast_shapes(*(t._data.shape for t in tensors))
+    shape = broadcast_checked("broadcast_tensors", tuple(f"tensors[{i}]" for i in
+                                                         range(len(tensors))),
+                              tuple(t._data.shape for t in tensors))
     return tuple(expand(t, shape) for t in tensors)
 
 
 @public(method=False)
 def broadcast_shapes(*shapes: int | Sequence[int]) -> Size:
-    return Size(np.broadcast_shapes(*shapes))
+    shape: tuple = ()
+    for i, s in enumerate(shapes):
+        s = (s,) if isinstance(s, int) else tuple(s)
+        try:
+            shape = np.broadcast_shapes(shape, s)
+        except ValueError:
+            n = max(len(shape), len(s))
+            want = (1,) * (n - len(shape)) + tuple(shape)
+            a, b, k = _mismatch(want, s)
+            raise RuntimeError(
+                f"Attempting to broadcast a dimension of length {b} at {k - n}! Mismatching "
+                f"argument at index {i} had {s}; but expected shape should be broadcastable to "
+                f"{list(want)} (line the dimensions up from the right; each pair must be equal "
+                "or one of them 1)") from None
+    return Size(shape)
 
 
 @public

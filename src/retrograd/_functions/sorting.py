@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import dtype as D
 from .._tensor.tensor import Tensor, _make, _wrap_dim
 from ..ops.batch_rules import per_element_under_vmap
 from ..ops.dispatch import apply
+from ..ops.kernels.selection import kth_indices, median_indices, stable_order
 from ..ops.public import public
 from ..ops.records import scans as TSC
 from ..ops.records import table as T
@@ -43,25 +43,9 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False,
         it = _make(np.zeros((), np.int64))
         return _rt("sort")(apply(T.take_ops["sort"], (input, it), (0, True)), it)
     d = _wrap_dim(dim, input._data.ndim)
-    data = input._data
-    if descending:
-        idx = np.argsort(_desc_key(data), axis=d, kind="stable")
-    else:
-        idx = np.argsort(data, axis=d, kind="stable")
+    idx = stable_order(input._data, d, descending)  # Note [NaN order in sorts]
     vals, it = _take_values(input, idx, d, "sort")
     return _rt("sort")(vals, it)
-
-
-def _desc_key(data):
-    if data.dtype.kind == "b":
-        return ~data
-    if data.dtype.kind == "u":
-        return -(data.astype(np.int64))
-    k = -data.astype(np.float64) if data.dtype.kind == "f" or data.dtype == D.bfloat16.np \
-        else -data.astype(np.int64)
-    if data.dtype.kind == "f":
-        k = np.where(np.isnan(data), -np.inf, k)
-    return k
 
 
 @public
@@ -92,10 +76,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True,
     n = input._data.shape[d] if input._data.ndim else 1
     if k > n or k < 0:
         raise RuntimeError("selected index k out of range")
-    data = input._data
-    key = _desc_key(data) if largest else data
-    idx = np.argsort(key, axis=d, kind="stable")
-    idx = np.take(idx, np.arange(k), axis=d)
+    idx = np.take(stable_order(input._data, d, largest), np.arange(k), axis=d)
     vals, it = _take_values(input, idx, d, "topk")
     return _rt("topk")(vals, it)
 
@@ -114,12 +95,14 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> tup
 
 
 def _kth(op, input, k, dim, keepdim):
-    """kthvalue/median(dim): the index picked here, the values by ``op`` (one node that
-    saves the indices, as PyTorch's KthvalueBackward0/MedianBackward1)."""
+    """kthvalue/median(dim): the index picked here (Note [NaN order in sorts]), the values
+    by ``op`` (one node that saves the indices, as PyTorch's KthvalueBackward0/
+    MedianBackward1)."""
     d = _wrap_dim(dim, input.ndim)
-    idx = np.take(np.argsort(input._data, axis=d, kind="stable"), [k - 1], axis=d)
-    if not keepdim and input._data.ndim:
-        idx = np.squeeze(idx, d)
+    data = input._data if input._data.ndim else input._data.reshape(1)
+    idx = median_indices(data, d) if op is TSC.median_dim else kth_indices(data, d, k)
+    if keepdim and input._data.ndim:
+        idx = np.expand_dims(idx, d)
     it = _make(np.array(idx, dtype=np.int64))  # (ascontiguousarray makes 0-d 1-d)
     return _rt("median" if op is TSC.median_dim else "kthvalue")(
         apply(op, (input,), (d, bool(keepdim), it)), it)

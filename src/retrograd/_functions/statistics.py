@@ -16,6 +16,7 @@ import numpy as np
 from .._tensor.tensor import _LEGACY_NAMES, Tensor, _make, _wrap_dim
 from ..ops.batch_rules import per_element_under_vmap
 from ..ops.dispatch import apply, unary
+from ..ops.kernels.selection import nanmedian_indices
 from ..ops.op import FLOAT_NP
 from ..ops.out_arg import with_out
 from ..ops.public import FP32, public
@@ -74,13 +75,8 @@ def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False, *,
         return with_out("nanmedian", _rt("nanmedian")(
             apply(TSC.nanmedian_dim, (input,), (0, True, it)), it), out, (input,))
     _check_reduction_dim("nanmedian", input, d)
-    rows = _slices(data, d)
-    order = np.argsort(rows, axis=1, kind="stable")  # nans last
-    valid = (~np.isnan(rows)).sum(1) if rows.dtype.kind == "f" else np.full(len(rows),
-                                                                            rows.shape[1])
-    pos = np.maximum((valid - 1) // 2, 0)
-    idx = order[np.arange(len(rows)), pos] if rows.shape[1] else np.zeros(len(rows), np.int64)
-    it = _indices_back(idx, data, d, keepdim)
+    idx = nanmedian_indices(data, d)
+    it = _make(np.array(np.expand_dims(idx, d) if keepdim else idx, dtype=np.int64))
     return with_out("nanmedian", _rt("nanmedian")(
         apply(TSC.nanmedian_dim, (input,), (d, bool(keepdim), it)), it), out, (input,))
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor.tensor import Tensor
+from .dispatch import _mismatch
 
 __all__ = ["type_name", "not_tensor", "invalid_combination"]
 
@@ -85,3 +86,27 @@ def values_to_check(a):
     """
     src = getattr(a, "_src", None)
     return a if src is None else np.asarray(src._value._data)
+
+
+def broadcast_checked(fn: str, names: tuple, shapes: tuple) -> tuple:
+    """The shape ``shapes`` broadcast to, or PyTorch's broadcasting error (RuntimeError,
+    "The size of tensor a (m) must match the size of tensor b (n) at non-singleton
+    dimension k"), never NumPy's, naming ``fn``, the arguments and their shapes.
+
+    Example:
+        >>> broadcast_checked("f", ("a", "b"), ((3, 1), (4,)))
+        (3, 4)
+    """
+    shape: tuple = ()
+    for ts in shapes:
+        try:
+            shape = np.broadcast_shapes(shape, tuple(ts))
+        except ValueError:
+            a, b, k = _mismatch(shape, tuple(ts))
+            desc = ", ".join(f"{nm} {tuple(x)}" for nm, x in zip(names, shapes))
+            raise RuntimeError(
+                f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                f"non-singleton dimension {k}. {fn} got shapes {desc}, which do not broadcast: "
+                "line the dimensions up from the right; each pair must be equal or one of them "
+                "1 (use unsqueeze/reshape/expand).") from None
+    return shape
