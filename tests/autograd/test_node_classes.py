@@ -101,8 +101,7 @@ def _raw_hooks(m):
             call()
         except RuntimeError as e:
             freed.append(str(e))
-    return log, v, errors, [round(g, 5) for g in a.grad.tolist()], freed, y.grad_fn._saved_self_sym_sizes \
-        if hasattr(y.grad_fn, "_saved_self_sym_sizes") else None
+    return log, v, errors, [round(g, 5) for g in a.grad.tolist()], freed
 
 
 def test_saved_tensor_hooks_and_errors_match_torch():
@@ -122,7 +121,7 @@ def test_saved_values_after_backward_and_inplace():
         with m.no_grad():
             z.add_(1)
         try:
-            w.grad_fn._saved_self
+            out.append(w.grad_fn._saved_self)
         except RuntimeError as e:
             out.append(str(e).split(" Hint")[0])
         out.append([a for a in dir(w.grad_fn) if "saved_" in a])

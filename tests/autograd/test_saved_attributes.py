@@ -17,7 +17,6 @@ import retrograd as R
 from opdb import DB, build, flat, is_tensor, sample_rng
 from retrograd.ops.records.saved_names import SAVED_NAMES, UNAVAILABLE
 
-
 #: entries whose graphs multiply singular vectors or eigenvectors, whose signs LAPACK
 #: chooses: the products' saved operands may differ in sign from torch's
 _SIGNS = ("svd", "eig", "pca", "lowrank")

@@ -110,7 +110,8 @@ def _ints(v) -> tuple:
     return tuple(int(x) for x in v)
 
 
-_KINDS = {"tensor": _wrapped, "ints": _ints, "optints": lambda v: None if v is None else _ints(v), "int": lambda v: None if v is None else int(v),
+_KINDS = {"tensor": _wrapped, "ints": _ints, "optints": lambda v: None if v is None else _ints(v),
+          "int": lambda v: None if v is None else int(v),
           "bool": lambda v: None if v is None else bool(v), "str": lambda v: v,
           "float": lambda v: None if v is None else float(v),
           "num": lambda v: v.item() if isinstance(v, np.generic) else v}

@@ -7,9 +7,9 @@ value: a key of the record's ``save`` (``0``, ``1``: the saved input; ``out``, `
 saved output; ``p0``: a tensor saved from the parameters), ``sizes0``/``numel0`` (input 0's
 shape or element count, as its edge recorded it), or a path into the node's parameters
 (``p``, ``p[1]``, ``p[2][0]``; ``|1``: 1 where the parameter is None). The kind converts
-it to PyTorch's type: ``tensor`` (the default for saved values), ``ints`` (a tuple of ints; ``optints``: None stays None,
-the default for sizes), ``int``, ``num`` (an int or a float as given), ``float``, ``bool``,
-``str``.
+it to PyTorch's type: ``tensor`` (the default for saved values), ``ints`` (a tuple of ints,
+the default for sizes; ``optints``: the same, but None stays None), ``int``, ``num`` (an int
+or a float as given), ``float``, ``bool``, ``str``.
 
 Example:
     >>> SAVED_NAMES["MulBackward0"]
