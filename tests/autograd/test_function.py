@@ -828,5 +828,7 @@ def test_function_node_matches_builtin_node_api():
     z = x * x
     for attr in ("name", "register_hook", "register_prehook", "next_functions", "metadata"):
         assert hasattr(y.grad_fn, attr) and hasattr(z.grad_fn, attr)
-    assert isinstance(y.grad_fn, type(z.grad_fn))
+    # one base class (each node name its own subclass, as in PyTorch)
+    assert isinstance(y.grad_fn, retrograd.autograd.graph.Node)
+    assert isinstance(z.grad_fn, retrograd.autograd.graph.Node)
     assert_same(y, z * 1.0, check_rg=True)

@@ -254,7 +254,7 @@ class GraphTask:
 
     __slots__ = ("retain_graph", "create_graph", "inputs", "accumulate", "nbatch", "roots",
                  "buffers", "deps", "taken", "captures", "leaf_caps", "cap_nodes", "needed",
-                 "results", "first", "anomaly", "donate", "donate_min")
+                 "results", "first", "anomaly", "donate", "donate_min", "__weakref__")
 
     def __init__(self, outputs, grads, inputs, retain_graph: bool, create_graph: bool,
                  accumulate: bool, nbatch):

@@ -22,7 +22,7 @@ import threading
 import weakref
 
 __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "user_site", "site_line", "format_site",
-           "SITE_SCOPE", "call_unscoped", "is_library_file"]
+           "SITE_SCOPE", "call_unscoped", "is_library_file", "node_class"]
 
 _SEQ = itertools.count()
 _ACC_SEQ = itertools.count()
@@ -159,6 +159,41 @@ def format_site(site) -> str:
         return "an unknown location"
     code, line = site_line(site)
     return f'File "{code.co_filename}", line {line}, in {code.co_name}'
+
+
+# Note [Node classes]
+# As in PyTorch, each kind of node is a class of its own, named after the node:
+# ``type(t.grad_fn).__name__`` is 'MulBackward0', the repr is ``<MulBackward0 object at
+# 0x...>``, and ``isinstance(n, torch.autograd.graph.Node)`` holds. A class is made once
+# per node name (``node_class``) when the first op record with that name is constructed,
+# and the record holds it (``Op.node_cls``), so recording a node costs what it did: one
+# ``object.__new__`` of the record's class. The classes add no slots, only the properties
+# that read what the node saved under PyTorch's names (``_saved_self``...: Note [Saved
+# attributes] in ops/saved_attributes.py). Their module is 'builtins' and their qualified
+# name the node's name, as PyTorch's generated classes have.
+_NODE_CLASSES: dict = {}
+
+
+def node_class(name: str, namespace: dict | None = None) -> type:
+    """The class of the nodes named ``name`` (a subclass of ``Node``, made once: Note [Node
+    classes]); ``namespace`` gives the attributes of a class made by this call.
+
+    Example:
+        >>> import retrograd as torch
+        >>> cls = node_class("MulBackward0")
+        >>> cls.__name__, cls.__module__, issubclass(cls, Node)
+        ('MulBackward0', 'builtins', True)
+        >>> type(torch.ones(1, requires_grad=True).mul(2).grad_fn) is cls
+        True
+    """
+    cls = _NODE_CLASSES.get(name)
+    if cls is None:
+        short = name.rpartition("::")[2]
+        body = {"__slots__": (), "__module__": "builtins", "__qualname__": short,
+                "__doc__": f"The node PyTorch names {short} (Note [Node classes])."}
+        body.update(namespace or {})
+        cls = _NODE_CLASSES[name] = type(short, (Node,), body)
+    return cls
 
 
 class HookDict(dict):
@@ -309,8 +344,10 @@ class Node(RuleInputs):
     Example:
         >>> import retrograd as torch
         >>> y = torch.ones(2, requires_grad=True).exp()
-        >>> y.grad_fn
-        <ExpBackward0 object>
+        >>> y.grad_fn  # doctest: +ELLIPSIS
+        <ExpBackward0 object at 0x...>
+        >>> type(y.grad_fn).__name__, isinstance(y.grad_fn, torch.autograd.graph.Node)
+        ('ExpBackward0', True)
     """
 
     # Every node sets all the slots when it is made (ops/op.py ``record``): params,
@@ -330,7 +367,7 @@ class Node(RuleInputs):
         return self._op.node_name
 
     def __repr__(self) -> str:
-        return f"<{self.name().rpartition('::')[2]} object>"
+        return f"<{self.name().rpartition('::')[2]} object at {id(self):#x}>"
 
     @property
     def next_functions(self) -> tuple:
@@ -381,6 +418,26 @@ class Node(RuleInputs):
             elif t._vc[0] != v:
                 raise _version_error(self, t, i, t._vc[0], v)
         return out
+
+    def _read_saved(self, j: int):
+        """Saved value ``j`` alone, checked and unpacked as ``_unpack`` does for all of them
+        (what ``grad_fn._saved_<name>`` reads: Note [Saved attributes] in
+        ops/saved_attributes.py)."""
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(_FREED)
+        t = saved[j]
+        vers = self._ver
+        if vers is None or vers[j] is None:
+            return t
+        cls = t.__class__
+        if cls is _OutputSlot:
+            return self._out_tensor(t.k)
+        if cls is _Packed:
+            return t.unpack(self)
+        if t._vc[0] != vers[j]:
+            raise _version_error(self, t, j, t._vc[0], vers[j])
+        return t
 
     def _out_tensor(self, k: int):
         data, vc, ver = self._out[k]

@@ -217,8 +217,8 @@ class Tensor:
 
         Example:
             >>> import retrograd as torch
-            >>> (torch.ones(1, requires_grad=True) * 2).grad_fn
-            <MulBackward0 object>
+            >>> (torch.ones(1, requires_grad=True) * 2).grad_fn  # doctest: +ELLIPSIS
+            <MulBackward0 object at 0x...>
         """
         return self._gfn
 

@@ -13,8 +13,8 @@ Example:
     ...         return 2 * x * g
     >>> x = torch.tensor([3.0], requires_grad=True)
     >>> y = Square.apply(x)
-    >>> y.grad_fn
-    <SquareBackward object>
+    >>> y.grad_fn  # doctest: +ELLIPSIS
+    <retrograd.autograd.function.SquareBackward object at 0x...>
     >>> y.backward(); x.grad
     tensor([6.])
 """
@@ -202,6 +202,10 @@ class BackwardCFunction(FunctionCtx, Node):
 
     saved_variables = saved_tensors
 
+    def __repr__(self) -> str:  # PyTorch: <torch.autograd.function.CubeBackward object at 0x...>
+        cls = type(self)
+        return f"<{cls.__module__}.{cls.__qualname__} object at {id(self):#x}>"
+
     @property
     def _forward_cls(self):
         return self._op.cls
@@ -209,7 +213,7 @@ class BackwardCFunction(FunctionCtx, Node):
 
 def _new_ctx(op) -> BackwardCFunction:
 
-    ctx = BackwardCFunction.__new__(BackwardCFunction)
+    ctx = BackwardCFunction.__new__(op.node_cls)  # <Name>Backward (Note [Node classes])
     ctx._op = op
     ctx._edges = ()
     ctx._saved = ()
@@ -233,12 +237,17 @@ def _new_ctx(op) -> BackwardCFunction:
 class _FunctionOp:
     """The ``_op`` of every node a given Function class makes (Note [Custom Function nodes])."""
 
-    __slots__ = ("cls", "node_name", "setup", "_sig", "__weakref__")
+    __slots__ = ("cls", "node_name", "node_cls", "setup", "_sig", "__weakref__")
     runs_user_code = True  # what backward returns may be kept (Note [Gradient donation])
 
     def __init__(self, cls):
         self.cls = cls
         self.node_name = cls.__dict__.get("_node_name") or cls.__name__ + "Backward"
+        # as PyTorch's FunctionMeta makes it: a class per Function, <Name>Backward, a subclass
+        # of BackwardCFunction (Note [Node classes] in _graph/node.py)
+        self.node_cls = type(self.node_name, (BackwardCFunction,), {
+            "__slots__": (), "__module__": __name__, "__qualname__": self.node_name,
+            "__doc__": f"The node of {cls.__name__}.apply (a BackwardCFunction)."})
         self.setup = cls.setup_context is not _SingleLevelFunction.setup_context
         self._sig = None
 

@@ -658,8 +658,8 @@ def _grad_fn(self) -> Node | None:
 
     Example:
         >>> import retrograd as torch
-        >>> (torch.ones(1, requires_grad=True) * 2).grad_fn
-        <MulBackward0 object>
+        >>> (torch.ones(1, requires_grad=True) * 2).grad_fn  # doctest: +ELLIPSIS
+        <MulBackward0 object at 0x...>
     """
     if self._base is not None and self._vc[0] != self._vver:
         regenerate_view_grad_fn(self)

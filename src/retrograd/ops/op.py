@@ -24,6 +24,7 @@ from .._graph.node import _OUT_ONLY, OUT0, Kept, Node, _OutputSlot, sink, user_s
 from .._graph.provenance import FORWARD_WATCHERS
 from .._graph.saved_hooks import HOOKS
 from .._tensor.tensor import InferenceVersion, Tensor, check_inference_saved
+from .saved_attributes import class_for
 
 _SEQ = itertools.count()
 _next_seq = _SEQ.__next__
@@ -119,7 +120,7 @@ class Op:
 
     __slots__ = ("name", "node_name", "fwd", "vjp", "jvp", "save", "view", "per_input", "kind",
                  "save_if", "batch_ok", "save_plan", "grad_once", "unsaved", "nondiff",
-                 "autocast", "batch", "bool_error")
+                 "autocast", "batch", "bool_error", "node_cls")
 
     def __init__(self, name: str, fwd, vjp=None, save=(), jvp=None, node_name: str | None = None,
                  view: bool = False, kind: str | None = None, save_if: tuple | None = None,
@@ -129,6 +130,9 @@ class Op:
         _init(self, "name", name)
         _init(self, "node_name", node_name or (
             "".join(p.capitalize() for p in name.split("_")) + "Backward0"))
+        # the class of this record's nodes, with PyTorch's name and saved attributes (Note
+        # [Node classes] in _graph/node.py): made once per name, so recording pays nothing
+        _init(self, "node_cls", class_for(self.node_name))
         _init(self, "fwd", fwd)
         _init(self, "vjp", vjp)
         _init(self, "per_input", isinstance(vjp, tuple))
@@ -274,7 +278,7 @@ def make_node(op: Op, outs, inputs, p, nout: int, site) -> Node:
         >>> make_node(T.neg, torch.ones(2), (x,), None, 1, None).next_functions[0][0].name()
         'torch::autograd::AccumulateGrad'
     """
-    node = _new_node(Node)
+    node = _new_node(op.node_cls)  # Note [Node classes] (_graph/node.py)
     node._op = op
     n = len(inputs)
     if n == 1:
