@@ -28,6 +28,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import warnings
@@ -36,6 +37,7 @@ _SET: list = [None]  # the number set by set_num_threads, None before the first 
 _WARNED: list = [False]
 
 
+@functools.cache
 def physical_cores() -> int:
     """The physical cores of this machine (each core counted once however many hardware
     threads it runs), as PyTorch counts them for its default; the logical CPUs where the

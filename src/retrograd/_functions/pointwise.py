@@ -275,8 +275,32 @@ def minimum(input: Tensor, other: Tensor) -> Tensor:
     return binary(T.minimum, input, other)
 
 
-fmax = alias("fmax", maximum, tensor_operand=True)
-fmin = alias("fmin", minimum, tensor_operand=True)
+@public(tensor_operand=True)
+def fmax(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise maximum that ignores NaN: the other operand where one is NaN.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.fmax(torch.tensor([1., float("nan")]), torch.tensor([3., 2.]))
+        tensor([3., 2.])
+    """
+    if not isinstance(other, Tensor) or not isinstance(input, Tensor):
+        raise _not_tensors("fmax", input, other)
+    return binary(T.fmax, input, other)
+
+
+@public(tensor_operand=True)
+def fmin(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise minimum that ignores NaN: the other operand where one is NaN.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.fmin(torch.tensor([1., float("nan")]), torch.tensor([3., 2.]))
+        tensor([1., 2.])
+    """
+    if not isinstance(other, Tensor) or not isinstance(input, Tensor):
+        raise _not_tensors("fmin", input, other)
+    return binary(T.fmin, input, other)
 
 
 def _not_tensors(fn: str, input, other) -> TypeError:

@@ -25,6 +25,7 @@ from ..._tensor.tensor import Tensor, _make
 from ..batch_rules import pointwise
 from ..dispatch import apply, binary, scalar_array
 from ..jvp_rules import jvp_elementwise, jvp_linear
+from ..kernels import minmax
 from ..kernels.activations import (
     relu_kernel,
     sigmoid_backward_kernel,
@@ -355,10 +356,27 @@ def _minmax_rule(which, loses):
     return rule
 
 
-maximum = _b("maximum", np.maximum, (_minmax_rule(0, "lt"), _minmax_rule(1, "gt")), (0, 1),
+# the kernels keep PyTorch's zero on +0/-0 ties (Note [Signed zeros on ties])
+maximum = _b("maximum", minmax.maximum, (_minmax_rule(0, "lt"), _minmax_rule(1, "gt")), (0, 1),
              jvp=jvp_elementwise, batch_ok=True)
-minimum = _b("minimum", np.minimum, (_minmax_rule(0, "gt"), _minmax_rule(1, "lt")), (0, 1),
+minimum = _b("minimum", minmax.minimum, (_minmax_rule(0, "gt"), _minmax_rule(1, "lt")), (0, 1),
              jvp=jvp_elementwise, batch_ok=True)
+
+
+def _fminmax_rule(which, wins):
+    # PyTorch's derivatives.yaml for fmax (fmin with <=): self keeps the whole gradient
+    # where self >= other or other is nan, other keeps it elsewhere (no split on ties)
+    def rule(g, s, n):
+        a, b = s
+        keep = ((a >= b) if wins == "ge" else (a <= b)) | b.isnan()
+        return _where0(keep, g) if which == 0 else _where(keep, 0.0, g)
+    return rule
+
+
+fmax = _b("fmax", minmax.fmax, (_fminmax_rule(0, "ge"), _fminmax_rule(1, "ge")), (0, 1),
+          jvp=jvp_elementwise, batch_ok=True)
+fmin = _b("fmin", minmax.fmin, (_fminmax_rule(0, "le"), _fminmax_rule(1, "le")), (0, 1),
+          jvp=jvp_elementwise, batch_ok=True)
 
 
 def _check_int_divisor(b, name):
@@ -487,16 +505,18 @@ def _clamp_rule(g, s, n):
 
 
 def _clamp_fwd(a, p):
-    # PyTorch's kernel is min(max(a, lo), hi) with std::max/min, which return their first
-    # argument on ties: clamp(-0.0, min=0.0) is -0.0. NumPy's maximum/minimum return
-    # the second, hence a zero bound first (a tie with a nonzero bound is the same
-    # value either way, and NumPy's (array, scalar) order is the faster loop).
+    # PyTorch's kernel (vector and scalar loops alike) keeps the input on ties:
+    # clamp(-0.0, min=0.0) is -0.0 (Note [Signed zeros on ties]); a tie with a nonzero
+    # bound is the same value either way, so only a zero bound takes minmax's ordered form
     lo, hi = p
     out = a
+    fl = a.dtype.kind == "f" or a.dtype.name == "bfloat16"
     if lo is not None:
-        out = np.maximum(lo, out) if lo == 0 else np.maximum(out, lo)
+        out = (minmax.keep(np.maximum, out, np.asarray(lo, a.dtype), 0) if lo == 0 and fl
+               else np.maximum(out, lo))
     if hi is not None:
-        out = np.minimum(hi, out) if hi == 0 else np.minimum(out, hi)
+        out = (minmax.keep(np.minimum, out, np.asarray(hi, a.dtype), 0) if hi == 0 and fl
+               else np.minimum(out, hi))
     return out.astype(a.dtype, copy=False)
 
 
@@ -516,12 +536,7 @@ def _clamp_t_fwd(a, lo, hi, rdt=None):
     # (they are saved as given, and cast here and in the rule)
     if rdt is not None:
         a, lo, hi = (x if x is None or x.dtype == rdt else x.astype(rdt) for x in (a, lo, hi))
-    with np.errstate(invalid="ignore"):
-        if lo is not None:
-            a = np.where((a < lo) | (lo != lo), lo, a)
-        if hi is not None:
-            a = np.where((a > hi) | (hi != hi), hi, a)
-    return a
+    return minmax.clamp(a, lo, hi)  # Note [Signed zeros on ties]
 
 
 def _clamp_t_vjp(g, s, n, needs):

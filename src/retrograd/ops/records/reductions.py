@@ -22,6 +22,7 @@ from ..._tensor.tensor import _make
 from ..batch_rules import dim_at, reduction
 from ..dispatch import view_apply
 from ..jvp_rules import jvp_linear, jvp_reduction
+from ..kernels import minmax
 from ..kernels.cumulative import torch_cumulative
 from ..kernels.sum import reduced_count as _count
 from ..kernels.sum import sum_kernel
@@ -169,11 +170,19 @@ def _amax_rule(g, s, n):
 
 
 def _amax_fwd(a, p):
-    return np.amax(a, axis=p[0], keepdims=p[1])
+    return minmax.reduce_ties(a, p[0], np.amax(a, axis=p[0], keepdims=p[1]), True)
 
 
 def _amin_fwd(a, p):
-    return np.amin(a, axis=p[0], keepdims=p[1])
+    return minmax.reduce_ties(a, p[0], np.amin(a, axis=p[0], keepdims=p[1]), False)
+
+
+def _max_all_fwd(a, p):  # Note [Signed zeros on ties]: vec::reduce_all's order
+    return minmax.reduce_all_ties(a, np.amax(a, axis=p[0], keepdims=p[1]), True)
+
+
+def _min_all_fwd(a, p):
+    return minmax.reduce_all_ties(a, np.amin(a, axis=p[0], keepdims=p[1]), False)
 
 
 amax = Op("amax", _amax_fwd, (_amax_rule,), (0, "out"), jvp=jvp_reduction, batch_ok=True,
@@ -189,9 +198,9 @@ def _evenly_rule(g, s, n):
     return _where(mask, g / mask.sum(), 0.0)
 
 
-max_all = Op("max_all", _amax_fwd, (_evenly_rule,), (0, "out"), node_name="MaxBackward1",
+max_all = Op("max_all", _max_all_fwd, (_evenly_rule,), (0, "out"), node_name="MaxBackward1",
              jvp=jvp_reduction, batch_ok=True)
-min_all = Op("min_all", _amin_fwd, (_evenly_rule,), (0, "out"), node_name="MinBackward1",
+min_all = Op("min_all", _min_all_fwd, (_evenly_rule,), (0, "out"), node_name="MinBackward1",
              jvp=jvp_reduction, batch_ok=True)
 
 
