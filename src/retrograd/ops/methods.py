@@ -26,7 +26,7 @@ from .functions.creation import legacy_new
 from .functions.legacy_forms import value_first, value_first_method
 from .functions.pointwise import lerp_method, tensor_operand_method
 from .inplace import _make_inplace
-from .public import PUBLIC
+from .public import PUBLIC, numpy_named
 from .records import elementwise as T
 
 # Note [In-place forms]
@@ -148,6 +148,24 @@ def install() -> None:
     Tensor.__invert__ = namespace.bitwise_not
     Tensor.__getitem__ = namespace.getitem
     Tensor.__setitem__ = namespace.setitem
+    # Note [NumPy argument names] (public.py): x.sum(axis=0, keepdims=True)
+    methods = {name: getattr(Tensor, name) for name, e in PUBLIC.items() if e.method}
+    for name, method in numpy_named(methods, method=True).items():
+        setattr(Tensor, name, method)
+
+
+def numpy_named_functions() -> dict:
+    """``{name: fn}``: the functions ``retrograd.<name>`` as users call them, taking
+    NumPy's argument names where PyTorch does (Note [NumPy argument names] in public.py);
+    the library's own calls use ``ops.namespace``'s functions.
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.ops.methods import numpy_named_functions
+        >>> numpy_named_functions()["mean"](torch.ones(2, 3), axis=1, keepdims=True).shape
+        torch.Size([2, 1])
+    """
+    return numpy_named({name: e.fn for name, e in PUBLIC.items() if e.function})
 
 
 def _all_dims_reversed(self: Tensor) -> Tensor:
