@@ -252,11 +252,15 @@ def _setitem_overlapping(self, key, value) -> None:
             copy_(into, value)
             return None
 
+        # the value without its leading 1s, as PyTorch's copy_to reads it
+        vs = vd.reshape(_strip_leading_ones(vd.shape)) if vd is not None and \
+            vd.ndim > target.ndim else vd
+
         def compute():
-            return np.broadcast_to(vd if vd is not None else np.asarray(value, d.dtype),
+            return np.broadcast_to(vs if vs is not None else np.asarray(value, d.dtype),
                                    target.shape)
         return _aliased_write(self, lambda: setitem(self, key, value), compute,
-                              (vd,) if vd is not None else (), out=target)
+                              (vs,) if vs is not None else (), out=target)
     sliced_key = []
     for k in key:
         if isinstance(k, np.ndarray):
