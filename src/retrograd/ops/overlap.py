@@ -146,13 +146,9 @@ def status(out: np.ndarray, inp: np.ndarray) -> int:
 
 def same_memory(a: np.ndarray, b: np.ndarray) -> bool:
     """Same elements, layout and dtype: copying one onto the other is a no-op (PyTorch's
-    copy_ returns before any check). The stride of a dim of size 1 is not compared: NumPy
-    gives ``x[None]``'s new dim stride 0 where PyTorch's view has another, for the same
-    elements (a full overlap, which PyTorch's checks allow)."""
-    if a.shape != b.shape or a.dtype != b.dtype or ptr(a) != ptr(b):
-        return False
-    return a.strides == b.strides or all(
-        n == 1 or sa == sb for n, sa, sb in zip(a.shape, a.strides, b.strides))
+    copy_ returns before any check)."""
+    return a.shape == b.shape and a.strides == b.strides and a.dtype == b.dtype and \
+        ptr(a) == ptr(b)
 
 
 def may_alias(d: np.ndarray, od: np.ndarray) -> bool:

@@ -249,10 +249,11 @@ def numpy_names(fn: Callable, name: str, *, method: bool = False) -> Callable:
         tensor([[2., 2., 2.]])
     """
     names, npos = _parameters(fn)
-    renames = tuple((c, NUMPY_NAMES[c], names.index(c) if names.index(c) < npos else _KEYWORD)
-                    for c in NUMPY_NAMES if c in names and not (method and names.index(c) == 0))
     if "dim" not in names and "keepdim" not in names:
         return fn
+    # (canonical name, its aliases, its position); self is never renamed
+    renames = tuple((c, NUMPY_NAMES[c], names.index(c) if names.index(c) < npos else _KEYWORD)
+                    for c in NUMPY_NAMES if c in names and not (method and names.index(c) == 0))
 
     def call(*args, **kwargs):
         if kwargs:
