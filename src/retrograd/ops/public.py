@@ -182,11 +182,13 @@ def alias(name: str, fn: Callable, *, function: bool = True, method: bool = True
 # The translation is made in one place, where a function becomes ``retrograd.<name>`` or
 # ``Tensor.<name>`` (``numpy_named``): a wrapper whose ``if kwargs`` is false on a call
 # without keywords. Python accepts only a keyword its callee's code names or a
-# ``**kwargs`` collects, so no translation is free: the wrapper's frame costs ~70 ns a call
-# (timeit, the raw function against the wrapped one in one process), ~3% of ``x.sum()``, ~10%
-# of ``torch.exp(x)``. So only the functions with a ``dim`` or ``keepdim`` parameter (the
-# reductions, softmax, cat/stack, sort, argmax, cumsum, ...: where NumPy's ``axis`` and
-# ``keepdims`` are written) are wrapped, and they take all four aliases (PyTorch's
+# ``**kwargs`` collects, so no translation is free: the wrapper's frame costs 70-110 ns a
+# call (timeit, the raw function against the wrapped one in one process: 5-8% of
+# ``x.sum()`` on a 3x4 tensor, ~10% of ``torch.exp(x)`` had it been wrapped; at most 140
+# wrapped calls a training step in bench/programs.py's P1-P5, under 0.03% of a step). So
+# only the functions with a ``dim`` or ``keepdim`` parameter (the reductions, softmax,
+# cat/stack, sort, argmax, cumsum, ...: where NumPy's ``axis`` and ``keepdims`` are
+# written) are wrapped, and they take all four aliases (PyTorch's
 # ``torch.sum(a=t, axis=0)``); ``torch.exp(x=t)`` and ``torch.add(t, x2=u)``, which
 # nobody writes, stay Python's TypeError, and every other call pays nothing. The functions
 # the library calls itself (``ops.namespace``, ``PUBLIC``) and the generated in-place
