@@ -86,6 +86,7 @@ from ._tensor.tensor import Tensor, result_type
 _methods.install()
 _engine_services.install()  # Note [Engine services] (_graph/engine.py)
 globals().update(_methods.inplace_functions())  # torch.sin_ & co (Note [In-place forms])
+globals().update(_methods.numpy_named_functions())  # Note [NumPy argument names]
 
 from . import (
     amp,

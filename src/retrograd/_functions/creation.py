@@ -9,6 +9,7 @@ Example:
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -26,6 +27,7 @@ from .._random import distributions as random_dist
 from .._random import rng
 from .._random.avx_math import mul_add
 from .._tensor.tensor import Tensor, _make
+from ..ops.argcheck import type_name
 from ..ops.batch_rules import random_under_vmap
 from ..ops.out_arg import write_out
 
@@ -311,72 +313,130 @@ def _filled(size, value, dtype, requires_grad, device):
     return _finish(arr, requires_grad, device)
 
 
-def _fill_out(out, size, value, dtype, requires_grad: bool):
-    """zeros/ones with ``out=``: ``out`` (of its own dtype unless ``dtype`` is given and
-    differs, which PyTorch refuses) resized to ``size`` and filled."""
+# Note [Factory keywords]
+# PyTorch's factories take their shape by position (``randn(2, 3)``, ``randn((2, 3))``) or
+# as the keyword ``size=`` (a tuple or list only: ``randn(size=3)`` is a TypeError), never
+# both (``_size``). With ``out=`` the values are made in ``out``'s dtype (an explicit
+# ``dtype`` must be it, ``_out_dtype``), then ``out`` is resized to the result's shape
+# without a warning (a factory's result has no shape to keep; arange alone warns, as
+# PyTorch's does) and filled in place, keeping its identity (``_fill_out``). A seeded call
+# draws the same numbers whichever form it takes, and ``generator=`` is taken wherever
+# PyTorch takes it.
+def _size(fn: str, positional: tuple, size, combination: bool = True) -> tuple:
+    """The shape a factory was given: ``positional`` (``2, 3`` or ``(2, 3)``) or ``size=``."""
+    if size is None:
+        return _shape(positional)
+    if positional:
+        got = ", ".join(type_name(a) for a in positional)
+        first = (f"{fn}() received an invalid combination of arguments - got ({got}, "
+                 f"size={type_name(size)})" if combination else
+                 f"{fn}() got multiple values for argument 'size'")
+        raise TypeError(f"{first} (the shape was given twice: pass it by position, "
+                        f"{fn}(2, 3), or as size=(2, 3), not both)")
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"{fn}(): argument 'size' must be tuple of ints, not "
+                        f"{type_name(size)} (write size=({size!r},) for a 1-d shape)")
+    return _shape((size,))
+
+
+def _out_dtype(dtype, out: Tensor | None):
+    """The dtype a factory computes in: ``out``'s when one is given (an explicit ``dtype``
+    must match it, as in PyTorch)."""
+    if out is None:
+        return dtype
+    if not isinstance(out, Tensor):
+        raise TypeError(f"argument 'out' must be Tensor, not {type_name(out)}")
     if dtype is not None and D.as_dtype(dtype).np != out._data.dtype:
         raise RuntimeError(f"dtype {_LEGACY[D.as_dtype(dtype).np.name]} does not match dtype of "
-                           f"out parameter ({_LEGACY[out._data.dtype.name]})")
-    shape = _shape(size)
+                           f"out parameter ({_LEGACY[out._data.dtype.name]}) (drop dtype=, or "
+                           "pass an out tensor of that dtype)")
+    return out.dtype
+
+
+def _fill_out(out: Tensor, shape: tuple, values, requires_grad: bool) -> Tensor:
+    """``out`` resized to ``shape`` (silently: Note [Factory keywords]) and filled with
+    ``values`` (a number or an array of that shape)."""
     if out._data.shape != shape:
         out._data = allocate(np.empty, shape, out._data.dtype)
-    out._data[...] = value
+    np.copyto(out._data, values, casting="unsafe")
     out._vc[0] += 1
     if requires_grad:
         out.requires_grad_(True)
     return out
 
 
-def zeros(*size: int | Sequence[int], dtype: D.dtype | None = None,
-          device: DeviceLike | None = None, requires_grad: bool = False, out: Tensor | None = None,
+def _made_into(out: Tensor | None, t: Tensor) -> Tensor:
+    """``t``, or its values written into ``out`` (Note [Factory keywords])."""
+    if out is None:
+        return t
+    return _fill_out(out, t._data.shape, t._data, t.requires_grad)
+
+
+def zeros(*shape: int | Sequence[int], size: Sequence[int] | None = None,
+          dtype: D.dtype | None = None, device: DeviceLike | None = None,
+          requires_grad: bool = False, out: Tensor | None = None,
           layout: L.layout | None = None, pin_memory: bool = False) -> Tensor:
-    """A tensor of zeros.
+    """A tensor of zeros; the shape by position or as ``size=`` (Note [Factory keywords]).
 
     Example:
         >>> import retrograd as torch
-        >>> torch.zeros(2)
-        tensor([0., 0.])
+        >>> torch.zeros(2), torch.zeros(size=(1, 2))
+        (tensor([0., 0.]), tensor([[0., 0.]]))
     """
     check_pin_memory(pin_memory)
+    size = _size("zeros", shape, size, combination=False)
     if out is not None:
-        return _fill_out(out, size, 0, dtype, requires_grad)
+        _out_dtype(dtype, out)
+        return _fill_out(out, size, 0, requires_grad)
     return _filled(size, None, dtype or D.DEFAULTS.float, requires_grad, device)
 
 
-def ones(*size: int | Sequence[int], dtype: D.dtype | None = None, device: DeviceLike | None = None,
+def ones(*shape: int | Sequence[int], size: Sequence[int] | None = None,
+         dtype: D.dtype | None = None, device: DeviceLike | None = None,
          requires_grad: bool = False, out: Tensor | None = None, layout: L.layout | None = None,
          pin_memory: bool = False) -> Tensor:
-    """A tensor of ones.
+    """A tensor of ones; the shape by position or as ``size=`` (Note [Factory keywords]).
 
     Example:
         >>> import retrograd as torch
-        >>> torch.ones(2, dtype=torch.int64)
-        tensor([1, 1])
+        >>> torch.ones(2, dtype=torch.int64), torch.ones(size=[1])
+        (tensor([1, 1]), tensor([1.]))
     """
     check_pin_memory(pin_memory)
+    size = _size("ones", shape, size, combination=False)
     if out is not None:
-        return _fill_out(out, size, 1, dtype, requires_grad)
+        _out_dtype(dtype, out)
+        return _fill_out(out, size, 1, requires_grad)
     return _filled(size, 1, dtype or D.DEFAULTS.float, requires_grad, device)
 
 
 def full(size: Shape, fill_value: Tensor | Number, dtype: D.dtype | None = None,
-         device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
-    """A tensor filled with ``fill_value`` (dtype inferred from it, as PyTorch).
+         device: DeviceLike | None = None, requires_grad: bool = False, *,
+         out: Tensor | None = None, layout: L.layout | None = None,
+         pin_memory: bool = False) -> Tensor:
+    """A tensor filled with ``fill_value`` (dtype inferred from it, as PyTorch), or ``out``
+    filled (Note [Factory keywords]).
 
     Example:
         >>> import retrograd as torch
-        >>> torch.full((2,), 7)
-        tensor([7, 7])
+        >>> torch.full((2,), 7), torch.full(size=(1,), fill_value=0.5)
+        (tensor([7, 7]), tensor([0.5000]))
     """
+    check_pin_memory(pin_memory)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    return _filled((size,) if isinstance(size, int) else tuple(size), fill_value, dtype,
-                   requires_grad, device)
+    shape = (size,) if isinstance(size, int) else tuple(size)
+    if out is not None:
+        _out_dtype(dtype, out)
+        return _fill_out(out, _shape(shape), fill_value, requires_grad)
+    return _filled(shape, fill_value, dtype, requires_grad, device)
 
 
-def empty(*size: int | Sequence[int], dtype: D.dtype | None = None,
-          device: DeviceLike | None = None, requires_grad: bool = False,
-          memory_format: L.memory_format | None = None, pin_memory: bool = False) -> Tensor:
+def empty(*shape: int | Sequence[int], size: Sequence[int] | None = None,
+          dtype: D.dtype | None = None, device: DeviceLike | None = None,
+          requires_grad: bool = False, memory_format: L.memory_format | None = None,
+          pin_memory: bool = False, out: Tensor | None = None,
+          layout: L.layout | None = None) -> Tensor:
     """An uninitialised tensor (zeros here, so results never depend on garbage), row-major
     or in ``memory_format``.
 
@@ -386,8 +446,14 @@ def empty(*size: int | Sequence[int], dtype: D.dtype | None = None,
         torch.Size([2, 3])
         >>> torch.empty(1, 3, 2, 2, memory_format=torch.channels_last).stride()
         (12, 1, 6, 3)
+        >>> torch.empty(size=(2,), dtype=torch.int32).dtype
+        torch.int32
     """
     check_pin_memory(pin_memory)
+    size = _size("empty", shape, size)
+    if out is not None:  # out keeps its values where its shape already fits, as PyTorch's
+        _out_dtype(dtype, out)
+        return out if out._data.shape == size else _fill_out(out, size, 0, requires_grad)
     t = _filled(size, None, dtype or D.DEFAULTS.float, requires_grad, device)
     if memory_format is not None and memory_format is not L.contiguous_format:
         if memory_format is L.preserve_format:
@@ -515,14 +581,28 @@ def empty_like(input: Tensor, dtype: D.dtype | None = None, device: DeviceLike |
 
 
 def arange(start: Number, end: Number | None = None, step: Number = 1, dtype: D.dtype | None = None,
-           device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
-    """Values from ``start`` to ``end`` (exclusive) by ``step``.
+           device: DeviceLike | None = None, requires_grad: bool = False, *,
+           out: Tensor | None = None, layout: L.layout | None = None,
+           pin_memory: bool = False) -> Tensor:
+    """Values from ``start`` to ``end`` (exclusive) by ``step``, or written into ``out``
+    (Note [Factory keywords]).
 
     Example:
         >>> import retrograd as torch
         >>> torch.arange(0, 1, 0.25)
         tensor([0.0000, 0.2500, 0.5000, 0.7500])
     """
+    check_pin_memory(pin_memory)
+    if out is not None:
+        t = arange(start, end, step, _out_dtype(dtype, out))
+        if out._data.size != t._data.size:
+            warnings.warn(
+                f"The number of elements in the out tensor of shape {list(out._data.shape)} is "
+                f"{out._data.size} which does not match the computed number of elements "
+                f"{t._data.size}. Note that this may occur as a result of rounding error. The "
+                f"out tensor will be resized to a tensor of shape ({t._data.size},).",
+                UserWarning, stacklevel=2)
+        return _made_into(out, t)
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     start, end, step = vals
     if end is None:
@@ -578,14 +658,20 @@ def _steps(steps) -> int:
 
 
 def linspace(start: Tensor | Number, end: Tensor | Number, steps: int, dtype: D.dtype | None = None,
-             device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
-    """``steps`` values evenly spaced from ``start`` to ``end`` inclusive.
+             device: DeviceLike | None = None, requires_grad: bool = False, *,
+             out: Tensor | None = None, layout: L.layout | None = None,
+             pin_memory: bool = False) -> Tensor:
+    """``steps`` values evenly spaced from ``start`` to ``end`` inclusive, or written into
+    ``out`` (Note [Factory keywords]).
 
     Example:
         >>> import retrograd as torch
         >>> torch.linspace(0, 1, 5)
         tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])
     """
+    check_pin_memory(pin_memory)
+    if out is not None:
+        return _made_into(out, linspace(start, end, steps, _out_dtype(dtype, out)))
     dt = D.as_dtype(dtype) if dtype is not None else D.DEFAULTS.float
     steps = _steps(steps)
     return _finish(_linspace_values(start, end, steps, dt.np), requires_grad, device)
@@ -629,14 +715,19 @@ def _linspace_values(start, end, steps: int, np_dt) -> np.ndarray:
 
 def logspace(start: Tensor | Number, end: Tensor | Number, steps: int, base: float = 10.0,
              dtype: D.dtype | None = None, device: DeviceLike | None = None,
-             requires_grad: bool = False) -> Tensor:
-    """``base ** linspace(start, end, steps)``.
+             requires_grad: bool = False, *, out: Tensor | None = None,
+             layout: L.layout | None = None, pin_memory: bool = False) -> Tensor:
+    """``base ** linspace(start, end, steps)``, or written into ``out`` (Note [Factory
+    keywords]).
 
     Example:
         >>> import retrograd as torch
         >>> torch.logspace(0, 2, 3)
         tensor([  1.,  10., 100.])
     """
+    check_pin_memory(pin_memory)
+    if out is not None:
+        return _made_into(out, logspace(start, end, steps, base, _out_dtype(dtype, out)))
     dt = D.as_dtype(dtype) if dtype is not None else D.DEFAULTS.float
     steps = _steps(steps)
     return _finish(_logspace_values(start, end, steps, float(base), dt.np), requires_grad,
@@ -668,8 +759,11 @@ def _logspace_values(start, end, steps: int, base: float, np_dt) -> np.ndarray:
 
 
 def eye(n: int, m: int | None = None, dtype: D.dtype | None = None,
-        device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
-    """The identity matrix (``n`` x ``m``).
+        device: DeviceLike | None = None, requires_grad: bool = False, *,
+        out: Tensor | None = None, layout: L.layout | None = None,
+        pin_memory: bool = False) -> Tensor:
+    """The identity matrix (``n`` x ``m``), or written into ``out`` (Note [Factory
+    keywords]).
 
     Example:
         >>> import retrograd as torch
@@ -677,22 +771,32 @@ def eye(n: int, m: int | None = None, dtype: D.dtype | None = None,
         tensor([[1., 0.],
                 [0., 1.]])
     """
+    check_pin_memory(pin_memory)
+    if out is not None:
+        return _made_into(out, eye(n, m, _out_dtype(dtype, out)))
     return _finish(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad, device)
 
 
 @random_under_vmap
-def rand(*size: int | Sequence[int], generator: rng.Generator | None = None,
-         dtype: D.dtype | None = None, device: DeviceLike | None = None,
-         requires_grad: bool = False) -> Tensor:
-    """Uniform samples in [0, 1).
+def rand(*shape: int | Sequence[int], size: Sequence[int] | None = None,
+         generator: rng.Generator | None = None, dtype: D.dtype | None = None,
+         device: DeviceLike | None = None, requires_grad: bool = False,
+         out: Tensor | None = None, layout: L.layout | None = None,
+         pin_memory: bool = False) -> Tensor:
+    """Uniform samples in [0, 1); the shape by position or as ``size=``, and ``out=``
+    (Note [Factory keywords]).
 
     Example:
         >>> import retrograd as torch
-        >>> torch.rand(2, 3).shape
-        torch.Size([2, 3])
+        >>> torch.rand(2, 3).shape, torch.rand(size=(2,)).shape
+        (torch.Size([2, 3]), torch.Size([2]))
     """
+    check_pin_memory(pin_memory)
+    shape = _size("rand", shape, size)
+    if out is not None:
+        return _made_into(out, rand(shape, generator=generator, dtype=_out_dtype(dtype, out),
+                                    requires_grad=requires_grad))
     dt = _np_dtype(dtype)
-    shape = _shape(size)
     n = math.prod(shape)
     allocate(lambda sh, d: None, shape, dt)  # (the size checks only)
     if parse_device(device) is META:  # draws nothing, as PyTorch's meta rand
@@ -715,18 +819,25 @@ def _check_floating(dt: np.dtype, kernel: str) -> None:
 
 
 @random_under_vmap
-def randn(*size: int | Sequence[int], generator: rng.Generator | None = None,
-          dtype: D.dtype | None = None, device: DeviceLike | None = None,
-          requires_grad: bool = False) -> Tensor:
-    """Standard normal samples.
+def randn(*shape: int | Sequence[int], size: Sequence[int] | None = None,
+          generator: rng.Generator | None = None, dtype: D.dtype | None = None,
+          device: DeviceLike | None = None, requires_grad: bool = False,
+          out: Tensor | None = None, layout: L.layout | None = None,
+          pin_memory: bool = False) -> Tensor:
+    """Standard normal samples; the shape by position or as ``size=``, and ``out=``
+    (Note [Factory keywords]).
 
     Example:
         >>> import retrograd as torch
-        >>> torch.randn(4).dtype
-        torch.float32
+        >>> torch.randn(4).dtype, torch.randn(size=(2, 3)).shape
+        (torch.float32, torch.Size([2, 3]))
     """
+    check_pin_memory(pin_memory)
+    shape = _size("randn", shape, size)
+    if out is not None:
+        return _made_into(out, randn(shape, generator=generator, dtype=_out_dtype(dtype, out),
+                                     requires_grad=requires_grad))
     dt = _np_dtype(dtype)
-    shape = _shape(size)
     _check_floating(dt, "normal_kernel_cpu")
     allocate(lambda sh, d: None, shape, dt)  # (the size checks only)
     if parse_device(device) is META:  # draws nothing, as PyTorch's meta randn
@@ -736,16 +847,27 @@ def randn(*size: int | Sequence[int], generator: rng.Generator | None = None,
 
 
 @random_under_vmap
-def randint(low: int, high: int | Shape | None = None, size: Shape | None = None,
+def randint(low: int | None = None, high: int | Shape | None = None, size: Shape | None = None,
             generator: rng.Generator | None = None, dtype: D.dtype | None = None,
-            device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
-    """Integers uniformly drawn from [low, high).
+            device: DeviceLike | None = None, requires_grad: bool = False, *,
+            out: Tensor | None = None, layout: L.layout | None = None,
+            pin_memory: bool = False) -> Tensor:
+    """Integers uniformly drawn from [low, high) (``low`` defaults to 0: ``randint(10,
+    (3,))``, ``randint(high=10, size=(3,))``), or into ``out`` (Note [Factory keywords]).
 
     Example:
         >>> import retrograd as torch
-        >>> torch.randint(0, 10, (3,)).dtype
-        torch.int64
+        >>> torch.randint(0, 10, (3,)).dtype, torch.randint(5, size=(2,)).shape
+        (torch.int64, torch.Size([2]))
     """
+    check_pin_memory(pin_memory)
+    if out is not None:
+        return _made_into(out, randint(low, high, size, generator, _out_dtype(dtype, out)))
+    if low is None:
+        low, high = (0, high) if high is not None else (low, high)
+    if low is None:
+        raise TypeError("randint() missing 1 required positional arguments: \"high\" (pass "
+                        "the upper bound: randint(high, size) or randint(low, high, size))")
     if size is None:
         if isinstance(high, (tuple, list)):
             low, high, size = 0, low, high
@@ -761,14 +883,19 @@ def randint(low: int, high: int | Shape | None = None, size: Shape | None = None
 
 @random_under_vmap
 def randperm(n: int, generator: rng.Generator | None = None, dtype: D.dtype | None = None,
-             device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
-    """A random permutation of 0..n-1.
+             device: DeviceLike | None = None, requires_grad: bool = False, *,
+             out: Tensor | None = None, layout: L.layout | None = None,
+             pin_memory: bool = False) -> Tensor:
+    """A random permutation of 0..n-1, or written into ``out`` (Note [Factory keywords]).
 
     Example:
         >>> import retrograd as torch
-        >>> sorted(torch.randperm(4).tolist())
-        [0, 1, 2, 3]
+        >>> sorted(torch.randperm(4).tolist()), torch.randperm(n=3).shape
+        ([0, 1, 2, 3], torch.Size([3]))
     """
+    check_pin_memory(pin_memory)
+    if out is not None:
+        return _made_into(out, randperm(n, generator, _out_dtype(dtype, out)))
     arr = rng.randperm(generator, int(n)).astype(_np_dtype(dtype, D.int64))
     return _finish(arr, requires_grad, device)
 

@@ -14,6 +14,8 @@ Example:
 from __future__ import annotations
 
 import builtins
+import re
+import sys
 import types
 import warnings
 from collections.abc import Sequence
@@ -21,6 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._core.hints import Number
+from .._graph.node import is_library_file
 from .._tensor.tensor import _LEGACY_NAMES, Tensor, _make, _wrap_dim
 from ..ops.argcheck import broadcast_checked, values_to_check
 from ..ops.batch_rules import per_element_under_vmap
@@ -49,6 +52,51 @@ def repeat_interleave(input: Tensor, repeats: Tensor | int, dim: int | None = No
 # indexing
 
 
+# Note [Index keys as PyTorch reads them]
+# PyTorch's ``x[key]`` (torch/csrc/autograd/python_variable_indexing.cpp) reads the key
+# before indexing:
+# * a key that is not a tuple but a sequence (a list, a range) shorter than 32 whose items
+#   include a tensor, a sequence, a slice, None or ``...`` is read as a tuple, with a
+#   deprecation warning (``x[[[0, 1], [2, 3]]]`` is ``x[[0, 1], [2, 3]]``); any other
+#   sequence is one index (``x[range(3), y]``, ``x[[0, 2]]``);
+# * a sequence part becomes a long tensor (floats truncated: ``x[[0.5, 1]]`` is rows 0
+#   and 1; bools stay a mask: ``x[[True, False, True]]``);
+# * a 0-d integer tensor (not uint8) is an int: ``x[t0]`` is a view, ``x[t0] += v`` writes
+#   through it, and ``x[t0] = x[t0]`` copies a tensor onto itself, which the overlap
+#   checks allow (Note [Memory overlap in in-place ops] in overlap.py);
+# * a uint8 tensor is a mask, with PyTorch's deprecation warning.
+_SEQUENCE_AS_TUPLE = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be "
+    "changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+    "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error "
+    "or a different result")
+_UINT8_MASK = ("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+               "torch.bool instead.")
+
+
+def _warn_at_user(message: str) -> None:
+    """A UserWarning pointing at the first frame outside retrograd (the user's indexing
+    line, whichever path of the library raised it)."""
+    f, level = sys._getframe(1), 2  # (stacklevel 2: the caller's frame)
+    while f is not None and is_library_file(f.f_code.co_filename):
+        f, level = f.f_back, level + 1
+    warnings.warn(message, UserWarning, stacklevel=level)
+
+
+def _is_sequence(k) -> bool:
+    """A Python sequence PyTorch's key parser reads as one (lists, tuples, ranges)."""
+    return isinstance(k, (list, tuple, range))
+
+
+def _sequence_as_tuple(key) -> bool:
+    """PyTorch's ``treatSequenceAsTuple`` for a key that is not a tuple (Note [Index keys as
+    PyTorch reads them])."""
+    if not _is_sequence(key) or len(key) >= 32:
+        return False
+    return any(isinstance(k, (Tensor, slice)) or k is None or k is Ellipsis
+               or _is_sequence(k) for k in key)
+
+
 def _norm_index(k):
     if isinstance(k, Tensor):
         d = k._data
@@ -56,12 +104,21 @@ def _norm_index(k):
             return d
         if d.dtype.kind not in "iub":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        return d.astype(np.intp, copy=False) if d.dtype != np.bool_ else d
-    if isinstance(k, (list, tuple)):
+        if d.dtype == np.uint8:  # a mask (Note [Index keys as PyTorch reads them])
+            _warn_at_user(_UINT8_MASK)
+            return d.astype(np.bool_)
+        if d.__class__ is np.ndarray and d.ndim == 0:
+            return int(d)  # an int (Note [Index keys as PyTorch reads them])
+        return d.astype(np.intp, copy=False)
+    if _is_sequence(k):
         arr = np.array([_norm_index(x) if isinstance(x, Tensor) else x for x in k])
-        if arr.dtype.kind == "f":
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        return arr
+        if arr.dtype == np.bool_:
+            return arr
+        if arr.dtype.kind not in "iuf":
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or "
+                             f"byte Variables are valid indices (got {type(k).__name__} of "
+                             f"{arr.dtype.name}: index with a list of ints)")
+        return arr.astype(np.intp)  # PyTorch's long tensor: floats truncated
     if isinstance(k, np.ndarray):
         return k
     if k is None or k is Ellipsis or isinstance(k, (slice, int, np.integer)):
@@ -75,9 +132,21 @@ def _norm_index(k):
 
 
 def norm_key(key):
-    """A NumPy-ready indexing key (tensors become integer or bool arrays)."""
+    """A NumPy-ready indexing key (tensors become integer or bool arrays, a 0-d integer
+    tensor an int, sequences index arrays: Note [Index keys as PyTorch reads them]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd._functions.indexing import norm_key
+        >>> norm_key((torch.tensor(1), range(2)))
+        (1, array([0, 1]))
+    """
     if not isinstance(key, tuple):
-        key = (key,)
+        if _sequence_as_tuple(key):
+            _warn_at_user(_SEQUENCE_AS_TUPLE)
+            key = tuple(key)
+        else:
+            key = (key,)
     return tuple(_norm_index(k) for k in key)
 
 
@@ -212,7 +281,22 @@ def getitem(self, key: IndexKey) -> Tensor:
         return apply(T.index, (t,), idx)
     except IndexError as e:
         _mask_shape_error(self._data.shape, key)
-        raise IndexError(f"{e} (tensor of shape {list(self.shape)}, index {key})") from None
+        raise IndexError(f"{_torch_wording(str(e))} (tensor of shape {list(self.shape)}, "
+                         f"index {key})") from None
+
+
+def _torch_wording(message: str) -> str:
+    """NumPy's indexing error in PyTorch's words: "for dimension 0", "indexing tensors ...
+    with shapes [2], [3]"."""
+    message = message.replace(" for axis ", " for dimension ")
+    m = re.match(r"shape mismatch: indexing arrays could not be broadcast together with "
+                 r"shapes (.*)", message)
+    if m:
+        shapes = ", ".join("[" + ", ".join(re.findall(r"\d+", t)) + "]"
+                           for t in re.findall(r"\([^)]*\)", m.group(1)))
+        message = ("shape mismatch: indexing tensors could not be broadcast together with "
+                   f"shapes {shapes}")
+    return message
 
 
 def _advanced_parts(key: tuple, shape: tuple):

@@ -19,6 +19,7 @@ from .._core import dtype as D
 from .._core.grad_mode import STATE
 from .._core.hints import Number
 from .._tensor.tensor import _C_NAMES, _LEGACY_NAMES, Tensor, _make, _wrap_dim, result_type
+from ..ops.argcheck import type_name
 from ..ops.dispatch import apply, view_apply
 from ..ops.op import _LOW, FLOAT_NP
 from ..ops.public import LOWER_PRECISION_FP, alias, public
@@ -455,12 +456,16 @@ def _einsum_operand_labels(lhs: str, n_ops: int) -> list:
 # package is installed; without it, as here, left to right.)
 def _einsum_category(args, kwargs):
     """Lower precision when some index is summed between two operands (torch uses bmm)."""
-    if not args or not isinstance(args[0], str):
+    try:
+        eq, operands = einsum_call(args)
+    except (TypeError, ValueError, RuntimeError):  # einsum itself raises it
         return None
-    eq = args[0].replace(" ", "")
+    if not isinstance(eq, str):
+        return None
+    eq = eq.replace(" ", "")
     lhs, _, out = eq.partition("->")
     terms = lhs.split(",")
-    if len(terms) < 2 and not (len(args) == 2 and isinstance(args[1], (list, tuple))):
+    if len(terms) < 2:
         return None
     if "->" not in eq:
         letters = [c for c in lhs if c.isalpha()]
@@ -473,19 +478,74 @@ def _einsum_category(args, kwargs):
     return LOWER_PRECISION_FP if any(n > 1 and c not in out for c, n in seen.items()) else None
 
 
+# Note [einsum's call forms]
+# torch.einsum (torch/functional.py) takes an equation and the operands (``einsum(eq, a,
+# b)``), the equation and one list of them (``einsum(eq, [a, b])``), or the sublist form:
+# each operand followed by the list of its subscripts, integers in [0, 52) or ``...``, and
+# optionally the output's list last (``einsum(a, [0, 1], b, [1, 2], [0, 2])``). The
+# sublists are turned into an equation as PyTorch turns them (0-25 are 'A'-'Z', 26-51
+# 'a'-'z'), so every form runs the one algorithm and raises its errors.
+_NO_OPERANDS = ("einsum(): must specify the equation string and at least one operand, or at "
+                "least one operand and its subscripts list")
+
+
+def _subscript(n) -> str:
+    """One subscript of a sublist as an equation letter (PyTorch's ``parse_subscript``)."""
+    if n is Ellipsis:
+        return "..."
+    if n >= 0 and n < 26:
+        return chr(ord("A") + n)
+    if n >= 26 and n < 52:
+        return chr(ord("a") + n - 26)
+    raise ValueError("einsum(): subscript in subscript list is not within the valid range "
+                     f"[0, 52) (got {n!r}: number the dims from 0, or use ... for an "
+                     "ellipsis)")
+
+
+def einsum_call(args: tuple) -> tuple[str, tuple]:
+    """The equation and operands of any of einsum's call forms (Note [einsum's call
+    forms]).
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd._functions.matmul import einsum_call
+        >>> a = torch.ones(2, 3)
+        >>> einsum_call((a, [0, 1], a, [2, 1], [0, 2]))[0]
+        'AB,CB->AC'
+    """
+    if len(args) < 2:
+        raise ValueError(_NO_OPERANDS)
+    if isinstance(args[0], Tensor):
+        equation = ",".join("".join(_subscript(s) for s in sub) for sub in args[1::2])
+        if len(args) % 2 == 1:
+            equation += "->" + "".join(_subscript(s) for s in args[-1])
+            operands = args[:-1:2]
+        else:
+            operands = args[::2]
+    else:
+        equation, operands = args[0], args[1:]
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        return einsum_call((equation, *operands[0]))
+    for i, o in enumerate(operands):
+        if not isinstance(o, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 1, but got "
+                            f"{type_name(o)}")
+    return equation, tuple(operands)
+
+
 @public(method=False, autocast=_einsum_category)
-def einsum(equation: str, *operands: Tensor | Sequence[Tensor]) -> Tensor:
-    """Einstein summation, differentiable in every operand (ellipsis supported).
+def einsum(*args: str | Tensor | Sequence[Tensor] | Sequence[int]) -> Tensor:
+    """Einstein summation, differentiable in every operand (ellipsis supported), in each of
+    PyTorch's call forms (Note [einsum's call forms]).
 
     Example:
         >>> import retrograd as torch
         >>> torch.einsum('ij,jk->ik', torch.eye(2), torch.ones(2, 3)).shape
         torch.Size([2, 3])
+        >>> torch.einsum(torch.eye(2), [0, 1], torch.ones(2, 3), [1, 2], [2, 0]).shape
+        torch.Size([3, 2])
     """
-    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = tuple(operands[0])
-    if not operands:
-        raise RuntimeError("einsum(): must provide at least one operand")
+    equation, operands = einsum_call(args)
     rdt = result_type(*operands)
     ops = [o if o.dtype == rdt else o.to(rdt) for o in operands]
     lhs, arrow, rhs = equation.partition("->")

@@ -20,7 +20,7 @@ from .._graph.entry_points import backward as autograd_backward
 from .._graph.node import _LEGACY
 from .._tensor.tensor import Tensor
 from ..ops.dispatch import binary
-from ..ops.public import PUBLIC
+from ..ops.public import PUBLIC, numpy_named
 from ..ops.records import table as T
 from . import namespace, new_tensors, shape_inplace, tensor_attributes
 from .conversion import _caster, type_
@@ -150,6 +150,24 @@ def install() -> None:
     Tensor.__invert__ = namespace.bitwise_not
     Tensor.__getitem__ = namespace.getitem
     Tensor.__setitem__ = namespace.setitem
+    # Note [NumPy argument names] (public.py): x.sum(axis=0, keepdims=True)
+    methods = {name: getattr(Tensor, name) for name, e in PUBLIC.items() if e.method}
+    for name, method in numpy_named(methods, method=True).items():
+        setattr(Tensor, name, method)
+
+
+def numpy_named_functions() -> dict:
+    """``{name: fn}``: the functions ``retrograd.<name>`` as users call them, taking
+    NumPy's argument names where PyTorch does (Note [NumPy argument names] in public.py);
+    the library's own calls use ``_functions/namespace.py``'s functions.
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd._functions.methods import numpy_named_functions
+        >>> numpy_named_functions()["mean"](torch.ones(2, 3), axis=1, keepdims=True).shape
+        torch.Size([2, 1])
+    """
+    return numpy_named({name: e.fn for name, e in PUBLIC.items() if e.function})
 
 
 def _all_dims_reversed(self: Tensor) -> Tensor:

@@ -229,15 +229,19 @@ def cauchy_(self, median: float = 0.0, sigma: float = 1.0, *,
 
 @public(function=False)
 def random_(self, low: int | None = None, high: int | None = None, *,
-            generator: rng.Generator | None = None) -> Tensor:
+            generator: rng.Generator | None = None, to: int | None = None,
+            **from_: int) -> Tensor:
     """Fill with integers: ``random_()`` over the dtype's range, ``random_(to)`` from
-    [0, to), ``random_(from, to)`` from [from, to).
+    [0, to), ``random_(from, to)`` from [from, to). PyTorch's keywords are ``to=`` and
+    ``from=`` (a Python keyword: ``random_(**{"from": 2, "to": 9})``).
 
     Example:
         >>> import retrograd as torch
-        >>> bool((torch.zeros(5).random_(3) < 3).all())
-        True
+        >>> bool((torch.zeros(5).random_(3) < 3).all()), torch.zeros(2).random_(to=1)
+        (True, tensor([0., 0.]))
     """
+    if to is not None or from_:
+        low, high = _random_bounds(low, high, to, from_)
     data = self._data
     if low is None and high is None:
         flat = random_dist.random_full(generator, data.size, data.dtype)
@@ -249,6 +253,27 @@ def random_(self, low: int | None = None, high: int | None = None, *,
             _check_int_bounds(data.dtype, low, high)
         flat = rng.randint(generator, data.size, low, high)
     return _rand_inplace(self, _laid_out(data, flat.astype(data.dtype)))
+
+
+def _random_bounds(low, high, to, from_: dict) -> tuple:
+    """``random_``'s bounds given as PyTorch's keywords ``to=`` and ``from=``."""
+    extra = next((k for k in from_ if k != "from"), None)
+    if extra is not None:
+        raise TypeError(f"random_() got an unexpected keyword argument '{extra}'")
+    if "from" in from_:
+        if low is not None:
+            raise TypeError("random_() got multiple values for argument 'from' (pass the lower "
+                            "bound once)")
+        low = from_["from"]
+        if to is None and high is None:
+            raise TypeError('random_() missing 1 required positional arguments: "to" (pass '
+                            "to= with from=)")
+    if to is not None:
+        if high is not None:
+            raise TypeError("random_() got multiple values for argument 'to' (pass the upper "
+                            "bound once)")
+        high = to
+    return (0 if low is None else low), high
 
 
 _C_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",

@@ -29,6 +29,7 @@ from .creation import tensor
 from .indexing import (
     IndexKey,
     _basic,
+    _basic_steps,
     _check_put_dtype,
     _index_put_shape_error,
     _indexed_shape,
@@ -207,6 +208,19 @@ def _writes_into_itself(self, value, vt: bool) -> bool:
         value._data is d or _overlap.may_alias(d, value._data))))
 
 
+def _basic_view_data(d: np.ndarray, key: tuple) -> np.ndarray:
+    """``d[key]`` for a basic key, laid out as PyTorch's view steps lay it out (Note [Basic
+    indexing as view steps]): NumPy gives ``x[None]``'s new dim stride 0 where PyTorch's
+    unsqueeze gives another, and the overlap checks compare strides (``x[None, i] +=
+    v`` writes a view onto its own memory, which PyTorch's copy_ skips)."""
+    steps = _basic_steps(key, d.shape)
+    if steps is None:
+        return d[key]
+    for op, p in steps:
+        d = op.fwd(d, p)
+    return d
+
+
 def _setitem_overlapping(self, key, value) -> None:
     """``self[key] = value`` where NumPy holds self's memory read-only (an expanded or
     overlapping view) or ``value`` shares it: PyTorch's checks (a basic key is a copy_ into
@@ -216,7 +230,7 @@ def _setitem_overlapping(self, key, value) -> None:
     vd = value._data if isinstance(value, Tensor) else None
     if _basic(key):
         try:
-            target = d[key]
+            target = _basic_view_data(d, key)
         except (IndexError, ValueError, TypeError):  # the write reports it
             return _aliased_write(self, lambda: setitem(self, key, value))
         src = same = ()
@@ -252,11 +266,15 @@ def _setitem_overlapping(self, key, value) -> None:
             copy_(into, value)
             return None
 
+        # the value without its leading 1s, as PyTorch's copy_to reads it
+        vs = vd.reshape(_strip_leading_ones(vd.shape)) if vd is not None and \
+            vd.ndim > target.ndim else vd
+
         def compute():
-            return np.broadcast_to(vd if vd is not None else np.asarray(value, d.dtype),
+            return np.broadcast_to(vs if vs is not None else np.asarray(value, d.dtype),
                                    target.shape)
         return _aliased_write(self, lambda: setitem(self, key, value), compute,
-                              (vd,) if vd is not None else (), out=target)
+                              (vs,) if vs is not None else (), out=target)
     sliced_key = []
     for k in key:
         if isinstance(k, np.ndarray):

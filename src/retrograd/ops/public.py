@@ -13,12 +13,14 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import wraps
 from typing import NamedTuple
 
 from .op import Op
 
 __all__ = ["Exposure", "PUBLIC", "public", "alias", "AUTOCAST", "autocast_category",
-           "LOWER_PRECISION_FP", "FP32", "PROMOTE"]
+           "LOWER_PRECISION_FP", "FP32", "PROMOTE", "NUMPY_NAMES", "numpy_names",
+           "numpy_named"]
 
 
 # Note [Exposure records]
@@ -162,3 +164,118 @@ def alias(name: str, fn: Callable, *, function: bool = True, method: bool = True
                   inplace_function=inplace_function, tensor_operand=tensor_operand,
                   autocast=entry.category if entry else None,
                   autocast_op=entry.op if entry else None)
+
+
+# Note [NumPy argument names]
+# PyTorch's Python argument parser (torch/csrc/utils/python_arg_parser.cpp,
+# ``numpy_compatibility_arg_names``) lets a keyword take NumPy's name for a parameter:
+# ``axis`` for ``dim``, ``keepdims`` for ``keepdim``, ``x``/``a``/``x1`` for ``input`` and
+# ``x2`` for ``other`` (``torch.sum(a=t, axis=0, keepdims=True)``, ``t.max(axis=1)``). Only
+# the functions and methods it binds from C++ have it: the ones PyTorch writes in Python
+# (``torch.split``, ``torch.norm``, ``Tensor.unflatten``, every ``nn.functional`` function)
+# refuse ``axis`` with Python's "got an unexpected keyword argument 'axis'"
+# (``PYTHON_DEFINED``). An alias binds only a parameter nothing else bound: given beside
+# the name itself (``dim=0, axis=1``), beside the positional argument, or after another
+# alias of the same name (``x=``, then ``a=``), it is left unexpected and raises PyTorch's
+# TypeError, with the cause added.
+#
+# The translation is made in one place, where a function becomes ``retrograd.<name>`` or
+# ``Tensor.<name>`` (``numpy_named``): a wrapper whose ``if kwargs`` is false on a call
+# without keywords. Python accepts only a keyword its callee's code names or a
+# ``**kwargs`` collects, so no translation is free: the wrapper's frame costs 70-110 ns a
+# call (timeit, the raw function against the wrapped one in one process: 5-8% of
+# ``x.sum()`` on a 3x4 tensor, ~10% of ``torch.exp(x)`` had it been wrapped; at most 140
+# wrapped calls a training step in bench/programs.py's P1-P5, under 0.03% of a step). So
+# only the functions with a ``dim`` or ``keepdim`` parameter (the reductions, softmax,
+# cat/stack, sort, argmax, cumsum, ...: where NumPy's ``axis`` and ``keepdims`` are
+# written) are wrapped, and they take all four aliases (PyTorch's
+# ``torch.sum(a=t, axis=0)``); ``torch.exp(x=t)`` and ``torch.add(t, x2=u)``, which
+# nobody writes, stay Python's TypeError, and every other call pays nothing. The functions
+# the library calls itself (``_functions/namespace.py``, ``PUBLIC``) and the generated in-place
+# methods (Note [In-place forms]) stay unwrapped.
+NUMPY_NAMES: dict[str, tuple[str, ...]] = {
+    "dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"), "other": ("x2",)}
+#: public names that PyTorch defines in Python (torch/functional.py, torch/_tensor.py):
+#: no NumPy names there; a test holds these against torch 2.13
+PYTHON_DEFINED = frozenset({"norm", "split", "unique", "unique_consecutive"})
+PYTHON_DEFINED_METHODS = PYTHON_DEFINED | {"unflatten"}
+
+
+_KEYWORD = 1 << 30  # the position of a keyword-only parameter: never bound by position
+
+
+def _parameters(fn: Callable) -> tuple[tuple[str, ...], int]:
+    """The names ``fn`` binds by keyword and how many of them are positional."""
+    while hasattr(fn, "__wrapped__"):
+        fn = fn.__wrapped__
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return (), 0
+    return code.co_varnames[:code.co_argcount + code.co_kwonlyargcount], code.co_argcount
+
+
+def _unexpected(name: str, alias: str, canonical: str, how: str) -> TypeError:
+    return TypeError(f"{name}() got an unexpected keyword argument '{alias}' ({alias} is "
+                     f"NumPy's name for {canonical}, which this call already gives {how}: "
+                     "pass it once, under one name)")
+
+
+def _renamed(kwargs: dict, nargs: int, renames: tuple, name: str) -> dict:
+    """``kwargs`` with NumPy's names given PyTorch's (Note [NumPy argument names]);
+    ``nargs`` positional arguments were passed."""
+    for canonical, aliases, position in renames:
+        bound = ("by keyword" if canonical in kwargs
+                 else "by position" if position < nargs else None)
+        for alias in aliases:
+            if alias not in kwargs:
+                continue
+            if bound is not None:
+                raise _unexpected(name, alias, canonical, bound)
+            kwargs[canonical] = kwargs.pop(alias)
+            bound = f"as {alias}="
+    return kwargs
+
+
+def numpy_names(fn: Callable, name: str, *, method: bool = False) -> Callable:
+    """``fn``, or when it has a ``dim`` or ``keepdim`` parameter, ``fn`` behind a wrapper
+    that takes NumPy's names for its parameters too (``axis``, ``keepdims``, ``a``, ``x2``:
+    Note [NumPy argument names]). ``method``: the first parameter is ``self``, bound by
+    position.
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd.ops.public import numpy_names
+        >>> def total(input, dim=None, keepdim=False):
+        ...     return input.sum(dim, keepdim)
+        >>> numpy_names(total, "total")(a=torch.ones(2, 3), axis=0, keepdims=True)
+        tensor([[2., 2., 2.]])
+    """
+    names, npos = _parameters(fn)
+    if "dim" not in names and "keepdim" not in names:
+        return fn
+    # (canonical name, its aliases, its position); self is never renamed
+    renames = tuple((c, NUMPY_NAMES[c], names.index(c) if names.index(c) < npos else _KEYWORD)
+                    for c in NUMPY_NAMES if c in names and not (method and names.index(c) == 0))
+
+    def call(*args, **kwargs):
+        if kwargs:
+            kwargs = _renamed(kwargs, len(args), renames, name)
+        return fn(*args, **kwargs)
+    return wraps(fn)(call)
+
+
+def numpy_named(functions: dict[str, Callable], *, method: bool = False) -> dict:
+    """``{name: fn}`` with each function that PyTorch binds from C++ taking NumPy's names
+    (``numpy_names``); those PyTorch writes in Python are left as they are.
+
+    Example:
+        >>> import retrograd as torch
+        >>> from retrograd._functions import namespace
+        >>> from retrograd.ops.public import numpy_named
+        >>> f = numpy_named({"sum": namespace.sum, "split": namespace.split})
+        >>> f["split"] is namespace.split, f["sum"](torch.ones(2, 2), axis=1)
+        (True, tensor([2., 2.]))
+    """
+    python_defined = PYTHON_DEFINED_METHODS if method else PYTHON_DEFINED
+    return {name: fn if name in python_defined else numpy_names(fn, name, method=method)
+            for name, fn in functions.items()}
