@@ -96,11 +96,9 @@ def install() -> None:
     Tensor.where = where
     for name in new_tensors.__all__ + ["pin_memory", "is_pinned"]:
         setattr(Tensor, name, getattr(new_tensors, name))
-    Tensor.mT = property(lambda self: _last_two_swapped(self, "mT"),
-                         doc="Last two dims swapped.")
+    Tensor.mT = property(_matrix_transpose, doc="Last two dims swapped.")
     Tensor.H = Tensor.T
-    Tensor.mH = property(lambda self: _last_two_swapped(self, "mH"),
-                         doc="Last two dims swapped (real tensors: no conjugate).")
+    Tensor.mH = property(_matrix_adjoint, doc="Last two dims swapped (real tensors: no conjugate).")
 
     def op(opdef, reflected=False):
         if reflected:
@@ -172,6 +170,16 @@ def numpy_named_functions() -> dict:
 
 def _all_dims_reversed(self: Tensor) -> Tensor:
     return self.permute(tuple(reversed(range(self.ndim))))
+
+
+def _matrix_transpose(self: Tensor) -> Tensor:
+    """``Tensor.mT``: the last two dims swapped."""
+    return _last_two_swapped(self, "mT")
+
+
+def _matrix_adjoint(self: Tensor) -> Tensor:
+    """``Tensor.mH``: the last two dims swapped (a real tensor has no conjugate)."""
+    return _last_two_swapped(self, "mH")
 
 
 def _last_two_swapped(self: Tensor, name: str) -> Tensor:
