@@ -22,7 +22,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .._core.dtype import FROM_NP
-from .._functions.creation import rand, randn, zeros, zeros_like
+from .._functions.creation import rand, randn, zeros_like
+from .._functions.make_tensor import make_tensor
 from .._random.rng import Generator
 from .._tensor.tensor import Tensor, _make
 from . import forward_ad as fwAD
@@ -733,16 +734,16 @@ def gradgradcheck(func: Callable, inputs: Tensor | Sequence[object],
             "Setting check_batched_grad=True requires check_rev_over_rev to be True")
     tupled_inputs = _as_tuple(inputs)
     if grad_outputs is None:
-        gen = Generator()
+        # Note [gradgradcheck's grad_outputs]: drawn as PyTorch draws them, by
+        # testing.make_tensor from the global generator (not a private one), so the random
+        # numbers a program draws after the check are the ones it draws under PyTorch
         outs = _diff_outputs(func(*tupled_inputs))
-        gos = []
-        for o in outs:
-            dt = o.dtype if o.is_floating_point() else _tensor_dtype(np.float64)
-            g = rand(tuple(o.shape), generator=gen, dtype=dt) * 2 - 1
-            if gen_non_contig_grad_outputs and g.ndim > 0 and g.numel() > 1:
-                g = _noncontiguous(g)
-            gos.append(g.detach().requires_grad_())
-        tupled_grad_outputs = tuple(gos)
+        tupled_grad_outputs = tuple(
+            make_tensor(tuple(o.shape),
+                        dtype=o.dtype if o.is_floating_point() else _tensor_dtype(np.float64),
+                        device="cpu", low=-1, high=1, requires_grad=True,
+                        noncontiguous=gen_non_contig_grad_outputs)
+            for o in outs)
     else:
         tupled_grad_outputs = _as_tuple(grad_outputs)
     num_outputs = len(tupled_grad_outputs)
@@ -767,15 +768,6 @@ def gradgradcheck(func: Callable, inputs: Tensor | Sequence[object],
                      check_grad_dtypes=check_grad_dtypes, check_batched_grad=check_batched_grad,
                      fast_mode=fast_mode, check_forward_ad=check_fwd_over_rev,
                      check_backward_ad=check_rev_over_rev, masked=masked or None)
-
-
-def _noncontiguous(g):
-    """A non-contiguous tensor equal to ``g`` (every other element of a wider buffer)."""
-
-    wide = zeros(tuple(g.shape[:-1]) + (g.shape[-1] * 2,), dtype=g.dtype)
-    view = wide[..., ::2]
-    view._data[...] = g._data
-    return view
 
 
 def get_numerical_jacobian(fn, inputs, target=None, eps: float = 1e-3, grad_out: float = 1.0):

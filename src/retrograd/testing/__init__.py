@@ -8,8 +8,8 @@ Example:
 
 from __future__ import annotations
 
+from .._functions.make_tensor import make_tensor
 from ._comparison import assert_close
-from ._creation import make_tensor
 from ._legacy import FileCheck, assert_allclose
 
 __all__ = ["FileCheck", "assert_allclose", "assert_close", "make_tensor"]

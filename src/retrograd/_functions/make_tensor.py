@@ -18,8 +18,8 @@ from collections.abc import Sequence
 import ml_dtypes
 
 from .._core import dtype as D
-from .._functions import creation
 from .._tensor.tensor import Tensor
+from . import creation
 
 __all__ = ["make_tensor"]
 
