@@ -51,7 +51,8 @@ class Attention(nn.Module):
         xv = self.wv(x).view(b, s, n_kv_heads, head_dim)
         xq, xk = apply_rotary_emb(xq, cos, sin), apply_rotary_emb(xk, cos, sin)
         rep = n_heads // n_kv_heads
-        xk = xk[:, :, :, None, :].expand(b, s, n_kv_heads, rep, head_dim).reshape(b, s, n_heads, head_dim)
+        xk = xk[:, :, :, None, :].expand(b, s, n_kv_heads, rep, head_dim)
+        xk = xk.reshape(b, s, n_heads, head_dim)
         xv = torch.repeat_interleave(xv, rep, dim=2)
         out = F.scaled_dot_product_attention(xq.transpose(1, 2), xk.transpose(1, 2),
                                              xv.transpose(1, 2), is_causal=True)
@@ -86,7 +87,8 @@ class Model(nn.Module):
         h = h + self.attention(self.attention_norm(h), self.cos, self.sin)
         h = h + self.feed_forward(self.ffn_norm(h))
         logits = self.output(self.norm(h))
-        return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.reshape(-1), ignore_index=-1)
+        return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.reshape(-1),
+                               ignore_index=-1)
 
 
 model = Model()

@@ -8,7 +8,8 @@ vocab_size, n_embd, n_hidden, block_size, batch = 27, 10, 64, 3, 32
 X = torch.randint(0, vocab_size, (200, block_size), generator=g)
 Y = torch.randint(0, vocab_size, (200,), generator=g)
 C = torch.randn((vocab_size, n_embd), generator=g)
-W1 = torch.randn((n_embd * block_size, n_hidden), generator=g) * (5 / 3) / ((n_embd * block_size) ** 0.5)
+W1 = (torch.randn((n_embd * block_size, n_hidden), generator=g) * (5 / 3)
+      / ((n_embd * block_size) ** 0.5))
 b1 = torch.randn(n_hidden, generator=g) * 0.1
 W2 = torch.randn((n_hidden, vocab_size), generator=g) * 0.1
 b2 = torch.randn(vocab_size, generator=g) * 0.1

@@ -48,7 +48,7 @@ optimizer = optim.Adam(model.parameters(), lr=1e-3)
 for epoch in range(1, 3):
     model.train()
     train_loss = 0
-    for batch_idx, (x,) in enumerate(loader):
+    for (x,) in loader:
         optimizer.zero_grad()
         recon_batch, mu, logvar = model(x)
         loss = loss_function(recon_batch, x, mu, logvar)
