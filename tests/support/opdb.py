@@ -409,6 +409,12 @@ op("minimum", lambda m, x, y: m.minimum(x, y),
                                            desc="ties", check_grad=False)]),
    ("minimum",), int_ok=True)
 op("max_binary", lambda m, x, y: m.max(x, y), binary(scalars=()), ("maximum",))
+for _name in ("fmax", "fmin"):  # NaN loses to a number; two NaNs give NaN
+    op(_name, (lambda n: lambda m, x, y: getattr(m, n)(x, y))(_name),
+       binary(scalars=(), extra=lambda rng: [S(A([1.0, float("nan"), float("nan"), 2.0]),
+                                               A([float("nan"), 2.0, float("nan"), 2.0]),
+                                               desc="NaN and ties", check_grad=False)]),
+       (_name,), int_ok=True)
 
 
 def _mixed(rng):

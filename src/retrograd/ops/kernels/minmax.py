@@ -90,7 +90,10 @@ def _numpy_keeps(ufunc, dt: np.dtype):
 
 def keep(ufunc, a, b, which: int):
     """``ufunc(a, b)`` (maximum, minimum, fmax, fmin) returning operand ``which`` on ties."""
-    k = _numpy_keeps(ufunc, np.result_type(a, b))
+    dt = np.result_type(a, b)
+    if not _is_float(dt):  # integers and bools have no signed zeros
+        return ufunc(a, b)
+    k = _numpy_keeps(ufunc, dt)
     if k is not None:
         return ufunc(a, b) if k == which else ufunc(b, a)
     out = np.array(ufunc(a, b))  # a loop-dependent choice: repair the zeros

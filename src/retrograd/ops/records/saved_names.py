@@ -146,6 +146,8 @@ SAVED_NAMES: dict = {
     "MaxPool3DWithIndicesBackward0": "result1=1",
     "MaxUnpool2DBackward0": "indices=1",
     "MaxUnpool3DBackward0": "indices=1",
+    "FmaxBackward0": "other=1 self=0",
+    "FminBackward0": "other=1 self=0",
     "MaximumBackward0": "other=1 self=0",
     "MeanBackward0": "self_sym_numel=numel0 self_sym_sizes=sizes0",
     "MeanBackward1": "dim=p[0]:ints keepdim=p[1]:bool self_sym_numel=numel0 self_sym_sizes=sizes0",
