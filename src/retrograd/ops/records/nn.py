@@ -49,6 +49,8 @@ from ..._tensor.tensor import Tensor, _make
 from ..batch_rules import conv_rule, dim_at, pointwise, unbatched_first
 from ..dispatch import apply
 from ..jvp_rules import jvp_linear
+from ..kernels.erf import erf_kernel
+from ..kernels.gelu import gelu_backward_onednn_kernel, gelu_minimax_kernel
 from ..kernels.scatter_rows import scatter_add_rows
 from ..op import _LOW, Op, direct_kernel
 from ..public import LOWER_PRECISION_FP
@@ -520,24 +522,52 @@ def _gelu_fwd(x, approximate):
     if approximate == "tanh":
         inner = _SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)
         return (0.5 * x * (1.0 + np.tanh(inner))).astype(x.dtype, copy=False)
+    if _onednn_gelu(x):
+        return _gelu_onednn_fwd(x)
+    # ATen's own loops (float64, one element, a strided input): erf in float64
     xd = x.astype(np.float64)
-    from ..kernels.erf import erf_kernel
-
-    out = (0.5 * xd * (1.0 + erf_kernel(xd * _SQRT_HALF))).astype(x.dtype, copy=False)
-    if x.size > 1 and x.flags.c_contiguous and onednn_takes(_ONEDNN_NAMES.get(x.dtype, "")):
-        # PyTorch sends this gelu to oneDNN, whose special values follow its ISA
-        # (Note [CPU capability]): the AVX-512 kernels keep a zero's sign and give nan at
-        # +inf (with the sign bit set but for float16); the float32 AVX2/SSE4.1 kernel
-        # gives +0.0 for every zero and +inf there
-        if onednn_at_least("AVX512_CORE_FP16" if x.dtype == _F16 else "AVX512_CORE"):
-            np.copyto(out, np.nan if x.dtype == _F16 else -np.nan, where=np.isposinf(x))
-        elif x.dtype == _F32:
-            np.add(out, 0.0, out=out)
-    return out
+    return (0.5 * xd * (1.0 + erf_kernel(xd * _SQRT_HALF))).astype(x.dtype, copy=False)
 
 
 _ONEDNN_NAMES = {np.dtype(np.float32): "float32", D.bfloat16.np: "bfloat16",
                  np.dtype(np.float16): "float16"}
+
+
+def _onednn_gelu(x) -> bool:
+    """Whether PyTorch computes this gelu (and its gelu_backward) with oneDNN (Note [CPU
+    capability])."""
+    return x.size > 1 and x.flags.c_contiguous and onednn_takes(_ONEDNN_NAMES.get(x.dtype, ""))
+
+
+def _gelu_onednn_fwd(x):
+    # oneDNN's AVX-512 kernel, bit for bit (Note [GELU as oneDNN computes it]), in float32
+    # for bfloat16/float16 too. Its special values follow the ISA (Note [CPU capability]):
+    # the AVX-512 kernels keep a zero's sign and give nan at +inf (with the sign bit set
+    # but for float16); the float32 AVX2/SSE4.1 kernel gives +0.0 for every zero and +inf
+    # there, and its values (Abramowitz and Stegun's erf) within 1e-6 of these
+    out = gelu_minimax_kernel(x if x.dtype == _F32 else x.astype(_F32))
+    if x.dtype != _F32:
+        out = out.astype(x.dtype)
+    if onednn_at_least("AVX512_CORE_FP16" if x.dtype == _F16 else "AVX512_CORE"):
+        if x.dtype == _F16:
+            np.copyto(out, np.nan, where=np.isposinf(x))
+    elif x.dtype == _F32:
+        np.add(out, 0.0, out=out)
+        np.copyto(out, np.inf, where=np.isposinf(x))
+    return out
+
+
+def _gelu_backward_kernel(g, x):
+    """oneDNN's gelu_backward as a tensor, where PyTorch calls it (Note [GELU as oneDNN
+    computes it]) and no graph is being made of the gradient; else None."""
+    if STATE.enabled or g.__class__ is not Tensor or x.__class__ is not Tensor:
+        return None
+    ga, xa = g._data, x._data
+    if ga.shape != xa.shape or ga.dtype != xa.dtype or not _onednn_gelu(xa):
+        return None
+    if xa.dtype == _F32:
+        return _make(gelu_backward_onednn_kernel(ga, xa))
+    return _make(gelu_backward_onednn_kernel(ga.astype(_F32), xa.astype(_F32)).astype(xa.dtype))
 
 
 def _gelu_rule(g, s, n):
@@ -547,6 +577,9 @@ def _gelu_rule(g, s, n):
         t = ((x + 0.044715 * x3) * _SQRT_2_OVER_PI).tanh()
         dinner = (1.0 + 3 * 0.044715 * x * x) * _SQRT_2_OVER_PI
         return g * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * dinner)
+    r = _gelu_backward_kernel(g, x)
+    if r is not None:
+        return r
     cdf = 0.5 * (1.0 + (x * _SQRT_HALF).erf())
     pdf = (x * x * -0.5).exp() * _INV_SQRT_2PI
     return g * (cdf + x * pdf)
