@@ -51,6 +51,7 @@ from ..dispatch import apply
 from ..jvp_rules import jvp_linear
 from ..kernels.erf import erf_kernel
 from ..kernels.gelu import gelu_backward_onednn_kernel, gelu_minimax_kernel
+from ..kernels.norms import layer_norm_backward_kernel, layer_norm_kernel
 from ..kernels.scatter_rows import scatter_add_rows
 from ..op import _LOW, Op, direct_kernel
 from ..public import LOWER_PRECISION_FP
@@ -507,6 +508,66 @@ log_softmax = Op("log_softmax", _log_softmax_fwd,
 softmax = Op("softmax", _softmax_fwd,
              (lambda g, s, n: s[0] * (g - (g * s[0]).sum(n._p, keepdim=True)),), ("out",),
              node_name="SoftmaxBackward0", batch=dim_at(None))
+
+
+# ---------------------------------------------------------------------------------
+# layer normalization (Note [Layer norm kernels] in ops/kernels/norms.py): own entry for
+# speed, one node (PyTorch's NativeLayerNormBackward0) instead of nine. Inputs (x, weight,
+# bias), weight and bias None or of the normalized shape; p = (k, eps), k the number of
+# trailing dims normalized. Without create_graph the gradient is one NumPy kernel; with it,
+# PyTorch's formula in Tensor ops, so that double backward and forward AD go through it.
+
+
+def _layer_norm_fwd(x, w, b, p):
+    return layer_norm_kernel(x, w, b, p[0], p[1])
+
+
+def _layer_norm_vjp(g, s, n, needs):
+    x, w = s
+    k, eps = n._p
+    if not STATE.enabled and g.__class__ is Tensor and x.__class__ is Tensor and \
+            (w is None or w.__class__ is Tensor) and g._data.shape == x._data.shape:
+        outs = layer_norm_backward_kernel(g._data, x._data, None if w is None else w._data,
+                                          k, eps, needs)
+        return [None if o is None else _make(o) for o in outs]
+    dims = tuple(range(x.ndim - k, x.ndim))
+    d = x - x.mean(dims, keepdim=True)
+    rstd = ((d * d).mean(dims, keepdim=True) + eps).rsqrt()
+    xhat = d * rstd
+    rows = tuple(range(x.ndim - k))
+    gw = gb = None
+    if needs[1] and w is not None:
+        gw = (g * xhat).sum(rows) if rows else g * xhat
+    if needs[2]:
+        gb = g.sum(rows) if rows else g
+    gx = None
+    if needs[0]:
+        gy = g if w is None else g * w
+        gx = rstd * (gy - gy.mean(dims, keepdim=True)
+                     - xhat * (gy * xhat).mean(dims, keepdim=True))
+    return [gx, gw, gb]
+
+
+def _layer_norm_batch(c):
+    """vmap: the batched input is normalized as it is (its batch dims lead, the normalized
+    ones trail); a batched weight or bias is then applied by broadcasting."""
+    if not (c.batched[1] or c.batched[2]):
+        return c.run(c.args, c.p)
+    out = c.run((c.args[0] if c.batched[0] else c.full(0), None, None), c.p)
+    rank = c.logical_ndim(0)
+    for i in (1, 2):
+        t = c.args[i]
+        if t is None:
+            continue
+        if c.batched[i]:  # its batch dims in front of the input's unnormalized ones
+            s = tuple(t.shape)
+            t = t.reshape(s[:c.nb] + (1,) * (rank - c.logical_ndim(i)) + s[c.nb:])
+        out = out * t if i == 1 else out + t
+    return out
+
+
+layer_norm = Op("layer_norm", _layer_norm_fwd, _layer_norm_vjp, (0, 1),
+                node_name="NativeLayerNormBackward0", nondiff=(), batch=_layer_norm_batch)
 
 
 # ---------------------------------------------------------------------------------
