@@ -53,6 +53,12 @@ from ..kernels.erf import erf_kernel
 from ..kernels.gelu import gelu_backward_onednn_kernel, gelu_minimax_kernel
 from ..kernels.norms import layer_norm_backward_kernel, layer_norm_kernel
 from ..kernels.scatter_rows import scatter_add_rows
+from ..kernels.softmax import (
+    log_softmax_backward_kernel,
+    log_softmax_kernel,
+    softmax_backward_kernel,
+    softmax_kernel,
+)
 from ..op import _LOW, Op, direct_kernel
 from ..public import LOWER_PRECISION_FP
 from . import table as T
@@ -439,74 +445,36 @@ avg_pool_t = Op("avg_pool_t", _avg_pool_t_fwd, (lambda g, s, n: apply(avg_pool, 
 # ---------------------------------------------------------------------------------
 # softmax and log_softmax: own entries for stability (max-shifted) and memory (each
 # saves only its output). p = dim.
-
-
-_max_reduce = np.maximum.reduce
 _add_reduce = np.add.reduce
 
 
-def _row_max(x, dim):
-    """The max along ``dim`` (kept), with -inf maxima replaced by 0 so that a row of -inf
-    does not turn the shift into nan. A +inf (or nan) maximum is kept, as PyTorch's kernel
-    keeps it: inf - inf is nan and the whole row is nan, forward and backward (a row
-    [inf, 1, 2] gives [nan, nan, nan], not [nan, 0, 0]). One reduce and one sum on the
-    common path: the sum of squares of finite maxima is finite (or overflows, which only
-    sends us to the exact slow path). An empty dim gives zeros (the rows are empty, or
-    their sum of exponentials is 0, as PyTorch: logsumexp of nothing is -inf)."""
-    try:
-        m = _max_reduce(x, axis=dim, keepdims=True)
-    except ValueError:  # zero-size reduction: no identity for maximum
-        shape = list(x.shape)
-        shape[dim] = 1
-        return np.zeros(shape, x.dtype)
-    tot = np.vdot(m, m)  # cheaper than a sum on small arrays
-    if not math.isfinite(tot):  # (not tot - tot: inf - inf warns in NumPy)
-        m = np.where(m == -np.inf, 0, m)
-    return m
-
-
-def _log_softmax_fwd(x, dim):
-    if x.ndim == 0:  # a 0-d input: one element, the result 0-d too (as PyTorch)
-        return _log_softmax_fwd(x.reshape(1), 0).reshape(())
-    if not x.flags.c_contiguous:  # as PyTorch, which runs on x.contiguous(): a C-order result
-        x = np.ascontiguousarray(x)
-    sh = np.subtract(x, _row_max(x, dim))
-    s = _add_reduce(np.exp(sh), axis=dim, keepdims=True)
-    np.subtract(sh, np.log(s, out=s), out=sh)
-    return sh if sh.dtype == x.dtype else sh.astype(x.dtype)
-
-
-def _softmax_fwd(x, dim):
-    if x.ndim == 0:  # a 0-d input: one element, the result 0-d too (as PyTorch)
-        return _softmax_fwd(x.reshape(1), 0).reshape(())
-    if not x.flags.c_contiguous:  # as PyTorch, which runs on x.contiguous(): a C-order result
-        x = np.ascontiguousarray(x)
-    e = np.exp(np.subtract(x, _row_max(x, dim)))
-    e /= _add_reduce(e, axis=dim, keepdims=True)
-    return e if e.dtype == x.dtype else e.astype(x.dtype)
-
-
-# Note [Softmax backward ops]: as PyTorch's _log_softmax_backward_data, the backward of
-# log_softmax is one fused entry, g - exp(y) * sum(g), computed in one kernel (a small
-# network's loss is then cheap), with rules of its own for double backward. p = dim.
-def _log_softmax_bwd_fwd(g, y, dim):
-    if y.ndim == 0:
-        return _log_softmax_bwd_fwd(g.reshape(1), y.reshape(1), 0).reshape(())
-    e = np.exp(y)
-    e *= _add_reduce(g, axis=dim, keepdims=True)
-    return np.subtract(g, e, out=e)
-
-
+# Note [Softmax backward ops]: as PyTorch's _log_softmax_backward_data and
+# _softmax_backward_data, the backward of log_softmax (g - exp(y) * sum(g)) and of softmax
+# (y * (g - sum(g * y))) are fused entries, each one kernel (Note [Softmax kernels] in
+# ops/kernels/softmax.py), with rules of their own for double backward. p = dim.
 log_softmax_backward = Op(
-    "log_softmax_backward", _log_softmax_bwd_fwd,
+    "log_softmax_backward", log_softmax_backward_kernel,
     (lambda gg, s, n: gg - (gg * s[1].exp()).sum(n._p, keepdim=True),
      lambda gg, s, n: -gg * s[1].exp() * s[0].sum(n._p, keepdim=True)),
     (0, 1), save_if=((1,), (0, 1)), node_name="LogSoftmaxBackwardDataBackward0")
-log_softmax = Op("log_softmax", _log_softmax_fwd,
+log_softmax = Op("log_softmax", log_softmax_kernel,
                  (lambda g, s, n: apply(log_softmax_backward, (g, s[0]), n._p),), ("out",),
                  node_name="LogSoftmaxBackward0", batch=dim_at(None))
-softmax = Op("softmax", _softmax_fwd,
-             (lambda g, s, n: s[0] * (g - (g * s[0]).sum(n._p, keepdim=True)),), ("out",),
+
+
+def _softmax_bwd_rule_y(gg, s, n):
+    # d/dy of <gg, y * (g - sum(g * y))> = gg * (g - sum(g * y)) - g * sum(gg * y)
+    g, y = s
+    return gg * (g - (g * y).sum(n._p, keepdim=True)) - g * (gg * y).sum(n._p, keepdim=True)
+
+
+softmax_backward = Op(
+    "softmax_backward", softmax_backward_kernel,
+    (lambda gg, s, n: apply(softmax_backward, (gg, s[1]), n._p), _softmax_bwd_rule_y),
+    (0, 1), save_if=((1,), (0, 1)), node_name="SoftmaxBackwardDataBackward0",
+    batch=dim_at(None))
+softmax = Op("softmax", softmax_kernel,
+             (lambda g, s, n: apply(softmax_backward, (g, s[0]), n._p),), ("out",),
              node_name="SoftmaxBackward0", batch=dim_at(None))
 
 
