@@ -37,7 +37,7 @@ from .. import buffers as _buffers
 # and SSE4.1 forward (Abramowitz and Stegun's, within 1e-6 of this one) is not
 # reproduced: there the minimax kernel runs and the special values are set as that ISA
 # gives them (records/nn.py).
-_STEP = 8192
+_STEP = 16384
 _F32 = np.float32
 _F64 = np.float64
 
@@ -229,3 +229,59 @@ def gelu_backward_onednn_kernel(g: np.ndarray, x: np.ndarray) -> np.ndarray:
         return out
     return _blocks(_as_backward_block, out, (g, x),
                    (_F32, _F32, _F32, _F32, np.int32, _F64, _F64, _F64))
+
+
+# GELU's tanh form, as ATen's GeluKernelImpl/GeluBackwardKernelImpl write it (kBeta =
+# sqrt(2/pi), kKappa = 0.044715), in the input's dtype with one output buffer and one
+# temporary updated in place
+_KAPPA = 0.044715
+_M_SQRT2, _M_2_SQRTPI = 1.41421356237309504880, 1.12837916709551257390
+
+
+def _beta(dt):
+    """ATen's kBeta = M_SQRT2 * M_2_SQRTPI * 0.5, computed in the compute dtype ``dt``."""
+    return dt(dt(_M_SQRT2) * dt(_M_2_SQRTPI)) * dt(0.5)
+
+
+def gelu_tanh_kernel(x: np.ndarray) -> np.ndarray:
+    """0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x**3))) of a float array.
+
+    Example:
+        >>> import numpy as np
+        >>> gelu_tanh_kernel(np.array([-1.0, 0.0, 1.0], np.float32))
+        array([-0.15880796,  0.        ,  0.841192  ], dtype=float32)
+    """
+    dt = x.dtype.type
+    t = np.multiply(x, x)
+    t *= x
+    t *= dt(_KAPPA)
+    t += x
+    t *= _beta(dt)
+    np.tanh(t, out=t)
+    t += dt(1.0)
+    out = np.multiply(x, dt(0.5))
+    out *= t
+    return out
+
+
+def gelu_tanh_backward_kernel(g: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """g * d/dx gelu_tanh(x), ATen's operation order."""
+    dt = x.dtype.type
+    sq = np.multiply(x, x)
+    t = np.multiply(sq, x)  # tanh(inner)
+    t *= dt(_KAPPA)
+    t += x
+    t *= _beta(dt)
+    np.tanh(t, out=t)
+    sq *= dt(3.0 * _KAPPA)  # inner derivative: kBeta * (1 + 3 kKappa x^2)
+    sq += dt(1.0)
+    sq *= _beta(dt)
+    out = np.multiply(t, t)  # left * (1 - tanh^2) * inner', left = 0.5 x
+    np.subtract(dt(1.0), out, out=out)
+    out *= np.multiply(x, dt(0.5))
+    out *= sq
+    t += dt(1.0)  # + 0.5 * (1 + tanh)
+    t *= dt(0.5)
+    out += t
+    out *= g
+    return out

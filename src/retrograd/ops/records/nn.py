@@ -50,7 +50,12 @@ from ..batch_rules import conv_rule, dim_at, pointwise, unbatched_first
 from ..dispatch import apply
 from ..jvp_rules import jvp_linear
 from ..kernels.erf import erf_kernel
-from ..kernels.gelu import gelu_backward_onednn_kernel, gelu_minimax_kernel
+from ..kernels.gelu import (
+    gelu_backward_onednn_kernel,
+    gelu_minimax_kernel,
+    gelu_tanh_backward_kernel,
+    gelu_tanh_kernel,
+)
 from ..kernels.norms import layer_norm_backward_kernel, layer_norm_kernel
 from ..kernels.scatter_rows import scatter_add_rows
 from ..kernels.softmax import (
@@ -549,8 +554,8 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
 def _gelu_fwd(x, approximate):
     if approximate == "tanh":
-        inner = _SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)
-        return (0.5 * x * (1.0 + np.tanh(inner))).astype(x.dtype, copy=False)
+        dt, (xf,) = _low_in(x)
+        return _low_out(dt, gelu_tanh_kernel(xf))
     if _onednn_gelu(x):
         return _gelu_onednn_fwd(x)
     # ATen's own loops (float64, one element, a strided input): erf in float64
@@ -602,6 +607,9 @@ def _gelu_backward_kernel(g, x):
 def _gelu_rule(g, s, n):
     x = s[0]
     if n._p == "tanh":
+        r = _kernel_backward(g, x, gelu_tanh_backward_kernel)
+        if r is not None:
+            return r
         x3 = x * x * x
         t = ((x + 0.044715 * x3) * _SQRT_2_OVER_PI).tanh()
         dinner = (1.0 + 3 * 0.044715 * x * x) * _SQRT_2_OVER_PI
