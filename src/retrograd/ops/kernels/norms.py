@@ -13,13 +13,15 @@ from __future__ import annotations
 import numpy as np
 
 from .. import buffers as _buffers
+from .sum import row_dots, row_sums
 
 # Note [Layer norm kernels]
 # layer_norm over the last k dims is one record (NativeLayerNormBackward0, as PyTorch's)
 # instead of nine composed ops. Viewed as rows of n elements:
 #  * forward: d = x - mean (into the output buffer), var = the row sums of d*d over n
-#    (einsum: no temporary), rstd = 1 / sqrt(var + eps); out = d * rstd, then * weight,
-#    + bias, in place: five passes over the data and one fresh buffer;
+#    (Note [Row sums] in sum.py: no temporary on short rows), rstd = 1 / sqrt(var +
+#    eps); out = d * rstd, then * weight, + bias, in place: five passes over the data
+#    and one fresh buffer;
 #  * backward (PyTorch's layer_norm_backward, in its x-hat form): xhat = (x - mean) *
 #    rstd, gw = g * weight, gx = rstd * (gw - mean(gw) - xhat * mean(gw * xhat)),
 #    dweight = column sums of g * xhat, dbias = column sums of g. The statistics are
@@ -37,10 +39,10 @@ def _rows(x, k: int):
 
 def layer_norm_stats(x2, n: int, eps: float):
     """(mean, rstd, d) of the rows of the 2-d ``x2``: ``d`` = x - mean, a new array."""
-    mean = np.add.reduce(x2, axis=1, keepdims=True)
+    mean = row_sums(x2)[:, None]
     mean /= n
     d = np.subtract(x2, mean, out=_buffers.empty(x2.shape, x2.dtype))
-    var = np.einsum("ij,ij->i", d, d)[:, None]
+    var = row_dots(d, d)[:, None]
     var /= n
     var += eps
     rstd = np.sqrt(var, out=var)
@@ -77,9 +79,9 @@ def layer_norm_backward_kernel(g, x, w, k: int, eps: float, needs):
         gb = np.add.reduce(g2, axis=0).reshape(x.shape[x.ndim - k:])
     if needs[0]:
         gy = g2 if w is None else np.multiply(g2, w.reshape(-1))
-        m1 = np.add.reduce(gy, axis=1, keepdims=True)
+        m1 = row_sums(gy)[:, None]
         m1 /= n
-        m2 = np.einsum("ij,ij->i", gy, xhat)[:, None]
+        m2 = row_dots(gy, xhat)[:, None]
         m2 /= n
         gx = np.multiply(xhat, m2, out=xhat)
         np.subtract(gy, gx, out=gx)

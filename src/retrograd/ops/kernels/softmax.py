@@ -16,10 +16,11 @@ import math
 import numpy as np
 
 from .. import buffers as _buffers
+from .sum import row_dots as _row_dots
+from .sum import row_sums as _row_sums
 
 _max_reduce = np.maximum.reduce
 _add_reduce = np.add.reduce
-_einsum = np.einsum
 
 # Note [Softmax kernels]
 # softmax and log_softmax over the last dim of a float32/float64 array, the common case
@@ -29,17 +30,15 @@ _einsum = np.einsum
 #    one division (softmax) or the log of the sums subtracted (log_softmax, whose exp
 #    goes into a block-sized scratch array, row block by row block);
 #  * backward: softmax's y * (g - sum(g * y)) and log_softmax's g - exp(y) * sum(g),
-#    the sums without a temporary.
-# Row sums are np.einsum's ("ij->i", "ij,ij->i"): NumPy's add.reduce along short rows
-# pays a fixed cost per row (4-8x slower on 64-element rows); einsum sums each row with
-# SIMD partial sums, as PyTorch's vectorized reduce does. Row maxima of short rows whose
-# length is a power of two are found by halving (the maximum of the even and the odd
-# elements of the flat array, a single strided pass each: 8x faster than maximum.reduce on
-# 4096 rows of 64); other rows use maximum.reduce. Both propagate nan. A row of -inf
-# takes 0 as its maximum (its exponentials are then 0: softmax nan, log_softmax -inf, as
-# PyTorch); a +inf (or nan) maximum is kept, and inf - inf makes the row nan, as PyTorch's
-# kernel does. Other dims and dtypes take the general path: the same formulas with NumPy
-# reductions along ``dim``.
+#    the sums without a temporary on short rows.
+# Row sums are those of Note [Row sums] (sum.py): einsum's on short rows. Row maxima of
+# short rows whose length is a power of two are found by halving (the maximum of the even
+# and the odd elements of the flat array, a single strided pass each: 8x faster than
+# maximum.reduce on 4096 rows of 64); other rows use maximum.reduce. Both propagate nan.
+# A row of -inf takes 0 as its maximum (its exponentials are then 0: softmax nan,
+# log_softmax -inf, as PyTorch); a +inf (or nan) maximum is kept, and inf - inf makes the
+# row nan, as PyTorch's kernel does. Other dims and dtypes take the general path: the same
+# formulas with NumPy reductions along ``dim``.
 _PAIRWISE_MAX_LEN = 1024  # rows up to this length (a power of two) are halved
 _BLOCK = 1 << 16  # elements of log_softmax's exp scratch
 
@@ -95,7 +94,7 @@ def softmax_kernel(x, dim):
     if x2 is not None:
         e = np.subtract(x2, _rows_max(x2), out=_buffers.empty(x2.shape, x2.dtype))
         np.exp(e, out=e)
-        e /= _einsum("ij->i", e)[:, None]
+        e /= _row_sums(e)[:, None]
         return e.reshape(x.shape)
     if not x.flags.c_contiguous:  # as PyTorch, which runs on x.contiguous(): a C-order result
         x = np.ascontiguousarray(x)
@@ -117,7 +116,7 @@ def log_softmax_kernel(x, dim):
             b = sh[i:i + rows]
             t = tmp[:b.shape[0]]
             np.exp(b, out=t)
-            _einsum("ij->i", t, out=s[i:i + rows, 0])
+            _row_sums(t, out=s[i:i + rows, 0])
         np.log(s, out=s)
         sh -= s
         return sh.reshape(x.shape)
@@ -148,7 +147,7 @@ def log_softmax_backward_kernel(g, y, dim):
     if rows is not None:
         g2, y2 = rows
         e = np.exp(y2, out=_buffers.empty(y2.shape, y2.dtype))
-        e *= _einsum("ij->i", g2)[:, None]
+        e *= _row_sums(g2)[:, None]
         np.subtract(g2, e, out=e)
         return e.reshape(y.shape)
     e = np.exp(y)
@@ -163,7 +162,7 @@ def softmax_backward_kernel(g, y, dim):
     rows = _same_rows(g, y, dim)
     if rows is not None:
         g2, y2 = rows
-        s = _einsum("ij,ij->i", g2, y2)[:, None]
+        s = _row_dots(g2, y2)[:, None]
         out = _buffers.result_for(g, None, y.shape, y.dtype).reshape(y2.shape)
         np.subtract(g2, s, out=out)  # (out may be g itself: each element read first)
         out *= y2
