@@ -495,14 +495,26 @@ def _layer_norm_fwd(x, w, b, p):
     return layer_norm_kernel(x, w, b, p[0], p[1])
 
 
+@direct_kernel
+def layer_norm_backward_arrays(g, x, w, p, wanted):
+    """The wanted ones of (dx, dweight, dbias) of layer_norm, as a tuple of arrays (Note
+    [Layer norm kernels]). A direct kernel (Note [Direct kernels]): compiled backwards
+    replay it."""
+    outs = layer_norm_backward_kernel(g, x, w, p[0], p[1], wanted)
+    return tuple(o for o in outs if o is not None)
+
+
 def _layer_norm_vjp(g, s, n, needs):
     x, w = s
     k, eps = n._p
+    wanted = (needs[0], needs[1] and w is not None, needs[2])
+    if not any(wanted):
+        return [None, None, None]
     if not STATE.enabled and g.__class__ is Tensor and x.__class__ is Tensor and \
             (w is None or w.__class__ is Tensor) and g._data.shape == x._data.shape:
-        outs = layer_norm_backward_kernel(g._data, x._data, None if w is None else w._data,
-                                          k, eps, needs)
-        return [None if o is None else _make(o) for o in outs]
+        outs = iter(layer_norm_backward_arrays(g._data, x._data,
+                                               None if w is None else w._data, n._p, wanted))
+        return [_make(next(outs)) if want else None for want in wanted]
     dims = tuple(range(x.ndim - k, x.ndim))
     d = x - x.mean(dims, keepdim=True)
     rstd = ((d * d).mean(dims, keepdim=True) + eps).rsqrt()
@@ -591,32 +603,30 @@ def _gelu_onednn_fwd(x):
     return out
 
 
-def _gelu_backward_kernel(g, x):
-    """oneDNN's gelu_backward as a tensor, where PyTorch calls it (Note [GELU as oneDNN
-    computes it]) and no graph is being made of the gradient; else None."""
-    if STATE.enabled or g.__class__ is not Tensor or x.__class__ is not Tensor:
-        return None
-    ga, xa = g._data, x._data
-    if ga.shape != xa.shape or ga.dtype != xa.dtype or not _onednn_gelu(xa):
-        return None
-    if xa.dtype == _F32:
-        return _make(gelu_backward_onednn_kernel(ga, xa))
-    return _make(gelu_backward_onednn_kernel(ga.astype(_F32), xa.astype(_F32)).astype(xa.dtype))
+@direct_kernel
+def gelu_backward_arrays(g, x, approximate):
+    """gelu_backward of arrays of one shape and dtype: oneDNN's (erf form, where PyTorch
+    calls it: Note [GELU as oneDNN computes it]) or ATen's tanh form, in float32 for
+    float16/bfloat16. A direct kernel (Note [Direct kernels]): compiled backwards replay it."""
+    dt, (gf, xf) = _low_in(g, x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if approximate == "tanh":
+            return _low_out(dt, gelu_tanh_backward_kernel(gf, xf))
+        return _low_out(dt, gelu_backward_onednn_kernel(gf, xf))
 
 
 def _gelu_rule(g, s, n):
     x = s[0]
+    if not STATE.enabled and g.__class__ is Tensor and x.__class__ is Tensor:
+        ga, xa = g._data, x._data  # one kernel when no graph is made of the gradient
+        if ga.shape == xa.shape and ga.dtype == xa.dtype and xa.ndim and (
+                _onednn_gelu(xa) if n._p != "tanh" else xa.dtype.kind == "f"):
+            return _make(gelu_backward_arrays(ga, xa, n._p))
     if n._p == "tanh":
-        r = _kernel_backward(g, x, gelu_tanh_backward_kernel)
-        if r is not None:
-            return r
         x3 = x * x * x
         t = ((x + 0.044715 * x3) * _SQRT_2_OVER_PI).tanh()
         dinner = (1.0 + 3 * 0.044715 * x * x) * _SQRT_2_OVER_PI
         return g * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * dinner)
-    r = _gelu_backward_kernel(g, x)
-    if r is not None:
-        return r
     cdf = 0.5 * (1.0 + (x * _SQRT_HALF).erf())
     pdf = (x * x * -0.5).exp() * _INV_SQRT_2PI
     return g * (cdf + x * pdf)
