@@ -311,6 +311,8 @@ def layer_norm(input: Tensor, normalized_shape: Shape, weight: Tensor | None = N
         tensor([[-1.0000,  1.0000]])
     """
     dims = _check_normalized_shape(input, normalized_shape)
+    if _one_layer_norm(input, weight, bias, dims):
+        return apply(TN.layer_norm, (input, weight, bias), (len(dims), float(eps)))
     mean = input.mean(dims, keepdim=True)
     d = input - mean
     var = (d * d).mean(dims, keepdim=True)
@@ -320,6 +322,18 @@ def layer_norm(input: Tensor, normalized_shape: Shape, weight: Tensor | None = N
     if bias is not None:
         out = out + bias
     return out
+
+
+def _one_layer_norm(x: Tensor, w: Tensor | None, b: Tensor | None, dims: tuple) -> bool:
+    """Whether layer_norm is one record (Note [Layer norm kernels]): a float32/float64
+    input with weight and bias absent or of its dtype and of the normalized shape (other
+    dtypes compose the ops, with their promotion)."""
+    dt = x._data.dtype
+    if dt.char not in "fd" or not dims:
+        return False
+    shape = x._data.shape[x._data.ndim - len(dims):]
+    return all(t is None or (isinstance(t, Tensor) and t._data.dtype == dt and
+                             t._data.shape == shape) for t in (w, b))
 
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,

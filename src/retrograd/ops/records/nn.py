@@ -49,7 +49,21 @@ from ..._tensor.tensor import Tensor, _make
 from ..batch_rules import conv_rule, dim_at, pointwise, unbatched_first
 from ..dispatch import apply
 from ..jvp_rules import jvp_linear
+from ..kernels.erf import erf_kernel
+from ..kernels.gelu import (
+    gelu_backward_onednn_kernel,
+    gelu_minimax_kernel,
+    gelu_tanh_backward_kernel,
+    gelu_tanh_kernel,
+)
+from ..kernels.norms import layer_norm_backward_kernel, layer_norm_kernel
 from ..kernels.scatter_rows import scatter_add_rows
+from ..kernels.softmax import (
+    log_softmax_backward_kernel,
+    log_softmax_kernel,
+    softmax_backward_kernel,
+    softmax_kernel,
+)
 from ..op import _LOW, Op, direct_kernel
 from ..public import LOWER_PRECISION_FP
 from . import table as T
@@ -436,75 +450,109 @@ avg_pool_t = Op("avg_pool_t", _avg_pool_t_fwd, (lambda g, s, n: apply(avg_pool, 
 # ---------------------------------------------------------------------------------
 # softmax and log_softmax: own entries for stability (max-shifted) and memory (each
 # saves only its output). p = dim.
-
-
-_max_reduce = np.maximum.reduce
 _add_reduce = np.add.reduce
 
 
-def _row_max(x, dim):
-    """The max along ``dim`` (kept), with -inf maxima replaced by 0 so that a row of -inf
-    does not turn the shift into nan. A +inf (or nan) maximum is kept, as PyTorch's kernel
-    keeps it: inf - inf is nan and the whole row is nan, forward and backward (a row
-    [inf, 1, 2] gives [nan, nan, nan], not [nan, 0, 0]). One reduce and one sum on the
-    common path: the sum of squares of finite maxima is finite (or overflows, which only
-    sends us to the exact slow path). An empty dim gives zeros (the rows are empty, or
-    their sum of exponentials is 0, as PyTorch: logsumexp of nothing is -inf)."""
-    try:
-        m = _max_reduce(x, axis=dim, keepdims=True)
-    except ValueError:  # zero-size reduction: no identity for maximum
-        shape = list(x.shape)
-        shape[dim] = 1
-        return np.zeros(shape, x.dtype)
-    tot = np.vdot(m, m)  # cheaper than a sum on small arrays
-    if not math.isfinite(tot):  # (not tot - tot: inf - inf warns in NumPy)
-        m = np.where(m == -np.inf, 0, m)
-    return m
-
-
-def _log_softmax_fwd(x, dim):
-    if x.ndim == 0:  # a 0-d input: one element, the result 0-d too (as PyTorch)
-        return _log_softmax_fwd(x.reshape(1), 0).reshape(())
-    if not x.flags.c_contiguous:  # as PyTorch, which runs on x.contiguous(): a C-order result
-        x = np.ascontiguousarray(x)
-    sh = np.subtract(x, _row_max(x, dim))
-    s = _add_reduce(np.exp(sh), axis=dim, keepdims=True)
-    np.subtract(sh, np.log(s, out=s), out=sh)
-    return sh if sh.dtype == x.dtype else sh.astype(x.dtype)
-
-
-def _softmax_fwd(x, dim):
-    if x.ndim == 0:  # a 0-d input: one element, the result 0-d too (as PyTorch)
-        return _softmax_fwd(x.reshape(1), 0).reshape(())
-    if not x.flags.c_contiguous:  # as PyTorch, which runs on x.contiguous(): a C-order result
-        x = np.ascontiguousarray(x)
-    e = np.exp(np.subtract(x, _row_max(x, dim)))
-    e /= _add_reduce(e, axis=dim, keepdims=True)
-    return e if e.dtype == x.dtype else e.astype(x.dtype)
-
-
-# Note [Softmax backward ops]: as PyTorch's _log_softmax_backward_data, the backward of
-# log_softmax is one fused entry, g - exp(y) * sum(g), computed in one kernel (a small
-# network's loss is then cheap), with rules of its own for double backward. p = dim.
-def _log_softmax_bwd_fwd(g, y, dim):
-    if y.ndim == 0:
-        return _log_softmax_bwd_fwd(g.reshape(1), y.reshape(1), 0).reshape(())
-    e = np.exp(y)
-    e *= _add_reduce(g, axis=dim, keepdims=True)
-    return np.subtract(g, e, out=e)
-
-
+# Note [Softmax backward ops]: as PyTorch's _log_softmax_backward_data and
+# _softmax_backward_data, the backward of log_softmax (g - exp(y) * sum(g)) and of softmax
+# (y * (g - sum(g * y))) are fused entries, each one kernel (Note [Softmax kernels] in
+# ops/kernels/softmax.py), with rules of their own for double backward. p = dim.
 log_softmax_backward = Op(
-    "log_softmax_backward", _log_softmax_bwd_fwd,
+    "log_softmax_backward", log_softmax_backward_kernel,
     (lambda gg, s, n: gg - (gg * s[1].exp()).sum(n._p, keepdim=True),
      lambda gg, s, n: -gg * s[1].exp() * s[0].sum(n._p, keepdim=True)),
     (0, 1), save_if=((1,), (0, 1)), node_name="LogSoftmaxBackwardDataBackward0")
-log_softmax = Op("log_softmax", _log_softmax_fwd,
+log_softmax = Op("log_softmax", log_softmax_kernel,
                  (lambda g, s, n: apply(log_softmax_backward, (g, s[0]), n._p),), ("out",),
                  node_name="LogSoftmaxBackward0", batch=dim_at(None))
-softmax = Op("softmax", _softmax_fwd,
-             (lambda g, s, n: s[0] * (g - (g * s[0]).sum(n._p, keepdim=True)),), ("out",),
+
+
+def _softmax_bwd_rule_y(gg, s, n):
+    # d/dy of <gg, y * (g - sum(g * y))> = gg * (g - sum(g * y)) - g * sum(gg * y)
+    g, y = s
+    return gg * (g - (g * y).sum(n._p, keepdim=True)) - g * (gg * y).sum(n._p, keepdim=True)
+
+
+softmax_backward = Op(
+    "softmax_backward", softmax_backward_kernel,
+    (lambda gg, s, n: apply(softmax_backward, (gg, s[1]), n._p), _softmax_bwd_rule_y),
+    (0, 1), save_if=((1,), (0, 1)), node_name="SoftmaxBackwardDataBackward0",
+    batch=dim_at(None))
+softmax = Op("softmax", softmax_kernel,
+             (lambda g, s, n: apply(softmax_backward, (g, s[0]), n._p),), ("out",),
              node_name="SoftmaxBackward0", batch=dim_at(None))
+
+
+# ---------------------------------------------------------------------------------
+# layer normalization (Note [Layer norm kernels] in ops/kernels/norms.py): own entry for
+# speed, one node (PyTorch's NativeLayerNormBackward0) instead of nine. Inputs (x, weight,
+# bias), weight and bias None or of the normalized shape; p = (k, eps), k the number of
+# trailing dims normalized. Without create_graph the gradient is one NumPy kernel; with it,
+# PyTorch's formula in Tensor ops, so that double backward and forward AD go through it.
+
+
+def _layer_norm_fwd(x, w, b, p):
+    return layer_norm_kernel(x, w, b, p[0], p[1])
+
+
+@direct_kernel
+def layer_norm_backward_arrays(g, x, w, p, wanted):
+    """The wanted ones of (dx, dweight, dbias) of layer_norm, as a tuple of arrays (Note
+    [Layer norm kernels]). A direct kernel (Note [Direct kernels]): compiled backwards
+    replay it."""
+    outs = layer_norm_backward_kernel(g, x, w, p[0], p[1], wanted)
+    return tuple(o for o in outs if o is not None)
+
+
+def _layer_norm_vjp(g, s, n, needs):
+    x, w = s
+    k, eps = n._p
+    wanted = (needs[0], needs[1] and w is not None, needs[2])
+    if not any(wanted):
+        return [None, None, None]
+    if not STATE.enabled and g.__class__ is Tensor and x.__class__ is Tensor and \
+            (w is None or w.__class__ is Tensor) and g._data.shape == x._data.shape:
+        outs = iter(layer_norm_backward_arrays(g._data, x._data,
+                                               None if w is None else w._data, n._p, wanted))
+        return [_make(next(outs)) if want else None for want in wanted]
+    dims = tuple(range(x.ndim - k, x.ndim))
+    d = x - x.mean(dims, keepdim=True)
+    rstd = ((d * d).mean(dims, keepdim=True) + eps).rsqrt()
+    xhat = d * rstd
+    rows = tuple(range(x.ndim - k))
+    gw = gb = None
+    if needs[1] and w is not None:
+        gw = (g * xhat).sum(rows) if rows else g * xhat
+    if needs[2]:
+        gb = g.sum(rows) if rows else g
+    gx = None
+    if needs[0]:
+        gy = g if w is None else g * w
+        gx = rstd * (gy - gy.mean(dims, keepdim=True)
+                     - xhat * (gy * xhat).mean(dims, keepdim=True))
+    return [gx, gw, gb]
+
+
+def _layer_norm_batch(c):
+    """vmap: the batched input is normalized as it is (its batch dims lead, the normalized
+    ones trail); a batched weight or bias is then applied by broadcasting."""
+    if not (c.batched[1] or c.batched[2]):
+        return c.run(c.args, c.p)
+    out = c.run((c.args[0] if c.batched[0] else c.full(0), None, None), c.p)
+    rank = c.logical_ndim(0)
+    for i in (1, 2):
+        t = c.args[i]
+        if t is None:
+            continue
+        if c.batched[i]:  # its batch dims in front of the input's unnormalized ones
+            s = tuple(t.shape)
+            t = t.reshape(s[:c.nb] + (1,) * (rank - c.logical_ndim(i)) + s[c.nb:])
+        out = out * t if i == 1 else out + t
+    return out
+
+
+layer_norm = Op("layer_norm", _layer_norm_fwd, _layer_norm_vjp, (0, 1),
+                node_name="NativeLayerNormBackward0", nondiff=(), batch=_layer_norm_batch)
 
 
 # ---------------------------------------------------------------------------------
@@ -518,30 +566,62 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
 def _gelu_fwd(x, approximate):
     if approximate == "tanh":
-        inner = _SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)
-        return (0.5 * x * (1.0 + np.tanh(inner))).astype(x.dtype, copy=False)
+        dt, (xf,) = _low_in(x)
+        return _low_out(dt, gelu_tanh_kernel(xf))
+    if _onednn_gelu(x):
+        return _gelu_onednn_fwd(x)
+    # ATen's own loops (float64, one element, a strided input): erf in float64
     xd = x.astype(np.float64)
-    from ..kernels.erf import erf_kernel
-
-    out = (0.5 * xd * (1.0 + erf_kernel(xd * _SQRT_HALF))).astype(x.dtype, copy=False)
-    if x.size > 1 and x.flags.c_contiguous and onednn_takes(_ONEDNN_NAMES.get(x.dtype, "")):
-        # PyTorch sends this gelu to oneDNN, whose special values follow its ISA
-        # (Note [CPU capability]): the AVX-512 kernels keep a zero's sign and give nan at
-        # +inf (with the sign bit set but for float16); the float32 AVX2/SSE4.1 kernel
-        # gives +0.0 for every zero and +inf there
-        if onednn_at_least("AVX512_CORE_FP16" if x.dtype == _F16 else "AVX512_CORE"):
-            np.copyto(out, np.nan if x.dtype == _F16 else -np.nan, where=np.isposinf(x))
-        elif x.dtype == _F32:
-            np.add(out, 0.0, out=out)
-    return out
+    return (0.5 * xd * (1.0 + erf_kernel(xd * _SQRT_HALF))).astype(x.dtype, copy=False)
 
 
 _ONEDNN_NAMES = {np.dtype(np.float32): "float32", D.bfloat16.np: "bfloat16",
                  np.dtype(np.float16): "float16"}
 
 
+def _onednn_gelu(x) -> bool:
+    """Whether PyTorch computes this gelu (and its gelu_backward) with oneDNN (Note [CPU
+    capability])."""
+    return x.size > 1 and x.flags.c_contiguous and onednn_takes(_ONEDNN_NAMES.get(x.dtype, ""))
+
+
+def _gelu_onednn_fwd(x):
+    # oneDNN's AVX-512 kernel, bit for bit (Note [GELU as oneDNN computes it]), in float32
+    # for bfloat16/float16 too. Its special values follow the ISA (Note [CPU capability]):
+    # the AVX-512 kernels keep a zero's sign and give nan at +inf (with the sign bit set
+    # but for float16); the float32 AVX2/SSE4.1 kernel gives +0.0 for every zero and +inf
+    # there, and its values (Abramowitz and Stegun's erf) within 1e-6 of these
+    out = gelu_minimax_kernel(x if x.dtype == _F32 else x.astype(_F32))
+    if x.dtype != _F32:
+        out = out.astype(x.dtype)
+    if onednn_at_least("AVX512_CORE_FP16" if x.dtype == _F16 else "AVX512_CORE"):
+        if x.dtype == _F16:
+            np.copyto(out, np.nan, where=np.isposinf(x))
+    elif x.dtype == _F32:
+        np.add(out, 0.0, out=out)
+        np.copyto(out, np.inf, where=np.isposinf(x))
+    return out
+
+
+@direct_kernel
+def gelu_backward_arrays(g, x, approximate):
+    """gelu_backward of arrays of one shape and dtype: oneDNN's (erf form, where PyTorch
+    calls it: Note [GELU as oneDNN computes it]) or ATen's tanh form, in float32 for
+    float16/bfloat16. A direct kernel (Note [Direct kernels]): compiled backwards replay it."""
+    dt, (gf, xf) = _low_in(g, x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if approximate == "tanh":
+            return _low_out(dt, gelu_tanh_backward_kernel(gf, xf))
+        return _low_out(dt, gelu_backward_onednn_kernel(gf, xf))
+
+
 def _gelu_rule(g, s, n):
     x = s[0]
+    if not STATE.enabled and g.__class__ is Tensor and x.__class__ is Tensor:
+        ga, xa = g._data, x._data  # one kernel when no graph is made of the gradient
+        if ga.shape == xa.shape and ga.dtype == xa.dtype and xa.ndim and (
+                _onednn_gelu(xa) if n._p != "tanh" else xa.dtype.kind == "f"):
+            return _make(gelu_backward_arrays(ga, xa, n._p))
     if n._p == "tanh":
         x3 = x * x * x
         t = ((x + 0.044715 * x3) * _SQRT_2_OVER_PI).tanh()
