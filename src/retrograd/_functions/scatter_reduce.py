@@ -51,7 +51,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor,
     d = _wrap_dim(dim, input._data.ndim)
     if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu":
         raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
-    _check_index(index.long(), "scatter_reduce", input, d)
+    _check_index(index.long(), "scatter_reduce", input, d, src)
     _same_dtype("scatter", input, src)
     return with_out("scatter_reduce", apply(TSC.scatter_reduce, (input, index.long(), src),
                                             (d, reduce, bool(include_self))), out, (input, src))
