@@ -22,7 +22,7 @@ from .._core.hints import Shape, ShapeLike
 from .._core.size import Size
 from .._graph.forward_state import FW as _FW
 from .._graph.forward_state import fw_op as _fw_op
-from .._tensor.tensor import Tensor, _make, _wrap_dim, result_type, track_view
+from .._tensor.tensor import _LEGACY_NAMES, Tensor, _make, _wrap_dim, result_type, track_view
 from ..ops.argcheck import broadcast_checked
 from ..ops.batch_rules import per_element_under_vmap
 from ..ops.dispatch import _mismatch, apply, view_apply
@@ -55,6 +55,9 @@ def _infer_shape(shape, numel: int, orig):
             if neg >= 0:
                 raise RuntimeError("only one dimension can be inferred")
             neg = i
+        elif s < 0:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {list(shape)} "
+                               "(sizes are non-negative, or -1 for the one inferred)")
         else:
             known *= s
     if neg >= 0:
@@ -153,7 +156,17 @@ def unflatten(input: Tensor, dim: int, sizes: Shape) -> Tensor:
     """
     d = _wrap_dim(dim, input._data.ndim)
     shp = input._data.shape
-    sizes = _infer_shape(tuple(sizes), shp[d], shp[d:d + 1])
+    sizes = tuple(sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty (the sizes dim "
+                           f"{d} becomes, e.g. ({shp[d]},))")
+    try:  # PyTorch's handle_unflatten_exception rewords infer_size's errors
+        sizes = _infer_shape(sizes, shp[d], shp[d:d + 1])
+    except RuntimeError as e:
+        if "is invalid for input of size" in str(e):
+            raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
+                               f"size of dim {d} ({shp[d]}) in the input tensor") from None
+        raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
     return reshape(input, shp[:d] + tuple(sizes) + shp[d + 1:])
 
 
@@ -606,14 +619,55 @@ def split_bounds(n: int, split_size_or_sections, d: int) -> tuple[list, list]:
 @public
 def tensor_split(input: Tensor, indices_or_sections: Tensor | int | Sequence[int], dim: int = 0
                  ) -> tuple[Tensor, ...]:
-    n = input.shape[dim]
-    if isinstance(indices_or_sections, int):
-        k = indices_or_sections
-        sizes = [n // k + 1] * (n % k) + [n // k] * (k - n % k)
+    """Views of ``input`` along ``dim``: ``sections`` nearly equal pieces (the first
+    ``n % sections`` one longer), or the pieces between ``indices``, each
+    ``input[..., start:end]`` as a Python slice (negative indices count from the end; an
+    end before its start gives an empty piece), as PyTorch's (SliceBackward0 nodes).
+
+    Example:
+        >>> import retrograd as torch
+        >>> [t.tolist() for t in torch.arange(5).tensor_split([1, -1])]
+        [[0], [1, 2, 3], [4]]
+    """
+    nd = input._data.ndim
+    if nd == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
+    d = _wrap_dim(dim, nd)
+    n = input._data.shape[d]
+    ios = _tensor_split_arg(indices_or_sections)
+    if isinstance(ios, int):
+        if ios <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {ios} (the "
+                               "number of pieces; to cut at positions pass a list of indices)")
+        q, r = divmod(n, ios)
+        bounds, start = [], 0
+        for i in range(ios):
+            end = start + q + (1 if i < r else 0)
+            bounds.append((start, end))
+            start = end
     else:
-        idx = [0] + list(indices_or_sections) + [n]
-        sizes = [_py_max(0, idx[i + 1] - idx[i]) for i in range(len(idx) - 1)]
-    return split(input, sizes, dim)
+        cuts = [0] + [int(i) for i in ios] + [None]
+        bounds = list(zip(cuts[:-1], cuts[1:]))
+    lead = (slice(None),) * d
+    return tuple(view_apply(T.slice_op, input, lead + (slice(a, b),)) for a, b in bounds)
+
+
+def _tensor_split_arg(ios):
+    """tensor_split's sections (an int) or indices (a sequence), checked as PyTorch does
+    for a tensor."""
+    if not isinstance(ios, Tensor):
+        return ios if isinstance(ios, (int, np.integer)) and not isinstance(ios, bool) else \
+            list(ios)
+    if ios._data.dtype != np.int64:
+        raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype of "
+                           f"long, but got {_LEGACY_NAMES[ios.dtype.name]} (pass "
+                           f"an int64 tensor, e.g. indices.long())")
+    if ios._data.ndim > 1:
+        raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a "
+                           f"zero-dimensional or one-dimensional tensor, but got a tensor with "
+                           f"{ios._data.ndim} dims")
+    return int(ios._data) if ios._data.ndim == 0 else ios._data.tolist()
 
 
 @public
