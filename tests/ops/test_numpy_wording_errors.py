@@ -124,6 +124,23 @@ CASES = [
     "T.nn.functional.avg_pool2d(T.zeros(4), 2)",
     "T.nn.functional.avg_pool2d(T.zeros(1, 1, 2, 2), 3)",
     "T.nn.functional.avg_pool3d(T.zeros(1, 1, 2, 2, 2), 3)",
+    # found by the misuse sweep over the op database (NumPy's wording or exception type)
+    "T.linalg.solve_ex(T.zeros(2, 2, 2), T.zeros(0, 2, 1))",
+    "T.linalg.solve_triangular(T.zeros(0, 2, 2), T.zeros(2, 2, 1), upper=True)",
+    "T.masked_scatter(T.zeros(3, 4), T.zeros(3, 6, dtype=T.bool), T.zeros(12))",
+    "T.zeros(()).unbind(0)",
+    "T.zeros(()).split(1)",
+    "T.zeros(()).chunk(2)",
+    "T.zeros(2, 3).median(9)",
+    "T.zeros(3, 4).repeat(-9, 1)",
+    "T.zeros(3, 4).repeat(2, -1)",
+    "T.zeros(3, 5).kthvalue(9)",
+    "T.zeros(3, 5).kthvalue(0)",
+    "T.zeros(0, 5).kthvalue(1, 0)",
+    "T.bitwise_and(T.zeros(3), T.ones(3, dtype=T.long))",
+    "T.zeros(3).bitwise_or_(T.ones(3, dtype=T.long))",
+    "T.bitwise_xor(T.tensor([1, 2]), 1.5)",
+    "T.tensor([1.]) & T.tensor([1.])",
 ]
 
 

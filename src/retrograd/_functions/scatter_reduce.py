@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor.tensor import _LEGACY_NAMES, Tensor, _wrap_dim
+from ..ops.argcheck import broadcast_checked
 from ..ops.batch_rules import per_element_under_vmap
 from ..ops.dispatch import apply
 from ..ops.out_arg import with_out
@@ -115,7 +116,8 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
             "masked_scatter: expected self and source to have same dtypes but got"
             f"{_LEGACY_NAMES[input.dtype.name]} and {_LEGACY_NAMES[source.dtype.name]} "
             "(convert the source, e.g. source.to(self.dtype))")
-    shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
+    shape = broadcast_checked("masked_scatter", ("mask", "self"),
+                              (mask._data.shape, input._data.shape))
     if np.count_nonzero(np.broadcast_to(mask._data, shape)) > source._data.size:
         raise RuntimeError("Number of elements of source < number of ones in mask (source "
                            f"has {source._data.size} elements: give one per True of the "

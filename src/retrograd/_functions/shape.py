@@ -394,6 +394,12 @@ def repeat(input: Tensor, *sizes: int | Sequence[int]) -> Tensor:
     if len(sizes) < input._data.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
+    if any(r < 0 for r in sizes):
+        padded = (1,) * (len(sizes) - input._data.ndim) + input._data.shape
+        target = [r * n for r, n in zip(sizes, padded)]
+        bad = next(t for t in target if t < 0) if any(t < 0 for t in target) else min(sizes)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {target} "
+                           f"(repeat counts must be non-negative, got {list(sizes)})")
     return apply(T.repeat, (input,), sizes)
 
 
@@ -587,6 +593,8 @@ def split(tensor: Tensor, split_size_or_sections: ShapeLike, dim: int = 0
         >>> [p.shape[0] for p in torch.arange(5).split(2)]
         [2, 2, 1]
     """
+    if not tensor._data.ndim:
+        raise RuntimeError("split expects at least a 1-dimensional tensor (got a 0-d one)")
     d = _wrap_dim(dim, tensor._data.ndim)
     sizes, bounds = split_bounds(tensor._data.shape[d], split_size_or_sections, d)
     kind = "split" if isinstance(split_size_or_sections, (int, np.integer)) else "sizes"
@@ -683,6 +691,8 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks} (the "
                            "number of pieces; for pieces of a given size use split(size))")
+    if not input._data.ndim:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor (got a 0-d one)")
     n = input._data.shape[_wrap_dim(dim, input._data.ndim)]
     if n == 0:  # PyTorch: ``chunks`` empty pieces of a size-0 dim
         return split(input, [0] * chunks, dim)
@@ -700,6 +710,9 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
         tensor([3., 4.])
     """
     d = _wrap_dim(dim, input._data.ndim)
+    if not input._data.ndim:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions (unbind "
+                         "takes a tensor of at least 1 dim)")
     n = input._data.shape[d]
     return _pieces(input, d, [(i, i + 1) for i in range(n)], "unbind", None)
 
