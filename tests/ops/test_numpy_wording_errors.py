@@ -141,6 +141,8 @@ CASES = [
     "T.zeros(3).bitwise_or_(T.ones(3, dtype=T.long))",
     "T.bitwise_xor(T.tensor([1, 2]), 1.5)",
     "T.tensor([1.]) & T.tensor([1.])",
+    "T.linalg.cross(T.zeros(4, 3), T.zeros(4, 3), dim=9)",
+    "T.linalg.cross(T.zeros(4, 3), T.zeros(0, 3))",
 ]
 
 
