@@ -1079,41 +1079,6 @@ EXCLUSIONS.append(Exclusion(
 ))
 
 
-_HARDTANH = re.compile(r"T\.nn\.functional\.(hardtanh|elu)\((\w+)\)")
-
-
-def _hardtanh_of_nan(diff: Difference, program: Program) -> bool:
-    # torch's hardtanh_backward lets the gradient through at a NaN input in the scalar
-    # tail of its loop and gives 0 in its vectorized body (8 doubles or 16 floats a
-    # step with AVX2), where retrograd gives 0 throughout; its elu_backward passes the
-    # gradient in the tail and gives nan in the body (the body tests x > 0, the tail
-    # x <= 0), where retrograd passes it throughout. It is this difference when it goes
-    # with NaN inputs of hardtanh and elu replaced by 0
-    if diff.kind != "values" or not any(_HARDTANH.search(st.code) for st in program.steps):
-        return False
-    steps = [Step(_HARDTANH.sub(r"T.nn.functional.\1(T.nan_to_num(\2, nan=0.0))",
-                                st.code), st.outs, st.check) for st in program.steps]
-    return _gone(diff, compare(Program(program.seed, steps)))
-
-
-EXCLUSIONS.append(Exclusion(
-    "the gradient of hardtanh and elu at NaN",
-    "torch's hardtanh_backward kernel compares the input with the bounds; a NaN input "
-    "fails both comparisons, and whether the gradient then passes (its scalar tail loop) "
-    "or is 0 (its vectorized loop, 8 doubles or 16 floats a step with AVX2) depends on "
-    "where the element falls, hence on the CPU's vector width. retrograd gives 0 (NaN is "
-    "outside the linear region). elu_backward likewise: its vectorized loop takes the "
-    "negative branch at NaN (nan), its tail the positive one (the gradient), as retrograd "
-    "does throughout. Matched when the difference goes with NaN inputs of hardtanh and "
-    "elu replaced by 0.",
-    _hardtanh_of_nan,
-    ("x1 = T.tensor([-0.311, 1.933, 1.568], dtype=T.float64, requires_grad=True)\n"
-     "v3 = T.log(x1)\n"
-     "v6 = T.nn.functional.hardtanh(v3)\n"
-     "v6.sum().backward(create_graph=True, inputs=[x1])\n",),
-))
-
-
 def _layout(t) -> tuple | None:
     try:
         return tuple(t.stride()), t._base is not None

@@ -52,17 +52,30 @@ def _finish(arr, requires_grad: bool, device) -> Tensor:
     return t
 
 
-def _shape(size) -> tuple:
+_NEGATIVE_SIZE = {"zeros": "zeros: Dimension size must be non-negative."}  # (at::zeros' own)
+
+
+def _shape(size, fn: str | None = None) -> tuple:
+    """The shape of a factory's ``size`` arguments, with PyTorch's errors: a size past
+    int64 is the argument parser's TypeError (``fn()``'s, when ``fn`` is given), a negative
+    one a RuntimeError."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = size[0]
     out = []
-    for s in size:
+    for pos, s in enumerate(size, 1):
         if isinstance(s, Tensor):
             s = int(s.item())
         if not isinstance(s, (int, np.integer)):
             raise TypeError(f"size must be a sequence of ints, got {size!r}")
+        if not -2 ** 63 <= s < 2 ** 63:
+            raise TypeError(f"{fn or 'a factory'}(): argument 'size' failed to unpack the object "
+                            f"at pos {pos} with error \"Overflow when unpacking long long\" "
+                            f"(size {s} does not fit in int64)")
         if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+            if fn in _NEGATIVE_SIZE:
+                raise RuntimeError(f"{_NEGATIVE_SIZE[fn]} (got size {list(size)})")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
+                               f"{list(size)}")
         out.append(int(s))
     return tuple(out)
 
@@ -104,6 +117,8 @@ def _infer(data):
         return data._data.copy()
     if isinstance(data, np.ndarray):
         return data.copy()
+    if isinstance(data, range):
+        return _range_array(data)
     if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
         data = _tensors_to_values(data)
     try:
@@ -112,6 +127,12 @@ def _infer(data):
         _ragged_error(data)
         raise
     k = arr.dtype.kind
+    if (k == "u" and not isinstance(data, np.integer)) or (k == "O" and _big_ints(data)):
+        raise ValueError("Overflow when unpacking long long (an integer outside int64's range "
+                         "[-2**63, 2**63 - 1]; pass dtype=torch.float64 for a float tensor)")
+    if k == "O" and all(isinstance(x, (int, float)) for x in _flat(data)):
+        arr = np.array(data, dtype=np.float64)  # ints past int64 beside floats: floats
+        k = "f"
     if k == "f":
         if isinstance(data, np.floating):
             return arr
@@ -164,6 +185,32 @@ def _ragged_error(data) -> None:
             raise ValueError(f"expected sequence of length {sizes[d]} at dim {d} (got "
                              f"{len(x)}){_RAGGED_FIX}")
         stack.extend((y, d + 1) for y in reversed(list(x)))
+
+
+# Note [Tensors of ranges]
+# torch.tensor(range(n)) reads the range as a sequence of Python ints: int64 (float32 when
+# empty), and "Overflow when unpacking long long" for a value outside int64. Its length is
+# known up front, so it is made with np.arange (no Python int per element) and its storage
+# goes through ``allocate``: a range too long for memory is PyTorch's allocator error, a
+# RuntimeError raised before anything is allocated, not NumPy's MemoryError (torch itself
+# first iterates the whole range to infer its dtype: for range(2**59) it does not return).
+def _range_array(r: range) -> np.ndarray:
+    """``np.arange`` of the range ``r`` in int64 (Note [Tensors of ranges])."""
+    if not len(r):
+        return np.zeros(0, D.DEFAULTS.float.np)
+    if not (-2 ** 63 <= r[0] < 2 ** 63 and -2 ** 63 <= r[-1] < 2 ** 63):
+        raise ValueError("Overflow when unpacking long long (an integer outside int64's range "
+                         "[-2**63, 2**63 - 1]; pass dtype=torch.float64 for a float tensor)")
+    return allocate(lambda shape, dt: np.arange(r.start, r.start + len(r) * r.step, r.step,
+                                                dtype=dt), (len(r),), np.dtype(np.int64))
+
+
+def _big_ints(data) -> bool:
+    """Whether ``data`` (NumPy made an object array of it) holds only ints (no floats),
+    one of them outside int64: PyTorch's overflow."""
+    vals = list(_flat(data))
+    return all(isinstance(x, int) for x in vals) and \
+        any(not -2 ** 63 <= x < 2 ** 63 for x in vals)
 
 
 def _flat(data):
@@ -298,8 +345,8 @@ def from_numpy(a: np.ndarray) -> Tensor:
     return _make(a)
 
 
-def _filled(size, value, dtype, requires_grad, device):
-    shape = _shape(size)
+def _filled(size, value, dtype, requires_grad, device, fn: str | None = None):
+    shape = _shape(size, fn)
     if dtype is None and value is not None and not isinstance(value, float):
         dt = D.result_type_of([], [], [value])
     else:
@@ -325,7 +372,7 @@ def _filled(size, value, dtype, requires_grad, device):
 def _size(fn: str, positional: tuple, size, combination: bool = True) -> tuple:
     """The shape a factory was given: ``positional`` (``2, 3`` or ``(2, 3)``) or ``size=``."""
     if size is None:
-        return _shape(positional)
+        return _shape(positional, fn)
     if positional:
         got = ", ".join(type_name(a) for a in positional)
         first = (f"{fn}() received an invalid combination of arguments - got ({got}, "
@@ -336,7 +383,7 @@ def _size(fn: str, positional: tuple, size, combination: bool = True) -> tuple:
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"{fn}(): argument 'size' must be tuple of ints, not "
                         f"{type_name(size)} (write size=({size!r},) for a 1-d shape)")
-    return _shape((size,))
+    return _shape((size,), fn)
 
 
 def _out_dtype(dtype, out: Tensor | None):
@@ -428,8 +475,8 @@ def full(size: Shape, fill_value: Tensor | Number, dtype: D.dtype | None = None,
     shape = (size,) if isinstance(size, int) else tuple(size)
     if out is not None:
         _out_dtype(dtype, out)
-        return _fill_out(out, _shape(shape), fill_value, requires_grad)
-    return _filled(shape, fill_value, dtype, requires_grad, device)
+        return _fill_out(out, _shape(shape, "full"), fill_value, requires_grad)
+    return _filled(shape, fill_value, dtype, requires_grad, device, "full")
 
 
 def empty(*shape: int | Sequence[int], size: Sequence[int] | None = None,
@@ -772,6 +819,10 @@ def eye(n: int, m: int | None = None, dtype: D.dtype | None = None,
                 [0., 1.]])
     """
     check_pin_memory(pin_memory)
+    for name, v in (("n", n), ("m", m)):
+        if v is not None and v < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {v} (eye(n, m) makes "
+                               "an n x m matrix)")
     if out is not None:
         return _made_into(out, eye(n, m, _out_dtype(dtype, out)))
     return _finish(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad, device)

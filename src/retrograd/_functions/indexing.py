@@ -281,8 +281,51 @@ def getitem(self, key: IndexKey) -> Tensor:
         return apply(T.index, (t,), idx)
     except IndexError as e:
         _mask_shape_error(self._data.shape, key)
-        raise IndexError(f"{_torch_wording(str(e))} (tensor of shape {list(self.shape)}, "
-                         f"index {key})") from None
+        raise index_error(e, idx, t._data.shape, f"tensor of shape {list(self.shape)}, "
+                                                 f"index {key}") from None
+
+
+# Note [Index error dimensions]
+# PyTorch's index kernels number an out-of-range index by the tensor index it came from,
+# not by the dim it indexes: ``x[:, t]`` with t out of range says "for dimension 0", and
+# ``x[i, :, t]`` "for dimension 1" (measured with torch 2.13, for x[key], x[key] = v and
+# index_put_). The basic parts of the key (ints, slices, ...) are applied as views first
+# and count for nothing; a boolean mask counts one per dim it covers.
+_OUT_OF_BOUNDS = re.compile(r"index (-?\d+) is out of bounds for axis (\d+) with size (\d+)")
+
+
+def _tensor_index_ordinal(key: tuple, nd: int, axis: int) -> int:
+    """How many dims of a tensor of ``nd`` dims that ``key`` indexes with index arrays lie
+    before ``axis`` (Note [Index error dimensions])."""
+    used = _py_sum(k.ndim if k.__class__ is np.ndarray and k.dtype == np.bool_ else 1
+                   for k in key if k is not None and k is not Ellipsis)
+    src = count = 0
+    for k in key:
+        if k is None:
+            continue
+        if k is Ellipsis:
+            src += nd - used
+            continue
+        n = k.ndim if k.__class__ is np.ndarray and k.dtype == np.bool_ else 1
+        if src >= axis:
+            break
+        if k.__class__ is np.ndarray and (k.ndim or k.dtype == np.bool_):
+            count += n
+        src += n
+    return count
+
+
+def index_error(e: IndexError, key: tuple, shape: tuple, where: str) -> IndexError:
+    """NumPy's IndexError from indexing an array of ``shape`` with ``key`` in PyTorch's
+    words (Note [Index error dimensions]), then ``where`` and the valid range."""
+    m = _OUT_OF_BOUNDS.search(str(e))
+    if m is None:
+        return IndexError(f"{_torch_wording(str(e))} ({where})")
+    i, axis, size = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    dim = _tensor_index_ordinal(key if isinstance(key, tuple) else (key,), len(shape), axis)
+    return IndexError(f"index {i} is out of bounds for dimension {dim} with size {size} "
+                      f"({where}: the index indexes dim {axis}, whose indices must lie in "
+                      f"[{-size}, {size - 1}])")
 
 
 def _torch_wording(message: str) -> str:
@@ -403,6 +446,10 @@ def index_put(input: Tensor, indices: Sequence[IndexKey] | None,
         return apply(T.index_put, (input, values), (key, bool(accumulate)))
     except ValueError:  # NumPy's broadcast error: PyTorch's RuntimeError, its wording
         raise _index_put_shape_error(input, key, values._data.shape) from None
+    except IndexError as e:
+        _mask_shape_error(input._data.shape, key)
+        raise index_error(e, key, input._data.shape,
+                          f"index_put_ on a tensor of shape {list(input.shape)}") from None
 
 
 # Note [index_put dtypes]
@@ -466,11 +513,19 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     return apply(T.gather, (input, index), d)
 
 
-def _check_index(index, fn, input=None, d=0):
+_GATHER = object()  # _check_index's ``src`` for gather (no src, gather's shape check)
+
+
+def _check_index(index, fn, input=None, d=0, src=_GATHER):
     if not isinstance(index, Tensor) or index._data.dtype != np.int64:
         raise RuntimeError(f"{fn}(): Expected dtype int64 for index")
     if input is None or not index._data.size:
         return
+    if src is _GATHER:
+        _gather_shape_check(input._data.shape, d, index._data.shape)
+    else:
+        _scatter_shape_check(input._data.shape, d, index._data.shape,
+                             src._data.shape if isinstance(src, Tensor) else None)
     idx = values_to_check(index._data)
     size = input._data.shape[d] if input._data.ndim else 1
     if idx.min() < 0 or idx.max() >= size:  # PyTorch checks too (negative indices included)
@@ -479,6 +534,79 @@ def _check_index(index, fn, input=None, d=0):
             f"index {bad} is out of bounds for dimension {d} with size {size} (in {fn}: "
             f"every index along dim {d} must lie in [0, {size - 1}]; {fn} takes no negative "
             "indices, so wrap them first, e.g. index % size)")
+
+
+def _gather_shape_check(shape: tuple, d: int, ishape: tuple) -> None:
+    """PyTorch's gather_shape_check (ScatterGatherChecks.h): as many dims as the input
+    (a 0-d one counts as 1-d), and no larger than it apart from ``d``."""
+    if max(len(shape), 1) != max(len(ishape), 1):
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as input "
+                           f"tensor (input {list(shape)}, index {list(ishape)})")
+    for k in range(len(ishape)):
+        if k != d and ishape[k] > (shape[k] if shape else 1):
+            raise RuntimeError(
+                f"Size does not match at dimension {k} expected index {list(ishape)} to be no "
+                f"larger than self {list(shape)} apart from dimension {d} (gather takes "
+                f"index[i][j] from row i: index needs no more rows than input along dim {k})")
+
+
+def _scatter_shape_check(shape: tuple, d: int, ishape: tuple, sshape) -> None:
+    """PyTorch's scatter_shape_check (ScatterGatherChecks.h) for a nonempty index: as many
+    dims as self, no larger than self apart from ``d``, and no larger than src."""
+    if max(len(shape), 1) != max(len(ishape), 1):
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as self "
+                           f"tensor (self {list(shape)}, index {list(ishape)})")
+    wrong = any(k != d and ishape[k] > (shape[k] if shape else 1) for k in range(len(ishape)))
+    if not wrong and sshape is not None:
+        m = max(len(sshape), 1)
+        for k in range(len(ishape)):
+            if k >= m:
+                raise IndexError(f"Dimension out of range (expected to be in range of [{-m}, "
+                                 f"{m - 1}], but got {k}) (src {list(sshape)} needs index's "
+                                 f"{len(ishape)} dims)")
+            if ishape[k] > (sshape[k] if sshape else 1):
+                wrong = True
+                break
+    if wrong:
+        more = f" and to be no larger size than src {list(sshape)}" if sshape is not None else ""
+        raise RuntimeError(f"Expected index {list(ishape)} to be no larger than self "
+                           f"{list(shape)} apart from dimension {d}{more} (index[i][j] says "
+                           f"where src[i][j] goes: index may be smaller than src, never larger)")
+
+
+def _check_index_copy(input: Tensor, d: int, index: Tensor, source: Tensor) -> None:
+    """PyTorch's index_copy_ checks, in its order and words: the dimensionalities, the
+    number of indices, the slice shapes (RuntimeError), the index range (IndexError)."""
+    nd, snd = input._data.ndim, source._data.ndim
+    if nd and snd and nd != snd:
+        raise IndexError(f"index_copy_(): When source and destination are not scalars, their "
+                         f"dimensionality must match. Source dimensionality ({snd}), destination "
+                         f"dimensionality ({nd}) (source must have input's {nd} dims, with "
+                         f"size len(index) along dim {d})")
+    num = index._data.size
+    ssize = source._data.shape[d] if snd else 1
+    if num != ssize:
+        raise IndexError(f"index_copy_(): Number of indices ({num}) should be equal to "
+                         f"source.size(dim) ({ssize}) (source has shape {list(source.shape)}; "
+                         f"dim {d})")
+    if nd and snd:
+        dst = [n for k, n in enumerate(input._data.shape) if k != d]
+        src = [n for k, n in enumerate(source._data.shape) if k != d]
+        for k, (a, b) in enumerate(zip(dst, src)):
+            if a != b:
+                raise RuntimeError(
+                    f"index_copy_(): Source/destination tensor must have same slice shapes. "
+                    f"Destination slice shape: {a} at dimension {k} and source slice shape: "
+                    f"{b} at dimension {k}. (input {list(input.shape)}, source "
+                    f"{list(source.shape)}: all dims but {d} must agree)")
+    if num:
+        idx = values_to_check(index._data)
+        size = input._data.shape[d] if nd else 1
+        if idx.min() < 0 or idx.max() >= size:
+            bad = int(idx[(idx < 0) | (idx >= size)].flat[0])
+            raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {d} "
+                             f"with size {size} (indices must lie in [0, {size - 1}]; no "
+                             f"negative ones: wrap them first, e.g. index % {size})")
 
 
 @public(inplace=True)
@@ -494,7 +622,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Tensor | Number | None 
     if src is None:
         src = value
     d = _wrap_dim(dim, input._data.ndim)
-    _check_index(index, "scatter", input, d)
+    _check_index(index, "scatter", input, d, src if src is not None else value)
     if reduce is not None and reduce not in ("add", "multiply"):
         raise RuntimeError(f"reduce argument must be either add or multiply. (got {reduce!r}; "
                            "scatter_reduce has 'sum', 'prod', 'mean', 'amax' and 'amin')")
@@ -520,7 +648,7 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
         tensor([0., 3., 0.])
     """
     d = _wrap_dim(dim, input._data.ndim)
-    _check_index(index, "scatter_add", input, d)
+    _check_index(index, "scatter_add", input, d, src)
     return apply(T.scatter_add, (input, index, src), (d, "add"))
 
 
@@ -591,7 +719,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
                          f"(got {type(index).__name__}"
                          f"{'' if not isinstance(index, Tensor) else ' ' + str(index.dtype)}; "
                          "pass a 1-D int64 tensor, e.g. torch.tensor([0, 2]))")
-    _check_index(index.reshape(-1), "index_copy", input, d)
+    _check_index_copy(input, d, index, source)
     if source._data.dtype != input._data.dtype:
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but "
                            f"got (self) {input.dtype} and (source) {source.dtype}")
@@ -717,4 +845,23 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
 
 @public
 def take(input: Tensor, index: Tensor) -> Tensor:
+    """The elements of the flattened ``input`` at ``index`` (negative indices count from
+    the end), in ``index``'s shape.
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.tensor([[1., 2.], [3., 4.]]).take(torch.tensor([0, -1]))
+        tensor([1., 4.])
+    """
+    if isinstance(index, Tensor) and index._data.size:
+        n = input._data.size
+        if not n:
+            raise IndexError("take(): tried to take from an empty tensor (the input has no "
+                             "elements)")
+        idx = values_to_check(index._data)
+        if idx.dtype.kind in "iu" and (idx.min() < -n or idx.max() >= n):
+            bad = int(idx[(idx < -n) | (idx >= n)].flat[0])
+            raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
+                             f"elements. (take indexes the flattened input of shape "
+                             f"{list(input.shape)}: indices must lie in [{-n}, {n - 1}])")
     return input.reshape(-1)[index]

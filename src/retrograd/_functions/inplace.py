@@ -338,6 +338,9 @@ def _rebase_view(view_t: Tensor, res: Tensor) -> None:
 def _make_inplace(fn, name):
     fast = _FAST_INPLACE.get(name)
     kind = _overlap.policy(name)
+    # the ops that refuse even full overlap refuse the written tensor itself as an input
+    # (Note [Memory overlap in in-place ops] in overlap.py)
+    refuse_self = kind in ("no_overlap", "index_put")
 
     def method(self, *args, **kwargs) -> Tensor:
         # Note [Memory overlap in in-place ops] (overlap.py), inline: the hot path of every
@@ -357,7 +360,12 @@ def _make_inplace(fn, name):
                     ad = a._data
                     if ad.__class__ is not _ndarray and is_batched_data(ad):
                         _refuse_batched_result(a)  # Note [Batched writes]
-                    if ad is d or (own and _apart(d, ad)):
+                    if ad is d:
+                        if refuse_self:  # scatter_(0, i, x) with x itself: PyTorch refuses
+                            raise RuntimeError(_overlap.PARTIAL_MSG + f" ({name} reads the "
+                                               "tensor it writes: pass x.clone() instead)")
+                        continue
+                    if own and _apart(d, ad):
                         continue
                     if _may_share(d, ad) and self is not _WRITING[0]:
                         return _overlapping_inplace(self, fn, kind, name, method, args,

@@ -19,7 +19,8 @@ import numpy as np
 
 from .._graph.forward_state import FW
 from .._tensor.tensor import _LEGACY_NAMES as _LEGACY
-from .._tensor.tensor import Tensor, _make
+from .._tensor.tensor import Tensor, _make, _wrap_dim
+from ..ops.argcheck import broadcast_checked
 from ..ops.batch_rules import per_element_under_vmap
 from ..ops.dispatch import apply
 from ..ops.kernels.linalg import LinAlgError, raise_info
@@ -567,10 +568,12 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     if input.ndim != other.ndim:
         raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions. "
                            f"Got {input.ndim} and {other.ndim} (unsqueeze one)")
-    if input.shape[dim] != 3 or other.shape[dim] != 3:
+    d = _wrap_dim(dim, input._data.ndim)  # (PyTorch's IndexError for a dim out of range)
+    sa, sb = input._data.shape, other._data.shape
+    if sa[d] != 3 or sb[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
-                           f"{input.shape[dim]} and {other.shape[dim]}")
-    d = dim % input.ndim
+                           f"{sa[d]} and {sb[d]}")
+    broadcast_checked("linalg.cross", ("input", "other"), (sa, sb))
     return apply(TL.linalg_cross, (input, other), d)
 
 

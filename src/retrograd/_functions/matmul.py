@@ -36,15 +36,31 @@ from .shape import diagonal, movedim, reshape
 
 
 def _mm_error(a, b):
+    """PyTorch's error for ``a @ b`` whose inner sizes differ: that of the product its
+    _matmul_impl calls (dot, mv, mm, or bmm on the broadcast batch), then the fix."""
     sa, sb = tuple(a.shape), tuple(b.shape)
-    if a.ndim == 2 and b.ndim == 2:
+    na, nb = len(sa), len(sb)
+    fix = (f" (matmul of shapes {list(sa)} and {list(sb)}: the last dim of the first must "
+           f"equal the {'only' if nb == 1 else 'second-to-last'} dim of the second)")
+    if na == 1 and nb == 1:
+        return RuntimeError(f"inconsistent tensor size, expected tensor [{sa[0]}] and src "
+                            f"[{sb[0]}] to have the same number of elements, but got {sa[0]} "
+                            f"and {sb[0]} elements respectively{fix}")
+    rows = math.prod(sa[:-1])
+    if nb == 1:  # mv, the batch of the first folded into its rows
+        return RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{sa[-1]}), vec "
+                            f"({sb[0]}){fix}")
+    if nb == 2:  # mm (a vector as one row)
         return RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({sa[0]}x{sa[1]} and {sb[0]}x{sb[1]}): "
-            f"the inner sizes {sa[1]} and {sb[0]} must be equal (transpose one operand or fix "
+            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{sa[-1]} and {sb[0]}x{sb[1]}): "
+            f"the inner sizes {sa[-1]} and {sb[0]} must be equal (transpose one operand or fix "
             "the layer size)")
-    return RuntimeError(f"matmul: shapes {sa} and {sb} cannot be multiplied: the last dim of "
-                        f"the first ({sa[-1] if sa else '-'}) must equal the "
-                        f"{'only' if len(sb) == 1 else 'second-to-last'} dim of the second")
+    try:
+        batch = math.prod(np.broadcast_shapes(sa[:-2], sb[:-2]))
+    except ValueError:
+        batch = "?"
+    return RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                        f"[{batch}, {sa[-1]}] but got: [{batch}, {sb[-2]}].{fix}")
 
 
 @public(autocast=T.mm_ops["matmul"])
@@ -314,6 +330,10 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
         >>> torch.mv(torch.eye(2), torch.tensor([1., 2.]))
         tensor([1., 2.])
     """
+    if input._data.ndim != 2 or vec._data.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input._data.ndim}, "
+                           f"{vec._data.ndim} (mv takes a matrix and a vector; use matmul for "
+                           "other shapes)")
     return matmul(input, vec)
 
 
@@ -332,7 +352,24 @@ def dot(input: Tensor, other: Tensor) -> Tensor:
     return matmul(input, other)
 
 
-inner = alias("inner", dot)
+@public
+def inner(input: Tensor, other: Tensor) -> Tensor:
+    """The inner product over the last dims (a product with a 0-d operand).
+
+    Example:
+        >>> import retrograd as torch
+        >>> torch.inner(torch.ones(2, 3), torch.ones(4, 3)).shape
+        torch.Size([2, 4])
+    """
+    if input._data.ndim == 0 or other._data.ndim == 0:
+        return input * other
+    sa, sb = input._data.shape, other._data.shape
+    if sa[-1] != sb[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got "
+                           f"shapes {list(sa)} and {list(sb)}")
+    if input._data.ndim == 1 and other._data.ndim == 1:
+        return dot(input, other)
+    return tensordot(input, other, ([-1], [-1]))
 
 
 @public

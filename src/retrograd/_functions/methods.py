@@ -137,8 +137,9 @@ def install() -> None:
     for name in ("eq", "ne", "lt", "le", "gt", "ge"):
         setattr(Tensor, f"__{name}__", op(T._CMP[name]))
     for name, key in (("and", "bitwise_and"), ("or", "bitwise_or"), ("xor", "bitwise_xor")):
-        setattr(Tensor, f"__{name}__", op(T._CMP[key]))
-        setattr(Tensor, f"__r{name}__", op(T._CMP[key], reflected=True))
+        # (the functions: PyTorch's NotImplementedError for floats, not NumPy's TypeError)
+        setattr(Tensor, f"__{name}__", getattr(namespace, key))
+        setattr(Tensor, f"__r{name}__", _reflected(getattr(namespace, key)))
         setattr(Tensor, f"__i{name}__", _make_inplace(getattr(namespace, key), f"{key}_"))
     Tensor.__matmul__ = lambda self, other: namespace.matmul(self, other)
     Tensor.__rmatmul__ = lambda self, other: namespace.matmul(other, self)
@@ -152,6 +153,13 @@ def install() -> None:
     methods = {name: getattr(Tensor, name) for name, e in PUBLIC.items() if e.method}
     for name, method in numpy_named(methods, method=True).items():
         setattr(Tensor, name, method)
+
+
+def _reflected(fn):
+    """``other <op> self`` of a binary function (``__rand__`` and the like)."""
+    def method(self, other):
+        return fn(other, self)
+    return method
 
 
 def numpy_named_functions() -> dict:

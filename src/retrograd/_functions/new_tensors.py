@@ -41,7 +41,7 @@ def new_zeros(self: Tensor, *size: int | Sequence[int], dtype: D.dtype | None = 
                 [0, 0]], dtype=torch.int32)
     """
     check_pin_memory(pin_memory)
-    return _filled(size, None, _dtype_of(self, dtype), requires_grad, device)
+    return _filled(size, None, _dtype_of(self, dtype), requires_grad, device, "new_zeros")
 
 
 def new_ones(self: Tensor, *size: int | Sequence[int], dtype: D.dtype | None = None,
@@ -55,7 +55,7 @@ def new_ones(self: Tensor, *size: int | Sequence[int], dtype: D.dtype | None = N
         tensor([1., 1.], dtype=torch.float64)
     """
     check_pin_memory(pin_memory)
-    return _filled(size, 1, _dtype_of(self, dtype), requires_grad, device)
+    return _filled(size, 1, _dtype_of(self, dtype), requires_grad, device, "new_ones")
 
 
 def new_empty(self: Tensor, *size: int | Sequence[int], dtype: D.dtype | None = None,
@@ -70,7 +70,8 @@ def new_empty(self: Tensor, *size: int | Sequence[int], dtype: D.dtype | None = 
         torch.Size([2, 3])
     """
     check_pin_memory(pin_memory)
-    return uninitialized(_filled(size, None, _dtype_of(self, dtype), requires_grad, device))
+    return uninitialized(_filled(size, None, _dtype_of(self, dtype), requires_grad, device,
+                                 "new_empty"))
 
 
 def new_full(self: Tensor, size: Shape, fill_value: Number, *, dtype: D.dtype | None = None,
@@ -90,7 +91,8 @@ def new_full(self: Tensor, size: Shape, fill_value: Number, *, dtype: D.dtype | 
     check_pin_memory(pin_memory)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    return _filled(tuple(size), fill_value, _dtype_of(self, dtype), requires_grad, device)
+    return _filled(tuple(size), fill_value, _dtype_of(self, dtype), requires_grad, device,
+                   "new_full")
 
 
 def new_tensor(self: Tensor, data: Any, dtype: D.dtype | None = None,

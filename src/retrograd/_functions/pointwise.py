@@ -1065,7 +1065,7 @@ def bitwise_and(input: Tensor | Number, other: Tensor | Number) -> Tensor:
         >>> torch.bitwise_and(torch.tensor([12, 10]), 6)
         tensor([4, 2])
     """
-    return binary(T._CMP["bitwise_and"], input, other)
+    return _bitwise("bitwise_and", input, other)
 
 
 @public(inplace=True)
@@ -1077,7 +1077,7 @@ def bitwise_or(input: Tensor | Number, other: Tensor | Number) -> Tensor:
         >>> torch.bitwise_or(torch.tensor([12, 10]), 6)
         tensor([14, 14])
     """
-    return binary(T._CMP["bitwise_or"], input, other)
+    return _bitwise("bitwise_or", input, other)
 
 
 @public(inplace=True)
@@ -1089,7 +1089,21 @@ def bitwise_xor(input: Tensor | Number, other: Tensor | Number) -> Tensor:
         >>> torch.bitwise_xor(torch.tensor([12, 10]), 6)
         tensor([10, 12])
     """
-    return binary(T._CMP["bitwise_xor"], input, other)
+    return _bitwise("bitwise_xor", input, other)
+
+
+def _bitwise(name: str, input, other) -> Tensor:
+    """A bitwise op, with PyTorch's NotImplementedError for a floating result type
+    (NumPy's ufunc raises a TypeError of its own)."""
+    try:
+        return binary(T._CMP[name], input, other)
+    except TypeError:
+        dt = result_type(input, other)
+        if dt.is_floating_point:
+            raise NotImplementedError(
+                f'"{name}_cpu" not implemented for \'{_LEGACY_NAMES[dt.name]}\' (bitwise ops take '
+                "integer or bool tensors: convert, e.g. x.long())") from None
+        raise
 
 
 greater = alias("greater", gt, inplace=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor.tensor import _LEGACY_NAMES, Tensor, _wrap_dim
+from ..ops.argcheck import broadcast_checked
 from ..ops.batch_rules import per_element_under_vmap
 from ..ops.dispatch import apply
 from ..ops.out_arg import with_out
@@ -51,7 +52,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor,
     d = _wrap_dim(dim, input._data.ndim)
     if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu":
         raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
-    _check_index(index.long(), "scatter_reduce", input, d)
+    _check_index(index.long(), "scatter_reduce", input, d, src)
     _same_dtype("scatter", input, src)
     return with_out("scatter_reduce", apply(TSC.scatter_reduce, (input, index.long(), src),
                                             (d, reduce, bool(include_self))), out, (input, src))
@@ -115,7 +116,8 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
             "masked_scatter: expected self and source to have same dtypes but got"
             f"{_LEGACY_NAMES[input.dtype.name]} and {_LEGACY_NAMES[source.dtype.name]} "
             "(convert the source, e.g. source.to(self.dtype))")
-    shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
+    shape = broadcast_checked("masked_scatter", ("mask", "self"),
+                              (mask._data.shape, input._data.shape))
     if np.count_nonzero(np.broadcast_to(mask._data, shape)) > source._data.size:
         raise RuntimeError("Number of elements of source < number of ones in mask (source "
                            f"has {source._data.size} elements: give one per True of the "

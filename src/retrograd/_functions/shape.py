@@ -22,7 +22,7 @@ from .._core.hints import Shape, ShapeLike
 from .._core.size import Size
 from .._graph.forward_state import FW as _FW
 from .._graph.forward_state import fw_op as _fw_op
-from .._tensor.tensor import Tensor, _make, _wrap_dim, result_type, track_view
+from .._tensor.tensor import _LEGACY_NAMES, Tensor, _make, _wrap_dim, result_type, track_view
 from ..ops.argcheck import broadcast_checked
 from ..ops.batch_rules import per_element_under_vmap
 from ..ops.dispatch import _mismatch, apply, view_apply
@@ -55,6 +55,9 @@ def _infer_shape(shape, numel: int, orig):
             if neg >= 0:
                 raise RuntimeError("only one dimension can be inferred")
             neg = i
+        elif s < 0:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {list(shape)} "
+                               "(sizes are non-negative, or -1 for the one inferred)")
         else:
             known *= s
     if neg >= 0:
@@ -153,7 +156,17 @@ def unflatten(input: Tensor, dim: int, sizes: Shape) -> Tensor:
     """
     d = _wrap_dim(dim, input._data.ndim)
     shp = input._data.shape
-    sizes = _infer_shape(tuple(sizes), shp[d], shp[d:d + 1])
+    sizes = tuple(sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty (the sizes dim "
+                           f"{d} becomes, e.g. ({shp[d]},))")
+    try:  # PyTorch's handle_unflatten_exception rewords infer_size's errors
+        sizes = _infer_shape(sizes, shp[d], shp[d:d + 1])
+    except RuntimeError as e:
+        if "is invalid for input of size" in str(e):
+            raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
+                               f"size of dim {d} ({shp[d]}) in the input tensor") from None
+        raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
     return reshape(input, shp[:d] + tuple(sizes) + shp[d + 1:])
 
 
@@ -381,6 +394,12 @@ def repeat(input: Tensor, *sizes: int | Sequence[int]) -> Tensor:
     if len(sizes) < input._data.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
+    if any(r < 0 for r in sizes):
+        padded = (1,) * (len(sizes) - input._data.ndim) + input._data.shape
+        target = [r * n for r, n in zip(sizes, padded)]
+        bad = next(t for t in target if t < 0) if any(t < 0 for t in target) else min(sizes)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {target} "
+                           f"(repeat counts must be non-negative, got {list(sizes)})")
     return apply(T.repeat, (input,), sizes)
 
 
@@ -574,6 +593,8 @@ def split(tensor: Tensor, split_size_or_sections: ShapeLike, dim: int = 0
         >>> [p.shape[0] for p in torch.arange(5).split(2)]
         [2, 2, 1]
     """
+    if not tensor._data.ndim:
+        raise RuntimeError("split expects at least a 1-dimensional tensor (got a 0-d one)")
     d = _wrap_dim(dim, tensor._data.ndim)
     sizes, bounds = split_bounds(tensor._data.shape[d], split_size_or_sections, d)
     kind = "split" if isinstance(split_size_or_sections, (int, np.integer)) else "sizes"
@@ -606,14 +627,55 @@ def split_bounds(n: int, split_size_or_sections, d: int) -> tuple[list, list]:
 @public
 def tensor_split(input: Tensor, indices_or_sections: Tensor | int | Sequence[int], dim: int = 0
                  ) -> tuple[Tensor, ...]:
-    n = input.shape[dim]
-    if isinstance(indices_or_sections, int):
-        k = indices_or_sections
-        sizes = [n // k + 1] * (n % k) + [n // k] * (k - n % k)
+    """Views of ``input`` along ``dim``: ``sections`` nearly equal pieces (the first
+    ``n % sections`` one longer), or the pieces between ``indices``, each
+    ``input[..., start:end]`` as a Python slice (negative indices count from the end; an
+    end before its start gives an empty piece), as PyTorch's (SliceBackward0 nodes).
+
+    Example:
+        >>> import retrograd as torch
+        >>> [t.tolist() for t in torch.arange(5).tensor_split([1, -1])]
+        [[0], [1, 2, 3], [4]]
+    """
+    nd = input._data.ndim
+    if nd == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
+    d = _wrap_dim(dim, nd)
+    n = input._data.shape[d]
+    ios = _tensor_split_arg(indices_or_sections)
+    if isinstance(ios, int):
+        if ios <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {ios} (the "
+                               "number of pieces; to cut at positions pass a list of indices)")
+        q, r = divmod(n, ios)
+        bounds, start = [], 0
+        for i in range(ios):
+            end = start + q + (1 if i < r else 0)
+            bounds.append((start, end))
+            start = end
     else:
-        idx = [0] + list(indices_or_sections) + [n]
-        sizes = [_py_max(0, idx[i + 1] - idx[i]) for i in range(len(idx) - 1)]
-    return split(input, sizes, dim)
+        cuts = [0] + [int(i) for i in ios] + [None]
+        bounds = list(zip(cuts[:-1], cuts[1:]))
+    lead = (slice(None),) * d
+    return tuple(view_apply(T.slice_op, input, lead + (slice(a, b),)) for a, b in bounds)
+
+
+def _tensor_split_arg(ios):
+    """tensor_split's sections (an int) or indices (a sequence), checked as PyTorch does
+    for a tensor."""
+    if not isinstance(ios, Tensor):
+        return ios if isinstance(ios, (int, np.integer)) and not isinstance(ios, bool) else \
+            list(ios)
+    if ios._data.dtype != np.int64:
+        raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype of "
+                           f"long, but got {_LEGACY_NAMES[ios.dtype.name]} (pass "
+                           f"an int64 tensor, e.g. indices.long())")
+    if ios._data.ndim > 1:
+        raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a "
+                           f"zero-dimensional or one-dimensional tensor, but got a tensor with "
+                           f"{ios._data.ndim} dims")
+    return int(ios._data) if ios._data.ndim == 0 else ios._data.tolist()
 
 
 @public
@@ -629,6 +691,8 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks} (the "
                            "number of pieces; for pieces of a given size use split(size))")
+    if not input._data.ndim:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor (got a 0-d one)")
     n = input._data.shape[_wrap_dim(dim, input._data.ndim)]
     if n == 0:  # PyTorch: ``chunks`` empty pieces of a size-0 dim
         return split(input, [0] * chunks, dim)
@@ -646,6 +710,9 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
         tensor([3., 4.])
     """
     d = _wrap_dim(dim, input._data.ndim)
+    if not input._data.ndim:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions (unbind "
+                         "takes a tensor of at least 1 dim)")
     n = input._data.shape[d]
     return _pieces(input, d, [(i, i + 1) for i in range(n)], "unbind", None)
 

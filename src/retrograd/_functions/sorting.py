@@ -91,6 +91,13 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> tup
         >>> torch.kthvalue(torch.tensor([3., 1., 2.]), 2).values
         tensor(2.)
     """
+    d = _wrap_dim(dim, input._data.ndim)
+    n = input._data.shape[d] if input._data.ndim else 1
+    if n == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d} (k is "
+                           f"1-based: 1 to {n} along dim {d} of shape {list(input.shape)})")
     return _kth(TSC.kthvalue, input, k, dim, keepdim)
 
 
@@ -121,5 +128,6 @@ def median(input: Tensor, dim: int | None = None,
     """
     if dim is None:  # of an empty tensor: nan, as in PyTorch
         return apply(T.median_all, (input,), (None, False))
-    n = input.shape[dim]
+    d = _wrap_dim(dim, input._data.ndim)  # (PyTorch's IndexError for a dim out of range)
+    n = input._data.shape[d] if input._data.ndim else 1
     return _kth(TSC.median_dim, input, (n - 1) // 2 + 1, dim, keepdim)

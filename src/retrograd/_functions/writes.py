@@ -33,7 +33,9 @@ from .indexing import (
     _check_put_dtype,
     _index_put_shape_error,
     _indexed_shape,
+    _mask_shape_error,
     getitem,
+    index_error,
     norm_key,
 )
 from .inplace import (
@@ -52,14 +54,7 @@ from .inplace import (
 from .shape import _check_expand, expand, view
 
 
-def setitem(self, key: IndexKey, value: Tensor | Number) -> None:
-    """``tensor[key] = value`` as an in-place op (differentiable in both).
-
-    Example:
-        >>> import retrograd as torch
-        >>> x = torch.zeros(3); x[1] = 5; x
-        tensor([0., 5., 0.])
-    """
+def _setitem(self, key: IndexKey, value: Tensor | Number) -> None:
     if self._data.__class__ is not np.ndarray and is_batched_data(self._data):
         return batched_write("setitem", self, None, (key, value), {})
     if self._vc.__class__ is not list:  # Note [Inference tensors] (_tensor/tensor.py)
@@ -125,6 +120,25 @@ def setitem(self, key: IndexKey, value: Tensor | Number) -> None:
             raise
         raise _index_put_shape_error(self, key, v._data.shape) from None
     _inplace(self, res)
+
+
+def setitem(self, key: IndexKey, value: Tensor | Number) -> None:
+    """``tensor[key] = value`` as an in-place op (differentiable in both).
+
+    Example:
+        >>> import retrograd as torch
+        >>> x = torch.zeros(3); x[1] = 5; x
+        tensor([0., 5., 0.])
+    """
+    try:
+        return _setitem(self, key, value)
+    except IndexError as e:  # NumPy's words for an index out of range: PyTorch's
+        if not any(w in str(e) for w in (" for axis ", "indexing arrays", "boolean index")):
+            raise
+        key = norm_key(key)
+        _mask_shape_error(self._data.shape, key)
+        raise index_error(e, key, self._data.shape, f"x[key] = v on a tensor of shape "
+                                                    f"{list(self.shape)}") from None
 
 
 # Note [Setitem checks]

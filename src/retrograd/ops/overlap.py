@@ -58,7 +58,8 @@ NO, FULL, PARTIAL, TOO_HARD = range(4)
 #: the in-place ops that do not check like TensorIterator (see the Note)
 _POLICY = {"masked_fill_": "masked_fill", "index_put_": "index_put", "scatter_": "no_overlap",
            "scatter_add_": "no_overlap", "index_add_": "no_overlap",
-           "index_copy_": "no_overlap", "index_fill_": "index_fill", "tril_": "none",
+           "index_copy_": "no_overlap", "put_": "no_overlap", "index_fill_": "index_fill",
+           "tril_": "none",
            "triu_": "none"}
 
 INTERNAL_MSG = ("unsupported operation: more than one element of the written-to tensor refers "

@@ -801,7 +801,7 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
         >>> torch.nn.functional.hardsigmoid(torch.tensor([0., 4.]))
         tensor([0.5000, 1.0000])
     """
-    return _inplace_result(input, hardtanh(input / 6 + 0.5, 0.0, 1.0), inplace)
+    return _own_node_activation(TN.hardsigmoid, input, inplace)
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
@@ -812,11 +812,7 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
         >>> torch.nn.functional.hardswish(torch.tensor([1.]))
         tensor([0.6667])
     """
-    x = input._data
-    m = np.where(x <= -3, 0.0, np.where(x >= 3, 1.0, 0.0)).astype(x.dtype)
-    inside = _make((x > -3) & (x < 3))
-    out = where(inside, input * (input + 3) / 6, input * _make(m))
-    return _inplace_result(input, out, inplace)
+    return _own_node_activation(TN.hardswish, input, inplace)
 
 
 def threshold(input: Tensor, threshold: float, value: float,
@@ -828,7 +824,10 @@ def threshold(input: Tensor, threshold: float, value: float,
         >>> torch.nn.functional.threshold(torch.tensor([0.5, 2.]), 1., -1.)
         tensor([-1.,  2.])
     """
-    return _inplace_result(input, where(input > threshold, input, float(value)), inplace)
+    # PyTorch's threshold kernel: x <= threshold ? value : x (a NaN input stays NaN and
+    # passes its gradient on); the input in where's first branch: its backward is faster
+    keep = (input <= threshold).logical_not()
+    return _inplace_result(input, where(keep, input, float(value)), inplace)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:

@@ -21,6 +21,7 @@ from ...ops.public import FP32, LOWER_PRECISION_FP, autocast_category
 from ...ops.records import nn as TN
 from ...ops.records import spatial as TSP
 from .common import _adaptive_output_size, _check_float, _ntuple, _same_dtype
+from .pool_checks import check_window, rank_error, too_small
 
 # ---------------------------------------------------------------------------------
 # convolution (Note [Convolution as one matrix product] in ops/records/nn.py)
@@ -286,11 +287,7 @@ def _pool_window(nsp, kernel_size, stride, padding, dilation, name):
                 "stride")
     p = _ntuple(padding, nsp, "padding")
     d = None if dilation is None else _ntuple(dilation, nsp, "dilation")
-    for i in range(nsp):
-        if p[i] > k[i] // 2:
-            also = "" if d is None else f" and dilation={d[i]}"
-            raise RuntimeError(f"{name}: pad should be at most half of effective kernel size, "
-                               f"but got pad={p[i]}, kernel_size={k[i]}{also}")
+    check_window(name, k, s, p, d)  # (Note [Pooling errors])
     return k, s, p, d
 
 
@@ -303,16 +300,15 @@ def _max_poolnd(nsp, input, kernel_size, stride, padding, dilation, ceil_mode,
                                                 ceil_mode, return_indices, name),
                           input, input.dim() == nsp + 2)
     given = input
+    if input._data.ndim not in (nsp + 1, nsp + 2):
+        raise rank_error(name, nsp, input._data.shape)
     input, unbatched = _add_batch_dim(
         nsp, input, f"{name}: Expected {nsp + 1}D or {nsp + 2}D input")
     k, s, p, d = _pool_window(nsp, kernel_size, stride, padding, dilation, name)
     xsp = tuple(input._data.shape[2:])
     osp = tuple(_pool_out(xsp[i], k[i], s[i], p[i], d[i], ceil_mode) for i in range(nsp))
     if any(o <= 0 for o in osp):
-        given = "x".join(map(str, input.shape[1:]))
-        calc = "x".join(map(str, (input.shape[1],) + osp))
-        raise RuntimeError(f"{name}: Given input size: ({given}). Calculated output size: "
-                           f"({calc}). Output size is too small")
+        raise too_small(name, input._data.shape, k, osp)
     idx = TN.max_pool_indices(input._data, k, s, tuple((q, q) for q in p), d, osp)
     unique = all(s[i] >= d[i] * (k[i] - 1) + 1 for i in range(nsp))  # windows don't overlap
     if unbatched:  # one node on the unbatched input, as PyTorch's
@@ -399,6 +395,8 @@ def max_pool3d_with_indices(input: Tensor, kernel_size: ShapeLike,
 
 def _avg_poolnd(nsp, input, kernel_size, stride, padding, ceil_mode,
                 count_include_pad, divisor_override, name):
+    if input._data.ndim not in (nsp + 1, nsp + 2):
+        raise rank_error(name, nsp, input._data.shape)
     input, unbatched = _add_batch_dim(
         nsp, input, f"{name}: Expected {nsp + 1}D or {nsp + 2}D input")
     _check_float(input, name, RuntimeError)  # (PyTorch's CPU kernel takes integers)
@@ -406,8 +404,7 @@ def _avg_poolnd(nsp, input, kernel_size, stride, padding, ceil_mode,
     xsp = tuple(input._data.shape[2:])
     osp = tuple(_pool_out(xsp[i], k[i], s[i], p[i], 1, ceil_mode) for i in range(nsp))
     if any(o <= 0 for o in osp):
-        raise RuntimeError(f"{name}: Output size is too small (input {list(input.shape)}, "
-                           f"kernel {k}, stride {s}, padding {p})")
+        raise too_small(name, input._data.shape, k, osp)
     # divisor per output position (separable per dim), as PyTorch computes it
     div = np.ones(osp, dtype=np.float64)
     pads = []

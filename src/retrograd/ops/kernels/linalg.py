@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..argcheck import broadcast_checked
+
 __all__ = ["LinAlgError", "default_rtol", "kept", "inv_ex", "solve_ex", "cholesky_ex",
            "solve_triangular", "eigh", "svd", "qr", "pinv", "matrix_exp", "cross", "raise_info",
            "lstsq", "lu", "lu_factor", "perm_from_pivots", "lu_solve", "ldl_factor_ex", "ldl_solve"]
@@ -50,6 +52,18 @@ _EXPLAIN = {
 # ... torch.linalg.ldl_factor: Unknown error code: k." (no batch element named); we raise
 # the same RuntimeError with the part after the assert boilerplate, then the cause and
 # the fix.
+
+def batch_of(a: np.ndarray, b: np.ndarray) -> tuple:
+    """The broadcast batch (all dims but the last two) of two stacks of matrices, or
+    PyTorch's broadcasting error (RuntimeError, "The size of tensor a ..."), not NumPy's.
+
+    Example:
+        >>> batch_of(np.zeros((2, 1, 3, 3)), np.zeros((4, 3, 1)))
+        (2, 4)
+    """
+    return broadcast_checked("a linalg solve", ("B's batch", "A's batch"),  # (PyTorch's
+                             (b.shape[:-2], a.shape[:-2]))  # solvers: tensor a is B's)
+
 def raise_info(api: str, info: np.ndarray, kind: str) -> None:
     """Raise PyTorch's LinAlgError for the first batch element with ``info > 0``.
 
@@ -124,7 +138,7 @@ def solve_ex(a: np.ndarray, b: np.ndarray, left: bool, vector: bool):
         b = b[..., None]
     if not left:
         a, b = np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    batch = batch_of(a, b)
     try:
         x = np.linalg.solve(a, b)
         info = np.zeros(batch, np.int32)
@@ -161,7 +175,7 @@ def solve_triangular(a: np.ndarray, b: np.ndarray, upper: bool, left: bool, unit
 
     if not left:  # X A = B  <=>  A^T X^T = B^T
         a, b, upper = np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2), not upper
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    batch = batch_of(a, b)
     a = np.broadcast_to(a, batch + a.shape[-2:])
     b = np.broadcast_to(b, batch + b.shape[-2:])
     try:
@@ -271,7 +285,7 @@ def lstsq(a: np.ndarray, b: np.ndarray, driver: str, rcond, vector: bool):
     if vector:
         b = b[..., None]
     m, n = a.shape[-2:]
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    batch = batch_of(a, b)
     a = np.broadcast_to(a, batch + a.shape[-2:])
     b = np.broadcast_to(b, batch + b.shape[-2:])
     if rcond is None:
@@ -335,7 +349,7 @@ def lu_solve(lu_: np.ndarray, piv: np.ndarray, b: np.ndarray, left: bool, adjoin
     getrs = _lapack("getrs", lu_)
     if not left:  # X op(A) = B  <=>  op(A)^T X^T = B^T
         b, adjoint = np.swapaxes(b, -1, -2), not adjoint
-    batch = np.broadcast_shapes(lu_.shape[:-2], b.shape[:-2])
+    batch = batch_of(lu_, b)
     lu_ = np.broadcast_to(lu_, batch + lu_.shape[-2:])
     piv = np.broadcast_to(piv, batch + piv.shape[-1:])
     b = np.broadcast_to(b, batch + b.shape[-2:])
@@ -362,7 +376,7 @@ def ldl_factor_ex(a: np.ndarray):
 def ldl_solve(ld: np.ndarray, piv: np.ndarray, b: np.ndarray) -> np.ndarray:
     """X with A X = B from ``ldl_factor``'s (LD, pivots) (LAPACK's sytrs)."""
     sytrs = _lapack("sytrs", ld)
-    batch = np.broadcast_shapes(ld.shape[:-2], b.shape[:-2])
+    batch = batch_of(ld, b)
     ld = np.broadcast_to(ld, batch + ld.shape[-2:])
     piv = np.broadcast_to(piv, batch + piv.shape[-1:])
     b = np.broadcast_to(b, batch + b.shape[-2:])

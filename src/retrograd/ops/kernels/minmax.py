@@ -62,9 +62,10 @@ def _is_float(dt: np.dtype) -> bool:
     return dt.kind == "f" or dt.name == "bfloat16"
 
 
-def lanes(dt: np.dtype) -> int:
-    """Elements of one ``Vectorized<T>`` (Note [Signed zeros on ties])."""
-    return VEC_BYTES // dt.itemsize
+def lanes(dt: np.dtype, vec_bytes: int = VEC_BYTES) -> int:
+    """Elements of one ``Vectorized<T>`` (Note [Signed zeros on ties]); ``vec_bytes`` 64
+    for a kernel PyTorch also builds for AVX-512, run under that capability."""
+    return vec_bytes // dt.itemsize
 
 
 # ---------------------------------------------------------------- NumPy's own tie choice
@@ -170,12 +171,13 @@ def scalar_positions(numel: int, size0: int, block: int) -> np.ndarray:
     return np.sort(np.concatenate(parts))
 
 
-def elementwise(compute, operands: list, dt: np.dtype):
+def elementwise(compute, operands: list, dt: np.dtype, vec_bytes: int = VEC_BYTES):
     """Run ``compute(arrays, vector)`` as ``cpu_kernel_vec`` would over ``operands`` (NumPy
     arrays of dtype ``dt``, broadcastable; ``None`` entries skipped): with ``vector=True``
-    on the vectorized blocks and ``vector=False`` on the positions of the scalar loop."""
+    on the vectorized blocks and ``vector=False`` on the positions of the scalar loop
+    (``vec_bytes``: the width of one ``Vectorized<T>``, see ``lanes``)."""
     ops = [x for x in operands if x is not None]
-    block = 2 * lanes(dt)
+    block = 2 * lanes(dt, vec_bytes)
     if all(x.shape == ops[0].shape and x.flags.c_contiguous for x in ops) and \
             ops[0].ndim == 1 and _is_float(dt) and ops[0].size >= block:
         return _contiguous(compute, operands, ops[0].size, block)  # the common case, fast

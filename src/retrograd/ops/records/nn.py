@@ -49,6 +49,14 @@ from ..._tensor.tensor import Tensor, _make
 from ..batch_rules import conv_rule, dim_at, pointwise, unbatched_first
 from ..dispatch import apply
 from ..jvp_rules import jvp_linear
+from ..kernels.activation_backward import (
+    elu_backward_kernel,
+    hardsigmoid_backward_kernel,
+    hardsigmoid_kernel,
+    hardswish_backward_kernel,
+    hardswish_kernel,
+    hardtanh_backward_kernel,
+)
 from ..kernels.erf import erf_kernel
 from ..kernels.gelu import (
     gelu_backward_onednn_kernel,
@@ -67,7 +75,7 @@ from ..kernels.softmax import (
 from ..op import _LOW, Op, direct_kernel
 from ..public import LOWER_PRECISION_FP
 from . import table as T
-from .helpers import zeros_like_of
+from .helpers import _not_implemented, zeros_like_of
 
 _F32 = np.dtype(np.float32)
 _F16 = np.dtype(np.float16)
@@ -742,12 +750,7 @@ def _elu_fwd(x, p):
 
 
 def _elu_bwd_fwd(g, y, p):
-    alpha, scale, iscale, is_result = p
-    if is_result:
-        neg = g * iscale * (y + alpha * scale)
-    else:
-        neg = g * iscale * (alpha * scale) * np.exp(np.minimum(y, 0) * iscale)
-    return np.where(y <= 0, neg, g * scale).astype(g.dtype, copy=False)
+    return elu_backward_kernel(g, y, p)  # (Note [NaN in the vector and scalar loops])
 
 
 def _elu_bwd_rule_y(gg, s, n):
@@ -777,11 +780,17 @@ elu_result = Op("elu_result", _elu_fwd,
 
 
 def _leaky_relu_fwd(x, p):
-    return np.where(x > 0, x, x * p[0]).astype(x.dtype, copy=False)
+    xw = _f32_if_low(x)  # PyTorch's float16/bfloat16 kernels compute in float32
+    return np.where(x > 0, xw, xw * xw.dtype.type(p[0])).astype(x.dtype, copy=False)
 
 
 def _leaky_relu_bwd_fwd(g, x, p):
-    return np.where(x > 0, g, g * p[0]).astype(g.dtype, copy=False)
+    gw = _f32_if_low(g)
+    return np.where(x > 0, gw, gw * gw.dtype.type(p[0])).astype(g.dtype, copy=False)
+
+
+def _f32_if_low(a: np.ndarray) -> np.ndarray:
+    return a.astype(np.float32) if a.dtype in (_F16, D.bfloat16.np) else a
 
 
 def _hardtanh_fwd(x, p):
@@ -789,7 +798,7 @@ def _hardtanh_fwd(x, p):
 
 
 def _hardtanh_bwd_fwd(g, x, p):
-    return np.where((x > p[0]) & (x < p[1]), g, 0).astype(g.dtype, copy=False)  # nan: 0
+    return hardtanh_backward_kernel(g, x, p[0], p[1])  # (Note [NaN in the vector and ...])
 
 
 def _fused_mask_ops(name, fwd, bwd_fwd, title, result_nr=1):
@@ -809,6 +818,35 @@ leaky_relu_backward, leaky_relu, leaky_relu_result = _fused_mask_ops(
     "leaky_relu", _leaky_relu_fwd, _leaky_relu_bwd_fwd, "LeakyRelu")
 hardtanh_backward, hardtanh, hardtanh_result = _fused_mask_ops(
     "hardtanh", _hardtanh_fwd, _hardtanh_bwd_fwd, "Hardtanh", result_nr=0)  # (as torch)
+
+
+# hardswish and hardsigmoid as PyTorch has them: one node saving the input
+# (HardswishBackward0, HardsigmoidBackward0; the in-place forms save a copy of it) and a
+# backward op with PyTorch's kernels, NaN inputs included (Note [NaN in the vector and
+# scalar loops]). hardswish_backward's derivative w.r.t. the input is PyTorch's
+# where(-3 < x < 3, gg * g / 3, 0); hardsigmoid_backward has none in PyTorch (its
+# NotImplemented node).
+
+
+def _hardswish_bwd_rule_x(gg, s, n):
+    g, x = s
+    return T._where((x > -3.0).logical_and(x < 3.0), gg * g / 3.0, 0.0)
+
+
+hardswish_backward = Op("hardswish_backward", lambda g, x: hardswish_backward_kernel(g, x),
+                        (lambda gg, s, n: apply(hardswish_backward, (gg, s[1])),
+                         _hardswish_bwd_rule_x),
+                        (0, 1), save_if=((1,), (0, 1)), node_name="HardswishBackwardBackward0",
+                        batch=pointwise)
+hardswish = Op("hardswish", hardswish_kernel,
+               (lambda g, s, n: apply(hardswish_backward, (g, s[0])),), (0,),
+               node_name="HardswishBackward0", batch=pointwise)
+hardsigmoid_backward = _not_implemented(
+    "hardsigmoid_backward", lambda g, x: hardsigmoid_backward_kernel(g, x), (True, True),
+    "(PyTorch has no second derivative of hardsigmoid: it is 0 almost everywhere)")
+hardsigmoid = Op("hardsigmoid", hardsigmoid_kernel,
+                 (lambda g, s, n: apply(hardsigmoid_backward, (g, s[0])),), (0,),
+                 node_name="HardsigmoidBackward0", batch=pointwise)
 
 
 # ---------------------------------------------------------------------------------
