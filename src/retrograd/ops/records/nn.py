@@ -798,7 +798,7 @@ def _hardtanh_fwd(x, p):
 
 
 def _hardtanh_bwd_fwd(g, x, p):
-    return hardtanh_backward_kernel(g, x, p[0], p[1])  # (Note [NaN in the vector and ...])
+    return hardtanh_backward_kernel(g, x, p[0], p[1])  # (Note [NaN in the vector and scalar loops])
 
 
 def _fused_mask_ops(name, fwd, bwd_fwd, title, result_nr=1):
