@@ -477,8 +477,12 @@ def get_group_rank(group: ProcessGroup, global_rank: int) -> int:
 # newest first, and MPI was loaded before init_process_group registered this one): under
 # ULFM that finalisation waits for the peers, so without the notice the job stood still
 # for the whole timeout (30 minutes by default), where PyTorch's gloo raises at once
-# ("Connection closed by peer"). A rank killed by a signal or by os._exit() says nothing:
-# the launcher (Open MPI's prterun) then ends the whole job and names the rank.
+# ("Connection closed by peer"). That notice is a buffered send, not a synchronous one:
+# a script that simply ends without destroy_process_group sends it too, to peers that
+# are leaving as well and never take it, and must not wait for them (the departing rank
+# stays inside MPI_Finalize, which delivers it). A rank killed by a signal or by
+# os._exit() says nothing: the launcher (Open MPI's prterun) then ends the whole job and
+# names the rank.
 # The dying rank also arms an alarm of one timeout, so that MPI's finalisation, which
 # waits for the others, cannot keep it alive forever. Open MPI's launcher ends the whole
 # job as soon as one rank exits with an error, so a peer killed before it read the notice
@@ -505,7 +509,7 @@ def _at_exit() -> None:
     """Leaving with the process group up: tell the peers (Note [Failure notices])."""
     if STATE.world is not None and not STATE.broken and STATE.world.size() > 1:
         notify_failure(f"rank {STATE.world.rank()}{_DEPARTED} (its script ended or called "
-                       "sys.exit())", wait_s=0.5)
+                       "sys.exit())", wait_s=0.5, sync=False)
     _stop_failure_channel()
 
 
@@ -567,9 +571,9 @@ def peer_failure() -> str | None:
     return raw.decode("utf-8", "replace")
 
 
-def notify_failure(text: str, wait_s: float = 2.0) -> None:
+def notify_failure(text: str, wait_s: float = 2.0, sync: bool = True) -> None:
     """Tell every peer that this rank is failing with ``text`` (Note [Failure notices]);
-    wait up to ``wait_s`` for them to take it."""
+    wait up to ``wait_s`` for them to take it (``sync``) or for MPI to buffer it."""
     import time
 
     import numpy as np
@@ -585,7 +589,8 @@ def notify_failure(text: str, wait_s: float = 2.0) -> None:
     # peer was inside an MPI call), not when the message is merely buffered here, so this
     # rank does not exit (and the launcher kill the job) before the peers have it
     try:
-        reqs = [comm.Issend(msg, dest=p) for p in range(n) if p != me]
+        send = comm.Issend if sync else comm.Isend
+        reqs = [send(msg, dest=p) for p in range(n) if p != me]
         deadline = time.monotonic() + wait_s
         MPI = load_mpi()
         while reqs and not MPI.Request.Testall(reqs) and time.monotonic() < deadline:

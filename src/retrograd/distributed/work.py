@@ -92,14 +92,28 @@ def wait_requests(reqs: list, statuses: list | None, op: str, limit: float) -> N
         array([1., 1., 1., 1.])
         >>> dist.destroy_process_group()
     """
-    MPI = load_mpi()
     try:
-        _poll(MPI.Request.Testall, reqs, statuses, op, limit)
-    except MPI.Exception as e:  # MPI's word that a peer died (ULFM), or another error
+        _poll(_TESTALL, reqs, statuses, op, limit)
+    except _MPIError as e:  # MPI's word that a peer died (ULFM), or another error
         exc = failure_error(_pg.STATE, op, e)
         if exc is e:
             raise
         raise exc from None
+
+
+class _MPIError(Exception):
+    """Stands for ``mpi4py.MPI.Exception`` until MPI is loaded (nothing raises it)."""
+
+
+_TESTALL = None  # MPI.Request.Testall, bound at init (Note [Binding MPI at init])
+
+
+def _bind_mpi(MPI) -> None:
+    global _TESTALL, _MPIError
+    _TESTALL, _MPIError = MPI.Request.Testall, MPI.Exception
+
+
+_pg.ON_MPI.append(_bind_mpi)
 
 
 def _poll(Testall, reqs: list, statuses, op: str, limit: float) -> None:
