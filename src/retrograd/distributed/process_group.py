@@ -491,6 +491,7 @@ def get_group_rank(group: ProcessGroup, global_rank: int) -> int:
 _NOTICE_BYTES = 1024
 _NOTICE_GRACE_S = 0.25
 _DEPARTED = " exited without calling destroy_process_group"
+_GAVE_UP = " after its timeout of "  # in the notice of a rank that timed out (work.py)
 
 
 def _start_failure_channel(world) -> None:
@@ -539,6 +540,10 @@ def cannot_finish(why: str, op: str) -> str:
     if departed(why):
         text += (". Make every rank run the same collectives before it exits, and end "
                  "each rank's script with dist.destroy_process_group()")
+    elif _GAVE_UP in why:  # that rank waited too: another one did not join
+        text += (" (that rank was waiting too: another peer did not join, or runs a "
+                 "different collective). Raise the limit with init_process_group(timeout="
+                 "...) if the peers are only slow")
     return text
 
 
