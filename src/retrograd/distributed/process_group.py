@@ -117,6 +117,7 @@ class _State:
         self.broken = ""  # why the process group cannot be used any more
         self.prev_hook = None
         self.counter = 0
+        self.job_dir = ""  # Note [Failure notices]
 
 
 # Note [One world per process]
@@ -290,6 +291,7 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
         bind(MPI)
     _set_world(ProcessGroup(comm, list(range(msize)), timeout, group_name or "default_pg"))
     _start_failure_channel(world)
+    STATE.job_dir = _job_dir() if msize > 1 else ""
     for key, value in _launcher_rank_env().items():
         os.environ.setdefault(key, str(value))
     os.environ.setdefault("RANK", str(mrank))
@@ -472,17 +474,22 @@ def get_group_rank(group: ProcessGroup, global_rank: int) -> int:
 # peer before exiting; a peer waiting in a collective sees it on its next poll and raises
 # DistBackendError naming the rank and its error. A rank that gives up after its timeout
 # says so too. A rank that leaves while the process group is still up (its script ended,
-# or called sys.exit(), without destroy_process_group) sends "rank 1 exited ..." from an
-# atexit handler, which runs before mpi4py's MPI_Finalize (atexit runs the handlers
-# newest first, and MPI was loaded before init_process_group registered this one): under
-# ULFM that finalisation waits for the peers, so without the notice the job stood still
-# for the whole timeout (30 minutes by default), where PyTorch's gloo raises at once
-# ("Connection closed by peer"). That notice is a buffered send, not a synchronous one:
-# a script that simply ends without destroy_process_group sends it too, to peers that
-# are leaving as well and never take it, and must not wait for them (the departing rank
-# stays inside MPI_Finalize, which delivers it). A rank killed by a signal or by
-# os._exit() says nothing: the launcher (Open MPI's prterun) then ends the whole job and
-# names the rank.
+# or called sys.exit(), without destroy_process_group) stays inside MPI_Finalize, which
+# under ULFM waits for the peers: without a word the job stood still for the whole timeout
+# (30 minutes by default), where PyTorch's gloo raises at once ("Connection closed by
+# peer"). So an atexit handler, which runs before mpi4py's MPI_Finalize (atexit runs the
+# handlers newest first, and MPI was loaded before init_process_group registered this
+# one), writes "rank 1 exited ..." to a file in the folder that `retrograd run` makes for
+# the job and removes after it (_job_dir), and a waiting peer looks there every 10 ms once
+# it has waited 1 ms (peer_departure). Under a bare mpiexec there is no such folder (a
+# folder of our own would be left behind by every script that ends without
+# destroy_process_group), and a departure shows as the timeout. Not an MPI message: a
+# script that simply ends without destroy_process_group leaves too, its peers never take
+# the message, and sending one left both ranks of a 2-rank job blocked in MPI_Finalize's
+# barrier in about one exit in four. A file reaches only the ranks on the same machine (or
+# a shared file system); other ranks learn of the departure from the timeout. A rank
+# killed by a signal or by os._exit() says nothing: the launcher (Open MPI's prterun) then
+# ends the whole job and names the rank.
 # The dying rank also arms an alarm of one timeout, so that MPI's finalisation, which
 # waits for the others, cannot keep it alive forever. Open MPI's launcher ends the whole
 # job as soon as one rank exits with an error, so a peer killed before it read the notice
@@ -491,6 +498,7 @@ def get_group_rank(group: ProcessGroup, global_rank: int) -> int:
 _NOTICE_BYTES = 1024
 _NOTICE_GRACE_S = 0.25
 _DEPARTED = " exited without calling destroy_process_group"
+_DEPARTED_FILE = "departed-rank-"
 _GAVE_UP = " after its timeout of "  # in the notice of a rank that timed out (work.py)
 
 
@@ -509,9 +517,48 @@ def _start_failure_channel(world) -> None:
 def _at_exit() -> None:
     """Leaving with the process group up: tell the peers (Note [Failure notices])."""
     if STATE.world is not None and not STATE.broken and STATE.world.size() > 1:
-        notify_failure(f"rank {STATE.world.rank()}{_DEPARTED} (its script ended or called "
-                       "sys.exit())", wait_s=0.5, sync=False)
+        folder = _job_dir()
+        if folder:
+            me = STATE.world.rank()
+            try:
+                os.makedirs(folder, exist_ok=True)
+                with open(os.path.join(folder, f"{_DEPARTED_FILE}{me}"), "w") as f:
+                    f.write(f"rank {me}{_DEPARTED} (its script ended or called sys.exit())")
+            except OSError:  # no room to say it: the peers time out instead
+                pass
     _stop_failure_channel()
+
+
+def _job_dir() -> str:
+    """Where departing ranks leave their notice: the folder `retrograd run` made for the
+    job (Note [Failure notices]); "" under another launcher."""
+    return os.environ.get("RETROGRAD_DIST_JOBDIR", "")
+
+
+def peer_departure() -> str | None:
+    """The notice of a peer that exited with the process group up, if one left one.
+
+    Example:
+        >>> from retrograd.distributed.process_group import peer_departure
+        >>> peer_departure() is None  # no process group here
+        True
+    """
+    folder = STATE.job_dir
+    if not folder or STATE.world is None:
+        return None
+    try:
+        names = os.listdir(folder)
+    except OSError:  # nobody left yet
+        return None
+    mine = f"{_DEPARTED_FILE}{STATE.world.rank()}"
+    for name in sorted(names):
+        if name.startswith(_DEPARTED_FILE) and name != mine:
+            try:
+                with open(os.path.join(folder, name)) as f:
+                    return f.read()
+            except OSError:
+                continue
+    return None
 
 
 def departed(notice: str) -> bool:
@@ -576,9 +623,9 @@ def peer_failure() -> str | None:
     return raw.decode("utf-8", "replace")
 
 
-def notify_failure(text: str, wait_s: float = 2.0, sync: bool = True) -> None:
+def notify_failure(text: str, wait_s: float = 2.0) -> None:
     """Tell every peer that this rank is failing with ``text`` (Note [Failure notices]);
-    wait up to ``wait_s`` for them to take it (``sync``) or for MPI to buffer it."""
+    wait up to ``wait_s`` for them to take it."""
     import time
 
     import numpy as np
@@ -594,8 +641,7 @@ def notify_failure(text: str, wait_s: float = 2.0, sync: bool = True) -> None:
     # peer was inside an MPI call), not when the message is merely buffered here, so this
     # rank does not exit (and the launcher kill the job) before the peers have it
     try:
-        send = comm.Issend if sync else comm.Isend
-        reqs = [send(msg, dest=p) for p in range(n) if p != me]
+        reqs = [comm.Issend(msg, dest=p) for p in range(n) if p != me]
         deadline = time.monotonic() + wait_s
         MPI = load_mpi()
         while reqs and not MPI.Request.Testall(reqs) and time.monotonic() < deadline:

@@ -45,7 +45,8 @@ __all__ = ["Work", "wait_requests"]
 # - every 64 tests it looks at the clock and at the failure channel (Note [Failure
 #   notices] in process_group.py): past the timeout it raises DistBackendError naming the
 #   operation and the timeout, and tells its peers it gave up; a peer's notice (it
-#   raised, or it exited without destroy_process_group) makes it raise naming that rank.
+#   raised) makes it raise naming that rank; so does, looked for every 10 ms once the wait
+#   passed 1 ms, the file a peer leaves when it exits without destroy_process_group.
 #   A peer that exited after finishing this very collective is not a failure: the request
 #   gets _DEPARTED_GRACE_S more to complete before the notice is raised;
 # - nothing else runs: no thread, no signal. A request that timed out is left pending
@@ -55,6 +56,7 @@ __all__ = ["Work", "wait_requests"]
 _SPIN_S = 0.001
 _NAP_MAX_S = 2e-4
 _DEPARTED_GRACE_S = 1.0
+_LOOK_S = 0.01
 
 
 def _error(why: str) -> _pg.DistBackendError:
@@ -122,6 +124,7 @@ def _poll(Testall, reqs: list, statuses, op: str, limit: float) -> None:
     spins = 0
     nap = 0.0
     notice_at = None
+    look_at = start + _SPIN_S
     while not Testall(reqs, statuses):
         spins += 1
         if spins & 63:
@@ -129,6 +132,9 @@ def _poll(Testall, reqs: list, statuses, op: str, limit: float) -> None:
         now = time.monotonic()
         if notice_at is None:
             notice = None if state.broken else _pg.peer_failure()
+            if notice is None and now > look_at:  # a departed peer's file: every 10 ms
+                look_at = now + _LOOK_S
+                notice = _pg.peer_departure()
             if notice is not None:
                 state.broken = notice
             if state.broken:
