@@ -36,21 +36,19 @@ def test_every_collective_matches_numpy(n):
     _ok(run_job(n, "collectives"), n)
 
 
-@pytest.mark.parametrize("poll", [False, True], ids=["blocking", "polled"])
-def test_all_reduce_fast_path(poll):
+def test_all_reduce_fast_path():
     n = 3
-    proc = run_job(n, "fastpath", env={"RETROGRAD_DIST_POLL": "1" if poll else "0"})
+    proc = run_job(n, "fastpath")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     for r in range(n):
         assert f"rank {r}/{n} ok fast path" in proc.stdout, proc.stdout + proc.stderr
 
 
-# blocking: a blocking MPI call woken by the revocation (Note [Blocking calls and the
-# watchdog]); polled: the waits of Note [Waiting by polling]; async: a Work's wait()
-@pytest.mark.parametrize("mode,poll", [("sync", "0"), ("async", "0"), ("sync", "1")],
-                         ids=["blocking", "blocking-async", "polled"])
-def test_a_rank_that_raises_stops_the_others_with_its_error(mode, poll):
-    proc = run_job(3, "fail", env={"T": "60", "MODE": mode, "RETROGRAD_DIST_POLL": poll})
+# sync: all_reduce's fast path; async: a Work's wait() (both: Note [Waiting with a
+# deadline])
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_rank_that_raises_stops_the_others_with_its_error(mode):
+    proc = run_job(3, "fail", env={"T": "60", "MODE": mode})
     assert proc.returncode != 0
     for r in (0, 2):
         # they learn of it from rank 1's notice at once, long before the 60 s timeout
@@ -71,9 +69,8 @@ def test_a_failed_request_in_a_status_is_a_peer_failure_only_with_its_notice():
     assert "rank 0/1 ok in_status" in proc.stdout, proc.stdout + proc.stderr
 
 
-@pytest.mark.parametrize("poll", ["0", "1"], ids=["blocking", "polled"])
-def test_a_missing_peer_times_out_instead_of_hanging(poll):
-    proc = run_job(2, "timeout", env={"RETROGRAD_DIST_POLL": poll})
+def test_a_missing_peer_times_out_instead_of_hanging():
+    proc = run_job(2, "timeout")
     assert proc.returncode != 0
     assert "rank 0 timed out: [Rank 0] all_reduce timed out after 0:00:01" in proc.stdout, (
         proc.stdout + proc.stderr)

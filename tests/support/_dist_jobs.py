@@ -249,19 +249,77 @@ def job_timeout() -> None:
         sys.exit(3)
 
 
+def _faulty_steps(torch, dist, r: int):
+    """(step function, name) for job_hang and job_depart: all_reduce of SIZE bytes, or a
+    DDP training step (MODE=ddp), with T seconds' timeout."""
+    dist.init_process_group(timeout=timedelta(seconds=float(os.environ["T"])))
+    if os.environ.get("MODE") != "ddp":
+        t = torch.ones(int(os.environ.get("SIZE", "4096")) // 4)
+        return lambda: dist.all_reduce(t)
+    from retrograd.nn.parallel import DistributedDataParallel as DDP
+
+    torch.manual_seed(0)
+    model = DDP(torch.nn.Sequential(torch.nn.Linear(64, 256), torch.nn.ReLU(),
+                                    torch.nn.Linear(256, 1)))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    x, y = torch.randn(16, 64), torch.randn(16, 1)
+
+    def step():
+        opt.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        opt.step()
+    return step
+
+
+def _run_faulty(fault) -> None:
+    """Eight steps; rank 1 does ``fault()`` at step 5; the others print when and what they
+    raise (the test reads it) and raise it again, which ends the job."""
+    import retrograd as torch
+    import retrograd.distributed as dist
+
+    r = int(os.environ["RANK"])
+    step = _faulty_steps(torch, dist, r)
+    for i in range(8):
+        if r == 1 and i == 5:
+            fault()
+        t0 = time.monotonic()
+        try:
+            step()
+        except dist.DistBackendError as e:
+            kind = "RuntimeError" if isinstance(e, RuntimeError) else "not RuntimeError"
+            print(f"rank {r} caught after {time.monotonic() - t0:.2f}s at step {i} "
+                  f"({kind}): {e}", flush=True)
+            raise
+    print(f"rank {r} was not stopped", flush=True)
+
+
+def job_hang() -> None:
+    """Rank 1 hangs (alive, outside MPI) at step 5: the others raise after the timeout.
+    (The launcher ends rank 1 once a peer exits with the error.)"""
+    def hang():
+        print("rank 1 hangs", flush=True)
+        time.sleep(600)
+    _run_faulty(hang)
+
+
+def job_depart() -> None:
+    """Rank 1 calls sys.exit(0) at step 5, the process group still up: the others raise
+    at once, naming it (Note [Failure notices])."""
+    def depart():
+        print("rank 1 leaves", flush=True)
+        sys.exit(0)
+    _run_faulty(depart)
+
+
 def job_steady() -> None:
-    """Back-to-back blocking calls for longer than the timeout, each far shorter, time
-    nothing out: the watchdog tells calls apart by the object each one marks it with
-    (Note [Blocking calls and the watchdog]), even when a new call's object could take
-    the freed memory of the last one's. (The calls fill >90% of the time: a mark that
-    did not change from call to call would be seen at 11 looks in a row and revoked.)"""
+    """Back-to-back calls for longer than the timeout, each far shorter, time nothing out:
+    each wait's clock starts with its call (Note [Waiting with a deadline])."""
     import retrograd as torch
     import retrograd.distributed as dist
     from retrograd.distributed import process_group as pgm
 
     dist.init_process_group(timeout=timedelta(seconds=0.5))
     r, n = dist.get_rank(), dist.get_world_size()
-    assert pgm.STATE.watchdog is not None
     big = torch.zeros(1 << 18)
     for _ in range(10):
         dist.all_reduce(big)
@@ -272,10 +330,10 @@ def job_steady() -> None:
     count = torch.tensor([1.5 * 20 / (time.monotonic() - t0)])
     dist.all_reduce(count, op=dist.ReduceOp.MAX)
     calls = int(count.item())
-    for _ in range(calls):  # the fast path: its message marks the watchdog
+    for _ in range(calls):  # the fast path
         dist.all_reduce(big)
     small = torch.ones(4)
-    for _ in range(calls):  # AVG's blocking path: a new (name, limit) tuple a call
+    for _ in range(calls):  # AVG's fast path
         dist.all_reduce(small, op=dist.ReduceOp.AVG)
     assert calls > 20 and not pgm.STATE.broken, (calls, pgm.STATE.broken)
     dist.destroy_process_group()
@@ -308,18 +366,15 @@ def job_in_status() -> None:
 
 
 def job_fastpath() -> None:
-    """all_reduce's blocking fast path (Note [The all_reduce fast path]): taken under
-    mpiexec unless RETROGRAD_DIST_POLL=1, in place without a version bump (Note
+    """all_reduce's fast path (Note [The all_reduce fast path]): in place without a
+    version bump (Note
     [Collectives and versions]), and equal to NumPy; what it declines (views with gaps,
     async) too."""
     import retrograd as torch
     import retrograd.distributed as dist
-    from retrograd.distributed import process_group as pgm
 
     dist.init_process_group(timeout=timedelta(seconds=20))
     r, n = dist.get_rank(), dist.get_world_size()
-    poll = os.environ.get("RETROGRAD_DIST_POLL") == "1"
-    assert (pgm.STATE.watchdog is None) == poll, pgm.STATE.watchdog
     ranks = range(n)
 
     t = torch.arange(6.0).reshape(2, 3) + r
@@ -344,8 +399,7 @@ def job_fastpath() -> None:
     base = torch.zeros(3, 2) + r
     dist.all_reduce(base[:, 0])  # a column: a view with gaps
     check(base, [[sum(ranks), r]] * 3, "a column")
-    # which path each kind of tensor takes: the general one makes a Work (and is the
-    # only one with polled waits)
+    # which path each kind of tensor takes: the general one makes a Work
     from retrograd.distributed import collectives
 
     made = []
@@ -356,7 +410,7 @@ def job_fastpath() -> None:
         return real_work(*args, **kwargs)
 
     collectives.Work = counting_work
-    fast = "general" if poll else "fast"
+    fast = "fast"
 
     def path(t, **kwargs) -> str:
         del made[:]

@@ -43,15 +43,16 @@ def load_mpi():
     if not mpi_available():
         raise RuntimeError(MPI_MISSING)
     # Note [Ring all-reduce]: every all-reduce here is non-blocking underneath (Note
-    # [Waiting by polling] in work.py). Open MPI's default algorithm for MPI_Iallreduce
+    # [Waiting with a deadline] in work.py). Open MPI's default algorithm for MPI_Iallreduce
     # ran large buffers at a half to a tenth of blocking MPI_Allreduce's speed on 2 ranks;
     # its ring algorithm matches it, so it is the default unless the user chose one. Open
     # MPI reads MCA parameters from the environment when MPI starts (at the import below).
     os.environ.setdefault("OMPI_MCA_coll_libnbc_iallreduce_algorithm", "1")
-    # Open MPI's fault tolerance (ULFM): lets the watchdog thread interrupt a blocking call
-    # (Note [Blocking calls and the watchdog] in watchdog.py); set it to 0 to opt out. Only
-    # under a launcher: a singleton (a world of one, no mpiexec) has no peer to wait for,
-    # and there Open MPI cannot find the parameter file that this mode reads.
+    # Open MPI's fault tolerance (ULFM): a peer process that dies makes the calls that wait
+    # for it fail with MPI_ERR_PROC_FAILED (failure_error in process_group.py turns that into
+    # DistBackendError); set it to 0 to opt out. Only under a launcher: a singleton (a
+    # world of one, no mpiexec) has no peer to wait for, and there Open MPI cannot find the
+    # parameter file that this mode reads.
     if "OMPI_COMM_WORLD_SIZE" in os.environ:
         os.environ.setdefault("OMPI_MCA_mpi_ft_enable", "1")
     global _MPI

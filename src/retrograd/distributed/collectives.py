@@ -31,7 +31,7 @@ from . import process_group as _pg
 from ._mpi import load_mpi
 from .process_group import ProcessGroup, failure_error, resolve
 from .reduce_op import RedOpType, ReduceOp, mpi_op
-from .work import Work
+from .work import Work, wait_requests
 
 __all__ = ["all_reduce", "reduce", "broadcast", "all_gather", "all_gather_into_tensor",
            "reduce_scatter", "reduce_scatter_tensor", "gather", "scatter", "all_to_all",
@@ -200,22 +200,22 @@ def _run(work: Work, async_op: bool):
 
 # Note [The all_reduce fast path]
 # Most all_reduce calls (DDP's, a metric's) are synchronous SUM or AVG of a contiguous
-# tensor of a type MPI reduces natively. Where the watchdog runs (Note [Blocking calls and
-# the watchdog]), those go straight to mpi4py's blocking comm.Allreduce(IN_PLACE, ...) on
-# the tensor's own memory, as a user of raw mpi4py would write it: no Work, no closure,
-# no request, no copy. The timeout and failure notices still apply: the watchdog revokes
-# the communicator, and the call raises DistBackendError. SUM on the world (group None)
-# is inlined in all_reduce; AVG, and a group given by the caller, go through
-# _blocking_all_reduce (one Python call more). Everything else (other ops, half types,
-# views with gaps, read-only arrays, async_op=True, or no watchdog) takes the general path
-# below, which gives the same results.
+# tensor of a type MPI reduces natively. Those go straight to mpi4py's
+# comm.Iallreduce(IN_PLACE, ...) on the tensor's own memory, tested once at once and, if
+# not done, waited on with the deadline of Note [Waiting with a deadline] (work.py): no
+# Work, no closure, no copy. (It was mpi4py's blocking comm.Allreduce, bounded by a
+# watchdog thread that revoked the communicator on a timeout; a blocking call that must
+# send to a peer that hangs does not end when revoked, so a hung peer blocked the others
+# forever from 2 KB up: that Note.) SUM on the world (group None) is inlined in
+# all_reduce; AVG, and a group given by the caller, go through _sum_all_reduce (one Python
+# call more). Everything else (other ops, half types, views with gaps, read-only arrays,
+# async_op=True) takes the general path below, which gives the same results.
 #
-# What the path costs shows at 4 KB, where a raw call takes 1.4-9 us (bench/
-# bench_distributed.py compares with raw mpi4py on the same buffers): counted with
-# callgrind on a world of one, raw mpi4py's call is ~4,500 machine instructions, nearly
-# all of them mpi4py's, and this path's was ~8,000 at first. In this interpreter (CPython
-# 3.11 built without PGO) a bytecode is ~25-50 of them, reading an attribute of an
-# ndarray ~160-200, making an int or a small object ~150. So the path now:
+# What the path costs shows at 4 KB, where a raw blocking call takes 1.4-9 us (bench/
+# bench_distributed.py compares with raw mpi4py's blocking comm.Allreduce on the same
+# buffers). In this interpreter (CPython 3.11 built without PGO) a bytecode is ~25-50
+# machine instructions, reading an attribute of an ndarray ~160-200, making an int or a
+# small object ~150. So the path:
 # - has no closure: the general path's callback lives in _all_reduce, whose cells would
 #   otherwise be made on every call, fast or not (~1,000 instructions);
 # - looks the dtype up in one dict that also gives the MPI datatype (_MPI_TYPES, filled by
@@ -229,23 +229,25 @@ def _run(work: Work, async_op: bool):
 #   F-contiguous (transposed) array and reduce it in memory order, pairing the wrong
 #   elements with a peer whose tensor has another layout: hence the flags for 2-D and up
 #   (~210 instructions);
-# - marks the watchdog with one store of the message it builds anyway: a new object per
-#   call, which is how the watchdog tells calls apart (a constant with a ``fresh`` flag
-#   beside it was two stores and two lookups more);
-# - reads the watchdog and the world's bound Allreduce as module globals, kept in step by
-#   _mirror_watchdog (they were STATE.watchdog, STATE.world and pg.comm.Allreduce);
-# - bumps no version counter, as PyTorch does not (Note [Collectives and versions]; the
-#   bump was ~380 instructions: a new int);
+# - reads the world's bound Iallreduce and its timeout as module globals, kept in step by
+#   _mirror_world (Note [Binding MPI at init]);
+# - bumps no version counter, as PyTorch does not (Note [Collectives and versions]);
 # - tests for a tensor by reading ``_data`` (an AttributeError sends anything else to the
 #   general path, which names the mistake), not by type() and isinstance.
-# Counted on the main thread alone (callgrind --separate-threads=yes under mpiexec -n 1,
-# a run of 10,000 calls minus a run of none, on a 4 KB float32 tensor): raw mpi4py called
-# from a Python function 4,546 instructions a call; this path 6,652 before the last three
-# changes, 6,189 with the globals and the one mark, 5,822 without the version bump. (The
-# main thread's count moves by a few hundred between runs while the watchdog thread
-# runs.) In bench/bench_distributed.py, 4 alternating runs each of the code before and
-# after the three changes: 4 KB at 0.85 / 0.89 / 0.92 / 0.92 of raw mpi4py before, 0.93 /
-# 0.95 / 0.94 / 0.90 after.
+# - tests the request up to 256 times inline (_SPINS) before the deadline loop of
+#   wait_requests: a 4 KB call ends within them, and the loop's call, list and clock cost
+#   ~1 us a call (0.66-0.71 of raw mpi4py without the inline tests, 0.79-0.81 with).
+# The request is libnbc's (Open MPI's non-blocking collectives; the ring algorithm, Note
+# [Ring all-reduce] in _mpi.py), where the raw call is coll/tuned's blocking one, and that
+# sets the floor: at 4 KB on 2 ranks, raw mpi4py's Iallreduce tested in a Python loop took
+# 4.8 us against 3.9 us for its blocking Allreduce (0.81), 4.4 us with MPI_Wait. A
+# persistent request (MPI_Allreduce_init, then Start and Test per call) took 3.8 us, as
+# fast as the blocking call, but MPI requires every rank to create persistent
+# collectives in the same order, and a cache keyed by the tensor's memory would not be
+# the same on every rank; DDP's buckets, made in the same order everywhere, could use
+# them. Before this change the fast path was the blocking call (0.96-1.0 of raw mpi4py),
+# which a hung peer could block forever (Note [Waiting with a deadline] in work.py).
+# Measured: docs/distributed.md ("Measured here").
 _STATE = _pg.STATE
 _NATIVE_SUM = tuple(np.dtype(t) for t in (
     np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8,
@@ -253,8 +255,9 @@ _NATIVE_SUM = tuple(np.dtype(t) for t in (
 _SUM, _AVG = RedOpType.SUM, RedOpType.AVG
 _IN_PLACE = None
 _MPI_TYPES: dict[np.dtype, object] = {}  # dtype -> MPI.Datatype, for _NATIVE_SUM
-_DOG = None  # STATE.watchdog, mirrored by _mirror_watchdog (Note [Binding MPI at init])
-_WORLD_ALLREDUCE = None  # the world communicator's bound Allreduce, while _DOG runs
+_WORLD_IALLREDUCE = None  # the world communicator's bound Iallreduce (Note [Binding MPI..])
+_WORLD_LIMIT = 0.0  # the world's timeout in seconds
+_SPINS = range(256)  # tests of the request before the deadline loop (~25 us at 4 KB)
 
 
 class _MPIError(Exception):
@@ -275,16 +278,16 @@ def bind_mpi(MPI) -> None:
         _MPI_TYPES[dt] = MPI.Datatype.fromcode(memoryview(np.empty(0, dt)).format)
 
 
-def _mirror_watchdog(dog) -> None:
-    """Keep the fast path's globals in step with STATE.watchdog (process_group's
-    _set_watchdog calls this at every change; Note [Binding MPI at init])."""
-    global _DOG, _WORLD_ALLREDUCE
-    _WORLD_ALLREDUCE = None if dog is None else _STATE.world.comm.Allreduce
-    _DOG = dog
+def _mirror_world(world) -> None:
+    """Keep the fast path's globals in step with STATE.world (process_group's _set_world
+    calls this at every change; Note [Binding MPI at init])."""
+    global _WORLD_IALLREDUCE, _WORLD_LIMIT
+    _WORLD_IALLREDUCE = None if world is None else world.comm.Iallreduce
+    _WORLD_LIMIT = 0.0 if world is None else world.timeout.total_seconds()
 
 
 _pg.ON_MPI.append(bind_mpi)  # Note [Binding MPI at init] (process_group.py)
-_pg.ON_WATCHDOG.append(_mirror_watchdog)
+_pg.ON_WORLD.append(_mirror_world)
 
 
 def all_reduce(tensor: Tensor, op=ReduceOp.SUM, group: ProcessGroup | None = None,
@@ -299,8 +302,8 @@ def all_reduce(tensor: Tensor, op=ReduceOp.SUM, group: ProcessGroup | None = Non
         tensor([1, 2])
         >>> dist.destroy_process_group()
     """
-    dog = _DOG
-    if dog is not None and not async_op:
+    start = _WORLD_IALLREDUCE
+    if start is not None and not async_op:
         # Note [The all_reduce fast path]
         try:
             a = tensor._data
@@ -309,39 +312,36 @@ def all_reduce(tensor: Tensor, op=ReduceOp.SUM, group: ProcessGroup | None = Non
             return _all_reduce(tensor, op, group, async_op)  # no MPI SUM for the type
         if a.ndim < 2 or a.flags.c_contiguous:
             if op is _SUM and group is None:
-                dog.busy = buf  # a new object: a new call, for the watchdog
                 try:
-                    _WORLD_ALLREDUCE(_IN_PLACE, buf)  # op: MPI.SUM
+                    test = start(_IN_PLACE, buf).Test  # op: MPI.SUM
+                    for _ in _SPINS:  # a small call ends within these tests
+                        if test():
+                            break
+                    else:  # Note [Waiting with a deadline]
+                        wait_requests([test.__self__], None, "all_reduce", _WORLD_LIMIT)
                 except _MPIError as e:
-                    raise failure_error(_STATE, "all_reduce", e, dog.timed_out) from None
+                    raise failure_error(_STATE, "all_reduce", e) from None
                 except (BufferError, ValueError):
                     pass  # refused before any transfer (gaps, read-only): the general path
                 else:
                     return None  # (no version bump: Note [Collectives and versions])
-                finally:
-                    dog.busy = None
-            elif (op is _SUM or op is _AVG) and _blocking_all_reduce(tensor, buf, op, group,
-                                                                     dog):
+            elif (op is _SUM or op is _AVG) and _sum_all_reduce(tensor, buf, op, group):
                 return None
     return _all_reduce(tensor, op, group, async_op)
 
 
-def _blocking_all_reduce(tensor: Tensor, buf: tuple, op, group, dog) -> bool:
-    """The fast path's blocking call for AVG and for a group given by the caller: True when
-    done, False where the general path must run (this rank is not a member, and the
-    general path warns; or mpi4py refused the buffer before sending anything)."""
+def _sum_all_reduce(tensor: Tensor, buf: tuple, op, group) -> bool:
+    """The fast path for AVG and for a group given by the caller: True when done, False
+    where the general path must run (this rank is not a member, and the general path
+    warns; or mpi4py refused the buffer before sending anything)."""
     pg = resolve(group)
     if pg is None:
         return False
-    dog.busy = ("all_reduce", pg.timeout.total_seconds())  # a new tuple: a new call
     try:
-        pg.comm.Allreduce(_IN_PLACE, buf)  # op: MPI.SUM
-    except _MPIError as e:
-        raise failure_error(_STATE, "all_reduce", e, dog.timed_out) from None
+        req = pg.comm.Iallreduce(_IN_PLACE, buf)  # op: MPI.SUM
     except (BufferError, ValueError):
         return False
-    finally:
-        dog.busy = None
+    wait_requests([req], None, "all_reduce", pg.timeout.total_seconds())
     _mean_of_sum(tensor, op, len(pg.ranks))  # (the division is no wait on a peer)
     return True
 

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import os
 import runpy
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 
 from ._mpi import find_mpiexec
 from .process_group import _launcher_rank_env
@@ -28,7 +30,7 @@ from .process_group import _launcher_rank_env
 __all__ = ["launch_command", "run"]
 
 _FORWARD_ENV = ("MASTER_ADDR", "MASTER_PORT", "PYTHONPATH", "OMP_NUM_THREADS",
-                "OPENBLAS_NUM_THREADS")
+                "OPENBLAS_NUM_THREADS", "RETROGRAD_DIST_JOBDIR")
 
 
 def launch_command(nproc: int, script: str, args: list[str], hostfile: str | None = None,
@@ -57,18 +59,30 @@ def run(nproc: int, script: str, args: list[str], hostfile: str | None = None,
     env = dict(os.environ)
     env.setdefault("MASTER_ADDR", "127.0.0.1")
     env.setdefault("MASTER_PORT", "29500")
-    proc = subprocess.Popen(launch_command(nproc, script, args, hostfile, extra=extra),
-                            env=env)
+    # where a rank that exits with the process group up leaves word for its peers (Note
+    # [Failure notices] in process_group.py); removed with the job
+    jobdir = tempfile.mkdtemp(prefix="retrograd-job-")
+    env["RETROGRAD_DIST_JOBDIR"] = jobdir
+    try:
+        proc = subprocess.Popen(launch_command(nproc, script, args, hostfile, extra=extra),
+                                env=env)
+        code = _wait(proc)
+    finally:
+        shutil.rmtree(jobdir, ignore_errors=True)
+    return 128 - code if code < 0 else code
+
+
+def _wait(proc) -> int:
+    """The job's exit code; Ctrl-C and SIGTERM go on to mpiexec meanwhile."""
 
     def forward(signum, frame):
         proc.send_signal(signum)
     old = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        code = proc.wait()
+        return proc.wait()
     finally:
         for s, h in old.items():
             signal.signal(s, h)
-    return 128 - code if code < 0 else code
 
 
 def _child(argv: list[str]) -> None:

@@ -24,18 +24,17 @@ import warnings
 from datetime import timedelta
 
 from ._mpi import load_mpi, mpi_available
-from .watchdog import Watchdog, can_revoke, revoke_all
 
 # Note [Binding MPI at init]
 # The collectives look up MPI's objects once, when the world is made (the fast path of
 # all_reduce reads them as module globals): collectives.py, which imports this module,
 # registers its binding function here at import, and init_process_group calls it. The
-# fast path reads the watchdog and the world's bound Allreduce as module globals too
-# (a global is one specialised bytecode; STATE.watchdog and world.comm.Allreduce were
-# three lookups): every change of STATE.watchdog goes through _set_watchdog, which hands
-# the new one (or None) to the functions in ON_WATCHDOG.
+# fast path reads the world's bound Iallreduce and its timeout as module globals too (a
+# global is one specialised bytecode; STATE.world.comm.Iallreduce was three lookups):
+# every change of STATE.world goes through _set_world, which hands the new world (or
+# None) to the functions in ON_WORLD.
 ON_MPI: list = []
-ON_WATCHDOG: list = []
+ON_WORLD: list = []
 
 __all__ = ["Backend", "DistError", "DistBackendError", "ProcessGroup", "GroupMember", "group",
            "init_process_group", "destroy_process_group", "is_initialized", "is_available",
@@ -118,7 +117,7 @@ class _State:
         self.broken = ""  # why the process group cannot be used any more
         self.prev_hook = None
         self.counter = 0
-        self.watchdog = None  # Note [Blocking calls and the watchdog]
+        self.job_dir = ""  # Note [Failure notices]
 
 
 # Note [One world per process]
@@ -209,6 +208,31 @@ def _check_agrees(what: str, given: int, actual: int, source: str) -> None:
             "pass rank/world_size only if they agree with it (or leave them out)")
 
 
+def _check_init_args(backend, init_method, timeout, store) -> tuple[Backend, timedelta]:
+    """init_process_group's arguments checked: (the backend's name, the timeout)."""
+    name = Backend(backend) if backend is not None else Backend.MPI
+    if name in (Backend.NCCL, Backend.UCC) or name.startswith("cuda"):
+        raise RuntimeError(f"Distributed package doesn't have {name.upper()} built in. "
+                           "retrograd runs on the CPU: use backend='mpi' (or 'gloo', which "
+                           "runs on MPI)")
+    if name not in (Backend.MPI, Backend.GLOO, "cpu:gloo"):
+        raise ValueError(f"Invalid backend: '{backend}'; retrograd.distributed supports "
+                         "'mpi' (and 'gloo', run on MPI)")
+    if store is not None:
+        raise ValueError("store= is not supported: retrograd.distributed takes the world from "
+                         "the MPI launcher, which needs no store; drop the argument")
+    if init_method not in (None, "env://") and not str(init_method).startswith(
+            ("tcp://", "file://")):
+        raise ValueError(f"Unsupported init_method {init_method!r}: use 'env://' (or leave it "
+                         "out); the MPI launcher connects the processes")
+    if timeout is None:
+        timeout = default_pg_timeout
+    if not isinstance(timeout, timedelta):
+        raise TypeError(f"Expected timeout argument to be of type datetime.timedelta, got "
+                        f"{type(timeout)}")
+    return name, timeout
+
+
 def init_process_group(backend: str | None = None, init_method: str | None = None,
                        timeout: timedelta | None = None, world_size: int = -1, rank: int = -1,
                        store=None, group_name: str = "", pg_options=None,
@@ -233,26 +257,7 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
     """
     if STATE.world is not None:
         raise ValueError("trying to initialize the default process group twice!")
-    name = Backend(backend) if backend is not None else Backend.MPI
-    if name in (Backend.NCCL, Backend.UCC) or name.startswith("cuda"):
-        raise RuntimeError(f"Distributed package doesn't have {name.upper()} built in. "
-                           "retrograd runs on the CPU: use backend='mpi' (or 'gloo', which "
-                           "runs on MPI)")
-    if name not in (Backend.MPI, Backend.GLOO, "cpu:gloo"):
-        raise ValueError(f"Invalid backend: '{backend}'; retrograd.distributed supports "
-                         "'mpi' (and 'gloo', run on MPI)")
-    if store is not None:
-        raise ValueError("store= is not supported: retrograd.distributed takes the world from "
-                         "the MPI launcher, which needs no store; drop the argument")
-    if init_method not in (None, "env://") and not str(init_method).startswith(
-            ("tcp://", "file://")):
-        raise ValueError(f"Unsupported init_method {init_method!r}: use 'env://' (or leave it "
-                         "out); the MPI launcher connects the processes")
-    if timeout is None:
-        timeout = default_pg_timeout
-    if not isinstance(timeout, timedelta):
-        raise TypeError(f"Expected timeout argument to be of type datetime.timedelta, got "
-                        f"{type(timeout)}")
+    name, timeout = _check_init_args(backend, init_method, timeout, store)
     if not mpi_available():
         raise RuntimeError("Distributed package doesn't have MPI built in: "
                            "retrograd.distributed needs mpi4py; install it with "
@@ -279,26 +284,25 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
         warnings.warn("retrograd.distributed: backend 'gloo' runs on MPI (mpi4py)",
                       stacklevel=2)
     comm = world.Dup()
-    STATE.world = ProcessGroup(comm, list(range(msize)), timeout, group_name or "default_pg")
     STATE.backend = Backend.MPI
     STATE.broken = ""
     STATE.counter = 0
+    for bind in ON_MPI:  # Note [Binding MPI at init]
+        bind(MPI)
+    _set_world(ProcessGroup(comm, list(range(msize)), timeout, group_name or "default_pg"))
     _start_failure_channel(world)
-    if can_revoke(MPI):
-        for bind in ON_MPI:  # Note [Binding MPI at init]
-            bind(MPI)
-        _set_watchdog(Watchdog(STATE))
+    STATE.job_dir = _job_dir() if msize > 1 else ""
     for key, value in _launcher_rank_env().items():
         os.environ.setdefault(key, str(value))
     os.environ.setdefault("RANK", str(mrank))
     os.environ.setdefault("WORLD_SIZE", str(msize))
 
 
-def _set_watchdog(dog: Watchdog | None) -> None:
-    """``STATE.watchdog = dog``, told to ON_WATCHDOG (Note [Binding MPI at init])."""
-    STATE.watchdog = dog
-    for mirror in ON_WATCHDOG:
-        mirror(dog)
+def _set_world(world: ProcessGroup | None) -> None:
+    """``STATE.world = world``, told to ON_WORLD (Note [Binding MPI at init])."""
+    STATE.world = world
+    for mirror in ON_WORLD:
+        mirror(world)
 
 
 def destroy_process_group(group: ProcessGroup | None = None) -> None:
@@ -319,17 +323,13 @@ def destroy_process_group(group: ProcessGroup | None = None) -> None:
             STATE.groups.remove(group)
             group.comm.Free()
         return
-    dog = STATE.watchdog
-    _set_watchdog(None)
-    if dog is not None:
-        dog.stop()  # before the communicators it may revoke are freed
     for pg in STATE.groups:
         pg.comm.Free()
     STATE.groups = []
     _stop_failure_channel()
     if not STATE.broken:
         STATE.world.comm.Free()
-    STATE.world = None
+    _set_world(None)
     STATE.backend = ""
 
 
@@ -468,19 +468,38 @@ def get_group_rank(group: ProcessGroup, global_rank: int) -> int:
 # MPI has no timeouts, and a rank that raises does not stop its peers: they would wait
 # in their next collective forever (or until the launcher kills the job, which says
 # nothing about why). So every collective here is non-blocking underneath and waits by
-# polling (work.py), and each rank keeps one receive posted on a private duplicate of
-# the world communicator. A rank whose program dies of an uncaught exception sends a
-# short notice ("rank 1: ValueError: ...") to every peer before exiting; a peer waiting
-# in a collective sees it on its next poll and raises DistBackendError naming the rank
-# and its error. A peer that vanishes without a word (killed) trips the timeout instead.
+# polling (Note [Waiting with a deadline] in work.py), and each rank keeps one receive
+# posted on a private duplicate of the world communicator. A rank whose program dies of
+# an uncaught exception sends a short notice ("rank 1 raised ValueError: ...") to every
+# peer before exiting; a peer waiting in a collective sees it on its next poll and raises
+# DistBackendError naming the rank and its error. A rank that gives up after its timeout
+# says so too. A rank that leaves while the process group is still up (its script ended,
+# or called sys.exit(), without destroy_process_group) stays inside MPI_Finalize, which
+# under ULFM waits for the peers: without a word the job stood still for the whole timeout
+# (30 minutes by default), where PyTorch's gloo raises at once ("Connection closed by
+# peer"). So an atexit handler, which runs before mpi4py's MPI_Finalize (atexit runs the
+# handlers newest first, and MPI was loaded before init_process_group registered this
+# one), writes "rank 1 exited ..." to a file in the folder that `retrograd run` makes for
+# the job and removes after it (_job_dir), and a waiting peer looks there every 10 ms once
+# it has waited 1 ms (peer_departure). Under a bare mpiexec there is no such folder (a
+# folder of our own would be left behind by every script that ends without
+# destroy_process_group), and a departure shows as the timeout. Not an MPI message: a
+# script that simply ends without destroy_process_group leaves too, its peers never take
+# the message, and sending one left both ranks of a 2-rank job blocked in MPI_Finalize's
+# barrier in about one exit in four. A file reaches only the ranks on the same machine (or
+# a shared file system); other ranks learn of the departure from the timeout. A rank
+# killed by a signal or by os._exit() says nothing: the launcher (Open MPI's prterun) then
+# ends the whole job and names the rank.
 # The dying rank also arms an alarm of one timeout, so that MPI's finalisation, which
 # waits for the others, cannot keep it alive forever. Open MPI's launcher ends the whole
 # job as soon as one rank exits with an error, so a peer killed before it read the notice
 # would say nothing: the notice goes by synchronous sends (each complete once the peer's
-# receive has taken it, up to 2 s), and the dying rank, once it has also revoked the
-# communicators, waits _NOTICE_GRACE_S more.
+# receive has taken it, up to 2 s), and the dying rank waits _NOTICE_GRACE_S more.
 _NOTICE_BYTES = 1024
 _NOTICE_GRACE_S = 0.25
+_DEPARTED = " exited without calling destroy_process_group"
+_DEPARTED_FILE = "departed-rank-"
+_GAVE_UP = " after its timeout of "  # in the notice of a rank that timed out (work.py)
 
 
 def _start_failure_channel(world) -> None:
@@ -492,14 +511,90 @@ def _start_failure_channel(world) -> None:
     if STATE.prev_hook is None:
         STATE.prev_hook = sys.excepthook
         sys.excepthook = _excepthook
-        atexit.register(_stop_failure_channel)
+        atexit.register(_at_exit)
+
+
+def _at_exit() -> None:
+    """Leaving with the process group up: tell the peers (Note [Failure notices])."""
+    if STATE.world is not None and not STATE.broken and STATE.world.size() > 1:
+        folder = _job_dir()
+        if folder:
+            me = STATE.world.rank()
+            try:
+                os.makedirs(folder, exist_ok=True)
+                with open(os.path.join(folder, f"{_DEPARTED_FILE}{me}"), "w") as f:
+                    f.write(f"rank {me}{_DEPARTED} (its script ended or called sys.exit())")
+            except OSError:  # no room to say it: the peers time out instead
+                pass
+    _stop_failure_channel()
+
+
+def _job_dir() -> str:
+    """Where departing ranks leave their notice: the folder `retrograd run` made for the
+    job (Note [Failure notices]); "" under another launcher."""
+    return os.environ.get("RETROGRAD_DIST_JOBDIR", "")
+
+
+def peer_departure() -> str | None:
+    """The notice of a peer that exited with the process group up, if one left one.
+
+    Example:
+        >>> from retrograd.distributed.process_group import peer_departure
+        >>> peer_departure() is None  # no process group here
+        True
+    """
+    folder = STATE.job_dir
+    if not folder or STATE.world is None:
+        return None
+    try:
+        names = os.listdir(folder)
+    except OSError:  # nobody left yet
+        return None
+    mine = f"{_DEPARTED_FILE}{STATE.world.rank()}"
+    for name in sorted(names):
+        if name.startswith(_DEPARTED_FILE) and name != mine:
+            try:
+                with open(os.path.join(folder, name)) as f:
+                    return f.read()
+            except OSError:
+                continue
+    return None
+
+
+def departed(notice: str) -> bool:
+    """Whether a peer's notice says it exited (rather than failed).
+
+    Example:
+        >>> from retrograd.distributed.process_group import departed
+        >>> departed("rank 1 raised ValueError: bad"), departed(
+        ...     "rank 1 exited without calling destroy_process_group (its script ended)")
+        (False, True)
+    """
+    return _DEPARTED in notice
+
+
+def cannot_finish(why: str, op: str) -> str:
+    """What a rank raises when a peer's notice (``why``) stops ``op``: the cause and the fix.
+
+    Example:
+        >>> from retrograd.distributed.process_group import cannot_finish
+        >>> cannot_finish("rank 1 raised ValueError: bad", "all_reduce")
+        'rank 1 raised ValueError: bad; this rank cannot finish all_reduce without it'
+    """
+    if why.startswith(op + " timed out"):
+        return why
+    text = f"{why}; this rank cannot finish {op} without it"
+    if departed(why):
+        text += (". Make every rank run the same collectives before it exits, and end "
+                 "each rank's script with dist.destroy_process_group()")
+    elif _GAVE_UP in why:  # that rank waited too: another one did not join
+        text += (" (that rank was waiting too: another peer did not join, or runs a "
+                 "different collective). Raise the limit with init_process_group(timeout="
+                 "...) if the peers are only slow")
+    return text
 
 
 def _stop_failure_channel() -> None:
-    dog = STATE.watchdog
-    _set_watchdog(None)
-    if dog is not None:
-        dog.stop()  # it may revoke the communicators: stop it first
     req, STATE.fail_req = STATE.fail_req, None
     if req is not None:
         try:
@@ -528,8 +623,9 @@ def peer_failure() -> str | None:
     return raw.decode("utf-8", "replace")
 
 
-def notify_failure(text: str) -> None:
-    """Tell every peer that this rank is failing with ``text`` (Note [Failure notices])."""
+def notify_failure(text: str, wait_s: float = 2.0) -> None:
+    """Tell every peer that this rank is failing with ``text`` (Note [Failure notices]);
+    wait up to ``wait_s`` for them to take it."""
     import time
 
     import numpy as np
@@ -546,7 +642,7 @@ def notify_failure(text: str) -> None:
     # rank does not exit (and the launcher kill the job) before the peers have it
     try:
         reqs = [comm.Issend(msg, dest=p) for p in range(n) if p != me]
-        deadline = time.monotonic() + 2.0
+        deadline = time.monotonic() + wait_s
         MPI = load_mpi()
         while reqs and not MPI.Request.Testall(reqs) and time.monotonic() < deadline:
             time.sleep(0.001)
@@ -558,8 +654,6 @@ def _excepthook(etype, value, tb) -> None:
     if STATE.world is not None and not issubclass(etype, KeyboardInterrupt):
         me = STATE.world.rank()
         notify_failure(f"rank {me} raised {etype.__name__}: {value}")
-        if STATE.watchdog is not None:  # peers waiting in blocking calls: make them fail
-            revoke_all(STATE)
         # a moment for the peers to read the notice and say so before this rank exits and
         # the launcher ends the job (Note [Failure notices])
         time.sleep(_NOTICE_GRACE_S)
@@ -569,20 +663,10 @@ def _excepthook(etype, value, tb) -> None:
     (STATE.prev_hook or sys.__excepthook__)(etype, value, tb)
 
 
-def _any_revoked(state) -> bool:
-    for pg in [state.world] + list(state.groups):
-        try:
-            if pg is not None and pg.comm.Is_revoked():
-                return True
-        except Exception:  # a freed communicator
-            pass
-    return False
-
-
-def failure_error(state, op: str, err: BaseException, timed_out: str = ""):
-    """The ``DistBackendError`` for ``op``, which MPI failed with ``err`` because a
-    communicator was revoked or a peer failed; any other MPI error is given back as it is
-    (the caller raises it). ``timed_out``: why this rank revoked, if it did.
+def failure_error(state, op: str, err: BaseException):
+    """The ``DistBackendError`` for ``op``, which MPI failed with ``err`` because a peer
+    failed (ULFM's MPI_ERR_PROC_FAILED, or MPI_ERR_IN_STATUS with a peer's notice); any
+    other MPI error is given back as it is (the caller raises it).
 
     Example:
         >>> from retrograd.distributed.process_group import failure_error
@@ -592,19 +676,16 @@ def failure_error(state, op: str, err: BaseException, timed_out: str = ""):
     MPI = load_mpi()
     failed = (MPI.ERR_REVOKED, MPI.ERR_PROC_FAILED,
               getattr(MPI, "ERR_PROC_FAILED_PENDING", -1))
-    # MPI_Waitall and MPI_Testall report a request that failed (revoked, or its peer
-    # died) as MPI_ERR_IN_STATUS: that is a peer's failure when a communicator is revoked
-    # or the peer's notice arrives (below), else an ordinary error given back
-    cls, revoked = err.Get_error_class(), _any_revoked(state)
+    # MPI_Waitall and MPI_Testall report a request that failed (its peer died) as
+    # MPI_ERR_IN_STATUS: that is a peer's failure when the peer's notice arrives (below),
+    # else an ordinary error given back
+    cls = err.Get_error_class()
     in_status = cls == MPI.ERR_IN_STATUS
-    if cls not in failed and not in_status and not revoked:
+    if cls not in failed and not in_status:
         return err
     rank = state.world.rank() if state.world is not None else -1
-    if timed_out and not state.broken:  # this rank's own timeout: tell the peers
-        state.broken = timed_out
-        notify_failure(f"rank {rank} gave up on {op} after its timeout")
-    # A peer's revocation, or MPI's word that it died, can overtake the notice that says
-    # why: wait for it a little.
+    # MPI's word that a peer died can overtake the notice that says why: wait for it a
+    # little.
     deadline = time.monotonic() + 1.0
     while not state.broken and time.monotonic() < deadline:
         notice = peer_failure()
@@ -613,12 +694,9 @@ def failure_error(state, op: str, err: BaseException, timed_out: str = ""):
             break
         time.sleep(0.002)
     why = state.broken
-    if not why and in_status and not revoked:
-        return err  # no peer said it failed, nothing was revoked
+    if not why and in_status:
+        return err  # no peer said it failed
     if not why:
-        why = (f"{op} failed: another rank gave up on the process group (its timeout "
-               f"passed or it saw a peer fail): {err}")
+        why = f"{op} failed: a peer process failed ({err})"
         state.broken = why
-    elif not why.startswith(op + " timed out"):
-        why = f"{why}; this rank cannot finish {op} without it"
-    return DistBackendError(f"[Rank {rank}] {why}")
+    return DistBackendError(f"[Rank {rank}] {cannot_finish(why, op)}")

@@ -69,7 +69,8 @@ _DEFAULT_BUCKET_MB = 25.0
 # at launch cut the wait at the end of backward from about 0.5 ms to 0.2 ms; testing also
 # before every backward node (pre-hooks on the graph) did not help, and a Python thread
 # blocked in MPI_Wait while backward ran crashed Open MPI's libnbc (two threads in its
-# progress loop). The end of backward then waits with one blocking MPI_Waitall.
+# progress loop). The end of backward then waits on each bucket's Work, tested against
+# the timeout (Note [Waiting with a deadline] in distributed/work.py).
 
 
 class _Bucket:
