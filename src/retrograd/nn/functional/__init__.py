@@ -362,6 +362,15 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
 # tensor op in the input's dtype computed in its opmath type (float for float16 and
 # bfloat16), which _noise_op repeats: mul and div take the scalar at opmath precision, add
 # rounded to the tensor's dtype first (checked against PyTorch for bfloat16 and float16).
+#
+# Note [Dropout nodes]
+# On CPU PyTorch's F.dropout, the feature dropouts and the alpha dropouts never reach the
+# fused native_dropout (ATen's is_fused_kernel_acceptable wants a CUDA/XPU tensor): they
+# multiply by the noise (``input * noise``, or ``input.mul_(noise)`` in place), so the
+# graph holds a MulBackward0 whose second edge is None and which saves the noise as
+# ``_saved_other``; alpha dropout then adds its shift in place (AddBackward0). p = 1
+# multiplies by a 0-d zero. torch.native_dropout keeps its own NativeDropoutBackward0
+# (TN.dropout). The random draws are unchanged.
 
 _ALPHA = 1.7580993408473766
 
@@ -402,11 +411,12 @@ def _dropout(input: Tensor, p: float, training: bool, inplace: bool,
             noise = _noise_op(noise, lambda x, op: x * op(a))
         else:
             noise = _noise_op(noise, lambda x, op: x / op(1.0 - p))
-    out = apply(TN.dropout, (input,), noise)
+    # Note [Dropout nodes]: PyTorch's CPU dropout multiplies (MulBackward0 saving the
+    # noise), in place for the in-place forms, and alpha dropout adds its shift in place
+    noise = _make(noise)
+    out = input.mul_(noise) if inplace else input * noise
     if shift is not None:
-        out = out + _make(shift)
-    if inplace:
-        return input.copy_(out)
+        out = out.add_(_make(shift))
     return out
 
 
