@@ -970,7 +970,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
     """
     if out is not None:  # Note [out= arguments] (ops/out_arg.py)
         return write_out("normalize", out, normalize(input, p, dim, eps), (input,))
-    denom = vector_norm(input, p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+    denom = vector_norm(input, p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     return input / denom
 
 

@@ -491,6 +491,10 @@ def _adaptive_matrix(n_in: int, n_out: int, dtype) -> Tensor:
 def _adaptive_avg(input, output_size, nsp, name):
     osz = _adaptive_output_size(input, output_size, nsp, name, "avg")
     _check_float(input, name)
+    if nsp > 1 and all(o == 1 for o in osz):
+        # PyTorch's adaptive_avg_pool2d/3d to 1 (x 1 x 1) is a mean over the spatial dims
+        # (MeanBackward1), as ATen computes it
+        return input.mean(tuple(range(-1, -nsp - 1, -1)), keepdim=True)
     xsp = input._data.shape[-nsp:]
     out = input
     for i in range(nsp):
@@ -517,7 +521,8 @@ def adaptive_avg_pool1d(input: Tensor, output_size: ShapeLike) -> Tensor:
     size = output_size[0] if isinstance(output_size, (list, tuple)) else output_size
     # PyTorch pools 1-D as 2-D (a height of 1) and reports the rest under that name
     _adaptive_output_size(input.unsqueeze(-2), (1, size), 2, "adaptive_avg_pool2d", "avg")
-    return _adaptive_avg(input, output_size, 1, "adaptive_avg_pool1d")
+    # as ATen: adaptive_avg_pool2d of the input with a height of 1 (a mean for size 1)
+    return _adaptive_avg(input.unsqueeze(-2), (1, size), 2, "adaptive_avg_pool1d").squeeze(-2)
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: int | Sequence[int | None]) -> Tensor:

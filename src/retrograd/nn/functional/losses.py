@@ -13,10 +13,13 @@ import warnings
 
 import numpy as np
 
+from ..._core.grad_mode import no_grad
 from ..._functions.creation import zeros_like
 from ..._functions.pointwise import where
+from ..._functions.reductions import vector_norm
+from ..._functions.shape import broadcast_tensors
 from ..._functions.softmax import log_softmax
-from ..._tensor.tensor import Tensor, _make
+from ..._tensor.tensor import Tensor, _make, result_type
 from ...ops.dispatch import apply
 from ...ops.op import FLOAT_NP
 from ...ops.public import FP32, autocast_category
@@ -368,10 +371,25 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
         ...                                       torch.tensor([[1., 1.]]))
         tensor([0.7071])
     """
-    w12 = (x1 * x2).sum(dim)
-    n1 = (x1 * x1).sum(dim)
-    n2 = (x2 * x2).sum(dim)
-    return w12 / (n1 * n2).clamp(min=eps * eps).sqrt()
+    # Note [Cosine similarity]: ATen's composite (Distance.cpp), op for op, so the graph is
+    # PyTorch's: both operands expanded to one shape (unless they have it already), each
+    # divided by its 2-norm (cloned, then clamped to eps in place under no_grad, so the
+    # clamp records nothing), the product summed: SumBackward1, MulBackward0, DivBackward0,
+    # CloneBackward0, LinalgVectorNormBackward0. Dividing first keeps the result in [-1, 1].
+    dt = result_type(x1, x2)
+    if not dt.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                           f"{_legacy(dt)}")
+    x1 = x1.to(dt) if not x1.dtype.is_floating_point else x1
+    x2 = x2.to(dt) if not x2.dtype.is_floating_point else x2
+    if tuple(x1.shape) != tuple(x2.shape):
+        x1, x2 = broadcast_tensors(x1, x2)
+    n1 = vector_norm(x1, 2, dim, keepdim=True).clone()
+    n2 = vector_norm(x2, 2, dim, keepdim=True).clone()
+    with no_grad():
+        n1.clamp_min_(eps)
+        n2.clamp_min_(eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
 @autocast_category(FP32)
