@@ -1238,6 +1238,7 @@ for _e in DB:
 import opdb_cdist_polynomials  # noqa: E402, F401  (cdist, torch.special's polynomials)
 import opdb_construct  # noqa: E402, F401  (construction, scatter, add-product, view copies)
 import opdb_linalg  # noqa: E402, F401  (torch.linalg's entries)
+import opdb_losses  # noqa: E402, F401  (the loss records' entries)
 import opdb_nnloss  # noqa: E402, F401  (the nnloss family's entries)
 import opdb_nnmods  # noqa: E402, F401  (the nnmods family's entries)
 import opdb_nnnames  # noqa: E402, F401  (the nn-names records' entries)

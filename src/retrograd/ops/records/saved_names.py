@@ -22,6 +22,20 @@ __all__ = ["SAVED_NAMES", "UNAVAILABLE"]
 
 #: node name -> its saved attributes (the module docstring gives the syntax)
 SAVED_NAMES: dict = {
+    "MseLossBackward0": "reduction=p[0]:int self=0 target=1",
+    "MseLossBackwardBackward0":
+        "grad_output=0 reduction=p[0]:int self=1 target=2",
+    "HuberLossBackward0": "delta=p[1]:float reduction=p[0]:int self=0 target=1",
+    "HuberLossBackwardBackward0":
+        "delta=p[1]:float grad_output=0 reduction=p[0]:int self=1 target=2",
+    "SmoothL1LossBackward0": "beta=p[1]:float reduction=p[0]:int self=0 target=1",
+    "SmoothL1LossBackwardBackward0":
+        "beta=p[1]:float grad_output=0 reduction=p[0]:int self=1 target=2",
+    "BinaryCrossEntropyBackward0": "reduction=p[0]:int self=0 target=1 weight=p1",
+    "BinaryCrossEntropyBackwardBackward0":
+        "grad_output=0 reduction=p[0]:int self=1 target=2 weight=p1",
+    "BinaryCrossEntropyWithLogitsBackward0":
+        "pos_weight=p2 reduction=p[0]:int self=0 target=1 weight=p1",
     "MulBackward0": "other=1 self=0",
     "AbsBackward0": "self=0",
     "AcosBackward0": "self=0",
