@@ -32,6 +32,7 @@ from ...ops.op import FLOAT_NP
 from ...ops.out_arg import write_out
 from ...ops.public import LOWER_PRECISION_FP, autocast_category
 from ...ops.records import nn as TN
+from ...ops.records import normalization as TNO
 from ...ops.records import table as T
 from .ctc import ctc_loss
 from .embedding_bag import embedding_bag, embedding_renorm_
@@ -248,22 +249,50 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     if input._data.ndim < 2:
         raise ValueError(f"batch_norm: expected at least 2D input (got {input._data.ndim}D)")
     c = input._data.shape[1]
+    n = input._data.size // c if c else 0
+    if training and n <= 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {input.shape}")
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError("batch_norm in evaluation mode needs running_mean and "
+                           "running_var (or pass training=True to use batch statistics)")
+    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
+                    ("running_var", running_var)):
+        if t is not None and t.numel() != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+    x = input._data
+    if not isinstance(x, np.ndarray):  # batched tensors inside vmap: composite ops
+        return _batch_norm_by_ops(input, running_mean, running_var, weight, bias, training,
+                                  momentum, eps)
+    # Note [Normalization records] (ops/records/normalization.py)
+    if training:
+        mean, var_sum = TNO.batch_norm_stats(x)
+        invstd = TNO.batch_norm_invstd(var_sum, n, eps)
+        TNO.update_running_stats(None if running_mean is None else running_mean._data,
+                                 None if running_var is None else running_var._data,
+                                 mean, var_sum, n, momentum)
+        p = (_make(mean), _make(invstd), running_mean, running_var, True, eps)
+    else:
+        p = (_make(np.empty((0,), x.dtype)), _make(np.empty((0,), x.dtype)), running_mean,
+             running_var, False, eps)
+    return apply(TNO.native_batch_norm, (input, weight, bias), p)
+
+
+def _batch_norm_by_ops(input, running_mean, running_var, weight, bias, training, momentum,
+                       eps):
+    """batch_norm in composite ops, for batched tensors inside vmap (Note [Batched
+    tensors] in _functorch/batched.py)."""
+    c = input._data.shape[1]
     dims = (0,) + tuple(range(2, input._data.ndim))
     shape = (1, c) + (1,) * (input._data.ndim - 2)
     if training:
-        n = input._data.size // c
-        if n <= 1:
-            raise ValueError(f"Expected more than 1 value per channel when training, got input "
-                             f"size {input.shape}")
         mean = input.mean(dims)
         d = input - mean.reshape(shape)
         var = (d * d).mean(dims)
-        _update_running_stats(running_mean, running_var, mean, var, momentum, n)
+        _update_running_stats(running_mean, running_var, mean, var, momentum,
+                              input._data.size // c)
         out = d * (var.reshape(shape) + eps).rsqrt()
     else:
-        if running_mean is None or running_var is None:
-            raise RuntimeError("batch_norm in evaluation mode needs running_mean and "
-                               "running_var (or pass training=True to use batch statistics)")
         out = (input - running_mean.reshape(shape)) * (running_var.reshape(shape) + eps).rsqrt()
     return _scale_shift(out, weight, bias, shape)
 
@@ -281,24 +310,23 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
     """
     if input._data.ndim < 3:
         raise ValueError(f"instance_norm: expected at least 3D input (got {input._data.ndim}D)")
+    if use_input_stats and math.prod(input._data.shape[2:]) <= 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input "
+                         f"size {input.shape}")
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
+    # as ATen's instance_norm: batch_norm of the input viewed as (1, N * C, *spatial), the
+    # per-channel tensors repeated N times, the running statistics averaged back
     b, c = input._data.shape[:2]
-    dims = tuple(range(2, input._data.ndim))
-    shape = (1, c) + (1,) * (input._data.ndim - 2)
-    if use_input_stats:
-        n = math.prod(input._data.shape[2:])
-        if n <= 1:
-            raise ValueError(f"Expected more than 1 spatial element when training, got input "
-                             f"size {input.shape}")
-        mean = input.mean(dims, keepdim=True)
-        d = input - mean
-        var = (d * d).mean(dims, keepdim=True)
-        if running_mean is not None or running_var is not None:
-            _update_running_stats(running_mean, running_var, mean.detach().reshape(b, c).mean(0),
-                                  var.detach().reshape(b, c).mean(0), momentum, n)
-        out = d * (var + eps).rsqrt()
-    else:
-        out = (input - running_mean.reshape(shape)) * (running_var.reshape(shape) + eps).rsqrt()
-    return _scale_shift(out, weight, bias, shape)
+    rep = [None if t is None else t.repeat(b) for t in (weight, bias, running_mean, running_var)]
+    x = input.contiguous().view((1, b * c) + tuple(input._data.shape[2:]))
+    out = batch_norm(x, rep[2], rep[3], rep[0], rep[1], use_input_stats, momentum, eps)
+    with no_grad():
+        for t, r in ((running_mean, rep[2]), (running_var, rep[3])):
+            if t is not None:
+                t.copy_(r.view(b, c).mean(0))
+    return out.view(input.shape)
 
 
 def layer_norm(input: Tensor, normalized_shape: Shape, weight: Tensor | None = None,
@@ -339,7 +367,14 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, "
                            f"but got input of shape {list(input.shape)} and num_groups="
                            f"{num_groups}")
-    x = input.reshape(b, num_groups, -1)
+    if not input.is_contiguous():  # as ATen's group_norm: input.contiguous() (CloneBackward0)
+        input = input.contiguous()
+    if isinstance(input._data, np.ndarray):  # Note [Normalization records]
+        mean, rstd = TNO.group_norm_stats(input._data, num_groups, eps)
+        n_hw = input._data.size // (b * c) if b * c else 0
+        return apply(TNO.native_group_norm, (input, weight, bias),
+                     (_make(mean), _make(rstd), num_groups, eps, b, c, n_hw))
+    x = input.reshape(b, num_groups, -1)  # batched tensors inside vmap: composite ops
     mean = x.mean(-1, keepdim=True)
     d = x - mean
     var = (d * d).mean(-1, keepdim=True)

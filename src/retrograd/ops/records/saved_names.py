@@ -22,6 +22,12 @@ __all__ = ["SAVED_NAMES", "UNAVAILABLE"]
 
 #: node name -> its saved attributes (the module docstring gives the syntax)
 SAVED_NAMES: dict = {
+    "NativeBatchNormBackward0":
+        "eps=p[5]:float input=0 result1=p0 result2=p1 running_mean=p2 running_var=p3 "
+        "training=p[4]:bool weight=1",
+    "NativeGroupNormBackward0":
+        "C=p[5]:int HxW=p[6]:int N=p[4]:int eps=p[3]:float group=p[2]:int input=0 "
+        "result1=p0 result2=p1 weight=1",
     "MseLossBackward0": "reduction=p[0]:int self=0 target=1",
     "MseLossBackwardBackward0":
         "grad_output=0 reduction=p[0]:int self=1 target=2",
