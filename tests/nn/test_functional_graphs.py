@@ -154,12 +154,6 @@ _LAYER_NORM = ("NativeLayerNormBackward0: another branch makes layer_norm a fuse
 #: calls whose graphs still differ from torch's, with the reason
 STILL_DIFFERENT = {
     "layer_norm": _LAYER_NORM,
-    "adaptive_avg_pool2d_3": "AdaptiveAvgPool2DBackward0: retrograd pools with matrix "
-                             "products (no adaptive pooling record yet)",
-    "interpolate_bilinear": "UpsampleBilinear2DBackward0: retrograd resizes with matrix "
-                            "products (no upsample records yet)",
-    "interpolate_nearest": "UpsampleNearest2DBackward0: retrograd gathers (no upsample "
-                           "records yet)",
     "scaled_dot_product_attention": "ScaledDotProductFlashAttentionForCpuBackward0: "
                                     "retrograd composes matmul and softmax",
 }

@@ -16,6 +16,8 @@ import numpy as np
 
 from ..._core.hints import FloatOrFloats, ShapeLike
 from ..._tensor.tensor import Tensor, _make
+from ...ops.dispatch import apply
+from ...ops.records import resize as TRS
 from .common import _check_float
 from .conv import _adaptive_avg
 
@@ -103,6 +105,66 @@ def _aa_matrix(n_in, n_out, align_corners, scale, mode, dtype):
     return _make(a.astype(dtype))
 
 
+def _area_scale(n_in: int, n_out: int, align_corners: bool, scale, ot):
+    """ATen's area_pixel_compute_scale in the opmath type ``ot``."""
+    if align_corners:
+        return ot(n_in - 1) / ot(n_out - 1) if n_out > 1 else ot(0)
+    return ot(1.0 / scale) if scale is not None and scale > 0 else ot(n_in) / ot(n_out)
+
+
+def _source_index(n_in, n_out, align_corners, scale, ot, cubic=False):
+    """ATen's area_pixel_compute_source_index for every output position, then
+    guard_index_and_lambda: (the index at or below, its weight lambda in [0, 1])."""
+    ratio = _area_scale(n_in, n_out, align_corners, scale, ot)
+    dst = np.arange(n_out).astype(ot)
+    real = ratio * dst if align_corners else ratio * (dst + ot(0.5)) - ot(0.5)
+    if not align_corners and not cubic:
+        real = np.maximum(real, ot(0))
+    i0 = np.minimum(np.floor(real).astype(np.int64), n_in - 1)
+    lam = np.clip(real - i0.astype(ot), ot(0), ot(1)).astype(ot)
+    return i0, lam
+
+
+def _linear_taps(n_in, n_out, align_corners, scale, ot):
+    """Two taps per output position (ATen's compute_source_index_and_lambda)."""
+    i0, lam1 = _source_index(n_in, n_out, align_corners, scale, ot)
+    i1 = i0 + (i0 < n_in - 1)
+    return ("taps", np.stack([i0, i1]), np.stack([ot(1) - lam1, lam1]))
+
+
+def _cubic_taps(n_in, n_out, align_corners, scale, ot):
+    """Four taps per output position, clamped into the input, Keys' cubic with A = -0.75
+    (ATen's HelperInterpCubic)."""
+    i0, t = _source_index(n_in, n_out, align_corners, scale, ot, cubic=True)
+    a = ot(-0.75)
+    one = ot(1)
+    w = np.stack([_cubic2(t + one, a), _cubic1(t, a), _cubic1(one - t, a),
+                  _cubic2(one - t + one, a)]).astype(ot)
+    idx = np.stack([np.clip(i0 - 1 + k, 0, n_in - 1) for k in range(4)])
+    return ("taps", idx, w)
+
+
+def _nearest_taps(n_in, n_out, scale, exact: bool):
+    """One tap per output position: ATen's nearest_idx (nearest_exact_idx), the scale in
+    float32."""
+    sc = np.float32(1.0 / scale) if scale is not None and scale > 0 else \
+        np.float32(n_in) / np.float32(n_out)
+    dst = np.arange(n_out, dtype=np.float32)
+    src = np.floor((dst + np.float32(0.5)) * sc) if exact else np.floor(dst * sc)
+    return ("taps", np.minimum(src.astype(np.int64), n_in - 1)[None], None)
+
+
+def _resize(op, input: Tensor, osz, scales, spec, align_corners=None) -> Tensor:
+    """One resize record (Note [Resize records] in ops/records/resize.py): ``spec(n_in,
+    n_out, scale)`` gives each axis's taps or matrix; an axis of unchanged size with no
+    scale (or scale 1) is kept."""
+    xsp = input._data.shape[2:]
+    axes = tuple(None if xsp[i] == osz[i] and (scales[i] is None or scales[i] == 1.0)
+                 else spec(xsp[i], osz[i], scales[i]) for i in range(len(osz)))
+    meta = (tuple(osz), align_corners, tuple(scales), tuple(xsp))
+    return apply(op, (input,), (axes, meta))
+
+
 def _separable(input: Tensor, osz, scales, matrix) -> Tensor:
     """Resize each spatial axis in turn by a (n_out, n_in) matrix product."""
     out = input
@@ -164,22 +226,10 @@ def interpolate(input: Tensor, size: ShapeLike | None = None,
                          f"of {list(osz)}.")
     if mode == "area":
         return _adaptive_avg(input, osz, nsp, "interpolate")
-    out = input
     if mode in ("nearest", "nearest-exact"):
-        for i in range(nsp):
-            n_in, n_out = xsp[i], osz[i]
-            if n_in == n_out:
-                continue
-            sc = np.float32(1.0 / scales[i]) if scales[i] is not None and scales[i] > 0 else \
-                np.float32(n_in) / np.float32(n_out)
-            dst = np.arange(n_out, dtype=np.float32)
-            if mode == "nearest":
-                src = np.floor(dst * sc)
-            else:
-                src = np.floor((dst + np.float32(0.5)) * sc)
-            idx = np.minimum(src.astype(np.int64), n_in - 1)
-            out = out.index_select(2 + i, _make(idx))
-        return out if out is not input else input.clone()
+        exact = mode == "nearest-exact"
+        return _resize(TRS.UPSAMPLE[mode, nsp], input, osz, scales,
+                       lambda i, o, sc: _nearest_taps(i, o, sc, exact))
     if mode in ("linear", "bilinear", "bicubic", "trilinear", "lanczos"):
         expected = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3, "lanczos": 2}[mode]
         if nsp != expected:
@@ -191,13 +241,17 @@ def interpolate(input: Tensor, size: ShapeLike | None = None,
             raise NotImplementedError(f"Got {input._data.ndim}D input, but {mode} mode needs "
                                       f"{expected + 2}D input")
         _check_float(input, "upsample")
-        dt = input._data.dtype
+        ot = TRS.opmath(input._data.dtype).type
         if antialias:
-            return _separable(input, osz, scales, lambda i, o, sc: _aa_matrix(
-                i, o, align_corners, sc, mode, dt))
-        build = _cubic_matrix if mode == "bicubic" else _interp_matrix
-        return _separable(input, osz, scales,
-                          lambda i, o, sc: build(i, o, align_corners, sc, dt))
+            if mode == "lanczos":
+                return _separable(input, osz, scales, lambda i, o, sc: _aa_matrix(
+                    i, o, align_corners, sc, mode, input._data.dtype))
+            return _resize(TRS.UPSAMPLE[mode + "-aa", nsp], input, osz, scales,
+                           lambda i, o, sc: ("mat", _aa_matrix(i, o, align_corners, sc, mode,
+                                                               ot)._data), align_corners)
+        taps = _cubic_taps if mode == "bicubic" else _linear_taps
+        return _resize(TRS.UPSAMPLE[mode, nsp], input, osz, scales,
+                       lambda i, o, sc: taps(i, o, align_corners, sc, ot), align_corners)
     raise NotImplementedError(f"interpolate: mode '{mode}' is not supported (nearest, "
                               "nearest-exact, linear, bilinear, bicubic, trilinear, lanczos, "
                               "area are)")

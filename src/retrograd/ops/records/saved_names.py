@@ -22,6 +22,44 @@ __all__ = ["SAVED_NAMES", "UNAVAILABLE"]
 
 #: node name -> its saved attributes (the module docstring gives the syntax)
 SAVED_NAMES: dict = {
+    "UpsampleNearest1DBackward0":
+        "output_size=p[1][0]:ints "
+        "scales=p[1][2][0]:float self_sym_sizes=sizes0",
+    "UpsampleNearest2DBackward0":
+        "output_size=p[1][0]:ints scales_h=p[1][2][0]:float "
+        "scales_w=p[1][2][1]:float self_sym_sizes=sizes0",
+    "UpsampleNearest3DBackward0":
+        "output_size=p[1][0]:ints scales_d=p[1][2][0]:float "
+        "scales_h=p[1][2][1]:float scales_w=p[1][2][2]:float self_sym_sizes=sizes0",
+    "UpsampleNearestExact1DBackward0":
+        "output_size=p[1][0]:ints "
+        "scales=p[1][2][0]:float self_sym_sizes=sizes0",
+    "UpsampleNearestExact2DBackward0":
+        "output_size=p[1][0]:ints scales_h=p[1][2][0]:float "
+        "scales_w=p[1][2][1]:float self_sym_sizes=sizes0",
+    "UpsampleNearestExact3DBackward0":
+        "output_size=p[1][0]:ints scales_d=p[1][2][0]:float "
+        "scales_h=p[1][2][1]:float scales_w=p[1][2][2]:float self_sym_sizes=sizes0",
+    "UpsampleLinear1DBackward0":
+        "align_corners=p[1][1]:bool output_size=p[1][0]:ints "
+        "scales=p[1][2][0]:float self_sym_sizes=sizes0",
+    "UpsampleBilinear2DBackward0":
+        "align_corners=p[1][1]:bool output_size=p[1][0]:ints "
+        "scales_h=p[1][2][0]:float scales_w=p[1][2][1]:float self_sym_sizes=sizes0",
+    "UpsampleBicubic2DBackward0":
+        "align_corners=p[1][1]:bool output_size=p[1][0]:ints "
+        "scales_h=p[1][2][0]:float scales_w=p[1][2][1]:float self_sym_sizes=sizes0",
+    "UpsampleTrilinear3DBackward0":
+        "align_corners=p[1][1]:bool output_size=p[1][0]:ints scales_d=p[1][2][0]:float "
+        "scales_h=p[1][2][1]:float scales_w=p[1][2][2]:float self_sym_sizes=sizes0",
+    "UpsampleBilinear2DAaBackward0":
+        "align_corners=p[1][1]:bool output_size=p[1][0]:ints "
+        "scales_h=p[1][2][0]:float scales_w=p[1][2][1]:float self_sym_sizes=sizes0",
+    "UpsampleBicubic2DAaBackward0":
+        "align_corners=p[1][1]:bool output_size=p[1][0]:ints "
+        "scales_h=p[1][2][0]:float scales_w=p[1][2][1]:float self_sym_sizes=sizes0",
+    "AdaptiveAvgPool2DBackward0": "self=0",
+    "AdaptiveAvgPool3DBackward0": "self=0",
     "NativeBatchNormBackward0":
         "eps=p[5]:float input=0 result1=p0 result2=p1 running_mean=p2 running_var=p3 "
         "training=p[4]:bool weight=1",
