@@ -147,6 +147,14 @@ PROGRAMS = {
                                                              mode="bilinear"),
     "interpolate_nearest": lambda L, F, x, t: F.interpolate(x, scale_factor=2),
     "scaled_dot_product_attention": lambda L, F, x, t: F.scaled_dot_product_attention(x, x, x),
+    "scaled_dot_product_attention_causal": lambda L, F, x, t: F.scaled_dot_product_attention(
+        x, t, t, is_causal=True),
+    "scaled_dot_product_attention_3d": lambda L, F, x, t: F.scaled_dot_product_attention(
+        x[0], x[0], x[0]),
+    "scaled_dot_product_attention_dropout": lambda L, F, x, t: F.scaled_dot_product_attention(
+        x, x, x, dropout_p=0.3),
+    "multi_head_attention": lambda L, F, x, t: L.nn.MultiheadAttention(6, 2, batch_first=True)(
+        x[0], x[0], x[0])[0],
 }
 
 _LAYER_NORM = ("NativeLayerNormBackward0: another branch makes layer_norm a fused record "
@@ -154,8 +162,9 @@ _LAYER_NORM = ("NativeLayerNormBackward0: another branch makes layer_norm a fuse
 #: calls whose graphs still differ from torch's, with the reason
 STILL_DIFFERENT = {
     "layer_norm": _LAYER_NORM,
-    "scaled_dot_product_attention": "ScaledDotProductFlashAttentionForCpuBackward0: "
-                                    "retrograd composes matmul and softmax",
+    "multi_head_attention": "nn.MultiheadAttention: retrograd's multi_head_attention_forward "
+                            "composes its own ops (PyTorch's calls the attention composite "
+                            "between bmm and the projections)",
 }
 
 

@@ -1235,6 +1235,7 @@ NAME_SKIPS = {
 for _e in DB:
     if _e.name in NAME_SKIPS:
         _e.skips.setdefault("test_grad_fn_name", NAME_SKIPS[_e.name])
+import opdb_attention  # noqa: E402, F401  (scaled_dot_product_attention)
 import opdb_cdist_polynomials  # noqa: E402, F401  (cdist, torch.special's polynomials)
 import opdb_construct  # noqa: E402, F401  (construction, scatter, add-product, view copies)
 import opdb_linalg  # noqa: E402, F401  (torch.linalg's entries)

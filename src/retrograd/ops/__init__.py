@@ -22,9 +22,10 @@ the families it gathers), ``TSH`` shape, ``TM`` matmul, ``TL`` linalg,
 ``TN`` nn, ``TA`` activations, ``TSP`` spatial, ``TSF`` special, ``TSC`` scans, ``TP``
 polynomials, ``TPR`` prelu, ``TC`` ctc, ``TD`` distance, ``TG`` gamma, ``TCO``
 construction, ``TFS`` fill_split, ``TLO`` losses, ``TNO`` normalization, ``TRS``
-resize; ``K`` is ``kernels/linalg.py``, ``KA`` ``kernels/activations.py``. Outside ``ops/``: ``D``
-is ``_core/dtype.py``, ``L`` ``_core/layouts.py``, ``F`` ``nn/functional``,
-``random_dist`` ``_random/distributions.py``. tests/project/test_layout.py checks this.
+resize, ``TAT`` attention; ``K`` is ``kernels/linalg.py``, ``KA``
+``kernels/activations.py``. Outside ``ops/``: ``D`` is ``_core/dtype.py``, ``L``
+``_core/layouts.py``, ``F`` ``nn/functional``, ``random_dist``
+``_random/distributions.py``. tests/project/test_layout.py checks this.
 
 Example:
     >>> from retrograd.ops.records import table as T

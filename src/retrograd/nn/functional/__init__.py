@@ -19,18 +19,21 @@ import warnings
 
 import numpy as np
 
-from ..._core.grad_mode import no_grad
+from ..._core import dtype as D
+from ..._core.grad_mode import is_grad_enabled, no_grad
 from ..._core.hints import Shape
 from ..._functions.matmul import einsum, matmul
 from ..._functions.pointwise import where
 from ..._functions.reductions import vector_norm
 from ..._functions.shape import _check_expand
 from ..._functions.softmax import log_softmax, softmax, softmin
+from ..._functions.statistics import _mul_c
 from ..._tensor.tensor import Tensor, _make
 from ...ops.dispatch import apply, view_apply
 from ...ops.op import FLOAT_NP
 from ...ops.out_arg import write_out
 from ...ops.public import LOWER_PRECISION_FP, autocast_category
+from ...ops.records import attention as TAT
 from ...ops.records import nn as TN
 from ...ops.records import normalization as TNO
 from ...ops.records import table as T
@@ -1022,29 +1025,75 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         >>> torch.nn.functional.scaled_dot_product_attention(q, k, v).shape
         torch.Size([1, 2, 4])
     """
-    L, S = query.shape[-2], key.shape[-2]
     e = query.shape[-1]
     sc = 1.0 / math.sqrt(e) if scale is None else scale
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
+                           "set when is_causal=True")
+    if _flash_attention_applies(query, key, value, attn_mask, dropout_p, enable_gqa):
+        return _flash_attention(query, key, value, attn_mask, is_causal, sc, scale)
+    return _attention_math(query, key, value, attn_mask, dropout_p, is_causal, sc,
+                           scale is not None and scale < 0, enable_gqa)
+
+
+def _attention_math(query, key, value, attn_mask, dropout_p, is_causal, sc, negative,
+                    enable_gqa):
+    """ATen's _scaled_dot_product_attention_math, op for op (its graph): query and key
+    each scaled by sqrt(scale) (mul.Scalar), the boolean or causal mask made additive,
+    key/value heads repeated for grouped-query attention, softmax that gives a row
+    masked entirely zeros (SafeSoftmaxBackward0), then dropout (training) and the
+    product with value."""
+    sf = math.sqrt(abs(sc))
+    q = _mul_c(query, -sf if negative else sf)
+    L, S = query.shape[-2], key.shape[-2]
+    if is_causal:
+        attn_mask = _make(np.tril(np.ones((L, S), dtype=bool)))
+    if attn_mask is not None and attn_mask.dtype == D.bool:  # (ops: it may be batched)
+        attn_mask = where(attn_mask, 0.0, float("-inf")).to(query.dtype)
     if enable_gqa and key.ndim >= 3 and key.shape[-3] != query.shape[-3]:
         rep = query.shape[-3] // key.shape[-3]
         key = key.repeat_interleave(rep, dim=-3)
         value = value.repeat_interleave(rep, dim=-3)
-    attn = query.matmul(key.transpose(-2, -1)) * sc
-    if is_causal:
-        if attn_mask is not None:
-            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
-                               "set when is_causal=True")
-        causal = np.tril(np.ones((L, S), dtype=bool))
-        attn = attn.masked_fill(_make(~causal), float("-inf"))
+    attn = q.matmul(_mul_c(key.transpose(-2, -1), sf))
     if attn_mask is not None:
-        if attn_mask._data.dtype == np.bool_:
-            attn = attn.masked_fill(_make(~attn_mask._data), float("-inf"))
-        else:
-            attn = attn + attn_mask
-    attn = softmax(attn, -1)
+        attn = attn + attn_mask
+    attn = apply(TAT.safe_softmax, (attn,), -1)
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p, training=True)
     return attn.matmul(value)
+
+
+def _flash_attention_applies(query, key, value, attn_mask, dropout_p, enable_gqa) -> bool:
+    """Whether PyTorch's CPU dispatch picks its flash kernel (Note [Attention record] in
+    ops/records/attention.py): 4-D floating inputs of one head dim and batch, key and
+    value heads equal (or a divisor of the query's with enable_gqa), no dropout, a mask
+    that does not require grad."""
+    if query.ndim != 4 or key.ndim != 4 or value.ndim != 4 or dropout_p > 0.0:
+        return False
+    if not isinstance(query._data, np.ndarray) or query._data.dtype not in FLOAT_NP:
+        return False
+    if not (query.shape[-1] == key.shape[-1] == value.shape[-1]) or \
+            not (query.shape[0] == key.shape[0] == value.shape[0]) or \
+            key.shape[1] != value.shape[1] or min(query.shape[-2], key.shape[-2]) == 0:
+        return False
+    hq, hk = query.shape[1], key.shape[1]
+    if hq != hk and not (enable_gqa and hk and hq % hk == 0):
+        return False
+    # (a mask with a forward-mode tangent takes the composite too: the record's mask is a
+    # parameter, not a differentiable input)
+    return attn_mask is None or not ((attn_mask.requires_grad and is_grad_enabled())
+                                     or attn_mask._fw_grad is not None)
+
+
+def _flash_attention(query, key, value, attn_mask, is_causal, sc, scale):
+    if attn_mask is not None and attn_mask._data.dtype == np.bool_:  # PyTorch converts it
+        attn_mask = _make(np.where(attn_mask._data, 0.0, -np.inf).astype(query._data.dtype))
+    rep = query.shape[1] // key.shape[1]
+    probs = TAT.attention_probs(query._data, key._data,
+                                None if attn_mask is None else attn_mask._data, bool(is_causal),
+                                sc, rep)
+    return apply(TAT.scaled_dot_product_flash_attention, (query, key, value),
+                 (attn_mask, bool(is_causal), sc, rep, scale, 0.0, _make(probs)))
 
 
 # ---------------------------------------------------------------------------------

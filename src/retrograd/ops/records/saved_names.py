@@ -22,6 +22,10 @@ __all__ = ["SAVED_NAMES", "UNAVAILABLE"]
 
 #: node name -> its saved attributes (the module docstring gives the syntax)
 SAVED_NAMES: dict = {
+    "SafeSoftmaxBackward0": "dim=p:int result=out",
+    "ScaledDotProductFlashAttentionForCpuBackward0":
+        "attn_mask=p0 dropout_p=p[5]:float is_causal=p[1]:bool key=1 output=out query=0 "
+        "scale=p[4]:float value=2",
     "UpsampleNearest1DBackward0":
         "output_size=p[1][0]:ints "
         "scales=p[1][2][0]:float self_sym_sizes=sizes0",
@@ -330,6 +334,7 @@ SAVED_NAMES: dict = {
 # name the node does not have.
 #: node name -> PyTorch's saved attribute names that retrograd does not give
 UNAVAILABLE: dict = {
+    "ScaledDotProductFlashAttentionForCpuBackward0": "logsumexp",
     "AdaptiveMaxPool2DBackward0": "self",
     "AdaptiveMaxPool3DBackward0": "self",
     "AddbmmBackward0": "batch1_sym_argsize_0 batch1_sym_argsize_1 batch2_sym_argsize_2",
