@@ -32,12 +32,13 @@ op("nn.functional.interpolate_1d", _interp,
 op("nn.functional.interpolate_2d", _interp,
    _samples(2, [("nearest", {}), ("nearest-exact", {}), ("bilinear", _LIN), ("bilinear", _AC),
                 ("bicubic", _LIN), ("bicubic", _AC), ("area", {}),
-                ("bilinear", {"antialias": True}), ("bicubic", {"antialias": True})]),
+                ("bilinear", {"antialias": True}), ("bicubic", {"antialias": True}),
+                ("lanczos", {"antialias": True})]),
    ("upsample_nearest2d", "upsample_nearest2d_backward", "upsample_nearest_exact2d",
     "upsample_nearest_exact2d_backward", "upsample_bilinear2d", "upsample_bilinear2d_backward",
     "upsample_bicubic2d", "upsample_bicubic2d_backward", "upsample_bilinear2d_aa",
     "upsample_bilinear2d_aa_backward", "upsample_bicubic2d_aa",
-    "upsample_bicubic2d_aa_backward"),
+    "upsample_bicubic2d_aa_backward", "upsample_lanczos2d_aa", "upsample_lanczos2d_aa_backward"),
    # bicubic with align_corners=True: float32 weights that differ from ATen's in the last
    # bits (a few float32 ulps of the output, where the taps nearly cancel)
    f32_tol=(3e-5, 3e-6))

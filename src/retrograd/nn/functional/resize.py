@@ -22,26 +22,6 @@ from .common import _check_float
 from .conv import _adaptive_avg
 
 
-def _interp_matrix(n_in, n_out, align_corners, scale, dtype):
-    a = np.zeros((n_out, n_in), dtype=np.float64)
-    dst = np.arange(n_out, dtype=np.float64)
-    if align_corners:
-        s = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
-        src = dst * s
-    else:
-        s = (1.0 / scale) if (scale is not None and scale > 0) else n_in / n_out
-        src = np.maximum((dst + 0.5) * s - 0.5, 0.0)
-    i0 = np.floor(src).astype(np.int64)
-    i0 = np.minimum(i0, n_in - 1)
-    i1 = np.where(i0 < n_in - 1, i0 + 1, i0)
-    l1 = src - i0
-    l0 = 1.0 - l1
-    rows = np.arange(n_out)
-    np.add.at(a, (rows, i0), l0)
-    np.add.at(a, (rows, i1), l1)
-    return _make(a.astype(dtype))
-
-
 def _scale(n_in: int, n_out: int, align_corners: bool, scale) -> float:
     """PyTorch's area_pixel_compute_scale: input pixels per output pixel."""
     if align_corners:
@@ -55,23 +35,6 @@ def _cubic1(x, a):
 
 def _cubic2(x, a):
     return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
-
-
-def _cubic_matrix(n_in, n_out, align_corners, scale, dtype):
-    """(n_out, n_in) weights of PyTorch's upsample_bicubic2d along one axis: four taps
-    around the source point (clamped into the input) with Keys' cubic, A = -0.75."""
-    s = _scale(n_in, n_out, align_corners, scale)
-    dst = np.arange(n_out, dtype=np.float64)
-    src = dst * s if align_corners else (dst + 0.5) * s - 0.5
-    i0 = np.floor(src)
-    t = src - i0
-    coeffs = (_cubic2(t + 1, -0.75), _cubic1(t, -0.75), _cubic1(1 - t, -0.75),
-              _cubic2(2 - t, -0.75))
-    a = np.zeros((n_out, n_in), dtype=np.float64)
-    rows = np.arange(n_out)
-    for k, c in enumerate(coeffs):
-        np.add.at(a, (rows, np.clip(i0.astype(np.int64) - 1 + k, 0, n_in - 1)), c)
-    return _make(a.astype(dtype))
 
 
 def _aa_filter(mode: str):
@@ -165,18 +128,6 @@ def _resize(op, input: Tensor, osz, scales, spec, align_corners=None) -> Tensor:
     return apply(op, (input,), (axes, meta))
 
 
-def _separable(input: Tensor, osz, scales, matrix) -> Tensor:
-    """Resize each spatial axis in turn by a (n_out, n_in) matrix product."""
-    out = input
-    xsp = input._data.shape[2:]
-    for i in range(len(osz)):
-        if xsp[i] == osz[i] and (scales[i] is None or scales[i] == 1.0):
-            continue
-        a = matrix(xsp[i], osz[i], scales[i])
-        out = out.movedim(2 + i, -1).matmul(a.t()).movedim(-1, 2 + i)
-    return out if out is not input else input.clone()
-
-
 def interpolate(input: Tensor, size: ShapeLike | None = None,
                 scale_factor: FloatOrFloats | None = None, mode: str = "nearest",
                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
@@ -243,9 +194,6 @@ def interpolate(input: Tensor, size: ShapeLike | None = None,
         _check_float(input, "upsample")
         ot = TRS.opmath(input._data.dtype).type
         if antialias:
-            if mode == "lanczos":
-                return _separable(input, osz, scales, lambda i, o, sc: _aa_matrix(
-                    i, o, align_corners, sc, mode, input._data.dtype))
             return _resize(TRS.UPSAMPLE[mode + "-aa", nsp], input, osz, scales,
                            lambda i, o, sc: ("mat", _aa_matrix(i, o, align_corners, sc, mode,
                                                                ot)._data), align_corners)

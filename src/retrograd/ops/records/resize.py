@@ -1,6 +1,6 @@
 """Resizing records: one per PyTorch upsample op (UpsampleNearest1D/2D/3D,
 UpsampleNearestExact1D/2D/3D, UpsampleLinear1D, UpsampleBilinear2D, UpsampleBicubic2D,
-UpsampleTrilinear3D, the antialiased UpsampleBilinear2DAa/UpsampleBicubic2DAa) and
+UpsampleTrilinear3D, the antialiased UpsampleBilinear2DAa/Bicubic2DAa/Lanczos2DAa) and
 adaptive average pooling (AdaptiveAvgPool2D/3D; 1-D is 2-D, as in ATen), each with its
 backward op. Module alias ``TRS`` (Note [Module aliases] in ``ops/__init__.py``).
 
@@ -129,6 +129,8 @@ upsample_bilinear2d_aa, upsample_bilinear2d_aa_backward = _pair("upsample_biline
                                                                 "UpsampleBilinear2DAa")
 upsample_bicubic2d_aa, upsample_bicubic2d_aa_backward = _pair("upsample_bicubic2d_aa",
                                                               "UpsampleBicubic2DAa")
+upsample_lanczos2d_aa, upsample_lanczos2d_aa_backward = _pair("upsample_lanczos2d_aa",
+                                                              "UpsampleLanczos2DAa")
 adaptive_avg_pool2d, adaptive_avg_pool2d_backward = _pair("adaptive_avg_pool2d",
                                                           "AdaptiveAvgPool2D", (0,))
 adaptive_avg_pool3d, adaptive_avg_pool3d_backward = _pair("adaptive_avg_pool3d",
@@ -142,5 +144,6 @@ UPSAMPLE = {("nearest", 1): upsample_nearest1d, ("nearest", 2): upsample_nearest
             ("nearest-exact", 3): upsample_nearest_exact3d,
             ("linear", 1): upsample_linear1d, ("bilinear", 2): upsample_bilinear2d,
             ("bicubic", 2): upsample_bicubic2d, ("trilinear", 3): upsample_trilinear3d,
-            ("bilinear-aa", 2): upsample_bilinear2d_aa, ("bicubic-aa", 2): upsample_bicubic2d_aa}
+            ("bilinear-aa", 2): upsample_bilinear2d_aa, ("bicubic-aa", 2): upsample_bicubic2d_aa,
+            ("lanczos-aa", 2): upsample_lanczos2d_aa}
 ADAPTIVE_AVG = {2: adaptive_avg_pool2d, 3: adaptive_avg_pool3d}  # (1-D pools as 2-D, as ATen)

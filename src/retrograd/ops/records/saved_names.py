@@ -22,6 +22,9 @@ __all__ = ["SAVED_NAMES", "UNAVAILABLE"]
 
 #: node name -> its saved attributes (the module docstring gives the syntax)
 SAVED_NAMES: dict = {
+    "UpsampleLanczos2DAaBackward0":
+        "align_corners=p[1][1]:bool output_size=p[1][0]:ints scales_h=p[1][2][0]:float "
+        "scales_w=p[1][2][1]:float self_sym_sizes=sizes0",
     "SafeSoftmaxBackward0": "dim=p:int result=out",
     "ScaledDotProductFlashAttentionForCpuBackward0":
         "attn_mask=p0 dropout_p=p[5]:float is_causal=p[1]:bool key=1 output=out query=0 "
