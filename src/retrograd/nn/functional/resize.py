@@ -128,6 +128,31 @@ def _resize(op, input: Tensor, osz, scales, spec, align_corners=None) -> Tensor:
     return apply(op, (input,), (axes, meta))
 
 
+def _interpolating(input: Tensor, osz, scales, mode: str, align_corners: bool,
+                   antialias: bool) -> Tensor:
+    """interpolate's linear, bilinear, bicubic, trilinear and lanczos modes: one upsample
+    record (Note [Resize records] in ops/records/resize.py)."""
+    nsp = input._data.ndim - 2
+    expected = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3, "lanczos": 2}[mode]
+    if nsp != expected:
+        if mode in ("bicubic", "lanczos"):  # PyTorch's catch-all message
+            raise NotImplementedError(
+                f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
+                f"{input._data.ndim}D) for the modes: nearest | linear | bilinear | bicubic "
+                f"| trilinear | lanczos | area | nearest-exact (got {mode})")
+        raise NotImplementedError(f"Got {input._data.ndim}D input, but {mode} mode needs "
+                                  f"{expected + 2}D input")
+    _check_float(input, "upsample")
+    ot = TRS.opmath(input._data.dtype).type
+    if antialias:
+        return _resize(TRS.UPSAMPLE[mode + "-aa", nsp], input, osz, scales,
+                       lambda i, o, sc: ("mat", _aa_matrix(i, o, align_corners, sc, mode,
+                                                           ot)._data), align_corners)
+    taps = _cubic_taps if mode == "bicubic" else _linear_taps
+    return _resize(TRS.UPSAMPLE[mode, nsp], input, osz, scales,
+                   lambda i, o, sc: taps(i, o, align_corners, sc, ot), align_corners)
+
+
 def interpolate(input: Tensor, size: ShapeLike | None = None,
                 scale_factor: FloatOrFloats | None = None, mode: str = "nearest",
                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
@@ -182,24 +207,7 @@ def interpolate(input: Tensor, size: ShapeLike | None = None,
         return _resize(TRS.UPSAMPLE[mode, nsp], input, osz, scales,
                        lambda i, o, sc: _nearest_taps(i, o, sc, exact))
     if mode in ("linear", "bilinear", "bicubic", "trilinear", "lanczos"):
-        expected = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3, "lanczos": 2}[mode]
-        if nsp != expected:
-            if mode in ("bicubic", "lanczos"):  # PyTorch's catch-all message
-                raise NotImplementedError(
-                    f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
-                    f"{input._data.ndim}D) for the modes: nearest | linear | bilinear | bicubic "
-                    f"| trilinear | lanczos | area | nearest-exact (got {mode})")
-            raise NotImplementedError(f"Got {input._data.ndim}D input, but {mode} mode needs "
-                                      f"{expected + 2}D input")
-        _check_float(input, "upsample")
-        ot = TRS.opmath(input._data.dtype).type
-        if antialias:
-            return _resize(TRS.UPSAMPLE[mode + "-aa", nsp], input, osz, scales,
-                           lambda i, o, sc: ("mat", _aa_matrix(i, o, align_corners, sc, mode,
-                                                               ot)._data), align_corners)
-        taps = _cubic_taps if mode == "bicubic" else _linear_taps
-        return _resize(TRS.UPSAMPLE[mode, nsp], input, osz, scales,
-                       lambda i, o, sc: taps(i, o, align_corners, sc, ot), align_corners)
+        return _interpolating(input, osz, scales, mode, align_corners, antialias)
     raise NotImplementedError(f"interpolate: mode '{mode}' is not supported (nearest, "
                               "nearest-exact, linear, bilinear, bicubic, trilinear, lanczos, "
                               "area are)")
