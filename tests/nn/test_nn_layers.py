@@ -511,7 +511,7 @@ def test_every_layer_has_a_case():
 
 def test_every_nn_op_is_reached():
     """Every op of ops/records/nn.py is reached by the cases (forward, first and second
-    derivatives) or by F.dropout / module backward hooks."""
+    derivatives) or by torch.native_dropout / module backward hooks."""
     from retrograd.ops.records import nn as TN
 
     ops = list(TN.ALL_NN_OPS.values())
@@ -538,7 +538,8 @@ def test_every_nn_op_is_reached():
             if isinstance(tot, R.Tensor) and case.ggc:  # (ggc=False: no 2nd derivative)
                 R.autograd.grad(tot, wrt, allow_unused=True)
         x = R.ones(3, requires_grad=True)
-        R.nn.functional.dropout(x, 0.5).sum().backward()
+        # (F.dropout multiplies, as PyTorch's CPU dropout: Note [Dropout nodes])
+        R.native_dropout(x, 0.5, True)[0].sum().backward()
         # nll_loss under vmap, its gradient and second derivative (test_vmap_kernels.py)
         R.func.vmap(R.func.hessian(R.nn.functional.cross_entropy))(
             R.zeros(2, 3, 4), R.tensor([[0, 1, 2], [3, 3, 1]]))

@@ -1241,13 +1241,17 @@ NAME_SKIPS = {
 for _e in DB:
     if _e.name in NAME_SKIPS:
         _e.skips.setdefault("test_grad_fn_name", NAME_SKIPS[_e.name])
+import opdb_attention  # noqa: E402, F401  (scaled_dot_product_attention)
 import opdb_cdist_polynomials  # noqa: E402, F401  (cdist, torch.special's polynomials)
 import opdb_construct  # noqa: E402, F401  (construction, scatter, add-product, view copies)
 import opdb_linalg  # noqa: E402, F401  (torch.linalg's entries)
+import opdb_losses  # noqa: E402, F401  (the loss records' entries)
 import opdb_nnloss  # noqa: E402, F401  (the nnloss family's entries)
 import opdb_nnmods  # noqa: E402, F401  (the nnmods family's entries)
 import opdb_nnnames  # noqa: E402, F401  (the nn-names records' entries)
 import opdb_nnspatial  # noqa: E402, F401  (the spatial nn records' entries)
+import opdb_normalization  # noqa: E402, F401  (batch_norm and group_norm)
+import opdb_resize  # noqa: E402, F401  (interpolate and adaptive average pooling)
 import opdb_samplers  # noqa: E402, F401  (the gamma-family samplers' entries)
 import opdb_scans  # noqa: E402, F401  (scans, scatter-reductions, counting, statistics)
 import opdb_torchops  # noqa: E402, F401  (the remaining torch tensor ops, issue 16)

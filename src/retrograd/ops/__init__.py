@@ -21,10 +21,11 @@ record in every file: ``T`` the table (``records/table.py``: elementwise, reduct
 the families it gathers), ``TSH`` shape, ``TM`` matmul, ``TL`` linalg,
 ``TN`` nn, ``TA`` activations, ``TSP`` spatial, ``TSF`` special, ``TSC`` scans, ``TP``
 polynomials, ``TPR`` prelu, ``TC`` ctc, ``TD`` distance, ``TG`` gamma, ``TCO``
-construction, ``TFS`` fill_split; ``K`` is ``kernels/linalg.py``, ``KA``
-``kernels/activations.py``. Outside ``ops/``: ``D``
-is ``_core/dtype.py``, ``L`` ``_core/layouts.py``, ``F`` ``nn/functional``,
-``random_dist`` ``_random/distributions.py``. tests/project/test_layout.py checks this.
+construction, ``TFS`` fill_split, ``TLO`` losses, ``TNO`` normalization, ``TRS``
+resize, ``TAT`` attention; ``K`` is ``kernels/linalg.py``, ``KA``
+``kernels/activations.py``. Outside ``ops/``: ``D`` is ``_core/dtype.py``, ``L``
+``_core/layouts.py``, ``F`` ``nn/functional``, ``random_dist``
+``_random/distributions.py``. tests/project/test_layout.py checks this.
 
 Example:
     >>> from retrograd.ops.records import table as T

@@ -389,9 +389,9 @@ def _save(node, op: Op, outs, inputs, nout: int) -> None:
             saved.append(None)
             vers.append(None)
         elif s.__class__ is str and s[0] == "p":  # Note [Tensors saved from parameters]
-            x = node._p[int(s[1:])]
+            x = node._p[int(s[1:])]  # (None: an optional tensor left out, saved as None)
             saved.append(x)
-            vers.append(x._vc[0])
+            vers.append(None if x is None else x._vc[0])
             has_value = True
         elif s.__class__ is str:  # "out", or "out1", "out2", ... for multi-output ops
             k = 0 if s == "out" else int(s[3:])

@@ -19,19 +19,23 @@ import warnings
 
 import numpy as np
 
-from ..._core.grad_mode import no_grad
+from ..._core import dtype as D
+from ..._core.grad_mode import is_grad_enabled, no_grad
 from ..._core.hints import Shape
 from ..._functions.matmul import einsum, matmul
 from ..._functions.pointwise import where
 from ..._functions.reductions import vector_norm
 from ..._functions.shape import _check_expand
 from ..._functions.softmax import log_softmax, softmax, softmin
+from ..._functions.statistics import _mul_c
 from ..._tensor.tensor import Tensor, _make
 from ...ops.dispatch import apply, view_apply
 from ...ops.op import FLOAT_NP
 from ...ops.out_arg import write_out
 from ...ops.public import LOWER_PRECISION_FP, autocast_category
+from ...ops.records import attention as TAT
 from ...ops.records import nn as TN
+from ...ops.records import normalization as TNO
 from ...ops.records import table as T
 from .ctc import ctc_loss
 from .embedding_bag import embedding_bag, embedding_renorm_
@@ -248,22 +252,50 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     if input._data.ndim < 2:
         raise ValueError(f"batch_norm: expected at least 2D input (got {input._data.ndim}D)")
     c = input._data.shape[1]
+    n = input._data.size // c if c else 0
+    if training and n <= 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {input.shape}")
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError("batch_norm in evaluation mode needs running_mean and "
+                           "running_var (or pass training=True to use batch statistics)")
+    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
+                    ("running_var", running_var)):
+        if t is not None and t.numel() != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+    x = input._data
+    if not isinstance(x, np.ndarray):  # batched tensors inside vmap: composite ops
+        return _batch_norm_by_ops(input, running_mean, running_var, weight, bias, training,
+                                  momentum, eps)
+    # Note [Normalization records] (ops/records/normalization.py)
+    if training:
+        mean, var_sum = TNO.batch_norm_stats(x)
+        invstd = TNO.batch_norm_invstd(var_sum, n, eps)
+        TNO.update_running_stats(None if running_mean is None else running_mean._data,
+                                 None if running_var is None else running_var._data,
+                                 mean, var_sum, n, momentum)
+        p = (_make(mean), _make(invstd), running_mean, running_var, True, eps)
+    else:
+        p = (_make(np.empty((0,), x.dtype)), _make(np.empty((0,), x.dtype)), running_mean,
+             running_var, False, eps)
+    return apply(TNO.native_batch_norm, (input, weight, bias), p)
+
+
+def _batch_norm_by_ops(input, running_mean, running_var, weight, bias, training, momentum,
+                       eps):
+    """batch_norm in composite ops, for batched tensors inside vmap (Note [Batched
+    tensors] in _functorch/batched.py)."""
+    c = input._data.shape[1]
     dims = (0,) + tuple(range(2, input._data.ndim))
     shape = (1, c) + (1,) * (input._data.ndim - 2)
     if training:
-        n = input._data.size // c
-        if n <= 1:
-            raise ValueError(f"Expected more than 1 value per channel when training, got input "
-                             f"size {input.shape}")
         mean = input.mean(dims)
         d = input - mean.reshape(shape)
         var = (d * d).mean(dims)
-        _update_running_stats(running_mean, running_var, mean, var, momentum, n)
+        _update_running_stats(running_mean, running_var, mean, var, momentum,
+                              input._data.size // c)
         out = d * (var.reshape(shape) + eps).rsqrt()
     else:
-        if running_mean is None or running_var is None:
-            raise RuntimeError("batch_norm in evaluation mode needs running_mean and "
-                               "running_var (or pass training=True to use batch statistics)")
         out = (input - running_mean.reshape(shape)) * (running_var.reshape(shape) + eps).rsqrt()
     return _scale_shift(out, weight, bias, shape)
 
@@ -281,24 +313,23 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
     """
     if input._data.ndim < 3:
         raise ValueError(f"instance_norm: expected at least 3D input (got {input._data.ndim}D)")
+    if use_input_stats and math.prod(input._data.shape[2:]) <= 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input "
+                         f"size {input.shape}")
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
+    # as ATen's instance_norm: batch_norm of the input viewed as (1, N * C, *spatial), the
+    # per-channel tensors repeated N times, the running statistics averaged back
     b, c = input._data.shape[:2]
-    dims = tuple(range(2, input._data.ndim))
-    shape = (1, c) + (1,) * (input._data.ndim - 2)
-    if use_input_stats:
-        n = math.prod(input._data.shape[2:])
-        if n <= 1:
-            raise ValueError(f"Expected more than 1 spatial element when training, got input "
-                             f"size {input.shape}")
-        mean = input.mean(dims, keepdim=True)
-        d = input - mean
-        var = (d * d).mean(dims, keepdim=True)
-        if running_mean is not None or running_var is not None:
-            _update_running_stats(running_mean, running_var, mean.detach().reshape(b, c).mean(0),
-                                  var.detach().reshape(b, c).mean(0), momentum, n)
-        out = d * (var + eps).rsqrt()
-    else:
-        out = (input - running_mean.reshape(shape)) * (running_var.reshape(shape) + eps).rsqrt()
-    return _scale_shift(out, weight, bias, shape)
+    rep = [None if t is None else t.repeat(b) for t in (weight, bias, running_mean, running_var)]
+    x = input.contiguous().view((1, b * c) + tuple(input._data.shape[2:]))
+    out = batch_norm(x, rep[2], rep[3], rep[0], rep[1], use_input_stats, momentum, eps)
+    with no_grad():
+        for t, r in ((running_mean, rep[2]), (running_var, rep[3])):
+            if t is not None:
+                t.copy_(r.view(b, c).mean(0))
+    return out.view(input.shape)
 
 
 def layer_norm(input: Tensor, normalized_shape: Shape, weight: Tensor | None = None,
@@ -353,7 +384,14 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, "
                            f"but got input of shape {list(input.shape)} and num_groups="
                            f"{num_groups}")
-    x = input.reshape(b, num_groups, -1)
+    if not input.is_contiguous():  # as ATen's group_norm: input.contiguous() (CloneBackward0)
+        input = input.contiguous()
+    if isinstance(input._data, np.ndarray):  # Note [Normalization records]
+        mean, rstd = TNO.group_norm_stats(input._data, num_groups, eps)
+        n_hw = input._data.size // (b * c) if b * c else 0
+        return apply(TNO.native_group_norm, (input, weight, bias),
+                     (_make(mean), _make(rstd), num_groups, eps, b, c, n_hw))
+    x = input.reshape(b, num_groups, -1)  # batched tensors inside vmap: composite ops
     mean = x.mean(-1, keepdim=True)
     d = x - mean
     var = (d * d).mean(-1, keepdim=True)
@@ -376,6 +414,15 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
 # tensor op in the input's dtype computed in its opmath type (float for float16 and
 # bfloat16), which _noise_op repeats: mul and div take the scalar at opmath precision, add
 # rounded to the tensor's dtype first (checked against PyTorch for bfloat16 and float16).
+#
+# Note [Dropout nodes]
+# On CPU PyTorch's F.dropout, the feature dropouts and the alpha dropouts never reach the
+# fused native_dropout (ATen's is_fused_kernel_acceptable wants a CUDA/XPU tensor): they
+# multiply by the noise (``input * noise``, or ``input.mul_(noise)`` in place), so the
+# graph holds a MulBackward0 whose second edge is None and which saves the noise as
+# ``_saved_other``; alpha dropout then adds its shift in place (AddBackward0). p = 1
+# multiplies by a 0-d zero. torch.native_dropout keeps its own NativeDropoutBackward0
+# (TN.dropout). The random draws are unchanged.
 
 _ALPHA = 1.7580993408473766
 
@@ -416,11 +463,12 @@ def _dropout(input: Tensor, p: float, training: bool, inplace: bool,
             noise = _noise_op(noise, lambda x, op: x * op(a))
         else:
             noise = _noise_op(noise, lambda x, op: x / op(1.0 - p))
-    out = apply(TN.dropout, (input,), noise)
+    # Note [Dropout nodes]: PyTorch's CPU dropout multiplies (MulBackward0 saving the
+    # noise), in place for the in-place forms, and alpha dropout adds its shift in place
+    noise = _make(noise)
+    out = input.mul_(noise) if inplace else input * noise
     if shift is not None:
-        out = out + _make(shift)
-    if inplace:
-        return input.copy_(out)
+        out = out.add_(_make(shift))
     return out
 
 
@@ -973,7 +1021,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
     """
     if out is not None:  # Note [out= arguments] (ops/out_arg.py)
         return write_out("normalize", out, normalize(input, p, dim, eps), (input,))
-    denom = vector_norm(input, p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+    denom = vector_norm(input, p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     return input / denom
 
 
@@ -990,29 +1038,75 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         >>> torch.nn.functional.scaled_dot_product_attention(q, k, v).shape
         torch.Size([1, 2, 4])
     """
-    L, S = query.shape[-2], key.shape[-2]
     e = query.shape[-1]
     sc = 1.0 / math.sqrt(e) if scale is None else scale
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
+                           "set when is_causal=True")
+    if _flash_attention_applies(query, key, value, attn_mask, dropout_p, enable_gqa):
+        return _flash_attention(query, key, value, attn_mask, is_causal, sc, scale)
+    return _attention_math(query, key, value, attn_mask, dropout_p, is_causal, sc,
+                           scale is not None and scale < 0, enable_gqa)
+
+
+def _attention_math(query, key, value, attn_mask, dropout_p, is_causal, sc, negative,
+                    enable_gqa):
+    """ATen's _scaled_dot_product_attention_math, op for op (its graph): query and key
+    each scaled by sqrt(scale) (mul.Scalar), the boolean or causal mask made additive,
+    key/value heads repeated for grouped-query attention, softmax that gives a row
+    masked entirely zeros (SafeSoftmaxBackward0), then dropout (training) and the
+    product with value."""
+    sf = math.sqrt(abs(sc))
+    q = _mul_c(query, -sf if negative else sf)
+    L, S = query.shape[-2], key.shape[-2]
+    if is_causal:
+        attn_mask = _make(np.tril(np.ones((L, S), dtype=bool)))
+    if attn_mask is not None and attn_mask.dtype == D.bool:  # (ops: it may be batched)
+        attn_mask = where(attn_mask, 0.0, float("-inf")).to(query.dtype)
     if enable_gqa and key.ndim >= 3 and key.shape[-3] != query.shape[-3]:
         rep = query.shape[-3] // key.shape[-3]
         key = key.repeat_interleave(rep, dim=-3)
         value = value.repeat_interleave(rep, dim=-3)
-    attn = query.matmul(key.transpose(-2, -1)) * sc
-    if is_causal:
-        if attn_mask is not None:
-            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
-                               "set when is_causal=True")
-        causal = np.tril(np.ones((L, S), dtype=bool))
-        attn = attn.masked_fill(_make(~causal), float("-inf"))
+    attn = q.matmul(_mul_c(key.transpose(-2, -1), sf))
     if attn_mask is not None:
-        if attn_mask._data.dtype == np.bool_:
-            attn = attn.masked_fill(_make(~attn_mask._data), float("-inf"))
-        else:
-            attn = attn + attn_mask
-    attn = softmax(attn, -1)
+        attn = attn + attn_mask
+    attn = apply(TAT.safe_softmax, (attn,), -1)
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p, training=True)
     return attn.matmul(value)
+
+
+def _flash_attention_applies(query, key, value, attn_mask, dropout_p, enable_gqa) -> bool:
+    """Whether PyTorch's CPU dispatch picks its flash kernel (Note [Attention record] in
+    ops/records/attention.py): 4-D floating inputs of one head dim and batch, key and
+    value heads equal (or a divisor of the query's with enable_gqa), no dropout, a mask
+    that does not require grad."""
+    if query.ndim != 4 or key.ndim != 4 or value.ndim != 4 or dropout_p > 0.0:
+        return False
+    if not isinstance(query._data, np.ndarray) or query._data.dtype not in FLOAT_NP:
+        return False
+    if not (query.shape[-1] == key.shape[-1] == value.shape[-1]) or \
+            not (query.shape[0] == key.shape[0] == value.shape[0]) or \
+            key.shape[1] != value.shape[1] or min(query.shape[-2], key.shape[-2]) == 0:
+        return False
+    hq, hk = query.shape[1], key.shape[1]
+    if hq != hk and not (enable_gqa and hk and hq % hk == 0):
+        return False
+    # (a mask with a forward-mode tangent takes the composite too: the record's mask is a
+    # parameter, not a differentiable input)
+    return attn_mask is None or not ((attn_mask.requires_grad and is_grad_enabled())
+                                     or attn_mask._fw_grad is not None)
+
+
+def _flash_attention(query, key, value, attn_mask, is_causal, sc, scale):
+    if attn_mask is not None and attn_mask._data.dtype == np.bool_:  # PyTorch converts it
+        attn_mask = _make(np.where(attn_mask._data, 0.0, -np.inf).astype(query._data.dtype))
+    rep = query.shape[1] // key.shape[1]
+    probs = TAT.attention_probs(query._data, key._data,
+                                None if attn_mask is None else attn_mask._data, bool(is_causal),
+                                sc, rep)
+    return apply(TAT.scaled_dot_product_flash_attention, (query, key, value),
+                 (attn_mask, bool(is_causal), sc, rep, scale, 0.0, _make(probs)))
 
 
 # ---------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from ..._tensor.tensor import _LEGACY_NAMES, Tensor, _make
 from ...ops.dispatch import apply
 from ...ops.public import FP32, LOWER_PRECISION_FP, autocast_category
 from ...ops.records import nn as TN
+from ...ops.records import resize as TRS
 from ...ops.records import spatial as TSP
 from .common import _adaptive_output_size, _check_float, _ntuple, _same_dtype
 from .pool_checks import check_window, rank_error, too_small
@@ -488,15 +489,18 @@ def _adaptive_matrix(n_in: int, n_out: int, dtype) -> Tensor:
 def _adaptive_avg(input, output_size, nsp, name):
     osz = _adaptive_output_size(input, output_size, nsp, name, "avg")
     _check_float(input, name)
+    if nsp == 1:  # as ATen: the 2-D pooling of the input with a height of 1
+        return _adaptive_avg(input.unsqueeze(-2), (1,) + osz, 2, name).squeeze(-2)
+    if all(o == 1 for o in osz):
+        # PyTorch's adaptive_avg_pool2d/3d to 1 (x 1 x 1) is a mean over the spatial dims
+        # (MeanBackward1), as ATen computes it
+        return input.mean(tuple(range(-1, -nsp - 1, -1)), keepdim=True)
+    # one AdaptiveAvgPool{2,3}DBackward0 node (Note [Resize records] in ops/records/resize.py)
     xsp = input._data.shape[-nsp:]
-    out = input
-    for i in range(nsp):
-        dim = input._data.ndim - nsp + i
-        if osz[i] == xsp[i]:
-            continue
-        a = _adaptive_matrix(xsp[i], osz[i], input._data.dtype)
-        out = out.movedim(dim, -1).matmul(a.t()).movedim(-1, dim)
-    return out if out is not input else input.clone()
+    dt = input._data.dtype
+    axes = tuple(("mat", _adaptive_matrix(xsp[i], osz[i], dt)._data) for i in range(nsp))
+    meta = (osz, None, (None,) * nsp, tuple(xsp))
+    return apply(TRS.ADAPTIVE_AVG[nsp], (input,), (axes, meta))
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: ShapeLike) -> Tensor:

@@ -13,21 +13,25 @@ import warnings
 
 import numpy as np
 
+from ..._core.grad_mode import is_grad_enabled, no_grad
 from ..._functions.creation import zeros_like
 from ..._functions.pointwise import where
+from ..._functions.reductions import vector_norm
+from ..._functions.shape import broadcast_shapes, broadcast_tensors
 from ..._functions.softmax import log_softmax
-from ..._tensor.tensor import Tensor, _make
+from ..._tensor.tensor import Tensor, _make, result_type
 from ...ops.dispatch import apply
 from ...ops.op import FLOAT_NP
 from ...ops.public import FP32, autocast_category
+from ...ops.records import losses as TLO
 from ...ops.records import nn as TN
 from .common import (
     _TARGET_DTYPES,
     _UNSIGNED,
+    _check_reduction,
     _const,
     _legacy,
     _legacy_reduction,
-    _log_sigmoid,
     _max_reduce,
     _reduce,
 )
@@ -44,7 +48,7 @@ def _check_same_size(input, target, stacklevel=3):
                       stacklevel=stacklevel)
 
 
-@autocast_category(FP32)
+@autocast_category(TLO.mse_loss)
 def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
              reduce: bool | None = None, reduction: str = "mean",
              weight: Tensor | None = None) -> Tensor:
@@ -57,11 +61,12 @@ def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_same_size(input, target)
-    d = input - target
-    loss = d * d
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+    input, target = _expanded(input, target)
+    if weight is not None:  # PyTorch's weighted form is a composite (torch.nn.functional)
+        _check_weight_size(weight, input)
+        d = input - target
+        return _weighted_reduce(d.pow(2) * weight, weight, reduction)
+    return _loss_record(TLO.mse_loss, input, target, reduction)
 
 
 @autocast_category(FP32)
@@ -77,13 +82,15 @@ def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_same_size(input, target)
-    loss = (input - target).abs()
+    input, target = _expanded(input, target)
+    loss = (input - target).abs()  # (PyTorch's l1_loss is this composite: AbsBackward0)
     if weight is not None:
-        loss = loss * weight
+        _check_weight_size(weight, input)
+        return _weighted_reduce(loss * weight, weight, reduction)
     return _reduce(loss, reduction)
 
 
-@autocast_category(FP32)
+@autocast_category(TLO.huber_loss)
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",
                delta: float = 1.0, weight: Tensor | None = None) -> Tensor:
     """0.5 d² for |d| < delta, delta (|d| - delta / 2) beyond.
@@ -94,15 +101,15 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",
         tensor(1.2500)
     """
     _check_same_size(input, target)
-    d = input - target
-    ad = d.abs()
-    loss = where(ad < delta, 0.5 * d * d, (ad - 0.5 * delta) * delta)
-    if weight is not None:
-        loss = loss * weight
+    input, target = _expanded(input, target)
+    if weight is None:
+        return _loss_record(TLO.huber_loss, input, target, reduction, delta)
+    _check_weight_size(weight, input)  # PyTorch: the unreduced loss times the weight
+    loss = _loss_record(TLO.huber_loss, input, target, "none", delta) * weight
     return _reduce(loss, reduction)
 
 
-@autocast_category(FP32)
+@autocast_category(TLO.smooth_l1_loss)
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
                    reduce: bool | None = None, reduction: str = "mean",
                    beta: float = 1.0) -> Tensor:
@@ -117,12 +124,51 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = No
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _check_same_size(input, target)
-    d = input - target
-    ad = d.abs()
-    if beta == 0:
-        return _reduce(ad, reduction)
-    loss = where(ad < beta, 0.5 * d * d / beta, ad - 0.5 * beta)
-    return _reduce(loss, reduction)
+    input, target = _expanded(input, target)
+    if beta == 0:  # PyTorch: l1_loss (AbsBackward0)
+        return _reduce((input - target).abs(), reduction)
+    return _loss_record(TLO.smooth_l1_loss, input, target, reduction, beta)
+
+
+def _expanded(input: Tensor, target: Tensor) -> tuple:
+    """PyTorch's ``torch.broadcast_tensors(input, target)`` before a loss kernel (expand
+    nodes only where the shapes differ)."""
+    if tuple(input.shape) == tuple(target.shape):
+        return input, target
+    return broadcast_tensors(input, target)
+
+
+def _check_weight_size(weight: Tensor, input: Tensor) -> None:
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+
+
+def _weighted_reduce(loss: Tensor, weight: Tensor, reduction: str) -> Tensor:
+    """The reductions of PyTorch's weighted mse/l1 composites: a mean is sum / weight sum."""
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.sum() / weight.sum()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
+                     "'sum'.")
+
+
+def _no_weight_grad(fn: str, w: Tensor, name: str) -> None:
+    if w.requires_grad and is_grad_enabled():
+        raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument "
+                           f"'{name}'. This input cannot have requires_grad True. (Pass "
+                           f"{name}.detach(), or write the loss with tensor ops to train it.)")
+
+
+def _loss_record(op, input: Tensor, target: Tensor, reduction: str, *extra) -> Tensor:
+    """One loss node (Note [Loss records] in ops/records/losses.py): p = (reduction enum,
+    *extra)."""
+    red = TLO.REDUCTION.get(reduction)
+    if red is None:
+        _check_reduction(reduction)
+    return apply(op, (input, target), (red, *extra))
 
 
 def _nll_by_ops(input, target, weight, ignore_index, reduction, cdim):
@@ -274,7 +320,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     return nll * (1 - label_smoothing) + ret * (label_smoothing / nc)
 
 
-@autocast_category(FP32)
+@autocast_category(TLO.binary_cross_entropy)
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          size_average: bool | None = None, reduce: bool | None = None,
                          reduction: str = "mean") -> Tensor:
@@ -290,20 +336,13 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
                          f"size ({input.shape}) is deprecated. Please ensure they have the same "
                          "size.")
-    x = input._data
-    if x.size and ((x < 0).any() or (x > 1).any()):
-        raise RuntimeError("all elements of input should be between 0 and 1: binary_cross_"
-                           "entropy takes probabilities; for logits use "
-                           "binary_cross_entropy_with_logits (BCEWithLogitsLoss)")
-    logx = input.log().clamp(min=-100)
-    log1mx = (1 - input).log().clamp(min=-100)
-    loss = -(target * logx + (1 - target) * log1mx)
     if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+        _no_weight_grad("binary_cross_entropy", weight, "weight")
+        weight = weight.expand(broadcast_shapes(target.shape, weight.shape))
+    return _loss_record(TLO.binary_cross_entropy, input, target, reduction, weight)
 
 
-@autocast_category(FP32)
+@autocast_category(TLO.binary_cross_entropy_with_logits)
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
                                      weight: Tensor | None = None, size_average: bool | None = None,
                                      reduce: bool | None = None, reduction: str = "mean",
@@ -320,14 +359,11 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
-    log_sig = _log_sigmoid(input)
-    if pos_weight is not None:
-        log_weight = (pos_weight - 1) * target + 1
-        log_sig = log_sig * log_weight
-    loss = (1 - target) * input - log_sig
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+    for w, name in ((weight, "weight"), (pos_weight, "pos_weight")):
+        if w is not None:
+            _no_weight_grad("binary_cross_entropy_with_logits", w, name)
+    return _loss_record(TLO.binary_cross_entropy_with_logits, input, target, reduction,
+                        weight, pos_weight)
 
 
 @autocast_category(FP32)
@@ -368,10 +404,25 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
         ...                                       torch.tensor([[1., 1.]]))
         tensor([0.7071])
     """
-    w12 = (x1 * x2).sum(dim)
-    n1 = (x1 * x1).sum(dim)
-    n2 = (x2 * x2).sum(dim)
-    return w12 / (n1 * n2).clamp(min=eps * eps).sqrt()
+    # Note [Cosine similarity]: ATen's composite (Distance.cpp), op for op, so the graph is
+    # PyTorch's: both operands expanded to one shape (unless they have it already), each
+    # divided by its 2-norm (cloned, then clamped to eps in place under no_grad, so the
+    # clamp records nothing), the product summed: SumBackward1, MulBackward0, DivBackward0,
+    # CloneBackward0, LinalgVectorNormBackward0. Dividing first keeps the result in [-1, 1].
+    dt = result_type(x1, x2)
+    if not dt.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                           f"{_legacy(dt)}")
+    x1 = x1.to(dt) if not x1.dtype.is_floating_point else x1
+    x2 = x2.to(dt) if not x2.dtype.is_floating_point else x2
+    if tuple(x1.shape) != tuple(x2.shape):
+        x1, x2 = broadcast_tensors(x1, x2)
+    n1 = vector_norm(x1, 2, dim, keepdim=True).clone()
+    n2 = vector_norm(x2, 2, dim, keepdim=True).clone()
+    with no_grad():
+        n1.clamp_min_(eps)
+        n2.clamp_min_(eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
 @autocast_category(FP32)

@@ -16,28 +16,10 @@ import numpy as np
 
 from ..._core.hints import FloatOrFloats, ShapeLike
 from ..._tensor.tensor import Tensor, _make
+from ...ops.dispatch import apply
+from ...ops.records import resize as TRS
 from .common import _check_float
 from .conv import _adaptive_avg
-
-
-def _interp_matrix(n_in, n_out, align_corners, scale, dtype):
-    a = np.zeros((n_out, n_in), dtype=np.float64)
-    dst = np.arange(n_out, dtype=np.float64)
-    if align_corners:
-        s = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
-        src = dst * s
-    else:
-        s = (1.0 / scale) if (scale is not None and scale > 0) else n_in / n_out
-        src = np.maximum((dst + 0.5) * s - 0.5, 0.0)
-    i0 = np.floor(src).astype(np.int64)
-    i0 = np.minimum(i0, n_in - 1)
-    i1 = np.where(i0 < n_in - 1, i0 + 1, i0)
-    l1 = src - i0
-    l0 = 1.0 - l1
-    rows = np.arange(n_out)
-    np.add.at(a, (rows, i0), l0)
-    np.add.at(a, (rows, i1), l1)
-    return _make(a.astype(dtype))
 
 
 def _scale(n_in: int, n_out: int, align_corners: bool, scale) -> float:
@@ -53,23 +35,6 @@ def _cubic1(x, a):
 
 def _cubic2(x, a):
     return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
-
-
-def _cubic_matrix(n_in, n_out, align_corners, scale, dtype):
-    """(n_out, n_in) weights of PyTorch's upsample_bicubic2d along one axis: four taps
-    around the source point (clamped into the input) with Keys' cubic, A = -0.75."""
-    s = _scale(n_in, n_out, align_corners, scale)
-    dst = np.arange(n_out, dtype=np.float64)
-    src = dst * s if align_corners else (dst + 0.5) * s - 0.5
-    i0 = np.floor(src)
-    t = src - i0
-    coeffs = (_cubic2(t + 1, -0.75), _cubic1(t, -0.75), _cubic1(1 - t, -0.75),
-              _cubic2(2 - t, -0.75))
-    a = np.zeros((n_out, n_in), dtype=np.float64)
-    rows = np.arange(n_out)
-    for k, c in enumerate(coeffs):
-        np.add.at(a, (rows, np.clip(i0.astype(np.int64) - 1 + k, 0, n_in - 1)), c)
-    return _make(a.astype(dtype))
 
 
 def _aa_filter(mode: str):
@@ -103,16 +68,89 @@ def _aa_matrix(n_in, n_out, align_corners, scale, mode, dtype):
     return _make(a.astype(dtype))
 
 
-def _separable(input: Tensor, osz, scales, matrix) -> Tensor:
-    """Resize each spatial axis in turn by a (n_out, n_in) matrix product."""
-    out = input
+def _area_scale(n_in: int, n_out: int, align_corners: bool, scale, ot):
+    """ATen's area_pixel_compute_scale in the opmath type ``ot``."""
+    if align_corners:
+        return ot(n_in - 1) / ot(n_out - 1) if n_out > 1 else ot(0)
+    return ot(1.0 / scale) if scale is not None and scale > 0 else ot(n_in) / ot(n_out)
+
+
+def _source_index(n_in, n_out, align_corners, scale, ot, cubic=False):
+    """ATen's area_pixel_compute_source_index for every output position, then
+    guard_index_and_lambda: (the index at or below, its weight lambda in [0, 1])."""
+    ratio = _area_scale(n_in, n_out, align_corners, scale, ot)
+    dst = np.arange(n_out).astype(ot)
+    real = ratio * dst if align_corners else ratio * (dst + ot(0.5)) - ot(0.5)
+    if not align_corners and not cubic:
+        real = np.maximum(real, ot(0))
+    i0 = np.minimum(np.floor(real).astype(np.int64), n_in - 1)
+    lam = np.clip(real - i0.astype(ot), ot(0), ot(1)).astype(ot)
+    return i0, lam
+
+
+def _linear_taps(n_in, n_out, align_corners, scale, ot):
+    """Two taps per output position (ATen's compute_source_index_and_lambda)."""
+    i0, lam1 = _source_index(n_in, n_out, align_corners, scale, ot)
+    i1 = i0 + (i0 < n_in - 1)
+    return ("taps", np.stack([i0, i1]), np.stack([ot(1) - lam1, lam1]))
+
+
+def _cubic_taps(n_in, n_out, align_corners, scale, ot):
+    """Four taps per output position, clamped into the input, Keys' cubic with A = -0.75
+    (ATen's HelperInterpCubic)."""
+    i0, t = _source_index(n_in, n_out, align_corners, scale, ot, cubic=True)
+    a = ot(-0.75)
+    one = ot(1)
+    w = np.stack([_cubic2(t + one, a), _cubic1(t, a), _cubic1(one - t, a),
+                  _cubic2(one - t + one, a)]).astype(ot)
+    idx = np.stack([np.clip(i0 - 1 + k, 0, n_in - 1) for k in range(4)])
+    return ("taps", idx, w)
+
+
+def _nearest_taps(n_in, n_out, scale, exact: bool):
+    """One tap per output position: ATen's nearest_idx (nearest_exact_idx), the scale in
+    float32."""
+    sc = np.float32(1.0 / scale) if scale is not None and scale > 0 else \
+        np.float32(n_in) / np.float32(n_out)
+    dst = np.arange(n_out, dtype=np.float32)
+    src = np.floor((dst + np.float32(0.5)) * sc) if exact else np.floor(dst * sc)
+    return ("taps", np.minimum(src.astype(np.int64), n_in - 1)[None], None)
+
+
+def _resize(op, input: Tensor, osz, scales, spec, align_corners=None) -> Tensor:
+    """One resize record (Note [Resize records] in ops/records/resize.py): ``spec(n_in,
+    n_out, scale)`` gives each axis's taps or matrix; an axis of unchanged size with no
+    scale (or scale 1) is kept."""
     xsp = input._data.shape[2:]
-    for i in range(len(osz)):
-        if xsp[i] == osz[i] and (scales[i] is None or scales[i] == 1.0):
-            continue
-        a = matrix(xsp[i], osz[i], scales[i])
-        out = out.movedim(2 + i, -1).matmul(a.t()).movedim(-1, 2 + i)
-    return out if out is not input else input.clone()
+    axes = tuple(None if xsp[i] == osz[i] and (scales[i] is None or scales[i] == 1.0)
+                 else spec(xsp[i], osz[i], scales[i]) for i in range(len(osz)))
+    meta = (tuple(osz), align_corners, tuple(scales), tuple(xsp))
+    return apply(op, (input,), (axes, meta))
+
+
+def _interpolating(input: Tensor, osz, scales, mode: str, align_corners: bool,
+                   antialias: bool) -> Tensor:
+    """interpolate's linear, bilinear, bicubic, trilinear and lanczos modes: one upsample
+    record (Note [Resize records] in ops/records/resize.py)."""
+    nsp = input._data.ndim - 2
+    expected = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3, "lanczos": 2}[mode]
+    if nsp != expected:
+        if mode in ("bicubic", "lanczos"):  # PyTorch's catch-all message
+            raise NotImplementedError(
+                f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
+                f"{input._data.ndim}D) for the modes: nearest | linear | bilinear | bicubic "
+                f"| trilinear | lanczos | area | nearest-exact (got {mode})")
+        raise NotImplementedError(f"Got {input._data.ndim}D input, but {mode} mode needs "
+                                  f"{expected + 2}D input")
+    _check_float(input, "upsample")
+    ot = TRS.opmath(input._data.dtype).type
+    if antialias:
+        return _resize(TRS.UPSAMPLE[mode + "-aa", nsp], input, osz, scales,
+                       lambda i, o, sc: ("mat", _aa_matrix(i, o, align_corners, sc, mode,
+                                                           ot)._data), align_corners)
+    taps = _cubic_taps if mode == "bicubic" else _linear_taps
+    return _resize(TRS.UPSAMPLE[mode, nsp], input, osz, scales,
+                   lambda i, o, sc: taps(i, o, align_corners, sc, ot), align_corners)
 
 
 def interpolate(input: Tensor, size: ShapeLike | None = None,
@@ -164,40 +202,12 @@ def interpolate(input: Tensor, size: ShapeLike | None = None,
                          f"of {list(osz)}.")
     if mode == "area":
         return _adaptive_avg(input, osz, nsp, "interpolate")
-    out = input
     if mode in ("nearest", "nearest-exact"):
-        for i in range(nsp):
-            n_in, n_out = xsp[i], osz[i]
-            if n_in == n_out:
-                continue
-            sc = np.float32(1.0 / scales[i]) if scales[i] is not None and scales[i] > 0 else \
-                np.float32(n_in) / np.float32(n_out)
-            dst = np.arange(n_out, dtype=np.float32)
-            if mode == "nearest":
-                src = np.floor(dst * sc)
-            else:
-                src = np.floor((dst + np.float32(0.5)) * sc)
-            idx = np.minimum(src.astype(np.int64), n_in - 1)
-            out = out.index_select(2 + i, _make(idx))
-        return out if out is not input else input.clone()
+        exact = mode == "nearest-exact"
+        return _resize(TRS.UPSAMPLE[mode, nsp], input, osz, scales,
+                       lambda i, o, sc: _nearest_taps(i, o, sc, exact))
     if mode in ("linear", "bilinear", "bicubic", "trilinear", "lanczos"):
-        expected = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3, "lanczos": 2}[mode]
-        if nsp != expected:
-            if mode in ("bicubic", "lanczos"):  # PyTorch's catch-all message
-                raise NotImplementedError(
-                    f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
-                    f"{input._data.ndim}D) for the modes: nearest | linear | bilinear | bicubic "
-                    f"| trilinear | lanczos | area | nearest-exact (got {mode})")
-            raise NotImplementedError(f"Got {input._data.ndim}D input, but {mode} mode needs "
-                                      f"{expected + 2}D input")
-        _check_float(input, "upsample")
-        dt = input._data.dtype
-        if antialias:
-            return _separable(input, osz, scales, lambda i, o, sc: _aa_matrix(
-                i, o, align_corners, sc, mode, dt))
-        build = _cubic_matrix if mode == "bicubic" else _interp_matrix
-        return _separable(input, osz, scales,
-                          lambda i, o, sc: build(i, o, align_corners, sc, dt))
+        return _interpolating(input, osz, scales, mode, align_corners, antialias)
     raise NotImplementedError(f"interpolate: mode '{mode}' is not supported (nearest, "
                               "nearest-exact, linear, bilinear, bicubic, trilinear, lanczos, "
                               "area are)")

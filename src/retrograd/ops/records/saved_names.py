@@ -22,6 +22,71 @@ __all__ = ["SAVED_NAMES", "UNAVAILABLE"]
 
 #: node name -> its saved attributes (the module docstring gives the syntax)
 SAVED_NAMES: dict = {
+    "UpsampleLanczos2DAaBackward0":
+        "align_corners=p[1][1]:bool output_size=p[1][0]:ints scales_h=p[1][2][0]:float "
+        "scales_w=p[1][2][1]:float self_sym_sizes=sizes0",
+    "SafeSoftmaxBackward0": "dim=p:int result=out",
+    "ScaledDotProductFlashAttentionForCpuBackward0":
+        "attn_mask=p0 dropout_p=p[5]:float is_causal=p[1]:bool key=1 output=out query=0 "
+        "scale=p[4]:float value=2",
+    "UpsampleNearest1DBackward0":
+        "output_size=p[1][0]:ints "
+        "scales=p[1][2][0]:float self_sym_sizes=sizes0",
+    "UpsampleNearest2DBackward0":
+        "output_size=p[1][0]:ints scales_h=p[1][2][0]:float "
+        "scales_w=p[1][2][1]:float self_sym_sizes=sizes0",
+    "UpsampleNearest3DBackward0":
+        "output_size=p[1][0]:ints scales_d=p[1][2][0]:float "
+        "scales_h=p[1][2][1]:float scales_w=p[1][2][2]:float self_sym_sizes=sizes0",
+    "UpsampleNearestExact1DBackward0":
+        "output_size=p[1][0]:ints "
+        "scales=p[1][2][0]:float self_sym_sizes=sizes0",
+    "UpsampleNearestExact2DBackward0":
+        "output_size=p[1][0]:ints scales_h=p[1][2][0]:float "
+        "scales_w=p[1][2][1]:float self_sym_sizes=sizes0",
+    "UpsampleNearestExact3DBackward0":
+        "output_size=p[1][0]:ints scales_d=p[1][2][0]:float "
+        "scales_h=p[1][2][1]:float scales_w=p[1][2][2]:float self_sym_sizes=sizes0",
+    "UpsampleLinear1DBackward0":
+        "align_corners=p[1][1]:bool output_size=p[1][0]:ints "
+        "scales=p[1][2][0]:float self_sym_sizes=sizes0",
+    "UpsampleBilinear2DBackward0":
+        "align_corners=p[1][1]:bool output_size=p[1][0]:ints "
+        "scales_h=p[1][2][0]:float scales_w=p[1][2][1]:float self_sym_sizes=sizes0",
+    "UpsampleBicubic2DBackward0":
+        "align_corners=p[1][1]:bool output_size=p[1][0]:ints "
+        "scales_h=p[1][2][0]:float scales_w=p[1][2][1]:float self_sym_sizes=sizes0",
+    "UpsampleTrilinear3DBackward0":
+        "align_corners=p[1][1]:bool output_size=p[1][0]:ints scales_d=p[1][2][0]:float "
+        "scales_h=p[1][2][1]:float scales_w=p[1][2][2]:float self_sym_sizes=sizes0",
+    "UpsampleBilinear2DAaBackward0":
+        "align_corners=p[1][1]:bool output_size=p[1][0]:ints "
+        "scales_h=p[1][2][0]:float scales_w=p[1][2][1]:float self_sym_sizes=sizes0",
+    "UpsampleBicubic2DAaBackward0":
+        "align_corners=p[1][1]:bool output_size=p[1][0]:ints "
+        "scales_h=p[1][2][0]:float scales_w=p[1][2][1]:float self_sym_sizes=sizes0",
+    "AdaptiveAvgPool2DBackward0": "self=0",
+    "AdaptiveAvgPool3DBackward0": "self=0",
+    "NativeBatchNormBackward0":
+        "eps=p[5]:float input=0 result1=p0 result2=p1 running_mean=p2 running_var=p3 "
+        "training=p[4]:bool weight=1",
+    "NativeGroupNormBackward0":
+        "C=p[5]:int HxW=p[6]:int N=p[4]:int eps=p[3]:float group=p[2]:int input=0 "
+        "result1=p0 result2=p1 weight=1",
+    "MseLossBackward0": "reduction=p[0]:int self=0 target=1",
+    "MseLossBackwardBackward0":
+        "grad_output=0 reduction=p[0]:int self=1 target=2",
+    "HuberLossBackward0": "delta=p[1]:float reduction=p[0]:int self=0 target=1",
+    "HuberLossBackwardBackward0":
+        "delta=p[1]:float grad_output=0 reduction=p[0]:int self=1 target=2",
+    "SmoothL1LossBackward0": "beta=p[1]:float reduction=p[0]:int self=0 target=1",
+    "SmoothL1LossBackwardBackward0":
+        "beta=p[1]:float grad_output=0 reduction=p[0]:int self=1 target=2",
+    "BinaryCrossEntropyBackward0": "reduction=p[0]:int self=0 target=1 weight=p1",
+    "BinaryCrossEntropyBackwardBackward0":
+        "grad_output=0 reduction=p[0]:int self=1 target=2 weight=p1",
+    "BinaryCrossEntropyWithLogitsBackward0":
+        "pos_weight=p2 reduction=p[0]:int self=0 target=1 weight=p1",
     "MulBackward0": "other=1 self=0",
     "AbsBackward0": "self=0",
     "AcosBackward0": "self=0",
@@ -274,6 +339,7 @@ SAVED_NAMES: dict = {
 # name the node does not have.
 #: node name -> PyTorch's saved attribute names that retrograd does not give
 UNAVAILABLE: dict = {
+    "ScaledDotProductFlashAttentionForCpuBackward0": "logsumexp",
     "AdaptiveMaxPool2DBackward0": "self",
     "AdaptiveMaxPool3DBackward0": "self",
     "AddbmmBackward0": "batch1_sym_argsize_0 batch1_sym_argsize_1 batch2_sym_argsize_2",
