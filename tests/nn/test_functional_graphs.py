@@ -157,11 +157,8 @@ PROGRAMS = {
         x[0], x[0], x[0])[0],
 }
 
-_LAYER_NORM = ("NativeLayerNormBackward0: another branch makes layer_norm a fused record "
-               "(records/nn.py)")
 #: calls whose graphs still differ from torch's, with the reason
 STILL_DIFFERENT = {
-    "layer_norm": _LAYER_NORM,
     "multi_head_attention": "nn.MultiheadAttention: retrograd's multi_head_attention_forward "
                             "composes its own ops (PyTorch's calls the attention composite "
                             "between bmm and the projections)",

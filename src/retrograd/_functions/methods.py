@@ -157,7 +157,7 @@ def install() -> None:
 
 def _reflected(fn):
     """``other <op> self`` of a binary function (``__rand__`` and the like)."""
-    def method(self, other):
+    def method(self: Tensor, other: Tensor | Number) -> Tensor:
         return fn(other, self)
     return method
 

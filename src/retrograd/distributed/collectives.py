@@ -255,7 +255,7 @@ _NATIVE_SUM = tuple(np.dtype(t) for t in (
 _SUM, _AVG = RedOpType.SUM, RedOpType.AVG
 _IN_PLACE = None
 _MPI_TYPES: dict[np.dtype, object] = {}  # dtype -> MPI.Datatype, for _NATIVE_SUM
-_WORLD_IALLREDUCE = None  # the world communicator's bound Iallreduce (Note [Binding MPI..])
+_WORLD_IALLREDUCE = None  # bound Iallreduce (Note [Binding MPI at init])
 _WORLD_LIMIT = 0.0  # the world's timeout in seconds
 _SPINS = range(256)  # tests of the request before the deadline loop (~25 us at 4 KB)
 

@@ -31,10 +31,10 @@ Xtr, Ytr = build_dataset(words[:12])
 Xdev, Ydev = build_dataset(words[12:])
 g = torch.Generator().manual_seed(2147483647)
 C = torch.randn((len(stoi), 10), generator=g)
-W1 = torch.randn((30, 200), generator=g)
-b1 = torch.randn(200, generator=g)
-W2 = torch.randn((200, len(stoi)), generator=g)
-b2 = torch.randn(len(stoi), generator=g)
+W1 = torch.randn((30, 200), generator=g) * (5 / 3) / (30 ** 0.5)  # part 3's fixed init
+b1 = torch.randn(200, generator=g) * 0.01
+W2 = torch.randn((200, len(stoi)), generator=g) * 0.01
+b2 = torch.randn(len(stoi), generator=g) * 0
 parameters = [C, W1, b1, W2, b2]
 print(sum(p.nelement() for p in parameters))
 for p in parameters:
