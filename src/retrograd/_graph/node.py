@@ -22,7 +22,7 @@ import threading
 import weakref
 
 __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "user_site", "site_line", "format_site",
-           "SITE_SCOPE", "call_unscoped", "is_library_file", "node_class"]
+           "SITE_SCOPE", "call_unscoped", "is_library_file", "node_class", "named"]
 
 _SEQ = itertools.count()
 _ACC_SEQ = itertools.count()
@@ -166,11 +166,16 @@ def format_site(site) -> str:
 # ``type(t.grad_fn).__name__`` is 'MulBackward0', the repr is ``<MulBackward0 object at
 # 0x...>``, and ``isinstance(n, torch.autograd.graph.Node)`` holds. A class is made once
 # per node name (``node_class``) when the first op record with that name is constructed,
-# and the record holds it (``Op.node_cls``), so recording a node costs what it did: one
-# ``object.__new__`` of the record's class. The classes add no slots, only the properties
+# and the record holds it (``Op.node_cls``). The classes add no slots, only the properties
 # that read what the node saved under PyTorch's names (``_saved_self``...: Note [Saved
 # attributes] in ops/saved_attributes.py). Their module is 'builtins' and their qualified
 # name the node's name, as PyTorch's generated classes have.
+# A node is *made* as a plain ``Node`` and takes its own class (``named``: an assignment to
+# ``__class__``, the layouts being the same) when code outside the engine first reaches it:
+# ``Tensor.grad_fn`` and ``next_functions``. CPython specializes an attribute read for one
+# class at each place in the code, so the engine's and the records' reads of nodes of five
+# classes in one step kept missing: made with their classes, W1's step took 9% longer
+# (1,162 -> 1,272 us, timeit on the process-time clock, best of 9).
 _NODE_CLASSES: dict = {}
 
 
@@ -194,6 +199,23 @@ def node_class(name: str, namespace: dict | None = None) -> type:
         body.update(namespace or {})
         cls = _NODE_CLASSES[name] = type(short, (Node,), body)
     return cls
+
+
+def named(node):
+    """``node`` as an object of its own class, the one named after it (Note [Node
+    classes]); the engine makes nodes as plain ``Node``.
+
+    Example:
+        >>> import retrograd as torch
+        >>> y = torch.ones(1, requires_grad=True) * 2
+        >>> type(named(y._gfn)).__name__
+        'MulBackward0'
+    """
+    if node.__class__ is Node:
+        cls = getattr(node._op, "node_cls", None)
+        if cls is not None:
+            node.__class__ = cls
+    return node
 
 
 class HookDict(dict):
@@ -374,7 +396,7 @@ class Node(RuleInputs):
         """((node, input_nr), ...) for each differentiable input; (None, 0) where no
         gradient flows (Note [Non-differentiable inputs]: an index has no slot at all)."""
         return tuple((None, 0) if e is None or getattr(e[0], "_var", None) is _nothing
-                     else (e[0], e[1]) for e in public_slots(self, self._edges))
+                     else (named(e[0]), e[1]) for e in public_slots(self, self._edges))
 
     @property
     def metadata(self) -> dict:

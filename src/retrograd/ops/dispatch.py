@@ -34,7 +34,7 @@ from .._graph.modes import ANOMALY as _ANOMALY
 from .._graph.modes import MODES as _MODES
 from .._graph.modes import SAVED_HOOKS as _SAVED_HOOKS
 from .._graph.modes import VMAP as _VMAP
-from .._graph.node import Node, sink, user_site
+from .._graph.node import Node, named, sink, user_site
 from .._graph.provenance import mark as _cut_mark
 from .._tensor.tensor import Tensor, _make, track_view
 from . import buffers as _buffers
@@ -663,7 +663,10 @@ def _grad_fn(self) -> Node | None:
     """
     if self._base is not None and self._vc[0] != self._vver:
         regenerate_view_grad_fn(self)
-    return self._gfn
+    g = self._gfn
+    if g.__class__ is Node:  # its own class, now that it is seen (Note [Node classes])
+        return named(g)
+    return g
 
 
 # the op layer's Tensor.grad_fn: the core property plus the regeneration of stale views

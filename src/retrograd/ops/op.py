@@ -131,7 +131,7 @@ class Op:
         _init(self, "node_name", node_name or (
             "".join(p.capitalize() for p in name.split("_")) + "Backward0"))
         # the class of this record's nodes, with PyTorch's name and saved attributes (Note
-        # [Node classes] in _graph/node.py): made once per name, so recording pays nothing
+        # [Node classes] in _graph/node.py): made once per name
         _init(self, "node_cls", class_for(self.node_name))
         _init(self, "fwd", fwd)
         _init(self, "vjp", vjp)
@@ -278,7 +278,7 @@ def make_node(op: Op, outs, inputs, p, nout: int, site) -> Node:
         >>> make_node(T.neg, torch.ones(2), (x,), None, 1, None).next_functions[0][0].name()
         'torch::autograd::AccumulateGrad'
     """
-    node = _new_node(op.node_cls)  # Note [Node classes] (_graph/node.py)
+    node = _new_node(Node)  # its own class when user code sees it: Note [Node classes]
     node._op = op
     n = len(inputs)
     if n == 1:
