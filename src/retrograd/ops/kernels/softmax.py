@@ -78,10 +78,16 @@ def _rows_max(x2):
     return _fix_inf_max(_max_reduce(x2, axis=1, keepdims=True))
 
 
+# below this many elements the row kernels' extra steps (blocks, scratch rows, einsum)
+# cost more than they save: a 16x1 log_softmax with its backward took 15 us longer than
+# the plain NumPy path (W3's loss; timeit on the process-time clock)
+_ROWS_MIN = 4096
+
+
 def _last_dim_rows(x, dim):
     """``x`` as C-contiguous rows when ``dim`` is its last and it is a nonempty float32 or
     float64 array; else None."""
-    if dim not in (-1, x.ndim - 1) or x.dtype.char not in "fd" or x.size == 0 or \
+    if dim not in (-1, x.ndim - 1) or x.dtype.char not in "fd" or x.size < _ROWS_MIN or \
             x.shape[-1] == 0:
         return None
     return np.ascontiguousarray(x).reshape(-1, x.shape[-1])
