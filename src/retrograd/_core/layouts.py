@@ -201,11 +201,13 @@ def _non_overlapping_and_dense(shape: tuple, strides: tuple) -> bool:
                                           key=lambda d: strides[d]))
 
 
-def ti_permutation(shape: tuple, strides: list) -> list:
+def ti_permutation(shape: tuple, strides: list, reduction: bool = False) -> list:
     """TensorIterator's order of the dims of operands of ``shape`` (innermost first):
     sorted by their element ``strides`` (one tuple per operand, the output first; the
     first operand with evidence decides), a stride of 0 being no evidence, equal strides
-    putting the smaller size inside, else C order. A stable insertion sort, as its.
+    putting the smaller size inside, else C order. A stable insertion sort, as its. With
+    ``reduction``, the dims the output does not step along (its stride 0: the reduced
+    ones) go inside first, as in a reduction's TensorIterator.
 
     Example:
         >>> ti_permutation((5, 4), [(1, 5)])
@@ -215,6 +217,8 @@ def ti_permutation(shape: tuple, strides: list) -> list:
     perm = list(range(n - 1, -1, -1))
 
     def after(d0: int, d1: int) -> int:  # 1: d0 goes outside d1; -1: inside; 0: no evidence
+        if reduction and (strides[0][d0] == 0) != (strides[0][d1] == 0):
+            return 1 if strides[0][d1] == 0 else -1
         for st in strides:
             s0, s1 = st[d0], st[d1]
             if s0 == 0 or s1 == 0:

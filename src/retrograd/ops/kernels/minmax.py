@@ -349,32 +349,7 @@ def _inner_candidates(x: np.ndarray, big: bool, vl: int) -> np.ndarray:
 def _reduce_perm(shape: tuple, out_st: tuple, in_st: tuple) -> list:
     """TensorIterator's dim order for a reduction (innermost first): reduced dims (output
     stride 0) inside, then by strides as ``ti_permutation``."""
-    n = len(shape)
-    perm = list(range(n - 1, -1, -1))
-
-    def after(d0: int, d1: int) -> int:
-        if (out_st[d0] == 0) != (out_st[d1] == 0):
-            return 1 if out_st[d1] == 0 else -1
-        for st in (out_st, in_st):
-            s0, s1 = st[d0], st[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 != s1:
-                return 1 if s0 > s1 else -1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    for i in range(1, n):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = after(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    return perm
+    return ti_permutation(shape, [out_st, in_st], reduction=True)
 
 
 def _runs(dims: list, shape: tuple, st: tuple) -> tuple:

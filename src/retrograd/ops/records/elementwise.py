@@ -5,12 +5,9 @@ the masked ops PyTorch records as one node. Each entry is an ``Op``: a NumPy for
 [One table] in ``ops/records/table.py``).
 
 Example:
-    >>> import retrograd as torch
-    >>> x = torch.tensor([0.5], requires_grad=True)
-    >>> g, = torch.autograd.grad(x.sin(), x, create_graph=True)
-    >>> g2, = torch.autograd.grad(g, x)
-    >>> bool(torch.allclose(g2, -x.sin()))
-    True
+    >>> from retrograd.ops.records import elementwise
+    >>> elementwise.mul.node_name, elementwise.mul.save
+    ('MulBackward0', (0, 1))
 """
 
 from __future__ import annotations
